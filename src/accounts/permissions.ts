@@ -1,0 +1,35 @@
+import type Koa from 'koa';
+import { AppError } from '../errors.ts';
+import type { AppState, AuthUser } from '../http/context.ts';
+
+/** Permission bits, the original's values (decisions §2). */
+export const PERMISSION = {
+  superUser: 0x1,
+  createPost: 0x2,
+  editPost: 0x4,
+  deletePost: 0x2000,
+} as const;
+
+export const DEFAULT_PERMISSION = PERMISSION.createPost | PERMISSION.editPost;
+
+export const hasPermission = (user: AuthUser, bit: number): boolean =>
+  (user.permission & PERMISSION.superUser) !== 0 || (user.permission & bit) === bit;
+
+/** The caller, or 401. */
+export function currentUser(ctx: Koa.ParameterizedContext<AppState>): AuthUser {
+  if (!ctx.state.user) throw new AppError('unauthenticated', 'authentication required');
+  return ctx.state.user;
+}
+
+/** 401 without a valid credential, 403 without the bit. */
+export function requirePermission(bit: number): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    if (!hasPermission(currentUser(ctx), bit)) throw new AppError('forbidden', 'permission denied');
+    await next();
+  };
+}
+
+export const requireAuth: Koa.Middleware<AppState> = async (ctx, next) => {
+  currentUser(ctx);
+  await next();
+};

@@ -1,0 +1,30 @@
+import crypto from 'node:crypto';
+import Koa from 'koa';
+import type Router from '@koa/router';
+import type { Services } from './compose.ts';
+import { errorHandler } from './http/errors.ts';
+import { bodyCap } from './http/body.ts';
+import type { AppState } from './http/context.ts';
+import { healthRoutes } from './health/routes.ts';
+
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+
+/** Builds the Koa app from already-wired services; listening is the caller's business. */
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = services.config.trustProxy ?? false;
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  });
+  app.use(errorHandler(services.log));
+  app.use(bodyCap());
+
+  const routers: Router<AppState>[] = [healthRoutes(services)];
+  for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
+  return app;
+}

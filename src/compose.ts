@@ -1,0 +1,68 @@
+import { loadConfig, type Config } from './config.ts';
+import { openDatabase, type Db } from './db/sqlite.ts';
+import { createEsClient, type EsClient } from './elasticsearch/client.ts';
+import { startManagedNode } from './elasticsearch/managed-node.ts';
+import { PostsIndex } from './elasticsearch/posts-index.ts';
+import { createLogger, type Logger } from './log.ts';
+import { Outbox } from './outbox/outbox.ts';
+import { OutboxRelay } from './outbox/relay.ts';
+import { PostRepository } from './posts/repository.ts';
+
+/**
+ * The composition root: every outside system and service, wired by hand.
+ * Used by the server (src/main.ts), the CLI and the tests alike.
+ */
+export interface Services {
+  config: Config & { trustProxy?: boolean };
+  log: Logger;
+  db: Db;
+  es: EsClient;
+  postsIndex: PostsIndex;
+  postRepository: PostRepository;
+  outbox: Outbox;
+  relay: OutboxRelay;
+  /** Stops background work and closes every resource, in reverse order of opening. */
+  close(): Promise<void>;
+}
+
+export async function resolveElasticsearchUrl(config: Config, log: Logger): Promise<string> {
+  if (config.elasticsearch.url) return config.elasticsearch.url;
+  const node = await startManagedNode({ log: (line) => log.info(line) });
+  return node.url;
+}
+
+export async function compose(config: Config = loadConfig(), log: Logger = createLogger(config.logLevel)): Promise<Services> {
+  const esUrl = await resolveElasticsearchUrl(config, log);
+  const db = openDatabase(config.dataDir);
+  const es = createEsClient({ ...config.elasticsearch, url: esUrl });
+  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix);
+  try {
+    await postsIndex.ensure();
+  } catch (err) {
+    // The service still starts (writes queue in the outbox); readiness reports Elasticsearch down.
+    log.warn('could not prepare the posts index yet', { err: (err as Error).message });
+  }
+
+  const postRepository = new PostRepository(db);
+  const outbox = new Outbox(db);
+  const relay = new OutboxRelay(outbox, postRepository, postsIndex, log);
+
+  const closers: (() => Promise<void> | void)[] = [];
+  closers.push(() => void db.close(), () => es.close());
+  relay.start();
+  closers.push(() => relay.stop());
+
+  return {
+    config,
+    log,
+    db,
+    es,
+    postsIndex,
+    postRepository,
+    outbox,
+    relay,
+    async close() {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Configuration is read once, at start-up, from the environment (decisions §1). */
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  mediaUrl: string;
+  dataDir: string;
+  elasticsearch: {
+    /** undefined: use (start or find) the managed local node */
+    url?: string;
+    apiKey?: string;
+    username?: string;
+    password?: string;
+    caCert?: string;
+    indexPrefix: string;
+  };
+  /** undefined: generated once and kept in DATA_DIR */
+  sessionSecret?: string;
+  webhookAllowPrivate: boolean;
+  hashWorkers: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const url = z.string().url().refine((u) => /^https?:/.test(u), 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, ''));
+
+const schema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_URL: url.optional(),
+  MEDIA_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ELASTICSEARCH_URL: url.optional(),
+  ELASTICSEARCH_API_KEY: z.string().min(1).optional(),
+  ELASTICSEARCH_USERNAME: z.string().min(1).optional(),
+  ELASTICSEARCH_PASSWORD: z.string().min(1).optional(),
+  ELASTICSEARCH_CA_CERT: z.string().min(1).optional(),
+  ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lower-case letters, digits, - and _').default('imgpost'),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  WEBHOOK_ALLOW_PRIVATE: flag.default('0'),
+  HASH_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+/** Throws ConfigError with one line naming the first bad setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "unset", as most deployment tools write them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0]);
+    throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  const publicUrl = e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl,
+    mediaUrl: e.MEDIA_URL ?? `${publicUrl}/media`,
+    dataDir: path.resolve(e.DATA_DIR),
+    elasticsearch: {
+      url: e.ELASTICSEARCH_URL,
+      apiKey: e.ELASTICSEARCH_API_KEY,
+      username: e.ELASTICSEARCH_USERNAME,
+      password: e.ELASTICSEARCH_PASSWORD,
+      caCert: e.ELASTICSEARCH_CA_CERT,
+      indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
+    },
+    sessionSecret: e.SESSION_SECRET,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    hashWorkers: e.HASH_WORKERS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,64 @@
+import { hashSegments } from '../hashing/hamming.ts';
+import { imageName, type PostRecord } from '../posts/post-record.ts';
+
+/** The posts index document; the fields match es-mappings/posts.json. */
+export interface PostDocument {
+  id: string;
+  id_lc: string;
+  seq: number;
+  text: string;
+  text_lc: string;
+  text_grams: string[];
+  tags: string[];
+  tag_count: number;
+  rating: string;
+  uploader_id: number | null;
+  uploader_name: string | null;
+  uploader_name_lc: string | null;
+  created_at: string;
+  updated_at: string;
+  image: string;
+  hash: string;
+  hash_s0: string;
+  hash_s1: string;
+  hash_s2: string;
+  hash_s3: string;
+}
+
+/**
+ * Lower-cased trigrams of a text. The bundled Elasticsearch has no n-gram tokenizer, so substring
+ * search narrows candidates with these terms and confirms with a wildcard over `text_lc`.
+ */
+export function trigrams(lowered: string): string[] {
+  const chars = Array.from(lowered);
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars[i] + chars[i + 1] + chars[i + 2]);
+  return [...grams];
+}
+
+export function toPostDocument(p: PostRecord): PostDocument {
+  const lowered = p.text.toLowerCase();
+  const [s0, s1, s2, s3] = hashSegments(p.hash);
+  return {
+    id: p.id,
+    id_lc: p.id.toLowerCase(),
+    seq: p.seq,
+    text: p.text,
+    text_lc: lowered,
+    text_grams: trigrams(lowered),
+    tags: p.tags.map((t) => t.name),
+    tag_count: p.tags.length,
+    rating: p.rating,
+    uploader_id: p.uploaderId,
+    uploader_name: p.uploaderName,
+    uploader_name_lc: p.uploaderName?.toLowerCase() ?? null,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    image: imageName(p),
+    hash: p.hash,
+    hash_s0: s0,
+    hash_s1: s1,
+    hash_s2: s2,
+    hash_s3: s3,
+  };
+}

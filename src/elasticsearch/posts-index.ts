@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { errors } from '@elastic/elasticsearch';
+import type { EsClient } from './client.ts';
+import type { PostDocument } from './post-document.ts';
+
+const MAPPING_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../es-mappings/posts.json');
+
+interface MappingFile {
+  mappingVersion: number;
+  settings: Record<string, unknown>;
+  mappings: Record<string, unknown>;
+}
+
+export function readPostsMapping(): MappingFile {
+  return JSON.parse(fs.readFileSync(MAPPING_FILE, 'utf8')) as MappingFile;
+}
+
+/** One post change for the index: a document to put, or null to remove the post. */
+export interface IndexChange {
+  postId: string;
+  version: number;
+  doc: PostDocument | null;
+}
+
+/** How long the list of write targets is trusted; `imgpost reindex` waits longer than this. */
+export const TARGETS_TTL_MS = 1000;
+
+/**
+ * The posts index behind its alias. Reads go to the alias. Writes go to every concrete posts index
+ * (normally one; two while `imgpost reindex` builds the next), with the post's version as an
+ * external version so a replayed or late change never overwrites a newer one.
+ */
+export class PostsIndex {
+  readonly alias: string;
+  readonly pattern: string;
+  private targets: { names: string[]; at: number } | null = null;
+
+  constructor(
+    readonly client: EsClient,
+    readonly prefix: string,
+  ) {
+    this.alias = `${prefix}-posts`;
+    this.pattern = `${prefix}-posts-v*`;
+  }
+
+  /** Creates the first versioned index and the alias when the alias does not exist yet. */
+  async ensure(): Promise<void> {
+    if (await this.client.indices.existsAlias({ name: this.alias })) return;
+    const name = await this.createVersionedIndex();
+    try {
+      await this.client.indices.updateAliases({ actions: [{ add: { index: name, alias: this.alias } }] });
+    } catch (err) {
+      // Another process won the race: keep its alias, drop ours.
+      await this.client.indices.delete({ index: name }, { ignore: [404] });
+      if (!(await this.client.indices.existsAlias({ name: this.alias }))) throw err;
+    }
+    this.targets = null;
+  }
+
+  async createVersionedIndex(overrides: Record<string, unknown> = {}): Promise<string> {
+    const m = readPostsMapping();
+    const name = `${this.prefix}-posts-v${m.mappingVersion}-${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    await this.client.indices.create({
+      index: name,
+      settings: { ...m.settings, ...overrides },
+      mappings: m.mappings as never,
+    });
+    this.targets = null;
+    return name;
+  }
+
+  async concreteIndices(): Promise<string[]> {
+    const res = await this.client.indices.get({ index: this.pattern, expand_wildcards: 'open' }, { ignore: [404] });
+    return Object.keys(res ?? {}).sort();
+  }
+
+  async aliasTarget(): Promise<string | undefined> {
+    const res = await this.client.indices.getAlias({ name: this.alias }, { ignore: [404] });
+    return Object.keys(res ?? {})[0];
+  }
+
+  private async writeTargets(): Promise<string[]> {
+    if (!this.targets || Date.now() - this.targets.at > TARGETS_TTL_MS) {
+      const names = await this.concreteIndices();
+      this.targets = { names: names.length ? names : [this.alias], at: Date.now() };
+    }
+    return this.targets.names;
+  }
+
+  /** Applies changes with one bulk request; version conflicts (a newer change already there) are success. */
+  async apply(changes: IndexChange[], opts: { refresh?: boolean | 'wait_for'; targets?: string[] } = {}): Promise<void> {
+    if (changes.length === 0) return;
+    const targets = opts.targets ?? (await this.writeTargets());
+    const operations: unknown[] = [];
+    for (const index of targets) {
+      for (const c of changes) {
+        const meta = { _index: index, _id: c.postId, version: c.version, version_type: 'external' as const };
+        if (c.doc) operations.push({ index: meta }, c.doc);
+        else operations.push({ delete: meta });
+      }
+    }
+    const res = await this.client.bulk({ operations, refresh: opts.refresh ?? false });
+    if (!res.errors) return;
+    const failures = res.items
+      .map((item) => Object.values(item)[0])
+      .filter((r) => r && r.error && r.status !== 409 && !(r.status === 404 && r.result === 'not_found'));
+    if (failures.length > 0) {
+      const first = failures[0]!;
+      // An index that vanished mid-flight (a reindex just dropped it) is retried against fresh targets.
+      if (first.error?.type === 'index_not_found_exception') this.targets = null;
+      throw new Error(`elasticsearch refused ${failures.length} change(s): ${first.error?.type}: ${first.error?.reason}`);
+    }
+  }
+
+  async refresh(): Promise<void> {
+    await this.client.indices.refresh({ index: this.alias });
+  }
+
+  forgetTargets(): void {
+    this.targets = null;
+  }
+}
+
+export function isVersionConflict(err: unknown): boolean {
+  return err instanceof errors.ResponseError && err.statusCode === 409;
+}

@@ -1,0 +1,44 @@
+/**
+ * Errors that services throw. They carry a stable code and know nothing about HTTP;
+ * `src/http/errors.ts` maps each code to a status in one place.
+ */
+export type ErrorCode =
+  | 'validation' // issues: ValidationIssue[]
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict' // generic 409 with a message
+  | 'duplicate_image' // 409 whose body is `details` (the spec's array of matches)
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable' // a dependency (Elasticsearch) is down
+  | 'login_failed';
+
+export interface ValidationIssue {
+  code: string;
+  expected: string;
+  received: string;
+  path: (string | number)[];
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    /** seconds, for rate limits */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const notFound = (what = 'not found') => new AppError('not_found', what);
+export const unavailable = (what: string) => new AppError('unavailable', what);
+
+/** A single validation issue in the spec's shape, for checks zod does not make. */
+export function invalid(path: (string | number)[], message: string, code = 'custom', expected = '', received = ''): AppError {
+  return new AppError('validation', message, [{ code, expected, received, path, message }] satisfies ValidationIssue[]);
+}

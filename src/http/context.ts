@@ -1,0 +1,15 @@
+import type Koa from 'koa';
+
+/** The caller, as the authentication middleware found them; permissions are read fresh per request. */
+export interface AuthUser {
+  id: number;
+  name: string;
+  permission: number;
+}
+
+export interface AppState {
+  requestId: string;
+  user?: AuthUser;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -1,0 +1,62 @@
+import type Koa from 'koa';
+import { AppError, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { AppState } from './context.ts';
+
+/** The one place where error codes become HTTP statuses. */
+const STATUS: Record<ErrorCode, number> = {
+  validation: 400,
+  unauthenticated: 401,
+  login_failed: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  duplicate_image: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+function bodyFor(err: AppError): unknown {
+  switch (err.code) {
+    case 'validation':
+    case 'duplicate_image':
+      return err.details;
+    case 'login_failed':
+      return err.message;
+    default:
+      return { error: err.message };
+  }
+}
+
+/** Errors raised by koa and its body parsers carry an HTTP status of their own. */
+function fromHttpError(err: { status?: number; message?: string; expose?: boolean }): AppError | undefined {
+  const status = err.status;
+  if (!status || status < 400 || status >= 500) return undefined;
+  const message = err.expose && err.message ? err.message : 'bad request';
+  if (status === 413) return new AppError('too_large', 'request body too large');
+  if (status === 400 || status === 415 || status === 422)
+    return new AppError('validation', message, [{ code: 'invalid_request', expected: '', received: '', path: [], message }]);
+  const code = (Object.entries(STATUS).find(([, s]) => s === status)?.[0] ?? 'validation') as ErrorCode;
+  return new AppError(code, message);
+}
+
+export function errorHandler(log: Logger): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'not found');
+    } catch (caught) {
+      const err = caught instanceof AppError ? caught : fromHttpError(caught as never);
+      if (!err) {
+        log.error('unexpected error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
+        ctx.status = 500;
+        ctx.body = { error: 'internal error' };
+        return;
+      }
+      ctx.status = STATUS[err.code];
+      ctx.body = bodyFor(err);
+      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
+    }
+  };
+}

@@ -1,0 +1,37 @@
+import { createApp } from './app.ts';
+import { compose } from './compose.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { listen } from './server.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`imgpost: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const services = await compose(config);
+  const server = await listen(createApp(services), config.host, config.port);
+  services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    services.log.info('shutting down', { signal });
+    await server.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`imgpost: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+import type { Db } from '../db/sqlite.ts';
+import type { PostRecord, Rating } from '../posts/post-record.ts';
+
+export type PostEventKind = 'create' | 'update' | 'delete';
+export type OutboxEventKind = PostEventKind | 'reindex';
+
+export interface PreviousMetadata {
+  text: string;
+  rating: Rating;
+  tags: string[];
+}
+
+/** What an outbox row carries: the post after the change (before it, for delete). */
+export interface OutboxPayload {
+  post: PostRecord;
+  previous?: PreviousMetadata;
+}
+
+export interface OutboxRow {
+  id: number;
+  event: OutboxEventKind;
+  postId: string;
+  postVersion: number;
+  initiatorId: number | null;
+  payload: OutboxPayload;
+  createdAt: string;
+}
+
+/** Called inside the appending transaction, so what it writes commits (or not) with the change. */
+export type OutboxSubscriber = (row: OutboxRow) => void;
+
+interface RawRow {
+  id: number;
+  event: OutboxEventKind;
+  post_id: string;
+  post_version: number;
+  initiator_id: number | null;
+  payload: string;
+  created_at: string;
+}
+
+const fromRaw = (r: RawRow): OutboxRow => ({
+  id: r.id,
+  event: r.event,
+  postId: r.post_id,
+  postVersion: r.post_version,
+  initiatorId: r.initiator_id,
+  payload: JSON.parse(r.payload) as OutboxPayload,
+  createdAt: r.created_at,
+});
+
+/**
+ * The transactional outbox: every post change appends a row in the change's own transaction.
+ * The relay brings Elasticsearch in step from it; webhook fan-out subscribes to it.
+ */
+export class Outbox {
+  private readonly subscribers: OutboxSubscriber[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  subscribe(subscriber: OutboxSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Must be called inside a transaction. */
+  append(event: OutboxEventKind, payload: OutboxPayload, initiatorId: number | null, postVersion = payload.post.version): OutboxRow {
+    if (!this.db.inTransaction) throw new Error('Outbox.append must run inside the change transaction');
+    const createdAt = new Date().toISOString();
+    const info = this.db
+      .prepare('INSERT INTO outbox (event, post_id, post_version, initiator_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(event, payload.post.id, postVersion, initiatorId, JSON.stringify(payload), createdAt);
+    const row: OutboxRow = { id: Number(info.lastInsertRowid), event, postId: payload.post.id, postVersion, initiatorId, payload, createdAt };
+    for (const subscriber of this.subscribers) subscriber(row);
+    return row;
+  }
+
+  get(id: number): OutboxRow | undefined {
+    const r = this.db.prepare('SELECT * FROM outbox WHERE id = ?').get(id) as RawRow | undefined;
+    return r && fromRaw(r);
+  }
+
+  pending(limit: number): OutboxRow[] {
+    return (this.db.prepare('SELECT * FROM outbox WHERE indexed_at IS NULL ORDER BY id LIMIT ?').all(limit) as RawRow[]).map(fromRaw);
+  }
+
+  /** Rows appended after `afterId` (reindex catches up with these). */
+  since(afterId: number, limit: number): OutboxRow[] {
+    return (this.db.prepare('SELECT * FROM outbox WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as RawRow[]).map(fromRaw);
+  }
+
+  lastId(): number {
+    return (this.db.prepare('SELECT coalesce(max(id), 0) FROM outbox').pluck().get() as number) ?? 0;
+  }
+
+  /** Not yet indexed posts' hashes: near-duplicate checks must see them too. */
+  pendingCreates(): { postId: string; hash: string }[] {
+    const rows = this.db
+      .prepare("SELECT post_id, payload FROM outbox WHERE indexed_at IS NULL AND event = 'create'")
+      .all() as { post_id: string; payload: string }[];
+    return rows.map((r) => ({ postId: r.post_id, hash: (JSON.parse(r.payload) as OutboxPayload).post.hash }));
+  }
+
+  markIndexed(ids: number[]): void {
+    const now = new Date().toISOString();
+    const mark = this.db.prepare('UPDATE outbox SET indexed_at = ? WHERE id = ?');
+    this.db.transaction(() => ids.forEach((id) => mark.run(now, id)))();
+  }
+
+  markFailed(ids: number[], error: string): void {
+    const mark = this.db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?');
+    this.db.transaction(() => ids.forEach((id) => mark.run(error.slice(0, 500), id)))();
+  }
+
+  backlog(): { count: number; oldestAgeMs: number } {
+    const r = this.db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE indexed_at IS NULL').get() as { n: number; oldest: string | null };
+    return { count: r.n, oldestAgeMs: r.oldest ? Date.now() - Date.parse(r.oldest) : 0 };
+  }
+}

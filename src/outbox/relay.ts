@@ -1,0 +1,123 @@
+import { toPostDocument } from '../elasticsearch/post-document.ts';
+import type { IndexChange, PostsIndex } from '../elasticsearch/posts-index.ts';
+import type { Logger } from '../log.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import type { Outbox, OutboxRow } from './outbox.ts';
+
+const BATCH = 500;
+const IDLE_POLL_MS = 1000;
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * Brings Elasticsearch in step with the outbox. Rows carry ids: each change indexes the post as
+ * SQLite holds it now (or removes it when gone), under the post's version, so applying a row twice
+ * or out of order does no harm. Failures back off and retry until Elasticsearch answers again.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private failures = 0;
+  private draining: Promise<void> | undefined;
+  readonly stats = { applied: 0, failed: 0 };
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly posts: PostRepository,
+    private readonly index: PostsIndex,
+    private readonly log: Logger,
+  ) {}
+
+  /** The index change that makes Elasticsearch agree with SQLite for this row's post. */
+  changeFor(row: Pick<OutboxRow, 'postId' | 'postVersion'>): IndexChange {
+    const post = this.posts.getById(row.postId);
+    return post ? { postId: post.id, version: post.version, doc: toPostDocument(post) } : { postId: row.postId, version: row.postVersion, doc: null };
+  }
+
+  /** Applies rows now and marks them indexed; throws if Elasticsearch refuses or is down. */
+  async apply(rows: OutboxRow[], refresh: boolean | 'wait_for' = false): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.index.apply(rows.map((r) => this.changeFor(r)), { refresh });
+    } catch (err) {
+      this.stats.failed += rows.length;
+      this.outbox.markFailed(rows.map((r) => r.id), (err as Error).message);
+      throw err;
+    }
+    this.outbox.markIndexed(rows.map((r) => r.id));
+    this.stats.applied += rows.length;
+  }
+
+  /** The write path calls this so its response goes out once the change is searchable. */
+  async applyNow(row: OutboxRow): Promise<boolean> {
+    try {
+      await this.apply([row], 'wait_for');
+      return true;
+    } catch (err) {
+      this.log.warn('index update deferred to the relay', { outboxId: row.id, err: (err as Error).message });
+      this.kick();
+      return false;
+    }
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.draining;
+  }
+
+  /** Runs the loop soon (after a failure elsewhere, or new rows). */
+  kick(): void {
+    if (!this.stopped && !this.running) this.schedule(this.failures ? this.backoff() : 0);
+  }
+
+  /** Drains everything pending once; for the CLI and tests. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (let rows = this.outbox.pending(BATCH); rows.length > 0; rows = this.outbox.pending(BATCH)) {
+      await this.apply(rows);
+      total += rows.length;
+    }
+    return total;
+  }
+
+  private backoff(): number {
+    return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 10));
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    let next = IDLE_POLL_MS;
+    this.draining = (async () => {
+      try {
+        const rows = this.outbox.pending(BATCH);
+        if (rows.length > 0) {
+          await this.apply(rows);
+          if (this.failures > 0) this.log.info('relay caught up after failures', { failures: this.failures });
+          this.failures = 0;
+          next = 0;
+        }
+      } catch (err) {
+        this.failures++;
+        next = this.backoff();
+        if (this.failures === 1 || this.failures % 10 === 0)
+          this.log.warn('relay could not reach the index; retrying', { failures: this.failures, retryInMs: next, err: (err as Error).message });
+      }
+    })();
+    await this.draining;
+    this.running = false;
+    if (!this.stopped) this.schedule(next);
+  }
+}

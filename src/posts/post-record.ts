@@ -1,0 +1,30 @@
+export interface Tag {
+  id: number;
+  name: string;
+}
+
+export const RATINGS = ['none', 'moderate', 'violent'] as const;
+export type Rating = (typeof RATINGS)[number];
+
+/** A post as SQLite holds it, with its tag names (sorted) and its uploader's name joined in. */
+export interface PostRecord {
+  seq: number;
+  id: string;
+  text: string;
+  rating: Rating;
+  ext: string;
+  mime: string;
+  width: number;
+  height: number;
+  hash: string;
+  uploaderId: number | null;
+  uploaderName: string | null;
+  aggr: number | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  /** sorted by name */
+  tags: Tag[];
+}
+
+export const imageName = (p: Pick<PostRecord, 'id' | 'ext'>): string => `${p.id}.${p.ext}`;

@@ -1,0 +1,160 @@
+import type { Db } from '../db/sqlite.ts';
+import type { PostRecord, Rating, Tag } from './post-record.ts';
+
+interface PostRow {
+  seq: number;
+  id: string;
+  text: string;
+  rating: Rating;
+  ext: string;
+  mime: string;
+  width: number;
+  height: number;
+  hash: string;
+  uploader_id: number | null;
+  uploader_name: string | null;
+  aggr: number | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id,
+  u.name AS uploader_name, p.aggr, p.created_at, p.updated_at, p.version
+  FROM posts p LEFT JOIN users u ON u.id = p.uploader_id`;
+
+export interface NewPost {
+  id: string;
+  text: string;
+  rating: Rating;
+  ext: string;
+  mime: string;
+  width: number;
+  height: number;
+  hash: string;
+  uploaderId: number | null;
+  aggr?: number | null;
+  createdAt: string;
+  tags: string[];
+}
+
+/** SQLite access for posts and their tags. Callers own the transactions. */
+export class PostRepository {
+  constructor(private readonly db: Db) {}
+
+  private tagsOf(seqs: number[]): Map<number, Tag[]> {
+    const out = new Map<number, Tag[]>(seqs.map((s) => [s, []]));
+    for (let i = 0; i < seqs.length; i += 500) {
+      const chunk = seqs.slice(i, i + 500);
+      const rows = this.db
+        .prepare(
+          `SELECT pt.post_seq AS seq, t.id, t.name FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
+           WHERE pt.post_seq IN (${chunk.map(() => '?').join(',')}) ORDER BY t.name`,
+        )
+        .all(...chunk) as { seq: number; id: number; name: string }[];
+      for (const r of rows) out.get(r.seq)!.push({ id: r.id, name: r.name });
+    }
+    return out;
+  }
+
+  private hydrate(rows: PostRow[]): PostRecord[] {
+    const tags = this.tagsOf(rows.map((r) => r.seq));
+    return rows.map((r) => ({
+      seq: r.seq,
+      id: r.id,
+      text: r.text,
+      rating: r.rating,
+      ext: r.ext,
+      mime: r.mime,
+      width: r.width,
+      height: r.height,
+      hash: r.hash,
+      uploaderId: r.uploader_id,
+      uploaderName: r.uploader_name,
+      aggr: r.aggr,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      version: r.version,
+      tags: tags.get(r.seq) ?? [],
+    }));
+  }
+
+  getById(id: string): PostRecord | undefined {
+    return this.hydrate(this.db.prepare(`${SELECT} WHERE p.id = ?`).all(id) as PostRow[])[0];
+  }
+
+  getBySeq(seq: number): PostRecord | undefined {
+    return this.hydrate(this.db.prepare(`${SELECT} WHERE p.seq = ?`).all(seq) as PostRow[])[0];
+  }
+
+  /** Posts by id, in the order asked; ids that no longer exist are left out. */
+  getManyById(ids: string[]): PostRecord[] {
+    if (ids.length === 0) return [];
+    const rows: PostRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      rows.push(...(this.db.prepare(`${SELECT} WHERE p.id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as PostRow[]));
+    }
+    const byId = new Map(this.hydrate(rows).map((p) => [p.id, p]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM posts').pluck().get() as number;
+  }
+
+  /** Newest first, then id (decisions §4). */
+  list(offset: number, limit: number): PostRecord[] {
+    const rows = this.db.prepare(`${SELECT} ORDER BY p.created_at DESC, p.id LIMIT ? OFFSET ?`).all(limit, offset) as PostRow[];
+    return this.hydrate(rows);
+  }
+
+  /** Every post in number order, a batch at a time (reindex, verify). */
+  *batches(size = 1000, afterSeq = 0): Generator<PostRecord[]> {
+    const page = this.db.prepare(`${SELECT} WHERE p.seq > ? ORDER BY p.seq LIMIT ?`);
+    let last = afterSeq;
+    for (;;) {
+      const rows = page.all(last, size) as PostRow[];
+      if (rows.length === 0) return;
+      last = rows[rows.length - 1].seq;
+      yield this.hydrate(rows);
+    }
+  }
+
+  insert(post: NewPost): number {
+    const info = this.db
+      .prepare(
+        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+      )
+      .run(post.id, post.text, post.rating, post.ext, post.mime, post.width, post.height, post.hash, post.uploaderId, post.aggr ?? null, post.createdAt, post.createdAt);
+    const seq = Number(info.lastInsertRowid);
+    this.setTags(seq, post.tags);
+    return seq;
+  }
+
+  /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
+  setTags(seq: number, names: string[]): void {
+    this.db.prepare('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
+    const create = this.db.prepare('INSERT INTO tags (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+    const link = this.db.prepare('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
+    for (const name of names) {
+      create.run(name);
+      link.run(seq, name);
+    }
+  }
+
+  updateFields(seq: number, fields: { text: string; rating: Rating; updatedAt: string }): void {
+    this.db
+      .prepare('UPDATE posts SET text = ?, rating = ?, updated_at = ?, version = version + 1 WHERE seq = ?')
+      .run(fields.text, fields.rating, fields.updatedAt, seq);
+  }
+
+  bumpVersion(seq: number): void {
+    this.db.prepare('UPDATE posts SET version = version + 1 WHERE seq = ?').run(seq);
+  }
+
+  delete(seq: number): void {
+    this.db.prepare('DELETE FROM posts WHERE seq = ?').run(seq);
+  }
+}

@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const run = promisify(execFile);
+
+test('defaults follow decisions §1', (t) => {
+  const c = loadConfig({});
+  t.is(c.host, '127.0.0.1');
+  t.is(c.port, 3000);
+  t.is(c.publicUrl, 'http://127.0.0.1:3000');
+  t.is(c.mediaUrl, 'http://127.0.0.1:3000/media');
+  t.is(c.elasticsearch.indexPrefix, 'imgpost');
+  t.false(c.webhookAllowPrivate);
+  t.true(c.hashWorkers >= 1);
+});
+
+test('PUBLIC_URL and MEDIA_URL drive returned URLs', (t) => {
+  const c = loadConfig({ PUBLIC_URL: 'https://img.example/', PORT: '8080' });
+  t.is(c.publicUrl, 'https://img.example');
+  t.is(c.mediaUrl, 'https://img.example/media');
+  t.is(loadConfig({ MEDIA_URL: 'https://cdn.example/m' }).mediaUrl, 'https://cdn.example/m');
+});
+
+for (const [name, value] of [
+  ['PORT', 'abc'],
+  ['PORT', '70000'],
+  ['HASH_WORKERS', '0'],
+  ['SESSION_SECRET', 'short'],
+  ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+  ['ELASTICSEARCH_URL', 'not a url'],
+  ['ELASTICSEARCH_INDEX_PREFIX', 'Upper Case'],
+] as const) {
+  test(`bad ${name}=${value} is refused with a line naming it`, (t) => {
+    const err = t.throws(() => loadConfig({ [name]: value }), { instanceOf: ConfigError });
+    t.true(err!.message.includes(name));
+    t.false(err!.message.includes('\n'));
+  });
+}
+
+test('the server exits non-zero with one line naming a bad setting', async (t) => {
+  const err = await run('npx', ['tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
+  t.not(err.code, 0);
+  const lines = String(err.stderr).trim().split('\n');
+  t.is(lines.length, 1);
+  t.regex(lines[0], /PORT="abc"/);
+});

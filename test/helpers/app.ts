@@ -1,0 +1,66 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../src/app.ts';
+import { compose, type Services } from '../../src/compose.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { listen, type RunningServer } from '../../src/server.ts';
+
+export interface TestApp {
+  url: string;
+  services: Services;
+  server: RunningServer;
+  dataDir: string;
+  logs: string[];
+  /** fetch relative to the app's URL */
+  request(pathname: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function tempDir(label = 'imgpost-test'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `${label}-`));
+}
+
+/** A unique prefix per app, so parallel test files never see each other's indices. */
+export const uniquePrefix = () => `t${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+
+/**
+ * Starts the real app (real SQLite file in a temp dir, real Elasticsearch with its own index prefix)
+ * on an ephemeral port. `env` overrides configuration.
+ */
+export async function startTestApp(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestApp> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    HASH_WORKERS: '2',
+    LOG_LEVEL: 'debug',
+    ...(process.env.ELASTICSEARCH_URL ? { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL } : {}),
+    ...env,
+  });
+  const logs: string[] = [];
+  const services = await compose(config, createLogger(config.logLevel, (line) => logs.push(line)));
+  const server = await listen(createApp(services), '127.0.0.1', 0);
+  const url = `http://127.0.0.1:${server.port}`;
+  // Returned URLs (imageURL) must point at this server.
+  services.config.publicUrl = url;
+  services.config.mediaUrl = `${url}/media`;
+  return {
+    url,
+    services,
+    server,
+    dataDir,
+    logs,
+    request: (pathname, init) => fetch(url + pathname, init),
+    async close() {
+      await server.close(1000);
+      const prefix = services.config.elasticsearch.indexPrefix;
+      await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+      await services.close();
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
