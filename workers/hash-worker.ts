@@ -1,0 +1,113 @@
+/**
+ * Piscina worker: validates an uploaded image and computes its perceptual hash.
+ *
+ * Runs off the main thread because decoding is CPU-bound. Failures caused by the upload itself
+ * are thrown as `IMAGE_INVALID: <message>` because Error subclasses do not survive the worker
+ * boundary; anything else (e.g. the file vanished) is a server fault and propagates unchanged.
+ */
+import { readFile } from 'node:fs/promises';
+import sharp, { type Metadata, type SharpOptions } from 'sharp';
+import { dctHash } from '../src/hashing/phash.ts';
+
+export interface ImageInfo {
+  format: 'jpeg' | 'png' | 'gif' | 'webp' | 'avif';
+  mime: string;
+  ext: string;
+  width: number;
+  height: number;
+  pages: number;
+  hash: string;
+}
+
+type Format = ImageInfo['format'];
+
+export const INVALID_PREFIX = 'IMAGE_INVALID: ';
+const MAX_PIXELS = 100_000_000;
+
+const TYPES: Record<Format, { mime: string; ext: string }> = {
+  jpeg: { mime: 'image/jpeg', ext: 'jpg' },
+  png: { mime: 'image/png', ext: 'png' },
+  gif: { mime: 'image/gif', ext: 'gif' },
+  webp: { mime: 'image/webp', ext: 'webp' },
+  avif: { mime: 'image/avif', ext: 'avif' },
+};
+
+const invalid = (message: string) => new Error(INVALID_PREFIX + message);
+
+const ascii = (buf: Buffer, start: number, end: number) => buf.toString('latin1', start, end);
+
+/**
+ * Format from magic bytes. Only bytes on this allow-list ever reach sharp, so libvips never gets
+ * the chance to render SVG (external references, CPU bombs), PDF, TIFF and the like.
+ * AVIF here only means "ISO-BMFF with an avif brand"; the codec is confirmed from sharp's metadata.
+ */
+function sniff(buf: Buffer): Format | { other: string } {
+  if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'jpeg';
+  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  const head6 = ascii(buf, 0, 6);
+  if (head6 === 'GIF87a' || head6 === 'GIF89a') return 'gif';
+  if (ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP') return 'webp';
+  if (ascii(buf, 4, 8) === 'ftyp') {
+    const boxEnd = Math.min(buf.readUInt32BE(0), buf.length, 256);
+    const brands: string[] = [];
+    for (let i = 8; i + 4 <= boxEnd; i += 4) if (i !== 12) brands.push(ascii(buf, i, i + 4)); // skip minor version
+    if (brands.includes('avif') || brands.includes('avis')) return 'avif';
+    return { other: brands[0]?.trim() || 'iso-bmff' };
+  }
+  // Only to make the rejection message helpful.
+  const text = ascii(buf, 0, 512).trimStart().toLowerCase();
+  if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return { other: 'svg' };
+  if (text.startsWith('%pdf')) return { other: 'pdf' };
+  if (head6.startsWith('II*\0') || head6.startsWith('MM\0*')) return { other: 'tiff' };
+  if (head6.startsWith('BM')) return { other: 'bmp' };
+  return { other: 'unrecognised' };
+}
+
+/** sharp/libvips messages for bad input, e.g. "VipsJpeg: premature end of JPEG image". */
+function decodeFailure(err: unknown): Error {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/pixel limit/i.test(msg)) return invalid(`image exceeds ${MAX_PIXELS / 1_000_000} megapixels`);
+  return invalid(`image is corrupt or truncated (${msg.split('\n')[0]})`);
+}
+
+export default async function analyse({ path }: { path: string }): Promise<ImageInfo> {
+  // One read: the bytes that pass the magic check are the bytes sharp decodes (no swap in between).
+  const buf = await readFile(path);
+  if (buf.length === 0) throw invalid('file is empty');
+  const sniffed = sniff(buf);
+  if (typeof sniffed !== 'string') throw invalid(`not an accepted image format (${sniffed.other})`);
+
+  const options: SharpOptions = {
+    // Header dimensions are checked before any pixel is decoded, so bombs are refused cheaply.
+    limitInputPixels: MAX_PIXELS,
+    // Strictest level: truncated files and decoder warnings (corrupt data) fail instead of hashing garbage.
+    failOn: 'warning',
+    // The stored hashes were taken after EXIF orientation (sharp-phash calls .rotate()).
+    autoOrient: true,
+  };
+
+  let meta: Metadata;
+  try {
+    meta = await sharp(buf, options).metadata();
+  } catch (err) {
+    throw decodeFailure(err);
+  }
+  const format: Format | undefined =
+    meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : undefined) : (meta.format as Format);
+  if (format !== sniffed) throw invalid(`not an accepted image format (${meta.format === 'heif' ? meta.compression ?? 'heif' : meta.format})`);
+  const { width, height } = meta.autoOrient; // as displayed, i.e. after EXIF orientation
+  if (!width || !height) throw invalid('image has no dimensions');
+  if (width * height > MAX_PIXELS) throw invalid(`image exceeds ${MAX_PIXELS / 1_000_000} megapixels (${width}x${height})`);
+
+  let grey: Buffer;
+  try {
+    // sharp decodes only the first page by default, so animations hash their first frame.
+    grey = await sharp(buf, options).greyscale().resize(32, 32, { fit: 'fill' }).raw().toBuffer();
+  } catch (err) {
+    throw decodeFailure(err);
+  }
+  // b-w drops alpha, so this is one band; guard anyway rather than hash interleaved channels.
+  if (grey.length !== 32 * 32) throw new Error(`unexpected greyscale buffer of ${grey.length} bytes`);
+
+  return { format, ...TYPES[format], width, height, pages: meta.pages ?? 1, hash: dctHash(grey) };
+}
