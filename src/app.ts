@@ -6,6 +6,12 @@ import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
+import { authenticate } from './accounts/auth-middleware.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { mediaRoutes } from './media/routes.ts';
+import { postRoutes } from './posts/routes.ts';
+import { postSearchRoutes } from './search/post-search/routes.ts';
+import { imageSearchRoutes } from './search/image-search/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -23,8 +29,17 @@ export function createApp(services: Services): Koa<AppState> {
   });
   app.use(errorHandler(services.log));
   app.use(bodyCap());
+  // Before every router: an invalid X-Access-Key is 401 even on public endpoints (decisions §2).
+  app.use(authenticate(services));
 
-  const routers: Router<AppState>[] = [healthRoutes(services)];
+  const routers: Router<AppState>[] = [
+    healthRoutes(services),
+    accountRoutes(services),
+    mediaRoutes(services),
+    postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),
+    postSearchRoutes(services),
+    imageSearchRoutes(services),
+  ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

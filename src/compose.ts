@@ -7,6 +7,11 @@ import { createLogger, type Logger } from './log.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxRelay } from './outbox/relay.ts';
 import { PostRepository } from './posts/repository.ts';
+import { AccountService } from './accounts/service.ts';
+import { loadSessionSecret, SessionSealer } from './accounts/session-cookie.ts';
+import { PostService } from './posts/service.ts';
+import { createHashPool, type HashPool } from './hashing/pool.ts';
+import { ImageStore } from './media/image-store.ts';
 
 /**
  * The composition root: every outside system and service, wired by hand.
@@ -21,6 +26,10 @@ export interface Services {
   postRepository: PostRepository;
   outbox: Outbox;
   relay: OutboxRelay;
+  accounts: AccountService;
+  hashPool: HashPool;
+  images: ImageStore;
+  postService: PostService;
   /** Stops background work and closes every resource, in reverse order of opening. */
   close(): Promise<void>;
 }
@@ -46,9 +55,17 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const postRepository = new PostRepository(db);
   const outbox = new Outbox(db);
   const relay = new OutboxRelay(outbox, postRepository, postsIndex, log);
+  const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
 
   const closers: (() => Promise<void> | void)[] = [];
   closers.push(() => void db.close(), () => es.close());
+  const images = new ImageStore(config.dataDir, db);
+  const recovered = images.recover();
+  if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  const hashPool = createHashPool({ workers: config.hashWorkers });
+  closers.push(() => hashPool.destroy());
+  const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex, hashPool, images, log, config });
+
   relay.start();
   closers.push(() => relay.stop());
 
@@ -61,6 +78,10 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
     postRepository,
     outbox,
     relay,
+    accounts,
+    hashPool,
+    images,
+    postService,
     async close() {
       for (const close of closers.reverse()) await close();
     },

@@ -103,6 +103,10 @@ export class PostsIndex {
     }
     const res = await this.client.bulk({ operations, refresh: opts.refresh ?? false });
     if (!res.errors) return;
+    const items = res.items.map((item) => Object.values(item)[0]);
+    // A version conflict answers at once, without waiting for the refresh the caller asked for, while the
+    // newer write that won may not be searchable yet: refresh so "applied" still means "searchable".
+    if (opts.refresh && items.some((r) => r?.status === 409)) await this.client.indices.refresh({ index: targets });
     const failures = res.items
       .map((item) => Object.values(item)[0])
       .filter((r) => r && r.error && r.status !== 409 && !(r.status === 404 && r.result === 'not_found'));

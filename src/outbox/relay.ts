@@ -34,8 +34,11 @@ export class OutboxRelay {
     return post ? { postId: post.id, version: post.version, doc: toPostDocument(post) } : { postId: row.postId, version: row.postVersion, doc: null };
   }
 
-  /** Applies rows now and marks them indexed; throws if Elasticsearch refuses or is down. */
-  async apply(rows: OutboxRow[], refresh: boolean | 'wait_for' = false): Promise<void> {
+  /**
+   * Applies rows and marks them indexed once searchable; throws if Elasticsearch refuses or is down.
+   * Waiting for the refresh matters: near-duplicate checks trust the index for rows marked indexed.
+   */
+  async apply(rows: OutboxRow[], refresh: boolean | 'wait_for' = 'wait_for'): Promise<void> {
     if (rows.length === 0) return;
     try {
       await this.index.apply(rows.map((r) => this.changeFor(r)), { refresh });
@@ -51,7 +54,7 @@ export class OutboxRelay {
   /** The write path calls this so its response goes out once the change is searchable. */
   async applyNow(row: OutboxRow): Promise<boolean> {
     try {
-      await this.apply([row], 'wait_for');
+      await this.apply([row]);
       return true;
     } catch (err) {
       this.log.warn('index update deferred to the relay', { outboxId: row.id, err: (err as Error).message });

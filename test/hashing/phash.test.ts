@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dctHash } from '../../src/hashing/phash.ts';
 import { hammingDistance, hashSegments, hashToBigInt, segmentNeighbours } from '../../src/hashing/hamming.ts';
 
-const VECTORS = '/work/shared/spec/hash-vectors/';
+const VECTORS = new URL('../fixtures/hash-vectors/', import.meta.url).pathname;
 const expected = new Map(
   readFileSync(VECTORS + 'expected.txt', 'utf8')
     .trim()

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { AppError } from '../../src/errors.ts';
 import { createHashPool } from '../../src/hashing/pool.ts';
 
-const VECTORS = '/work/shared/spec/hash-vectors/';
+const VECTORS = new URL('../fixtures/hash-vectors/', import.meta.url).pathname;
 const expected = new Map(
   readFileSync(VECTORS + 'expected.txt', 'utf8')
     .trim()

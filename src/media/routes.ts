@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import Router from '@koa/router';
+import { AppError } from '../errors.ts';
+import type { AppState } from '../http/context.ts';
+import type { ImageStore } from './image-store.ts';
+
+export const MIME_BY_EXT: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
+
+// Only names the service itself issues: a UUID and a known extension. Anything else (.., %2F, NUL) is 404.
+const IMAGE_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(jpg|png|gif|webp|avif)$/;
+
+/** Parses a single `bytes=` range; undefined means "serve it all", null means unsatisfiable. */
+function parseRange(header: string, size: number): { start: number; end: number } | null | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  return start > end || start >= size ? null : { start, end };
+}
+
+export function mediaRoutes(deps: { images: ImageStore }): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/media/:image', async (ctx) => {
+    const image = ctx.params.image;
+    if (!IMAGE_NAME.test(image)) throw new AppError('not_found', 'not found');
+    const file = deps.images.pathOf(image);
+    let stat: fs.Stats;
+    try {
+      stat = await fs.promises.stat(file);
+    } catch {
+      throw new AppError('not_found', 'not found');
+    }
+    // A post's file never changes under its name, so name and size make a strong validator.
+    const etag = `"${image.slice(0, 36)}-${stat.size.toString(16)}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('Accept-Ranges', 'bytes');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = MIME_BY_EXT[image.slice(image.lastIndexOf('.') + 1)];
+    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+      ctx.status = 304;
+      return;
+    }
+    const rangeHeader = ctx.get('range');
+    const range = rangeHeader && (!ctx.get('if-range') || ctx.get('if-range') === etag) ? parseRange(rangeHeader, stat.size) : undefined;
+    if (range === null) {
+      ctx.status = 416;
+      ctx.set('Content-Range', `bytes */${stat.size}`);
+      ctx.body = { error: 'range not satisfiable' };
+      return;
+    }
+    if (range) {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+      ctx.length = range.end - range.start + 1;
+      ctx.body = fs.createReadStream(file, range);
+    } else {
+      ctx.status = 200;
+      ctx.length = stat.size;
+      ctx.body = fs.createReadStream(file);
+    }
+  });
+  return router;
+}

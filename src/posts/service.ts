@@ -1,0 +1,165 @@
+import type { Db } from '../db/sqlite.ts';
+import type { PostsIndex } from '../elasticsearch/posts-index.ts';
+import { AppError, invalid } from '../errors.ts';
+import type { HashPool } from '../hashing/pool.ts';
+import type { AuthUser } from '../http/context.ts';
+import type { Logger } from '../log.ts';
+import type { ImageStore } from '../media/image-store.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { OutboxRelay } from '../outbox/relay.ts';
+import type { UploadedFile } from '../upload/multipart.ts';
+import { Mutex } from '../util/mutex.ts';
+import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
+import { findNearDuplicates } from './near-duplicates.ts';
+import { imageName, type PostRecord } from './post-record.ts';
+import { toPostView } from './post-view.ts';
+import type { PostRepository } from './repository.ts';
+import type { PostMetadata } from './schemas.ts';
+
+/** Uploads must be smaller than this (spec §8). */
+export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+
+const EXT_BY_MIME: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/jpg': 'jpg',
+  'image/pjpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+};
+
+export interface PostServiceDeps {
+  db: Db;
+  posts: PostRepository;
+  outbox: Outbox;
+  relay: OutboxRelay;
+  postsIndex: PostsIndex;
+  hashPool: HashPool;
+  images: ImageStore;
+  log: Logger;
+  /** read at call time: MEDIA_URL for the 409 body */
+  config: { mediaUrl: string };
+}
+
+export interface CreatePostInput {
+  file: UploadedFile;
+  metadata: PostMetadata;
+  force: boolean;
+  /** null for legacy imports */
+  uploader: AuthUser | null;
+  aggr?: number | null;
+}
+
+export class PostService {
+  // Check-then-insert for near-duplicates must be atomic: two identical uploads end as one 201 and one 409.
+  private readonly uploadLock = new Mutex();
+
+  constructor(private readonly deps: PostServiceDeps) {}
+
+  /** By UUID or by number; anything else is simply not found. */
+  find(ref: string): PostRecord {
+    const { posts } = this.deps;
+    const post = UUID_PATTERN.test(ref) ? posts.getById(ref.toLowerCase()) : /^[1-9]\d{0,15}$/.test(ref) ? posts.getBySeq(Number(ref)) : undefined;
+    if (!post) throw new AppError('not_found', 'post not found');
+    return post;
+  }
+
+  list(offset: number, limit: number): { count: number; posts: PostRecord[] } {
+    return { count: this.deps.posts.count(), posts: limit === 0 ? [] : this.deps.posts.list(offset, limit) };
+  }
+
+  async create(input: CreatePostInput): Promise<PostRecord> {
+    const { file } = input;
+    if (file.size >= MAX_IMAGE_BYTES) throw invalid(['image'], `image must be smaller than ${MAX_IMAGE_BYTES} bytes`, 'too_big', `< ${MAX_IMAGE_BYTES} bytes`, `${file.size} bytes`);
+    if (file.size === 0) throw invalid(['image'], 'image is empty');
+    const declared = file.mimetype?.toLowerCase().split(';')[0].trim() ?? '';
+    if (declared && !declared.startsWith('image/') && declared !== 'application/octet-stream')
+      throw invalid(['image'], `image part has content type ${declared}; expected image/*`, 'invalid_type', 'image/*', declared);
+    const info = await this.deps.hashPool.analyse(file.path);
+    // The declared type names the extension unless the bytes are another accepted format.
+    const declaredExt = EXT_BY_MIME[declared];
+    const ext = declaredExt && declaredExt === info.ext ? declaredExt : info.ext;
+
+    const id = uuidv7();
+    const image = imageName({ id, ext });
+    return this.uploadLock.run(async () => {
+      // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
+      const matches = await findNearDuplicates(this.deps.postsIndex, this.deps.outbox, info.hash);
+      if (matches.length > 0 && !input.force) {
+        const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
+        if (existing.length > 0) {
+          const body = existing.map((p) => {
+            const { image: name, imageURL, id: postId, imageHash } = toPostView(p, this.deps.config.mediaUrl);
+            return { image: name, imageURL, id: postId, imageHash };
+          });
+          throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
+        }
+      }
+      this.deps.images.adopt(file.path, image, id);
+      let row;
+      try {
+        row = this.deps.db.transaction(() => {
+          const now = new Date().toISOString();
+          const seq = this.deps.posts.insert({
+            id,
+            text: input.metadata.text ?? '',
+            rating: input.metadata.rating ?? 'none',
+            tags: input.metadata.tags ?? [],
+            ext,
+            mime: info.mime,
+            width: info.width,
+            height: info.height,
+            hash: info.hash,
+            uploaderId: input.uploader?.id ?? null,
+            aggr: input.aggr ?? null,
+            createdAt: now,
+          });
+          this.deps.images.settle(image);
+          return this.deps.outbox.append('create', { post: this.deps.posts.getBySeq(seq)! }, input.uploader?.id ?? null);
+        })();
+      } catch (err) {
+        this.deps.images.discard(image);
+        throw err;
+      }
+      return row;
+    }).then(async (row) => {
+      await this.deps.relay.applyNow(row);
+      return this.deps.posts.getById(id)!;
+    });
+  }
+
+  /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
+  async update(ref: string, patch: PostMetadata, initiator: AuthUser): Promise<PostRecord> {
+    const { db, posts, outbox } = this.deps;
+    const row = db.transaction(() => {
+      const before = this.find(ref);
+      const oldTags = before.tags.map((t) => t.name);
+      const text = patch.text ?? before.text;
+      const rating = patch.rating ?? before.rating;
+      const tags = patch.tags ?? oldTags;
+      const tagsChanged = tags.length !== oldTags.length || tags.some((t) => !oldTags.includes(t));
+      if (text !== before.text || rating !== before.rating || tagsChanged) {
+        posts.updateFields(before.seq, { text, rating, updatedAt: new Date().toISOString() });
+        if (tagsChanged) posts.setTags(before.seq, tags);
+      }
+      const after = posts.getBySeq(before.seq)!;
+      return outbox.append('update', { post: after, previous: { text: before.text, rating: before.rating, tags: oldTags } }, initiator.id);
+    })();
+    // Stored either way; if the index is down the relay brings the change over when it returns.
+    await this.deps.relay.applyNow(row);
+    return posts.getById(row.postId)!;
+  }
+
+  async delete(ref: string, initiator: AuthUser): Promise<void> {
+    const { db, posts, outbox, images } = this.deps;
+    const { row, image } = db.transaction(() => {
+      const post = this.find(ref);
+      posts.delete(post.seq);
+      images.markForRemoval(imageName(post), post.id);
+      return { row: outbox.append('delete', { post }, initiator.id, post.version + 1), image: imageName(post) };
+    })();
+    images.remove(image);
+    await this.deps.relay.applyNow(row);
+  }
+}

@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { AppError } from '../errors.ts';
+import { HARD_BODY_CAP } from '../http/body.ts';
+import type { AppState } from '../http/context.ts';
+
+export interface UploadedFile {
+  path: string;
+  size: number;
+  /** the part's declared Content-Type */
+  mimetype: string | null;
+}
+
+export interface MultipartParts {
+  files: Record<string, UploadedFile>;
+  /** text parts; small parts sent as files with a content type (e.g. metadata as application/json) are read in */
+  fields: Record<string, string>;
+}
+
+const FIELD_PART_LIMIT = 256 * 1024;
+
+const badPart = (path: (string | number)[], message: string) =>
+  new AppError('validation', message, [{ code: 'invalid_request', expected: '', received: '', path, message }]);
+
+/**
+ * Parses multipart/form-data with koa-body (formidable), writing file parts to `tmpDir`.
+ * Temp files are removed after the request unless a handler moved them away.
+ */
+export function multipart(tmpDir: string, fileFields: string[]): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    if (!ctx.is('multipart/form-data')) throw badPart([], 'expected a body of type multipart/form-data');
+    // A directory per request: whatever the parser wrote, even for a body it then refused, goes with it.
+    const uploadDir = await fs.promises.mkdtemp(path.join(tmpDir, 'upload-'));
+    try {
+      await parserFor(uploadDir)(ctx as never, async () => {});
+      (ctx.state as AppState & { parts?: MultipartParts }).parts = collectParts(ctx, fileFields);
+      await next();
+    } finally {
+      await fs.promises.rm(uploadDir, { recursive: true, force: true });
+    }
+  };
+}
+
+function parserFor(uploadDir: string) {
+  return koaBody({
+    multipart: true,
+    json: false,
+    urlencoded: false,
+    text: false,
+    formidable: {
+      uploadDir,
+      maxFileSize: HARD_BODY_CAP,
+      maxTotalFileSize: HARD_BODY_CAP,
+      maxFields: 20,
+      maxFieldsSize: FIELD_PART_LIMIT,
+      maxFiles: 8,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+    },
+    onError: (err) => {
+      const status = (err as { httpCode?: number }).httpCode;
+      if (status === 413) throw new AppError('too_large', 'request body too large');
+      throw badPart([], `malformed multipart body: ${err.message}`);
+    },
+  });
+}
+
+function collectParts(ctx: Koa.Context, fileFields: string[]): MultipartParts {
+  const raw = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
+  const fields: Record<string, string> = {};
+  const files: Record<string, UploadedFile> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const list = (Array.isArray(value) ? value : [value]) as { filepath: string; size: number; mimetype: string | null }[];
+    if (list.length > 1) throw badPart([name], `part "${name}" was sent more than once`);
+    const file = { path: list[0].filepath, size: list[0].size, mimetype: list[0].mimetype };
+    if (fileFields.includes(name)) files[name] = file;
+    else if (file.size <= FIELD_PART_LIMIT) fields[name] = fs.readFileSync(file.path, 'utf8');
+    else throw badPart([name], `part "${name}" is too large`);
+  }
+  const body = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, string | string[]>;
+  for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value) || name in fields) throw badPart([name], `part "${name}" was sent more than once`);
+    if (fileFields.includes(name)) throw badPart([name], `part "${name}" must be a file`);
+    fields[name] = value;
+  }
+  return { files, fields };
+}
+
+export const partsOf = (ctx: Koa.ParameterizedContext<AppState>): MultipartParts =>
+  (ctx.state as AppState & { parts?: MultipartParts }).parts ?? { files: {}, fields: {} };
