@@ -1,0 +1,48 @@
+import Router from '@koa/router';
+import { AppError } from '../errors.ts';
+import { jsonBody, requestBody } from '../http/body.ts';
+import type { AppState } from '../http/context.ts';
+import { parse } from '../http/validate.ts';
+import { currentUser, requireAuth } from './permissions.ts';
+import { loginSchema } from './schemas.ts';
+import type { AccountService } from './service.ts';
+
+/** spec §4.1–4.3 */
+export function accountRoutes(deps: { accounts: AccountService }): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/api/account' });
+  const { accounts } = deps;
+
+  router.post('/login', jsonBody(), async (ctx) => {
+    const input = parse(loginSchema, requestBody(ctx));
+    // ctx.ip honours X-Forwarded-For only when app.proxy (trustProxy) is on.
+    let result: Awaited<ReturnType<AccountService['login']>>;
+    try {
+      result = await accounts.login(input.username, input.password, ctx.ip, input.ttl);
+    } catch (err) {
+      // The spec's failure body is a JSON *string*. The shared error handler renders a string
+      // body as text/plain, so this one is encoded here (Content-Type set first, so Koa keeps it).
+      if (!(err instanceof AppError) || err.code !== 'login_failed') throw err;
+      ctx.status = 401;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(err.message);
+      return;
+    }
+    const { self, cookie } = result;
+    ctx.append('Set-Cookie', cookie.header);
+    // The body carries the access key: no cache may keep it.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = self;
+  });
+
+  router.get('/', requireAuth, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = accounts.self(currentUser(ctx).id);
+  });
+
+  router.get('/reset-key', requireAuth, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = accounts.resetKey(currentUser(ctx).id);
+  });
+
+  return router;
+}

@@ -1,0 +1,218 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import { nowIso, type Db } from '../db/sqlite.ts';
+import { AppError, invalid } from '../errors.ts';
+import type { AuthUser } from '../http/context.ts';
+import type { Logger } from '../log.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { DEFAULT_PERMISSION } from './permissions.ts';
+import { DEFAULT_TTL_SECONDS, issueCookie, MAX_TTL_SECONDS, type IssuedCookie, type SessionSealer } from './session-cookie.ts';
+import { LoginThrottle } from './throttle.ts';
+import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
+
+/** decisions §2 */
+export const NAME_PATTERN = /^[a-zA-Z0-9_]{4,32}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+// scrypt reads the whole password; an upper bound keeps a login from hashing megabytes.
+export const MAX_PASSWORD_LENGTH = 1024;
+/** Every defined bit fits in 16 bits (0xFF1F is everything). */
+export const MAX_PERMISSION = 0xffff;
+
+export interface NewUserInput {
+  name: string;
+  password: string;
+  permission?: number;
+  email?: string | null;
+}
+
+/** The listing leaves access keys out: they are passwords, and a listing is easily pasted somewhere. */
+export type UserSummary = Omit<Self, 'accessKey'>;
+
+export interface AccountDeps {
+  db: Db;
+  posts: PostRepository;
+  outbox: Outbox;
+  /** Needed for login and cookies only; the CLI's user commands run without it. */
+  sessions?: SessionSealer;
+  throttle?: LoginThrottle;
+  log?: Logger;
+}
+
+const isUniqueViolation = (err: unknown, column: string) =>
+  (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((err as Error).message).includes(column);
+
+const emailSchema = z.string().trim().email().max(254);
+
+/** Accounts: user administration (CLI), login, and the two ways of authenticating a request. */
+export class AccountService {
+  readonly users: UserRepository;
+  readonly throttle: LoginThrottle;
+  private readonly db: Db;
+  private readonly deps: AccountDeps;
+
+  constructor(deps: AccountDeps) {
+    this.deps = deps;
+    this.db = deps.db;
+    this.users = new UserRepository(deps.db);
+    this.throttle = deps.throttle ?? new LoginThrottle();
+    // Compute the dummy hash now, so the first login for an unknown user is not the slow one.
+    if (deps.sessions) void dummyHash();
+  }
+
+  get sessions(): SessionSealer {
+    if (!this.deps.sessions) throw new Error('AccountService was built without a session sealer');
+    return this.deps.sessions;
+  }
+
+  async createUser(input: NewUserInput): Promise<Self> {
+    const { permission, email } = validateNewUser(input);
+    if (this.users.getByName(input.name)) throw new AppError('conflict', `user name "${input.name}" is already taken`);
+
+    const passwordHash = await hashPassword(input.password);
+    const id = this.withFreshKey((accessKey, accessKeyDigest) => {
+      try {
+        return this.users.insert({ name: input.name, email, passwordHash, accessKey, accessKeyDigest, permission, createdAt: nowIso() });
+      } catch (err) {
+        // Another process may have taken the name while the password was hashing.
+        if (isUniqueViolation(err, 'users.name')) throw new AppError('conflict', `user name "${input.name}" is already taken`);
+        throw err;
+      }
+    });
+    return toSelf(this.users.getById(id)!);
+  }
+
+  list(): UserSummary[] {
+    return this.users.list().map(({ id, name, email, permission, createdAt }) => ({ id, name, email, permission, createdAt }));
+  }
+
+  self(id: number): Self {
+    const user = this.users.getById(id);
+    if (!user) throw new AppError('unauthenticated', 'authentication required');
+    return toSelf(user);
+  }
+
+  private byName(name: string): UserRecord {
+    const user = this.users.getByName(name);
+    if (!user) throw new AppError('not_found', `no user named "${name}"`);
+    return user;
+  }
+
+  setPermission(name: string, permission: number): Self {
+    checkPermission(permission);
+    const user = this.byName(name);
+    this.users.setPermission(user.id, permission);
+    return toSelf(this.users.getById(user.id)!);
+  }
+
+  /** A new key; the old one stops working with this commit (lookups go by the key's digest). */
+  resetKey(userId: number): { accessKey: string } {
+    let issued = '';
+    this.withFreshKey((key, digest) => {
+      this.users.setAccessKey(userId, key, digest);
+      issued = key;
+    });
+    return { accessKey: issued };
+  }
+
+  resetKeyByName(name: string): { accessKey: string } {
+    return this.resetKey(this.byName(name).id);
+  }
+
+  /**
+   * Deletes the user. Their posts stay, disowned: the foreign key sets uploader_id to NULL, and
+   * here each one gets a new version and a 'reindex' outbox row in the same transaction, so the
+   * relay drops the uploader from the search documents too (no webhook fires for it).
+   */
+  remove(name: string): { id: number; name: string; disownedPosts: number } {
+    const user = this.byName(name);
+    const { posts, outbox } = this.deps;
+    const disowned = this.db.transaction(() => {
+      const seqs = this.users.uploadedPostSeqs(user.id);
+      this.users.delete(user.id);
+      for (const seq of seqs) {
+        posts.bumpVersion(seq);
+        const post = posts.getBySeq(seq);
+        if (post) outbox.append('reindex', { post }, null);
+      }
+      return seqs.length;
+    })();
+    return { id: user.id, name: user.name, disownedPosts: disowned };
+  }
+
+  /**
+   * Checks the password (throttled per username and address) and issues a session cookie.
+   * Unknown names verify against a dummy hash, so both failures take the same time.
+   */
+  async login(username: string, password: string, address: string, ttl?: number): Promise<{ self: Self; cookie: IssuedCookie }> {
+    // A requested ttl is capped at 30 days; the default lifetime (60 days) is longer than that cap.
+    if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS))
+      throw invalid(['ttl'], `ttl must be an integer from 1 to ${MAX_TTL_SECONDS}`);
+    const sessions = this.sessions;
+    const attempt = this.throttle.begin(username, address);
+    const user = NAME_PATTERN.test(username) ? this.users.getByName(username) : undefined;
+    const ok =
+      password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, user?.passwordHash ?? (await dummyHash())));
+    if (!user || !ok) {
+      this.deps.log?.info('login failed', { address });
+      throw new AppError('login_failed', 'invalid username/password');
+    }
+    this.throttle.succeeded(attempt);
+    return { self: toSelf(user), cookie: issueCookie(sessions, user.id, ttl ?? DEFAULT_TTL_SECONDS) };
+  }
+
+  /** The key's owner, or undefined for an unknown or malformed key. */
+  authenticateKey(key: string): AuthUser | undefined {
+    if (!ACCESS_KEY_PATTERN.test(key)) return undefined;
+    const user = this.users.getByKeyDigest(accessKeyDigest(key));
+    // The digest lookup already finds only the right row; comparing the key itself as well
+    // (in constant time) means a digest collision could never log anyone in.
+    if (!user || !crypto.timingSafeEqual(Buffer.from(user.accessKey), Buffer.from(key))) return undefined;
+    return { id: user.id, name: user.name, permission: user.permission };
+  }
+
+  /** The session's user, or undefined for a bad or expired cookie or a user since removed. */
+  authenticateCookie(value: string): AuthUser | undefined {
+    const session = this.sessions.open(value);
+    const user = session ? this.users.getById(session.uid) : undefined;
+    return user && { id: user.id, name: user.name, permission: user.permission };
+  }
+
+  /** Runs `write` with a new key, retrying on the (astronomically unlikely) digest collision. */
+  private withFreshKey<T>(write: (key: string, digest: Buffer) => T): T {
+    for (let attempt = 0; ; attempt++) {
+      const key = generateAccessKey();
+      try {
+        return write(key, accessKeyDigest(key));
+      } catch (err) {
+        if (attempt < 3 && isUniqueViolation(err, 'users.access_key_digest')) continue;
+        throw err;
+      }
+    }
+  }
+}
+
+/** Checks a new account's fields (also used by the CLI before it opens the database). */
+export function validateNewUser(input: NewUserInput): { permission: number; email: string | null } {
+  if (!NAME_PATTERN.test(input.name)) throw invalid(['name'], 'name must be 4 to 32 letters, digits or underscores', 'invalid_string');
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`, 'too_small');
+  if (input.password.length > MAX_PASSWORD_LENGTH)
+    throw invalid(['password'], `password must have at most ${MAX_PASSWORD_LENGTH} characters`, 'too_big');
+  const permission = input.permission ?? DEFAULT_PERMISSION;
+  checkPermission(permission);
+  let email: string | null = null;
+  if (input.email !== undefined && input.email !== null && input.email !== '') {
+    const parsed = emailSchema.safeParse(input.email);
+    if (!parsed.success) throw invalid(['email'], 'email is not a valid address', 'invalid_string');
+    email = parsed.data;
+  }
+  return { permission, email };
+}
+
+export function checkPermission(permission: number): void {
+  if (!Number.isInteger(permission) || permission < 0 || permission > MAX_PERMISSION)
+    throw invalid(['permission'], `permission must be an integer from 0 to 0x${MAX_PERMISSION.toString(16)}`);
+}

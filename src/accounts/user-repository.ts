@@ -1,0 +1,118 @@
+import type { Db } from '../db/sqlite.ts';
+
+/** A user as SQLite holds it. passwordHash never leaves the accounts module (see `toSelf`). */
+export interface UserRecord {
+  id: number;
+  name: string;
+  email: string | null;
+  passwordHash: string;
+  accessKey: string;
+  permission: number;
+  createdAt: string;
+}
+
+/**
+ * The spec's Self, as decisions §2 fixes it: never passwordHash. A type alias rather than an
+ * interface, so it fits `Record<string, unknown>` (response views spread it).
+ */
+export type Self = {
+  id: number;
+  name: string;
+  email: string | null;
+  permission: number;
+  accessKey: string;
+  createdAt: string;
+};
+
+export const toSelf = (u: UserRecord): Self => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  permission: u.permission,
+  accessKey: u.accessKey,
+  createdAt: u.createdAt,
+});
+
+interface UserRow {
+  id: number;
+  name: string;
+  email: string | null;
+  password_hash: string;
+  access_key: string;
+  permission: number;
+  created_at: string;
+}
+
+const COLUMNS = 'id, name, email, password_hash, access_key, permission, created_at';
+
+const fromRow = (r: UserRow): UserRecord => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  passwordHash: r.password_hash,
+  accessKey: r.access_key,
+  permission: r.permission,
+  createdAt: r.created_at,
+});
+
+export interface NewUser {
+  name: string;
+  email: string | null;
+  passwordHash: string;
+  accessKey: string;
+  accessKeyDigest: Buffer;
+  permission: number;
+  createdAt: string;
+}
+
+/** SQLite access for users. Callers own the transactions. */
+export class UserRepository {
+  constructor(private readonly db: Db) {}
+
+  insert(user: NewUser): number {
+    const info = this.db
+      .prepare(
+        `INSERT INTO users (name, email, password_hash, access_key, access_key_digest, permission, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(user.name, user.email, user.passwordHash, user.accessKey, user.accessKeyDigest, user.permission, user.createdAt);
+    return Number(info.lastInsertRowid);
+  }
+
+  getById(id: number): UserRecord | undefined {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).get(id) as UserRow | undefined;
+    return row && fromRow(row);
+  }
+
+  /** Names are unique without regard to case (the column is COLLATE NOCASE). */
+  getByName(name: string): UserRecord | undefined {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE name = ?`).get(name) as UserRow | undefined;
+    return row && fromRow(row);
+  }
+
+  getByKeyDigest(digest: Buffer): UserRecord | undefined {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE access_key_digest = ?`).get(digest) as UserRow | undefined;
+    return row && fromRow(row);
+  }
+
+  list(): UserRecord[] {
+    return (this.db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY id`).all() as UserRow[]).map(fromRow);
+  }
+
+  setPermission(id: number, permission: number): void {
+    this.db.prepare('UPDATE users SET permission = ? WHERE id = ?').run(permission, id);
+  }
+
+  setAccessKey(id: number, key: string, digest: Buffer): void {
+    this.db.prepare('UPDATE users SET access_key = ?, access_key_digest = ? WHERE id = ?').run(key, digest, id);
+  }
+
+  /** Post numbers of everything the user uploaded (they become disowned when the user goes). */
+  uploadedPostSeqs(id: number): number[] {
+    return this.db.prepare('SELECT seq FROM posts WHERE uploader_id = ? ORDER BY seq').pluck().all(id) as number[];
+  }
+
+  delete(id: number): void {
+    this.db.prepare('DELETE FROM users WHERE id = ?').run(id);
+  }
+}

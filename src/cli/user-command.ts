@@ -1,0 +1,172 @@
+import { parseArgs } from 'node:util';
+import { AccountService, checkPermission, validateNewUser, type NewUserInput } from '../accounts/service.ts';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/sqlite.ts';
+import { AppError } from '../errors.ts';
+import { Outbox } from '../outbox/outbox.ts';
+import { PostRepository } from '../posts/repository.ts';
+
+/**
+ * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in
+ * DATA_DIR. Elasticsearch is not started: the 'reindex' rows that `user remove` writes to the
+ * outbox are applied by the server's relay when it next runs.
+ */
+
+const USAGE = `Usage: imgpost user <command> [options]
+
+Manages accounts in the database in DATA_DIR (default ./data). Output is JSON on stdout.
+
+Commands:
+  add             create an account; prints it (with its access key)
+  list            list accounts (without access keys)
+  set-permission  change an account's permission bits
+  reset-key       give an account a new access key; prints it
+  remove          delete an account; its posts stay, without an owner
+
+Run \`imgpost user <command> --help\` for a command's options.
+`;
+
+const PERMISSION_HELP = `Permission bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post.
+Decimal or 0x hexadecimal.`;
+
+interface Subcommand {
+  usage: string;
+  options: Record<string, { type: 'string' }>;
+  required: string[];
+  /** Checks the arguments before the database is opened, so a bad call changes nothing. */
+  check?(args: Args): void;
+  run(accounts: AccountService, args: Args): Promise<unknown> | unknown;
+}
+
+interface Args {
+  values: Record<string, string | undefined>;
+  permission?: number;
+}
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  add: {
+    usage: `Usage: imgpost user add --name NAME --password PASSWORD [--permission BITS] [--email EMAIL]
+
+Creates an account and prints it as JSON, including its access key.
+  --name        4 to 32 letters, digits or underscores
+  --password    at least 8 characters; \`-\` reads it from the first line of stdin
+                (keeps it out of the shell history and the process list)
+  --permission  default 6 (create + edit)
+  --email       optional
+${PERMISSION_HELP}
+`,
+    options: { name: { type: 'string' }, password: { type: 'string' }, permission: { type: 'string' }, email: { type: 'string' } },
+    required: ['name', 'password'],
+    check: (a) => void validateNewUser(newUser(a)),
+    run: (accounts, a) => accounts.createUser(newUser(a)),
+  },
+  list: {
+    usage: 'Usage: imgpost user list\n\nPrints every account as a JSON array (access keys left out).\n',
+    options: {},
+    required: [],
+    run: (accounts) => accounts.list(),
+  },
+  'set-permission': {
+    usage: `Usage: imgpost user set-permission --name NAME --permission BITS\n\nSets the account's permission and prints it.\n${PERMISSION_HELP}\n`,
+    options: { name: { type: 'string' }, permission: { type: 'string' } },
+    required: ['name', 'permission'],
+    check: (a) => checkPermission(a.permission!),
+    run: (accounts, a) => accounts.setPermission(a.values.name!, a.permission!),
+  },
+  'reset-key': {
+    usage: 'Usage: imgpost user reset-key --name NAME\n\nReplaces the access key (the old one stops working at once) and prints { "accessKey": ... }.\n',
+    options: { name: { type: 'string' } },
+    required: ['name'],
+    run: (accounts, a) => accounts.resetKeyByName(a.values.name!),
+  },
+  remove: {
+    usage: 'Usage: imgpost user remove --name NAME\n\nDeletes the account and its webhooks. Its posts stay, without an owner.\n',
+    options: { name: { type: 'string' } },
+    required: ['name'],
+    run: (accounts, a) => accounts.remove(a.values.name!),
+  },
+};
+
+class UsageError extends Error {}
+
+const newUser = ({ values, permission }: Args): NewUserInput => ({
+  name: values.name!,
+  password: values.password!,
+  permission,
+  email: values.email,
+});
+
+/** Decimal or 0x hexadecimal; the range is checked by the service. */
+function parsePermission(text: string): number {
+  const t = text.trim();
+  if (/^0x[0-9a-f]+$/i.test(t)) return parseInt(t.slice(2), 16);
+  if (/^\d+$/.test(t)) return Number(t);
+  throw new UsageError(`--permission must be a decimal or 0x hexadecimal number, not "${text}"`);
+}
+
+async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0];
+}
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+
+export async function run(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (isHelp(name)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const sub = name !== undefined && Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
+  if (!sub) {
+    process.stderr.write(name === undefined ? USAGE : `imgpost user: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  if (rest.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(sub.usage);
+    return 0;
+  }
+
+  let parsed: Args;
+  try {
+    const { values } = parseArgs({ args: rest, options: sub.options, strict: true, allowPositionals: false }) as {
+      values: Record<string, string | undefined>;
+    };
+    const missing = sub.required.filter((o) => values[o] === undefined);
+    if (missing.length > 0) throw new UsageError(`missing ${missing.map((o) => `--${o}`).join(', ')}`);
+    if (values.password === '-') values.password = await readFirstLine(process.stdin);
+    parsed = { values, permission: values.permission === undefined ? undefined : parsePermission(values.permission) };
+  } catch (err) {
+    process.stderr.write(`imgpost user ${name}: ${(err as Error).message}\n\n${sub.usage}`);
+    return 2;
+  }
+
+  try {
+    sub.check?.(parsed);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    // Expected failures (bad name, short password, bad permission) are one line, exit 1.
+    process.stderr.write(`imgpost user ${name}: ${err.message}\n`);
+    return 1;
+  }
+
+  const config = loadConfig();
+  const db = openDatabase(config.dataDir);
+  try {
+    const accounts = new AccountService({ db, posts: new PostRepository(db), outbox: new Outbox(db) });
+    const result = await sub.run(accounts, parsed);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    // Unknown user, name already taken: one line, exit 1.
+    if (!(err instanceof AppError)) throw err;
+    process.stderr.write(`imgpost user ${name}: ${err.message}\n`);
+    return 1;
+  } finally {
+    db.close();
+  }
+}
