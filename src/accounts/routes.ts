@@ -15,19 +15,7 @@ export function accountRoutes(deps: { accounts: AccountService }): Router<AppSta
   router.post('/login', jsonBody(), async (ctx) => {
     const input = parse(loginSchema, requestBody(ctx));
     // ctx.ip honours X-Forwarded-For only when app.proxy (trustProxy) is on.
-    let result: Awaited<ReturnType<AccountService['login']>>;
-    try {
-      result = await accounts.login(input.username, input.password, ctx.ip, input.ttl);
-    } catch (err) {
-      // The spec's failure body is a JSON *string*. The shared error handler renders a string
-      // body as text/plain, so this one is encoded here (Content-Type set first, so Koa keeps it).
-      if (!(err instanceof AppError) || err.code !== 'login_failed') throw err;
-      ctx.status = 401;
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify(err.message);
-      return;
-    }
-    const { self, cookie } = result;
+    const { self, cookie } = await accounts.login(input.username, input.password, ctx.ip, input.ttl);
     ctx.append('Set-Cookie', cookie.header);
     // The body carries the access key: no cache may keep it.
     ctx.set('Cache-Control', 'no-store');

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { isConnectionError } from '../elasticsearch/client.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { AppState } from './context.ts';
@@ -47,7 +48,12 @@ export function errorHandler(log: Logger): Koa.Middleware<AppState> {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'not found');
     } catch (caught) {
-      const err = caught instanceof AppError ? caught : fromHttpError(caught as never);
+      const err =
+        caught instanceof AppError
+          ? caught
+          : isConnectionError(caught)
+            ? new AppError('unavailable', 'the search index is unavailable; try again shortly')
+            : fromHttpError(caught as never);
       if (!err) {
         log.error('unexpected error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
         ctx.status = 500;
@@ -56,6 +62,11 @@ export function errorHandler(log: Logger): Koa.Middleware<AppState> {
       }
       ctx.status = STATUS[err.code];
       ctx.body = bodyFor(err);
+      // A bare string body (the login failure) must still go out as a JSON string.
+      if (typeof ctx.body === 'string') {
+        ctx.body = JSON.stringify(ctx.body);
+        ctx.type = 'application/json';
+      }
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
     }
   };

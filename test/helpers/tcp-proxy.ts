@@ -17,6 +17,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   let port = 0;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
+      if (server) return resolve();
       server = net.createServer((client) => {
         const upstream = net.connect(targetPort, targetHost);
         for (const s of [client, upstream]) {
