@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { AppError } from '../errors.ts';
 import { jsonBody, requestBody } from '../http/body.ts';
 import type { AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
