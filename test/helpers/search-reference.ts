@@ -96,12 +96,13 @@ export interface RefCondition {
 }
 
 /** Word tokens as Lucene's standard analyzer makes them (UAX #29 words, lower-cased). */
+const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 export function words(text: string): string[] {
-  const seg = new Intl.Segmenter('en', { granularity: 'word' });
-  return [...seg.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+  return [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
 }
 
 const tokenCache = new WeakMap<PostRecord, Set<string>>();
+const queryWords = new Map<string, string[]>();
 
 function conditionHolds(p: PostRecord, c: RefCondition): boolean {
   const v = c.value.trim();
@@ -122,7 +123,8 @@ function conditionHolds(p: PostRecord, c: RefCondition): boolean {
     case 'textMatch': {
       let have = tokenCache.get(p);
       if (!have) tokenCache.set(p, (have = new Set(words(p.text))));
-      const want = words(v);
+      let want = queryWords.get(v);
+      if (!want) queryWords.set(v, (want = words(v)));
       return want.length > 0 && want.every((w) => have.has(w));
     }
     default:

@@ -1,0 +1,159 @@
+import { errors } from '@elastic/elasticsearch';
+import type { EsClient } from '../elasticsearch/client.ts';
+import { isConnectionError } from '../elasticsearch/client.ts';
+import { AppError } from '../errors.ts';
+
+/** A sort clause as Elasticsearch takes it: `{ field: { order, missing? } }` or `'_score'`-style objects. */
+export type SortClause = Record<string, { order: 'asc' | 'desc'; missing?: '_first' | '_last'; unmapped_type?: string }>;
+
+export interface PageRequest {
+  /** the index or alias */
+  index: string;
+  query: Record<string, unknown>;
+  /**
+   * Must end with a unique key (the posts' `id` or `seq`), so every hit has a distinct sort tuple:
+   * search_after relies on it and the caller reads the key back from the sort values.
+   */
+  sort: SortClause[];
+  offset: number;
+  limit: number;
+}
+
+export interface Page {
+  /** exact number of matches */
+  total: number;
+  /** the last sort value of each hit in the page, in order (the unique key) */
+  keys: (string | number)[];
+}
+
+/** Elasticsearch's default `index.max_result_window`; from/size is tried below it. */
+export const DEFAULT_WINDOW = 10_000;
+const PIT_KEEP_ALIVE = '1m';
+
+interface RawHit {
+  sort?: (string | number | null)[];
+}
+interface RawResponse {
+  hits: { total?: { value: number } | number; hits?: RawHit[] };
+  pit_id?: string;
+}
+
+const totalOf = (res: RawResponse): number => {
+  const t = res.hits.total;
+  return typeof t === 'number' ? t : (t?.value ?? 0);
+};
+const keyOf = (hit: RawHit): string | number => hit.sort![hit.sort!.length - 1] as string | number;
+
+/** True for "from + size is past index.max_result_window" (a lowered window included). */
+export function isWindowError(err: unknown): boolean {
+  return err instanceof errors.ResponseError && /result window is too large/i.test(JSON.stringify(err.body ?? err.message));
+}
+
+/** The index vanished under a request (a reindex just deleted the previous index) or a PIT expired. */
+function isGoneError(err: unknown): boolean {
+  if (!(err instanceof errors.ResponseError)) return false;
+  const text = JSON.stringify(err.body ?? err.message);
+  return /index_not_found_exception|search_context_missing_exception|No search context found/i.test(text);
+}
+
+/** Elasticsearch being down is a 503 for the caller, not a 500. */
+export function translateEsError(err: unknown): never {
+  if (isConnectionError(err)) throw new AppError('unavailable', 'search is unavailable, try again');
+  throw err;
+}
+
+/** The window of the index behind `index` (an alias resolves to its one concrete index). */
+export async function resultWindow(es: EsClient, index: string): Promise<number> {
+  const res = await es.indices.getSettings({ index, name: 'index.max_result_window', include_defaults: true, flat_settings: true });
+  const values = Object.values(res).map((s) => Number(s.settings?.['index.max_result_window'] ?? s.defaults?.['index.max_result_window'] ?? DEFAULT_WINDOW));
+  return Math.max(1, Math.min(...values, DEFAULT_WINDOW));
+}
+
+// Only the sort values are read: `_source` and stored fields are skipped in every request, so the
+// fetch phase stays cheap even when thousands of hits are skipped on the way to a deep page.
+const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total,hits.hits.sort,pit_id' } as const;
+
+async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
+  const res = (await es.search({
+    index: req.index,
+    query: req.query,
+    sort: req.sort as never,
+    from: req.limit === 0 ? 0 : req.offset,
+    size: req.limit,
+    track_total_hits: true,
+    ...LEAN,
+  })) as unknown as RawResponse;
+  return { total: totalOf(res), keys: (res.hits.hits ?? []).map(keyOf) };
+}
+
+/**
+ * Deep pages: one point-in-time snapshot walked with search_after, so the count and the page come
+ * from the same view and there is no 10,000 wall. Skipped pages carry sort values only.
+ */
+async function walk(es: EsClient, req: PageRequest): Promise<Page> {
+  const pageSize = Math.min(await resultWindow(es, req.index), DEFAULT_WINDOW);
+  const opened = await es.openPointInTime({ index: req.index, keep_alive: PIT_KEEP_ALIVE });
+  let pit = opened.id;
+  try {
+    let after: unknown[] | undefined;
+    let skip = req.offset;
+    let total = -1;
+    const keys: (string | number)[] = [];
+    for (;;) {
+      const want = skip > 0 ? Math.min(skip, pageSize) : Math.min(req.limit - keys.length, pageSize);
+      const res = (await es.search({
+        query: req.query,
+        sort: req.sort as never,
+        size: want,
+        pit: { id: pit, keep_alive: PIT_KEEP_ALIVE },
+        ...(after ? { search_after: after as never } : {}),
+        track_total_hits: total < 0,
+        ...LEAN,
+      })) as unknown as RawResponse;
+      if (res.pit_id) pit = res.pit_id;
+      if (total < 0) {
+        total = totalOf(res);
+        if (req.offset >= total) return { total, keys: [] };
+      }
+      const hits = res.hits.hits ?? [];
+      if (hits.length === 0) break;
+      // PIT searches append an implicit _shard_doc tiebreaker after our own sort values.
+      after = hits[hits.length - 1].sort;
+      if (skip > 0) skip -= hits.length;
+      else for (const h of hits) keys.push(h.sort![req.sort.length - 1] as string | number);
+      if (hits.length < want || (skip === 0 && keys.length >= req.limit)) break;
+    }
+    return { total, keys };
+  } finally {
+    await es.closePointInTime({ id: pit }).catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a sorted search and returns the exact total and the page's unique keys. Pages inside the
+ * index's result window use from/size; anything past it (the window may have been lowered) walks a
+ * point-in-time. A request that races the deletion of a just-replaced index is retried once, against
+ * the alias' new target.
+ */
+export async function searchPage(es: EsClient, req: PageRequest): Promise<Page> {
+  const attempt = async (): Promise<Page> => {
+    if (req.limit === 0 || req.offset + req.limit <= DEFAULT_WINDOW) {
+      try {
+        return await fromSize(es, req);
+      } catch (err) {
+        if (!isWindowError(err)) throw err;
+      }
+    }
+    return walk(es, req);
+  };
+  try {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isGoneError(err)) throw err;
+      return await attempt();
+    }
+  } catch (err) {
+    return translateEsError(err);
+  }
+}

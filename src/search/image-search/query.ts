@@ -1,0 +1,42 @@
+import { allOf, not, term, textContains, type Clause } from '../clauses.ts';
+import type { SortClause } from '../engine.ts';
+import type { Condition, ImageSearchRequest } from './schema.ts';
+
+/** A filter-context clause for every condition but textMatch, which scores (decisions §7). */
+function conditionClause(c: Condition): Clause {
+  switch (c.type) {
+    case 'tagInclude':
+      return term('tags', c.value);
+    case 'tagExclude':
+      return not(term('tags', c.value));
+    case 'ratingEq':
+      return term('rating', c.value);
+    case 'textContains':
+      return textContains(c.value);
+    case 'uploadedBy': {
+      // Usernames are case-insensitive (SQLite's NOCASE), hence the lower-cased copy in the index.
+      const byName = term('uploader_name_lc', c.value.toLowerCase());
+      return c.userId === undefined ? byName : { bool: { should: [byName, term('uploader_id', c.userId)], minimum_should_match: 1 } };
+    }
+    case 'textMatch':
+      return { match: { text: { query: c.value, operator: 'and' } } };
+  }
+}
+
+export function buildImageQuery(conditions: Condition[]): Clause {
+  const scored = conditions.filter((c) => c.type === 'textMatch').map(conditionClause);
+  const filters = conditions.filter((c) => c.type !== 'textMatch').map(conditionClause);
+  if (scored.length === 0) return allOf(filters);
+  return { bool: { must: scored, filter: filters } };
+}
+
+/**
+ * The requested key, then the post number in the same direction (so ties are deterministic and
+ * "newest first" holds among equal dates or scores), then `id`, the unique key the engine reads back.
+ */
+export function buildImageSort(r: ImageSearchRequest): SortClause[] {
+  const dir = r.order;
+  const primary: SortClause[] =
+    r.orderBy === 'uploadDate' ? [{ created_at: { order: dir } }] : r.orderBy === 'relevance' ? [{ _score: { order: dir } }] : [];
+  return [...primary, { seq: { order: dir } }, { id: { order: 'asc' } }];
+}

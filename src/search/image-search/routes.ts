@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { Services } from '../../compose.ts';
+import { AppError } from '../../errors.ts';
+import { jsonBody, requestBody } from '../../http/body.ts';
+import type { AppState } from '../../http/context.ts';
+import { imageName } from '../../posts/post-record.ts';
+import { searchPage } from '../engine.ts';
+import { buildImageQuery, buildImageSort } from './query.ts';
+import { issueMessage, parseImageSearch } from './schema.ts';
+
+type Deps = Pick<Services, 'es' | 'postsIndex' | 'postRepository' | 'config'>;
+
+export interface ImageSearchImage {
+  text: string;
+  rating: string;
+  id: number;
+  imageUrl: string;
+  tags: string[];
+}
+
+/** POST /image/search (spec §4.11, decisions §7). Public. */
+export function imageSearchRoutes(deps: Deps): Router<AppState> {
+  const router = new Router<AppState>();
+  router.post('/image/search', async (ctx, next) => {
+    // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const status: Partial<Record<AppError['code'], number>> = { validation: 400, too_large: 413, unavailable: 503, unauthenticated: 401 };
+      if (status[err.code] === undefined) throw err;
+      ctx.status = status[err.code]!;
+      ctx.body = { error: err.code === 'validation' ? issueMessage(err) : err.message };
+    }
+  }, jsonBody(), async (ctx) => {
+    const { request, offset, limit } = parseImageSearch(requestBody(ctx), ctx.query);
+    const page = await searchPage(deps.es, {
+      index: deps.postsIndex.alias,
+      query: buildImageQuery(request.conditions),
+      sort: buildImageSort(request),
+      offset,
+      limit,
+    });
+    const images: ImageSearchImage[] = deps.postRepository.getManyById(page.keys.map(String)).map((p) => ({
+      text: p.text,
+      rating: p.rating,
+      id: p.seq,
+      imageUrl: `${deps.config.mediaUrl}/${imageName(p)}`,
+      tags: p.tags.map((t) => t.name),
+    }));
+    ctx.body = { error: null, data: { total: page.total, images } };
+  });
+  return router;
+}

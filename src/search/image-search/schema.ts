@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { AppError, type ValidationIssue } from '../../errors.ts';
+import { parse, queryInt } from '../../http/validate.ts';
+import { RATINGS, type Rating } from '../../posts/post-record.ts';
+
+/** `POST /image/search` request shapes (spec §4.11, decisions §7). */
+
+export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch'] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+export const MAX_CONDITIONS = 50;
+export const MAX_IMAGE_LIMIT = 24;
+
+export type Condition =
+  | { type: 'tagInclude' | 'tagExclude' | 'textContains' | 'textMatch'; value: string }
+  | { type: 'ratingEq'; value: Rating }
+  | { type: 'uploadedBy'; value: string; userId: number | undefined };
+
+export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance';
+
+export interface ImageSearchRequest {
+  conditions: Condition[];
+  orderBy: ImageOrderBy;
+  order: 'asc' | 'desc';
+}
+
+// The webhook payload spells the third rating `violet` (spec §6); accept it here too.
+const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
+
+const condition = z
+  .object({
+    type: z.enum(CONDITION_TYPES, { errorMap: () => ({ message: `unknown condition type; expected one of ${CONDITION_TYPES.join(', ')}` }) }),
+    value: z.string().trim().min(1, 'condition value must not be empty'),
+  })
+  .transform((c, ctx): Condition => {
+    switch (c.type) {
+      case 'ratingEq': {
+        const value = c.value.toLowerCase();
+        const rating = (RATINGS as readonly string[]).includes(value) ? (value as Rating) : RATING_ALIASES[value];
+        if (!rating) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: `rating must be one of ${RATINGS.join(', ')}` });
+          return z.NEVER;
+        }
+        return { type: 'ratingEq', value: rating };
+      }
+      case 'uploadedBy': {
+        // A positive integer also names a user id (decisions §7).
+        const id = /^[1-9]\d{0,15}$/.test(c.value) ? Number(c.value) : undefined;
+        return { type: 'uploadedBy', value: c.value, userId: id !== undefined && Number.isSafeInteger(id) ? id : undefined };
+      }
+      default:
+        return { type: c.type, value: c.value };
+    }
+  });
+
+const body = z.object({
+  conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
+  // Anything but the known values falls back rather than failing (spec §4.11), whatever its type.
+  orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' ? v : 'uploadDate')),
+  order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
+});
+
+const INT32_MAX = 2 ** 31 - 1;
+const query = z.object({
+  offset: queryInt({ min: 0, default: 0, max: INT32_MAX }),
+  limit: queryInt({ min: 1, default: MAX_IMAGE_LIMIT, max: INT32_MAX }).transform((n) => Math.min(n, MAX_IMAGE_LIMIT)),
+});
+
+export function parseImageSearch(input: unknown, rawQuery: unknown): { request: ImageSearchRequest; offset: number; limit: number } {
+  const paging = parse(query, rawQuery);
+  const request = parse(body, input === undefined ? {} : input);
+  return { request, ...paging };
+}
+
+/** This endpoint's errors are `{ error: message }` (decisions §7); one line from the issues. */
+export function issueMessage(err: AppError): string {
+  const issues = (err.details as ValidationIssue[] | undefined) ?? [];
+  if (issues.length === 0) return err.message;
+  return issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { parse, queryInt } from '../http/validate.ts';
+
+/** A limit above this is lowered to it, not refused (decisions §4). */
+export const MAX_LIMIT = 1000;
+
+const listQuery = z.object({
+  offset: queryInt({ min: 0, default: 0 }),
+  limit: queryInt({ min: 0, default: 24 }).transform((n) => Math.min(n, MAX_LIMIT)),
+});
+
+/** `offset`/`limit` as on GET /api/post/: negative or non-integer values are 400. */
+export function parseListPaging(query: unknown): { offset: number; limit: number } {
+  return parse(listQuery, query);
+}
