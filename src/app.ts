@@ -12,6 +12,7 @@ import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
+import { similarRoutes } from './search/similar/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -39,6 +40,7 @@ export function createApp(services: Services): Koa<AppState> {
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),
     postSearchRoutes(services),
     imageSearchRoutes(services),
+    similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
   ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;

@@ -1,0 +1,132 @@
+import { toPostDocument } from '../elasticsearch/post-document.ts';
+import { readPostsMapping, TARGETS_TTL_MS, type PostsIndex } from '../elasticsearch/posts-index.ts';
+import type { Logger } from '../log.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { OutboxRelay } from '../outbox/relay.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import { silentProgress, type Progress } from './progress.ts';
+
+export interface ReindexDeps {
+  postsIndex: PostsIndex;
+  postRepository: PostRepository;
+  outbox: Outbox;
+  relay: Pick<OutboxRelay, 'changeFor'>;
+  log?: Logger;
+}
+
+export interface ReindexOptions {
+  /** posts per bulk request (default 1000) */
+  batch?: number;
+  progress?: (total: number) => Progress;
+  /** how long to wait after creating the index so running relays include it in their writes */
+  settleMs?: number;
+  /** bulk requests in flight (default 2) */
+  concurrency?: number;
+  /** grace between the alias swap and deleting the old index, for searches still running on it */
+  graceMs?: number;
+}
+
+export interface ReindexResult {
+  previous: string[];
+  index: string;
+  posts: number;
+  caughtUp: number;
+  ms: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Builds a fresh versioned index from SQLite and swaps the alias to it, without a moment in which
+ * searches see a partial index:
+ *  1. create the index with refresh off and no replicas (bulk loading is much faster);
+ *  2. wait past the relays' target cache, so every running server now writes to both indices;
+ *  3. note the outbox position, then bulk-load every post (external versions: a newer copy the
+ *     relays already wrote wins, conflicts are fine);
+ *  4. restore the settings, refresh, and replay the outbox rows written since step 3, which covers
+ *     any change that raced the load;
+ *  5. swap the alias in one atomic updateAliases call, then delete the previous index.
+ */
+export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Promise<ReindexResult> {
+  const started = Date.now();
+  const { postsIndex, postRepository, outbox } = deps;
+  const es = postsIndex.client;
+  const batch = opts.batch ?? 1000;
+  const mapping = readPostsMapping();
+
+  const previous = Object.keys((await es.indices.getAlias({ name: postsIndex.alias }, { ignore: [404] })) ?? {}).filter(
+    (name) => !name.startsWith('error') && name !== 'status',
+  );
+  const index = await postsIndex.createVersionedIndex({ refresh_interval: '-1', number_of_replicas: 0 });
+  postsIndex.forgetTargets();
+  deps.log?.info('reindex: created index', { index, previous });
+  try {
+    await sleep(opts.settleMs ?? TARGETS_TTL_MS + 500);
+    const mark = outbox.lastId();
+
+    const total = postRepository.count();
+    const progress = opts.progress?.(total) ?? silentProgress;
+    progress.phase('loading');
+    let posts = 0;
+    // A couple of bulk requests in flight: SQLite reads and document building overlap indexing.
+    const inflight = new Set<Promise<void>>();
+    let failed: unknown;
+    for (const records of postRepository.batches(batch)) {
+      const p = postsIndex
+        .apply(records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r) })), { targets: [index] })
+        .then(
+          () => {
+            posts += records.length;
+            progress.update(posts, Math.max(total, posts));
+          },
+          (err: unknown) => void (failed ??= err),
+        )
+        .finally(() => inflight.delete(p));
+      inflight.add(p);
+      if (inflight.size >= (opts.concurrency ?? 2)) await Promise.race(inflight);
+      if (failed) break;
+    }
+    await Promise.all(inflight);
+    if (failed) throw failed;
+    progress.done();
+
+    await es.indices.putSettings({
+      index,
+      settings: {
+        refresh_interval: String(mapping.settings.refresh_interval ?? '1s'),
+        number_of_replicas: Number(mapping.settings.number_of_replicas ?? 0),
+      },
+    });
+    await es.indices.refresh({ index });
+
+    // Changes that raced the load: each row re-reads its post from SQLite, so replaying is harmless.
+    let caughtUp = 0;
+    for (let after = mark, rows = outbox.since(after, 500); rows.length > 0; rows = outbox.since(after, 500)) {
+      await postsIndex.apply(rows.map((r) => deps.relay.changeFor(r)), { targets: [index] });
+      caughtUp += rows.length;
+      after = rows[rows.length - 1].id;
+    }
+    await es.indices.refresh({ index });
+
+    await es.indices.updateAliases({
+      actions: [...previous.map((old) => ({ remove: { index: old, alias: postsIndex.alias } })), { add: { index, alias: postsIndex.alias } }],
+    });
+    postsIndex.forgetTargets();
+    deps.log?.info('reindex: alias swapped', { index, posts, caughtUp });
+
+    // Searches that resolved the alias just before the swap finish on the old index first.
+    await sleep(opts.graceMs ?? 1000);
+    for (const old of previous) await es.indices.delete({ index: old }, { ignore: [404] });
+    postsIndex.forgetTargets();
+
+    const strays = (await postsIndex.concreteIndices()).filter((name) => name !== index);
+    if (strays.length > 0) deps.log?.warn('reindex: other posts indices exist (an interrupted reindex?); writes still go to them', { strays });
+    return { previous, index, posts, caughtUp, ms: Date.now() - started };
+  } catch (err) {
+    // The alias still points at the previous index; drop the half-built one so writes stop going there.
+    const aliased = await postsIndex.aliasTarget().catch(() => undefined);
+    if (aliased !== index) await es.indices.delete({ index }, { ignore: [404] }).catch(() => undefined);
+    postsIndex.forgetTargets();
+    throw err;
+  }
+}
