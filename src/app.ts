@@ -13,6 +13,7 @@ import { postRoutes } from './posts/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -41,6 +42,7 @@ export function createApp(services: Services): Koa<AppState> {
     postSearchRoutes(services),
     imageSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
+    webhookRoutes(services),
   ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;

@@ -12,6 +12,9 @@ import { loadSessionSecret, SessionSealer } from './accounts/session-cookie.ts';
 import { PostService } from './posts/service.ts';
 import { createHashPool, type HashPool } from './hashing/pool.ts';
 import { ImageStore } from './media/image-store.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { WebhookRepository } from './webhooks/repository.ts';
+import { WebhookService } from './webhooks/service.ts';
 
 /**
  * The composition root: every outside system and service, wired by hand.
@@ -30,6 +33,8 @@ export interface Services {
   hashPool: HashPool;
   images: ImageStore;
   postService: PostService;
+  webhooks: WebhookService;
+  webhookDispatcher: WebhookDispatcher;
   /** Stops background work and closes every resource, in reverse order of opening. */
   close(): Promise<void>;
 }
@@ -69,6 +74,14 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   relay.start();
   closers.push(() => relay.stop());
 
+  // Deliveries are queued inside each post change's transaction; the dispatcher sends them.
+  const webhookRepository = new WebhookRepository(db);
+  const webhookDispatcher = new WebhookDispatcher({ repo: webhookRepository, outbox, log, config });
+  webhookDispatcher.attachFanOut(outbox);
+  const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  webhookDispatcher.start();
+  closers.push(() => webhookDispatcher.stop());
+
   return {
     config,
     log,
@@ -82,6 +95,8 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
     hashPool,
     images,
     postService,
+    webhooks,
+    webhookDispatcher,
     async close() {
       for (const close of closers.reverse()) await close();
     },

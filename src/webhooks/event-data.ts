@@ -1,0 +1,161 @@
+/**
+ * The data a webhook template sees (decisions §8), built from an outbox row. Field names are the
+ * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
+ * so existing templates and receivers keep working.
+ */
+import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
+import { imageName, type PostRecord, type Rating } from '../posts/post-record.ts';
+import { lenientKeys, toGoJSON } from './template/index.ts';
+
+export const EVENT_KINDS = ['create', 'update', 'delete'] as const satisfies readonly PostEventKind[];
+
+/** Used when a webhook has no template of its own. */
+export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
+
+/** The payload's spelling of the third rating (spec §6). */
+export type PayloadRating = 'none' | 'moderate' | 'violet';
+export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);
+
+export interface PersonData {
+  ID: number;
+  Username: string;
+}
+
+export interface ChangeData<T> {
+  Old: T;
+  New: T;
+}
+
+export interface ChangesData {
+  text?: ChangeData<string>;
+  tags?: ChangeData<string[]>;
+  rating?: ChangeData<PayloadRating>;
+}
+
+export interface EventData {
+  ImageID: number;
+  Text: string;
+  Rating: PayloadRating;
+  Tags: string[];
+  ImageURL: string;
+  CreatedAt: Date;
+  Uploader: PersonData | null;
+  Changes: ChangesData;
+}
+
+export interface TemplateRoot extends EventData {
+  Event: PostEventKind;
+  Initiator: PersonData | null;
+  Data: EventData;
+}
+
+/** The facts about one event that the data is built from; what an outbox row plus user names give. */
+export interface EventFacts {
+  event: PostEventKind;
+  post: Pick<PostRecord, 'seq' | 'id' | 'ext' | 'text' | 'rating' | 'createdAt' | 'uploaderId' | 'uploaderName'> & { tags: { name: string }[] };
+  /** Metadata before an update. */
+  previous?: { text: string; rating: Rating; tags: string[] };
+  initiator: { id: number; name: string } | null;
+  mediaUrl: string;
+}
+
+// Symbols are invisible to templates (only own string keys are reachable) and to `len`/`if`/range.
+const hidden = <T extends object>(obj: T, symbol: symbol, value: unknown): T =>
+  Object.defineProperty(obj, symbol, { value, enumerable: false });
+
+function person(id: number, name: string): PersonData {
+  return hidden({ ID: id, Username: name }, toGoJSON, function (this: PersonData) {
+    return { id: this.ID, username: this.Username };
+  });
+}
+
+function change<T>(oldValue: T, newValue: T): ChangeData<T> {
+  return hidden({ Old: oldValue, New: newValue }, toGoJSON, function (this: ChangeData<T>) {
+    return { old: this.Old, new: this.New };
+  });
+}
+
+const sortedNames = (names: Iterable<string>): string[] => [...new Set(names)].sort();
+
+/** Only what changed; tags compared as sets. A missing key reads as empty in templates, not an error. */
+export function computeChanges(event: PostEventKind, post: EventFacts['post'], previous: EventFacts['previous']): ChangesData {
+  const changes: ChangesData = {};
+  if (event === 'update' && previous) {
+    if (previous.text !== post.text) changes.text = change(previous.text, post.text);
+    const oldTags = sortedNames(previous.tags);
+    const newTags = sortedNames(post.tags.map((t) => t.name));
+    if (oldTags.length !== newTags.length || oldTags.some((t, i) => t !== newTags[i])) changes.tags = change(oldTags, newTags);
+    if (previous.rating !== post.rating) changes.rating = change(payloadRating(previous.rating), payloadRating(post.rating));
+  }
+  return hidden(changes, lenientKeys, true);
+}
+
+export function buildEventData(f: EventFacts): TemplateRoot {
+  const { post } = f;
+  const changes = computeChanges(f.event, post, f.previous);
+  const data: EventData = hidden(
+    {
+      ImageID: post.seq,
+      Text: post.text,
+      Rating: payloadRating(post.rating),
+      Tags: sortedNames(post.tags.map((t) => t.name)),
+      ImageURL: `${f.mediaUrl}/${imageName(post)}`,
+      CreatedAt: new Date(post.createdAt),
+      Uploader: post.uploaderId !== null && post.uploaderName !== null ? person(post.uploaderId, post.uploaderName) : null,
+      Changes: changes,
+    },
+    toGoJSON,
+    function (this: EventData) {
+      return {
+        imageID: this.ImageID,
+        text: this.Text,
+        rating: this.Rating,
+        tags: this.Tags,
+        imageURL: this.ImageURL,
+        createdAt: this.CreatedAt,
+        uploader: this.Uploader,
+        // Only update events carry `changes` (spec §6); undefined keys are left out of the JSON.
+        changes: f.event === 'update' ? this.Changes : undefined,
+      };
+    },
+  );
+  return {
+    Event: f.event,
+    Initiator: f.initiator && person(f.initiator.id, f.initiator.name),
+    Data: data,
+    ...data,
+  };
+}
+
+/** Template data for an outbox row; the initiator's name is the one recorded when the event was queued. */
+export function eventDataFromOutbox(row: OutboxRow, initiatorName: string | null, mediaUrl: string): TemplateRoot {
+  if (row.event === 'reindex') throw new Error('reindex rows are not webhook events');
+  return buildEventData({
+    event: row.event,
+    post: row.payload.post,
+    previous: row.payload.previous,
+    initiator: row.initiatorId !== null ? { id: row.initiatorId, name: initiatorName ?? '' } : null,
+    mediaUrl,
+  });
+}
+
+/** Sample data for previews and for test-rendering templates on save. */
+export function sampleEventData(event: PostEventKind, mediaUrl: string): TemplateRoot {
+  return buildEventData({
+    event,
+    post: {
+      seq: 42,
+      id: '01890a5d-ac96-774b-bcce-b302099a8057',
+      ext: 'png',
+      text: 'Sunset over the harbour\n"golden hour" <3',
+      rating: 'violent',
+      createdAt: '2024-05-01T10:20:30.123Z',
+      uploaderId: 7,
+      uploaderName: 'alice',
+      tags: [{ name: 'harbour' }, { name: 'sunset' }],
+    },
+    previous: { text: 'Sunset', rating: 'moderate', tags: ['sunset', 'sea'] },
+    initiator: { id: 7, name: 'alice' },
+    mediaUrl,
+  });
+}

@@ -1,0 +1,299 @@
+/**
+ * SQLite access for webhooks, their queued deliveries and the attempt log. Everything here is
+ * synchronous (better-sqlite3), so each method is atomic within the process; the dispatcher's
+ * claim additionally uses BEGIN IMMEDIATE so it is atomic across processes sharing DATA_DIR.
+ */
+import crypto from 'node:crypto';
+import type { Db } from '../db/sqlite.ts';
+import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
+import { EVENT_KINDS } from './event-data.ts';
+
+export type WebhookState = 'active' | 'suspended';
+
+export interface WebhookRow {
+  id: string;
+  ownerId: number;
+  label: string | null;
+  url: string;
+  secret: string;
+  events: PostEventKind[];
+  template: string | null;
+  state: WebhookState;
+  failureCount: number;
+  lastDeliveryAt: string | null;
+  lastResponseStatus: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  webhookId: string;
+  outboxId: number;
+  initiatorName: string | null;
+  attempts: number;
+}
+
+export interface AttemptRow {
+  deliveryId: string;
+  event: PostEventKind;
+  postId: string;
+  outcome: 'success' | 'failure';
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: string;
+}
+
+interface RawWebhook {
+  id: string;
+  owner_id: number;
+  label: string | null;
+  url: string;
+  secret: string;
+  events: string;
+  template: string | null;
+  state: WebhookState;
+  failure_count: number;
+  last_delivery_at: string | null;
+  last_response_status: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const fromRaw = (r: RawWebhook): WebhookRow => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  label: r.label,
+  url: r.url,
+  secret: r.secret,
+  events: JSON.parse(r.events) as PostEventKind[],
+  template: r.template,
+  state: r.state,
+  failureCount: r.failure_count,
+  lastDeliveryAt: r.last_delivery_at,
+  lastResponseStatus: r.last_response_status,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** Canonical order, no repeats: what is stored and returned. */
+export const normaliseEvents = (events: readonly PostEventKind[]): PostEventKind[] => EVENT_KINDS.filter((e) => events.includes(e));
+
+export interface NewWebhook {
+  ownerId: number;
+  label: string | null;
+  url: string;
+  secret: string;
+  events: PostEventKind[];
+  template: string | null;
+}
+
+export type WebhookPatch = Partial<Pick<NewWebhook, 'label' | 'url' | 'secret' | 'events' | 'template'>>;
+
+export class WebhookRepository {
+  constructor(private readonly db: Db) {}
+
+  // ---- management ------------------------------------------------------------------------
+
+  /** Inserts unless the owner already has `limit` webhooks; returns undefined when at the limit. */
+  insertWithin(limit: number, w: NewWebhook): WebhookRow | undefined {
+    return this.db.transaction(() => {
+      if (this.countByOwner(w.ownerId) >= limit) return undefined;
+      const id = crypto.randomUUID();
+      const now = new Date().toISOString();
+      this.db
+        .prepare(
+          `INSERT INTO webhooks (id, owner_id, label, url, secret, events, template, state, failure_count, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, ?)`,
+        )
+        .run(id, w.ownerId, w.label, w.url, w.secret, JSON.stringify(normaliseEvents(w.events)), w.template, now, now);
+      return this.get(id)!;
+    }).immediate();
+  }
+
+  countByOwner(ownerId: number): number {
+    return this.db.prepare('SELECT count(*) FROM webhooks WHERE owner_id = ?').pluck().get(ownerId) as number;
+  }
+
+  get(id: string): WebhookRow | undefined {
+    const r = this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as RawWebhook | undefined;
+    return r && fromRaw(r);
+  }
+
+  /** Only the owner's: anyone else's webhook is as good as absent. */
+  getOwned(id: string, ownerId: number): WebhookRow | undefined {
+    const w = this.get(id);
+    return w && w.ownerId === ownerId ? w : undefined;
+  }
+
+  listByOwner(ownerId: number): WebhookRow[] {
+    return (this.db.prepare('SELECT * FROM webhooks WHERE owner_id = ? ORDER BY created_at, id').all(ownerId) as RawWebhook[]).map(fromRaw);
+  }
+
+  update(id: string, patch: WebhookPatch): WebhookRow | undefined {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    const column = { label: 'label', url: 'url', secret: 'secret', events: 'events', template: 'template' } as const;
+    for (const key of Object.keys(column) as (keyof typeof column)[]) {
+      if (patch[key] === undefined) continue;
+      sets.push(`${column[key]} = ?`);
+      values.push(key === 'events' ? JSON.stringify(normaliseEvents(patch.events!)) : patch[key]);
+    }
+    if (sets.length > 0) {
+      this.db.prepare(`UPDATE webhooks SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id);
+    }
+    return this.get(id);
+  }
+
+  delete(id: string): boolean {
+    // Deliveries and attempts go with it (ON DELETE CASCADE).
+    return this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Suspended → active with a clean slate; queued deliveries were dropped at suspension. */
+  reactivate(id: string): WebhookRow | undefined {
+    this.db
+      .prepare("UPDATE webhooks SET state = 'active', failure_count = 0, updated_at = ? WHERE id = ?")
+      .run(new Date().toISOString(), id);
+    return this.get(id);
+  }
+
+  latestAttempts(webhookId: string, limit = 50): AttemptRow[] {
+    return this.db
+      .prepare(
+        `SELECT delivery_id AS deliveryId, event, post_id AS postId, outcome, response_status AS responseStatus,
+                error, duration_ms AS durationMs, attempted_at AS attemptedAt
+         FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
+      )
+      .all(webhookId, limit) as AttemptRow[];
+  }
+
+  // ---- fan-out (inside the post-change transaction) ----------------------------------------
+
+  /** Queues one delivery per active webhook subscribed to the row's event; returns how many. */
+  enqueue(row: OutboxRow): number {
+    if (row.event === 'reindex') return 0;
+    const initiatorName =
+      row.initiatorId === null ? null : ((this.db.prepare('SELECT name FROM users WHERE id = ?').pluck().get(row.initiatorId) as string | undefined) ?? null);
+    const targets = this.db
+      .prepare(
+        `SELECT id FROM webhooks w WHERE state = 'active'
+         AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)`,
+      )
+      .pluck()
+      .all(row.event) as string[];
+    const insert = this.db.prepare(
+      'INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, initiator_name, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    for (const webhookId of targets) insert.run(crypto.randomUUID(), webhookId, row.id, initiatorName, row.createdAt);
+    return targets.length;
+  }
+
+  // ---- dispatch ----------------------------------------------------------------------------
+
+  /**
+   * Claims the head (oldest pending) delivery of up to `limit` active webhooks that are due and
+   * not already being sent (by us: `busy`; by anyone: an unexpired lease). Only heads are ever
+   * sent, so each webhook receives its events in order, one at a time.
+   */
+  claimDue(opts: { limit: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[] {
+    if (opts.limit <= 0) return [];
+    const now = new Date(opts.now ?? Date.now()).toISOString();
+    const until = new Date((opts.now ?? Date.now()) + opts.leaseMs).toISOString();
+    return this.db.transaction(() => {
+      const heads = this.db
+        .prepare(
+          `SELECT d.seq, d.id, d.webhook_id AS webhookId, d.outbox_id AS outboxId, d.initiator_name AS initiatorName,
+                  d.attempts, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
+           FROM webhooks w
+           JOIN webhook_deliveries d ON d.seq = (
+             SELECT min(seq) FROM webhook_deliveries WHERE webhook_id = w.id AND status = 'pending')
+           WHERE w.state = 'active'`,
+        )
+        .all() as (DeliveryRow & { nextAttemptAt: string | null; claimedUntil: string | null })[];
+      const claim = this.db.prepare('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?');
+      const claimed: DeliveryRow[] = [];
+      for (const h of heads.sort((a, b) => a.seq - b.seq)) {
+        if (claimed.length >= opts.limit) break;
+        if (opts.busy.has(h.webhookId)) continue;
+        if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
+        if (h.claimedUntil !== null && h.claimedUntil > now) continue;
+        claim.run(opts.claimant, until, h.seq);
+        claimed.push({ seq: h.seq, id: h.id, webhookId: h.webhookId, outboxId: h.outboxId, initiatorName: h.initiatorName, attempts: h.attempts });
+      }
+      return claimed;
+    }).immediate();
+  }
+
+  /** Gives a claim back unsent (shutdown mid-flight): the delivery is due again at once. */
+  release(seq: number, claimant: string): void {
+    this.db.prepare('UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?').run(seq, claimant);
+  }
+
+  /** When the earliest scheduled retry of an active webhook falls due, if any. */
+  nextRetryAt(): number | undefined {
+    const at = this.db
+      .prepare(
+        `SELECT min(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND w.state = 'active' AND d.next_attempt_at IS NOT NULL`,
+      )
+      .pluck()
+      .get() as string | null;
+    return at === null ? undefined : Date.parse(at);
+  }
+
+  /**
+   * Records one attempt and its consequences in one transaction. Success: delivered, failure
+   * count reset. Failure: the webhook's consecutive count goes up; below `suspendAfter` the same
+   * delivery is retried at `retryAt`; at it the webhook is suspended, this delivery is `failed`
+   * and everything else queued for it is `dropped` (no invocations until re-activation, and
+   * re-activation starts with new events rather than a stale backlog).
+   * Returns the webhook's state afterwards, or undefined if it was deleted meanwhile.
+   */
+  recordAttempt(d: DeliveryRow, a: AttemptRow, opts: { suspendAfter: number; retryDelayMs: (failureCount: number) => number }): WebhookState | undefined {
+    return this.db.transaction((): WebhookState | undefined => {
+      const hook = this.get(d.webhookId);
+      if (!hook) return undefined;
+      const now = a.attemptedAt;
+      this.db
+        .prepare(
+          `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(a.deliveryId, d.webhookId, a.event, a.postId, a.outcome, a.responseStatus, a.error, a.durationMs, now);
+      const failures = a.outcome === 'success' ? 0 : hook.failureCount + 1;
+      const suspend = failures >= opts.suspendAfter;
+      this.db
+        .prepare(
+          `UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?`,
+        )
+        .run(failures, suspend ? 'suspended' : hook.state, now, a.responseStatus, hook.id);
+      if (a.outcome === 'success') {
+        this.db
+          .prepare("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?")
+          .run(now, d.seq);
+      } else if (suspend) {
+        this.db
+          .prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?")
+          .run(now, d.seq);
+        this.db
+          .prepare("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'")
+          .run(now, hook.id);
+      } else {
+        const retryAt = new Date(Date.parse(now) + opts.retryDelayMs(failures)).toISOString();
+        this.db
+          .prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?')
+          .run(retryAt, d.seq);
+      }
+      return suspend ? 'suspended' : hook.state;
+    }).immediate();
+  }
+
+  /** Per-status counts for one webhook (tests and diagnostics). */
+  deliveryCounts(webhookId: string): Record<string, number> {
+    const rows = this.db.prepare('SELECT status, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status').all(webhookId) as { status: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+}

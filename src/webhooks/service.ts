@@ -1,0 +1,183 @@
+/**
+ * Webhook management (decisions §8): each user manages only their own webhooks (anyone else's is
+ * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
+ */
+import { AppError, invalid, notFound } from '../errors.ts';
+import type { PostEventKind } from '../outbox/outbox.ts';
+import { UUID_PATTERN } from '../util/uuid.ts';
+import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-data.ts';
+import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './repository.ts';
+import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
+import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
+import { compileTemplate, TEMPLATE_LIMITS, TemplateError } from './template/index.ts';
+
+export const MAX_WEBHOOKS_PER_USER = 10;
+
+/** The record as the API returns it: everything but the owner and the secret. */
+export interface WebhookView {
+  id: string;
+  label: string | null;
+  url: string;
+  events: PostEventKind[];
+  state: WebhookRow['state'];
+  failureCount: number;
+  lastDeliveryAt: string | null;
+  lastResponseStatus: number | null;
+  createdAt: string;
+  template: string | null;
+}
+
+export const toWebhookView = (w: WebhookRow): WebhookView => ({
+  id: w.id,
+  label: w.label,
+  url: w.url,
+  events: w.events,
+  state: w.state,
+  failureCount: w.failureCount,
+  lastDeliveryAt: w.lastDeliveryAt,
+  lastResponseStatus: w.lastResponseStatus,
+  createdAt: w.createdAt,
+  template: w.template,
+});
+
+/** Why a rendered body cannot be sent, or undefined when it is a JSON document within the size limit. */
+export function checkRenderedBody(body: string): string | undefined {
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > TEMPLATE_LIMITS.maxOutputBytes) return `rendered body is ${bytes} bytes; at most ${TEMPLATE_LIMITS.maxOutputBytes} are allowed`;
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    // Point at the spot in the output, since that is what the template author has to look for.
+    const at = /position (\d+)/.exec(message);
+    if (!at) return `rendered body is not valid JSON: ${message}`;
+    const before = body.slice(0, Number(at[1])).split('\n');
+    return `rendered body is not valid JSON: ${message} (output line ${before.length}, column ${before[before.length - 1].length + 1})`;
+  }
+}
+
+/** A rendered body that cannot be sent: not JSON, or too large. */
+export class RenderedBodyError extends Error {}
+
+/**
+ * Renders `template` (or the default) with `data`; returns the body or throws TemplateError for
+ * parse and runtime errors, or RenderedBodyError for a body that is not sendable JSON.
+ */
+export function renderBody(template: string | null | undefined, data: TemplateRoot): string {
+  const body = compileTemplate(template ?? DEFAULT_TEMPLATE).render(data);
+  const problem = checkRenderedBody(body);
+  if (problem) throw new RenderedBodyError(problem);
+  return body;
+}
+
+export interface WebhookServiceDeps {
+  repo: WebhookRepository;
+  /** Read at call time: tests flip webhookAllowPrivate, and set mediaUrl after start-up. */
+  config: { webhookAllowPrivate: boolean; mediaUrl: string };
+  resolver?: Resolver;
+  /** Told when a webhook may have become deliverable (reactivation). */
+  onReactivated?(id: string): void;
+}
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  list(ownerId: number): WebhookView[] {
+    return this.deps.repo.listByOwner(ownerId).map(toWebhookView);
+  }
+
+  get(ownerId: number, id: string): WebhookView {
+    return toWebhookView(this.owned(ownerId, id));
+  }
+
+  async create(ownerId: number, input: CreateWebhook): Promise<WebhookView> {
+    // Cheap refusal before any DNS work; the insert re-checks atomically.
+    if (this.deps.repo.countByOwner(ownerId) >= MAX_WEBHOOKS_PER_USER) throw this.tooMany();
+    const url = await this.checkUrl(input.url);
+    this.checkTemplate(input.template ?? null, input.events);
+    const row = this.deps.repo.insertWithin(MAX_WEBHOOKS_PER_USER, {
+      ownerId,
+      label: input.label ?? null,
+      url,
+      secret: input.secret,
+      events: input.events,
+      template: input.template ?? null,
+    });
+    if (!row) throw this.tooMany();
+    return toWebhookView(row);
+  }
+
+  async update(ownerId: number, id: string, patch: PatchWebhook): Promise<WebhookView> {
+    const current = this.owned(ownerId, id);
+    const changes: WebhookPatch = { ...patch };
+    if (patch.url !== undefined) changes.url = await this.checkUrl(patch.url);
+    // Any change to what gets rendered is test-rendered against the resulting whole.
+    if (patch.template !== undefined || patch.events !== undefined) {
+      this.checkTemplate(patch.template !== undefined ? patch.template : current.template, patch.events ?? current.events);
+    }
+    const row = this.deps.repo.update(this.owned(ownerId, id).id, changes);
+    if (!row) throw notFound('webhook not found');
+    return toWebhookView(row);
+  }
+
+  delete(ownerId: number, id: string): void {
+    if (!this.deps.repo.delete(this.owned(ownerId, id).id)) throw notFound('webhook not found');
+  }
+
+  reactivate(ownerId: number, id: string): WebhookView {
+    const row = this.deps.repo.reactivate(this.owned(ownerId, id).id);
+    if (!row) throw notFound('webhook not found');
+    this.deps.onReactivated?.(row.id);
+    return toWebhookView(row);
+  }
+
+  attempts(ownerId: number, id: string): AttemptRow[] {
+    return this.deps.repo.latestAttempts(this.owned(ownerId, id).id, 50);
+  }
+
+  preview(input: PreviewWebhook): { body: string } {
+    return { body: this.renderChecked(input.template ?? null, input.event) };
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  private owned(ownerId: number, id: string): WebhookRow {
+    const row = UUID_PATTERN.test(id) ? this.deps.repo.getOwned(id.toLowerCase(), ownerId) : undefined;
+    if (!row) throw notFound('webhook not found');
+    return row;
+  }
+
+  private tooMany(): AppError {
+    return new AppError('conflict', `a user may have at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
+  }
+
+  /** The URL as stored (WHATWG-normalised), or 400 on ['url'] saying why it is refused. */
+  private async checkUrl(raw: string): Promise<string> {
+    try {
+      const url = await checkUrlOnSave(raw, { allowPrivate: this.deps.config.webhookAllowPrivate, resolver: this.deps.resolver });
+      return url.href;
+    } catch (err) {
+      if (err instanceof ForbiddenTargetError) throw invalid(['url'], `url ${err.message}`, 'invalid_url', 'a public http(s) URL', 'string');
+      throw err;
+    }
+  }
+
+  /** Test-renders the template for every subscribed event, as decisions §8 asks on save. */
+  private checkTemplate(template: string | null, events: readonly PostEventKind[]): void {
+    for (const event of events) this.renderChecked(template, event);
+  }
+
+  private renderChecked(template: string | null, event: PostEventKind): string {
+    try {
+      return renderBody(template, sampleEventData(event, this.deps.config.mediaUrl));
+    } catch (err) {
+      const context = `(rendering sample data for the ${event} event)`;
+      if (err instanceof TemplateError) {
+        throw invalid(['template'], `${err.message} ${context}`, 'invalid_template', 'a valid template', 'string');
+      }
+      if (err instanceof RenderedBodyError) throw invalid(['template'], `${err.message} ${context}`, 'invalid_template', 'a template rendering JSON', 'string');
+      throw err;
+    }
+  }
+}
