@@ -40,7 +40,7 @@ for (const [name, value] of [
 }
 
 test('the server exits non-zero with one line naming a bad setting', async (t) => {
-  const err = await run('npx', ['tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
+  const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
   t.not(err.code, 0);
   const lines = String(err.stderr).trim().split('\n');
   t.is(lines.length, 1);
