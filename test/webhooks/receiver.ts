@@ -13,8 +13,8 @@ export interface Received {
   at: number;
 }
 
-/** 'hang': read the request, never answer. */
-export type Mode = number | 'hang' | { status: number; headers: Record<string, string> };
+/** 'hang': read the request, never answer. A function picks per request (n counts from 1). */
+export type Mode = number | 'hang' | { status: number; headers: Record<string, string> } | ((n: number) => number | 'hang');
 
 export interface Receiver {
   url: string;
@@ -37,7 +37,7 @@ export async function startReceiver(mode: Mode = 200, host = '127.0.0.1'): Promi
       const raw = Buffer.concat(chunks);
       received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: raw.toString('utf8'), at: Date.now() });
       waiters = waiters.filter((w) => (received.length >= w.n ? (w.resolve(), false) : true));
-      const m = receiver.mode;
+      const m = typeof receiver.mode === 'function' ? receiver.mode(received.length) : receiver.mode;
       if (m === 'hang') {
         hanging.add(res);
         return;
