@@ -14,6 +14,8 @@ import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { createMetrics } from './observability/metrics.ts';
+import { requestLog } from './observability/request-log.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -29,6 +31,9 @@ export function createApp(services: Services): Koa<AppState> {
     ctx.set('X-Request-Id', ctx.state.requestId);
     await next();
   });
+  // Outside the error handler, so both see the status the client gets.
+  const metrics = createMetrics(services);
+  app.use(requestLog(services.log, [metrics.observeRequest]));
   app.use(errorHandler(services.log));
   app.use(bodyCap());
   // Before every router: an invalid X-Access-Key is 401 even on public endpoints (decisions §2).
@@ -43,6 +48,7 @@ export function createApp(services: Services): Koa<AppState> {
     imageSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     webhookRoutes(services),
+    metrics.routes(),
   ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
