@@ -1,0 +1,46 @@
+/**
+ * The `imgpost` command line: `imgpost <command> [args]`. Each command lives in its own module,
+ * loaded only when used, so `imgpost es start` does not pay for the server's dependencies.
+ * Run with `npx imgpost` (bin/imgpost.js) or `tsx src/cli/main.ts`.
+ */
+
+interface CommandModule {
+  run(args: string[]): Promise<number>;
+}
+
+// One line per command: name, one-line summary, module.
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  es: { summary: 'run the local Elasticsearch node (start, stop, status)', load: () => import('./es-command.ts') },
+  user: { summary: 'manage accounts (add, list, set-permission, reset-key, remove)', load: () => import('./user-command.ts') },
+  import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}   ${c.summary}`);
+  return `Usage: imgpost <command> [args]\n\nCommands:\n${lines.join('\n')}\n\nRun \`imgpost <command> --help\` for a command's options.\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(name === undefined ? usage() : `imgpost: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return (await command.load()).run(args);
+}
+
+try {
+  // exitCode rather than exit(): lets stdout drain before the process ends.
+  process.exitCode = await main(process.argv.slice(2));
+} catch (err) {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`imgpost: ${message}\n`);
+  if (process.env.IMGPOST_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,409 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * A managed local Elasticsearch node for development, tests and CI on machines without Docker.
+ * The integ-test distribution (no bundled JDK, 107 MB) is fetched from Maven Central with `mvn`,
+ * unpacked into a cache outside the repo and run daemonised on 127.0.0.1. Every step is idempotent,
+ * and a lock file keeps concurrent callers (the server, `npm test`'s pretest, each test worker) from
+ * launching it twice.
+ */
+
+export interface ManagedNodeStatus { running: boolean; url: string; pid?: number; version: string; home: string }
+
+export const MANAGED_ES_VERSION = '8.19.21';
+
+const ES_USER = 'imgpost-es';
+const CLUSTER = 'imgpost-local';
+const START_TIMEOUT_MS = 120_000;
+// A first run downloads 107 MB while holding the lock, so waiters must be patient.
+const LOCK_WAIT_MS = 15 * 60_000;
+// Elasticsearch 8.19 supports JDK 17 through 24; a newer JDK is only a last resort.
+const JAVA_MIN = 17;
+const JAVA_MAX = 24;
+const INSTALL_HINT =
+  'apt-get install openjdk-17-jdk-headless maven, or run `docker compose up` instead, or set ELASTICSEARCH_URL';
+
+const isRoot = () => process.getuid?.() === 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Layout = ReturnType<typeof layout>;
+
+function layout() {
+  const home = resolveHome();
+  const raw = process.env.IMGPOST_ES_PORT || '9277';
+  const port = Number(raw);
+  // The transport port is HTTP + 100, so the upper bound keeps both valid.
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) throw new Error(`invalid IMGPOST_ES_PORT=${JSON.stringify(raw)}: must be a port number below 65436`);
+  const at = (...parts: string[]) => path.join(home, ...parts);
+  return {
+    home, install: at(`elasticsearch-${MANAGED_ES_VERSION}`), zipDir: at('download'), zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
+    data: at('data'), logs: at('logs'), run: at('run'), pidFile: at('run', 'elasticsearch.pid'), lockFile: at('start.lock'),
+    port, url: `http://127.0.0.1:${port}`,
+  };
+}
+
+function resolveHome(): string {
+  if (process.env.IMGPOST_ES_HOME) return path.resolve(process.env.IMGPOST_ES_HOME);
+  const home = path.join(os.homedir(), '.cache', 'imgpost', 'elasticsearch');
+  // As root the node runs as an unprivileged user, which cannot enter a private /root (mode 700).
+  return isRoot() && unreachableAncestor(home) ? '/var/cache/imgpost/elasticsearch' : home;
+}
+
+/** The first existing ancestor directory that users other than its owner cannot traverse. */
+function unreachableAncestor(p: string): string | undefined {
+  for (let dir = path.dirname(p); ; dir = path.dirname(dir)) {
+    // A missing directory does not block: mkdir creates it 0755.
+    if (fs.existsSync(dir) && (fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
+async function getJson<T>(url: string): Promise<T | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// `GET /` answers 405 on this distribution; cluster health is the readiness signal.
+const clusterHealth = async (url: string) => (await getJson<{ status?: string }>(`${url}/_cluster/health`))?.status;
+const isReady = (status: string | undefined) => status === 'green' || status === 'yellow';
+
+async function localNodeInfo(url: string): Promise<{ pid?: number; version?: string; home?: string } | undefined> {
+  type Node = { version?: string; process?: { id?: number }; settings?: { path?: { home?: string } } };
+  const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home';
+  const node = Object.values((await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {})[0];
+  return node && { pid: node.process?.id, version: node.version, home: node.settings?.path?.home };
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
+    const done = (open: boolean) => { socket.destroy(); resolve(open); };
+    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
+  });
+}
+
+const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
+
+function readPid(file: string): number | undefined {
+  const pid = Number(readText(file)?.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function pidAlive(pid: number, mustBeElasticsearch = false): boolean {
+  try { process.kill(pid, 0); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false; }
+  // An unreaped zombie (a container whose pid 1 does not reap) has exited even though kill(0) succeeds.
+  if (/\) Z /.test(readText(`/proc/${pid}/stat`) ?? '')) return false;
+  // A pid file left over from before a reboot may name an unrelated process now: never signal that.
+  // Without /proc (macOS) the pid is trusted.
+  return !mustBeElasticsearch || (readText(`/proc/${pid}/cmdline`)?.includes('org.elasticsearch') ?? true);
+}
+
+/** The pid of the node this cache runs, if it is alive. */
+function managedPid(l: Layout): number | undefined {
+  const pid = readPid(l.pidFile);
+  return pid !== undefined && pidAlive(pid, true) ? pid : undefined;
+}
+
+function which(cmd: string): string | undefined {
+  const executable = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
+  return (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
+}
+
+function javaMajor(home: string): number | undefined {
+  const java = path.join(home, 'bin', 'java');
+  if (!fs.existsSync(java)) return undefined;
+  const parse = (m: RegExpExecArray | null) => (m ? Number(m[1] === '1' ? m[2] : m[1]) : undefined);
+  // The JDK's release file is instant; `java -version` (the fallback) starts a JVM.
+  return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? '')) ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
+}
+
+/** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
+function findJava(log: (line: string) => void): { home: string; major: number } | undefined {
+  const candidates = [process.env.ES_JAVA_HOME, process.env.JAVA_HOME];
+  const onPath = which('java');
+  if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
+  const lts = (d: string) => (/(^|\D)(17|21)(\D|$)/.test(d) ? 0 : 1);
+  const jvms = fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').sort((a, b) => lts(a) - lts(b) || a.localeCompare(b)) : [];
+  candidates.push(...jvms.map((d) => path.join('/usr/lib/jvm', d)));
+  const found = [...new Set(candidates.filter((c): c is string => !!c))]
+    .map((home) => ({ home, major: javaMajor(home) ?? 0 }))
+    .filter((j) => j.major >= JAVA_MIN);
+  const supported = found.find((j) => j.major <= JAVA_MAX);
+  if (supported) return supported;
+  if (found[0]) log(`warning: Elasticsearch ${MANAGED_ES_VERSION} supports Java ${JAVA_MIN}-${JAVA_MAX}; trying Java ${found[0].major} at ${found[0].home}`);
+  return found[0];
+}
+
+function findMaven(): string | undefined {
+  const fromHome = [process.env.MAVEN_HOME, process.env.M2_HOME].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
+  return which('mvn') ?? fromHome.find((f) => fs.existsSync(f));
+}
+
+/** Runs a command to completion; on failure the error carries the end of its output. */
+function runTool(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-4000); };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args[0]} failed (exit ${code}): ${lastLines(out, 10).join(' | ')}`)));
+  });
+}
+
+const lastLines = (text: string, n: number) => text.split('\n').filter((s) => s.trim()).slice(-n);
+
+/** The last lines of a log, without Java stack frames, which crowd out the cause. */
+function tail(file: string, n: number): string[] {
+  const text = (readText(file) ?? '').slice(-64_000);
+  return lastLines(text.split('\n').filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s)).join('\n'), n);
+}
+
+async function ensureInstalled(l: Layout, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
+  // We hold the lock, so temp dirs are leftovers of an interrupted run.
+  for (const dir of [l.home, l.zipDir]) {
+    const leftovers = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^\.(partial|unpack)-/.test(n)) : [];
+    for (const name of leftovers) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+  if (fs.existsSync(path.join(l.install, 'bin', 'elasticsearch'))) return;
+
+  if (!fs.existsSync(l.zip) && mvn) {
+    // Maven writes into a private directory moved into place when complete: a half download never looks finished.
+    const partial = path.join(l.zipDir, `.partial-${process.pid}`);
+    await fsp.mkdir(partial, { recursive: true });
+    log(`downloading Elasticsearch ${MANAGED_ES_VERSION} (107 MB) from Maven Central…`);
+    const t0 = Date.now();
+    await runTool(mvn, ['-q', '-B', 'dependency:copy',
+      `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
+      `-DoutputDirectory=${partial}`], { cwd: partial, env: { ...process.env, JAVA_HOME: javaHome } });
+    await fsp.rename(path.join(partial, path.basename(l.zip)), l.zip);
+    await fsp.rm(partial, { recursive: true, force: true });
+    log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  // Unpack beside the final place, then rename: an interrupted unpack never leaves a broken install.
+  const unpack = path.join(l.home, `.unpack-${process.pid}`);
+  await fsp.mkdir(unpack, { recursive: true });
+  log(`unpacking into ${l.install}…`);
+  const jar = path.join(javaHome, 'bin', 'jar');
+  const unzip = which('unzip');
+  if (!unzip && !fs.existsSync(jar)) throw new Error(`cannot unpack ${l.zip}: apt-get install unzip (or use a full JDK, which has \`jar\`)`);
+  try {
+    if (unzip) await runTool(unzip, ['-q', l.zip, '-d', unpack]);
+    else {
+      await runTool(jar, ['xf', l.zip], { cwd: unpack });
+      // jar drops the executable bits that unzip would keep.
+      const bin = path.join(unpack, path.basename(l.install), 'bin');
+      for (const f of fs.readdirSync(bin)) fs.chmodSync(path.join(bin, f), 0o755);
+    }
+  } catch (err) {
+    // A corrupt zip would fail the same way forever: drop it so the next run downloads again.
+    fs.rmSync(l.zip, { force: true });
+    fs.rmSync(unpack, { recursive: true, force: true });
+    throw err;
+  }
+  await fsp.rename(path.join(unpack, path.basename(l.install)), l.install);
+  await fsp.rm(unpack, { recursive: true, force: true });
+}
+
+function configure(l: Layout): void {
+  const heap = process.env.IMGPOST_ES_HEAP || '512m';
+  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid IMGPOST_ES_HEAP=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  // Rewritten on every launch so a changed port, heap or home takes effect.
+  fs.writeFileSync(path.join(l.install, 'config', 'elasticsearch.yml'), [
+    '# Written by imgpost (src/elasticsearch/managed-node.ts) on every start; edits are lost.',
+    `cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`,
+    // Loopback only: keeps the node private and its bootstrap checks in development mode.
+    'network.host: 127.0.0.1', `http.port: ${l.port}`, `transport.port: ${l.port + 100}`,
+    'discovery.type: single-node', 'xpack.security.enabled: false',
+    // Developer disks are often nearly full; the watermarks would make indices read-only.
+    'cluster.routing.allocation.disk.threshold_enabled: false',
+    // Tests clean up their indices with wildcards.
+    'action.destructive_requires_name: false',
+    `path.data: ${l.data}`, `path.logs: ${l.logs}`, '',
+  ].join('\n'));
+  const optsDir = path.join(l.install, 'config', 'jvm.options.d');
+  fs.mkdirSync(optsDir, { recursive: true });
+  fs.writeFileSync(path.join(optsDir, 'heap.options'), `-Xms${heap}\n-Xmx${heap}\n`);
+}
+
+/** As root: the unprivileged account the node runs as (Elasticsearch refuses to run as root). */
+function ensureUser(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, ES_USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  try { id('-u'); } catch { execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER], { stdio: 'ignore' }); }
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** Exclusive lock across processes; resolves undefined when the node became ready while we waited. */
+async function acquireLock(l: Layout, log: (line: string) => void): Promise<(() => void) | undefined> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let announced = false;
+  for (;;) {
+    try {
+      const fh = await fsp.open(l.lockFile, 'wx');
+      await fh.writeFile(`${process.pid}\n`);
+      await fh.close();
+      return () => fs.rmSync(l.lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = readPid(l.lockFile);
+    let age = 0;
+    try { age = Date.now() - fs.statSync(l.lockFile).mtimeMs; } catch { continue; }
+    // An empty lock is one being written right now, unless it is old.
+    if (holder === undefined ? age > 10_000 : !pidAlive(holder)) {
+      // Rename rather than unlink, so of two processes clearing the same stale lock only one succeeds;
+      // should we have moved a fresh lock taken meanwhile, link it back (fails if yet another exists).
+      const grave = `${l.lockFile}.stale-${process.pid}`;
+      try { fs.renameSync(l.lockFile, grave); } catch { continue; }
+      const taken = readPid(grave);
+      if (taken !== undefined && taken !== holder && pidAlive(taken)) { try { fs.linkSync(grave, l.lockFile); } catch { /* ignore */ } }
+      fs.rmSync(grave, { force: true });
+      continue;
+    }
+    if (!announced) log(`another process (pid ${holder ?? '?'}) is starting Elasticsearch; waiting for it…`);
+    announced = true;
+    if (isReady(await clusterHealth(l.url))) return undefined;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${l.lockFile} (held by pid ${holder}); remove it if that process is gone`);
+    await sleep(1000);
+  }
+}
+
+/** The error for a failed start: one line, then the ends of the node's log and of the launcher's output. */
+function startError(l: Layout, why: string): Error {
+  const lines = [`Elasticsearch did not start: ${why} (logs in ${l.logs})`];
+  for (const [f, n] of [[path.join(l.logs, `${CLUSTER}.log`), 20], [path.join(l.logs, 'launcher.log'), 8]] as const) {
+    const t = tail(f, n);
+    if (t.length) lines.push(`--- last lines of ${f} ---`, ...t);
+  }
+  return new Error(lines.join('\n'));
+}
+
+async function waitForReady(l: Layout, log: (line: string) => void, launcher?: Promise<number | null>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
+  const start = Date.now();
+  let exitCode: number | null | undefined;
+  void launcher?.then((code) => { exitCode = code; });
+  for (let lastReport = start; ;) {
+    const status = await clusterHealth(l.url);
+    if (isReady(status)) return;
+    // `elasticsearch -d` returns once the node has started or failed; non-zero means failed.
+    if (exitCode !== undefined && exitCode !== 0) throw startError(l, `the launcher exited with code ${exitCode}`);
+    if (exitCode === 0 && managedPid(l) === undefined) throw startError(l, 'the node exited right after starting');
+    const elapsed = Date.now() - start;
+    if (elapsed > timeoutMs) throw startError(l, `no ${status ? `yellow/green health (it is ${status})` : 'answer'} on ${l.url} after ${Math.round(elapsed / 1000)} s`);
+    if (Date.now() - lastReport >= 5000) {
+      lastReport = Date.now();
+      log(`waiting for Elasticsearch on ${l.url} (${Math.round(elapsed / 1000)} s${status ? `, health ${status}` : ''})…`);
+    }
+    await sleep(500);
+  }
+}
+
+async function launch(l: Layout, javaHome: string, log: (line: string) => void): Promise<void> {
+  for (const dir of [l.data, l.logs, l.run]) fs.mkdirSync(dir, { recursive: true });
+  let owner: { uid: number; gid: number } | undefined;
+  if (isRoot()) {
+    const blocked = unreachableAncestor(path.join(l.home, 'x'));
+    if (blocked) throw new Error(`${l.home} is inside ${blocked}, which user ${ES_USER} cannot enter: set IMGPOST_ES_HOME to a directory outside it`);
+    owner = ensureUser();
+    // The node writes its keystore into config/, gc logs under its home, and data, logs and pid file.
+    execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, l.install, l.data, l.logs, l.run]);
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: javaHome, ES_PATH_CONF: path.join(l.install, 'config') };
+  delete env.JAVA_HOME; // else the launcher warns that it ignores it
+  if (owner) env.HOME = l.run;
+  const launcherLog = path.join(l.logs, 'launcher.log');
+  log(`starting Elasticsearch ${MANAGED_ES_VERSION} on ${l.url} (Java ${javaMajor(javaHome)} at ${javaHome})…`);
+  const out = fs.openSync(launcherLog, 'w');
+  // detached: its own session, so a Ctrl-C in the terminal that started it does not stop the node.
+  const child = spawn(path.join(l.install, 'bin', 'elasticsearch'), ['-d', '-p', l.pidFile], {
+    cwd: l.install, env, stdio: ['ignore', out, out], detached: true, ...owner,
+  });
+  fs.closeSync(out);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', (err) => { fs.appendFileSync(launcherLog, `${err.message}\n`); resolve(-1); });
+  });
+  child.unref();
+  await waitForReady(l, log, exited);
+}
+
+let inflight: Promise<ManagedNodeStatus> | undefined;
+
+/** Idempotent: returns the node answering on the port, else fetches, unpacks and starts one. */
+export function startManagedNode(opts: { log?: (line: string) => void } = {}): Promise<ManagedNodeStatus> {
+  // Callers in one process share one attempt; other processes are kept out by the lock file.
+  inflight ??= start(opts.log ?? (() => {})).finally(() => { inflight = undefined; });
+  return inflight;
+}
+
+async function start(log: (line: string) => void): Promise<ManagedNodeStatus> {
+  const l = layout();
+  if (isReady(await clusterHealth(l.url))) return managedNodeStatus();
+  await fsp.mkdir(l.home, { recursive: true });
+  const release = await acquireLock(l, log);
+  try {
+    // Re-check: whoever held the lock may have started it.
+    if (isReady(await clusterHealth(l.url))) return managedNodeStatus();
+    if (managedPid(l) !== undefined || (await portOpen(l.port))) {
+      // Our node still starting (or red), or someone else's: wait for it rather than launch a second.
+      const ours = managedPid(l) !== undefined;
+      log(`${ours ? 'the managed node is already starting' : `something already listens on ${l.url}`}; waiting for it to report healthy…`);
+      await waitForReady(l, log, undefined, ours ? START_TIMEOUT_MS : 30_000).catch((err: Error) => {
+        throw ours ? err : new Error(`port ${l.port} is in use but not by a healthy Elasticsearch: free it or set IMGPOST_ES_PORT`);
+      });
+      return managedNodeStatus();
+    }
+    const java = findJava(log);
+    const mvn = findMaven();
+    // Maven is needed only until the zip is downloaded.
+    const needMaven = !mvn && !fs.existsSync(path.join(l.install, 'bin', 'elasticsearch')) && !fs.existsSync(l.zip);
+    if (!java || needMaven) {
+      const what = [!java && `a Java ${JAVA_MIN}+ JDK`, needMaven && 'Maven'].filter(Boolean).join(' and ');
+      throw new Error(`Elasticsearch needs ${what} to be fetched and run locally: ${INSTALL_HINT}`);
+    }
+    await ensureInstalled(l, java.home, mvn, log);
+    configure(l);
+    await launch(l, java.home, log);
+    log(`Elasticsearch is ready on ${l.url}`);
+    return managedNodeStatus();
+  } finally {
+    release?.();
+  }
+}
+
+export async function managedNodeStatus(): Promise<ManagedNodeStatus> {
+  const l = layout();
+  const status = await clusterHealth(l.url);
+  const base = { url: l.url, version: MANAGED_ES_VERSION, home: l.home };
+  if (status === undefined) return { running: false, ...base, pid: managedPid(l) };
+  // The node may have been started by another checkout or by hand: report what actually answers.
+  const info = await localNodeInfo(l.url);
+  return { running: true, ...base, pid: managedPid(l) ?? info?.pid, version: info?.version ?? MANAGED_ES_VERSION };
+}
+
+/** Stops the node this cache runs (found by pid file, or by its path.home); leaves other nodes alone. */
+export async function stopManagedNode(): Promise<void> {
+  const l = layout();
+  const info = managedPid(l) === undefined ? await localNodeInfo(l.url) : undefined;
+  const pid = managedPid(l) ?? (info?.home === l.install ? info.pid : undefined);
+  if (pid === undefined) return;
+  try { process.kill(pid, 'SIGTERM'); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; }
+  for (let waited = 0; pidAlive(pid); waited += 250) {
+    if (waited === 60_000) process.kill(pid, 'SIGKILL');
+    if (waited > 70_000) throw new Error(`Elasticsearch (pid ${pid}) did not exit`);
+    await sleep(250);
+  }
+  fs.rmSync(l.pidFile, { force: true });
+}
