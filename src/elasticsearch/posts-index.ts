@@ -90,7 +90,7 @@ export class PostsIndex {
   }
 
   /** Applies changes with one bulk request; version conflicts (a newer change already there) are success. */
-  async apply(changes: IndexChange[], opts: { refresh?: boolean | 'wait_for'; targets?: string[] } = {}): Promise<void> {
+  async apply(changes: IndexChange[], opts: { refresh?: boolean | 'wait_for'; targets?: string[]; retried?: boolean } = {}): Promise<void> {
     if (changes.length === 0) return;
     const targets = opts.targets ?? (await this.writeTargets());
     const operations: unknown[] = [];
@@ -111,6 +111,13 @@ export class PostsIndex {
       .map((item) => Object.values(item)[0])
       .filter((r) => r && r.error && r.status !== 409 && !(r.status === 404 && r.result === 'not_found'));
     if (failures.length > 0) {
+      // A reindex closed or deleted an index listed in stale targets: list them again and retry once,
+      // so a write made just after the alias swap still lands (and is searchable) before its response.
+      const gone = (r: (typeof failures)[number]) => r?.error?.type === 'index_not_found_exception' || r?.error?.type === 'index_closed_exception';
+      if (!opts.targets && !opts.retried && failures.every(gone)) {
+        this.targets = null;
+        return this.apply(changes, { ...opts, retried: true });
+      }
       const first = failures[0]!;
       // An index that vanished mid-flight (a reindex just dropped it) is retried against fresh targets.
       if (first.error?.type === 'index_not_found_exception') this.targets = null;

@@ -53,7 +53,7 @@ export function isWindowError(err: unknown): boolean {
 function isGoneError(err: unknown): boolean {
   if (!(err instanceof errors.ResponseError)) return false;
   const text = JSON.stringify(err.body ?? err.message);
-  return /index_not_found_exception|search_context_missing_exception|No search context found/i.test(text);
+  return /index_not_found_exception|index_closed_exception|search_context_missing_exception|No search context found/i.test(text);
 }
 
 /** Elasticsearch being down is a 503 for the caller, not a 500. */

@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { compose } from '../compose.ts';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../log.ts';
+import { createProgress } from '../search/progress.ts';
+import { verify, type VerifyResult } from '../search/verify.ts';
+
+const USAGE = `Usage: imgpost verify [--repair] [--json]
+
+Compares SQLite (DATA_DIR) with the posts index behind the alias: posts missing from the index,
+stale documents (version or content differ from the record) and orphans (documents of posts that
+no longer exist). Exit status 0 when clean, 1 on drift.
+
+Options:
+  --repair    fix the drift (index missing and stale posts, delete orphans); exit 0 when it worked
+  --json      print the result as JSON on stdout
+  --help      this text
+
+Progress goes to stderr.
+`;
+
+const LISTED = 20;
+
+function describe(result: VerifyResult, repairing: boolean): string {
+  const by = (kind: string) => result.drift.filter((d) => d.kind === kind).length;
+  const lines = [
+    `checked ${result.posts} posts and ${result.documents} documents in ${result.index}: ` +
+      `${by('missing')} missing, ${by('stale')} stale, ${by('orphan')} orphan`,
+  ];
+  for (const d of result.drift.slice(0, LISTED)) lines.push(`  ${d.kind.padEnd(7)} ${d.postId}${d.reason ? ` (${d.reason})` : ''}`);
+  if (result.drift.length > LISTED) lines.push(`  ... and ${result.drift.length - LISTED} more`);
+  if (repairing && result.drift.length > 0)
+    lines.push(result.clean ? `repaired ${result.repaired}; the index now agrees with SQLite` : `repair incomplete: drift remains`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { repair: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    process.stderr.write(`imgpost verify: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  const services = await compose(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
+  try {
+    const repairing = values.repair === true;
+    const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(label, total) });
+    process.stderr.write(describe(result, repairing));
+    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    return result.clean ? 0 : 1;
+  } finally {
+    await services.close();
+  }
+}

@@ -1,0 +1,223 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Db } from '../db/sqlite.ts';
+import { toPostDocument } from '../elasticsearch/post-document.ts';
+import type { PostsIndex } from '../elasticsearch/posts-index.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { PostRecord } from '../posts/post-record.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import { silentProgress, type Progress } from './progress.ts';
+
+export interface VerifyDeps {
+  db: Db;
+  postsIndex: PostsIndex;
+  postRepository: PostRepository;
+  outbox: Outbox;
+}
+
+export type DriftKind = 'missing' | 'stale' | 'orphan';
+export interface Drift {
+  kind: DriftKind;
+  postId: string;
+  /** why a stale document differs: 'version' and/or the differing fields */
+  reason?: string;
+}
+
+export interface VerifyResult {
+  index: string;
+  posts: number;
+  documents: number;
+  drift: Drift[];
+  repaired: number;
+  clean: boolean;
+}
+
+export interface VerifyOptions {
+  repair?: boolean;
+  batch?: number;
+  progress?: (label: string, total: number) => Progress;
+  /** drift is checked again after this pause, so changes still on their way through the relay are not reported */
+  recheckMs?: number;
+}
+
+interface EsDoc {
+  found: boolean;
+  version?: number;
+  source?: Record<string, unknown>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mget is real-time (it reads the translog), so no refresh is needed to see the latest write. */
+async function fetchDocs(postsIndex: PostsIndex, index: string, ids: string[]): Promise<Map<string, EsDoc>> {
+  const out = new Map<string, EsDoc>();
+  if (ids.length === 0) return out;
+  const res = await postsIndex.client.mget<Record<string, unknown>>({ index, ids });
+  for (const d of res.docs) {
+    const doc = d as { _id: string; found?: boolean; _version?: number; _source?: Record<string, unknown> };
+    out.set(doc._id, { found: doc.found === true, version: doc._version, source: doc._source });
+  }
+  return out;
+}
+
+function compare(post: PostRecord, doc: EsDoc | undefined): Drift | undefined {
+  if (!doc?.found) return { kind: 'missing', postId: post.id };
+  const expected = toPostDocument(post) as unknown as Record<string, unknown>;
+  const fields = Object.keys({ ...expected, ...doc.source }).filter((k) => !isDeepStrictEqual(expected[k], doc.source?.[k]));
+  const reasons = [...(doc.version !== post.version ? [`version ${doc.version} != ${post.version}`] : []), ...fields];
+  return reasons.length ? { kind: 'stale', postId: post.id, reason: reasons.join(', ') } : undefined;
+}
+
+function existingIds(db: Db, ids: string[]): Set<string> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = db.prepare(`SELECT id FROM posts WHERE id IN (${chunk.map(() => '?').join(',')})`).pluck().all(...chunk) as string[];
+    for (const id of rows) found.add(id);
+  }
+  return found;
+}
+
+/** Every document id in the index, walked with a point-in-time (no result-window limit). */
+async function* indexIds(postsIndex: PostsIndex, index: string, size: number): AsyncGenerator<string[]> {
+  const es = postsIndex.client;
+  let pit = (await es.openPointInTime({ index, keep_alive: '2m' })).id;
+  try {
+    let after: unknown[] | undefined;
+    for (;;) {
+      const res = await es.search({
+        pit: { id: pit, keep_alive: '2m' },
+        size,
+        sort: [{ _shard_doc: 'asc' }] as never,
+        _source: false,
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+      if (res.pit_id) pit = res.pit_id;
+      const hits = res.hits.hits;
+      if (hits.length === 0) return;
+      yield hits.map((h) => h._id!);
+      after = hits[hits.length - 1].sort;
+    }
+  } finally {
+    await es.closePointInTime({ id: pit }).catch(() => undefined);
+  }
+}
+
+async function scan(deps: VerifyDeps, index: string, opts: VerifyOptions): Promise<{ posts: number; documents: number; drift: Drift[] }> {
+  const batch = opts.batch ?? 1000;
+  const drift: Drift[] = [];
+  const totalPosts = deps.postRepository.count();
+  const progress = opts.progress?.('posts', totalPosts) ?? silentProgress;
+  let posts = 0;
+  for (const records of deps.postRepository.batches(batch)) {
+    const docs = await fetchDocs(deps.postsIndex, index, records.map((p) => p.id));
+    for (const post of records) {
+      const d = compare(post, docs.get(post.id));
+      if (d) drift.push(d);
+    }
+    posts += records.length;
+    progress.update(posts, Math.max(posts, totalPosts));
+  }
+  progress.done();
+
+  const count = (await deps.postsIndex.client.count({ index })).count;
+  const docsProgress = opts.progress?.('documents', count) ?? silentProgress;
+  let documents = 0;
+  for await (const ids of indexIds(deps.postsIndex, index, Math.min(batch * 5, 10_000))) {
+    const known = existingIds(deps.db, ids);
+    for (const id of ids) if (!known.has(id)) drift.push({ kind: 'orphan', postId: id });
+    documents += ids.length;
+    docsProgress.update(documents, Math.max(documents, count));
+  }
+  docsProgress.done();
+  return { posts, documents, drift };
+}
+
+/** Looks at the drifted posts again, one fresh read each, and keeps what still drifts. */
+async function recheck(deps: VerifyDeps, index: string, drift: Drift[]): Promise<Drift[]> {
+  const ids = [...new Set(drift.map((d) => d.postId))];
+  const docs = await fetchDocs(deps.postsIndex, index, ids);
+  const posts = new Map(deps.postRepository.getManyById(ids).map((p) => [p.id, p]));
+  const out: Drift[] = [];
+  for (const id of ids) {
+    const post = posts.get(id);
+    const doc = docs.get(id);
+    if (!post) {
+      if (doc?.found) out.push({ kind: 'orphan', postId: id });
+      continue;
+    }
+    const d = compare(post, doc);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+/**
+ * Puts one post's current record into the index whatever the index holds. A document altered or
+ * deleted behind our back may carry a version (or tombstone) at or above the post's, which an
+ * external-version write would silently lose to. So: a plain write first, which always lands and
+ * reports the version it reached; if that is above the post's, the post's version is raised to it
+ * (with a 'reindex' outbox row, so every index, e.g. one a reindex is building, follows); then the
+ * document is written again with that version as external_gte, leaving index and SQLite agreeing.
+ */
+async function forceIndex(deps: VerifyDeps, index: string, postId: string): Promise<boolean> {
+  const es = deps.postsIndex.client;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const post = deps.postRepository.getById(postId);
+    if (!post) return true; // deleted meanwhile: the relay removes it
+    const plain = await es.index({ index, id: post.id, document: toPostDocument(post) });
+    let version = post.version;
+    if (plain._version > post.version) {
+      const raised = deps.db.transaction(() => {
+        const changed = deps.db.prepare('UPDATE posts SET version = ? WHERE id = ? AND version = ?').run(plain._version, post.id, post.version).changes;
+        if (changed === 1) deps.outbox.append('reindex', { post: { ...post, version: plain._version } }, null);
+        return changed === 1;
+      })();
+      if (!raised) continue; // the post changed under us: start over with its new state
+      version = plain._version;
+    }
+    try {
+      await es.index({ index, id: post.id, document: toPostDocument({ ...post, version }), version, version_type: 'external_gte' });
+    } catch (err) {
+      // A newer change already landed: it carries the current record, which is what we wanted.
+      if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+    }
+    return true;
+  }
+  return false;
+}
+
+async function repair(deps: VerifyDeps, index: string, drift: Drift[]): Promise<number> {
+  let repaired = 0;
+  for (const d of drift) {
+    if (d.kind === 'orphan') {
+      await deps.postsIndex.client.delete({ index, id: d.postId }, { ignore: [404] });
+      repaired++;
+    } else if (await forceIndex(deps, index, d.postId)) repaired++;
+  }
+  await deps.postsIndex.client.indices.refresh({ index });
+  return repaired;
+}
+
+/**
+ * Compares SQLite (the source of truth) with the index behind the alias: posts missing from the
+ * index, documents whose version or content differ from the current record (stale), and documents
+ * of posts that no longer exist (orphans). With `repair`, fixes them and verifies again.
+ */
+export async function verify(deps: VerifyDeps, opts: VerifyOptions = {}): Promise<VerifyResult> {
+  const index = await deps.postsIndex.aliasTarget();
+  if (!index) throw new Error(`the alias ${deps.postsIndex.alias} does not exist; run \`imgpost reindex\``);
+  const first = await scan(deps, index, opts);
+  let drift = first.drift;
+  if (drift.length > 0) {
+    await sleep(opts.recheckMs ?? 1500);
+    drift = await recheck(deps, index, drift);
+  }
+  let repaired = 0;
+  if (opts.repair && drift.length > 0) {
+    repaired = await repair(deps, index, drift);
+    const after = await recheck(deps, index, drift);
+    return { index, posts: first.posts, documents: first.documents, drift, repaired, clean: after.length === 0 };
+  }
+  return { index, posts: first.posts, documents: first.documents, drift, repaired, clean: drift.length === 0 };
+}

@@ -1,0 +1,115 @@
+import test from 'ava';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
+import { hammingDistance } from '../../src/hashing/hamming.ts';
+import type { PostRecord } from '../../src/posts/post-record.ts';
+import { findWithin, MAX_DIFF } from '../../src/search/similar/find-similar.ts';
+import { Random } from '../../src/seed/random.ts';
+import { uuidV7 } from '../../src/seed/seed.ts';
+import { randomImage } from '../helpers/fixtures.ts';
+import { startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
+
+let fx: SeededApp;
+const rnd = new Random(99);
+test.before(async () => {
+  fx = await startSeededApp({ count: 1500, seed: 11, clusters: 40 });
+});
+test.after.always(async () => fx?.app.close());
+
+/**
+ * `hash` with `d` bits flipped. `even` spreads them over the four 16-bit segments as evenly as
+ * possible, the worst case for multi-index hashing (no segment is left close to the original).
+ */
+function flip(hash: string, d: number, even: boolean): string {
+  const chars = hash.split('');
+  const used = new Set<number>();
+  for (let i = 0; i < d; i++) {
+    let pos: number;
+    do pos = even ? (i % 4) * 16 + rnd.int(0, 15) : rnd.int(0, 63);
+    while (used.has(pos));
+    used.add(pos);
+    chars[pos] = chars[pos] === '0' ? '1' : '0';
+  }
+  return chars.join('');
+}
+
+/** Inserts posts with the given hashes into SQLite and the index, like the upload path would. */
+async function plant(hashes: string[]): Promise<PostRecord[]> {
+  const { postRepository, postsIndex, db } = fx.app.services;
+  const created: PostRecord[] = [];
+  db.transaction(() => {
+    for (const hash of hashes) {
+      const at = Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
+      const id = uuidV7(at, rnd);
+      postRepository.insert({ id, text: 'planted', rating: 'none', ext: 'png', mime: 'image/png', width: 8, height: 8, hash, uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+      created.push(postRepository.getById(id)!);
+    }
+  })();
+  await postsIndex.apply(created.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  return created;
+}
+
+/** Brute force over every post in SQLite, in the documented order. */
+function expected(posts: PostRecord[], hash: string, maxDiff: number) {
+  return posts
+    .map((p) => ({ id: p.id, diff: hammingDistance(hash, p.hash), createdAt: p.createdAt }))
+    .filter((m) => m.diff <= maxDiff)
+    .sort((a, b) => a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : 1));
+}
+
+test.serial('findWithin finds every post within maxDiff (0..11) and none beyond, closest then newest first', async (t) => {
+  const queries = Array.from({ length: 12 }, () => rnd.bits64());
+  // Per query: one post at every distance 0..13, evenly spread and at random, plus the seeded clusters.
+  await plant(queries.flatMap((q) => Array.from({ length: 14 }, (_, d) => [flip(q, d, true), flip(q, d, false)]).flat()));
+  const clusterBases = fx.seed.clusters.slice(0, 4).map((c) => c.base);
+  const posts = fx.posts();
+  let checked = 0;
+  let lookupMs = 0;
+  for (const q of [...queries, ...clusterBases]) {
+    for (let maxDiff = 0; maxDiff <= MAX_DIFF; maxDiff++) {
+      const started = Date.now();
+      const found = await findWithin(fx.app.services.postsIndex, q, maxDiff);
+      lookupMs += Date.now() - started;
+      const want = expected(posts, q, maxDiff);
+      t.deepEqual(found.map(({ id, diff }) => ({ id, diff })), want.map(({ id, diff }) => ({ id, diff })), `maxDiff ${maxDiff}`);
+      for (const m of found) t.is(m.diff, hammingDistance(q, m.hash));
+      checked++;
+    }
+  }
+  t.log(`${checked} lookups, ${(lookupMs / checked).toFixed(1)} ms each on average`);
+  await t.throwsAsync(findWithin(fx.app.services.postsIndex, queries[0], 12), { instanceOf: RangeError });
+});
+
+async function similar(image: Buffer | null, query = '') {
+  const form = new FormData();
+  if (image) form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'query.png');
+  else form.append('image', new Blob(['not an image at all'], { type: 'image/png' }), 'query.png');
+  const res = await fx.app.request(`/api/post/similar${query}`, { method: 'POST', body: form });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test.serial('POST /api/post/similar hashes the upload and lists posts within maxDiff', async (t) => {
+  const image = await randomImage(4242);
+  const first = await similar(image);
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.regex(first.body.hash, /^[01]{64}$/);
+  const hash: string = first.body.hash;
+  const before = new Set(first.body.similar.map((s: { id: string }) => s.id));
+  const [d0, d2, d9, d12] = await plant([hash, flip(hash, 2, true), flip(hash, 9, true), flip(hash, 12, true)]);
+
+  const res = await similar(image, '?maxDiff=9');
+  t.is(res.status, 200);
+  const mine = res.body.similar.filter((s: { id: string }) => !before.has(s.id));
+  const url = fx.app.services.config.mediaUrl;
+  t.deepEqual(mine, [
+    { id: d0.id, image: `${d0.id}.png`, imageURL: `${url}/${d0.id}.png`, diff: 0 },
+    { id: d2.id, image: `${d2.id}.png`, imageURL: `${url}/${d2.id}.png`, diff: 2 },
+    { id: d9.id, image: `${d9.id}.png`, imageURL: `${url}/${d9.id}.png`, diff: 9 },
+  ]);
+  t.false(res.body.similar.some((s: { id: string }) => s.id === d12.id));
+  t.is((await similar(image, '?maxDiff=1')).body.similar.filter((s: { id: string }) => !before.has(s.id)).length, 1);
+  t.is((await similar(image, '?limit=1')).body.similar.length, 1);
+  for (const q of ['?maxDiff=12', '?maxDiff=-1', '?limit=0', '?limit=101']) t.is((await similar(image, q)).status, 400, q);
+  const bad = await similar(null);
+  t.is(bad.status, 400);
+  t.true(Array.isArray(bad.body));
+});

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
+import { verify } from '../../src/search/verify.ts';
+import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
+
+let fx: SeededApp;
+test.before(async () => {
+  fx = await startSeededApp({ count: 300, seed: 23 });
+});
+test.after.always(async () => fx?.app.close());
+
+const run = promisify(execFile);
+
+/** `imgpost verify` as a separate process against the test app's data directory and index prefix. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    DATA_DIR: fx.app.dataDir,
+    ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
+    ELASTICSEARCH_INDEX_PREFIX: fx.app.services.config.elasticsearch.indexPrefix,
+    LOG_LEVEL: 'warn',
+    HASH_WORKERS: '1',
+  };
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/main.ts', 'verify', ...args], { env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test.serial('a clean index verifies clean', async (t) => {
+  const result = await verify(fx.app.services);
+  t.deepEqual(result.drift, []);
+  t.true(result.clean);
+  t.is(result.posts, 300);
+  t.is(result.documents, 300);
+});
+
+test.serial('verify finds documents deleted, altered and added behind the service; --repair fixes them', async (t) => {
+  const { es, postsIndex, postRepository } = fx.app.services;
+  const index = (await postsIndex.aliasTarget())!;
+  const [deleted, altered, sameVersion, victim] = fx.posts().filter((p) => p.text.length > 3);
+  const orphanId = '01900000-0000-7000-8000-000000000000';
+
+  await es.delete({ index, id: deleted.id, refresh: true });
+  // A plain write: the document's version moves past the post's.
+  await es.index({ index, id: altered.id, document: { ...toPostDocument(altered), text: 'tampered', text_lc: 'tampered' }, refresh: true });
+  // Same version as the post, different content: only a content comparison sees it.
+  await es.index({ index, id: sameVersion.id, document: { ...toPostDocument(sameVersion), tags: ['planted'] }, version: sameVersion.version, version_type: 'external_gte', refresh: true });
+  await es.index({ index, id: orphanId, document: { ...toPostDocument(victim), id: orphanId, id_lc: orphanId }, refresh: true });
+
+  const found = await verify(fx.app.services, { recheckMs: 100 });
+  t.false(found.clean);
+  const kinds = Object.fromEntries(found.drift.map((d) => [d.postId, d.kind]));
+  t.deepEqual(kinds, { [deleted.id]: 'missing', [altered.id]: 'stale', [sameVersion.id]: 'stale', [orphanId]: 'orphan' });
+
+  // The command line sees the same and says so with its exit status.
+  const before = await cli('--json');
+  t.is(before.code, 1, before.stderr);
+  t.is(JSON.parse(before.stdout).drift.length, 4);
+  t.regex(before.stderr, /1 missing, 2 stale, 1 orphan/);
+
+  const repaired = await cli('--repair');
+  t.is(repaired.code, 0, repaired.stderr);
+  t.regex(repaired.stderr, /repaired 4/);
+
+  const after = await cli();
+  t.is(after.code, 0, after.stderr);
+  t.deepEqual((await verify(fx.app.services)).drift, []);
+
+  // Searches see the records again, and later changes still reach the repaired documents
+  // (the repair left index and SQLite on the same version).
+  const tampered = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: 'tampered' }] });
+  t.is(tampered.body.count, 0);
+  const back = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'id', op: 'contains', value: deleted.id }] });
+  t.is(back.body.count, 1);
+  const { db, outbox, relay } = fx.app.services;
+  for (const post of [altered, sameVersion, deleted]) {
+    const row = db.transaction(() => {
+      const current = postRepository.getById(post.id)!;
+      postRepository.updateFields(current.seq, { text: `edited after repair ${post.id}`, rating: current.rating, updatedAt: new Date().toISOString() });
+      return outbox.append('update', { post: postRepository.getById(post.id)!, previous: { text: current.text, rating: current.rating, tags: [] } }, null);
+    })();
+    t.true(await relay.applyNow(row));
+    const edited = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: `edited after repair ${post.id}` }] });
+    t.is(edited.body.count, 1, post.id);
+  }
+  t.deepEqual((await verify(fx.app.services)).drift, []);
+});
+
+test.serial('verify --help and bad arguments', async (t) => {
+  const help = await cli('--help');
+  t.is(help.code, 0);
+  t.regex(help.stdout, /Usage: imgpost verify/);
+  t.is((await cli('--nope')).code, 2);
+});
