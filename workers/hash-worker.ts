@@ -111,3 +111,36 @@ export default async function analyse({ path }: { path: string }): Promise<Image
 
   return { format, ...TYPES[format], width, height, pages: meta.pages ?? 1, hash: dctHash(grey) };
 }
+
+export interface ThumbnailRequest {
+  /** an image `analyse` has accepted */
+  path: string;
+  /** one WebP per entry, at most `size` pixels on the long side */
+  outputs: { size: number; path: string }[];
+}
+
+/**
+ * Named piscina task (`pool.run(data, { name: 'thumbnails' })`): WebP thumbnails of an accepted
+ * image. Never upscaled; an animation gives its first frame (sharp reads only page 0 unless told
+ * otherwise); EXIF orientation applied, as for the hash. Returns each thumbnail's size.
+ */
+export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<{ size: number; width: number; height: number }[]> {
+  const buf = await readFile(path);
+  try {
+    // failOn 'none': the bytes already passed `analyse`, and a thumbnail of a slightly damaged
+    // image is better than none (this also serves `imgpost rethumb` on old uploads).
+    const source = sharp(buf, { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true });
+    return await Promise.all(
+      outputs.map(async (o) => {
+        const info = await source
+          .clone()
+          .resize(o.size, o.size, { fit: 'inside', withoutEnlargement: true })
+          .webp({ quality: 80, effort: 4 })
+          .toFile(o.path);
+        return { size: o.size, width: info.width, height: info.height };
+      }),
+    );
+  } catch (err) {
+    throw decodeFailure(err);
+  }
+}

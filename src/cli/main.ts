@@ -3,6 +3,7 @@
  * loaded only when used, so `imgpost es start` does not pay for the server's dependencies.
  * Run with `npx imgpost` (bin/imgpost.js) or `tsx src/cli/main.ts`.
  */
+import { ConfigError } from '../config.ts';
 
 interface CommandModule {
   run(args: string[]): Promise<number>;
@@ -14,13 +15,26 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   user: { summary: 'manage accounts (add, list, set-permission, reset-key, remove)', load: () => import('./user-command.ts') },
   reindex: { summary: 'rebuild the search index from SQLite and swap it in, with no search downtime', load: () => import('./reindex-command.ts') },
   import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },
+  rethumb: { summary: 'regenerate the WebP thumbnails of existing posts, with progress', load: () => import('./rethumb-command.ts') },
   verify: { summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it', load: () => import('./verify-command.ts') },
 };
+
+// Shared by every command, so scripts can tell "it ran and found a problem" from "called wrongly".
+const EXIT_CODES = `
+Output: data goes to stdout (JSON with --json, or always JSON for \`user\` and \`es status\`);
+progress and messages go to stderr. Settings come from the environment (DATA_DIR, ...).
+
+Exit status:
+  0   success
+  1   the command ran and failed or found a problem (verify: drift; import: files that
+      are not images; rethumb: posts that failed; user: unknown user, invalid values)
+  2   usage error (unknown command or option, missing argument) or invalid configuration
+`;
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}   ${c.summary}`);
-  return `Usage: imgpost <command> [args]\n\nCommands:\n${lines.join('\n')}\n\nRun \`imgpost <command> --help\` for a command's options.\n`;
+  return `Usage: imgpost <command> [args]\n\nCommands:\n${lines.join('\n')}\n\nRun \`imgpost <command> --help\` for a command's options.\n${EXIT_CODES}`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -44,5 +58,6 @@ try {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`imgpost: ${message}\n`);
   if (process.env.IMGPOST_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
-  process.exitCode = 1;
+  // Bad configuration is the caller's to fix, like a bad option (and what the server exits with).
+  process.exitCode = err instanceof ConfigError ? 2 : 1;
 }

@@ -6,12 +6,14 @@
 import 'sharp';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
-import type { ImageInfo } from '../../workers/hash-worker.ts';
+import type { ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
 
 export type { ImageInfo };
 
 export interface HashPool {
   analyse(path: string): Promise<ImageInfo>;
+  /** WebP thumbnails of an accepted image, written to the given paths (same pool, same queue). */
+  thumbnails(path: string, outputs: ThumbnailRequest['outputs']): Promise<{ size: number; width: number; height: number }[]>;
   readonly queueSize: number;
   readonly utilization: number;
   destroy(): Promise<void>;
@@ -33,7 +35,8 @@ function workerExecArgv(): string[] {
 }
 
 export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
-  const pool = new Piscina<{ path: string }, ImageInfo>({
+  // Two tasks share the worker file: the default export (analyse) and the named `thumbnails`.
+  const pool = new Piscina<{ path: string } | ThumbnailRequest, ImageInfo>({
     filename: WORKER,
     minThreads: opts.workers,
     maxThreads: opts.workers,
@@ -50,6 +53,17 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
         // piscina rejects with this when maxQueue is reached: shed load instead of queueing forever.
         if (/queue is at limit/i.test(message)) throw new AppError('unavailable', 'image analysis is busy, try again');
+        throw err;
+      }
+    },
+    async thumbnails(path, outputs) {
+      try {
+        const made: unknown = await pool.run({ path, outputs }, { name: 'thumbnails' });
+        return made as { size: number; width: number; height: number }[];
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
+        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }
     },

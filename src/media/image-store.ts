@@ -1,11 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../db/sqlite.ts';
+import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../thumbnails/sizes.ts';
+
+/** A thumbnail written to a temporary path, waiting to be moved in with its image. */
+export interface TempThumbnail {
+  size: ThumbnailSize;
+  tempPath: string;
+}
 
 /**
  * Image files under DATA_DIR/images, sharded by the last two characters of the post id
  * (UUID v7 ids start with the time, so their tails spread evenly).
  * Every move in or out is journaled in `pending_files` until the post transaction settles it.
+ * A post's thumbnails (`<id>.<size>.webp`) share its shard and its fate: they are journaled,
+ * settled and removed together with the image, so no file outlives its row.
  */
 export class ImageStore {
   readonly root: string;
@@ -21,10 +30,16 @@ export class ImageStore {
     fs.mkdirSync(this.tmpDir, { recursive: true });
   }
 
-  /** Absolute path of an image name `<id>.<ext>`; the caller has validated the name. */
+  /** Absolute path of an image name `<id>.<ext>` or thumbnail name `<id>.<size>.webp`; the caller has validated the name. */
   pathOf(image: string): string {
-    const id = image.slice(0, image.lastIndexOf('.'));
+    const id = image.slice(0, image.indexOf('.'));
     return path.join(this.root, id.slice(-2), image);
+  }
+
+  /** Every file that belongs to the post whose image this is: the image, then its thumbnails. */
+  filesOf(image: string): string[] {
+    const id = image.slice(0, image.indexOf('.'));
+    return [this.pathOf(image), ...THUMBNAIL_SIZES.map((size) => this.pathOf(thumbnailName(id, size)))];
   }
 
   private journal(file: string, postId: string): void {
@@ -33,32 +48,59 @@ export class ImageStore {
 
   /** Call inside the post transaction: the file's fate is now that of the committed row. */
   settle(image: string): void {
-    this.db.prepare('DELETE FROM pending_files WHERE path = ?').run(this.pathOf(image));
+    const unjournal = this.db.prepare('DELETE FROM pending_files WHERE path = ?');
+    for (const file of this.filesOf(image)) unjournal.run(file);
   }
 
-  /** Moves an uploaded temp file to its final name, journaled until `settle` runs in the post transaction. */
-  adopt(tempPath: string, image: string, postId: string): string {
+  /**
+   * Moves an uploaded temp file (and its temp thumbnails) to their final names, journaled until
+   * `settle` runs in the post transaction.
+   */
+  adopt(tempPath: string, image: string, postId: string, thumbnails: TempThumbnail[] = []): string {
     const target = this.pathOf(image);
+    const id = image.slice(0, image.indexOf('.'));
+    const moves = [{ from: tempPath, to: target }, ...thumbnails.map((t) => ({ from: t.tempPath, to: this.pathOf(thumbnailName(id, t.size)) }))];
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    this.journal(target, postId);
-    fs.renameSync(tempPath, target);
+    // Journal everything before the first rename: a crash part-way leaves only journaled files.
+    this.db.transaction(() => moves.forEach((m) => this.journal(m.to, postId)))();
+    for (const m of moves) fs.renameSync(m.from, m.to);
     return target;
   }
 
   /** Undoes `adopt` after the post transaction failed. */
   discard(image: string): void {
-    fs.rmSync(this.pathOf(image), { force: true });
+    for (const file of this.filesOf(image)) fs.rmSync(file, { force: true });
     this.settle(image);
   }
 
   /** Call inside the delete transaction; `remove` unlinks after commit. */
   markForRemoval(image: string, postId: string): void {
-    this.journal(this.pathOf(image), postId);
+    for (const file of this.filesOf(image)) this.journal(file, postId);
   }
 
   remove(image: string): void {
-    fs.rmSync(this.pathOf(image), { force: true });
+    for (const file of this.filesOf(image)) fs.rmSync(file, { force: true });
     this.settle(image);
+  }
+
+  /**
+   * Puts regenerated thumbnails in place for an existing post (`imgpost rethumb`), which may run
+   * beside a server deleting that post. The existence check and the renames happen under SQLite's
+   * write lock, so no delete can commit in between: a thumbnail only ever appears while its row
+   * exists, and a later delete removes it with the image. Returns false (temp files removed) when
+   * the post is gone.
+   */
+  replaceThumbnails(image: string, postId: string, thumbnails: TempThumbnail[]): boolean {
+    const id = image.slice(0, image.indexOf('.'));
+    const exists = this.db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck();
+    const kept = this.db.transaction(() => {
+      if (!exists.get(postId)) return false;
+      fs.mkdirSync(path.dirname(this.pathOf(image)), { recursive: true });
+      for (const t of thumbnails) fs.renameSync(t.tempPath, this.pathOf(thumbnailName(id, t.size)));
+      return true;
+    }).immediate();
+    if (!kept) for (const t of thumbnails) fs.rmSync(t.tempPath, { force: true });
+    return kept;
   }
 
   /**

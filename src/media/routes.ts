@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import { AppError } from '../errors.ts';
 import type { AppState } from '../http/context.ts';
+import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import type { ImageStore } from './image-store.ts';
 
 export const MIME_BY_EXT: Record<string, string> = {
@@ -12,8 +13,11 @@ export const MIME_BY_EXT: Record<string, string> = {
   avif: 'image/avif',
 };
 
-// Only names the service itself issues: a UUID and a known extension. Anything else (.., %2F, NUL) is 404.
-const IMAGE_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(jpg|png|gif|webp|avif)$/;
+// Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
+// and webp. Anything else (.., %2F, NUL) is 404.
+const IMAGE_NAME = new RegExp(
+  `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:jpg|png|gif|webp|avif|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
+);
 
 /** Parses a single `bytes=` range; undefined means "serve it all", null means unsatisfiable. */
 function parseRange(header: string, size: number): { start: number; end: number } | null | undefined {

@@ -1,3 +1,4 @@
+import { thumbnailUrls } from '../thumbnails/sizes.ts';
 import { imageName, type PostRecord } from './post-record.ts';
 
 /** The spec's Post (§2), as every endpoint returns it. `uploader` may be replaced by Self on create. */
@@ -13,6 +14,8 @@ export interface PostView {
   uploaderId: number | null;
   uploader: { id: number; name: string } | Record<string, unknown> | null;
   tags: { id: number; name: string }[];
+  /** WebP thumbnails by long-side size: `{ "320": url, "1024": url }` */
+  thumbnails: ReturnType<typeof thumbnailUrls>;
   aggr?: number;
 }
 
@@ -30,6 +33,7 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     uploaderId: p.uploaderId,
     uploader: p.uploaderId !== null && p.uploaderName !== null ? { id: p.uploaderId, name: p.uploaderName } : null,
     tags: p.tags,
+    thumbnails: thumbnailUrls(p.id, mediaUrl),
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   return view;

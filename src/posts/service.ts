@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Db } from '../db/sqlite.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -8,6 +9,7 @@ import type { ImageStore } from '../media/image-store.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
+import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import { findNearDuplicates } from './near-duplicates.ts';
@@ -83,6 +85,16 @@ export class PostService {
 
     const id = uuidv7();
     const image = imageName({ id, ext });
+    // Thumbnails are made before the lock, so pool work never holds up other uploads' duplicate
+    // checks; they are wasted only when the upload turns out to be a near-duplicate.
+    const thumbnails = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: `${file.path}.${size}.webp` }));
+    const dropTemps = () => thumbnails.forEach((t) => fs.rmSync(t.tempPath, { force: true }));
+    try {
+      await this.deps.hashPool.thumbnails(file.path, thumbnails.map((t) => ({ size: t.size, path: t.tempPath })));
+    } catch (err) {
+      dropTemps();
+      throw err;
+    }
     return this.uploadLock.run(async () => {
       // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
       const matches = await findNearDuplicates(this.deps.postsIndex, this.deps.outbox, info.hash);
@@ -96,7 +108,7 @@ export class PostService {
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
         }
       }
-      this.deps.images.adopt(file.path, image, id);
+      this.deps.images.adopt(file.path, image, id, thumbnails);
       let row;
       try {
         row = this.deps.db.transaction(() => {
@@ -123,7 +135,7 @@ export class PostService {
         throw err;
       }
       return row;
-    }).then(async (row) => {
+    }).finally(dropTemps).then(async (row) => {
       await this.deps.relay.applyNow(row);
       return this.deps.posts.getById(id)!;
     });

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { imageName } from '../../posts/post-record.ts';
+import { SMALL_THUMBNAIL, thumbnailName } from '../../thumbnails/sizes.ts';
 import { searchPage } from '../engine.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
 import { issueMessage, parseImageSearch } from './schema.ts';
@@ -15,6 +16,8 @@ export interface ImageSearchImage {
   rating: string;
   id: number;
   imageUrl: string;
+  /** the 320 px WebP thumbnail */
+  thumbnailUrl: string;
   tags: string[];
 }
 
@@ -46,6 +49,7 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
       rating: p.rating,
       id: p.seq,
       imageUrl: `${deps.config.mediaUrl}/${imageName(p)}`,
+      thumbnailUrl: `${deps.config.mediaUrl}/${thumbnailName(p.id, SMALL_THUMBNAIL)}`,
       tags: p.tags.map((t) => t.name),
     }));
     ctx.body = { error: null, data: { total: page.total, images } };

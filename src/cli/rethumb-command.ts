@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/sqlite.ts';
+import { createHashPool } from '../hashing/pool.ts';
+import { ImageStore } from '../media/image-store.ts';
+import { PostRepository } from '../posts/repository.ts';
+import { createProgress } from '../search/progress.ts';
+import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import { rethumb } from '../thumbnails/rethumb.ts';
+
+const USAGE = `Usage: imgpost rethumb [--missing] [--json]
+
+Regenerates the WebP thumbnails (${THUMBNAIL_SIZES.join(' and ')} px on the long side) of every post
+from its stored image, in DATA_DIR. Safe to run beside a live server. Elasticsearch is not needed.
+
+Options:
+  --missing   only posts with a thumbnail file missing (faster after an upgrade)
+  --json      print a JSON summary on stdout
+  --help      this text
+
+Progress goes to stderr. Exit status: 0 done, 1 some posts failed, 2 usage error.
+`;
+
+export async function run(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { missing: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    process.stderr.write(`imgpost rethumb: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  // Only what the job needs: not compose(), whose start-up recovery and background workers
+  // belong to the server (recovery would also clear a running server's temporary uploads).
+  const db = openDatabase(config.dataDir);
+  const hashPool = createHashPool({ workers: config.hashWorkers });
+  try {
+    const result = await rethumb(
+      { posts: new PostRepository(db), images: new ImageStore(config.dataDir, db), hashPool },
+      { missingOnly: values.missing === true, concurrency: config.hashWorkers, progress: (total) => createProgress('rethumb', total) },
+    );
+    process.stderr.write(
+      `regenerated thumbnails of ${result.regenerated} of ${result.posts} posts` +
+        `${result.skipped ? `, ${result.skipped} already complete` : ''}${result.gone ? `, ${result.gone} deleted meanwhile` : ''}` +
+        `${result.failed.length ? `, ${result.failed.length} failed` : ''}\n`,
+    );
+    for (const f of result.failed.slice(0, 20)) process.stderr.write(`  ${f.postId}: ${f.reason}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    return result.failed.length > 0 ? 1 : 0;
+  } finally {
+    await hashPool.destroy();
+    db.close();
+  }
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HashPool } from '../hashing/pool.ts';
+import type { ImageStore } from '../media/image-store.ts';
+import { imageName, type PostRecord } from '../posts/post-record.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import type { Progress } from '../search/progress.ts';
+import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+
+export interface RethumbOptions {
+  /** only posts with a thumbnail file missing (e.g. uploaded before thumbnails existed) */
+  missingOnly: boolean;
+  /** posts in flight at once; the pool's size is the natural choice */
+  concurrency: number;
+  progress: (total: number) => Progress;
+}
+
+export interface RethumbResult {
+  posts: number;
+  regenerated: number;
+  /** already complete, with missingOnly */
+  skipped: number;
+  /** deleted while the command ran */
+  gone: number;
+  failed: { postId: string; reason: string }[];
+}
+
+export interface RethumbDeps {
+  posts: PostRepository;
+  images: ImageStore;
+  hashPool: HashPool;
+}
+
+/**
+ * Regenerates every post's thumbnails from its stored image, in number order. Each post's new
+ * files are written to the temp directory and moved in under the database's write lock (see
+ * ImageStore.replaceThumbnails), so this can run beside a live server.
+ */
+export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<RethumbResult> {
+  const total = deps.posts.count();
+  const progress = opts.progress(total);
+  const result: RethumbResult = { posts: 0, regenerated: 0, skipped: 0, gone: 0, failed: [] };
+
+  const one = async (post: PostRecord): Promise<void> => {
+    const image = imageName(post);
+    if (opts.missingOnly && THUMBNAIL_SIZES.every((size) => fs.existsSync(deps.images.pathOf(thumbnailName(post.id, size))))) {
+      result.skipped++;
+      return;
+    }
+    const source = deps.images.pathOf(image);
+    const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(deps.images.tmpDir, `rethumb-${process.pid}-${thumbnailName(post.id, size)}`) }));
+    try {
+      if (!fs.existsSync(source)) throw new Error(`image file ${image} is missing`);
+      await deps.hashPool.thumbnails(source, temps.map((t) => ({ size: t.size, path: t.tempPath })));
+      if (deps.images.replaceThumbnails(image, post.id, temps)) result.regenerated++;
+      else result.gone++;
+    } catch (err) {
+      // A post deleted under us loses its file first; that is not a failure.
+      if (!deps.posts.getById(post.id)) result.gone++;
+      else result.failed.push({ postId: post.id, reason: (err as Error).message });
+    } finally {
+      for (const t of temps) fs.rmSync(t.tempPath, { force: true });
+    }
+  };
+
+  for (const batch of deps.posts.batches(Math.max(50, opts.concurrency * 4))) {
+    for (let i = 0; i < batch.length; i += opts.concurrency) {
+      const slice = batch.slice(i, i + opts.concurrency);
+      await Promise.all(slice.map(one));
+      result.posts += slice.length;
+      progress.update(result.posts, Math.max(total, result.posts));
+    }
+  }
+  progress.done();
+  return result;
+}
