@@ -25,19 +25,52 @@ function spread<T>(items: T[], n: number): T[] {
  * be there), then a wildcard over the lower-cased `text_lc` doc values confirms the exact substring.
  * Both sides are lower-cased by JavaScript's toLowerCase, so they agree on every script.
  */
-export function textContains(needle: string): Clause {
+export const gramFilters = (lowered: string): Clause[] => spread(trigrams(lowered), MAX_GRAMS).map((g) => ({ term: { text_grams: g } }));
+
+/**
+ * Longer needles are not given to a wildcard: Lucene refuses to determinize `*needle*` past an
+ * effort limit (measured: a periodic needle such as 'aaa…' fails from 315 code points, varied text
+ * from about 1,500). They are resolved beforehand instead (see long-needles.ts).
+ */
+export const WILDCARD_MAX = 256;
+
+/** Exact results of long needles, resolved before the query is built: lower-cased needle → post ids. */
+export type NeedleMatches = ReadonlyMap<string, readonly string[]>;
+
+export const isLongNeedle = (lowered: string): boolean => lowered.length > WILDCARD_MAX && Array.from(lowered).length > WILDCARD_MAX;
+
+/** index.max_terms_count is 65,536 per terms query; larger id sets are split. */
+const TERMS_CHUNK = 50_000;
+
+function idsClause(ids: readonly string[]): Clause {
+  if (ids.length === 0) return { match_none: {} };
+  const chunks: Clause[] = [];
+  for (let i = 0; i < ids.length; i += TERMS_CHUNK) chunks.push({ terms: { id: ids.slice(i, i + TERMS_CHUNK) } });
+  return chunks.length === 1 ? chunks[0] : { bool: { should: chunks, minimum_should_match: 1 } };
+}
+
+export function textContains(needle: string, resolved?: NeedleMatches): Clause {
   const lowered = needle.toLowerCase();
   if (lowered === '') return { match_all: {} };
+  if (isLongNeedle(lowered)) {
+    const ids = resolved?.get(lowered);
+    if (!ids) throw new Error('a long text needle was not resolved before building the query');
+    return idsClause(ids);
+  }
   const wildcard: Clause = { wildcard: { text_lc: { value: `*${escapeWildcard(lowered)}*` } } };
-  const grams = spread(trigrams(lowered), MAX_GRAMS);
+  const grams = gramFilters(lowered);
   if (grams.length === 0) return wildcard;
-  return { bool: { filter: [...grams.map((g) => ({ term: { text_grams: g } })), wildcard] } };
+  return { bool: { filter: [...grams, wildcard] } };
 }
+
+/** A UUID has 36 characters: a longer needle cannot be inside one. */
+const UUID_LENGTH = 36;
 
 /** Case-insensitive substring of the post's UUID; `id_lc` is doc values only, so a wildcard scans it. */
 export function idContains(needle: string): Clause {
   const lowered = needle.toLowerCase();
   if (lowered === '') return { match_all: {} };
+  if (lowered.length > UUID_LENGTH) return { match_none: {} };
   return { wildcard: { id_lc: { value: `*${escapeWildcard(lowered)}*` } } };
 }
 

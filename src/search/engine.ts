@@ -157,3 +157,39 @@ export async function searchPage(es: EsClient, req: PageRequest): Promise<Page> 
     return translateEsError(err);
   }
 }
+
+export interface ScanHit<T> {
+  id: string;
+  source: T;
+}
+
+/**
+ * Every hit of a query, a page at a time (search_after over the unique `id`): for lookups that must
+ * see all candidates however many there are. Pages shrink to a lowered result window if need be.
+ */
+export async function* scanAll<T>(es: EsClient, req: { index: string; query: Record<string, unknown>; source: string[]; page?: number }): AsyncGenerator<ScanHit<T>[]> {
+  let size = req.page ?? 2000;
+  let after: unknown[] | undefined;
+  for (;;) {
+    let res;
+    try {
+      res = await es.search<T>({
+        index: req.index,
+        query: req.query,
+        size,
+        sort: [{ id: 'asc' }],
+        _source: req.source,
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+    } catch (err) {
+      if (!isWindowError(err) || size <= 1) throw err;
+      size = Math.min(size - 1, await resultWindow(es, req.index));
+      continue;
+    }
+    const hits = res.hits.hits;
+    if (hits.length > 0) yield hits.map((h) => ({ id: h._id!, source: h._source as T }));
+    if (hits.length < size) return;
+    after = hits[hits.length - 1].sort;
+  }
+}

@@ -1,9 +1,9 @@
-import { allOf, not, term, textContains, type Clause } from '../clauses.ts';
+import { allOf, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import type { Condition, ImageSearchRequest } from './schema.ts';
 
 /** A filter-context clause for every condition but textMatch, which scores (decisions §7). */
-function conditionClause(c: Condition): Clause {
+function conditionClause(c: Condition, resolved?: NeedleMatches): Clause {
   switch (c.type) {
     case 'tagInclude':
       return term('tags', c.value);
@@ -12,7 +12,7 @@ function conditionClause(c: Condition): Clause {
     case 'ratingEq':
       return term('rating', c.value);
     case 'textContains':
-      return textContains(c.value);
+      return textContains(c.value, resolved);
     case 'uploadedBy': {
       // Usernames are case-insensitive (SQLite's NOCASE), hence the lower-cased copy in the index.
       const byName = term('uploader_name_lc', c.value.toLowerCase());
@@ -23,9 +23,10 @@ function conditionClause(c: Condition): Clause {
   }
 }
 
-export function buildImageQuery(conditions: Condition[]): Clause {
-  const scored = conditions.filter((c) => c.type === 'textMatch').map(conditionClause);
-  const filters = conditions.filter((c) => c.type !== 'textMatch').map(conditionClause);
+/** `resolved`: the exact matches of long textContains needles (long-needles.ts). */
+export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatches): Clause {
+  const scored = conditions.filter((c) => c.type === 'textMatch').map((c) => conditionClause(c));
+  const filters = conditions.filter((c) => c.type !== 'textMatch').map((c) => conditionClause(c, resolved));
   if (scored.length === 0) return allOf(filters);
   return { bool: { must: scored, filter: filters } };
 }

@@ -5,7 +5,8 @@ import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { imageName } from '../../posts/post-record.ts';
 import { SMALL_THUMBNAIL, thumbnailName } from '../../thumbnails/sizes.ts';
-import { searchPage } from '../engine.ts';
+import { searchPage, translateEsError } from '../engine.ts';
+import { resolveLongNeedles } from '../long-needles.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
 import { issueMessage, parseImageSearch } from './schema.ts';
 
@@ -37,9 +38,11 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
     }
   }, jsonBody(), async (ctx) => {
     const { request, offset, limit } = parseImageSearch(requestBody(ctx), ctx.query);
+    const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
+    const resolved = await resolveLongNeedles(deps.es, deps.postsIndex.alias, needles).catch(translateEsError);
     const page = await searchPage(deps.es, {
       index: deps.postsIndex.alias,
-      query: buildImageQuery(request.conditions),
+      query: buildImageQuery(request.conditions, resolved),
       sort: buildImageSort(request),
       offset,
       limit,

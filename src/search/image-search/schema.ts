@@ -9,6 +9,7 @@ export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'ratingEq', 'textCon
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
 export const MAX_IMAGE_LIMIT = 24;
+export const MAX_MATCH_LENGTH = 1024;
 
 export type Condition =
   | { type: 'tagInclude' | 'tagExclude' | 'textContains' | 'textMatch'; value: string }
@@ -47,12 +48,20 @@ const condition = z
         const id = /^[1-9]\d{0,15}$/.test(c.value) ? Number(c.value) : undefined;
         return { type: 'uploadedBy', value: c.value, userId: id !== undefined && Number.isSafeInteger(id) ? id : undefined };
       }
+      case 'textMatch':
+        // Each analysed word becomes a clause; past Elasticsearch's clause limit the query would fail.
+        if (c.value.length > MAX_MATCH_LENGTH) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: `textMatch values are at most ${MAX_MATCH_LENGTH} characters` });
+          return z.NEVER;
+        }
+        return { type: c.type, value: c.value };
       default:
         return { type: c.type, value: c.value };
     }
   });
 
-const body = z.object({
+// Exported (with `query`) for the OpenAPI document.
+export const body = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (spec §4.11), whatever its type.
   orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' ? v : 'uploadDate')),
@@ -60,7 +69,7 @@ const body = z.object({
 });
 
 const INT32_MAX = 2 ** 31 - 1;
-const query = z.object({
+export const query = z.object({
   offset: queryInt({ min: 0, default: 0, max: INT32_MAX }),
   limit: queryInt({ min: 1, default: MAX_IMAGE_LIMIT, max: INT32_MAX }).transform((n) => Math.min(n, MAX_IMAGE_LIMIT)),
 });

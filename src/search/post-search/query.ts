@@ -1,13 +1,13 @@
-import { allOf, idContains, not, term, textContains, type Clause } from '../clauses.ts';
+import { allOf, idContains, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import { dateClause } from './dates.ts';
 import type { OrderItem, Selector } from './schema.ts';
 
 /** One selector as an Elasticsearch clause (decisions §6). */
-export function selectorClause(s: Selector): Clause {
+export function selectorClause(s: Selector, resolved?: NeedleMatches): Clause {
   switch (s.type) {
     case 'text':
-      return s.op === 'contains' ? textContains(s.value) : not(textContains(s.value));
+      return s.op === 'contains' ? textContains(s.value, resolved) : not(textContains(s.value, resolved));
     case 'id':
       return idContains(s.value);
     case 'tag':
@@ -23,7 +23,8 @@ export function selectorClause(s: Selector): Clause {
   }
 }
 
-export const buildQuery = (filter: Selector[]): Clause => allOf(filter.map(selectorClause));
+/** `resolved`: the exact matches of long text needles (long-needles.ts). */
+export const buildQuery = (filter: Selector[], resolved?: NeedleMatches): Clause => allOf(filter.map((s) => selectorClause(s, resolved)));
 
 const FIELD: Record<OrderItem['key'], string> = { createdAt: 'created_at', uploaderId: 'uploader_id', id: 'id' };
 

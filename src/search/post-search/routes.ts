@@ -3,7 +3,8 @@ import type { Services } from '../../compose.ts';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { toPostView, type PostView } from '../../posts/post-view.ts';
-import { searchPage } from '../engine.ts';
+import { searchPage, translateEsError } from '../engine.ts';
+import { resolveLongNeedles } from '../long-needles.ts';
 import { parseListPaging } from '../paging-params.ts';
 import { buildQuery, buildSort } from './query.ts';
 import { parseSearchBody, type SearchRequest } from './schema.ts';
@@ -19,9 +20,11 @@ export async function searchPosts(
   request: SearchRequest,
   paging: { offset: number; limit: number },
 ): Promise<{ count: number; data: PostView[] }> {
+  const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));
+  const resolved = await resolveLongNeedles(deps.es, deps.postsIndex.alias, needles).catch(translateEsError);
   const page = await searchPage(deps.es, {
     index: deps.postsIndex.alias,
-    query: buildQuery(request.filter),
+    query: buildQuery(request.filter, resolved),
     sort: buildSort(request.order),
     ...paging,
   });

@@ -1,6 +1,6 @@
 import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import { hammingDistance, hashSegments, segmentNeighbours } from '../../hashing/hamming.ts';
-import { isWindowError, resultWindow, translateEsError } from '../engine.ts';
+import { scanAll, translateEsError } from '../engine.ts';
 
 export interface SimilarMatch {
   id: string;
@@ -11,7 +11,6 @@ export interface SimilarMatch {
 
 /** maxDiff is at most this: four segments searched with radius 2 guarantee 4 * 2 + 3 = 11 bits. */
 export const MAX_DIFF = 11;
-const PAGE = 2000;
 
 /**
  * The per-segment radius that still finds every hash within maxDiff: if two hashes differ in d bits
@@ -35,36 +34,14 @@ export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: 
       minimum_should_match: 1,
     },
   };
-  const es = postsIndex.client;
   const matches: SimilarMatch[] = [];
-  let size = PAGE;
-  let after: unknown[] | undefined;
   try {
-    for (;;) {
-      let res;
-      try {
-        res = await es.search<{ hash: string; created_at: string }>({
-          index: postsIndex.alias,
-          query,
-          size,
-          sort: [{ id: 'asc' }],
-          _source: ['hash', 'created_at'],
-          track_total_hits: false,
-          ...(after ? { search_after: after as never } : {}),
-        });
-      } catch (err) {
-        // A lowered index.max_result_window: page within it instead.
-        if (!isWindowError(err) || size <= 1) throw err;
-        size = Math.min(size - 1, await resultWindow(es, postsIndex.alias));
-        continue;
-      }
-      const hits = res.hits.hits;
+    const pages = scanAll<{ hash: string; created_at: string }>(postsIndex.client, { index: postsIndex.alias, query, source: ['hash', 'created_at'] });
+    for await (const hits of pages) {
       for (const h of hits) {
-        const diff = hammingDistance(hash, h._source!.hash);
-        if (diff <= maxDiff) matches.push({ id: h._id!, hash: h._source!.hash, diff, createdAt: h._source!.created_at });
+        const diff = hammingDistance(hash, h.source.hash);
+        if (diff <= maxDiff) matches.push({ id: h.id, hash: h.source.hash, diff, createdAt: h.source.created_at });
       }
-      if (hits.length < size) break;
-      after = hits[hits.length - 1].sort;
     }
   } catch (err) {
     translateEsError(err);

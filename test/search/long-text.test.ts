@@ -1,0 +1,87 @@
+import test from 'ava';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
+import type { PostRecord } from '../../src/posts/post-record.ts';
+import { Random } from '../../src/seed/random.ts';
+import { uuidV7 } from '../../src/seed/seed.ts';
+import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
+import { refImageSearch, refPostSearch } from '../helpers/search-reference.ts';
+
+/** Texts up to the 10,000-character limit, and needles long enough to defeat a wildcard automaton. */
+let fx: SeededApp;
+let posts: PostRecord[];
+const rnd = new Random(31);
+const randomText = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + rnd.int(0, 25))).join('');
+const LONG = randomText(3000);
+
+test.before(async () => {
+  fx = await startSeededApp({ count: 60, seed: 9 });
+  const texts = [
+    LONG,
+    `prefix ${LONG.slice(1000, 2500)} suffix`,
+    'a'.repeat(600),
+    'a'.repeat(400) + 'b' + 'a'.repeat(400),
+    'İ'.repeat(10_000), // lower-cases to 20,000 UTF-16 units / 30,000 UTF-8 bytes: the largest text_lc
+    '🙂'.repeat(5_000),
+    '東京'.repeat(5_000),
+  ];
+  const { postRepository, postsIndex } = fx.app.services;
+  const made = texts.map((text, i) => {
+    const at = Date.parse('2025-01-01T00:00:00Z') + i;
+    const id = uuidV7(at, rnd);
+    postRepository.insert({ id, text, rating: 'none', ext: 'png', mime: 'image/png', width: 1, height: 1, hash: rnd.bits64(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+    return postRepository.getById(id)!;
+  });
+  await postsIndex.apply(made.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  posts = fx.posts();
+});
+test.after.always(async () => fx?.app.close());
+
+const needles = [
+  LONG.slice(1200, 1700), // in two posts
+  LONG.slice(0, 3000).toUpperCase(), // the whole of one text, other case
+  'A'.repeat(350), // periodic: in two posts
+  'a'.repeat(401), // only in the 600
+  'a'.repeat(400) + 'b' + 'a'.repeat(10), // only in the a-b-a text
+  'i̇'.repeat(300),
+  '🙂'.repeat(400),
+  '東京'.repeat(300),
+  randomText(500), // nowhere
+  'x'.repeat(20_000), // longer than any text
+];
+
+test('text contains / not_contains with long needles equals the reference', async (t) => {
+  for (const [i, value] of needles.entries()) {
+    for (const op of ['contains', 'not_contains'] as const) {
+      const body = { filter: [{ type: 'text' as const, op, value }] };
+      const res = await postJson(fx.app, '/api/post/search?limit=1000', body);
+      const want = refPostSearch(posts, body);
+      t.is(res.status, 200, `needle ${i} ${op}: ${JSON.stringify(res.body).slice(0, 200)}`);
+      t.is(res.body.count, want.length, `needle ${i} ${op}`);
+      t.deepEqual(res.body.data.map((p: { id: string }) => p.id), want.map((p) => p.id), `needle ${i} ${op}`);
+    }
+  }
+  const twice = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: needles[0] }] });
+  t.is(twice.body.count, 2);
+});
+
+test('/image/search textContains with long needles equals the reference', async (t) => {
+  for (const [i, value] of needles.entries()) {
+    const body = { conditions: [{ type: 'textContains', value }], orderBy: 'id', order: 'asc' };
+    const res = await postJson(fx.app, '/image/search', body);
+    const want = refImageSearch(posts, body);
+    t.is(res.status, 200, `needle ${i}`);
+    t.is(res.body.data.total, want.length, `needle ${i}`);
+    t.deepEqual(res.body.data.images.map((im: { id: number }) => im.id), want.slice(0, 24).map((p) => p.seq), `needle ${i}`);
+  }
+});
+
+test('short needles still match inside the longest texts; over-long ids and textMatch values are handled', async (t) => {
+  for (const value of ['i̇i̇', '🙂', '京東', LONG.slice(2990, 3000)]) {
+    const body = { filter: [{ type: 'text' as const, op: 'contains' as const, value }] };
+    t.is((await postJson(fx.app, '/api/post/search', body)).body.count, refPostSearch(posts, body).length, value);
+  }
+  t.is((await postJson(fx.app, '/api/post/search', { filter: [{ type: 'id', op: 'contains', value: '0'.repeat(40) }] })).body.count, 0);
+  const long = await postJson(fx.app, '/image/search', { conditions: [{ type: 'textMatch', value: 'word '.repeat(300) }] });
+  t.is(long.status, 400);
+  t.is(typeof long.body.error, 'string');
+});
