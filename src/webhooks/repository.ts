@@ -200,6 +200,8 @@ export class WebhookRepository {
    */
   claimDue(opts: { limit: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[] {
     if (opts.limit <= 0) return [];
+    // The claim takes the write lock; most polls find nothing, so look without it first.
+    if (!this.db.prepare("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1").get()) return [];
     const now = new Date(opts.now ?? Date.now()).toISOString();
     const until = new Date((opts.now ?? Date.now()) + opts.leaseMs).toISOString();
     return this.db.transaction(() => {
