@@ -1,0 +1,72 @@
+/**
+ * Anchor for reindex throughput: Elasticsearch's own _bulk ingestion of documents prepared in
+ * advance. The NDJSON bodies are built before the clock starts, sent straight over fetch with the
+ * same batch size and the same two requests in flight as `imgpost reindex`, into an index with the
+ * same mapping and the same load settings as reindex() (no replicas; refresh left as the mapping
+ * says, since reindex() keeps it on during the load), and answered with only the `errors` flag. What
+ * is left is indexing cost alone: the ceiling the reindex command works against.
+ */
+import type { PostsIndex } from '../../src/elasticsearch/posts-index.ts';
+import { readPostsMapping } from '../../src/elasticsearch/posts-index.ts';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
+import type { PostRepository } from '../../src/posts/repository.ts';
+import { nowMs } from '../lib/stats.ts';
+
+export interface PreparedBulk {
+  bodies: Uint8Array<ArrayBuffer>[];
+  docs: number;
+  bytes: number;
+}
+
+/** Every post as index actions, one NDJSON body per batch, as bytes (off the V8 heap). */
+export function prepareBulk(posts: PostRepository, batch: number): PreparedBulk {
+  const bodies: Uint8Array<ArrayBuffer>[] = [];
+  const encoder = new TextEncoder();
+  let docs = 0;
+  let bytes = 0;
+  for (const records of posts.batches(batch)) {
+    let text = '';
+    for (const r of records) text += `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(toPostDocument(r))}\n`;
+    const body = encoder.encode(text);
+    bodies.push(body);
+    docs += records.length;
+    bytes += body.length;
+  }
+  return { bodies, docs, bytes };
+}
+
+export interface RawBulkRun {
+  docs: number;
+  ms: number;
+  docsPerSec: number;
+}
+
+export async function rawBulk(esUrl: string, postsIndex: PostsIndex, prepared: PreparedBulk, concurrency = 2): Promise<RawBulkRun> {
+  const m = readPostsMapping();
+  // Not under the posts pattern (<prefix>-posts-v*), so no relay ever treats it as a write target.
+  const index = `${postsIndex.prefix}-rawbulk-${Date.now()}`;
+  const es = postsIndex.client;
+  await es.indices.create({ index, settings: { ...m.settings, number_of_replicas: 0 }, mappings: m.mappings as never });
+  try {
+    const url = `${esUrl}/${index}/_bulk?filter_path=errors`;
+    const started = nowMs();
+    let next = 0;
+    const worker = async () => {
+      while (next < prepared.bodies.length) {
+        const body = prepared.bodies[next++];
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
+        const answer = (await res.json()) as { errors?: boolean };
+        if (!res.ok || answer.errors !== false) throw new Error(`raw _bulk failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    // The reindex ends with a refresh (everything searchable): so does the anchor.
+    await es.indices.refresh({ index });
+    const ms = nowMs() - started;
+    const count = (await es.count({ index })).count;
+    if (count !== prepared.docs) throw new Error(`raw _bulk indexed ${count} of ${prepared.docs} documents`);
+    return { docs: prepared.docs, ms, docsPerSec: (prepared.docs / ms) * 1000 };
+  } finally {
+    await es.indices.delete({ index }, { ignore: [404] });
+  }
+}
