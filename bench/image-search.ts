@@ -1,0 +1,71 @@
+import { Random } from '../src/seed/random.ts';
+import type { SeedResult } from '../src/seed/seed.ts';
+import { closedLoop, postJson } from './lib/http-load.ts';
+import { repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+
+/**
+ * POST /image/search throughput, HTTP end to end, with 50 concurrent clients (closed loop, keep-alive)
+ * against the server process. A seeded mix of the endpoint's condition types and a few pages deep.
+ */
+export interface ImageSearchOptions {
+  reps: number;
+  repMs: number;
+  concurrency: number;
+}
+
+export interface ImageSearchResult {
+  throughput: Repeated;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  latency: LatencySummary;
+  concurrency: number;
+}
+
+const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', 'light', 'tree', 'coffee', 'city', 'snow'];
+
+function bodies(seed: SeedResult, n: number): { path: string; body: unknown }[] {
+  const rnd = new Random(99);
+  const out: { path: string; body: unknown }[] = [];
+  for (let i = 0; i < n; i++) {
+    const tag = seed.tags[rnd.skewed(seed.tags.length, 1.5)];
+    const word = rnd.pick(WORDS);
+    const conditions = [
+      [{ type: 'tagInclude', value: tag }],
+      [{ type: 'textContains', value: word }],
+      [{ type: 'textMatch', value: word }],
+      [{ type: 'ratingEq', value: 'moderate' }, { type: 'tagInclude', value: tag }],
+      [{ type: 'uploadedBy', value: seed.users.length ? rnd.pick(seed.users).name : 'nobody' }],
+      [],
+    ][i % 6];
+    const orderBy = conditions[0]?.type === 'textMatch' ? 'relevance' : rnd.pick(['uploadDate', 'id']);
+    const offset = rnd.chance(0.8) ? 0 : rnd.int(1, 10) * 24;
+    out.push({ path: `/image/search?offset=${offset}&limit=24`, body: { conditions, orderBy, order: rnd.pick(['asc', 'desc']) } });
+  }
+  return out;
+}
+
+export async function benchImageSearch(seed: SeedResult, url: string, opts: ImageSearchOptions): Promise<ImageSearchResult> {
+  const list = bodies(seed, 300);
+  const task = async (i: number) => {
+    const q = list[i % list.length];
+    const answer = (await postJson(url + q.path, q.body)) as { error: unknown };
+    if (answer.error !== null) throw new Error(`/image/search answered error ${JSON.stringify(answer.error)}`);
+  };
+  // Warm-up, also opening the keep-alive connections.
+  await closedLoop({ concurrency: opts.concurrency, durationMs: Math.min(3000, opts.repMs), task });
+  const runs: number[] = [];
+  const latencies: number[] = [];
+  let requests = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  for (let r = 0; r < opts.reps; r++) {
+    const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => task(i * 13 + r) });
+    runs.push(run.rps);
+    latencies.push(...run.latencies);
+    requests += run.requests;
+    errors += run.errors;
+    firstError ??= run.firstError;
+  }
+  return { throughput: repeated(runs), requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
+}

@@ -1,0 +1,104 @@
+import type { Services } from '../src/compose.ts';
+import { reindex } from '../src/search/reindex.ts';
+import { prepareBulk, rawBulk } from './anchors/raw-bulk.ts';
+import { nowMs, repeated, type Repeated } from './lib/stats.ts';
+
+/**
+ * Reindex throughput (docs/s): reindex() exactly as `imgpost reindex` calls it (batch 1000, default
+ * settle and grace waits, the alias swap and the old index's deletion all inside the clock), against
+ * a raw _bulk of prepared documents. The first repetition is the reindex that fills the index for the
+ * rest of the suite. Runs alternate (ours, raw, ours, raw, ...) so both see the same box.
+ */
+export interface ReindexOptions {
+  reps: number;
+  batch?: number;
+  log?: (line: string) => void;
+}
+
+/** Where one reindex spent its time, in seconds (the last repetition's). */
+export interface ReindexPhases {
+  /** index creation and the wait for running relays to see it */
+  prepare: number;
+  load: number;
+  /** settings, refresh, outbox catch-up and the alias swap */
+  finish: number;
+  /** the grace period and deleting the previous index */
+  retire: number;
+}
+
+export interface ReindexResult {
+  posts: number;
+  phases: ReindexPhases;
+  ours: Repeated;
+  /** the bulk-loading phase alone (no settle/grace waits, swap or catch-up) */
+  oursLoadPhase: Repeated;
+  raw: Repeated;
+  ratio: number;
+  loadPhaseRatio: number;
+  bulkMiB: number;
+}
+
+export async function benchReindex(services: Services, opts: ReindexOptions): Promise<ReindexResult> {
+  const batch = opts.batch ?? 1000;
+  const log = opts.log ?? (() => {});
+  const esUrl = services.config.elasticsearch.url;
+  if (!esUrl) throw new Error('the bench needs ELASTICSEARCH_URL resolved');
+  const ours: number[] = [];
+  const loadPhase: number[] = [];
+  const raw: number[] = [];
+  let prepared: ReturnType<typeof prepareBulk> | undefined;
+  let posts = 0;
+  let phases: ReindexPhases = { prepare: 0, load: 0, finish: 0, retire: 0 };
+  for (let r = 0; r < opts.reps; r++) {
+    let loadStart = 0;
+    let loadEnd = 0;
+    let swapped = 0;
+    let lastLog = nowMs();
+    const started = nowMs();
+    // reindex() logs the alias swap; that timestamp splits the finish from the grace period.
+    const note = (msg: string) => void (msg.includes('alias swapped') && (swapped = nowMs()));
+    const quiet = () => {};
+    const deps = { ...services, log: { debug: quiet, warn: quiet, error: quiet, info: note } };
+    const result = await reindex(deps, {
+      batch,
+      progress: () => ({
+        phase: () => void (loadStart = nowMs()),
+        update: (done, total) => {
+          if (nowMs() - lastLog > 15_000) {
+            lastLog = nowMs();
+            log(`  reindex ${done}/${total ?? '?'}`);
+          }
+        },
+        done: () => void (loadEnd = nowMs()),
+      }),
+    });
+    const ended = nowMs();
+    posts = result.posts;
+    phases = {
+      prepare: (loadStart - started) / 1000,
+      load: (loadEnd - loadStart) / 1000,
+      finish: ((swapped || ended) - loadEnd) / 1000,
+      retire: (ended - (swapped || ended)) / 1000,
+    };
+    ours.push((result.posts / result.ms) * 1000);
+    loadPhase.push((result.posts / (loadEnd - loadStart)) * 1000);
+    log(`  reindex rep ${r + 1}: ${result.posts} posts in ${(result.ms / 1000).toFixed(1)} s`);
+
+    // Prepared once, after the first reindex (untimed), then reused by every raw repetition.
+    prepared ??= prepareBulk(services.postRepository, batch);
+    const run = await rawBulk(esUrl, services.postsIndex, prepared);
+    raw.push(run.docsPerSec);
+    log(`  raw _bulk rep ${r + 1}: ${run.docs} docs in ${(run.ms / 1000).toFixed(1)} s`);
+  }
+  const bulkMiB = (prepared?.bytes ?? 0) / 2 ** 20;
+  prepared = undefined; // up to a gigabyte at 1M posts: let it go before the next phases
+  const result = { ours: repeated(ours), oursLoadPhase: repeated(loadPhase), raw: repeated(raw) };
+  return {
+    posts,
+    phases,
+    ...result,
+    ratio: result.ours.median / result.raw.median,
+    loadPhaseRatio: result.oursLoadPhase.median / result.raw.median,
+    bulkMiB,
+  };
+}

@@ -1,0 +1,50 @@
+import type { HashingResult } from './hashing.ts';
+import type { CpuSplit } from './lib/cpu.ts';
+import type { ImageSearchResult } from './image-search.ts';
+import type { Machine } from './lib/env.ts';
+import type { RssSummary } from './memory.ts';
+import type { ReindexResult } from './reindex.ts';
+import type { SearchResult } from './search.ts';
+import type { SimilarResult } from './similar.ts';
+import type { UploadResult } from './upload.ts';
+
+/** Everything one run measured: written to bench/results.json, rendered into bench/RESULTS.md. */
+export interface SizeResults {
+  posts: number;
+  seedSeconds: number;
+  reindex?: ReindexResult;
+  similar?: SimilarResult;
+  search?: SearchResult;
+  imageSearch?: ImageSearchResult;
+  /** cores used by each process while /image/search was loaded (warm-up included) */
+  imageSearchCpu?: CpuSplit;
+  upload?: UploadResult;
+  /** server RSS while serving /api/post/search and /image/search */
+  memory?: RssSummary & { idleMiB: number };
+  error?: string;
+}
+
+export interface RunParams {
+  hashing: { reps: number; passes: number; jpegs: number; pngs: number };
+  reindexReps: Record<string, number>;
+  similar: { samples: number; scanBudgetMs: number; maxDiffs: number[] };
+  search: { samples: number; sqlBudgetMs: number; reps: number; repMs: number; concurrency: number };
+  imageSearch: { reps: number; repMs: number; concurrency: number };
+  upload: { reps: number; repMs: number; concurrency: number };
+}
+
+export interface RunResults {
+  mode: 'full' | 'quick';
+  command: string;
+  startedAt: string;
+  finishedAt?: string;
+  seconds?: number;
+  machine: Machine;
+  loadAverageEnd?: number[];
+  /** the 1-minute load average sampled every 5 s through the run: other work on the box */
+  loadDuring?: { median: number; max: number; samples: number };
+  params: RunParams;
+  hashing?: HashingResult;
+  hashingError?: string;
+  sizes: SizeResults[];
+}

@@ -1,0 +1,224 @@
+/**
+ * `npm run bench [-- --sizes 100000,1000000] [--quick]`: the benchmark suite of issue 7.
+ *
+ * Every figure is measured next to its anchor in the same run, on this machine. The run uses its
+ * own DATA_DIR under os.tmpdir() and its own index prefix, removes both when it ends (also on
+ * Ctrl-C), and writes bench/RESULTS.md and bench/results.json (bench/RESULTS.quick.md and
+ * bench/results.quick.json for --quick, which are not committed).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { compose, resolveElasticsearchUrl, type Services } from '../src/compose.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { seedPosts } from '../src/seed/seed.ts';
+import { benchHashing } from './hashing.ts';
+import { benchImageSearch } from './image-search.ts';
+import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
+import { benchEnv, machineInfo, ROOT, tempDir } from './lib/env.ts';
+import { generateImages } from './lib/images.ts';
+import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
+import { median } from './lib/stats.ts';
+import { mergeRss, readRss, sampleRss, type RssSummary } from './memory.ts';
+import { benchReindex } from './reindex.ts';
+import { renderReport } from './report.ts';
+import type { RunParams, RunResults, SizeResults } from './results.ts';
+import { benchSearch } from './search.ts';
+import { benchSimilar } from './similar.ts';
+import { benchUpload } from './upload.ts';
+
+const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep]
+
+  --sizes N,N  corpus sizes in posts (default 100000,1000000)
+  --quick      a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
+               writes bench/RESULTS.quick.md and bench/results.quick.json
+  --keep       leave the data directories and indices in place (for poking at them)
+`;
+
+const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+function parse() {
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string' }, quick: { type: 'boolean' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  const sizes = (values.sizes ?? (quick ? '20000' : '100000,1000000')).split(',').map((s) => Number(s.trim().replace(/_/g, '')));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 5_000_000)) {
+    process.stderr.write(`--sizes: expected comma-separated post counts from 1000 to 5000000\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return { quick, sizes, keep: values.keep ?? false };
+}
+
+function params(quick: boolean, sizes: number[]): RunParams {
+  // Reindexing 1M posts takes minutes: one run each there (ours is the fill), three below that.
+  const reindexReps = Object.fromEntries(sizes.map((n) => [String(n), quick ? 2 : n > 300_000 ? 1 : 3]));
+  return quick
+    ? {
+        hashing: { reps: 3, passes: 1, jpegs: 12, pngs: 4 },
+        reindexReps,
+        similar: { samples: 300, scanBudgetMs: 10_000, maxDiffs: [8, 3] },
+        search: { samples: 300, sqlBudgetMs: 10_000, reps: 2, repMs: 3000, concurrency: 8 },
+        imageSearch: { reps: 2, repMs: 3000, concurrency: 50 },
+        upload: { reps: 2, repMs: 4000, concurrency: 8 },
+      }
+    : {
+        hashing: { reps: 5, passes: 3, jpegs: 12, pngs: 4 },
+        reindexReps,
+        similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
+        search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
+        imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
+        upload: { reps: 5, repMs: 10_000, concurrency: 8 },
+      };
+}
+
+/** Undo steps, run in reverse on success, failure and Ctrl-C alike. */
+const cleanups: (() => Promise<void> | void)[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()!();
+    } catch (err) {
+      log(`cleanup: ${(err as Error).message}`);
+    }
+  }
+}
+
+async function benchSize(size: number, p: RunParams, esUrl: string, images: Awaited<ReturnType<typeof generateImages>>, keep: boolean): Promise<SizeResults> {
+  const dataDir = tempDir(String(size));
+  const prefix = `bench-${process.pid}-${size}`;
+  const env = benchEnv({ dataDir, prefix, esUrl });
+  const out: SizeResults = { posts: size, seedSeconds: 0 };
+  let services: Services | undefined;
+  let server: ServerProcess | undefined;
+  const undo = async () => {
+    await server?.stop();
+    if (services && !keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
+    await services?.close();
+    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  cleanups.push(undo);
+  try {
+    services = await compose(loadConfig(env), createLogger('warn'));
+    log(`${size}: seeding SQLite in ${dataDir}`);
+    const t0 = Date.now();
+    const seed = seedPosts(services.db, { count: size, seed: 1 });
+    out.seedSeconds = (Date.now() - t0) / 1000;
+    log(`${size}: seeded in ${out.seedSeconds.toFixed(1)} s; reindex x${p.reindexReps[String(size)]} against raw _bulk`);
+    out.reindex = await benchReindex(services, { reps: p.reindexReps[String(size)], log });
+
+    log(`${size}: similar lookups`);
+    out.similar = await benchSimilar(services, seed, p.similar);
+
+    server = await startServerProcess(env);
+    // The SQL anchor builds image URLs too; make them the server's, as the endpoint's are.
+    services.config.mediaUrl = `${server.url}/media`;
+    const idle = readRss(server.pid);
+    log(`${size}: server pid ${server.pid} on ${server.url}; /api/post/search against SQL`);
+    // Memory is sampled through both search phases: the figure is RSS "under the search load".
+    let searchRss: RssSummary;
+    const rssSearch = sampleRss(server.pid);
+    try {
+      out.search = await benchSearch(services, seed, server.url, p.search);
+    } finally {
+      searchRss = rssSearch.stop();
+    }
+    log(`${size}: /image/search with ${p.imageSearch.concurrency} clients`);
+    let imageRss: RssSummary;
+    const rssImage = sampleRss(server.pid);
+    const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
+    try {
+      out.imageSearch = await benchImageSearch(seed, server.url, p.imageSearch);
+      out.imageSearchCpu = cpu.stop();
+    } finally {
+      imageRss = rssImage.stop();
+    }
+    out.memory = { ...mergeRss([searchRss, imageRss]), idleMiB: (idle?.rss ?? Number.NaN) / 2 ** 20 };
+    log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
+    out.upload = await benchUpload(services, server.url, images, p.upload);
+  } catch (err) {
+    out.error = (err as Error).stack ?? String(err);
+    log(`${size}: FAILED: ${out.error}${server ? `\n--- server stderr ---\n${server.tail()}` : ''}`);
+  } finally {
+    cleanups.splice(cleanups.indexOf(undo), 1);
+    await undo();
+  }
+  return out;
+}
+
+function write(results: RunResults, quick: boolean): { md: string; json: string } {
+  const suffix = quick ? '.quick' : '';
+  const md = path.join(ROOT, 'bench', `RESULTS${suffix}.md`);
+  const json = path.join(ROOT, 'bench', `results${suffix}.json`);
+  fs.writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(md, renderReport(results));
+  return { md, json };
+}
+
+async function main(): Promise<void> {
+  const { quick, sizes, keep } = parse();
+  const started = Date.now();
+  const p = params(quick, sizes);
+  process.on('SIGINT', () => {
+    log('interrupted: cleaning up');
+    void cleanUp().finally(() => process.exit(130));
+  });
+
+  // The managed node (started if need be) or ELASTICSEARCH_URL, resolved once: this process and the
+  // server process both use it.
+  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('info')));
+  const results: RunResults = {
+    mode: quick ? 'quick' : 'full',
+    command: `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`.replace(/ --$/, ''),
+    startedAt: new Date().toISOString(),
+    machine: await machineInfo(esUrl),
+    params: p,
+    sizes: [],
+  };
+  log(`machine: ${results.machine.cpu}, ${results.machine.cores} cores, Elasticsearch ${results.machine.elasticsearch} at ${esUrl}`);
+
+  // Other work on the box (it is shared) shows up in the load average: kept with the results.
+  const loads: number[] = [];
+  const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5000);
+  cleanups.push(() => clearInterval(loadTimer));
+
+  const imageDir = tempDir('images');
+  cleanups.push(() => fs.rmSync(imageDir, { recursive: true, force: true }));
+  const images = await generateImages(imageDir, p.hashing.jpegs, p.hashing.pngs);
+  try {
+    log(`hashing: ${images.length} images x${p.hashing.passes} per repetition, ${p.hashing.reps} repetitions`);
+    try {
+      results.hashing = await benchHashing(images, p.hashing);
+    } catch (err) {
+      results.hashingError = (err as Error).stack ?? String(err);
+      log(`hashing FAILED: ${results.hashingError}`);
+    }
+    for (const size of sizes) {
+      results.sizes.push(await benchSize(size, p, esUrl, images, keep));
+      // Written after every size, so a long run that dies later still leaves its earlier figures.
+      write(results, quick);
+    }
+  } finally {
+    results.finishedAt = new Date().toISOString();
+    results.seconds = Math.round((Date.now() - started) / 1000);
+    results.loadAverageEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
+    if (loads.length) results.loadDuring = { median: median(loads), max: Math.max(...loads), samples: loads.length };
+    const files = write(results, quick);
+    await cleanUp();
+    log(`wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)} after ${results.seconds} s`);
+  }
+  const failed = results.hashingError || results.sizes.some((s) => s.error);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch(async (err) => {
+  log(`failed: ${(err as Error).stack ?? err}`);
+  await cleanUp();
+  process.exit(1);
+});
