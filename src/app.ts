@@ -15,6 +15,7 @@ import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -49,6 +50,7 @@ export function createApp(services: Services): Koa<AppState> {
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     webhookRoutes(services),
     metrics.routes(),
+    openApiRoutes(services),
   ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;

@@ -4,7 +4,7 @@ import { parse, queryInt } from '../http/validate.ts';
 /** A limit above this is lowered to it, not refused (decisions §4). */
 export const MAX_LIMIT = 1000;
 
-const listQuery = z.object({
+export const listQuery = z.object({
   offset: queryInt({ min: 0, default: 0 }),
   limit: queryInt({ min: 0, default: 24 }).transform((n) => Math.min(n, MAX_LIMIT)),
 });

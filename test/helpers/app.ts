@@ -7,6 +7,7 @@ import { compose, type Services } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
+import { recordResponses } from '../ecosystem/response-recorder.ts';
 
 export interface TestApp {
   url: string;
@@ -43,7 +44,10 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
   });
   const logs: string[] = [];
   const services = await compose(config, createLogger(config.logLevel, (line) => logs.push(line)));
-  const server = await listen(createApp(services), '127.0.0.1', 0);
+  const koa = createApp(services);
+  // IMGPOST_RECORD_RESPONSES=<dir>: record every response for the OpenAPI contract check.
+  if (process.env.IMGPOST_RECORD_RESPONSES) recordResponses(koa, process.env.IMGPOST_RECORD_RESPONSES);
+  const server = await listen(koa, '127.0.0.1', 0);
   const url = `http://127.0.0.1:${server.port}`;
   // Returned URLs (imageURL) must point at this server.
   services.config.publicUrl = url;

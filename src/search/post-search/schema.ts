@@ -13,7 +13,7 @@ const dateValue = z
   .refine((v) => !DATE_SHAPE.test(v) || parseSpan(v) !== undefined, (v) => ({ message: `${v} is not a valid date` }))
   .transform((v) => parseSpan(v) as Span);
 
-const selector = z.discriminatedUnion('type', [
+export const selector = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), op: z.enum(['contains', 'not_contains']), value: z.string() }).strict(),
   z.object({ type: z.literal('id'), op: z.literal('contains'), value: z.string() }).strict(),
   z.object({ type: z.literal('tag'), op: z.enum(['include', 'exclude']), value: z.string() }).strict(),
@@ -30,7 +30,8 @@ const orderItem = z
   .strict();
 export type OrderItem = z.output<typeof orderItem>;
 
-const body = z
+// Exported (with `selector`) for the OpenAPI document.
+export const body = z
   .object({
     // Checked item by item below, so that selector issues get paths relative to the array.
     filter: z.array(z.unknown()).min(1, 'filter must hold at least one selector').max(50, 'filter holds at most 50 selectors').optional(),

@@ -10,7 +10,7 @@ import { findWithin, MAX_DIFF } from './find-similar.ts';
 
 type Deps = Pick<Services, 'postsIndex' | 'postRepository' | 'hashPool' | 'config'> & { tmpDir: string };
 
-const query = z.object({
+export const query = z.object({
   maxDiff: queryInt({ min: 0, max: MAX_DIFF, default: 8 }),
   limit: queryInt({ min: 1, max: 100, default: 24 }),
 });

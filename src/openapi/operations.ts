@@ -1,0 +1,288 @@
+/**
+ * Every endpoint, described once: request schemas are the very zod schemas the routes validate
+ * with (imported, never copied), response schemas come from ./schemas.ts. The registry turns this
+ * list into the OpenAPI document; the contract test validates recorded responses against it.
+ */
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { ZodTypeAny } from 'zod';
+import { loginSchema } from '../accounts/schemas.ts';
+import { Force, ListQuery, PostMetadata } from '../posts/schemas.ts';
+import { body as ImageSearchBody, query as ImageSearchQuery } from '../search/image-search/schema.ts';
+import { listQuery as SearchPaging } from '../search/paging-params.ts';
+import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
+import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
+import * as S from './schemas.ts';
+import { z } from './zod.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface Reply {
+  description: string;
+  /** absent: no body (204, 304) or a binary body described by contentTypes alone */
+  schema?: ZodTypeAny;
+  /** default application/json */
+  contentTypes?: string[];
+  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
+}
+
+export interface Operation {
+  method: Method;
+  /** OpenAPI form: /api/post/{id} */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'accounts' | 'posts' | 'search' | 'webhooks' | 'media' | 'operations';
+  /** needs X-Access-Key or the session cookie */
+  auth?: boolean;
+  request?: RouteConfig['request'];
+  responses: Record<number, Reply>;
+}
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'];
+const json = (schema: ZodTypeAny) => ({ content: { 'application/json': { schema } } });
+const error = (description: string): Reply => ({ description, schema: S.ErrorBody });
+const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };
+
+// Responses any endpoint can give: the access key is checked before routing (decisions §2), and
+// the body cap before any body is read.
+const always: Record<number, Reply> = {
+  401: error('X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required'),
+  413: error('request body over the hard cap (5 MiB)'),
+  500: error('a bug; the body never carries details'),
+};
+const issues = (description = 'the request does not match the schema (also: malformed JSON, wrong content type)'): Reply => ({ description, schema: S.ValidationIssues });
+const limited: Record<number, Reply> = { 429: { ...error('rate limit reached'), headers: retryAfter } };
+const searchDown: Record<number, Reply> = { 503: { ...error('the search index is unavailable; try again shortly'), headers: retryAfter } };
+const forbidden = error('the account lacks the permission this operation needs');
+const postNotFound = error('no post with this id (UUID or number); malformed ids too');
+const webhookNotFound = error('no webhook with this id among the caller\'s own');
+
+const postId = z.object({ id: z.string().openapi({ description: 'the post\'s UUID, or its number' }) });
+const webhookId = z.object({ id: z.string().uuid() });
+
+/** Paging as GET /api/post/ takes it (decisions §4); the schema is the route's own. */
+const paging = (schema: typeof ListQuery | typeof SearchPaging) =>
+  schema.extend({
+    offset: schema.shape.offset.openapi({ description: 'results to skip; default 0', example: '0' }),
+    limit: schema.shape.limit.openapi({ description: 'page size; default 24, above 1000 lowered to 1000', example: '24' }),
+  });
+
+const binary = (description: string) => z.string().openapi({ format: 'binary', description });
+
+export const OPERATIONS: Operation[] = [
+  // ---- accounts (spec §4.1-4.3) ----
+  {
+    method: 'post', path: '/api/account/login', operationId: 'login', tag: 'accounts',
+    summary: 'Log in: returns Self and sets the nmsl_cookie session cookie',
+    request: { body: { required: true, ...json(loginSchema) } },
+    responses: {
+      ...always,
+      200: { description: 'logged in', schema: S.Self, headers: { 'Set-Cookie': { description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax', schema: { type: 'string' } } } },
+      400: issues(),
+      401: { description: 'invalid username/password (a JSON string), or an invalid X-Access-Key (an error object)', schema: z.union([S.LoginFailure, S.ErrorBody]) },
+      429: { ...error('too many failed logins for this name or address'), headers: retryAfter },
+    },
+  },
+  {
+    method: 'get', path: '/api/account', operationId: 'getAccount', tag: 'accounts', auth: true,
+    summary: 'The caller\'s account',
+    responses: { ...always, 200: { description: 'the caller', schema: S.Self } },
+  },
+  {
+    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: true,
+    summary: 'Replace the caller\'s access key; the old one stops working at once',
+    responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey } },
+  },
+
+  // ---- posts (spec §4.4-4.8) ----
+  {
+    method: 'get', path: '/api/post/', operationId: 'listPosts', tag: 'posts',
+    summary: 'List posts, newest first',
+    request: { query: paging(ListQuery) },
+    responses: { ...always, 200: { description: 'a page of posts', schema: S.PostPage }, 400: issues('offset or limit negative or not an integer') },
+  },
+  {
+    method: 'post', path: '/api/post/', operationId: 'createPost', tag: 'posts', auth: true,
+    summary: 'Upload an image as a new post (needs the create-post permission)',
+    request: {
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: z.object({
+              image: binary('JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels'),
+              metadata: PostMetadata.optional().openapi({ description: 'absent fields: text "", tags [], rating none' }),
+              force: Force.openapi({ description: '1 or true: store even when near-duplicates exist' }),
+            }),
+            encoding: { image: { contentType: IMAGE_TYPES.join(', ') }, metadata: { contentType: 'application/json' } },
+          },
+        },
+      },
+    },
+    responses: {
+      ...always, ...limited, ...searchDown,
+      201: { description: 'created', schema: S.CreatedPost },
+      400: issues('not an accepted image, bad metadata or force'),
+      403: forbidden,
+      409: { description: 'near-duplicates exist (fewer than 4 differing bits) and force is not set', schema: S.DuplicateMatches },
+    },
+  },
+  {
+    method: 'get', path: '/api/post/{id}', operationId: 'getPost', tag: 'posts',
+    summary: 'One post, by UUID or number',
+    request: { params: postId },
+    responses: { ...always, 200: { description: 'the post', schema: S.Post }, 404: postNotFound },
+  },
+  ...(['put', 'patch'] as const).map(
+    (method): Operation => ({
+      method, path: '/api/post/{id}', operationId: method === 'put' ? 'updatePost' : 'patchPost', tag: 'posts', auth: true,
+      summary: `Change a post's metadata; absent fields stay (needs the edit-post permission)${method === 'patch' ? '; same as PUT' : ''}`,
+      request: { params: postId, body: { required: false, ...json(PostMetadata) } },
+      responses: { ...always, ...limited, 200: { description: 'the post after the change', schema: S.Post }, 400: issues(), 403: forbidden, 404: postNotFound },
+    }),
+  ),
+  {
+    method: 'delete', path: '/api/post/{id}', operationId: 'deletePost', tag: 'posts', auth: true,
+    summary: 'Delete a post, its files and its index entry (needs the delete-post permission)',
+    request: { params: postId },
+    responses: { ...always, ...limited, 204: { description: 'deleted' }, 403: forbidden, 404: postNotFound },
+  },
+
+  // ---- search (spec §4.9-4.11) ----
+  {
+    method: 'post', path: '/api/post/search', operationId: 'searchPosts', tag: 'search',
+    summary: 'Search posts with filters (all must hold) and ordering',
+    request: {
+      query: paging(SearchPaging),
+      // The route checks selectors one by one (for relative issue paths); the document shows them in place.
+      body: { required: false, ...json(PostSearchBody.extend({ filter: z.array(PostSearchSelector).min(1).max(50).optional() })) },
+    },
+    responses: { ...always, ...searchDown, 200: { description: 'matching posts; count is exact', schema: S.PostPage }, 400: issues() },
+  },
+  {
+    method: 'post', path: '/api/post/similar', operationId: 'similarPosts', tag: 'search',
+    summary: 'Posts whose image is similar to the uploaded one',
+    request: {
+      query: SimilarQuery.extend({
+        maxDiff: SimilarQuery.shape.maxDiff.openapi({ description: 'most differing bits, 0 to 11; default 8' }),
+        limit: SimilarQuery.shape.limit.openapi({ description: '1 to 100; default 24' }),
+      }),
+      body: { required: true, content: { 'multipart/form-data': { schema: z.object({ image: binary('the image to compare') }) } } },
+    },
+    responses: { ...always, ...limited, ...searchDown, 200: { description: 'the hash and the matches', schema: S.SimilarResult }, 400: issues('not an accepted image, or bad query') },
+  },
+  {
+    method: 'post', path: '/image/search', operationId: 'imageSearch', tag: 'search',
+    summary: 'Full-text image search (the original client\'s endpoint); errors are { error }',
+    request: {
+      query: ImageSearchQuery.extend({
+        offset: ImageSearchQuery.shape.offset.openapi({ description: 'int32, at least 0; default 0' }),
+        limit: ImageSearchQuery.shape.limit.openapi({ description: 'int32, at least 1; default 24, above 24 lowered to 24' }),
+      }),
+      body: {
+        required: false,
+        ...json(
+          ImageSearchBody.extend({
+            orderBy: ImageSearchBody.shape.orderBy.openapi({ type: 'string', description: 'id, uploadDate or relevance; anything else means uploadDate' }),
+            order: ImageSearchBody.shape.order.openapi({ type: 'string', description: 'asc or desc; anything else means desc' }),
+          }),
+        ),
+      },
+    },
+    responses: {
+      ...always, ...searchDown,
+      200: { description: 'a page of images; total is exact', schema: S.ImageSearchResult },
+      400: error('invalid conditions or paging'),
+    },
+  },
+
+  // ---- webhooks (decisions §8) ----
+  {
+    method: 'post', path: '/api/webhook', operationId: 'createWebhook', tag: 'webhooks', auth: true,
+    summary: 'Register a webhook (at most 10 per user); the template is test-rendered for each event',
+    request: { body: { required: true, ...json(CreateWebhook) } },
+    responses: { ...always, ...limited, 201: { description: 'registered', schema: S.Webhook }, 400: issues('bad fields, a refused URL or a template that does not render'), 409: error('the user already has 10 webhooks') },
+  },
+  {
+    method: 'get', path: '/api/webhook', operationId: 'listWebhooks', tag: 'webhooks', auth: true,
+    summary: 'The caller\'s webhooks',
+    responses: { ...always, 200: { description: 'the caller\'s webhooks', schema: z.array(S.Webhook) } },
+  },
+  {
+    method: 'post', path: '/api/webhook/preview', operationId: 'previewWebhook', tag: 'webhooks', auth: true,
+    summary: 'Render a template on sample data',
+    request: { body: { required: true, ...json(PreviewWebhook) } },
+    responses: { ...always, ...limited, 200: { description: 'the rendered body', schema: S.WebhookPreview }, 400: issues('bad fields, or the template error and its position') },
+  },
+  {
+    method: 'get', path: '/api/webhook/{id}', operationId: 'getWebhook', tag: 'webhooks', auth: true,
+    summary: 'One of the caller\'s webhooks',
+    request: { params: webhookId },
+    responses: { ...always, 200: { description: 'the webhook', schema: S.Webhook }, 404: webhookNotFound },
+  },
+  {
+    method: 'patch', path: '/api/webhook/{id}', operationId: 'updateWebhook', tag: 'webhooks', auth: true,
+    summary: 'Change any of the create fields',
+    request: { params: webhookId, body: { required: false, ...json(PatchWebhook) } },
+    responses: { ...always, ...limited, 200: { description: 'the webhook after the change', schema: S.Webhook }, 400: issues(), 404: webhookNotFound },
+  },
+  {
+    method: 'delete', path: '/api/webhook/{id}', operationId: 'deleteWebhook', tag: 'webhooks', auth: true,
+    summary: 'Delete a webhook; queued deliveries are dropped',
+    request: { params: webhookId },
+    responses: { ...always, ...limited, 204: { description: 'deleted' }, 404: webhookNotFound },
+  },
+  {
+    method: 'post', path: '/api/webhook/{id}/reactivate', operationId: 'reactivateWebhook', tag: 'webhooks', auth: true,
+    summary: 'Suspended to active, failure count 0',
+    request: { params: webhookId },
+    responses: { ...always, ...limited, 200: { description: 'the webhook', schema: S.Webhook }, 404: webhookNotFound },
+  },
+  {
+    method: 'get', path: '/api/webhook/{id}/deliveries', operationId: 'listDeliveries', tag: 'webhooks', auth: true,
+    summary: 'The latest 50 delivery attempts, newest first',
+    request: { params: webhookId },
+    responses: { ...always, 200: { description: 'attempts', schema: z.array(S.DeliveryAttempt) }, 404: webhookNotFound },
+  },
+
+  // ---- files and operations ----
+  {
+    method: 'get', path: '/media/{image}', operationId: 'getMedia', tag: 'media',
+    summary: 'An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range',
+    request: { params: z.object({ image: z.string().openapi({ example: '0190c3f0-0000-7000-8000-000000000000.320.webp' }) }) },
+    responses: {
+      ...always,
+      200: { description: 'the file', contentTypes: IMAGE_TYPES },
+      206: { description: 'the requested range', contentTypes: IMAGE_TYPES },
+      304: { description: 'not modified (If-None-Match)' },
+      404: error('no such file'),
+      416: error('range not satisfiable'),
+    },
+  },
+  {
+    method: 'get', path: '/healthz', operationId: 'health', tag: 'operations',
+    summary: 'Liveness: the process answers',
+    responses: { ...always, 200: { description: 'alive', schema: S.Health } },
+  },
+  {
+    method: 'get', path: '/readyz', operationId: 'readiness', tag: 'operations',
+    summary: 'Readiness: SQLite and Elasticsearch answer',
+    responses: { ...always, 200: { description: 'ready', schema: S.Readiness }, 503: { description: 'not ready', schema: S.Readiness } },
+  },
+  {
+    method: 'get', path: '/metrics', operationId: 'metrics', tag: 'operations',
+    summary: 'Prometheus metrics (text exposition format)',
+    responses: { ...always, 200: { description: 'metrics', contentTypes: ['text/plain'] } },
+  },
+  {
+    method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'operations',
+    summary: 'This document',
+    responses: { ...always, 200: { description: 'OpenAPI 3.1', contentTypes: ['application/json'] } },
+  },
+  {
+    method: 'get', path: '/docs', operationId: 'docs', tag: 'operations',
+    summary: 'A browsable page rendering this document',
+    responses: { ...always, 200: { description: 'HTML', contentTypes: ['text/html'] } },
+  },
+];

@@ -1,0 +1,182 @@
+/**
+ * Response shapes, as zod schemas. They feed the OpenAPI document (as named components) and the
+ * contract test validates every response the suite receives against them, so the document
+ * cannot drift from what the service sends. Objects are strict: an undocumented field (say, a
+ * leaked passwordHash) fails the test instead of slipping through.
+ */
+import { RATINGS } from '../posts/post-record.ts';
+import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import { EVENT_KINDS } from '../webhooks/event-data.ts';
+import { z } from './zod.ts';
+
+const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });
+/** Post times have exactly milliseconds (spec §2: YYYY-MM-DDThh:mm:ss.mmmZ). */
+const postTime = z.string().datetime({ precision: 3 }).openapi({ example: '2024-05-01T10:00:00.000Z' });
+const uuid = z.string().uuid();
+
+export const Rating = z.enum(RATINGS).openapi('Rating');
+
+export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
+
+export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');
+
+export const Self = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    email: z.string().nullable(),
+    permission: z.number().int().openapi({ description: 'bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post' }),
+    accessKey: z.string().regex(/^[A-Za-z0-9_]+$/).openapi({ description: 'send as X-Access-Key; treat it as a password' }),
+    createdAt: isoTime,
+  })
+  .strict()
+  .openapi('Self', { description: 'The caller\'s own account. Never carries passwordHash.' });
+
+export const Thumbnails = z
+  .object(Object.fromEntries(THUMBNAIL_SIZES.map((s) => [String(s), z.string().url()])) as Record<`${(typeof THUMBNAIL_SIZES)[number]}`, z.ZodString>)
+  .strict()
+  .openapi('Thumbnails', { description: 'WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame)' });
+
+const postFields = {
+  id: uuid,
+  text: z.string(),
+  rating: Rating,
+  image: z.string().openapi({ description: 'image id plus file extension', example: '0190c3f0-0000-7000-8000-000000000000.png' }),
+  imageURL: z.string().url(),
+  imageHash: z.string().regex(/^[01]{64}$/).openapi({ description: '64-bit perceptual hash as 0/1 characters' }),
+  createdAt: postTime,
+  updatedAt: postTime,
+  uploaderId: z.number().int().nullable().openapi({ description: 'null for legacy posts' }),
+  // A union rather than .nullable(): zod-to-openapi 7.3 drops the null from a nullable $ref in 3.1
+  // output (asteasolutions/zod-to-openapi#387), which the contract test's schema check catches.
+  uploader: z.union([User, z.null()]).openapi({ description: 'null for legacy posts' }),
+  tags: z.array(Tag).openapi({ description: 'sorted by name' }),
+  thumbnails: Thumbnails,
+  aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
+};
+
+export const Post = z.object(postFields).strict().openapi('Post');
+
+export const CreatedPost = z
+  .object({ ...postFields, uploader: Self })
+  .strict()
+  .openapi('CreatedPost', { description: 'A Post whose uploader is the caller, as Self' });
+
+export const PostPage = z.object({ count: z.number().int(), data: z.array(Post) }).strict().openapi('PostPage', { description: '`count` is the total; `data` is the requested slice' });
+
+export const DuplicateMatches = z
+  .array(z.object({ image: z.string(), imageURL: z.string().url(), id: uuid, imageHash: z.string().regex(/^[01]{64}$/) }).strict())
+  .openapi('DuplicateMatches', { description: 'existing posts within 3 differing bits, closest first' });
+
+export const ValidationIssues = z
+  .array(
+    z
+      .object({
+        code: z.string(),
+        expected: z.string(),
+        received: z.string(),
+        path: z.array(z.union([z.string(), z.number()])),
+        message: z.string(),
+      })
+      .strict(),
+  )
+  .openapi('ValidationIssues', { description: 'zod-style issues; inside /api/post/search a selector\'s path is relative to `filter`' });
+
+export const ErrorBody = z.object({ error: z.string() }).strict().openapi('Error');
+
+export const LoginFailure = z.string().openapi('LoginFailure', { description: 'a JSON string', example: 'invalid username/password' });
+
+export const AccessKey = z.object({ accessKey: z.string().regex(/^[A-Za-z0-9_]+$/) }).strict().openapi('AccessKey');
+
+export const ImageSearchResult = z
+  .object({
+    error: z.null(),
+    data: z
+      .object({
+        total: z.number().int(),
+        images: z.array(
+          z
+            .object({
+              text: z.string(),
+              rating: Rating,
+              id: z.number().int().openapi({ description: 'the post\'s number' }),
+              imageUrl: z.string().url(),
+              thumbnailUrl: z.string().url().openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
+              tags: z.array(z.string()),
+            })
+            .strict(),
+        ),
+      })
+      .strict(),
+  })
+  .strict()
+  .openapi('ImageSearchResult');
+
+export const SimilarResult = z
+  .object({
+    hash: z.string().regex(/^[01]{64}$/),
+    similar: z.array(z.object({ id: uuid, image: z.string(), imageURL: z.string().url(), diff: z.number().int().min(0).max(64) }).strict()),
+  })
+  .strict()
+  .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });
+
+export const Webhook = z
+  .object({
+    id: uuid,
+    label: z.string().nullable(),
+    url: z.string().url(),
+    events: z.array(z.enum(EVENT_KINDS)),
+    state: z.enum(['active', 'suspended']),
+    failureCount: z.number().int().min(0),
+    lastDeliveryAt: isoTime.nullable(),
+    lastResponseStatus: z.number().int().nullable(),
+    createdAt: isoTime,
+    template: z.string().nullable().openapi({ description: 'null: the default template' }),
+  })
+  .strict()
+  .openapi('Webhook', { description: 'A webhook registration; the secret is write-only and never returned' });
+
+export const WebhookPreview = z.object({ body: z.string() }).strict().openapi('WebhookPreview', { description: 'the template rendered on sample data' });
+
+export const DeliveryAttempt = z
+  .object({
+    deliveryId: uuid.openapi({ description: 'as sent in X-Webhook-Delivery; repeated attempts of one delivery share it' }),
+    event: z.enum(EVENT_KINDS),
+    postId: uuid,
+    outcome: z.enum(['success', 'failure']),
+    responseStatus: z.number().int().nullable(),
+    error: z.string().nullable(),
+    durationMs: z.number().int().min(0),
+    attemptedAt: isoTime,
+  })
+  .strict()
+  .openapi('DeliveryAttempt');
+
+export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
+
+export const Readiness = z
+  .object({ status: z.enum(['ready', 'not ready']), sqlite: z.enum(['up', 'down']), elasticsearch: z.enum(['up', 'down']) })
+  .strict()
+  .openapi('Readiness');
+
+/** The default webhook body (no template): what receivers get unless the owner wrote their own. */
+const person = z.object({ id: z.number().int(), username: z.string() });
+export const DefaultWebhookBody = z
+  .object({
+    event: z.enum(EVENT_KINDS),
+    data: z.object({
+      imageID: z.number().int(),
+      text: z.string(),
+      rating: z.enum(['none', 'moderate', 'violet']).openapi({ description: 'spelled `violet` in this payload' }),
+      tags: z.array(z.string()),
+      imageURL: z.string(),
+      createdAt: z.string(),
+      uploader: person.nullable(),
+      changes: z
+        .record(z.object({ old: z.unknown(), new: z.unknown() }))
+        .optional()
+        .openapi({ description: 'update events only: the changed fields among text, tags, rating' }),
+    }),
+    initiator: person.nullable(),
+  })
+  .openapi('DefaultWebhookBody');

@@ -1,0 +1,243 @@
+/**
+ * The OpenAPI document is the contract: it covers every route the app serves, and every response
+ * a representative run over all endpoints receives matches it (status, content type, body).
+ * The run records through the same hook as the rest of the suite (IMGPOST_RECORD_RESPONSES, see
+ * response-recorder.ts), so a whole-suite check is the same code over more recordings.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { createApp } from '../../src/app.ts';
+import { OPERATIONS } from '../../src/openapi/operations.ts';
+import { openApiDocument } from '../../src/openapi/registry.ts';
+import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { createUser, type TestUser } from '../helpers/users.ts';
+import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { checkRecordings, formatViolations } from './contract.ts';
+import { JsonSchemaValidator } from './json-schema.ts';
+import { readRecordings, recordingFile, type RecordedResponse } from './response-recorder.ts';
+
+// Set before the app starts: startTestApp reads it. A run that records the whole suite sets it outside.
+const external = process.env.IMGPOST_RECORD_RESPONSES;
+const recordDir = external ?? tempDir('imgpost-responses');
+process.env.IMGPOST_RECORD_RESPONSES = recordDir;
+
+let app: TestApp;
+let receiver: Receiver;
+test.before(async () => {
+  app = await startTestApp();
+  receiver = await startReceiver(200);
+});
+test.after.always(async () => {
+  await receiver?.close();
+  await app?.close();
+  if (!external) fs.rmSync(recordDir, { recursive: true, force: true });
+});
+
+test('the document is OpenAPI 3.1 and uses only keywords the contract check understands', async (t) => {
+  const res = await app.request('/openapi.json');
+  t.is(res.status, 200);
+  const doc = await res.json();
+  t.is(doc.openapi, '3.1.0');
+  t.deepEqual(doc.servers, [{ url: app.url }]);
+  const ids = OPERATIONS.map((o) => o.operationId);
+  t.is(new Set(ids).size, ids.length, 'operation ids are unique');
+  t.deepEqual(JsonSchemaValidator.unknownKeywords(Object.values(doc.components.schemas)), []);
+  const inline = Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>)
+    .flatMap((item) => Object.values(item))
+    .flatMap((op) => Object.values(op.responses))
+    .flatMap((r) => Object.values(r.content ?? {}).map((c) => c.schema));
+  t.deepEqual(JsonSchemaValidator.unknownKeywords(inline), []);
+  // The request schemas are the routes' own: a sample check that the strict ones stayed strict.
+  t.is(doc.paths['/api/post/{id}'].put.requestBody.content['application/json'].schema.additionalProperties, false);
+});
+
+test('every route the app serves is documented, and every documented operation exists', (t) => {
+  const koa = createApp(app.services);
+  const served = new Set<string>();
+  for (const mw of koa.middleware as { router?: { stack: { path: string | RegExp; methods: string[] }[] } }[]) {
+    for (const layer of mw.router?.stack ?? []) {
+      if (typeof layer.path !== 'string') continue;
+      const p = layer.path.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
+      for (const m of layer.methods) if (m !== 'HEAD') served.add(`${m.toLowerCase()} ${p}`);
+    }
+  }
+  const documented = new Set(OPERATIONS.map((o) => `${o.method} ${o.path.replace(/(.)\/$/, '$1')}`));
+  t.deepEqual([...served].filter((r) => !documented.has(r)).sort(), [], 'served but not documented');
+  t.deepEqual([...documented].filter((r) => !served.has(r)).sort(), [], 'documented but not served');
+});
+
+test('GET /docs is a self-contained page under a strict CSP', async (t) => {
+  const res = await app.request('/docs');
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  t.regex(csp, /default-src 'none'/);
+  const html = await res.text();
+  const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+  t.truthy(nonce);
+  t.true(html.includes(`<script nonce="${nonce}">`));
+  t.true(html.includes("fetch('openapi.json')"));
+  // No CDN or any other outside resource.
+  t.false(/(src|href)="https?:/.test(html));
+});
+
+/** Exercises every endpoint, successes and the usual failures; returns nothing, the recorder keeps it all. */
+async function representativeRun(user: TestUser, weak: TestUser): Promise<void> {
+  const call = async (method: string, url: string, init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: BodyInit | undefined;
+    if (init.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    } else if (init.form) body = init.form;
+    const res = await app.request(url, { method, headers, body });
+    await res.arrayBuffer();
+    return res;
+  };
+  const as = (u: TestUser) => u.headers;
+  const json = async (res: Response) => res.json();
+
+  // accounts
+  await call('POST', '/api/account/login', { json: { username: user.name, password: 'correct horse battery' } });
+  await call('POST', '/api/account/login', { json: { username: user.name, password: 'wrong password!' } });
+  await call('POST', '/api/account/login', { json: { username: 42 } });
+  await call('GET', '/api/account', { headers: as(user) });
+  await call('GET', '/api/account');
+  await call('GET', '/api/account', { headers: { 'X-Access-Key': 'not_a_real_key' } });
+  const reset = await app.request('/api/account/reset-key', { headers: as(weak) });
+  weak.headers = { 'X-Access-Key': (await json(reset)).accessKey };
+  await call('GET', '/api/account', { headers: as(weak) });
+
+  // posts
+  const image = await randomImage(9100, 300, 200);
+  const created = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image, metadata: { text: 'contract', tags: ['b', 'a'], rating: 'moderate' } }) }));
+  await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image }) }); // 409 near-duplicate
+  await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image: Buffer.from('not an image'), type: 'image/png' }) });
+  await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image: await randomImage(9101), metadata: { rating: 'awful' } }) });
+  await call('POST', '/api/post/', { headers: as(weak), form: uploadForm({ image: await randomImage(9102) }) }); // 403
+  const second = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9103, 120, 400, 'jpeg'), type: 'image/jpeg' }) }));
+  await call('GET', '/api/post/');
+  await call('GET', '/api/post/?offset=1&limit=1');
+  await call('GET', '/api/post/?limit=-1');
+  await call('HEAD', '/api/post/');
+  await call('GET', `/api/post/${created.id}`);
+  await call('GET', '/api/post/1');
+  await call('GET', '/api/post/not-a-post');
+  await call('PUT', `/api/post/${created.id}`, { headers: as(user), json: { text: 'edited', tags: ['c'] } });
+  await call('PATCH', `/api/post/${created.id}`, { headers: as(user), json: { rating: 'violent' } });
+  await call('PUT', `/api/post/${created.id}`, { headers: as(user), json: { colour: 'red' } });
+  await call('PUT', '/api/post/01900000-0000-7000-8000-000000000000', { headers: as(user), json: {} });
+  await call('PUT', `/api/post/${created.id}`, { json: { text: 'anonymous' } });
+
+  // search
+  await call('POST', '/api/post/search', { json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] } });
+  await call('POST', '/api/post/search?limit=1', {});
+  await call('POST', '/api/post/search', { json: { filter: [] } });
+  await call('POST', '/api/post/search', { json: { filter: [{ type: 'text', op: 'contains', value: 5 }] } });
+  await call('POST', '/api/post/similar', { form: uploadForm({ image }) });
+  await call('POST', '/api/post/similar?maxDiff=12', { form: uploadForm({ image }) });
+  await call('POST', '/image/search', { json: { conditions: [{ type: 'tagInclude', value: 'c' }], orderBy: 'uploadDate', order: 'desc' } });
+  await call('POST', '/image/search?limit=0', { json: { conditions: [] } });
+  await call('POST', '/image/search', { json: { conditions: [{ type: 'nope', value: 'x' }] } });
+
+  // webhooks
+  const hook = await json(await app.request('/api/webhook', { method: 'POST', headers: { ...as(user), 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiver.url, secret: 's3cret-value', events: ['create', 'update', 'delete'], label: 'contract' }) }));
+  await call('POST', '/api/webhook', { headers: as(user), json: { url: 'ftp://example.com', secret: 'x', events: [] } });
+  await call('POST', '/api/webhook', { json: { url: receiver.url, secret: 'x', events: ['create'] } });
+  await call('GET', '/api/webhook', { headers: as(user) });
+  await call('GET', `/api/webhook/${hook.id}`, { headers: as(user) });
+  await call('GET', `/api/webhook/${hook.id}`, { headers: as(weak) }); // another user's: 404
+  await call('PATCH', `/api/webhook/${hook.id}`, { headers: as(user), json: { label: null, template: '{"e": {{json .Event}}, "id": {{.ImageID}}}' } });
+  await call('PATCH', `/api/webhook/${hook.id}`, { headers: as(user), json: { template: '{{.Nope' } });
+  await call('POST', '/api/webhook/preview', { headers: as(user), json: { event: 'update' } });
+  await call('POST', '/api/webhook/preview', { headers: as(user), json: { event: 'create', template: '{{if}}' } });
+  await call('PUT', `/api/post/${second.id}`, { headers: as(user), json: { text: 'fires an update' } });
+  await receiver.waitFor(1);
+  await app.services.webhookDispatcher.whenIdle();
+  await call('GET', `/api/webhook/${hook.id}/deliveries`, { headers: as(user) });
+  await call('POST', `/api/webhook/${hook.id}/reactivate`, { headers: as(user) });
+  for (let i = 0; i < 10; i++) await call('POST', '/api/webhook', { headers: as(user), json: { url: receiver.url, secret: `s${i}`, events: ['delete'] } }); // the last is 409
+  await call('DELETE', `/api/webhook/${hook.id}`, { headers: as(user) });
+  await call('DELETE', `/api/webhook/${hook.id}`, { headers: as(user) });
+
+  // media
+  await call('GET', `/media/${created.image}`);
+  await call('GET', `/media/${created.image}`, { headers: { Range: 'bytes=0-9' } });
+  await call('GET', `/media/${created.image}`, { headers: { Range: 'bytes=999999999-' } });
+  const etag = (await app.request(`/media/${created.image}`)).headers.get('etag')!;
+  await call('GET', `/media/${created.image}`, { headers: { 'If-None-Match': etag } });
+  await call('GET', new URL(created.thumbnails['320']).pathname);
+  await call('GET', '/media/../../etc/passwd');
+  await call('GET', '/media/01900000-0000-7000-8000-000000000000.png');
+
+  // deleting last: the weak user may not, the owner may
+  await call('DELETE', `/api/post/${second.id}`, { headers: as(weak) });
+  await call('DELETE', `/api/post/${second.id}`, { headers: as(user) });
+  await call('DELETE', `/api/post/${second.id}`, { headers: as(user) });
+
+  // operations
+  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) await call('GET', p);
+}
+
+test.serial('every response of a run over all endpoints matches the document', async (t) => {
+  const user = await createUser(app, 0x2 | 0x4 | 0x2000);
+  const weak = await createUser(app, 0);
+  await representativeRun(user, weak);
+
+  const report = checkRecordings(readRecordings([recordingFile(recordDir)]));
+  t.is(report.violations.length, 0, formatViolations(report.violations));
+  t.true(report.checked >= 70, `only ${report.checked} responses checked`);
+  // The run is representative: every operation answered with success at least once.
+  const withoutSuccess = OPERATIONS.filter((op) => ![...(report.seen.get(op.operationId) ?? [])].some((s) => s < 300 || s === 304));
+  t.deepEqual(withoutSuccess.map((op) => op.operationId), []);
+  // And the documented error shapes were exercised too.
+  const seen = (id: string, status: number) => report.seen.get(id)?.has(status) ?? false;
+  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
+    t.true(seen(id, status), `${id} ${status} was not exercised`);
+});
+
+test.serial('recordings from the rest of the suite, when it records into the same directory, match too', async (t) => {
+  if (!external) return t.pass('IMGPOST_RECORD_RESPONSES not set outside: only this file\'s run is checked');
+  // Other test files run in parallel processes: this sees what they have recorded so far; run
+  // validate-recorded.ts after the suite for the complete check.
+  const files = fs.readdirSync(recordDir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(recordDir, f));
+  const report = checkRecordings(readRecordings(files));
+  t.log(`${report.checked} responses from ${files.length} files, ${report.unmatched} without an operation`);
+  t.is(report.violations.length, 0, formatViolations(report.violations));
+});
+
+test('the check catches what it should: missing and extra fields, wrong types, undocumented statuses', async (t) => {
+  const post = await (async () => {
+    const u = await createUser(app, 0x2);
+    const res = await app.request('/api/post/', { method: 'POST', headers: u.headers, body: uploadForm({ image: await randomImage(9200) }) });
+    return (await res.json()) as Record<string, unknown>;
+  })();
+  const legacy: Record<string, unknown> = { ...post, uploader: null, uploaderId: null };
+  const rec = (status: number, body: unknown, p = `/api/post/${post.id}`): RecordedResponse => ({ method: 'GET', path: p, status, contentType: 'application/json', kind: 'json', body });
+  t.deepEqual(checkRecordings([rec(200, legacy)]).violations, [], 'a legacy post (uploader null) is valid');
+  const { thumbnails: _dropped, ...noThumbs } = legacy;
+  const cases: [string, RecordedResponse, RegExp][] = [
+    ['missing field', rec(200, noThumbs), /thumbnails/],
+    ['extra field', rec(200, { ...legacy, passwordHash: 'x' }), /passwordHash/],
+    ['wrong type', rec(200, { ...legacy, uploaderId: 'one' }), /uploaderId/],
+    ['bad nested value', rec(200, { ...legacy, tags: [{ id: 1 }] }), /name/],
+    ['undocumented status', rec(418, {}), /not documented/],
+    ['wrong content type', { ...rec(200, null), contentType: 'text/html', kind: 'text' }, /content type/],
+  ];
+  for (const [label, record, pattern] of cases) {
+    const { violations } = checkRecordings([record]);
+    t.true(violations.length > 0, label);
+    t.regex(formatViolations(violations), pattern, label);
+    // Body problems are found twice: by the zod schema and by the published JSON Schema.
+    if (record.status === 200 && record.kind === 'json') {
+      t.true(violations.some((v) => v.problem.startsWith('zod:')), `${label}: zod`);
+      t.true(violations.some((v) => v.problem.startsWith('document:')), `${label}: document`);
+    }
+  }
+});
+
+test('the document is generated once and serves the same components every time', (t) => {
+  t.is(openApiDocument().components, openApiDocument('http://elsewhere').components);
+});
