@@ -21,7 +21,8 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function run(args: string[]): Promise<number> {
   const [command, ...rest] = args;
-  if (command === '--help' || command === '-h' || command === 'help') {
+  // `es --help` and `es start --help` alike.
+  if (command === 'help' || args.some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(USAGE);
     return 0;
   }
