@@ -52,6 +52,15 @@ export function createApp(services: Services): Koa<AppState> {
     metrics.routes(),
     openApiRoutes(services),
   ];
+  // koa-router answers 501 to a method it does not implement (PROPFIND, SEARCH...) on a known path and
+  // leaves 405 bodies empty: both are the client's mistake, so 405 with the Allow header and a JSON body.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 501 || (ctx.status === 405 && ctx.body == null)) {
+      ctx.status = 405;
+      ctx.body = { error: `method ${ctx.method} is not allowed here` };
+    }
+  });
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

@@ -24,10 +24,16 @@ export function bodyCap(cap = HARD_BODY_CAP): Koa.Middleware<AppState> {
 async function readLimited(req: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new AppError('too_large', `request body larger than ${limit} bytes`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw new AppError('too_large', `request body larger than ${limit} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // A client that hangs up mid-body ("aborted"): its mistake, not a server fault, and no one hears the answer.
+    if (err instanceof AppError) throw err;
+    throw badRequest('request body ended before its declared length', 'incomplete_body');
   }
   return Buffer.concat(chunks);
 }

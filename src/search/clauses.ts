@@ -75,7 +75,11 @@ export function idContains(needle: string): Clause {
 }
 
 export const not = (clause: Clause): Clause => ({ bool: { must_not: [clause] } });
-export const term = (field: string, value: string | number): Clause => ({ term: { [field]: value } });
+/** Lucene indexes no term longer than this many UTF-8 bytes, and Elasticsearch refuses (400) to query one. */
+const MAX_TERM_BYTES = 32_766;
+export const term = (field: string, value: string | number): Clause =>
+  // Such a value can equal no indexed term: match nothing rather than send a query that fails.
+  typeof value === 'string' && Buffer.byteLength(value, 'utf8') > MAX_TERM_BYTES ? { match_none: {} } : { term: { [field]: value } };
 
 /** All of the clauses (an empty list is every post). Filter context: no scoring, cacheable. */
 export const allOf = (clauses: Clause[]): Clause => (clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } });

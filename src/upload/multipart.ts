@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
@@ -34,13 +35,31 @@ export function multipart(tmpDir: string, fileFields: string[]): Koa.Middleware<
     // A directory per request: whatever the parser wrote, even for a body it then refused, goes with it.
     const uploadDir = await fs.promises.mkdtemp(path.join(tmpDir, 'upload-'));
     try {
-      await parserFor(uploadDir)(ctx as never, async () => {});
+      await unlessClientLeaves(ctx.req, parserFor(uploadDir)(ctx as never, async () => {}));
       (ctx.state as AppState & { parts?: MultipartParts }).parts = collectParts(ctx, fileFields);
       await next();
     } finally {
       await fs.promises.rm(uploadDir, { recursive: true, force: true });
     }
   };
+}
+
+/**
+ * The parser's promise, or a 400 as soon as the request stream is destroyed before its body was
+ * read to the end. formidable never settles when that happened before it attached its listeners
+ * (e.g. the client's next, malformed pipelined request made node destroy the socket): without this
+ * the handler would hang forever, holding its context and its upload directory.
+ */
+function unlessClientLeaves(req: IncomingMessage, parsing: Promise<unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    // 'close' also follows a normal 'end'; only a close before the body was consumed is a hang-up.
+    const gone = () => {
+      if (!req.readableEnded) reject(badPart([], 'the connection closed before the request body was read'));
+    };
+    if (req.destroyed) gone();
+    req.once('close', gone);
+    parsing.then(resolve, reject).finally(() => req.off('close', gone));
+  });
 }
 
 function parserFor(uploadDir: string) {
