@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import type { Services } from './compose.ts';
 import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
@@ -39,6 +40,8 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(bodyCap());
   // Before every router: an invalid X-Access-Key is 401 even on public endpoints (decisions §2).
   app.use(authenticate(services));
+  // After authentication, so writes count per user as well as per address.
+  app.use(rateLimit(services.config.rateLimit));
 
   const routers: Router<AppState>[] = [
     healthRoutes(services),

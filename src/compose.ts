@@ -67,7 +67,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const images = new ImageStore(config.dataDir, db);
   const recovered = images.recover();
   if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
-  const hashPool = createHashPool({ workers: config.hashWorkers });
+  const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   closers.push(() => hashPool.destroy());
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex, hashPool, images, log, config });
 

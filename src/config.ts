@@ -22,6 +22,10 @@ export interface Config {
   sessionSecret?: string;
   webhookAllowPrivate: boolean;
   hashWorkers: number;
+  /** uploads waiting for a hash worker before more are refused with 503 */
+  hashQueueLimit: number;
+  /** requests per minute per user and per client address; 0 disables */
+  rateLimit: { writesPerMinute: number; uploadsPerMinute: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -48,6 +52,9 @@ const schema = z.object({
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: flag.default('0'),
   HASH_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  HASH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(100_000).default(128),
+  RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -81,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     hashWorkers: e.HASH_WORKERS,
+    hashQueueLimit: e.HASH_QUEUE_LIMIT,
+    rateLimit: { writesPerMinute: e.RATE_LIMIT_WRITES_PER_MINUTE, uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -8,12 +8,27 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export function listen(app: Koa<any>, host: string, port: number): Promise<RunningServer> {
-  const server = http.createServer(app.callback());
+/** Bounds against slow clients (milliseconds); tests lower them. */
+export interface ListenOptions {
+  /** the whole header block must arrive within this */
+  headersTimeoutMs?: number;
+  /** the whole request, body included, must arrive within this */
+  requestTimeoutMs?: number;
+  /** an idle keep-alive connection is closed after this */
+  keepAliveTimeoutMs?: number;
+  /** a socket with no traffic either way for this long is closed */
+  idleTimeoutMs?: number;
+  /** how often header and request time-outs are checked (node's default is 30 s, far above small bounds) */
+  checkIntervalMs?: number;
+}
+
+export function listen(app: Koa<any>, host: string, port: number, opts: ListenOptions = {}): Promise<RunningServer> {
+  const server = http.createServer({ connectionsCheckingInterval: opts.checkIntervalMs ?? 1_000 }, app.callback());
   // Slow clients must not hold sockets forever.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = opts.headersTimeoutMs ?? 20_000;
+  server.requestTimeout = opts.requestTimeoutMs ?? 60_000;
+  server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 5_000;
+  server.timeout = opts.idleTimeoutMs ?? 30_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -51,8 +51,8 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        // piscina rejects with this when maxQueue is reached: shed load instead of queueing forever.
-        if (/queue is at limit/i.test(message)) throw new AppError('unavailable', 'image analysis is busy, try again');
+        // piscina rejects with these when maxQueue is reached (or is 0 and every worker is busy): shed load instead of queueing forever.
+        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image analysis is busy, try again', undefined, 1);
         throw err;
       }
     },
