@@ -1,7 +1,8 @@
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
+import type { CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';
-import { repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
  * POST /image/search throughput, HTTP end to end, with 50 concurrent clients (closed loop, keep-alive)
@@ -11,22 +12,30 @@ export interface ImageSearchOptions {
   reps: number;
   repMs: number;
   concurrency: number;
+  /** started just before the measured repetitions and stopped after them */
+  cpu?: () => { stop(): CpuSplit };
 }
 
 export interface ImageSearchResult {
   throughput: Repeated;
+  /** latency by kind of request, one client at a time (no queueing): which conditions cost the most */
+  perKind: Record<string, LatencySummary>;
   requests: number;
   errors: number;
   firstError?: string;
+  /** cores used by each process during the measured repetitions */
+  cpu?: CpuSplit;
   latency: LatencySummary;
   concurrency: number;
 }
 
 const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', 'light', 'tree', 'coffee', 'city', 'snow'];
 
-function bodies(seed: SeedResult, n: number): { path: string; body: unknown }[] {
+const KINDS = ['tagInclude', 'textContains', 'textMatch', 'ratingEq+tag', 'uploadedBy', 'none'] as const;
+
+function bodies(seed: SeedResult, n: number): { kind: string; path: string; body: unknown }[] {
   const rnd = new Random(99);
-  const out: { path: string; body: unknown }[] = [];
+  const out: { kind: string; path: string; body: unknown }[] = [];
   for (let i = 0; i < n; i++) {
     const tag = seed.tags[rnd.skewed(seed.tags.length, 1.5)];
     const word = rnd.pick(WORDS);
@@ -40,7 +49,7 @@ function bodies(seed: SeedResult, n: number): { path: string; body: unknown }[] 
     ][i % 6];
     const orderBy = conditions[0]?.type === 'textMatch' ? 'relevance' : rnd.pick(['uploadDate', 'id']);
     const offset = rnd.chance(0.8) ? 0 : rnd.int(1, 10) * 24;
-    out.push({ path: `/image/search?offset=${offset}&limit=24`, body: { conditions, orderBy, order: rnd.pick(['asc', 'desc']) } });
+    out.push({ kind: KINDS[i % 6], path: `/image/search?offset=${offset}&limit=24`, body: { conditions, orderBy, order: rnd.pick(['asc', 'desc']) } });
   }
   return out;
 }
@@ -54,6 +63,15 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
   };
   // Warm-up, also opening the keep-alive connections.
   await closedLoop({ concurrency: opts.concurrency, durationMs: Math.min(3000, opts.repMs), task });
+  // Under 50 clients every request mostly waits in queues; the cost of each kind shows one at a time.
+  const byKind = new Map<string, number[]>(KINDS.map((k) => [k, []]));
+  for (let i = 0; i < Math.min(list.length, 240); i++) {
+    const t0 = nowMs();
+    await task(i);
+    byKind.get(list[i].kind)!.push(nowMs() - t0);
+  }
+
+  const cpu = opts.cpu?.();
   const runs: number[] = [];
   const latencies: number[] = [];
   let requests = 0;
@@ -67,5 +85,7 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
     errors += run.errors;
     firstError ??= run.firstError;
   }
-  return { throughput: repeated(runs), requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
+  const cpuSplit = cpu?.stop();
+  const perKind = Object.fromEntries([...byKind].map(([kind, ms]) => [kind, summarize(ms)]));
+  return { throughput: repeated(runs), perKind, cpu: cpuSplit, requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
 }

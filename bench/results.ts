@@ -16,7 +16,7 @@ export interface SizeResults {
   similar?: SimilarResult;
   search?: SearchResult;
   imageSearch?: ImageSearchResult;
-  /** cores used by each process while /image/search was loaded (warm-up included) */
+  /** cores used by each process while /image/search was loaded (the measured repetitions) */
   imageSearchCpu?: CpuSplit;
   upload?: UploadResult;
   /** server RSS while serving /api/post/search and /image/search */

@@ -61,7 +61,7 @@ function params(quick: boolean, sizes: number[]): RunParams {
   const reindexReps = Object.fromEntries(sizes.map((n) => [String(n), quick ? 2 : n > 300_000 ? 1 : 3]));
   return quick
     ? {
-        hashing: { reps: 3, passes: 1, jpegs: 12, pngs: 4 },
+        hashing: { reps: 3, passes: 3, jpegs: 12, pngs: 4 },
         reindexReps,
         similar: { samples: 300, scanBudgetMs: 10_000, maxDiffs: [8, 3] },
         search: { samples: 300, sqlBudgetMs: 10_000, reps: 2, repMs: 3000, concurrency: 8 },
@@ -69,7 +69,7 @@ function params(quick: boolean, sizes: number[]): RunParams {
         upload: { reps: 2, repMs: 4000, concurrency: 8 },
       }
     : {
-        hashing: { reps: 5, passes: 3, jpegs: 12, pngs: 4 },
+        hashing: { reps: 5, passes: 10, jpegs: 12, pngs: 4 },
         reindexReps,
         similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
         search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
@@ -132,10 +132,11 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
     log(`${size}: /image/search with ${p.imageSearch.concurrency} clients`);
     let imageRss: RssSummary;
     const rssImage = sampleRss(server.pid);
-    const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
+    const esPid = await elasticsearchPid(esUrl);
+    const serverPid = server.pid;
     try {
-      out.imageSearch = await benchImageSearch(seed, server.url, p.imageSearch);
-      out.imageSearchCpu = cpu.stop();
+      out.imageSearch = await benchImageSearch(seed, server.url, { ...p.imageSearch, cpu: () => measureCpu(serverPid, esPid) });
+      out.imageSearchCpu = out.imageSearch.cpu;
     } finally {
       imageRss = rssImage.stop();
     }

@@ -5,7 +5,7 @@ import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
 import { SqlSearch, type SearchSpec } from './anchors/sql-search.ts';
 import { closedLoop, postJson, sampleLatency } from './lib/http-load.ts';
-import { median, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { median, percentile, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
  * POST /api/post/search: latency (one client, p50/p99) and throughput (a few concurrent clients,
@@ -34,6 +34,7 @@ export interface SearchResult {
   latencyRatio: number;
   throughputRatio: number;
   perShapeP50: Record<string, { ours: number; sql: number }>;
+  perShapeP99: Record<string, { ours: number; sql: number }>;
   /** counts from Elasticsearch and from SQL agree, for every checked query */
   countsAgree: number;
   countsChecked: number;
@@ -121,9 +122,11 @@ export async function benchSearch(services: Services, seed: SeedResult, url: str
   }
 
   const perShapeP50: SearchResult['perShapeP50'] = {};
+  const perShapeP99: SearchResult['perShapeP99'] = {};
   for (const shape of SHAPES) {
-    const pick = (lat: number[]) => median(lat.filter((_, i) => qs[i % qs.length].shape === shape));
-    perShapeP50[shape] = { ours: pick(latency.latencies), sql: pick(sqlLatencies) };
+    const of = (lat: number[]) => lat.filter((_, i) => qs[i % qs.length].shape === shape);
+    perShapeP50[shape] = { ours: median(of(latency.latencies)), sql: median(of(sqlLatencies)) };
+    perShapeP99[shape] = { ours: percentile(of(latency.latencies), 99), sql: percentile(of(sqlLatencies), 99) };
   }
   const ours = summarize(latency.latencies);
   const sqlSummary = summarize(sqlLatencies);
@@ -139,6 +142,7 @@ export async function benchSearch(services: Services, seed: SeedResult, url: str
     latencyRatio: sqlSummary.p50 / ours.p50,
     throughputRatio: oursThroughput.median / sqlThroughput,
     perShapeP50,
+    perShapeP99,
     countsAgree,
     countsChecked,
     concurrency: opts.concurrency,
