@@ -6,11 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './lib/env.ts';
-import { renderReport } from './report.ts';
+import { renderReport, withForeignSections } from './report.ts';
 import type { RunResults } from './results.ts';
 
 const file = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench', 'results.json'));
 const results = JSON.parse(fs.readFileSync(file, 'utf8')) as RunResults;
 const md = path.join(path.dirname(file), results.mode === 'quick' ? 'RESULTS.quick.md' : 'RESULTS.md');
-fs.writeFileSync(md, renderReport(results));
+const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '';
+fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
 process.stderr.write(`wrote ${path.relative(process.cwd(), md)} from ${path.relative(process.cwd(), file)}\n`);

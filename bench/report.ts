@@ -164,6 +164,16 @@ function sizeRows(s: SizeResults): Row[] {
   return rows;
 }
 
+/**
+ * Sections other tools keep in the same file between `<!-- name:start -->` and `<!-- name:end -->`
+ * markers (bench/load writes its "Load" section that way). Rewriting the report must not drop
+ * them: they are carried over, in their order, after the freshly rendered part.
+ */
+export function withForeignSections(rendered: string, previous: string): string {
+  const blocks = [...previous.matchAll(/<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->\n?/g)].map((m) => m[0].trimEnd());
+  return blocks.length === 0 ? rendered : `${rendered.trimEnd()}\n\n${blocks.join('\n\n')}\n`;
+}
+
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderReport(results: RunResults): string {

@@ -23,7 +23,7 @@ import { startServerProcess, type ServerProcess } from './lib/server-process.ts'
 import { median } from './lib/stats.ts';
 import { mergeRss, readRss, sampleRss, type RssSummary } from './memory.ts';
 import { benchReindex } from './reindex.ts';
-import { renderReport } from './report.ts';
+import { renderReport, withForeignSections } from './report.ts';
 import type { RunParams, RunResults, SizeResults } from './results.ts';
 import { benchSearch } from './search.ts';
 import { benchSimilar } from './similar.ts';
@@ -158,7 +158,8 @@ function write(results: RunResults, quick: boolean): { md: string; json: string 
   const md = path.join(ROOT, 'bench', `RESULTS${suffix}.md`);
   const json = path.join(ROOT, 'bench', `results${suffix}.json`);
   fs.writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
-  fs.writeFileSync(md, renderReport(results));
+  const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '';
+  fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
   return { md, json };
 }
 
