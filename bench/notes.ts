@@ -45,31 +45,33 @@ function hashingNote(results: RunResults): string {
   );
 }
 
+/** 16-bit strings within r bits of a segment, and the expected candidates when two of four segments must be that close. */
+const termsWithin = (r: number): number => [1, 16, 120, 560].slice(0, r + 1).reduce((a, b) => a + b, 0);
+const pairCandidates = (r: number, posts: number): number => 6 * (termsWithin(r) / 65_536) ** 2 * posts;
+
 function similarNote(s: SizeResults, detail: boolean): string {
   const x = s.similar!;
   const wide = x.rows.find((r) => r.maxDiff === 8);
   const narrow = x.rows.find((r) => r.maxDiff === 3);
-  const candidates = Math.round((548 * s.posts) / 65_536);
   const parts = [
     `- **Similar lookup, ${n(s.posts)} posts.** \`findWithin\` in process, one lookup at a time (no HTTP, no image hashing); half the queries are planted near-duplicate bases with 0–3 bits flipped, half random. ` +
       `It ${x.agrees ? 'returned exactly' : '**did not return exactly**'} the posts the exhaustive scan found, on ${x.checkedQueries} checked queries. ` +
-      `The string scan already holds every hash in memory (the original read them from its database per request, so it was slower still); the popcount scan packs them into two Uint32Arrays (8 bytes per post).`,
+      `The string scan already holds every hash in memory (the original read them from its database per request, so it was slower still); the popcount scan packs them into two Uint32Arrays (8 bytes per post). ` +
+      'A post is a candidate when two of its four 16-bit segments lie within floor(maxDiff / 3) bits of the query\'s (two hashes within d bits always have two such segments), and the exact distance on the full hash decides.',
   ];
   if (wide) {
     parts.push(
-      `At maxDiff 8 the segment radius is 2, so each of the four 16-bit segments expands to 137 terms (548 in all), and each term matches about N/65,536 posts: a lookup verifies about ${n(candidates)} candidates here (${fmt(wide.meanMatches)} matches on average), fetching each one's \`_source\` to read its hash. ` +
+      `At maxDiff 8 the segment radius is 2, so each segment expands to 137 terms (548 in all), and a post must match in two segments: about ${fmt(pairCandidates(2, s.posts))} chance candidates here besides the ${fmt(wide.meanMatches)} matches on average (one segment alone would admit about ${n(Math.round((548 * s.posts) / 65_536))}). ` +
         (!detail
           ? ''
           : wide.ours.p99 > 20 || wide.ours.p50 > x.popcountScan.p50
-          ? 'That is why it loses to the popcount scan, which touches 8 bytes per post and nothing else. In checks on a 1M-post index while the suite was built, finding the candidates took ~30 ms (~2 ms after a force-merge to one segment) and fetching them ~290 ms with `_source`, ~190 ms with a lean fetch (`_source: false`, `stored_fields: "_none_"`, `docvalue_fields`): the candidates themselves are the cost. What would close it: ' +
-            '(1) fewer candidates: three segments of 21–22 bits with radius 2 still cover maxDiff 8 (3·2 + 2 = 8) with about 700 terms, but each term matches N/2²¹ posts, so ~25× fewer candidates; ' +
-            '(2) or answer similarity in process from the hashes packed in typed arrays (16 MB at 1M posts), kept current from the outbox, and use Elasticsearch for the rest.'
-          : 'It stays ahead of both scans.'),
+            ? 'What remains is the cost of a request to Elasticsearch and of looking up the 548 terms; the popcount scan touches 8 bytes per post and nothing else, so at this size it can still be level or ahead. A force-merged index (fewer segments to look the terms up in) would close the rest.'
+            : 'It stays ahead of both scans.'),
     );
   }
   if (narrow) {
     parts.push(
-      `At maxDiff 3 (the upload duplicate check) the radius is 0: four exact terms, about ${fmt((4 * s.posts) / 65_536)} candidates, ${fmt(narrow.meanMatches)} matches on average; ` +
+      `At maxDiff 3 (the upload duplicate check) the radius is 1: 17 terms per segment, about ${fmt(pairCandidates(1, s.posts))} chance candidates, ${fmt(narrow.meanMatches)} matches on average; ` +
         (narrow.ours.p50 > x.popcountScan.p50
           ? `the cost is the Elasticsearch round trip itself, which at this size is still more than a ${fmt(x.popcountScan.p50)} ms in-process scan.`
           : narrow.ours.p50 > x.popcountScan.p50 * 0.9

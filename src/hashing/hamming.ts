@@ -23,9 +23,9 @@ export function hashToBigInt(hash: string): bigint {
 }
 
 /**
- * Four 16-bit segments, in order. By pigeonhole, two hashes within distance 4r+3 have at least one
- * segment within distance r of each other, so an index of segments finds near-duplicates without a
- * full scan.
+ * Four 16-bit segments, in order. By pigeonhole, two hashes within distance d have segments within
+ * small distances of each other (see find-similar.ts), so an index of segments finds near-duplicates
+ * without a full scan.
  */
 export function hashSegments(hash: string): [string, string, string, string] {
   assertHash(hash);

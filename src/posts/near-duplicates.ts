@@ -13,7 +13,7 @@ export interface NearMatch {
 
 /**
  * Posts whose hash differs from `hash` by fewer than 4 bits, closest first: the similar-image
- * lookup at 3 bits (exact segment terms), plus changes still waiting in the outbox, so a post is
+ * lookup at 3 bits (two segments within 1 bit), plus changes still waiting in the outbox, so a post is
  * never missed while the index catches up. Elasticsearch unreachable → 503.
  */
 export async function findNearDuplicates(index: PostsIndex, outbox: Outbox, hash: string): Promise<NearMatch[]> {

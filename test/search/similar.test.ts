@@ -32,6 +32,26 @@ function flip(hash: string, d: number, even: boolean): string {
   return chars.join('');
 }
 
+/** `hash` with split[i] distinct random bits flipped inside 16-bit segment i. */
+function flipSplit(hash: string, split: number[]): string {
+  const chars = hash.split('');
+  split.forEach((count, segment) => {
+    const used = new Set<number>();
+    while (used.size < count) used.add(segment * 16 + rnd.int(0, 15));
+    for (const pos of used) chars[pos] = chars[pos] === '0' ? '1' : '0';
+  });
+  return chars.join('');
+}
+
+/** Every way of spreading up to `max` differing bits over the four segments (2,380 splits for 13). */
+function allSplits(max: number): number[][] {
+  const out: number[][] = [];
+  for (let a = 0; a <= max; a++)
+    for (let b = 0; a + b <= max; b++)
+      for (let c = 0; a + b + c <= max; c++) for (let d = 0; a + b + c + d <= max; d++) out.push([a, b, c, d]);
+  return out;
+}
+
 /** Inserts posts with the given hashes into SQLite and the index, like the upload path would. */
 async function plant(hashes: string[]): Promise<PostRecord[]> {
   const { postRepository, postsIndex, db } = fx.app.services;
@@ -60,6 +80,9 @@ test.serial('findWithin finds every post within maxDiff (0..11) and none beyond,
   const queries = Array.from({ length: 12 }, () => rnd.bits64());
   // Per query: one post at every distance 0..13, evenly spread and at random, plus the seeded clusters.
   await plant(queries.flatMap((q) => Array.from({ length: 14 }, (_, d) => [flip(q, d, true), flip(q, d, false)]).flat()));
+  // For two queries, one post for every split of 0..13 differing bits over the four segments: the
+  // lookup asks for two segments within floor(maxDiff / 3) bits, and these include every edge case.
+  await plant(queries.slice(0, 2).flatMap((q) => allSplits(13).map((split) => flipSplit(q, split))));
   const clusterBases = fx.seed.clusters.slice(0, 4).map((c) => c.base);
   const posts = fx.posts();
   let checked = 0;
