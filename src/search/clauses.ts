@@ -57,8 +57,12 @@ export function textContains(needle: string, resolved?: NeedleMatches): Clause {
     if (!ids) throw new Error('a long text needle was not resolved before building the query');
     return idsClause(ids);
   }
-  const wildcard: Clause = { wildcard: { text_lc: { value: `*${escapeWildcard(lowered)}*` } } };
   const grams = gramFilters(lowered);
+  // A needle of exactly three characters is one of the text's trigrams or not in it at all: the term
+  // decides alone, and skipping the wildcard spares a doc-value check of every match (for a common
+  // trigram such as 'the', hundreds of thousands of them on a large corpus).
+  if (Array.from(lowered).length === 3) return grams[0];
+  const wildcard: Clause = { wildcard: { text_lc: { value: `*${escapeWildcard(lowered)}*` } } };
   if (grams.length === 0) return wildcard;
   return { bool: { filter: [...grams, wildcard] } };
 }
