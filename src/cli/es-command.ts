@@ -8,7 +8,7 @@ The first start fetches it with Maven (needs a Java 17+ JDK and Maven) into a ca
 Commands:
   start    start the node unless one already answers; prints its URL (progress on stderr)
   stop     stop the node started from this cache
-  status   print the node's status as JSON
+  status   print the node's status as JSON (always; --json is accepted for scripts)
 
 Environment:
   IMGPOST_ES_HOME   cache, data and logs (default ~/.cache/imgpost/elasticsearch,
@@ -20,7 +20,9 @@ Environment:
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function run(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
+  const [command, ...more] = args;
+  // `status` always prints JSON; --json is accepted so scripts can pass it to every command alike.
+  const rest = command === 'status' ? more.filter((a) => a !== '--json') : more;
   // `es --help` and `es start --help` alike.
   if (command === 'help' || args.some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(USAGE);

@@ -42,7 +42,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     const result = await importDirectory(services.postService, services.images.tmpDir, dir, {
       force: Boolean(values.force),
-      progress: (total) => createProgress('import', total),
+      progress: (total) => createProgress('import', total, { unit: 'files' }),
     });
     process.stderr.write(`imported ${result.imported}, skipped ${result.duplicates} near-duplicates, ${result.invalid.length} not images\n`);
     for (const bad of result.invalid) process.stderr.write(`  ${bad.file}: ${bad.reason}\n`);

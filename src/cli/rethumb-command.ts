@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     const result = await rethumb(
       { posts: new PostRepository(db), images: new ImageStore(config.dataDir, db), hashPool },
-      { missingOnly: values.missing === true, concurrency: config.hashWorkers, progress: (total) => createProgress('rethumb', total) },
+      { missingOnly: values.missing === true, concurrency: config.hashWorkers, progress: (total) => createProgress('rethumb', total, { unit: 'posts' }) },
     );
     process.stderr.write(
       `regenerated thumbnails of ${result.regenerated} of ${result.posts} posts` +

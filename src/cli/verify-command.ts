@@ -50,7 +50,7 @@ export async function run(args: string[]): Promise<number> {
   const services = await compose(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const repairing = values.repair === true;
-    const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(label, total) });
+    const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(`verify ${label}`, total, { unit: label }) });
     process.stderr.write(describe(result, repairing));
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result.clean ? 0 : 1;

@@ -1,11 +1,12 @@
 /**
  * Progress on stderr for the long-running admin commands. A TTY gets one redrawn bar line; logs and
- * pipes get a plain line every few seconds, so redirected output stays readable.
+ * pipes get a plain line at most every few seconds (the first update and the final state always
+ * show), so redirected output stays readable and CI logs still show the command moving.
  */
 export interface Progress {
   /** sets the amount done (and optionally a new total) */
   update(done: number, total?: number): void;
-  /** a phase label shown before the bar, e.g. "loading" */
+  /** a phase label shown after the command's label, before the bar: "reindex loading [...]" */
   phase(label: string): void;
   done(): void;
 }
@@ -16,6 +17,8 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** no output at all (tests, --quiet) */
   silent?: boolean;
+  /** what is counted, for the rate: "docs" (default), "files", "posts" */
+  unit?: string;
 }
 
 const WIDTH = 30;
@@ -24,18 +27,21 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
   const stream = opts.stream ?? process.stderr;
   const tty = Boolean(stream.isTTY);
   const interval = opts.intervalMs ?? (tty ? 100 : 5000);
+  const unit = opts.unit ?? 'docs';
   const started = Date.now();
   let phase = label;
   let done = 0;
   let lastDraw = 0;
   let drawnOnce = false;
+  // The state the last plain line showed: done() does not repeat it in a log.
+  let lastShown = '';
 
   const line = (): string => {
     const pct = total > 0 ? Math.min(1, done / total) : 1;
     const filled = Math.round(pct * WIDTH);
     const secs = (Date.now() - started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
-    return `${phase} [${'#'.repeat(filled)}${' '.repeat(WIDTH - filled)}] ${Math.floor(pct * 100)}% ${done}/${total} ${rate} docs/s`;
+    return `${phase} [${'#'.repeat(filled)}${' '.repeat(WIDTH - filled)}] ${Math.floor(pct * 100)}% ${done}/${total} ${rate} ${unit}/s`;
   };
   const draw = (force = false) => {
     if (opts.silent) return;
@@ -43,6 +49,7 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
     if (!force && now - lastDraw < interval) return;
     lastDraw = now;
     drawnOnce = true;
+    lastShown = `${phase}\0${done}\0${total}`;
     stream.write(tty ? `\r${line()}\x1b[K` : `${line()}\n`);
   };
 
@@ -52,14 +59,14 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
       if (newTotal !== undefined) total = newTotal;
       draw();
     },
-    phase(label) {
+    phase(name) {
       if (tty && drawnOnce && !opts.silent) stream.write('\n');
-      phase = label;
+      phase = `${label} ${name}`;
       drawnOnce = false;
       draw(true);
     },
     done() {
-      draw(true);
+      if (tty || lastShown !== `${phase}\0${done}\0${total}`) draw(true);
       if (tty && !opts.silent) stream.write('\n');
     },
   };

@@ -1,0 +1,34 @@
+/**
+ * `imgpost es status` prints JSON always; `--json` is accepted too, so scripts can pass it to every
+ * command alike. Read-only: it never starts or stops the node the other tests use.
+ */
+import test from 'ava';
+import { imgpost } from './run-cli.ts';
+
+test('es status and es status --json: the same parseable JSON on stdout, exit status 0', async (t) => {
+  const [plain, json, bad] = await Promise.all([imgpost(undefined, 'es', 'status'), imgpost(undefined, 'es', 'status', '--json'), imgpost(undefined, 'es', 'status', '--nope')]);
+  for (const r of [plain, json]) {
+    t.is(r.code, 0, r.stderr);
+    const status = JSON.parse(r.stdout);
+    t.is(typeof status.running, 'boolean');
+    t.regex(status.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    t.is(typeof status.version, 'string');
+    t.is(typeof status.home, 'string');
+    // The managed node the test suite runs on (`npm test` starts it first) answers.
+    if (!process.env.ELASTICSEARCH_URL) {
+      t.true(status.running, r.stdout);
+      t.is(typeof status.pid, 'number');
+    }
+  }
+  t.deepEqual(JSON.parse(json.stdout), JSON.parse(plain.stdout));
+  t.is(bad.code, 2, 'other options are still usage errors');
+  t.regex(bad.stderr, /unknown arguments: status --nope/);
+  t.is(bad.stdout, '');
+});
+
+test('--json is for status only: es start --json is a usage error, not a start', async (t) => {
+  const r = await imgpost(undefined, 'es', 'start', '--json');
+  t.is(r.code, 2, r.stderr);
+  t.regex(r.stderr, /Usage: imgpost es/);
+  t.is(r.stdout, '');
+});
