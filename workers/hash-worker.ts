@@ -135,7 +135,9 @@ export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<{
         const info = await source
           .clone()
           .resize(o.size, o.size, { fit: 'inside', withoutEnlargement: true })
-          .webp({ quality: 80, effort: 4 })
+          // Effort 2, not the default 4: measured on a 1-MP JPEG, 71 against 110 ms for both sizes
+          // with files about 5 % larger; thumbnails are most of an upload's CPU time.
+          .webp({ quality: 80, effort: 2 })
           .toFile(o.path);
         return { size: o.size, width: info.width, height: info.height };
       }),
