@@ -31,10 +31,13 @@ function bodyFor(err: AppError): unknown {
 }
 
 /** Errors raised by koa and its body parsers carry an HTTP status of their own. */
-function fromHttpError(err: { status?: number; message?: string; expose?: boolean }): AppError | undefined {
-  const status = err.status;
-  if (!status || status < 400 || status >= 500) return undefined;
-  const message = err.expose && err.message ? err.message : 'bad request';
+function fromHttpError(err: unknown): AppError | undefined {
+  // Anything can be thrown: `throw null` or `Promise.reject()` must become a 500 here, not a TypeError
+  // that escapes to koa's default handler (text/plain, X-Request-Id dropped, nothing logged).
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, message: rawMessage, expose } = err as { status?: unknown; message?: unknown; expose?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const message = expose && typeof rawMessage === 'string' && rawMessage ? rawMessage : 'bad request';
   if (status === 413) return new AppError('too_large', 'request body too large');
   if (status === 400 || status === 415 || status === 422)
     return new AppError('validation', message, [{ code: 'invalid_request', expected: '', received: '', path: [], message }]);
@@ -53,7 +56,7 @@ export function errorHandler(log: Logger): Koa.Middleware<AppState> {
           ? caught
           : isConnectionError(caught)
             ? new AppError('unavailable', 'the search index is unavailable; try again shortly')
-            : fromHttpError(caught as never);
+            : fromHttpError(caught);
       if (!err) {
         log.error('unexpected error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
         ctx.status = 500;

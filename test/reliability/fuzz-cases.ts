@@ -291,8 +291,26 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
     fc.record({ auth: authArb, q: queryArb(['limit']) }).map((r) => ({ ...r, method: 'GET', target: `/api/webhook${r.q}` })),
   ).map((s): Spec => ({ ...s, label: 'webhook' })));
 
+  // Operational and documentation routes: public reads (GET, HEAD) with odd queries, targets and
+  // headers; every other method on them is refused. Labelled by route so the test can see each answer.
+  const metaTarget = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(fc.constantFrom('/metrics', '/openapi.json', '/docs'), queryArb(['name[]', 'format', 'x'])).map(([p, q]) => p + q) },
+    { weight: 2, arbitrary: fc.constantFrom('/metrics/', '/METRICS', '/metrics%00', '/metrics.json', '/metrics/../docs', '/openapi.json/', '/openapi.JSON', '/openapi', '/openapi%2ejson',
+      '/openapi.json%00.html', '/openapi.json?' + 'a=1&'.repeat(2000), '/docs/', '/docs/index.html', '/docs/../openapi.json', '/%64ocs', '/docs?<script>alert(1)</script>', '/docs;x=1',
+      '/docs?x=%ff%fe', '/docs/' + 'a/'.repeat(2000)) },
+  );
+  const metaHeaders = fc.array(fc.constantFrom<[string, string]>(
+    ['Accept', 'application/openmetrics-text; version=1.0.0'], ['Accept', 'text/html'], ['Accept', '*/*;q=0'], ['Accept', 'application/json;q=x'], ['Accept', 'a'.repeat(5000)],
+    ['Accept-Encoding', 'gzip, br, zstd'], ['Accept-Encoding', 'x'.repeat(2000)], ['Accept-Language', '*'.repeat(300)], ['If-None-Match', '*'], ['If-Modified-Since', 'not a date'],
+    ['Range', 'bytes=0-10'], ['Range', 'bytes=99999999-'], ['X-Forwarded-Host', 'evil.example'], ['X-Forwarded-Proto', 'javascript'], ['X-Forwarded-For', '::1, 1.1.1.1'], ['Origin', 'null'],
+  ), { maxLength: 3 });
+  const meta = b(fc.oneof(
+    { weight: 5, arbitrary: fc.record({ target: metaTarget, auth: authArb, extra: metaHeaders, method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD') }) },
+    { weight: 2, arbitrary: fc.record({ target: metaTarget, auth: authArb, extra: metaHeaders, method: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'), body: bodyFrom(hostileValue), type: jsonType, framing: framingArb }) },
+  ).map((r): Spec => ({ ...r, label: /metrics/i.test(r.target) ? 'metrics' : /openapi/i.test(r.target) ? 'openapi' : 'docs' })));
+
   // Protocol-level junk on any route: header floods, odd methods, odd targets, smuggling attempts.
-  const anyRoute = fc.constantFrom('/healthz', '/readyz', '/api/post/', `/api/post/${ctx.postIds[0]}`, '/api/post/search', '/image/search', '/api/post/similar', '/api/webhook', '/api/account', `/media/${ctx.images[0]}`, '/api/account/login');
+  const anyRoute = fc.constantFrom('/healthz', '/readyz', '/api/post/', `/api/post/${ctx.postIds[0]}`, '/api/post/search', '/image/search', '/api/post/similar', '/api/webhook', '/api/account', `/media/${ctx.images[0]}`, '/api/account/login', '/metrics', '/openapi.json', '/docs');
   const protocol = fc.oneof(
     fc.record({ path: anyRoute, n: fc.constantFrom(50, 99, 101, 500, 2000), size: fc.constantFrom(1, 100, 1000) }).map(({ path, n, size }): RawRequest =>
       build(ctx, { label: 'header-flood', method: 'GET', target: path, extra: Array.from({ length: n }, (_, i): [string, string] => [`X-Flood-${i}`, 'v'.repeat(size)]) })),
@@ -331,6 +349,7 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
     { weight: 5, arbitrary: imageSearch },
     { weight: 4, arbitrary: imageSearchValid },
     { weight: 9, arbitrary: webhooks },
+    { weight: 4, arbitrary: meta },
     { weight: 5, arbitrary: protocol },
   ];
 }

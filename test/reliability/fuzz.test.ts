@@ -8,6 +8,9 @@
  *
  * The cases are sampled up front from a seeded fast-check arbitrary and sent concurrently, which
  * fc.assert cannot do; a failure prints the seed (FUZZ_SEED reproduces the run) and the cases.
+ *
+ * The route table covers the operational and documentation routes too (/metrics, /openapi.json,
+ * /docs): each must be reached (some 200s), and hostile paths must not turn into metric labels.
  */
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -140,6 +143,27 @@ test('≥10,000 hostile requests: no 5xx, no crash, bounded memory, nothing stor
   t.deepEqual(unexpected.slice(0, 10).map((l) => l.slice(0, 600)), [], `${unexpected.length} error log lines`);
   t.deepEqual(healthFailures, []);
   t.is((await app.request('/healthz')).status, 200);
+
+  // The operational and documentation routes were really reached (not only refused), and still answer.
+  for (const label of ['metrics', 'openapi', 'docs']) {
+    const statuses = tally.get(label)?.statuses;
+    t.true((statuses?.get(200) ?? 0) > 0, `${label}: no request answered 200 (${JSON.stringify([...(statuses ?? [])])})`);
+  }
+  const [metrics, openapi, docs] = await Promise.all(['/metrics', '/openapi.json', '/docs'].map((p) => app.request(p)));
+  t.is(metrics.status, 200);
+  t.regex(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+  t.is(openapi.status, 200);
+  t.truthy((await openapi.json()).paths?.['/image/search']);
+  t.is(docs.status, 200);
+  t.regex(await docs.text(), /<title>imgpost API<\/title>/);
+  // Hostile paths and methods must not become metric labels: the request histogram's series stay few,
+  // labelled with route templates and known methods only.
+  const series = (await metrics.text()).split('\n').filter((l) => l.startsWith('imgpost_http_request_duration_seconds_count{'));
+  const labels = series.map((l) => Object.fromEntries([...l.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]])));
+  t.true(series.length > 0 && series.length < 1000, `${series.length} request-duration series`);
+  const odd = labels.filter((l) => !/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|OTHER)$/.test(l.method) || !(l.route === 'unmatched' || /^\/[\w/:.-]*$/.test(l.route)) || !/^\d{3}$/.test(l.status));
+  t.deepEqual(odd.slice(0, 10), [], 'metric labels outside the known sets');
+  t.false(labels.some((l) => ctx.postIds.some((id) => l.route.includes(id))), 'a post id became a route label');
   t.true(rssPeak - rssStart < RSS_GROWTH_LIMIT, `rss grew by ${((rssPeak - rssStart) / 2 ** 20).toFixed(0)} MB`);
 
   // Nothing stored, nothing left behind (requests whose client left may still be finishing).
