@@ -2,7 +2,8 @@
  * The OpenAPI document is the contract: it covers every route the app serves, and every response
  * a representative run over all endpoints receives matches it (status, content type, body).
  * The run records through the same hook as the rest of the suite (IMGPOST_RECORD_RESPONSES, see
- * response-recorder.ts), so a whole-suite check is the same code over more recordings.
+ * response-recorder.ts). `npm test` (test/run-suite.ts) records every test file's responses into one
+ * directory and checks them all after ava with validate-recorded.ts, tested here on its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { checkRecordings, formatViolations } from './contract.ts';
 import { JsonSchemaValidator } from './json-schema.ts';
 import { readRecordings, recordingFile, type RecordedResponse } from './response-recorder.ts';
+import { validateDirectory } from './validate-recorded.ts';
 
 // Set before the app starts: startTestApp reads it. A run that records the whole suite sets it outside.
 const external = process.env.IMGPOST_RECORD_RESPONSES;
@@ -198,14 +200,31 @@ test.serial('every response of a run over all endpoints matches the document', a
     t.true(seen(id, status), `${id} ${status} was not exercised`);
 });
 
-test.serial('recordings from the rest of the suite, when it records into the same directory, match too', async (t) => {
-  if (!external) return t.pass('IMGPOST_RECORD_RESPONSES not set outside: only this file\'s run is checked');
-  // Other test files run in parallel processes: this sees what they have recorded so far; run
-  // validate-recorded.ts after the suite for the complete check.
-  const files = fs.readdirSync(recordDir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(recordDir, f));
-  const report = checkRecordings(readRecordings(files));
-  t.log(`${report.checked} responses from ${files.length} files, ${report.unmatched} without an operation`);
-  t.is(report.violations.length, 0, formatViolations(report.violations));
+test('the whole-suite check reads every recording file, counts per operation and status, groups violations', (t) => {
+  const dir = tempDir('imgpost-validate');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const line = (r: RecordedResponse) => `${JSON.stringify(r)}\n`;
+  const ok: RecordedResponse = { method: 'GET', path: '/healthz', status: 200, contentType: 'application/json', kind: 'json', body: { status: 'ok' } };
+  const bad: RecordedResponse = { ...ok, body: { status: 'fine' } };
+  const unknown: RecordedResponse = { ...ok, path: '/nowhere', status: 404, body: { error: 'not found' } };
+  fs.writeFileSync(recordingFile(dir, 1), line(ok) + line(ok));
+  // A second process, killed in the middle of its last line.
+  fs.writeFileSync(recordingFile(dir, 2), `${line(bad)}${line(bad)}${line(unknown)}{"method":"GE`);
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a recording');
+
+  const { files, report, text } = validateDirectory(dir);
+  t.is(files, 2);
+  t.is(report.checked, 4);
+  t.is(report.unmatched, 1);
+  t.true(report.violations.length >= 2);
+  t.regex(text, /4 responses checked .*2 recording files.*1 without a documented operation/);
+  t.regex(text, /health\s+4\s+GET \/healthz\s+200×4/);
+  t.regex(text, /getPost\s+0\s+.*\(not exercised\)/);
+  t.regex(text, /1\s+GET 404 \/nowhere/);
+  t.regex(text, /2× \(health\) -> 200: zod: status/, 'the same problem twice is one group');
+
+  fs.rmSync(recordingFile(dir, 2));
+  t.deepEqual(validateDirectory(dir).report.violations, []);
 });
 
 test('the check catches what it should: missing and extra fields, wrong types, undocumented statuses', async (t) => {

@@ -2,6 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -24,9 +25,13 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts` on `env.PORT` and resolves once /healthz answers. */
+/**
+ * Starts `src/main.ts` on `env.PORT` and resolves once /healthz answers. Under IMGPOST_RECORD_RESPONSES
+ * (as `npm test` runs) the child records its responses too, for the OpenAPI check.
+ */
 export async function startChild(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const recorder = childRecorderArgs({ ...process.env, ...env }.IMGPOST_RECORD_RESPONSES);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...recorder, 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {
     stderr += c.toString();
