@@ -26,6 +26,16 @@ const badPart = (path: (string | number)[], message: string) =>
   new AppError('validation', message, [{ code: 'invalid_request', expected: '', received: '', path, message }]);
 
 /**
+ * A parser abandoned by a client that left, or a worker task still finishing, can write into the
+ * directory while it is being removed (ENOTEMPTY). Retry, try once more later if that fails too, and
+ * never let the clean-up turn the request's own answer into a 500.
+ */
+async function removeUploadDir(dir: string): Promise<void> {
+  const remove = () => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  await remove().catch(() => setTimeout(() => void remove().catch(() => {}), 5_000).unref());
+}
+
+/**
  * Parses multipart/form-data with koa-body (formidable), writing file parts to `tmpDir`.
  * Temp files are removed after the request unless a handler moved them away.
  */
@@ -39,7 +49,7 @@ export function multipart(tmpDir: string, fileFields: string[]): Koa.Middleware<
       (ctx.state as AppState & { parts?: MultipartParts }).parts = collectParts(ctx, fileFields);
       await next();
     } finally {
-      await fs.promises.rm(uploadDir, { recursive: true, force: true });
+      await removeUploadDir(uploadDir);
     }
   };
 }
