@@ -15,6 +15,14 @@ import path from 'node:path';
 
 export interface ManagedNodeStatus { running: boolean; url: string; pid?: number; version: string; home: string }
 
+/**
+ * Without options: the node of the cache (IMGPOST_ES_HOME, IMGPOST_ES_PORT, IMGPOST_ES_HEAP). With
+ * `nodeDir`: a further node run from the same cached distribution, whose config, data, logs, pid file
+ * and start lock all live in that directory (which users other than root must be able to enter),
+ * so it can be started and stopped without touching the cache's node; give it a `port` of its own.
+ */
+export interface ManagedNodeOptions { nodeDir?: string; port?: number; heap?: string }
+
 export const MANAGED_ES_VERSION = '8.19.21';
 
 const ES_USER = 'imgpost-es';
@@ -33,17 +41,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Layout = ReturnType<typeof layout>;
 
-function layout() {
+function layout(opts: ManagedNodeOptions = {}) {
   const home = resolveHome();
-  const raw = process.env.IMGPOST_ES_PORT || '9277';
+  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_ES_PORT || '9277';
   const port = Number(raw);
   // The transport port is HTTP + 100, so the upper bound keeps both valid.
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) throw new Error(`invalid IMGPOST_ES_PORT=${JSON.stringify(raw)}: must be a port number below 65436`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) throw new Error(`invalid ${opts.port !== undefined ? 'port' : 'IMGPOST_ES_PORT'}=${JSON.stringify(raw)}: must be a port number below 65436`);
+  const heap = opts.heap ?? (process.env.IMGPOST_ES_HEAP || '512m');
+  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid ${opts.heap !== undefined ? 'heap' : 'IMGPOST_ES_HEAP'}=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
   const at = (...parts: string[]) => path.join(home, ...parts);
+  const install = at(`elasticsearch-${MANAGED_ES_VERSION}`);
+  // A node of its own keeps everything it writes in its directory; the cache's node keeps it in the cache.
+  const node = opts.nodeDir === undefined ? undefined : path.resolve(opts.nodeDir);
+  const own = (...parts: string[]) => (node ? path.join(node, ...parts) : at(...parts));
   return {
-    home, install: at(`elasticsearch-${MANAGED_ES_VERSION}`), zipDir: at('download'), zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
-    data: at('data'), logs: at('logs'), run: at('run'), pidFile: at('run', 'elasticsearch.pid'), lockFile: at('start.lock'),
-    port, url: `http://127.0.0.1:${port}`,
+    home, node, install, zipDir: at('download'), zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
+    config: node ? path.join(node, 'config') : path.join(install, 'config'),
+    data: own('data'), logs: own('logs'), run: own('run'), pidFile: own('run', 'elasticsearch.pid'), lockFile: own('start.lock'),
+    heap, port, url: `http://127.0.0.1:${port}`,
   };
 }
 
@@ -218,10 +233,17 @@ async function ensureInstalled(l: Layout, javaHome: string, mvn: string | undefi
 }
 
 function configure(l: Layout): void {
-  const heap = process.env.IMGPOST_ES_HEAP || '512m';
-  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid IMGPOST_ES_HEAP=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  if (l.node) {
+    // A config dir of its own, from the distribution's (jvm.options, log4j2.properties, …); the
+    // files written for the cache's node, and its keystore, stay behind (the node creates its own).
+    const own = new Set(['elasticsearch.yml', 'elasticsearch.keystore', 'jvm.options.d']);
+    fs.mkdirSync(l.config, { recursive: true });
+    for (const name of fs.readdirSync(path.join(l.install, 'config')).filter((n) => !own.has(n))) {
+      fs.cpSync(path.join(l.install, 'config', name), path.join(l.config, name), { recursive: true });
+    }
+  }
   // Rewritten on every launch so a changed port, heap or home takes effect.
-  fs.writeFileSync(path.join(l.install, 'config', 'elasticsearch.yml'), [
+  fs.writeFileSync(path.join(l.config, 'elasticsearch.yml'), [
     '# Written by imgpost (src/elasticsearch/managed-node.ts) on every start; edits are lost.',
     `cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`,
     // Loopback only: keeps the node private and its bootstrap checks in development mode.
@@ -233,9 +255,9 @@ function configure(l: Layout): void {
     'action.destructive_requires_name: false',
     `path.data: ${l.data}`, `path.logs: ${l.logs}`, '',
   ].join('\n'));
-  const optsDir = path.join(l.install, 'config', 'jvm.options.d');
+  const optsDir = path.join(l.config, 'jvm.options.d');
   fs.mkdirSync(optsDir, { recursive: true });
-  fs.writeFileSync(path.join(optsDir, 'heap.options'), `-Xms${heap}\n-Xmx${heap}\n`);
+  fs.writeFileSync(path.join(optsDir, 'heap.options'), `-Xms${l.heap}\n-Xmx${l.heap}\n`);
 }
 
 /** As root: the unprivileged account the node runs as (Elasticsearch refuses to run as root). */
@@ -314,13 +336,15 @@ async function launch(l: Layout, javaHome: string, log: (line: string) => void):
   for (const dir of [l.data, l.logs, l.run]) fs.mkdirSync(dir, { recursive: true });
   let owner: { uid: number; gid: number } | undefined;
   if (isRoot()) {
-    const blocked = unreachableAncestor(path.join(l.home, 'x'));
-    if (blocked) throw new Error(`${l.home} is inside ${blocked}, which user ${ES_USER} cannot enter: set IMGPOST_ES_HOME to a directory outside it`);
+    for (const dir of l.node ? [l.home, l.node] : [l.home]) {
+      const blocked = unreachableAncestor(path.join(dir, 'x'));
+      if (blocked) throw new Error(`${dir} is inside ${blocked}, which user ${ES_USER} cannot enter: ${l.node ? 'use a node directory outside it (mode 755)' : 'set IMGPOST_ES_HOME to a directory outside it'}`);
+    }
     owner = ensureUser();
     // The node writes its keystore into config/, gc logs under its home, and data, logs and pid file.
-    execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, l.install, l.data, l.logs, l.run]);
+    execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, l.install, l.config, l.data, l.logs, l.run]);
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: javaHome, ES_PATH_CONF: path.join(l.install, 'config') };
+  const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config };
   delete env.JAVA_HOME; // else the launcher warns that it ignores it
   if (owner) env.HOME = l.run;
   const launcherLog = path.join(l.logs, 'launcher.log');
@@ -339,31 +363,55 @@ async function launch(l: Layout, javaHome: string, log: (line: string) => void):
   await waitForReady(l, log, exited);
 }
 
-let inflight: Promise<ManagedNodeStatus> | undefined;
+const inflight = new Map<string, Promise<ManagedNodeStatus>>();
 
 /** Idempotent: returns the node answering on the port, else fetches, unpacks and starts one. */
-export function startManagedNode(opts: { log?: (line: string) => void } = {}): Promise<ManagedNodeStatus> {
-  // Callers in one process share one attempt; other processes are kept out by the lock file.
-  inflight ??= start(opts.log ?? (() => {})).finally(() => { inflight = undefined; });
-  return inflight;
+export function startManagedNode(opts: { log?: (line: string) => void } & ManagedNodeOptions = {}): Promise<ManagedNodeStatus> {
+  const { log, ...node } = opts;
+  let l: Layout;
+  try { l = layout(node); } catch (err) { return Promise.reject(err); }
+  // Callers in one process share one attempt per node; other processes are kept out by the lock file.
+  const key = l.lockFile;
+  let attempt = inflight.get(key);
+  if (!attempt) {
+    attempt = start(l, node, log ?? (() => {})).finally(() => inflight.delete(key));
+    inflight.set(key, attempt);
+  }
+  return attempt;
 }
 
-async function start(log: (line: string) => void): Promise<ManagedNodeStatus> {
-  const l = layout();
-  if (isReady(await clusterHealth(l.url))) return managedNodeStatus();
-  await fsp.mkdir(l.home, { recursive: true });
+/** A further node's distribution: installed under the cache's own lock, as its node would do. */
+async function ensureSharedInstall(l: Layout, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
+  const installed = () => fs.existsSync(path.join(l.install, 'bin', 'elasticsearch'));
+  if (installed()) return;
+  const cache = layout();
+  await fsp.mkdir(cache.home, { recursive: true });
+  const release = await acquireLock(cache, log);
+  // No lock returned: the cache's node became ready meanwhile, so the distribution is there.
+  if (!release) return;
+  try {
+    if (!installed()) await ensureInstalled(cache, javaHome, mvn, log);
+  } finally {
+    release();
+  }
+}
+
+async function start(l: Layout, node: ManagedNodeOptions, log: (line: string) => void): Promise<ManagedNodeStatus> {
+  const status = () => managedNodeStatus(node);
+  if (isReady(await clusterHealth(l.url))) return status();
+  await fsp.mkdir(l.node ?? l.home, { recursive: true });
   const release = await acquireLock(l, log);
   try {
     // Re-check: whoever held the lock may have started it.
-    if (isReady(await clusterHealth(l.url))) return managedNodeStatus();
+    if (isReady(await clusterHealth(l.url))) return status();
     if (managedPid(l) !== undefined || (await portOpen(l.port))) {
       // Our node still starting (or red), or someone else's: wait for it rather than launch a second.
       const ours = managedPid(l) !== undefined;
       log(`${ours ? 'the managed node is already starting' : `something already listens on ${l.url}`}; waiting for it to report healthy…`);
       await waitForReady(l, log, undefined, ours ? START_TIMEOUT_MS : 30_000).catch((err: Error) => {
-        throw ours ? err : new Error(`port ${l.port} is in use but not by a healthy Elasticsearch: free it or set IMGPOST_ES_PORT`);
+        throw ours ? err : new Error(`port ${l.port} is in use but not by a healthy Elasticsearch: free it or ${l.node ? 'choose another port' : 'set IMGPOST_ES_PORT'}`);
       });
-      return managedNodeStatus();
+      return status();
     }
     const java = findJava(log);
     const mvn = findMaven();
@@ -373,30 +421,35 @@ async function start(log: (line: string) => void): Promise<ManagedNodeStatus> {
       const what = [!java && `a Java ${JAVA_MIN}+ JDK`, needMaven && 'Maven'].filter(Boolean).join(' and ');
       throw new Error(`Elasticsearch needs ${what} to be fetched and run locally: ${INSTALL_HINT}`);
     }
-    await ensureInstalled(l, java.home, mvn, log);
+    if (l.node) await ensureSharedInstall(l, java.home, mvn, log);
+    else await ensureInstalled(l, java.home, mvn, log);
     configure(l);
     await launch(l, java.home, log);
     log(`Elasticsearch is ready on ${l.url}`);
-    return managedNodeStatus();
+    return status();
   } finally {
     release?.();
   }
 }
 
-export async function managedNodeStatus(): Promise<ManagedNodeStatus> {
-  const l = layout();
+export async function managedNodeStatus(opts: ManagedNodeOptions = {}): Promise<ManagedNodeStatus> {
+  const l = layout(opts);
   const status = await clusterHealth(l.url);
-  const base = { url: l.url, version: MANAGED_ES_VERSION, home: l.home };
+  const base = { url: l.url, version: MANAGED_ES_VERSION, home: l.node ?? l.home };
   if (status === undefined) return { running: false, ...base, pid: managedPid(l) };
   // The node may have been started by another checkout or by hand: report what actually answers.
   const info = await localNodeInfo(l.url);
   return { running: true, ...base, pid: managedPid(l) ?? info?.pid, version: info?.version ?? MANAGED_ES_VERSION };
 }
 
-/** Stops the node this cache runs (found by pid file, or by its path.home); leaves other nodes alone. */
-export async function stopManagedNode(): Promise<void> {
-  const l = layout();
-  const info = managedPid(l) === undefined ? await localNodeInfo(l.url) : undefined;
+/**
+ * Stops the node this cache runs (found by pid file, or by its path.home), or with `nodeDir` that
+ * node (by its pid file only: every node shares path.home); leaves other nodes alone. Resolves once
+ * the process has exited.
+ */
+export async function stopManagedNode(opts: ManagedNodeOptions = {}): Promise<void> {
+  const l = layout(opts);
+  const info = managedPid(l) === undefined && !l.node ? await localNodeInfo(l.url) : undefined;
   const pid = managedPid(l) ?? (info?.home === l.install ? info.pid : undefined);
   if (pid === undefined) return;
   try { process.kill(pid, 'SIGTERM'); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; }

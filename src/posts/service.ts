@@ -109,9 +109,9 @@ export class PostService {
         }
       }
       this.deps.images.adopt(file.path, image, id, thumbnails);
-      let row;
+      let committed;
       try {
-        row = this.deps.db.transaction(() => {
+        committed = this.deps.db.transaction(() => {
           const now = new Date().toISOString();
           const seq = this.deps.posts.insert({
             id,
@@ -128,23 +128,25 @@ export class PostService {
             createdAt: now,
           });
           this.deps.images.settle(image);
-          return this.deps.outbox.append('create', { post: this.deps.posts.getBySeq(seq)! }, input.uploader?.id ?? null);
+          const created = this.deps.posts.getBySeq(seq)!;
+          return { row: this.deps.outbox.append('create', { post: created }, input.uploader?.id ?? null), created };
         })();
       } catch (err) {
         this.deps.images.discard(image);
         throw err;
       }
-      return row;
-    }).finally(dropTemps).then(async (row) => {
+      return committed;
+    }).finally(dropTemps).then(async ({ row, created }) => {
       await this.deps.relay.applyNow(row);
-      return this.deps.posts.getById(id)!;
+      // As for update: a delete that raced the index write does not undo this answer.
+      return this.deps.posts.getById(id) ?? created;
     });
   }
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
   async update(ref: string, patch: PostMetadata, initiator: AuthUser): Promise<PostRecord> {
     const { db, posts, outbox } = this.deps;
-    const row = db.transaction(() => {
+    const { row, after } = db.transaction(() => {
       const before = this.find(ref);
       const oldTags = before.tags.map((t) => t.name);
       const text = patch.text ?? before.text;
@@ -156,11 +158,14 @@ export class PostService {
         if (tagsChanged) posts.setTags(before.seq, tags);
       }
       const after = posts.getBySeq(before.seq)!;
-      return outbox.append('update', { post: after, previous: { text: before.text, rating: before.rating, tags: oldTags } }, initiator.id);
+      const row = outbox.append('update', { post: after, previous: { text: before.text, rating: before.rating, tags: oldTags } }, initiator.id);
+      return { row, after };
     })();
     // Stored either way; if the index is down the relay brings the change over when it returns.
     await this.deps.relay.applyNow(row);
-    return posts.getById(row.postId)!;
+    // A delete may have committed while this waited for the index: the edit still happened, so it
+    // answers with the post as the edit left it.
+    return posts.getById(row.postId) ?? after;
   }
 
   async delete(ref: string, initiator: AuthUser): Promise<void> {
