@@ -1,4 +1,5 @@
-import { MANAGED_ES_VERSION, managedNodeStatus, startManagedNode, stopManagedNode } from '../elasticsearch/managed-node.ts';
+import { MANAGED_ES_VERSION } from '../elasticsearch/distribution.ts';
+import { managedNodeStatus, startManagedNode, stopManagedNode } from '../elasticsearch/managed-node.ts';
 
 const USAGE = `Usage: imgpost es <command>
 

@@ -1,0 +1,122 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * The Elasticsearch distribution a managed node runs from, and the tools it takes to get and run it.
+ * Kept apart from the node's lifecycle (managed-node.ts) because finding a JDK and Maven, and fetching
+ * and unpacking 107 MB, change for different reasons than configuring, launching and stopping a node.
+ */
+
+export const MANAGED_ES_VERSION = '8.19.21';
+
+// Elasticsearch 8.19 supports JDK 17 through 24; a newer JDK is only a last resort.
+export const JAVA_MIN = 17;
+const JAVA_MAX = 24;
+
+/** Where the distribution is cached: a zip downloaded into zipDir, unpacked to install under home. */
+export interface DistributionPaths { home: string; zipDir: string; zip: string; install: string }
+
+export interface JavaInstall { home: string; major: number }
+
+export const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
+
+function which(cmd: string): string | undefined {
+  const executable = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
+  return (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
+}
+
+export function javaMajor(home: string): number | undefined {
+  const java = path.join(home, 'bin', 'java');
+  if (!fs.existsSync(java)) return undefined;
+  const parse = (m: RegExpExecArray | null) => (m ? Number(m[1] === '1' ? m[2] : m[1]) : undefined);
+  // The JDK's release file is instant; `java -version` (the fallback) starts a JVM.
+  return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? '')) ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
+}
+
+/** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
+export function findJava(log: (line: string) => void): JavaInstall | undefined {
+  const candidates = [process.env.ES_JAVA_HOME, process.env.JAVA_HOME];
+  const onPath = which('java');
+  if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
+  const lts = (d: string) => (/(^|\D)(17|21)(\D|$)/.test(d) ? 0 : 1);
+  const jvms = fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').sort((a, b) => lts(a) - lts(b) || a.localeCompare(b)) : [];
+  candidates.push(...jvms.map((d) => path.join('/usr/lib/jvm', d)));
+  const found = [...new Set(candidates.filter((c): c is string => !!c))]
+    .map((home) => ({ home, major: javaMajor(home) ?? 0 }))
+    .filter((j) => j.major >= JAVA_MIN);
+  const supported = found.find((j) => j.major <= JAVA_MAX);
+  if (supported) return supported;
+  if (found[0]) log(`warning: Elasticsearch ${MANAGED_ES_VERSION} supports Java ${JAVA_MIN}-${JAVA_MAX}; trying Java ${found[0].major} at ${found[0].home}`);
+  return found[0];
+}
+
+export function findMaven(): string | undefined {
+  const fromHome = [process.env.MAVEN_HOME, process.env.M2_HOME].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
+  return which('mvn') ?? fromHome.find((f) => fs.existsSync(f));
+}
+
+/** Runs a command to completion; on failure the error carries the end of its output. */
+function runTool(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-4000); };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args[0]} failed (exit ${code}): ${lastLines(out, 10).join(' | ')}`)));
+  });
+}
+
+export const lastLines = (text: string, n: number) => text.split('\n').filter((s) => s.trim()).slice(-n);
+
+/** Idempotent; the caller must hold the cache's start lock (see managed-node.ts), as the cleanup below relies on it. */
+export async function ensureInstalled(l: DistributionPaths, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
+  // We hold the lock, so temp dirs are leftovers of an interrupted run.
+  for (const dir of [l.home, l.zipDir]) {
+    const leftovers = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^\.(partial|unpack)-/.test(n)) : [];
+    for (const name of leftovers) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+  if (fs.existsSync(path.join(l.install, 'bin', 'elasticsearch'))) return;
+
+  if (!fs.existsSync(l.zip) && mvn) {
+    // Maven writes into a private directory moved into place when complete: a half download never looks finished.
+    const partial = path.join(l.zipDir, `.partial-${process.pid}`);
+    await fsp.mkdir(partial, { recursive: true });
+    log(`downloading Elasticsearch ${MANAGED_ES_VERSION} (107 MB) from Maven Central…`);
+    const t0 = Date.now();
+    await runTool(mvn, ['-q', '-B', 'dependency:copy',
+      `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
+      `-DoutputDirectory=${partial}`], { cwd: partial, env: { ...process.env, JAVA_HOME: javaHome } });
+    await fsp.rename(path.join(partial, path.basename(l.zip)), l.zip);
+    await fsp.rm(partial, { recursive: true, force: true });
+    log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  // Unpack beside the final place, then rename: an interrupted unpack never leaves a broken install.
+  const unpack = path.join(l.home, `.unpack-${process.pid}`);
+  await fsp.mkdir(unpack, { recursive: true });
+  log(`unpacking into ${l.install}…`);
+  const jar = path.join(javaHome, 'bin', 'jar');
+  const unzip = which('unzip');
+  if (!unzip && !fs.existsSync(jar)) throw new Error(`cannot unpack ${l.zip}: apt-get install unzip (or use a full JDK, which has \`jar\`)`);
+  try {
+    if (unzip) await runTool(unzip, ['-q', l.zip, '-d', unpack]);
+    else {
+      await runTool(jar, ['xf', l.zip], { cwd: unpack });
+      // jar drops the executable bits that unzip would keep.
+      const bin = path.join(unpack, path.basename(l.install), 'bin');
+      for (const f of fs.readdirSync(bin)) fs.chmodSync(path.join(bin, f), 0o755);
+    }
+  } catch (err) {
+    // A corrupt zip would fail the same way forever: drop it so the next run downloads again.
+    fs.rmSync(l.zip, { force: true });
+    fs.rmSync(unpack, { recursive: true, force: true });
+    throw err;
+  }
+  await fsp.rename(path.join(unpack, path.basename(l.install)), l.install);
+  await fsp.rm(unpack, { recursive: true, force: true });
+}
