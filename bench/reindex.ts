@@ -41,6 +41,23 @@ export interface ReindexResult {
    * toPostDocument, JSON), with Elasticsearch idle: the document-building share of a reindex.
    */
   buildSeconds: number;
+  /**
+   * Seconds from the end of the last reindex until its background merge to one segment finished
+   * (outside the clock: the command has returned and the new index serves; the raw bulk waits for it).
+   */
+  mergeSeconds: number;
+}
+
+/** Waits until the index is one segment with no merge running (the reindex's background merge). */
+async function waitForMerge(services: Services, index: string, timeoutMs = 10 * 60_000): Promise<number> {
+  const started = nowMs();
+  for (;;) {
+    const stats = await services.es.indices.stats({ index, metric: ['merge', 'segments'] });
+    const primaries = stats._all.primaries;
+    if ((primaries?.merges?.current ?? 0) === 0 && (primaries?.segments?.count ?? 0) <= 1) return (nowMs() - started) / 1000;
+    if (nowMs() - started > timeoutMs) throw new Error(`${index}: still ${primaries?.segments?.count} segments after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 export async function benchReindex(services: Services, opts: ReindexOptions): Promise<ReindexResult> {
@@ -55,6 +72,7 @@ export async function benchReindex(services: Services, opts: ReindexOptions): Pr
   let posts = 0;
   let buildSeconds = Number.NaN;
   let phases: ReindexPhases = { prepare: 0, load: 0, finish: 0, retire: 0 };
+  let mergeSeconds = Number.NaN;
   for (let r = 0; r < opts.reps; r++) {
     let loadStart = 0;
     let loadEnd = 0;
@@ -89,6 +107,8 @@ export async function benchReindex(services: Services, opts: ReindexOptions): Pr
     ours.push((result.posts / result.ms) * 1000);
     loadPhase.push((result.posts / (loadEnd - loadStart)) * 1000);
     log(`  reindex rep ${r + 1}: ${result.posts} posts in ${(result.ms / 1000).toFixed(1)} s`);
+    mergeSeconds = await waitForMerge(services, result.index);
+    log(`  background merge to one segment: ${mergeSeconds.toFixed(1)} s more`);
 
     // Prepared once, after the first reindex (outside the anchor's clock), then reused by every raw repetition.
     if (!prepared) {
@@ -111,5 +131,6 @@ export async function benchReindex(services: Services, opts: ReindexOptions): Pr
     loadPhaseRatio: result.oursLoadPhase.median / result.raw.median,
     bulkMiB,
     buildSeconds,
+    mergeSeconds,
   };
 }

@@ -39,6 +39,17 @@ test.serial('reindex --json: progress while loading, the new index swapped in wi
   t.is(await postsIndex.aliasTarget(), json.index);
   t.is((await es.count({ index: postsIndex.alias })).count, POSTS);
   t.false((await es.indices.exists({ index: before! })), 'the previous index is gone');
+
+  // The new index is merged into one segment in the background (24 bulk requests left several).
+  const deadline = Date.now() + 60_000;
+  let segments = Infinity;
+  while (Date.now() < deadline) {
+    const stats = await es.indices.stats({ index: json.index, metric: ['merge', 'segments'] });
+    segments = stats._all.primaries?.merges?.current ? Infinity : (stats._all.primaries?.segments?.count ?? Infinity);
+    if (segments <= 1) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  t.is(segments, 1, 'one segment after the background merge');
 });
 
 test.serial('verify --json: progress over posts and documents, counts and a clean result', async (t) => {
