@@ -64,9 +64,11 @@ function similarNote(s: SizeResults, detail: boolean): string {
       `At maxDiff 8 the segment radius is 2, so each segment expands to 137 terms (548 in all), and a post must match in two segments: about ${fmt(pairCandidates(2, s.posts))} chance candidates here besides the ${fmt(wide.meanMatches)} matches on average (one segment alone would admit about ${n(Math.round((548 * s.posts) / 65_536))}). ` +
         (!detail
           ? ''
-          : wide.ours.p99 > 20 || wide.ours.p50 > x.popcountScan.p50
-            ? 'What remains is the cost of a request to Elasticsearch and of looking up the 548 terms; the popcount scan touches 8 bytes per post and nothing else, so at this size it can still be level or ahead. A force-merged index (fewer segments to look the terms up in) would close the rest.'
-            : 'It stays ahead of both scans.'),
+          : wide.ours.p99 > 20 || wide.ours.p50 > x.popcountScan.p50 || wide.ours.p99 > x.popcountScan.p99
+            ? `Against the popcount scan it is ${fmtX(x.popcountScan.p50 / wide.ours.p50)} at p50 (${fmt(wide.ours.p50)} against ${fmt(x.popcountScan.p50)} ms) and ${fmtX(x.popcountScan.p99 / wide.ours.p99)} at p99 (${fmt(wide.ours.p99)} against ${fmt(x.popcountScan.p99)} ms). ` +
+              'What is left is a request to Elasticsearch and the lookup of 548 terms (the index is merged into one segment after a reindex, so each is one dictionary seek); the popcount scan touches 8 bytes per post and nothing else. ' +
+              'What would close it: index each segment\'s radius-1 neighbourhood (17 terms per segment and post), so that a radius-2 query needs the 17 terms of its own radius-1 neighbourhood per segment instead of 137 (two 16-bit strings are within 2 bits exactly when some string is within 1 bit of both): 68 term lookups instead of 548.'
+            : 'It stays ahead of both scans at p50 and p99.'),
     );
   }
   if (narrow) {
@@ -106,8 +108,8 @@ function searchNote(s: SizeResults): string {
     ];
     parts.push(
       `Against the goal: ${verdicts.join(', ')}. The shapes split: with a text needle SQL scans every row (LIKE, then count(*) over all matches) and Elasticsearch is ${textRatios.join(' and ')} faster at p50; with a tag, SQLite answers from its tag index in a few milliseconds, less than Elasticsearch's fixed cost (a round trip, a sorted search with an exact count, then the page read back from SQLite). ` +
-        'The p99 comes from short needles made of common trigrams (`the`, `old`, `sun`): the trigram filter leaves hundreds of thousands of candidates, and the wildcard then checks each one\'s lower-cased text from doc values. ' +
-        'What would close it: force-merging the new index at the end of a reindex (a bulk load leaves dozens of segments; merging 1M posts took 17 s and halved a textContains query in a check while the suite was built); for text, the `wildcard` field type or an n-gram analyzer (both absent from the bundled integ-test distribution, present in the default one) instead of the doc-value scan; for tag-only queries, 10× over an index lookup is not reachable through a second system, and serving them from SQLite (or caching the per-tag page and count) is the honest fix.',
+        `The p99 comes from the shapes with a text needle${p99 ? ` (p99 ${Object.entries(p99).filter(([shape]) => shape.includes('text')).map(([shape, v]) => `${shape} ${fmt(v.ours)} ms`).join(', ')})` : ''}: a three-character needle is one trigram term, but a longer one goes through the trigram filter and then the wildcard, which checks every remaining candidate's lower-cased text from doc values, and costs most when the needle's trigrams are all common. ` +
+        'What would close it: for text, the `wildcard` field type or an n-gram analyzer (both absent from the bundled integ-test distribution, present in the default one) instead of the doc-value scan; for tag-only queries, 10× over an index lookup is not reachable through a second system, and serving them from SQLite (or caching the per-tag page and count) is the honest fix.',
     );
   } else if (x.latencyRatio < 1) {
     parts.push(`At this size SQLite answers most shapes faster: a tag is an index lookup and a LIKE over ${n(s.posts)} short texts takes milliseconds, against a round trip and a second query for the page's posts.`);
