@@ -1,6 +1,6 @@
 /**
  * Mixed-traffic load (issue 8): `npx tsx bench/load/run.ts [--seconds 300] [--clients 50]
- * [--posts 20000] [--webhooks 5] [--no-append] [--keep]`.
+ * [--posts 100000] [--webhooks 5] [--no-append] [--keep]`.
  *
  * Seeds a corpus (src/seed, then reindex()), runs the real server as a child process, registers
  * webhooks to a loopback receiver, then keeps `clients` closed-loop clients busy with a weighted mix
@@ -29,16 +29,32 @@ import { percentile } from '../lib/stats.ts';
 import { readRss } from '../memory.ts';
 import { renderLoad, type LoadReport } from './report.ts';
 
+const USAGE = `Usage: npx tsx bench/load/run.ts [--seconds 300] [--clients 50] [--posts 100000] [--webhooks 5] [--no-append] [--keep]
+
+  --seconds N    how long the mixed traffic runs (default 300)
+  --clients N    closed-loop clients (default 50)
+  --posts N      seeded corpus size (default 100000, the size issue 8 names)
+  --webhooks N   webhooks subscribed to every event, on a loopback receiver (default 5)
+  --no-append    write bench/load/RESULTS.md only, not the Load section of bench/RESULTS.md
+  --keep         leave the data directory and index in place
+
+Exit status 1 when a request failed or a webhook delivery did not arrive.
+`;
 const { values: args } = parseArgs({
   options: {
+    help: { type: 'boolean', short: 'h', default: false },
     seconds: { type: 'string', default: '300' },
     clients: { type: 'string', default: '50' },
-    posts: { type: 'string', default: '20000' },
+    posts: { type: 'string', default: '100000' },
     webhooks: { type: 'string', default: '5' },
     'no-append': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
 });
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const POSTS = Number(args.posts);
