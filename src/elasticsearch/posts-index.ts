@@ -95,8 +95,11 @@ export class PostsIndex {
     const targets = opts.targets ?? (await this.writeTargets());
     const operations: unknown[] = [];
     for (const index of targets) {
+      // Only the alias is named when no posts index exists (deleted behind the service's back): then
+      // the write must fail and wait for the relay, not auto-create an unmapped index under the alias's name.
+      const requireAlias = index === this.alias ? { require_alias: true } : {};
       for (const c of changes) {
-        const meta = { _index: index, _id: c.postId, version: c.version, version_type: 'external' as const };
+        const meta = { _index: index, _id: c.postId, version: c.version, version_type: 'external' as const, ...requireAlias };
         if (c.doc) operations.push({ index: meta }, c.doc);
         else operations.push({ delete: meta });
       }
