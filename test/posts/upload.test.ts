@@ -83,20 +83,21 @@ test.serial('a re-encoded copy is 409 unless force is 1', async (t) => {
 test.serial('bad uploads are 400 with the issue array and store nothing', async (t) => {
   const before = fingerprint();
   const jpeg = vector('rgb-100x75-q70.jpg');
-  const cases: [string, UploadOptions][] = [
-    ['an image of 4 MiB', { image: Buffer.concat([vector('grey-32x32.png'), Buffer.alloc(4 * 1024 * 1024 - vector('grey-32x32.png').length)]) }],
-    ['an SVG', { image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'), type: 'image/svg+xml' }],
-    ['a text file labelled image/png', { image: Buffer.from('hello, this is not an image at all'), type: 'image/png' }],
-    ['a truncated JPEG', { image: jpeg.subarray(0, Math.floor(jpeg.length / 2)), type: 'image/jpeg' }],
-    ['bad metadata JSON', { image: await randomImage(1), rawMetadata: '{"text": ' }],
-    ['an unknown rating', { image: await randomImage(2), metadata: { rating: 'spicy' } }],
-    ['a number as text', { image: await randomImage(3), metadata: { text: 42 } }],
-    ['an unknown metadata key', { image: await randomImage(4), metadata: { text: 'x', colour: 'red' } }],
-    ['65 tags', { image: await randomImage(5), metadata: { tags: Array.from({ length: 65 }, (_, i) => `t${i}`) } }],
-    ['a tag with a space', { image: await randomImage(6), metadata: { tags: ['two words'] } }],
-    ['no image part', { metadata: { text: 'x' } }],
+  // Each case with the issue it must produce: a 400 for the wrong reason fails.
+  const cases: [string, UploadOptions, { code: string; path: (string | number)[]; message: RegExp }][] = [
+    ['an image of 4 MiB', { image: Buffer.concat([vector('grey-32x32.png'), Buffer.alloc(4 * 1024 * 1024 - vector('grey-32x32.png').length)]) }, { code: 'too_big', path: ['image'], message: /smaller than 4194304 bytes/ }],
+    ['an SVG', { image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'), type: 'image/svg+xml' }, { code: 'custom', path: ['image'], message: /not an accepted image format \(svg\)/ }],
+    ['a text file labelled image/png', { image: Buffer.from('hello, this is not an image at all'), type: 'image/png' }, { code: 'custom', path: ['image'], message: /not an accepted image format/ }],
+    ['a truncated JPEG', { image: jpeg.subarray(0, Math.floor(jpeg.length / 2)), type: 'image/jpeg' }, { code: 'custom', path: ['image'], message: /corrupt or truncated/ }],
+    ['bad metadata JSON', { image: await randomImage(1), rawMetadata: '{"text": ' }, { code: 'invalid_json', path: ['metadata'], message: /not valid JSON/ }],
+    ['an unknown rating', { image: await randomImage(2), metadata: { rating: 'spicy' } }, { code: 'invalid_enum_value', path: ['rating'], message: /spicy/ }],
+    ['a number as text', { image: await randomImage(3), metadata: { text: 42 } }, { code: 'invalid_type', path: ['text'], message: /Expected string, received number/ }],
+    ['an unknown metadata key', { image: await randomImage(4), metadata: { text: 'x', colour: 'red' } }, { code: 'unrecognized_keys', path: [], message: /colour/ }],
+    ['65 tags', { image: await randomImage(5), metadata: { tags: Array.from({ length: 65 }, (_, i) => `t${i}`) } }, { code: 'too_big', path: ['tags'], message: /at most 64 tags/ }],
+    ['a tag with a space', { image: await randomImage(6), metadata: { tags: ['two words'] } }, { code: 'invalid_string', path: ['tags', 0], message: /whitespace/ }],
+    ['no image part', { metadata: { text: 'x' } }, { code: 'invalid_type', path: ['image'], message: /required/ }],
   ];
-  for (const [label, o] of cases) {
+  for (const [label, o, want] of cases) {
     const res = await upload(o);
     t.is(res.status, 400, label);
     const body = await res.json();
@@ -105,6 +106,9 @@ test.serial('bad uploads are 400 with the issue array and store nothing', async 
       t.deepEqual(Object.keys(issue).sort(), ['code', 'expected', 'message', 'path', 'received'], label);
       t.true(Array.isArray(issue.path), label);
     }
+    t.is(body[0].code, want.code, label);
+    t.deepEqual(body[0].path, want.path, label);
+    t.regex(body[0].message, want.message, label);
   }
   const numberAsText = await upload({ image: await randomImage(3), metadata: { text: 42 } });
   t.like((await numberAsText.json())[0], { code: 'invalid_type', expected: 'string', received: 'number', path: ['text'] });
