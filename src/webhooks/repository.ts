@@ -92,6 +92,16 @@ export interface NewWebhook {
 
 export type WebhookPatch = Partial<Pick<NewWebhook, 'label' | 'url' | 'secret' | 'events' | 'template'>>;
 
+/**
+ * The earliest scheduled retry of an active webhook. Read in retry order over the partial index
+ * webhook_deliveries_retry, so the first row of an active webhook ends the search however many
+ * deliveries are pending (the dispatcher asks after every send).
+ */
+export const NEXT_RETRY_SQL = `SELECT d.next_attempt_at FROM webhook_deliveries d
+  WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+    AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.state = 'active')
+  ORDER BY d.next_attempt_at LIMIT 1`;
+
 export class WebhookRepository {
   constructor(private readonly db: Db) {}
 
@@ -237,13 +247,10 @@ export class WebhookRepository {
   /** When the earliest scheduled retry of an active webhook falls due, if any. */
   nextRetryAt(): number | undefined {
     const at = this.db
-      .prepare(
-        `SELECT min(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND w.state = 'active' AND d.next_attempt_at IS NOT NULL`,
-      )
+      .prepare(NEXT_RETRY_SQL)
       .pluck()
-      .get() as string | null;
-    return at === null ? undefined : Date.parse(at);
+      .get() as string | null | undefined;
+    return at == null ? undefined : Date.parse(at);
   }
 
   /**
