@@ -24,7 +24,6 @@ export interface ManagedNodeStatus { running: boolean; url: string; pid?: number
  */
 export interface ManagedNodeOptions { nodeDir?: string; port?: number; heap?: string }
 
-
 const ES_USER = 'imgpost-es';
 const CLUSTER = 'imgpost-local';
 const START_TIMEOUT_MS = 120_000;
@@ -103,7 +102,6 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-
 function readPid(file: string): number | undefined {
   const pid = Number(readText(file)?.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
@@ -129,7 +127,6 @@ function tail(file: string, n: number): string[] {
   const text = (readText(file) ?? '').slice(-64_000);
   return lastLines(text.split('\n').filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s)).join('\n'), n);
 }
-
 
 function configure(l: Layout): void {
   if (l.node) {

@@ -35,6 +35,7 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
   let drawnOnce = false;
   // The state the last plain line showed: done() does not repeat it in a log.
   let lastShown = '';
+  const state = () => `${phase}\0${done}\0${total}`;
 
   const line = (): string => {
     const pct = total > 0 ? Math.min(1, done / total) : 1;
@@ -49,7 +50,7 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
     if (!force && now - lastDraw < interval) return;
     lastDraw = now;
     drawnOnce = true;
-    lastShown = `${phase}\0${done}\0${total}`;
+    lastShown = state();
     stream.write(tty ? `\r${line()}\x1b[K` : `${line()}\n`);
   };
 
@@ -66,7 +67,7 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
       draw(true);
     },
     done() {
-      if (tty || lastShown !== `${phase}\0${done}\0${total}`) draw(true);
+      if (tty || lastShown !== state()) draw(true);
       if (tty && !opts.silent) stream.write('\n');
     },
   };

@@ -47,6 +47,20 @@ function jsonStringOf(bytes: number, unit = 'x'): string {
   return `"{{range ${loops}}}${unit.repeat(64 / u)}{{end}}${unit.repeat(Math.floor(tail / u))}${'x'.repeat(tail % u)}"`;
 }
 
+/**
+ * A webhook owner with a receiver of their own, and a second user who makes the posts: the deliveries
+ * of these tests are told apart from the shared receiver's.
+ */
+async function ownWebhook(t: { teardown(fn: () => unknown): void; is(a: unknown, b: unknown, m?: string): void }, settings: Record<string, unknown>) {
+  const owner = await createUser(app);
+  const poster = await createUser(app);
+  const r = await startReceiver(200);
+  t.teardown(() => r.close());
+  const saved = await api(owner, 'POST', '/api/webhook', { url: r.url, secret: 'k', ...settings });
+  t.is(saved.status, 201, JSON.stringify(saved.body));
+  return { owner, poster, r, id: saved.body.id as string };
+}
+
 const hook = (template: string, events: string[] = ['create', 'update', 'delete']) => ({ url: receiver.url, secret: 's3cret', events, template });
 
 test.serial('save and preview: a body over 256 KiB is 400 naming the template; exactly 256 KiB is accepted', async (t) => {
@@ -121,20 +135,14 @@ test.serial('the limit is checked for every subscribed event, on create and on p
 });
 
 test.serial('deliveries: at most the latest 50 attempts, newest first', async (t) => {
-  const owner = await createUser(app);
-  const poster = await createUser(app);
-  const r = await startReceiver(200);
-  t.teardown(() => r.close());
-  const hookRes = await api(owner, 'POST', '/api/webhook', { url: r.url, secret: 'k', events: ['create', 'update'] });
-  t.is(hookRes.status, 201);
-  const id = hookRes.body.id;
+  const { owner, poster, r, id } = await ownWebhook(t, { events: ['create', 'update'] });
   t.deepEqual((await api(owner, 'GET', `/api/webhook/${id}/deliveries`)).body, []);
 
   const upload = await app.request('/api/post/', { method: 'POST', headers: poster.headers, body: uploadForm({ image: await randomImage(91_000), metadata: { text: 'edit 0' } }) });
   t.is(upload.status, 201);
   const post = await upload.json();
-  // 55 events in all. Each write waits until it is searchable (about half a second), so the edits
-  // go 11 at a time; their order is whatever the server gave them, and the receiver sees it.
+  // 55 events in all; the edits go 11 at a time, in whatever order the server gives them, and the
+  // receiver sees that order.
   const EDITS = 54;
   for (let i = 1; i <= EDITS; i += 11) {
     const batch = Array.from({ length: Math.min(11, EDITS + 1 - i) }, (_, j) => api(poster, 'PUT', `/api/post/${post.id}`, { text: `edit ${i + j}` }));
@@ -171,15 +179,9 @@ test.serial('deliveries: at most the latest 50 attempts, newest first', async (t
 });
 
 test.serial('a body that only real data makes too large fails at delivery, recorded as a failed attempt; nothing is sent', async (t) => {
-  const owner = await createUser(app);
-  const poster = await createUser(app);
-  const r = await startReceiver(200);
-  t.teardown(() => r.close());
   // 30 copies of the text: about 1.3 KB on the sample data, over 300 KB for a 10,000-character text.
   const template = '[{{range 30}}{{json $.Text}}, {{end}}0]';
-  const saved = await api(owner, 'POST', '/api/webhook', { url: r.url, secret: 'k', events: ['create'], template });
-  t.is(saved.status, 201, JSON.stringify(saved.body));
-  const id = saved.body.id;
+  const { owner, poster, r, id } = await ownWebhook(t, { events: ['create'], template });
 
   const small = await app.request('/api/post/', { method: 'POST', headers: poster.headers, body: uploadForm({ image: await randomImage(91_001), metadata: { text: 'short' } }) });
   t.is(small.status, 201);
