@@ -24,7 +24,8 @@ const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
 export function createApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = services.config.trustProxy ?? false;
+  app.proxy = services.config.trustProxy > 0;
+  if (app.proxy) app.maxIpsCount = services.config.trustProxy;
   app.silent = true;
 
   app.use(async (ctx, next) => {

@@ -21,7 +21,7 @@ import { WebhookService } from './webhooks/service.ts';
  * Used by the server (src/main.ts), the CLI and the tests alike.
  */
 export interface Services {
-  config: Config & { trustProxy?: boolean };
+  config: Config;
   log: Logger;
   db: Db;
   es: EsClient;

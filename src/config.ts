@@ -17,6 +17,8 @@ export interface Config {
     password?: string;
     caCert?: string;
     indexPrefix: string;
+    /** number_of_replicas / auto_expand_replicas of the posts index: a count, or a range like `0-1` */
+    replicas: string;
   };
   /** undefined: generated once and kept in DATA_DIR */
   sessionSecret?: string;
@@ -27,6 +29,12 @@ export interface Config {
   /** requests per minute per user and per client address; 0 disables */
   rateLimit: { writesPerMinute: number; uploadsPerMinute: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** reverse proxies in front (decisions §13): 0 means X-Forwarded-For is ignored */
+  trustProxy: number;
+  /** when set, GET /metrics needs this bearer token; when unset it answers loopback clients only */
+  metricsToken?: string;
+  /** settled outbox rows and old webhook attempts are removed after this many days */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +64,13 @@ const schema = z.object({
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  TRUST_PROXY: z.coerce.number().int().min(0).max(16).default(0),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
+  ELASTICSEARCH_REPLICAS: z
+    .string()
+    .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
+    .default('0-1'),
 });
 
 /** Throws ConfigError with one line naming the first bad setting. */
@@ -84,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: e.ELASTICSEARCH_PASSWORD,
       caCert: e.ELASTICSEARCH_CA_CERT,
       indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
+      replicas: e.ELASTICSEARCH_REPLICAS,
     },
     sessionSecret: e.SESSION_SECRET,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
@@ -91,5 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hashQueueLimit: e.HASH_QUEUE_LIMIT,
     rateLimit: { writesPerMinute: e.RATE_LIMIT_WRITES_PER_MINUTE, uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE },
     logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
+    retentionDays: e.RETENTION_DAYS,
   };
 }

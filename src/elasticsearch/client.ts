@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 
 export type EsClient = Client;
 
-export function createEsClient(es: Config['elasticsearch'] & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
+export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
   return new Client({
     node: es.url,
     auth: es.apiKey
