@@ -1,4 +1,4 @@
-import type { Services } from '../src/compose.ts';
+import type { Core } from '../src/roles/wiring.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { prepareBulk, rawBulk } from './anchors/raw-bulk.ts';
 import { nowMs, repeated, type Repeated } from './lib/stats.ts';
@@ -49,7 +49,7 @@ export interface ReindexResult {
 }
 
 /** Waits until the index is one segment with no merge running (the reindex's background merge). */
-async function waitForMerge(services: Services, index: string, timeoutMs = 10 * 60_000): Promise<number> {
+async function waitForMerge(services: Core, index: string, timeoutMs = 10 * 60_000): Promise<number> {
   const started = nowMs();
   for (;;) {
     const stats = await services.es.indices.stats({ index, metric: ['merge', 'segments'] });
@@ -60,7 +60,7 @@ async function waitForMerge(services: Services, index: string, timeoutMs = 10 * 
   }
 }
 
-export async function benchReindex(services: Services, opts: ReindexOptions): Promise<ReindexResult> {
+export async function benchReindex(services: Core, opts: ReindexOptions): Promise<ReindexResult> {
   const batch = opts.batch ?? 1000;
   const log = opts.log ?? (() => {});
   const esUrl = services.config.elasticsearch.url;

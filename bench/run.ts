@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { compose, resolveElasticsearchUrl, type Services } from '../src/compose.ts';
+import { openToolJob, type ToolJob } from '../src/roles/jobs.ts';
+import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { seedPosts } from '../src/seed/seed.ts';
@@ -95,7 +96,7 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
   const prefix = `bench-${process.pid}-${size}`;
   const env = benchEnv({ dataDir, prefix, esUrl });
   const out: SizeResults = { posts: size, seedSeconds: 0 };
-  let services: Services | undefined;
+  let services: ToolJob | undefined;
   let server: ServerProcess | undefined;
   const undo = async () => {
     await server?.stop();
@@ -105,7 +106,8 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
   };
   cleanups.push(undo);
   try {
-    services = await compose(loadConfig(env), createLogger('warn'));
+    // A job, not a server: the server process started below owns the DATA_DIR.
+    services = await openToolJob(loadConfig(env), createLogger('warn'));
     log(`${size}: seeding SQLite in ${dataDir}`);
     const t0 = Date.now();
     const seed = seedPosts(services.db, { count: size, seed: 1 });

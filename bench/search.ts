@@ -1,4 +1,4 @@
-import type { Services } from '../src/compose.ts';
+import type { Core } from '../src/roles/wiring.ts';
 import { searchPosts } from '../src/search/post-search/routes.ts';
 import { parseSearchBody } from '../src/search/post-search/schema.ts';
 import { Random } from '../src/seed/random.ts';
@@ -81,7 +81,7 @@ export function searchQueries(seed: SeedResult, n: number): Query[] {
   return out;
 }
 
-export async function benchSearch(services: Services, seed: SeedResult, url: string, opts: SearchOptions): Promise<SearchResult> {
+export async function benchSearch(services: Core, seed: SeedResult, url: string, opts: SearchOptions): Promise<SearchResult> {
   const qs = searchQueries(seed, 250);
   const endpoint = `${url}/api/post/search`;
   const sql = new SqlSearch(services.db, services.postRepository, services.config.mediaUrl);

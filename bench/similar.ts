@@ -1,4 +1,4 @@
-import type { Services } from '../src/compose.ts';
+import type { Core } from '../src/roles/wiring.ts';
 import { findWithin } from '../src/search/similar/find-similar.ts';
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
@@ -48,7 +48,7 @@ function queries(seed: SeedResult, n: number): string[] {
   return out;
 }
 
-export async function benchSimilar(services: Services, seed: SeedResult, opts: SimilarOptions): Promise<SimilarResult> {
+export async function benchSimilar(services: Core, seed: SeedResult, opts: SimilarOptions): Promise<SimilarResult> {
   const ids: string[] = [];
   const hashes: string[] = [];
   for (const row of services.db.prepare('SELECT id, hash FROM posts ORDER BY seq').iterate() as Iterable<{ id: string; hash: string }>) {

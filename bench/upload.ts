@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Services } from '../src/compose.ts';
+import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
 import type { BenchImage } from './lib/images.ts';
 import { closedLoop, HttpError } from './lib/http-load.ts';
@@ -39,7 +39,7 @@ export interface UploadResult {
   concurrency: number;
 }
 
-export async function benchUpload(services: Services, url: string, images: BenchImage[], opts: UploadOptions): Promise<UploadResult> {
+export async function benchUpload(services: Core, url: string, images: BenchImage[], opts: UploadOptions): Promise<UploadResult> {
   const jpegs = images.filter((i) => i.format === 'jpeg');
   const bytes = jpegs.map((i) => new Uint8Array(fs.readFileSync(i.path)));
   const user = await services.accounts.createUser({ name: `bench${crypto.randomBytes(4).toString('hex')}`, password: 'bench password 123', permission: 6 });

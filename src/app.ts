@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import Koa from 'koa';
 import type Router from '@koa/router';
-import type { Services } from './compose.ts';
+import type { Services } from './roles/server.ts';
 import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
 import { rateLimit } from './http/rate-limit.ts';

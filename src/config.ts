@@ -35,6 +35,12 @@ export interface Config {
   metricsToken?: string;
   /** settled outbox rows and old webhook attempts are removed after this many days */
   retentionDays: number;
+  /** tests only (RETENTION_AGE_MS): the retention age in milliseconds, overriding retentionDays */
+  retentionAgeMs?: number;
+  /** how often the server's retention pass runs (RETENTION_INTERVAL_MS) */
+  retentionIntervalMs: number;
+  /** tests only (BACKGROUND_THUMBNAILS=0): leave queued thumbnails to first requests and the next start */
+  backgroundThumbnails: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +73,9 @@ const schema = z.object({
   TRUST_PROXY: z.coerce.number().int().min(0).max(16).default(0),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
+  RETENTION_AGE_MS: z.coerce.number().int().min(0).optional(),
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
+  BACKGROUND_THUMBNAILS: flag.default('1'),
   ELASTICSEARCH_REPLICAS: z
     .string()
     .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
@@ -110,5 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
     retentionDays: e.RETENTION_DAYS,
+    retentionAgeMs: e.RETENTION_AGE_MS,
+    retentionIntervalMs: e.RETENTION_INTERVAL_MS,
+    backgroundThumbnails: e.BACKGROUND_THUMBNAILS,
   };
 }

@@ -1,6 +1,6 @@
 import { createApp } from './app.ts';
-import { compose } from './compose.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { startServer } from './roles/server.ts';
 import { listen } from './server.ts';
 
 async function main(): Promise<void> {
@@ -14,8 +14,16 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const services = await compose(config);
-  const server = await listen(createApp(services), config.host, config.port);
+  // A second server on the same DATA_DIR stops here: DataDirOwnedError names the running one.
+  const services = await startServer(config);
+  let server;
+  try {
+    server = await listen(createApp(services), config.host, config.port);
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+  services.ownerLock.describe(config.publicUrl);
   services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port });
 
   let stopping = false;

@@ -16,7 +16,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { compose } from '../../src/compose.ts';
+import { openToolJob } from '../../src/roles/jobs.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { createLogger } from '../../src/log.ts';
@@ -144,7 +144,7 @@ async function main(): Promise<number> {
 
   try {
     // Corpus, account and webhooks, written straight to DATA_DIR before the server starts.
-    const services = await compose(loadConfig(env), createLogger('warn'));
+    const services = await openToolJob(loadConfig(env), createLogger('warn'));
     const seeded = Date.now();
     const seed = seedPosts(services.db, { count: POSTS, seed: 1 });
     await reindex(services, { settleMs: 50, graceMs: 0 });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { compose } from '../compose.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
+import { openToolJob } from '../roles/jobs.ts';
 import { importDirectory } from '../posts/import.ts';
 import { createProgress } from '../search/progress.ts';
 
@@ -38,7 +38,7 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const services = await compose(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
+  const services = await openToolJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await importDirectory(services.postService, services.images.tmpDir, dir, {
       force: Boolean(values.force),

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { compose } from '../compose.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
+import { openIndexJob } from '../roles/jobs.ts';
 import { createProgress } from '../search/progress.ts';
 import { reindex } from '../search/reindex.ts';
 
@@ -38,7 +38,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const config = loadConfig();
   // Only warnings: the progress bar is the command's own output on stderr.
-  const services = await compose(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
+  const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await reindex(services, { batch, progress: (total) => createProgress('reindex', total) });
     const secs = (result.ms / 1000).toFixed(1);

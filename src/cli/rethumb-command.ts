@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/sqlite.ts';
-import { createHashPool } from '../hashing/pool.ts';
-import { ImageStore } from '../media/image-store.ts';
-import { PostRepository } from '../posts/repository.ts';
+import { createLogger } from '../log.ts';
+import { openFilesJob } from '../roles/jobs.ts';
 import { createProgress } from '../search/progress.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { rethumb } from '../thumbnails/rethumb.ts';
@@ -34,13 +32,10 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  // Only what the job needs: not compose(), whose start-up recovery and background workers
-  // belong to the server (recovery would also clear a running server's temporary uploads).
-  const db = openDatabase(config.dataDir);
-  const hashPool = createHashPool({ workers: config.hashWorkers });
+  const job = openFilesJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await rethumb(
-      { posts: new PostRepository(db), images: new ImageStore(config.dataDir, db), hashPool },
+      job,
       { missingOnly: values.missing === true, concurrency: config.hashWorkers, progress: (total) => createProgress('rethumb', total, { unit: 'posts' }) },
     );
     process.stderr.write(
@@ -52,7 +47,6 @@ export async function run(args: string[]): Promise<number> {
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result.failed.length > 0 ? 1 : 0;
   } finally {
-    await hashPool.destroy();
-    db.close();
+    await job.close();
   }
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { compose } from '../compose.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
+import { openIndexJob } from '../roles/jobs.ts';
 import { createProgress } from '../search/progress.ts';
 import { verify, type VerifyResult } from '../search/verify.ts';
 
@@ -47,7 +47,7 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const services = await compose(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
+  const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const repairing = values.repair === true;
     const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(`verify ${label}`, total, { unit: label }) });

@@ -7,13 +7,17 @@ import 'sharp';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import type { ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
+import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
 
 export type { ImageInfo };
 
 export interface HashPool {
   analyse(path: string): Promise<ImageInfo>;
-  /** WebP thumbnails of an accepted image, written to the given paths (same pool, same queue). */
-  thumbnails(path: string, outputs: ThumbnailRequest['outputs']): Promise<{ size: number; width: number; height: number }[]>;
+  /**
+   * WebP thumbnails of an accepted image, written to the given paths (same pool). `background`
+   * work waits behind every hash (default `urgent`: someone is waiting for it).
+   */
+  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority): Promise<{ size: number; width: number; height: number }[]>;
   readonly queueSize: number;
   readonly utilization: number;
   destroy(): Promise<void>;
@@ -42,6 +46,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
     maxThreads: opts.workers,
     maxQueue: opts.maxQueue ?? Infinity,
     execArgv: workerExecArgv(),
+    taskQueue: new PriorityTaskQueue(),
   });
 
   return {
@@ -56,9 +61,9 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
         throw err;
       }
     },
-    async thumbnails(path, outputs) {
+    async thumbnails(path, outputs, priority = 'urgent') {
       try {
-        const made: unknown = await pool.run({ path, outputs }, { name: 'thumbnails' });
+        const made: unknown = await pool.run({ path, outputs, ...priorityOption(priority) }, { name: 'thumbnails' });
         return made as { size: number; width: number; height: number }[];
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

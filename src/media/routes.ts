@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { AppError } from '../errors.ts';
 import type { AppState } from '../http/context.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import type { ImageStore } from './image-store.ts';
 
 export const MIME_BY_EXT: Record<string, string> = {
@@ -35,18 +36,21 @@ function parseRange(header: string, size: number): { start: number; end: number 
   return start > end || start >= size ? null : { start, end };
 }
 
-export function mediaRoutes(deps: { images: ImageStore }): Router<AppState> {
+async function statOrNull(file: string): Promise<fs.Stats | null> {
+  return fs.promises.stat(file).catch(() => null);
+}
+
+export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbnailer, 'ensure'> }): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/media/:image', async (ctx) => {
     const image = ctx.params.image;
     if (!IMAGE_NAME.test(image)) throw new AppError('not_found', 'not found');
     const file = deps.images.pathOf(image);
-    let stat: fs.Stats;
-    try {
-      stat = await fs.promises.stat(file);
-    } catch {
-      throw new AppError('not_found', 'not found');
-    }
+    let stat = await statOrNull(file);
+    // A post's thumbnail URLs are valid from its first response, but its thumbnails are made
+    // after it: one asked for before the background work reached it is made now.
+    if (!stat && image.endsWith('.webp') && image.split('.').length === 3 && (await deps.thumbnailer.ensure(image))) stat = await statOrNull(file);
+    if (!stat) throw new AppError('not_found', 'not found');
     // A post's file never changes under its name, so name and size make a strong validator.
     const etag = `"${image.slice(0, 36)}-${stat.size.toString(16)}"`;
     ctx.set('ETag', etag);

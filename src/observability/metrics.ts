@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import client from 'prom-client';
-import type { Services } from '../compose.ts';
+import type { Services } from '../roles/server.ts';
 import type { AppState } from '../http/context.ts';
 import type { RequestRecord } from './request-log.ts';
 

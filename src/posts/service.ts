@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { Db } from '../db/sqlite.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -9,7 +8,7 @@ import type { ImageStore } from '../media/image-store.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
-import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import type { ThumbnailQueue } from '../thumbnails/queue.ts';
 import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import { findNearDuplicates } from './near-duplicates.ts';
@@ -39,6 +38,7 @@ export interface PostServiceDeps {
   postsIndex: PostsIndex;
   hashPool: HashPool;
   images: ImageStore;
+  thumbnails: ThumbnailQueue;
   log: Logger;
   /** read at call time: MEDIA_URL for the 409 body */
   config: { mediaUrl: string };
@@ -85,16 +85,6 @@ export class PostService {
 
     const id = uuidv7();
     const image = imageName({ id, ext });
-    // Thumbnails are made before the lock, so pool work never holds up other uploads' duplicate
-    // checks; they are wasted only when the upload turns out to be a near-duplicate.
-    const thumbnails = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: `${file.path}.${size}.webp` }));
-    const dropTemps = () => thumbnails.forEach((t) => fs.rmSync(t.tempPath, { force: true }));
-    try {
-      await this.deps.hashPool.thumbnails(file.path, thumbnails.map((t) => ({ size: t.size, path: t.tempPath })));
-    } catch (err) {
-      dropTemps();
-      throw err;
-    }
     return this.uploadLock.run(async () => {
       // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
       const matches = await findNearDuplicates(this.deps.postsIndex, this.deps.outbox, info.hash);
@@ -108,7 +98,7 @@ export class PostService {
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
         }
       }
-      this.deps.images.adopt(file.path, image, id, thumbnails);
+      this.deps.images.adopt(file.path, image, id);
       let committed;
       try {
         committed = this.deps.db.transaction(() => {
@@ -128,6 +118,8 @@ export class PostService {
             createdAt: now,
           });
           this.deps.images.settle(image);
+          // Thumbnails are made after the response (decisions §13); queued here, so never lost.
+          this.deps.thumbnails.enqueue(id, image);
           const created = this.deps.posts.getBySeq(seq)!;
           return { row: this.deps.outbox.append('create', { post: created }, input.uploader?.id ?? null), created };
         })();
@@ -136,7 +128,7 @@ export class PostService {
         throw err;
       }
       return committed;
-    }).finally(dropTemps).then(async ({ row, created }) => {
+    }).then(async ({ row, created }) => {
       await this.deps.relay.applyNow(row);
       // As for update: a delete that raced the index write does not undo this answer.
       return this.deps.posts.getById(id) ?? created;

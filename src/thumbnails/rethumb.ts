@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import type { HashPool } from '../hashing/pool.ts';
 import type { ImageStore } from '../media/image-store.ts';
 import { imageName, type PostRecord } from '../posts/post-record.ts';
 import type { PostRepository } from '../posts/repository.ts';
 import type { Progress } from '../search/progress.ts';
 import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+import type { Thumbnailer } from './thumbnailer.ts';
 
 export interface RethumbOptions {
   /** only posts with a thumbnail file missing (e.g. uploaded before thumbnails existed) */
@@ -28,13 +27,13 @@ export interface RethumbResult {
 export interface RethumbDeps {
   posts: PostRepository;
   images: ImageStore;
-  hashPool: HashPool;
+  thumbnailer: Pick<Thumbnailer, 'make'>;
 }
 
 /**
  * Regenerates every post's thumbnails from its stored image, in number order. Each post's new
  * files are written to the temp directory and moved in under the database's write lock (see
- * ImageStore.replaceThumbnails), so this can run beside a live server.
+ * Thumbnailer.make and ImageStore.replaceThumbnails), so this can run beside a live server.
  */
 export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<RethumbResult> {
   const total = deps.posts.count();
@@ -47,19 +46,14 @@ export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<
       result.skipped++;
       return;
     }
-    const source = deps.images.pathOf(image);
-    const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(deps.images.tmpDir, `rethumb-${process.pid}-${thumbnailName(post.id, size)}`) }));
     try {
-      if (!fs.existsSync(source)) throw new Error(`image file ${image} is missing`);
-      await deps.hashPool.thumbnails(source, temps.map((t) => ({ size: t.size, path: t.tempPath })));
-      if (deps.images.replaceThumbnails(image, post.id, temps)) result.regenerated++;
+      if (!fs.existsSync(deps.images.pathOf(image))) throw new Error(`image file ${image} is missing`);
+      if (await deps.thumbnailer.make(post.id, image, 'urgent')) result.regenerated++;
       else result.gone++;
     } catch (err) {
       // A post deleted under us loses its file first; that is not a failure.
       if (!deps.posts.getById(post.id)) result.gone++;
       else result.failed.push({ postId: post.id, reason: (err as Error).message });
-    } finally {
-      for (const t of temps) fs.rmSync(t.tempPath, { force: true });
     }
   };
 

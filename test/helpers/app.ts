@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../src/app.ts';
-import { compose, type Services } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import { startServer, type Services } from '../../src/roles/server.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { recordResponses } from '../ecosystem/response-recorder.ts';
 
@@ -43,7 +43,8 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     ...env,
   });
   const logs: string[] = [];
-  const services = await compose(config, createLogger(config.logLevel, (line) => logs.push(line)));
+  // A test app is a server: it takes the owner lock on its DATA_DIR like `npm start`.
+  const services = await startServer(config, createLogger(config.logLevel, (line) => logs.push(line)));
   const koa = createApp(services);
   // IMGPOST_RECORD_RESPONSES=<dir>: record every response for the OpenAPI contract check.
   if (process.env.IMGPOST_RECORD_RESPONSES) recordResponses(koa, process.env.IMGPOST_RECORD_RESPONSES);
@@ -52,6 +53,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
   // Returned URLs (imageURL) must point at this server.
   services.config.publicUrl = url;
   services.config.mediaUrl = `${url}/media`;
+  services.ownerLock.describe(url);
   return {
     url,
     services,

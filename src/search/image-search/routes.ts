@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Services } from '../../compose.ts';
+import type { Services } from '../../roles/server.ts';
 import { AppError } from '../../errors.ts';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Services } from '../../compose.ts';
+import type { Services } from '../../roles/server.ts';
 import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse, queryInt } from '../../http/validate.ts';

@@ -1,0 +1,54 @@
+import { loadConfig, type Config } from '../config.ts';
+import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
+import { openDatabase } from '../db/sqlite.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
+
+/**
+ * The server role (decisions §13): the one process that owns a DATA_DIR. Besides the services the
+ * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
+ * webhook dispatcher and the thumbnail runner. CLI commands use src/roles/jobs.ts instead.
+ */
+export interface Services extends Core {
+  ownerLock: OwnerLock;
+  /** Stops background work and closes every resource, in reverse order of opening; releases the lock last. */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes the DATA_DIR's owner lock (throws DataDirOwnedError naming the running server), recovers
+ * from an interrupted run, and starts the background work. The caller listens (createApp + listen)
+ * and records its URL with `ownerLock.describe(url)`.
+ */
+export async function startServer(config: Config = loadConfig(), log: Logger = createLogger(config.logLevel)): Promise<Services> {
+  // First, before anything slow or anything that touches files: a second server fails at once.
+  const ownerLock = acquireOwnerLock(config.dataDir);
+  let core: Core;
+  try {
+    const search = await openSearch(config, log);
+    core = wireCore(config, log, openDatabase(config.dataDir), search);
+  } catch (err) {
+    ownerLock.release();
+    throw err;
+  }
+
+  // Only the owner may do this: uploads of a live server are in DATA_DIR/tmp and pending_files.
+  const recovered = core.images.recover();
+  if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
+
+  core.relay.start();
+  core.webhookDispatcher.start();
+  if (config.backgroundThumbnails) core.thumbnailer.start();
+
+  return {
+    ...core,
+    ownerLock,
+    async close() {
+      await core.thumbnailer.stop();
+      await core.webhookDispatcher.stop();
+      await core.relay.stop();
+      await closeCore(core);
+      ownerLock.release();
+    },
+  };
+}

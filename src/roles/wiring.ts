@@ -1,0 +1,123 @@
+import type { Config } from '../config.ts';
+import { openDatabase, type Db } from '../db/sqlite.ts';
+import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
+import { startManagedNode } from '../elasticsearch/managed-node.ts';
+import { PostsIndex } from '../elasticsearch/posts-index.ts';
+import type { Logger } from '../log.ts';
+import { Outbox } from '../outbox/outbox.ts';
+import { OutboxRelay } from '../outbox/relay.ts';
+import { PostRepository } from '../posts/repository.ts';
+import { AccountService } from '../accounts/service.ts';
+import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
+import { PostService } from '../posts/service.ts';
+import { createHashPool, type HashPool } from '../hashing/pool.ts';
+import { ImageStore } from '../media/image-store.ts';
+import { ThumbnailQueue } from '../thumbnails/queue.ts';
+import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { WebhookRepository } from '../webhooks/repository.ts';
+import { WebhookService } from '../webhooks/service.ts';
+
+/**
+ * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
+ * starts a loop, takes the DATA_DIR lock or touches files it did not create: that is the server's.
+ */
+
+export async function resolveElasticsearchUrl(config: Config, log: Logger): Promise<string> {
+  if (config.elasticsearch.url) return config.elasticsearch.url;
+  const node = await startManagedNode({ log: (line) => log.info(line) });
+  return node.url;
+}
+
+export interface SearchParts {
+  es: EsClient;
+  postsIndex: PostsIndex;
+}
+
+/** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
+export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
+  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
+  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix);
+  try {
+    await postsIndex.ensure();
+  } catch (err) {
+    // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
+    log.warn('could not prepare the posts index yet', { err: (err as Error).message });
+  }
+  return { es, postsIndex };
+}
+
+/** Every service of the application, constructed and idle. */
+export interface Core extends SearchParts {
+  config: Config;
+  log: Logger;
+  db: Db;
+  postRepository: PostRepository;
+  outbox: Outbox;
+  /** applies changes on demand (applyNow); only the server starts its polling loop */
+  relay: OutboxRelay;
+  accounts: AccountService;
+  hashPool: HashPool;
+  images: ImageStore;
+  thumbnailQueue: ThumbnailQueue;
+  thumbnailer: Thumbnailer;
+  postService: PostService;
+  webhookRepository: WebhookRepository;
+  webhooks: WebhookService;
+  /** sends deliveries; only the server starts it (jobs leave their deliveries to the server) */
+  webhookDispatcher: WebhookDispatcher;
+}
+
+/** Constructs every service on an open database and search index; starts nothing. */
+export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
+  const postRepository = new PostRepository(db);
+  const outbox = new Outbox(db);
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
+  const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
+  const images = new ImageStore(config.dataDir, db);
+  const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
+  const thumbnailQueue = new ThumbnailQueue(db);
+  const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log });
+  const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
+  // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
+  const webhookRepository = new WebhookRepository(db);
+  const webhookDispatcher = new WebhookDispatcher({ repo: webhookRepository, outbox, log, config });
+  webhookDispatcher.attachFanOut(outbox);
+  const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  return {
+    config,
+    log,
+    db,
+    ...search,
+    postRepository,
+    outbox,
+    relay,
+    accounts,
+    hashPool,
+    images,
+    thumbnailQueue,
+    thumbnailer,
+    postService,
+    webhookRepository,
+    webhooks,
+    webhookDispatcher,
+  };
+}
+
+/** Opens the database and the search index, then wires the core. */
+export async function openCore(config: Config, log: Logger): Promise<Core> {
+  const search = await openSearch(config, log);
+  try {
+    return wireCore(config, log, openDatabase(config.dataDir), search);
+  } catch (err) {
+    await search.es.close();
+    throw err;
+  }
+}
+
+/** Closes what wireCore opened, in reverse order. Loops must be stopped first. */
+export async function closeCore(core: Core): Promise<void> {
+  await core.hashPool.destroy();
+  await core.es.close();
+  core.db.close();
+}

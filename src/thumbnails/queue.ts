@@ -1,0 +1,73 @@
+import type { Db } from '../db/sqlite.ts';
+
+export interface ThumbnailJob {
+  postId: string;
+  /** `<id>.<ext>`: the image the thumbnails are made from */
+  image: string;
+  attempts: number;
+}
+
+/** A job that keeps failing (an unreadable file) stops being retried after this many attempts. */
+export const MAX_THUMBNAIL_ATTEMPTS = 5;
+
+/**
+ * The durable thumbnail work queue (`thumbnail_jobs`). A post's job is queued in the post's own
+ * transaction; whoever makes the thumbnails (the server's background runner, an on-demand request,
+ * `imgpost rethumb`) marks it done. Claims are leases, so several processes can share the table.
+ */
+export class ThumbnailQueue {
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  /** Called after a job is queued (post-commit), so a runner can wake at once. */
+  onQueued(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Must run inside the post transaction. */
+  enqueue(postId: string, image: string): void {
+    if (!this.db.inTransaction) throw new Error('ThumbnailQueue.enqueue must run inside the post transaction');
+    this.db.prepare('INSERT OR REPLACE INTO thumbnail_jobs (post_id, image, created_at) VALUES (?, ?, ?)').run(postId, image, new Date().toISOString());
+    // better-sqlite3 transactions are synchronous: by then the post has committed (or not).
+    if (this.listeners.length > 0) setImmediate(() => this.listeners.forEach((l) => l()));
+  }
+
+  /** Takes up to `limit` due jobs for `claimant`, oldest first, under a lease of `leaseMs`. */
+  claim(claimant: string, limit: number, leaseMs: number): ThumbnailJob[] {
+    const now = new Date();
+    const nowIso = now.toISOString();
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare(
+          `SELECT post_id, image, attempts FROM thumbnail_jobs
+           WHERE attempts < ? AND (claimed_until IS NULL OR claimed_until < ?) AND (not_before IS NULL OR not_before <= ?)
+           ORDER BY created_at LIMIT ?`,
+        )
+        .all(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso, limit) as { post_id: string; image: string; attempts: number }[];
+      const lease = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = ?, claimed_until = ? WHERE post_id = ?');
+      const until = new Date(now.getTime() + leaseMs).toISOString();
+      for (const r of rows) lease.run(claimant, until, r.post_id);
+      return rows.map((r) => ({ postId: r.post_id, image: r.image, attempts: r.attempts }));
+    }).immediate();
+  }
+
+  done(postId: string): void {
+    this.db.prepare('DELETE FROM thumbnail_jobs WHERE post_id = ?').run(postId);
+  }
+
+  /** Releases the claim and schedules a retry with backoff. */
+  failed(postId: string, error: string): void {
+    this.db
+      .prepare(
+        `UPDATE thumbnail_jobs SET attempts = attempts + 1, last_error = ?, claimed_by = NULL, claimed_until = NULL,
+         not_before = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (5 << min(attempts, 8)) || ' seconds') WHERE post_id = ?`,
+      )
+      .run(error.slice(0, 500), postId);
+  }
+
+  /** Jobs still to do (failed-for-good ones included). */
+  size(): number {
+    return this.db.prepare('SELECT count(*) FROM thumbnail_jobs').pluck().get() as number;
+  }
+}

@@ -1,0 +1,131 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HashPool } from '../hashing/pool.ts';
+import type { PoolPriority } from '../hashing/priority-queue.ts';
+import type { Logger } from '../log.ts';
+import type { ImageStore } from '../media/image-store.ts';
+import { imageName } from '../posts/post-record.ts';
+import type { PostRepository } from '../posts/repository.ts';
+import type { ThumbnailQueue } from './queue.ts';
+import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+
+export interface ThumbnailerDeps {
+  images: ImageStore;
+  hashPool: HashPool;
+  queue: ThumbnailQueue;
+  posts: PostRepository;
+  log: Logger;
+}
+
+const LEASE_MS = 5 * 60_000;
+const IDLE_POLL_MS = 2_000;
+/** A thumbnail file name: `<uuid>.<size>.webp`. */
+const THUMBNAIL_FILE = /^([0-9a-f-]{36})\.(\d+)\.webp$/;
+
+/**
+ * Makes a post's thumbnails, from three places: the server's background runner (queued jobs, at
+ * background priority), a request for a thumbnail that does not exist yet (at once, urgent), and
+ * the jobs that regenerate them. Work on one post in one process is shared, so a burst of requests
+ * for a new post's thumbnails makes them once.
+ */
+export class Thumbnailer {
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+  private readonly claimant = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: ThumbnailerDeps) {}
+
+  /**
+   * Makes (or remakes) the thumbnails of a post and marks its job done. False when the post is
+   * gone; throws when its image cannot be read.
+   */
+  make(postId: string, image: string, priority: PoolPriority): Promise<boolean> {
+    const pending = this.inFlight.get(postId);
+    if (pending) return pending;
+    const work = this.makeNow(postId, image, priority).finally(() => this.inFlight.delete(postId));
+    this.inFlight.set(postId, work);
+    return work;
+  }
+
+  private async makeNow(postId: string, image: string, priority: PoolPriority): Promise<boolean> {
+    const { images, hashPool, queue } = this.deps;
+    const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(images.tmpDir, `thumb-${this.claimant}-${thumbnailName(postId, size)}`) }));
+    try {
+      await hashPool.thumbnails(images.pathOf(image), temps.map((t) => ({ size: t.size, path: t.tempPath })), priority);
+      const kept = images.replaceThumbnails(image, postId, temps);
+      queue.done(postId);
+      return kept;
+    } catch (err) {
+      if (!this.deps.posts.getById(postId)) return false; // deleted meanwhile: its file went first
+      throw err;
+    } finally {
+      for (const t of temps) fs.rmSync(t.tempPath, { force: true });
+    }
+  }
+
+  /**
+   * For GET /media/<id>.<size>.webp when the file is missing: makes the post's thumbnails now.
+   * True when the file exists afterwards, false when no such post exists (a 404).
+   */
+  async ensure(file: string): Promise<boolean> {
+    const m = THUMBNAIL_FILE.exec(file);
+    if (!m) return false;
+    const post = this.deps.posts.getById(m[1]);
+    if (!post) return false;
+    await this.make(post.id, imageName(post), 'urgent');
+    return fs.existsSync(this.deps.images.pathOf(file));
+  }
+
+  /** Starts working through queued jobs, one at a time and only while no hash waits for a worker. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.deps.queue.onQueued(() => this.kick());
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  kick(): void {
+    if (this.stopped || this.running) return;
+    clearTimeout(this.timer);
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (!this.stopped) this.timer = setTimeout(() => this.kick(), IDLE_POLL_MS);
+    });
+  }
+
+  /** Does due jobs until none is left (or the runner stops). */
+  private async drain(): Promise<void> {
+    const { queue, hashPool, log } = this.deps;
+    while (!this.stopped) {
+      // Hashing first: uploads are waiting on it, thumbnails can wait.
+      if (hashPool.queueSize > 0) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      let job;
+      try {
+        [job] = queue.claim(this.claimant, 1, LEASE_MS);
+      } catch (err) {
+        log.warn('thumbnail queue busy', { err: (err as Error).message });
+        return;
+      }
+      if (!job) return;
+      try {
+        await this.make(job.postId, job.image, 'background');
+      } catch (err) {
+        log.warn('thumbnails failed', { postId: job.postId, attempts: job.attempts + 1, err: (err as Error).message });
+        queue.failed(job.postId, (err as Error).message);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * One server per DATA_DIR (decisions §13), with real processes: a second `src/main.ts` on the same
+ * directory exits 1 with one line naming the running server; after kill -9 of the first (no
+ * shutdown hook runs), a new server takes the directory over.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import test from 'ava';
+import { tempDir, uniquePrefix } from '../helpers/app.ts';
+import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+
+/** Runs a server process to its exit (it must exit by itself) and returns its code and stderr. */
+function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the second server kept running:\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+test('a second server on the same DATA_DIR exits 1 naming the first; after kill -9 a new one starts', async (t) => {
+  t.timeout(180_000);
+  const dataDir = tempDir('imgpost-owner');
+  const base = { DATA_DIR: dataDir, ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(), LOG_LEVEL: 'warn', HASH_WORKERS: '1' };
+  const servers: ChildServer[] = [];
+  t.teardown(async () => {
+    for (const s of servers) await s.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const first = await startChild({ ...base, PORT: String(await freePort()) });
+  servers.push(first);
+
+  const second = await runToExit({ ...base, PORT: String(await freePort()) });
+  t.is(second.code, 1);
+  const lines = second.stderr.split('\n').filter(Boolean);
+  t.is(lines.length, 1, second.stderr);
+  t.regex(lines[0], new RegExp(`^imgpost: .*${dataDir}.* in use by the imgpost server pid ${first.pid} .*\\(${first.url}\\)`));
+  // The first one never noticed.
+  t.is((await fetch(`${first.url}/healthz`)).status, 200);
+
+  await first.kill9();
+  const third = await startChild({ ...base, PORT: String(await freePort()) });
+  servers.push(third);
+  t.is((await fetch(`${third.url}/healthz`)).status, 200);
+  // And it now owns the directory: yet another is refused, naming the new owner.
+  const fourth = await runToExit({ ...base, PORT: String(await freePort()) });
+  t.is(fourth.code, 1);
+  t.regex(fourth.stderr, new RegExp(`pid ${third.pid} `));
+});
+
+test('a CLI job runs beside the server without taking the DATA_DIR', async (t) => {
+  t.timeout(120_000);
+  const dataDir = tempDir('imgpost-owner-cli');
+  const base = { DATA_DIR: dataDir, ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(), LOG_LEVEL: 'warn', HASH_WORKERS: '1' };
+  const server = await startChild({ ...base, PORT: String(await freePort()) });
+  t.teardown(async () => {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const listed = await cli(['user', 'list'], base);
+  t.is(listed.code, 0, listed.stderr);
+  const verified = await cli(['verify', '--json'], base);
+  t.is(verified.code, 0, verified.stderr);
+  t.is((await fetch(`${server.url}/healthz`)).status, 200);
+});
