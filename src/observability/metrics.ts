@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import client from 'prom-client';
+import { metricsAccess } from './metrics-access.ts';
 import type { Services } from '../roles/server.ts';
 import type { AppState } from '../http/context.ts';
 import type { RequestRecord } from './request-log.ts';
 
-type Deps = Pick<Services, 'outbox' | 'relay' | 'hashPool' | 'webhookDispatcher' | 'es'>;
+type Deps = Pick<Services, 'outbox' | 'relay' | 'hashPool' | 'webhookDispatcher' | 'es' | 'config'>;
 
 export interface AppMetrics {
   readonly registry: client.Registry;
@@ -118,7 +119,7 @@ export function createMetrics(deps: Deps): AppMetrics {
     },
     routes() {
       const router = new Router<AppState>();
-      router.get('/metrics', async (ctx) => {
+      router.get('/metrics', metricsAccess(deps.config), async (ctx) => {
         ctx.set('Cache-Control', 'no-store');
         ctx.type = registry.contentType;
         ctx.body = await registry.metrics();

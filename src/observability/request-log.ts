@@ -34,7 +34,7 @@ export interface RequestRecord {
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * One JSON line per request: id, method, route, status, duration, user. Never headers, query
+ * One JSON line per request: id, method, route, status, duration, user, client address. Never headers, query
  * strings or bodies: those carry access keys, cookies, passwords and webhook secrets.
  *
  * Mounted outside the error handler so the status is the one the client gets. The duration ends
@@ -56,7 +56,8 @@ export function requestLog(log: Logger, observers: ((r: RequestRecord) => void)[
       };
       for (const observe of observers) observe(record);
       // The path only when no route matched (what was asked for), clipped: it is caller-controlled.
-      const fields = { ...record, path: record.route === null ? ctx.path.slice(0, 200) : undefined };
+      // ctx.ip: the client's address, from X-Forwarded-For only as far as TRUST_PROXY allows.
+      const fields = { ...record, ip: ctx.ip, path: record.route === null ? ctx.path.slice(0, 200) : undefined };
       if (record.status >= 500) log.warn('request', fields);
       else if (record.route !== null && QUIET_ROUTES.has(record.route)) log.debug('request', fields);
       else log.info('request', fields);

@@ -272,8 +272,13 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/metrics', operationId: 'metrics', tag: 'operations',
-    summary: 'Prometheus metrics (text exposition format)',
-    responses: { ...always, 200: { description: 'metrics', contentTypes: ['text/plain'] } },
+    summary: 'Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only',
+    responses: {
+      ...always,
+      200: { description: 'metrics', contentTypes: ['text/plain'] },
+      401: error('METRICS_TOKEN is set and the bearer token is missing or wrong (or X-Access-Key is invalid)'),
+      404: error('METRICS_TOKEN is unset and the client is not on a loopback address'),
+    },
   },
   {
     method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'operations',
