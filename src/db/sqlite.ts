@@ -11,6 +11,10 @@ export const DATABASE_FILE = 'imgpost.sqlite';
 export function openDatabase(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, DATABASE_FILE));
+  // A new database frees pages retention deletes back to the file system, a few at a time
+  // (src/retention). Only possible before the first table exists; an older database reuses
+  // freed pages for new rows instead, which also keeps its size bounded.
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.

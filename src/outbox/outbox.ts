@@ -111,6 +111,22 @@ export class Outbox {
     this.db.transaction(() => ids.forEach((id) => mark.run(error.slice(0, 500), id)))();
   }
 
+  /**
+   * Retention: removes up to `limit` rows indexed and created before `before` that no webhook
+   * delivery references any more (their deliveries were settled and pruned first). Unindexed rows
+   * are never touched: the relay and the near-duplicate check still need them.
+   */
+  pruneIndexed(before: string, limit: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM outbox WHERE id IN (
+           SELECT o.id FROM outbox o WHERE o.indexed_at IS NOT NULL AND o.created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.outbox_id = o.id)
+           ORDER BY o.id LIMIT ?)`,
+      )
+      .run(before, limit).changes;
+  }
+
   backlog(): { count: number; oldestAgeMs: number } {
     const r = this.db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE indexed_at IS NULL').get() as { n: number; oldest: string | null };
     return { count: r.n, oldestAgeMs: r.oldest ? Date.now() - Date.parse(r.oldest) : 0 };

@@ -2,15 +2,17 @@ import { loadConfig, type Config } from '../config.ts';
 import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { Retention } from '../retention/retention.ts';
 import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
 
 /**
  * The server role (decisions §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
- * webhook dispatcher and the thumbnail runner. CLI commands use src/roles/jobs.ts instead.
+ * webhook dispatcher, the thumbnail runner and retention. CLI commands use src/roles/jobs.ts instead.
  */
 export interface Services extends Core {
   ownerLock: OwnerLock;
+  retention: Retention;
   /** Stops background work and closes every resource, in reverse order of opening; releases the lock last. */
   close(): Promise<void>;
 }
@@ -39,11 +41,15 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   core.relay.start();
   core.webhookDispatcher.start();
   if (config.backgroundThumbnails) core.thumbnailer.start();
+  const retention = new Retention(core);
+  retention.start();
 
   return {
     ...core,
     ownerLock,
+    retention,
     async close() {
+      await retention.stop();
       await core.thumbnailer.stop();
       await core.webhookDispatcher.stop();
       await core.relay.stop();

@@ -300,6 +300,35 @@ export class WebhookRepository {
     }).immediate();
   }
 
+  // ---- retention (src/retention) ----------------------------------------------------------
+
+  /** Removes up to `limit` deliveries settled (delivered, failed, dropped) before `before`; returns how many. */
+  pruneSettledDeliveries(before: string, limit: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE seq IN (
+           SELECT seq FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ? ORDER BY finished_at LIMIT ?)`,
+      )
+      .run(before, limit).changes;
+  }
+
+  /** Removes up to `limit` of a webhook's attempts made before `before` that are not among its latest `keep`. */
+  pruneAttempts(webhookId: string, before: string, keep: number, limit: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM webhook_attempts WHERE id IN (
+           SELECT id FROM webhook_attempts WHERE webhook_id = ? AND attempted_at < ?
+           AND id < coalesce((SELECT id FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?), -1)
+           ORDER BY id LIMIT ?)`,
+      )
+      .run(webhookId, before, webhookId, keep - 1, limit).changes;
+  }
+
+  /** Every webhook's id (retention walks their attempts one webhook at a time). */
+  ids(): string[] {
+    return this.db.prepare('SELECT id FROM webhooks').pluck().all() as string[];
+  }
+
   /** Per-status counts for one webhook (tests and diagnostics). */
   deliveryCounts(webhookId: string): Record<string, number> {
     const rows = this.db.prepare('SELECT status, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status').all(webhookId) as { status: string; n: number }[];
