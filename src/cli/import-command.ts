@@ -10,6 +10,8 @@ const USAGE = `Usage: imgpost import DIR [--force] [--json]
 
 Imports every JPEG, PNG, GIF, WebP and AVIF file under DIR (recursively) as a legacy post with no
 owner. Files are copied; DIR is left as it was. Near-duplicates of existing posts are skipped.
+Safe beside a running server; their thumbnails are queued for the server to make (or made when
+first requested; \`imgpost rethumb --missing\` makes them without a server).
 
 Options:
   --force   import near-duplicates too
