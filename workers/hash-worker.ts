@@ -8,9 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { dctHash } from '../src/hashing/phash.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../src/media/formats.ts';
 
 export interface ImageInfo {
-  format: 'jpeg' | 'png' | 'gif' | 'webp' | 'avif';
+  format: ImageFormat;
   mime: string;
   ext: string;
   width: number;
@@ -24,13 +25,7 @@ type Format = ImageInfo['format'];
 export const INVALID_PREFIX = 'IMAGE_INVALID: ';
 const MAX_PIXELS = 100_000_000;
 
-const TYPES: Record<Format, { mime: string; ext: string }> = {
-  jpeg: { mime: 'image/jpeg', ext: 'jpg' },
-  png: { mime: 'image/png', ext: 'png' },
-  gif: { mime: 'image/gif', ext: 'gif' },
-  webp: { mime: 'image/webp', ext: 'webp' },
-  avif: { mime: 'image/avif', ext: 'avif' },
-};
+const TYPES: Record<Format, { mime: string; ext: string }> = IMAGE_FORMATS;
 
 const invalid = (message: string) => new Error(INVALID_PREFIX + message);
 

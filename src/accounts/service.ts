@@ -130,7 +130,7 @@ export class AccountService {
     const user = this.byName(name);
     const { posts, outbox } = this.deps;
     const disowned = this.db.transaction(() => {
-      const seqs = this.users.uploadedPostSeqs(user.id);
+      const seqs = posts.seqsByUploader(user.id);
       this.users.delete(user.id);
       for (const seq of seqs) {
         posts.bumpVersion(seq);

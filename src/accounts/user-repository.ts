@@ -107,11 +107,6 @@ export class UserRepository {
     this.db.prepare('UPDATE users SET access_key = ?, access_key_digest = ? WHERE id = ?').run(key, digest, id);
   }
 
-  /** Post numbers of everything the user uploaded (they become disowned when the user goes). */
-  uploadedPostSeqs(id: number): number[] {
-    return this.db.prepare('SELECT seq FROM posts WHERE uploader_id = ? ORDER BY seq').pluck().all(id) as number[];
-  }
-
   delete(id: number): void {
     this.db.prepare('DELETE FROM users WHERE id = ?').run(id);
   }

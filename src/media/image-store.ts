@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../db/sqlite.ts';
+import type { PostRepository } from '../posts/repository.ts';
 import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../thumbnails/sizes.ts';
 
 /** A thumbnail written to a temporary path, waiting to be moved in with its image. */
@@ -23,6 +24,8 @@ export class ImageStore {
   constructor(
     dataDir: string,
     private readonly db: Db,
+    /** whether a post exists: its repository owns that question */
+    private readonly posts: Pick<PostRepository, 'exists'>,
   ) {
     this.root = path.join(dataDir, 'images');
     this.tmpDir = path.join(dataDir, 'tmp');
@@ -92,9 +95,8 @@ export class ImageStore {
    */
   replaceThumbnails(image: string, postId: string, thumbnails: TempThumbnail[]): boolean {
     const id = image.slice(0, image.indexOf('.'));
-    const exists = this.db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck();
     const kept = this.db.transaction(() => {
-      if (!exists.get(postId)) return false;
+      if (!this.posts.exists(postId)) return false;
       fs.mkdirSync(path.dirname(this.pathOf(image)), { recursive: true });
       for (const t of thumbnails) fs.renameSync(t.tempPath, this.pathOf(thumbnailName(id, t.size)));
       return true;
@@ -111,9 +113,8 @@ export class ImageStore {
     let removed = 0;
     let kept = 0;
     const rows = this.db.prepare('SELECT path, post_id FROM pending_files').all() as { path: string; post_id: string }[];
-    const exists = this.db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck();
     for (const row of rows) {
-      if (exists.get(row.post_id)) kept++;
+      if (this.posts.exists(row.post_id)) kept++;
       else {
         fs.rmSync(row.path, { force: true });
         removed++;

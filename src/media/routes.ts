@@ -4,20 +4,14 @@ import { AppError } from '../errors.ts';
 import type { AppState } from '../http/context.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
+import { IMAGE_EXTS, MIME_BY_EXT } from './formats.ts';
 import type { ImageStore } from './image-store.ts';
 
-export const MIME_BY_EXT: Record<string, string> = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  avif: 'image/avif',
-};
 
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
 // and webp. Anything else (.., %2F, NUL) is 404.
 const IMAGE_NAME = new RegExp(
-  `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:jpg|png|gif|webp|avif|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
+  `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:${IMAGE_EXTS.join('|')}|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
 );
 
 /** Parses a single `bytes=` range; undefined means "serve it all", null means unsatisfiable. */

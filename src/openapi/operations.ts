@@ -6,6 +6,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
+import { IMAGE_MIMES } from '../media/formats.ts';
 import { Force, ListQuery, PostMetadata } from '../posts/schemas.ts';
 import { body as ImageSearchBody, query as ImageSearchQuery } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
@@ -39,7 +40,7 @@ export interface Operation {
   responses: Record<number, Reply>;
 }
 
-const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'];
+const IMAGE_TYPES = IMAGE_MIMES;
 const json = (schema: ZodTypeAny) => ({ content: { 'application/json': { schema } } });
 const error = (description: string): Reply => ({ description, schema: S.ErrorBody });
 const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };

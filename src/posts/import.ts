@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
+import { IMPORTABLE_FILE } from '../media/formats.ts';
 import type { Progress } from '../search/progress.ts';
 import type { PostService } from './service.ts';
 
-const IMAGE_FILE = /\.(jpe?g|png|gif|webp|avif)$/i;
 
 export interface ImportResult {
   imported: number;
@@ -19,7 +19,7 @@ export function listImageFiles(dir: string): string[] {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.isFile() && IMAGE_FILE.test(e.name)) out.push(p);
+      else if (e.isFile() && IMPORTABLE_FILE.test(e.name)) out.push(p);
     }
   };
   walk(dir);

@@ -1,4 +1,4 @@
-import { thumbnailUrls } from '../thumbnails/sizes.ts';
+import { imageUrl, thumbnailUrls } from '../media/urls.ts';
 import { imageName, type PostRecord } from './post-record.ts';
 
 /** The spec's Post (§2), as every endpoint returns it. `uploader` may be replaced by Self on create. */
@@ -26,14 +26,14 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     text: p.text,
     rating: p.rating,
     image,
-    imageURL: `${mediaUrl}/${image}`,
+    imageURL: imageUrl(mediaUrl, p),
     imageHash: p.hash,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
     uploaderId: p.uploaderId,
     uploader: p.uploaderId !== null && p.uploaderName !== null ? { id: p.uploaderId, name: p.uploaderName } : null,
     tags: p.tags,
-    thumbnails: thumbnailUrls(p.id, mediaUrl),
+    thumbnails: thumbnailUrls(mediaUrl, p.id),
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   return view;

@@ -121,6 +121,30 @@ export class PostRepository {
     }
   }
 
+  exists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck().get(id) !== undefined;
+  }
+
+  /** The ids among `ids` that are posts (verify: which index documents are orphans). */
+  existingIds(ids: string[]): Set<string> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      for (const id of this.db.prepare(`SELECT id FROM posts WHERE id IN (${chunk.map(() => '?').join(',')})`).pluck().all(...chunk) as string[]) found.add(id);
+    }
+    return found;
+  }
+
+  /** Post numbers of everything a user uploaded (they become disowned when the user goes). */
+  seqsByUploader(uploaderId: number): number[] {
+    return this.db.prepare('SELECT seq FROM posts WHERE uploader_id = ? ORDER BY seq').pluck().all(uploaderId) as number[];
+  }
+
+  /** Sets the version to `to` if it is still `from`; false when the post changed (or went) meanwhile. */
+  raiseVersion(id: string, from: number, to: number): boolean {
+    return this.db.prepare('UPDATE posts SET version = ? WHERE id = ? AND version = ?').run(to, id, from).changes === 1;
+  }
+
   insert(post: NewPost): number {
     const info = this.db
       .prepare(

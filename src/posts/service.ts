@@ -4,6 +4,7 @@ import { AppError, invalid } from '../errors.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
+import { EXT_BY_MIME } from '../media/formats.ts';
 import type { ImageStore } from '../media/image-store.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
@@ -19,16 +20,6 @@ import type { PostMetadata } from './schemas.ts';
 
 /** Uploads must be smaller than this (spec §8). */
 export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
-
-const EXT_BY_MIME: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/jpg': 'jpg',
-  'image/pjpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/avif': 'avif',
-};
 
 export interface PostServiceDeps {
   db: Db;

@@ -62,7 +62,7 @@ export interface FilesJob {
 export function openFilesJob(config: Config, log: Logger): FilesJob {
   const db = openDatabase(config.dataDir);
   const posts = new PostRepository(db);
-  const images = new ImageStore(config.dataDir, db);
+  const images = new ImageStore(config.dataDir, db, posts);
   const hashPool = createHashPool({ workers: config.hashWorkers });
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: new ThumbnailQueue(db), posts, log });
   return {

@@ -74,7 +74,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const outbox = new Outbox(db);
   const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
   const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
-  const images = new ImageStore(config.dataDir, db);
+  const images = new ImageStore(config.dataDir, db, postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   const thumbnailQueue = new ThumbnailQueue(db);
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log });

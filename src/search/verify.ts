@@ -67,16 +67,6 @@ function compare(post: PostRecord, doc: EsDoc | undefined): Drift | undefined {
   return reasons.length ? { kind: 'stale', postId: post.id, reason: reasons.join(', ') } : undefined;
 }
 
-function existingIds(db: Db, ids: string[]): Set<string> {
-  const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const rows = db.prepare(`SELECT id FROM posts WHERE id IN (${chunk.map(() => '?').join(',')})`).pluck().all(...chunk) as string[];
-    for (const id of rows) found.add(id);
-  }
-  return found;
-}
-
 /** Every document id in the index, walked with a point-in-time (no result-window limit). */
 async function* indexIds(postsIndex: PostsIndex, index: string, size: number): AsyncGenerator<string[]> {
   const es = postsIndex.client;
@@ -124,7 +114,7 @@ async function scan(deps: VerifyDeps, index: string, opts: VerifyOptions): Promi
   const docsProgress = opts.progress?.('documents', count) ?? silentProgress;
   let documents = 0;
   for await (const ids of indexIds(deps.postsIndex, index, Math.min(batch * 5, 10_000))) {
-    const known = existingIds(deps.db, ids);
+    const known = deps.postRepository.existingIds(ids);
     for (const id of ids) if (!known.has(id)) drift.push({ kind: 'orphan', postId: id });
     documents += ids.length;
     docsProgress.update(documents, Math.max(documents, count));
@@ -169,9 +159,9 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
     let version = post.version;
     if (plain._version > post.version) {
       const raised = deps.db.transaction(() => {
-        const changed = deps.db.prepare('UPDATE posts SET version = ? WHERE id = ? AND version = ?').run(plain._version, post.id, post.version).changes;
-        if (changed === 1) deps.outbox.append('reindex', { post: { ...post, version: plain._version } }, null);
-        return changed === 1;
+        const changed = deps.postRepository.raiseVersion(post.id, post.version, plain._version);
+        if (changed) deps.outbox.append('reindex', { post: { ...post, version: plain._version } }, null);
+        return changed;
       })();
       if (!raised) continue; // the post changed under us: start over with its new state
       version = plain._version;

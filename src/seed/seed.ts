@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/sqlite.ts';
+import { IMAGE_FORMATS } from '../media/formats.ts';
 import { RATINGS, type Rating } from '../posts/post-record.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
@@ -29,12 +30,7 @@ export interface SeedResult {
   clusters: { base: string; postIds: string[] }[];
 }
 
-const EXTS = [
-  ['jpg', 'image/jpeg'],
-  ['png', 'image/png'],
-  ['webp', 'image/webp'],
-  ['gif', 'image/gif'],
-] as const;
+const EXTS = (['jpeg', 'png', 'webp', 'gif'] as const).map((f) => [IMAGE_FORMATS[f].ext, IMAGE_FORMATS[f].mime] as const);
 
 /** A UUID v7 from a timestamp and the PRNG, so ids sort roughly by creation time like real ones. */
 export function uuidV7(ms: number, rnd: Random): string {

@@ -11,8 +11,3 @@ export const SMALL_THUMBNAIL: ThumbnailSize = 320;
 
 /** `<post id>.<size>.webp` */
 export const thumbnailName = (postId: string, size: ThumbnailSize): string => `${postId}.${size}.webp`;
-
-/** `{ "320": url, "1024": url }` as posts carry it. */
-export function thumbnailUrls(postId: string, mediaUrl: string): Record<`${ThumbnailSize}`, string> {
-  return Object.fromEntries(THUMBNAIL_SIZES.map((size) => [String(size), `${mediaUrl}/${thumbnailName(postId, size)}`])) as Record<`${ThumbnailSize}`, string>;
-}

@@ -4,7 +4,8 @@
  * so existing templates and receivers keep working.
  */
 import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
-import { imageName, type PostRecord, type Rating } from '../posts/post-record.ts';
+import { imageUrl } from '../media/urls.ts';
+import type { PostRecord, Rating } from '../posts/post-record.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
 
 export const EVENT_KINDS = ['create', 'update', 'delete'] as const satisfies readonly PostEventKind[];
@@ -99,7 +100,7 @@ export function buildEventData(f: EventFacts): TemplateRoot {
       Text: post.text,
       Rating: payloadRating(post.rating),
       Tags: sortedNames(post.tags.map((t) => t.name)),
-      ImageURL: `${f.mediaUrl}/${imageName(post)}`,
+      ImageURL: imageUrl(f.mediaUrl, post),
       CreatedAt: new Date(post.createdAt),
       Uploader: post.uploaderId !== null && post.uploaderName !== null ? person(post.uploaderId, post.uploaderName) : null,
       Changes: changes,

@@ -3,8 +3,8 @@ import type { Services } from '../../roles/server.ts';
 import { AppError } from '../../errors.ts';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
-import { imageName } from '../../posts/post-record.ts';
-import { SMALL_THUMBNAIL, thumbnailName } from '../../thumbnails/sizes.ts';
+import { imageUrl, thumbnailUrl } from '../../media/urls.ts';
+import { SMALL_THUMBNAIL } from '../../thumbnails/sizes.ts';
 import { searchPage, translateEsError } from '../engine.ts';
 import { resolveLongNeedles } from '../long-needles.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
@@ -51,8 +51,8 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
       text: p.text,
       rating: p.rating,
       id: p.seq,
-      imageUrl: `${deps.config.mediaUrl}/${imageName(p)}`,
-      thumbnailUrl: `${deps.config.mediaUrl}/${thumbnailName(p.id, SMALL_THUMBNAIL)}`,
+      imageUrl: imageUrl(deps.config.mediaUrl, p),
+      thumbnailUrl: thumbnailUrl(deps.config.mediaUrl, p.id, SMALL_THUMBNAIL),
       tags: p.tags.map((t) => t.name),
     }));
     ctx.body = { error: null, data: { total: page.total, images } };

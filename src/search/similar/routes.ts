@@ -4,6 +4,7 @@ import type { Services } from '../../roles/server.ts';
 import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse, queryInt } from '../../http/validate.ts';
+import { imageUrl } from '../../media/urls.ts';
 import { imageName } from '../../posts/post-record.ts';
 import { multipart, partsOf } from '../../upload/multipart.ts';
 import { findWithin, MAX_DIFF } from './find-similar.ts';
@@ -29,7 +30,7 @@ export function similarRoutes(deps: Deps): Router<AppState> {
       const p = posts.get(m.id);
       if (!p) return [];
       const image = imageName(p);
-      return [{ id: p.id, image, imageURL: `${deps.config.mediaUrl}/${image}`, diff: m.diff }];
+      return [{ id: p.id, image, imageURL: imageUrl(deps.config.mediaUrl, p), diff: m.diff }];
     });
     ctx.body = { hash: info.hash, similar };
   });

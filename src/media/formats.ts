@@ -1,0 +1,31 @@
+/**
+ * The one table of accepted image formats. Everything else derives from it: format sniffing in the
+ * worker, the stored extension, the Content-Type /media serves, the declared types an upload may
+ * carry, the files `imgpost import` picks up, and the OpenAPI document.
+ */
+export const IMAGE_FORMATS = {
+  jpeg: { mime: 'image/jpeg', ext: 'jpg', otherMimes: ['image/jpg', 'image/pjpeg'], fileExts: ['jpg', 'jpeg'] },
+  png: { mime: 'image/png', ext: 'png', otherMimes: [], fileExts: ['png'] },
+  gif: { mime: 'image/gif', ext: 'gif', otherMimes: [], fileExts: ['gif'] },
+  webp: { mime: 'image/webp', ext: 'webp', otherMimes: [], fileExts: ['webp'] },
+  avif: { mime: 'image/avif', ext: 'avif', otherMimes: [], fileExts: ['avif'] },
+} as const satisfies Record<string, { mime: string; ext: string; otherMimes: readonly string[]; fileExts: readonly string[] }>;
+
+export type ImageFormat = keyof typeof IMAGE_FORMATS;
+
+const formats = Object.values(IMAGE_FORMATS);
+
+/** The canonical MIME types, e.g. for the OpenAPI document. */
+export const IMAGE_MIMES: string[] = formats.map((f) => f.mime);
+
+/** Stored extensions (`<id>.<ext>`). */
+export const IMAGE_EXTS: string[] = formats.map((f) => f.ext);
+
+/** A declared Content-Type (canonical or a common alias) to the stored extension. */
+export const EXT_BY_MIME: Record<string, string> = Object.fromEntries(formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])));
+
+/** Stored extension to Content-Type; thumbnails are `.webp` too. */
+export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(formats.map((f) => [f.ext, f.mime]));
+
+/** File names `imgpost import` treats as images. */
+export const IMPORTABLE_FILE = new RegExp(`\\.(?:${formats.flatMap((f) => f.fileExts).join('|')})$`, 'i');
