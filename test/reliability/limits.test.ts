@@ -13,6 +13,7 @@ import { listen } from '../../src/server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
+import { eventually } from '../webhooks/receiver.ts';
 
 const NO_POST = '01234567-89ab-7def-8123-456789abcdef';
 
@@ -206,6 +207,8 @@ test('a full hashing queue sheds uploads with 503 and Retry-After, never 500', a
       t.regex(r.body.error, /busy/);
     }
     t.true(statuses.some((s) => s === 200 || s === 201), 'some uploads went through');
+    // The accepted uploads' thumbnails are made in the background, through the same temp directory.
+    await eventually(() => app.services.thumbnailQueue.size() === 0 || undefined, 30_000);
     t.deepEqual(fs.readdirSync(app.services.images.tmpDir), [], 'shed uploads leave no temp files');
     t.false(app.logs.some((l) => /"level":"error"/.test(l)));
   }
