@@ -5,7 +5,7 @@ import type { Services } from '../roles/server.ts';
 import type { AppState } from '../http/context.ts';
 import type { RequestRecord } from './request-log.ts';
 
-type Deps = Pick<Services, 'outbox' | 'relay' | 'hashPool' | 'webhookDispatcher' | 'es' | 'config'>;
+type Deps = Pick<Services, 'outbox' | 'relay' | 'hashPool' | 'webhookDispatcher' | 'es' | 'config' | 'thumbnailQueue'>;
 
 export interface AppMetrics {
   readonly registry: client.Registry;
@@ -106,6 +106,15 @@ export function createMetrics(deps: Deps): AppMetrics {
     registers: [registry],
     collect() {
       this.set(deps.hashPool.utilization);
+    },
+  });
+
+  new client.Gauge({
+    name: 'imgpost_thumbnail_jobs',
+    help: 'Posts whose thumbnails are still to be made (background work after the upload)',
+    registers: [registry],
+    collect() {
+      this.set(deps.thumbnailQueue.size());
     },
   });
 

@@ -148,10 +148,14 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
     t.true(allowed.includes(byId.get(u.postId)?.text ?? ''), `post ${u.postId}: "${byId.get(u.postId)?.text}" is not one of ${JSON.stringify(allowed)}`);
   }
 
+  // Thumbnails are made after the response, from jobs committed with the posts: the restarted
+  // server finishes the ones the crash interrupted.
+  await eventually(() => db.prepare('SELECT count(*) FROM thumbnail_jobs').pluck().get() === 0, 60_000, 200);
   // Files and rows, one to one (a post's file `<id>.<ext>`, plus its `<id>.<size>.webp` thumbnails):
-  // no row without its file, no file without its row; nothing left in tmp/ (start-up recovery).
+  // no row without its files, no file without its row; nothing left in tmp/ (start-up recovery).
   const files = listFiles(path.join(dataDir, 'images')).map((l) => path.basename(l.split(' ')[0]));
   for (const r of rows) t.true(files.includes(`${r.id}.${r.ext}`), `post ${r.id} has no file`);
+  for (const r of rows) for (const size of [320, 1024]) t.true(files.includes(`${r.id}.${size}.webp`), `post ${r.id} has no ${size} thumbnail`);
   t.deepEqual(files.filter((f) => !byId.has(f.slice(0, f.indexOf('.')))), [], 'files without a post');
   t.deepEqual(fs.readdirSync(path.join(dataDir, 'tmp')), []);
   t.is(db.prepare('SELECT count(*) FROM pending_files').pluck().get(), 0);
