@@ -51,6 +51,9 @@ export async function run(args: string[]): Promise<number> {
   try {
     const repairing = values.repair === true;
     const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(`verify ${label}`, total, { unit: label }) });
+    // A repair queues 'reindex' outbox rows; apply them now rather than at the server's next poll
+    // (no relay loop runs in a job). Failing that, the server's relay still applies them.
+    if (repairing && result.repaired > 0) await services.relay.drain().catch(() => 0);
     process.stderr.write(describe(result, repairing));
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result.clean ? 0 : 1;
