@@ -77,7 +77,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const images = new ImageStore(config.dataDir, db, postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   const thumbnailQueue = new ThumbnailQueue(db);
-  const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log });
+  const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
   // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
   const webhookRepository = new WebhookRepository(db);

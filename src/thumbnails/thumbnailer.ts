@@ -16,6 +16,8 @@ export interface ThumbnailerDeps {
   queue: ThumbnailQueue;
   posts: PostRepository;
   log: Logger;
+  /** background jobs at once; one worker is always left to hashing (default 1) */
+  parallel?: number;
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -35,6 +37,7 @@ export class Thumbnailer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private running: Promise<void> | undefined;
+  private kickedWhileRunning = false;
 
   constructor(private readonly deps: ThumbnailerDeps) {}
 
@@ -79,7 +82,10 @@ export class Thumbnailer {
     return fs.existsSync(this.deps.images.pathOf(file));
   }
 
-  /** Starts working through queued jobs, one at a time and only while no hash waits for a worker. */
+  /**
+   * Starts working through queued jobs, `parallel` at a time and only while no hash waits for a
+   * worker; a hash that arrives meanwhile waits for at most one thumbnail task.
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
@@ -95,12 +101,20 @@ export class Thumbnailer {
   }
 
   kick(): void {
-    if (this.stopped || this.running) return;
+    if (this.stopped) return;
+    if (this.running) {
+      this.kickedWhileRunning = true; // a job queued just after a loop found none
+      return;
+    }
+    this.kickedWhileRunning = false;
     clearTimeout(this.timer);
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => this.kick(), IDLE_POLL_MS);
-    });
+    const loops = Math.max(1, this.deps.parallel ?? 1);
+    this.running = Promise.all(Array.from({ length: loops }, () => this.drain()))
+      .then(() => undefined)
+      .finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.timer = setTimeout(() => this.kick(), this.kickedWhileRunning ? 0 : IDLE_POLL_MS);
+      });
   }
 
   /** Does due jobs until none is left (or the runner stops). */
