@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import type { Services } from './compose.ts';
 import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
+import { methodGuard } from './http/method-guard.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -65,6 +66,7 @@ export function createApp(services: Services): Koa<AppState> {
       ctx.body = { error: `method ${ctx.method} is not allowed here` };
     }
   });
+  app.use(methodGuard({ '/api/post/search': ['POST'], '/api/post/similar': ['POST'], '/api/webhook/preview': ['POST'] }));
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }
