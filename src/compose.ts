@@ -10,6 +10,8 @@ import { PostRepository } from './posts/repository.ts';
 import { AccountService } from './accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from './accounts/session-cookie.ts';
 import { PostService } from './posts/service.ts';
+import { PostHistory } from './posts/versions/history.ts';
+import { VersionRepository } from './posts/versions/repository.ts';
 import { createHashPool, type HashPool } from './hashing/pool.ts';
 import { ImageStore } from './media/image-store.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -33,6 +35,7 @@ export interface Services {
   hashPool: HashPool;
   images: ImageStore;
   postService: PostService;
+  history: PostHistory;
   webhooks: WebhookService;
   webhookDispatcher: WebhookDispatcher;
   /** Stops background work and closes every resource, in reverse order of opening. */
@@ -70,6 +73,9 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   closers.push(() => hashPool.destroy());
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex, hashPool, images, log, config });
+  // Before anything writes: every post change from here on records its version.
+  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
+  history.attachTo(outbox);
 
   relay.start();
   closers.push(() => relay.stop());
@@ -95,6 +101,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
     hashPool,
     images,
     postService,
+    history,
     webhooks,
     webhookDispatcher,
     async close() {
