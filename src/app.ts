@@ -13,6 +13,7 @@ import { accountRoutes } from './accounts/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
+import { tagRoutes } from './tags/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
@@ -52,6 +53,7 @@ export function createApp(services: Services): Koa<AppState> {
     mediaRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),
     versionRoutes(services),
+    tagRoutes(services),
     postSearchRoutes(services),
     imageSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),

@@ -11,6 +11,8 @@ import { AccountService } from './accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from './accounts/session-cookie.ts';
 import { PostService } from './posts/service.ts';
 import { PostHistory } from './posts/versions/history.ts';
+import { TagRepository } from './tags/repository.ts';
+import { TagService } from './tags/service.ts';
 import { VersionRepository } from './posts/versions/repository.ts';
 import { createHashPool, type HashPool } from './hashing/pool.ts';
 import { ImageStore } from './media/image-store.ts';
@@ -36,6 +38,7 @@ export interface Services {
   images: ImageStore;
   postService: PostService;
   history: PostHistory;
+  tags: TagService;
   webhooks: WebhookService;
   webhookDispatcher: WebhookDispatcher;
   /** Stops background work and closes every resource, in reverse order of opening. */
@@ -76,6 +79,11 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   // Before anything writes: every post change from here on records its version.
   const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
   history.attachTo(outbox);
+  const tagRepository = new TagRepository(db);
+  // Tags from before migration 007 get their case-folded key (JavaScript's folding, not SQLite's).
+  const folded = tagRepository.foldMissing();
+  if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });
+  const tags = new TagService({ db, tags: tagRepository });
 
   relay.start();
   closers.push(() => relay.stop());
@@ -102,6 +110,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
     images,
     postService,
     history,
+    tags,
     webhooks,
     webhookDispatcher,
     async close() {

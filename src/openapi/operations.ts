@@ -12,6 +12,7 @@ import { body as ImageSearchBody, query as ImageSearchQuery } from '../search/im
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
 import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { DEFAULT_TAG_LIMIT, MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';
 import { z } from './zod.ts';
@@ -33,7 +34,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'search' | 'webhooks' | 'media' | 'operations';
+  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
   /** needs X-Access-Key or the session cookie */
   auth?: boolean;
   request?: RouteConfig['request'];
@@ -178,6 +179,26 @@ export const OPERATIONS: Operation[] = [
       403: forbidden,
       404: error('no post with this id, or it has no such version'),
     },
+  },
+
+  // ---- tags (decisions §10) ----
+  {
+    method: 'get', path: '/api/tag', operationId: 'listTags', tag: 'tags',
+    summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
+    request: {
+      query: TagListQuery.extend({
+        prefix: TagListQuery.shape.prefix.openapi({ description: `case-insensitive start of the name; absent: every tag; at most ${MAX_PREFIX_LENGTH} characters` }),
+        offset: queryInteger(TagListQuery.shape.offset, { minimum: 0, default: 0 }, 'tags to skip'),
+        limit: queryInteger(TagListQuery.shape.limit, { minimum: 0, default: DEFAULT_TAG_LIMIT }, `page size; above ${MAX_TAG_LIMIT} lowered to ${MAX_TAG_LIMIT}`),
+      }),
+    },
+    responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
+  },
+  {
+    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
+    summary: 'One tag by its exact name, with its post count',
+    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
+    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
   },
 
   // ---- search (spec §4.9-4.11) ----

@@ -18,6 +18,19 @@ export const Rating = z.enum(RATINGS).openapi('Rating');
 
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
 
+/** Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters. */
+const tagName = z.string().min(1).max(64).regex(/^[^\s\p{C}]+$/u);
+
+export const TagCount = z
+  .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
+  .strict()
+  .openapi('TagCount');
+
+export const TagPage = z
+  .object({ count: z.number().int().min(0).openapi({ description: 'tags that match' }), data: z.array(TagCount) })
+  .strict()
+  .openapi('TagPage', { description: 'most used first, then by name' });
+
 export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');
 
 export const Self = z
