@@ -184,6 +184,17 @@ test.serial('deleting a post removes its versions', async (t) => {
   t.is((await call(null, 'GET', `/api/post/${post.id}/versions`)).status, 404);
 });
 
+test.serial('a removed account leaves its versions with no editor', async (t) => {
+  const gone = await createUser(app, 0x4);
+  const post = await upload(alice, { text: 'before' });
+  t.is((await call(gone, 'PUT', `/api/post/${post.id}`, { text: 'by someone who leaves' })).status, 200);
+  t.like((await versions(post.id)).data[0], { version: 2, editor: person(gone) });
+  app.services.accounts.remove(gone.name);
+  const list = await versions(post.id);
+  t.like(list.data[0], { version: 2, editor: null, text: 'by someone who leaves' });
+  t.like(list.data[1], { version: 1, editor: person(alice) });
+});
+
 test.serial('an import records version 1, by no editor', async (t) => {
   const dir = tempDir('history-import');
   fs.writeFileSync(path.join(dir, 'a.png'), await randomImage(seed++));
