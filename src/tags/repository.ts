@@ -45,6 +45,7 @@ export class TagRepository {
   /** Fills `folded` where it is missing (tags from before migration 007). Returns how many. */
   foldMissing(): number {
     const rows = this.db.prepare('SELECT id, name FROM tags WHERE folded IS NULL').all() as { id: number; name: string }[];
+    if (rows.length === 0) return 0;
     const set = this.db.prepare('UPDATE tags SET folded = ? WHERE id = ?');
     this.db.transaction(() => rows.forEach((r) => set.run(foldTag(r.name), r.id)))();
     return rows.length;
