@@ -90,7 +90,9 @@ export async function run(args: string[]): Promise<number> {
           indexed = await reindex(
             { postsIndex, postRepository: posts, outbox, relay: new OutboxRelay(outbox, posts, postsIndex, log), log },
             { settleMs: 0, graceMs: 0, retireMs: 0, progress: (total) => createProgress('restore index', total) },
-          );
+          ).catch((err: unknown) => {
+            throw new RestoreRefused(`the data is restored, but rebuilding the index failed (${(err as Error).message}); run \`imgpost reindex\` before starting the server`);
+          });
         }
       } finally {
         db.close();
