@@ -72,7 +72,10 @@ export async function backup(opts: BackupOptions): Promise<BackupResult> {
     const dir = partialDir(dest, name);
     fs.mkdirSync(dir, { recursive: true });
     try {
+      const dbStarted = Date.now();
       const snap = await snapshotDatabase(dataDir, path.join(dir, DB_FILE));
+      const dbMb = (fs.statSync(path.join(dir, DB_FILE)).size / 1024 / 1024).toFixed(1);
+      opts.note?.(`database snapshot (${dbMb} MB, ${snap.posts.length} posts) as of ${snap.takenAt.toISOString()} in ${Date.now() - dbStarted} ms`);
       const result = await copyFiles({ ...opts, dataDir, dir, snap, prevDir, prev });
       const manifest = finish({ ...opts, dataDir, dir, snap, ...result });
       fs.renameSync(dir, completeDir(dest, name));

@@ -1,23 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { acquireOwnerLock, probeOwner, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { listMigrations } from '../db/migrate.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import type { Progress } from '../search/progress.ts';
 import { copyHashed } from './files.ts';
-import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE } from './layout.ts';
+import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE, storedPath } from './layout.ts';
 import { readManifest, ManifestError, type Entry, type Manifest } from './manifest.ts';
 
 /** A refusal the operator fixes (one line, exit 1), as opposed to a crash. */
 export class RestoreRefused extends Error {}
 
-// The owner lock's own files: present in a DATA_DIR a server once used, not data.
-const isLockFile = (name: string) => name.startsWith('server.');
+/** Where a restore assembles DATA_DIR's contents before moving them in; a killed restore's leftover. */
+const STAGING = '.restoring';
+
+// The owner lock's own files (present in a DATA_DIR a server once used) and a killed restore's
+// staging directory are not data.
+const ignored = (name: string) => name.startsWith('server.') || name === STAGING;
 
 function firstFile(dir: string, top = true): string | null {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (top && isLockFile(entry.name)) continue;
+    if (top && ignored(entry.name)) continue;
     const full = path.join(dir, entry.name);
     if (!entry.isDirectory()) return full;
     const inner = firstFile(full, false);
@@ -36,11 +41,14 @@ export function claimEmptyDataDir(dataDir: string): OwnerLock {
     throw new RestoreRefused(
       probe.owner ? `DATA_DIR ${dataDir} is in use by the imgpost server pid ${probe.owner.pid} on ${probe.owner.host}; stop it and use an empty directory` : `DATA_DIR ${dataDir} is in use by an imgpost server`,
     );
-  if (fs.existsSync(dataDir)) {
-    const file = firstFile(dataDir);
-    if (file) throw new RestoreRefused(`DATA_DIR ${dataDir} is not empty (it holds ${path.relative(dataDir, file)}); restore only into an empty directory`);
+  const lock = acquireOwnerLock(dataDir);
+  const file = firstFile(dataDir);
+  if (file) {
+    lock.release();
+    throw new RestoreRefused(`DATA_DIR ${dataDir} is not empty (it holds ${path.relative(dataDir, file)}); restore only into an empty directory`);
   }
-  return acquireOwnerLock(dataDir);
+  fs.rmSync(path.join(dataDir, STAGING), { recursive: true, force: true });
+  return lock;
 }
 
 /** SRC is a snapshot directory (with manifest.json) or a backup destination (its latest snapshot). */
@@ -67,16 +75,15 @@ export interface RestoreResult {
 }
 
 /**
- * Copies a verified snapshot into the (claimed, empty) DATA_DIR: every file is checked against the
- * manifest's sha256 as it is copied, and the database is renamed into place last, so a failed or
- * interrupted restore never leaves a DATA_DIR a server would start on with data missing.
- * On a mismatch, everything written is removed again.
+ * Copies a snapshot into the (claimed, empty) DATA_DIR. Everything is assembled in DATA_DIR/.restoring
+ * first, each file checked against the manifest's sha256 as it is copied, and every post of the
+ * database checked to have its image; only then is it moved in, the database last. A failed restore
+ * removes what it wrote; a killed one leaves only .restoring, which the next restore clears.
  */
 export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, dataDir: string, progress: (total: number) => Progress): RestoreResult {
   const { dir, manifest } = snapshot;
-  const written: string[] = [];
+  const stage = path.join(dataDir, STAGING);
   const put = (entry: Entry, target: string) => {
-    written.push(target);
     let got;
     try {
       got = copyHashed(path.join(dir, entry.path), target);
@@ -86,29 +93,33 @@ export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, d
     }
     if (got.sha256 !== entry.sha256 || got.bytes !== entry.bytes) throw new ManifestError(`${path.join(dir, entry.path)} does not match its checksum in the manifest: the backup is damaged`);
   };
-  const dbPartial = path.join(dataDir, `${DATABASE_FILE}.restoring`);
   try {
+    fs.mkdirSync(stage, { recursive: true });
     const bar = progress(manifest.files.length);
     bar.phase('files');
-    const imagesDir = path.join(dataDir, 'images');
+    const images = path.join(stage, 'images');
+    fs.mkdirSync(images);
     for (const [i, f] of manifest.files.entries()) {
-      // files/<shard>/<name> → DATA_DIR/images/<shard>/<name>
-      put(f, path.join(imagesDir, path.relative(FILES_DIR, f.path)));
+      // files/<shard>/<name> → images/<shard>/<name>
+      put(f, path.join(images, path.relative(FILES_DIR, f.path)));
       bar.update(i + 1);
     }
     bar.done();
-    if (fs.existsSync(imagesDir)) for (const shard of fs.readdirSync(imagesDir)) fsyncDir(path.join(imagesDir, shard));
+    for (const shard of fs.readdirSync(images)) fsyncDir(path.join(images, shard));
     if (manifest.sessionSecret) {
-      put(manifest.sessionSecret, path.join(dataDir, SECRET_FILE));
-      fs.chmodSync(path.join(dataDir, SECRET_FILE), 0o600);
+      put(manifest.sessionSecret, path.join(stage, SECRET_FILE));
+      fs.chmodSync(path.join(stage, SECRET_FILE), 0o600);
     }
-    put(manifest.database, dbPartial);
-    fs.renameSync(dbPartial, path.join(dataDir, DATABASE_FILE));
+    put(manifest.database, path.join(stage, DATABASE_FILE));
+    checkImages(path.join(stage, DATABASE_FILE), images);
+    fsyncDir(stage);
+
+    fs.renameSync(images, path.join(dataDir, 'images'));
+    if (manifest.sessionSecret) fs.renameSync(path.join(stage, SECRET_FILE), path.join(dataDir, SECRET_FILE));
+    fs.renameSync(path.join(stage, DATABASE_FILE), path.join(dataDir, DATABASE_FILE));
     fsyncDir(dataDir);
-  } catch (err) {
-    for (const file of written) fs.rmSync(file, { force: true });
-    fs.rmSync(path.join(dataDir, 'images'), { recursive: true, force: true });
-    throw err;
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
   }
   return {
     snapshot: dir,
@@ -120,4 +131,17 @@ export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, d
     sessionSecret: manifest.sessionSecret ? 'restored' : 'not in backup',
     missingThumbnails: manifest.missingThumbnails.length,
   };
+}
+
+/** Every post in the restored database has its image file (thumbnails can be made again). */
+function checkImages(dbFile: string, images: string): void {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    for (const p of db.prepare('SELECT id, ext FROM posts').iterate() as Iterable<{ id: string; ext: string }>) {
+      const name = `${p.id}.${p.ext}`;
+      if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name))))) throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);
+    }
+  } finally {
+    db.close();
+  }
 }

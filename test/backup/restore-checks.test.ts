@@ -52,6 +52,28 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   t.false(fs.existsSync(path.join(samePrefix.DATA_DIR, 'imgpost.sqlite')));
   t.false(fs.existsSync(path.join(samePrefix.DATA_DIR, 'images')));
 
+  // A manifest that leaves out a post's image (checksums fine): the database check refuses it.
+  const manifestFile = path.join(snapshot, 'manifest.json');
+  const original = fs.readFileSync(manifestFile, 'utf8');
+  const m = JSON.parse(original) as { files: { path: string }[]; counts: { files: number } };
+  const image = m.files.find((f) => f.path.endsWith('.png'))!;
+  fs.writeFileSync(manifestFile, JSON.stringify({ ...m, files: m.files.filter((f) => f !== image), counts: { ...m.counts, files: m.counts.files - 1 } }));
+  const lacking = await isolatedEnv(t, 'restore-lacking');
+  const r6 = await cli(['restore', dest, '--skip-reindex'], lacking);
+  t.is(r6.code, 1);
+  t.regex(r6.stderr, new RegExp(`but the backup lacks its image ${path.basename(image.path).replace('.', '\\.')}`));
+  t.deepEqual(fs.readdirSync(lacking.DATA_DIR).filter((n) => !n.startsWith('server.')), [], 'nothing written');
+  fs.writeFileSync(manifestFile, original);
+
+  // What a killed restore leaves (its staging directory) does not count as data and is cleared.
+  const rerun = await isolatedEnv(t, 'restore-rerun');
+  fs.mkdirSync(path.join(rerun.DATA_DIR, '.restoring', 'images', 'ab'), { recursive: true });
+  fs.writeFileSync(path.join(rerun.DATA_DIR, '.restoring', 'images', 'ab', 'half.png'), 'half');
+  const r7 = await cli(['restore', dest, '--skip-reindex', '--json'], rerun);
+  t.is(r7.code, 0, r7.stderr);
+  t.is(JSON.parse(r7.stdout).posts, 3);
+  t.false(fs.existsSync(path.join(rerun.DATA_DIR, '.restoring')));
+
   // One flipped byte in one image: refused, and what was written is removed again.
   const manifest = JSON.parse(fs.readFileSync(path.join(snapshot, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
   const victim = path.join(snapshot, manifest.files[manifest.files.length - 1].path);
@@ -62,8 +84,7 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   const r4 = await cli(['restore', dest], damaged);
   t.is(r4.code, 1);
   t.regex(r4.stderr, /does not match its checksum in the manifest: the backup is damaged/);
-  t.false(fs.existsSync(path.join(damaged.DATA_DIR, 'imgpost.sqlite')));
-  t.false(fs.existsSync(path.join(damaged.DATA_DIR, 'images')));
+  t.deepEqual(fs.readdirSync(damaged.DATA_DIR).filter((n) => !n.startsWith('server.')), [], 'nothing written');
 
   // A manifest that is not one.
   fs.writeFileSync(path.join(snapshot, 'manifest.json'), '{"format":"something else"}');
