@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { makeMissingThumbnails, rebuildIndex } from '../backup/after-restore.ts';
 import { ManifestError } from '../backup/manifest.ts';
 import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } from '../backup/restore.ts';
 import { loadConfig } from '../config.ts';
@@ -7,19 +8,16 @@ import { createEsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { createLogger } from '../log.ts';
-import { Outbox } from '../outbox/outbox.ts';
-import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../posts/repository.ts';
 import { createProgress } from '../search/progress.ts';
-import { reindex } from '../search/reindex.ts';
 
 const USAGE = `Usage: imgpost restore SRC [--replace-index] [--skip-reindex] [--json]
 
 Restores a backup made by \`imgpost backup\` into DATA_DIR, which must be empty and not in use by a
 server. SRC is a backup destination (its latest complete snapshot is used) or one snapshot
 directory (DEST/snapshots/<time>). Every file is checked against the manifest's sha256 while it is
-copied; the database goes into place last. Then the search index
-<ELASTICSEARCH_INDEX_PREFIX>-posts is rebuilt from the restored database (as \`imgpost reindex\`).
+copied; the database goes into place last. Then thumbnails the backup lacked (not made yet when it
+ran) are made, and the search index <ELASTICSEARCH_INDEX_PREFIX>-posts is rebuilt from the restored
+database (as \`imgpost reindex\`).
 
 Options:
   --replace-index   rebuild the index even though <prefix>-posts already exists (it is replaced:
@@ -81,19 +79,11 @@ export async function run(args: string[]): Promise<number> {
       const restored = restoreSnapshot(snapshot, config.dataDir, (total) => createProgress('restore', total, { unit: 'files' }));
       const db = openDatabase(config.dataDir);
       let indexed;
+      let thumbnails;
       try {
-        if (postsIndex) {
-          process.stderr.write(`restored the database and ${restored.files} files; rebuilding the index\n`);
-          const posts = new PostRepository(db);
-          const outbox = new Outbox(db);
-          // Nothing else writes this DATA_DIR (we hold its lock): no relays to wait for.
-          indexed = await reindex(
-            { postsIndex, postRepository: posts, outbox, relay: new OutboxRelay(outbox, posts, postsIndex, log), log },
-            { settleMs: 0, graceMs: 0, retireMs: 0, progress: (total) => createProgress('restore index', total) },
-          ).catch((err: unknown) => {
-            throw new RestoreRefused(`the data is restored, but rebuilding the index failed (${(err as Error).message}); run \`imgpost reindex\` before starting the server`);
-          });
-        }
+        process.stderr.write(`restored the database and ${restored.files} files\n`);
+        if (restored.missingThumbnails > 0) thumbnails = await makeMissingThumbnails(db, config, (total) => createProgress('restore thumbnails', total, { unit: 'posts' }));
+        if (postsIndex) indexed = await rebuildIndex(db, postsIndex, log, (total) => createProgress('restore index', total));
       } finally {
         db.close();
       }
@@ -101,9 +91,10 @@ export async function run(args: string[]): Promise<number> {
         `restored ${restored.posts} posts (${restored.files} files) as of ${restored.createdAt} into ${config.dataDir}` +
           `${indexed ? `; indexed ${indexed.posts} posts into ${indexed.index}` : '; index not rebuilt: run `imgpost reindex` before starting the server'}\n` +
           (restored.sessionSecret === 'restored' ? '' : 'the session secret was not in the backup: existing login sessions end; set SESSION_SECRET to keep the old one\n') +
-          (restored.missingThumbnails ? `${restored.missingThumbnails} thumbnails were not made yet when the backup ran: run \`imgpost rethumb --missing\`\n` : ''),
+          (thumbnails ? `made the thumbnails of ${thumbnails.regenerated} posts that lacked them when the backup ran${thumbnails.failed.length ? ` (${thumbnails.failed.length} failed: run \`imgpost rethumb --missing\`)` : ''}\n` : ''),
       );
-      if (values.json) process.stdout.write(`${JSON.stringify({ ...restored, index: indexed ? { name: indexed.index, posts: indexed.posts } : null })}\n`);
+      const summary = { ...restored, thumbnailsMade: thumbnails?.regenerated ?? 0, index: indexed ? { name: indexed.index, posts: indexed.posts } : null };
+      if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       return 0;
     } finally {
       await es?.close();

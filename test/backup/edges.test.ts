@@ -1,6 +1,6 @@
 /**
  * The moments between the database snapshot and the file copy: a thumbnail not made yet is skipped
- * and listed (restore says to run rethumb, which makes it); a post deleted meanwhile is left out of
+ * and listed (restore makes it from the image); a post deleted meanwhile is left out of
  * the snapshot; an image missing for a live post fails the backup rather than store a post without it.
  */
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ import { startSource } from './source.ts';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const fileIn = (dataDir: string, name: string) => path.join(dataDir, 'images', name.slice(0, name.indexOf('.')).slice(-2), name);
 
-test('a thumbnail not made yet is skipped and listed; restore points to rethumb, which makes it', async (t) => {
+test('a thumbnail not made yet is skipped and listed; restore makes it', async (t) => {
   t.timeout(120_000);
   const source = await startSource(t);
   const [id] = await source.upload(2);
@@ -30,13 +30,12 @@ test('a thumbnail not made yet is skipped and listed; restore points to rethumb,
   t.deepEqual(JSON.parse(fs.readFileSync(path.join(summary.path, 'manifest.json'), 'utf8')).missingThumbnails, [`${id}.1024.webp`]);
 
   const target = await isolatedEnv(t, 'restore-thumbs');
-  const restored = await cli(['restore', dest, '--skip-reindex'], target);
+  const restored = await cli(['restore', dest, '--skip-reindex', '--json'], target);
   t.is(restored.code, 0, restored.stderr);
-  t.regex(restored.stderr, /1 thumbnails were not made yet when the backup ran: run `imgpost rethumb --missing`/);
-  t.false(fs.existsSync(fileIn(target.DATA_DIR, `${id}.1024.webp`)));
-  const rethumb = await cli(['rethumb', '--missing'], target);
-  t.is(rethumb.code, 0, rethumb.stderr);
+  t.regex(restored.stderr, /made the thumbnails of 1 posts that lacked them when the backup ran\n/);
+  t.is(JSON.parse(restored.stdout).thumbnailsMade, 1);
   t.true(fs.existsSync(fileIn(target.DATA_DIR, `${id}.1024.webp`)));
+  t.true(fs.readFileSync(fileIn(target.DATA_DIR, `${id}.1024.webp`)).subarray(8, 12).equals(Buffer.from('WEBP')));
 });
 
 test('a post deleted after the database snapshot, before its files were copied, is left out of the snapshot', async (t) => {

@@ -60,4 +60,6 @@ test('a second backup into the same destination copies only the new files', asyn
   const restored = await cli(['restore', s2.path, '--json'], target);
   t.is(restored.code, 0, restored.stderr);
   t.like(JSON.parse(restored.stdout), { posts: 8, files: 8 * FILES_PER_POST, index: { posts: 8 } });
+  t.is(progressProblem({ ...restored, ms: 0 }, 'restore files', 8 * FILES_PER_POST, 'files'), undefined);
+  t.is(progressProblem({ ...restored, ms: 0 }, 'restore index loading', 8, 'docs'), undefined);
 });
