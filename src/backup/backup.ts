@@ -71,9 +71,10 @@ export async function backup(opts: BackupOptions): Promise<BackupResult> {
     const name = snapshotName(new Date());
     const dir = partialDir(dest, name);
     fs.mkdirSync(dir, { recursive: true });
+    let snap: DatabaseSnapshot | undefined;
     try {
       const dbStarted = Date.now();
-      const snap = await snapshotDatabase(dataDir, path.join(dir, DB_FILE));
+      snap = await snapshotDatabase(dataDir, path.join(dir, DB_FILE));
       const dbMb = (fs.statSync(path.join(dir, DB_FILE)).size / 1024 / 1024).toFixed(1);
       opts.note?.(`database snapshot (${dbMb} MB, ${snap.posts.length} posts) as of ${snap.takenAt.toISOString()} in ${Date.now() - dbStarted} ms`);
       const result = await copyFiles({ ...opts, dataDir, dir, snap, prevDir, prev });
@@ -101,6 +102,7 @@ export async function backup(opts: BackupOptions): Promise<BackupResult> {
         ms: Date.now() - started,
       };
     } catch (err) {
+      snap?.close();
       fs.rmSync(dir, { recursive: true, force: true });
       throw err;
     }

@@ -70,6 +70,6 @@ export async function snapshotDatabase(dataDir: string, target: string): Promise
     posts,
     counts: { users: count('users'), webhooks: count('webhooks') },
     dropPost: (id) => void drop.run(id),
-    close: () => void db.close(),
+    close: () => void (db.open && db.close()),
   };
 }
