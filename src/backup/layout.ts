@@ -11,6 +11,7 @@ import path from 'node:path';
  *       files/<shard>/<name>         every image and thumbnail that database references
  *       session-secret               only with --include-secrets
  *   DEST/snapshots/.partial-<time>/  a snapshot being written (or left by a killed run)
+ *   DEST/backup.lock                 held by the running backup (dest-lock.ts)
  *
  * Unchanged files are hard links to the previous snapshot's, so each snapshot costs only what
  * changed, yet any snapshot directory can be copied or deleted on its own.

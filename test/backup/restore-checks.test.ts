@@ -51,6 +51,12 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   t.regex(r3.stderr, /already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index/);
   t.false(fs.existsSync(path.join(samePrefix.DATA_DIR, 'imgpost.sqlite')));
   t.false(fs.existsSync(path.join(samePrefix.DATA_DIR, 'images')));
+  // ... unless told to replace it: the alias then names the restored index.
+  const replaced = await cli(['restore', dest, '--replace-index', '--json'], samePrefix);
+  t.is(replaced.code, 0, replaced.stderr);
+  const index = (JSON.parse(replaced.stdout) as { index: { name: string; posts: number } }).index;
+  t.is(index.posts, 3);
+  t.deepEqual(Object.keys(await source.app.services.es.indices.getAlias({ name: `${source.env.ELASTICSEARCH_INDEX_PREFIX}-posts` })), [index.name]);
 
   // A manifest that leaves out a post's image (checksums fine): the database check refuses it.
   const manifestFile = path.join(snapshot, 'manifest.json');
@@ -85,6 +91,13 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   t.is(r4.code, 1);
   t.regex(r4.stderr, /does not match its checksum in the manifest: the backup is damaged/);
   t.deepEqual(fs.readdirSync(damaged.DATA_DIR).filter((n) => !n.startsWith('server.')), [], 'nothing written');
+
+  // A backup from a newer release (a schema this one does not know).
+  const good = JSON.parse(fs.readFileSync(path.join(snapshot, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(path.join(snapshot, 'manifest.json'), JSON.stringify({ ...good, schemaVersion: 999 }));
+  const newer = await cli(['restore', snapshot], damaged);
+  t.is(newer.code, 1);
+  t.regex(newer.stderr, /schema version 999; this imgpost knows up to \d+: restore with a newer release/);
 
   // A manifest that is not one.
   fs.writeFileSync(path.join(snapshot, 'manifest.json'), '{"format":"something else"}');
