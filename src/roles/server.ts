@@ -37,6 +37,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // Only the owner may do this: uploads of a live server are in DATA_DIR/tmp and pending_files.
   const recovered = core.images.recover();
   if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // Tags from before migration 008 get their case-folded key (JavaScript's folding, not SQLite's).
+  const folded = core.tagRepository.foldMissing();
+  if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });
 
   core.relay.start();
   core.webhookDispatcher.start();

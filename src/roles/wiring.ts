@@ -10,6 +10,10 @@ import { PostRepository } from '../posts/repository.ts';
 import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
+import { PostHistory } from '../posts/versions/history.ts';
+import { VersionRepository } from '../posts/versions/repository.ts';
+import { TagRepository } from '../tags/repository.ts';
+import { TagService } from '../tags/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/image-store.ts';
 import { ThumbnailQueue } from '../thumbnails/queue.ts';
@@ -62,6 +66,9 @@ export interface Core extends SearchParts {
   thumbnailQueue: ThumbnailQueue;
   thumbnailer: Thumbnailer;
   postService: PostService;
+  history: PostHistory;
+  tagRepository: TagRepository;
+  tags: TagService;
   webhookRepository: WebhookRepository;
   webhooks: WebhookService;
   /** sends deliveries; only the server starts it (jobs leave their deliveries to the server) */
@@ -79,6 +86,11 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const thumbnailQueue = new ThumbnailQueue(db);
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
+  // Before anything writes (jobs included): every post change records its version.
+  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
+  history.attachTo(outbox);
+  const tagRepository = new TagRepository(db);
+  const tags = new TagService({ db, tags: tagRepository });
   // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
   const webhookRepository = new WebhookRepository(db);
   const webhookDispatcher = new WebhookDispatcher({ repo: webhookRepository, outbox, log, config });
@@ -98,6 +110,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailQueue,
     thumbnailer,
     postService,
+    history,
+    tagRepository,
+    tags,
     webhookRepository,
     webhooks,
     webhookDispatcher,
