@@ -110,6 +110,11 @@ export class PostRepository {
     return this.hydrate(rows);
   }
 
+  /** The highest post number so far (0 when there are none). */
+  lastSeq(): number {
+    return this.db.prepare('SELECT coalesce(max(seq), 0) FROM posts').pluck().get() as number;
+  }
+
   /** Every post in number order, a batch at a time (reindex, verify). */
   *batches(size = 1000, afterSeq = 0): Generator<PostRecord[]> {
     const page = this.db.prepare(`${SELECT} WHERE p.seq > ? ORDER BY p.seq LIMIT ?`);

@@ -36,6 +36,9 @@ export interface RethumbDeps {
  * Thumbnailer.make and ImageStore.replaceThumbnails), so this can run beside a live server.
  */
 export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<RethumbResult> {
+  // The posts there are when it starts: later uploads queue their own thumbnail jobs, and a job
+  // chasing a live upload stream would never end.
+  const lastSeq = deps.posts.lastSeq();
   const total = deps.posts.count();
   const progress = opts.progress(total);
   const result: RethumbResult = { posts: 0, regenerated: 0, skipped: 0, gone: 0, failed: [] };
@@ -57,7 +60,9 @@ export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<
     }
   };
 
-  for (const batch of deps.posts.batches(Math.max(50, opts.concurrency * 4))) {
+  for (const page of deps.posts.batches(Math.max(50, opts.concurrency * 4))) {
+    const batch = page.filter((p) => p.seq <= lastSeq);
+    if (batch.length === 0) break;
     for (let i = 0; i < batch.length; i += opts.concurrency) {
       const slice = batch.slice(i, i + opts.concurrency);
       await Promise.all(slice.map(one));
