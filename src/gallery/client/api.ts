@@ -1,0 +1,116 @@
+/**
+ * The one way the gallery talks to the service: openapi-fetch typed by ./api-schema.d.ts (generated
+ * from the service's OpenAPI document). Every failure becomes an ApiError whose message is words a
+ * person can act on; pages show it, never swallow it.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from './api-schema';
+
+export type Schemas = components['schemas'];
+export type Post = Schemas['Post'];
+export type Self = Schemas['Self'];
+export type Rating = Schemas['Rating'];
+
+export const api = createClient<paths>({ baseUrl: location.origin });
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+interface Issue {
+  path?: (string | number)[];
+  message?: string;
+}
+
+/** What a person reads for a failed request. */
+export function describeFailure(status: number, body: unknown, retryAfter: string | null): string {
+  const said = body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string' ? (body as { error: string }).error : undefined;
+  switch (status) {
+    case 400:
+      if (Array.isArray(body)) return `The request was not accepted: ${(body as Issue[]).map((i) => (i.path?.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}.`;
+      return `The request was not accepted: ${said ?? 'bad request'}.`;
+    case 401:
+      return typeof body === 'string' ? 'Wrong username or password.' : 'You are not logged in, or your session has ended. Log in and try again.';
+    case 403:
+      return 'Your account does not have permission to do this.';
+    case 404:
+      return 'Not found: it does not exist, or it was deleted.';
+    case 409:
+      return `Refused because of a conflict: ${said ?? 'near-duplicates exist'}.`;
+    case 413:
+      return 'The file is too large.';
+    case 429:
+      return `Too many requests. Wait ${retryAfter ?? 'a few'} seconds and try again.`;
+    case 503:
+      return `The service is temporarily unavailable (the search index is down). Try again ${retryAfter ? `in ${retryAfter} seconds` : 'shortly'}.`;
+    default:
+      return `The server failed (status ${status}${said ? `: ${said}` : ''}).`;
+  }
+}
+
+type Result<T> = { data?: T; error?: unknown; response: Response };
+
+/** The data of a successful call, or an ApiError with the words for the failure. */
+export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
+  let result: Result<T>;
+  try {
+    result = await call;
+  } catch {
+    throw new ApiError(0, 'Could not reach the server. Check the connection and try again.');
+  }
+  const { response } = result;
+  if (response.ok) return result.data as T;
+  throw new ApiError(response.status, describeFailure(response.status, result.error, response.headers.get('retry-after')), result.error);
+}
+
+/**
+ * For the endpoints of decisions §9–§11 (versions, revert, tags, facets, transforms) that the
+ * generated types may not describe yet: the same error handling, with the shape named by the caller.
+ */
+export async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    // FormData goes as multipart (the browser writes the boundary), anything else as JSON.
+    const form = body instanceof FormData;
+    response = await fetch(url, {
+      method,
+      headers: body === undefined || form ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'Could not reach the server. Check the connection and try again.');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) throw new ApiError(response.status, describeFailure(response.status, parsed, response.headers.get('retry-after')), parsed);
+  return parsed as T;
+}
+
+/** The error's words for a message box (anything thrown, not only ApiError). */
+export const errorText = (err: unknown) => (err instanceof ApiError ? err.message : `Something went wrong in the page: ${String(err)}`);
+
+/** `<id>.320.webp` beside `<id>.<ext>`: the thumbnail naming of GET /media/{image}. */
+export function thumbnailOf(imageURL: string, id: string): string {
+  return imageURL.slice(0, imageURL.lastIndexOf('/') + 1) + `${id}.320.webp`;
+}
+
+/** The post UUID in an image URL (`<id>.<ext>`, decisions §4), for links where only the URL is given. */
+export function postIdOf(imageURL: string): string | undefined {
+  const name = imageURL.slice(imageURL.lastIndexOf('/') + 1);
+  const id = name.slice(0, name.indexOf('.'));
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id : undefined;
+}
+
+export const PERMISSION = { super: 0x1, create: 0x2, edit: 0x4, delete: 0x2000 } as const;
+export const can = (self: Pick<Self, 'permission'> | undefined, bit: number) => !!self && ((self.permission & PERMISSION.super) !== 0 || (self.permission & bit) !== 0);
