@@ -17,6 +17,9 @@ const TRANSFORM_WORDS: Record<string, string> = {
   rotate90: 'rotated 90°',
   rotate180: 'rotated 180°',
   rotate270: 'rotated 270°',
+  mirrorRotate90: 'mirrored and rotated 90°',
+  mirrorRotate180: 'mirrored and rotated 180°',
+  mirrorRotate270: 'mirrored and rotated 270°',
 };
 
 export function transformWords(t: string | undefined): string {

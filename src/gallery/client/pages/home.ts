@@ -16,7 +16,7 @@ export async function homePage(): Promise<void> {
   replace(
     main(),
     pageHeading(page > 1 ? `Newest posts, page ${page}` : 'Newest posts'),
-    h('p', { class: 'count' }, `${result.count} posts`),
+    h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'post' : 'posts'}`),
     items.length ? grid(items, 'Posts, newest first') : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
   );

@@ -55,7 +55,7 @@ export function editForm(post: Post, changed: (post: Post) => void): HTMLElement
 
 export function deleteControl(post: Post): HTMLElement {
   const msg = messageBox();
-  const box = h('section', { class: 'danger', 'aria-labelledby': 'delete-h' }, h('h2', { id: 'delete-h' }, 'Delete'));
+  const box = h('section', { class: 'danger-zone', 'aria-labelledby': 'delete-h' }, h('h2', { id: 'delete-h' }, 'Delete'));
   const ask = h('button', { type: 'button', class: 'danger' }, 'Delete this post…');
   const confirmRow = h(
     'p',
@@ -63,7 +63,7 @@ export function deleteControl(post: Post): HTMLElement {
     'This removes the post and its image for good. ',
     h('button', { type: 'button', class: 'danger', id: 'confirm-delete' }, 'Yes, delete it'),
     ' ',
-    h('button', { type: 'button', id: 'cancel-delete' }, 'Cancel'),
+    h('button', { type: 'button', id: 'cancel-delete', class: 'secondary' }, 'Cancel'),
   );
   ask.addEventListener('click', () => {
     confirmRow.hidden = false;

@@ -40,8 +40,9 @@ export async function webhooksSection(): Promise<HTMLElement> {
 
   function card(hook: Webhook): HTMLElement {
     const deliveries = h('div', { class: 'deliveries' });
-    const act = (label: string, run: () => Promise<unknown>, danger = false) => {
-      const b = h('button', { type: 'button', class: danger ? 'danger' : undefined }, label);
+    // Short visible words; the accessible name says which webhook.
+    const act = (text: string, label: string, run: () => Promise<unknown>, danger = false) => {
+      const b = h('button', { type: 'button', class: danger ? 'danger' : 'secondary', 'aria-label': label }, text);
       b.addEventListener('click', async () => {
         try {
           await run();
@@ -62,17 +63,17 @@ export async function webhooksSection(): Promise<HTMLElement> {
       h(
         'p',
         { class: 'actions' },
-        act(`Edit ${name}`, async () => openForm(hook)),
-        hook.state === 'suspended' ? act(`Re-activate ${name}`, async () => {
+        act('Edit', `Edit ${name}`, async () => openForm(hook)),
+        hook.state === 'suspended' ? act('Re-activate', `Re-activate ${name}`, async () => {
           await ok(api.POST('/api/webhook/{id}/reactivate', { params: { path: { id: hook.id } } }));
           msg.info(`${name} is active again.`);
           await refresh();
         }) : null,
-        act(`Deliveries of ${name}`, async () => {
+        act('Deliveries', `Deliveries of ${name}`, async () => {
           const attempts = await ok(api.GET('/api/webhook/{id}/deliveries', { params: { path: { id: hook.id } } }));
           replace(deliveries, deliveriesTable(attempts));
         }),
-        act(`Delete ${name}`, async () => {
+        act('Delete', `Delete ${name}`, async () => {
           await ok(api.DELETE('/api/webhook/{id}', { params: { path: { id: hook.id } } }));
           msg.info(`Deleted ${name}.`);
           await refresh();
@@ -160,7 +161,7 @@ function webhookForm(hook: Webhook | undefined, saved: (hook: Webhook) => void, 
     template,
     h('div', { class: 'preview-head' }, h('label', { for: 'wh-preview-event' }, 'Preview for the event'), previewEvent),
     preview,
-    h('p', { class: 'actions' }, h('button', { type: 'submit' }, hook ? 'Save webhook' : 'Create webhook'), ' ', h('button', { type: 'button', id: 'wh-cancel', onclick: cancel }, 'Cancel')),
+    h('p', { class: 'actions' }, h('button', { type: 'submit' }, hook ? 'Save webhook' : 'Create webhook'), ' ', h('button', { type: 'button', id: 'wh-cancel', class: 'secondary', onclick: cancel }, 'Cancel')),
     msg.el,
   );
   form.addEventListener('submit', async (e) => {
