@@ -3,14 +3,8 @@
  * shows them under the field and keyboard selection works natively. The last segment of the
  * field is completed; a leading + or - is kept.
  */
-import { call } from './api.ts';
+import { api, ok } from './api.ts';
 import { h } from './dom.ts';
-
-export interface TagCount {
-  id: number;
-  name: string;
-  count: number;
-}
 
 export function attachTagSuggestions(input: HTMLInputElement, list: HTMLDataListElement, opts: { signs: boolean }): void {
   let timer: number | undefined;
@@ -29,7 +23,7 @@ export function attachTagSuggestions(input: HTMLInputElement, list: HTMLDataList
       if (!last || last.includes(':') || last.startsWith('"') || (opts.signs && !sign) || last === asked) return;
       asked = last;
       try {
-        const page = await call<{ count: number; data: TagCount[] }>('GET', `/api/tag?prefix=${encodeURIComponent(last)}&limit=8`);
+        const page = await ok(api.GET('/api/tag', { params: { query: { prefix: last, limit: 8 } } }));
         list.replaceChildren(...page.data.map((t) => h('option', { value: `${head}${sign}${t.name}` }, `${t.name} (${t.count})`)));
       } catch {
         // Suggestions are a convenience: the field works without them.

@@ -2,18 +2,10 @@
  * The version history (GET /api/post/<id>/versions, decisions §9), newest first, each with what
  * changed; editors can revert to any earlier version (POST /api/post/<id>/revert).
  */
-import { call, errorText, type Post } from '../api.ts';
+import { api, errorText, ok, type Post, type Schemas } from '../api.ts';
 import { formatDate, h, messageBox, replace } from '../dom.ts';
 
-export interface Version {
-  version: number;
-  text: string;
-  rating: string;
-  tags: string[];
-  editor: { id: number; name: string } | null;
-  createdAt: string;
-  changes?: Record<string, { old: unknown; new: unknown }>;
-}
+type Version = Schemas['PostVersion'];
 
 const show = (v: unknown) => (Array.isArray(v) ? (v.length ? v.join(' ') : '(none)') : v === '' ? '(empty)' : String(v));
 
@@ -38,7 +30,7 @@ export function historySection(post: Post, editing: boolean, changed: (post: Pos
   const section = h('section', { class: 'history-box', 'aria-labelledby': 'history-h' }, h('h2', { id: 'history-h', tabindex: -1 }, 'History'), msg.el, list);
   void (async () => {
     try {
-      const page = await call<{ count: number; data: Version[] }>('GET', `/api/post/${post.id}/versions?limit=100`);
+      const page = await ok(api.GET('/api/post/{id}/versions', { params: { path: { id: post.id }, query: { limit: 100 } } }));
       const newest = page.data[0]?.version;
       replace(
         list,
@@ -65,7 +57,7 @@ function revertButton(post: Post, v: Version, msg: ReturnType<typeof messageBox>
   button.addEventListener('click', async () => {
     msg.info(`Reverting to version ${v.version}…`);
     try {
-      changed(await call<Post>('POST', `/api/post/${post.id}/revert`, { version: v.version }));
+      changed(await ok(api.POST('/api/post/{id}/revert', { params: { path: { id: post.id } }, body: { version: v.version } })));
       document.getElementById('history-h')?.parentElement?.querySelector('.message')?.replaceChildren(h('p', { class: 'info', role: 'status' }, `Reverted to version ${v.version}.`));
       document.getElementById('history-h')?.focus();
     } catch (err) {
