@@ -70,8 +70,8 @@ export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
 }
 
 /**
- * For the endpoints of decisions §9–§11 (versions, revert, tags, facets, transforms) that the
- * generated types may not describe yet: the same error handling, with the shape named by the caller.
+ * A request outside the generated types (a query parameter the document does not list yet), with
+ * the same error handling; the caller names the answer's shape.
  */
 export async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   let response: Response;
