@@ -8,7 +8,7 @@
 import anyTest, { type TestFn } from 'ava';
 import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { randomImage } from '../helpers/fixtures.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { openBrowser, ready, screenshots, type BrowserSession } from './browser.ts';
 
@@ -27,6 +27,8 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 test.before(async (t) => {
   const app = await startTestApp();
+  // Retries in milliseconds, not minutes, so a failing webhook is suspended within the test.
+  app.services.webhookDispatcher.configure({ timeoutMs: 600, retryDelaysMs: [50, 80], pollMs: 100 });
   // create + edit + delete
   const user = await createUser(app, 0x2006);
   const session = await openBrowser(app.url);
@@ -219,11 +221,37 @@ test.serial('create a webhook with a live template preview', async (t) => {
   await page.locator('.card h3', { hasText: 'my receiver' }).waitFor();
   await page.getByRole('button', { name: 'Deliveries of my receiver' }).click();
   await page.getByText('No delivery attempts yet.').waitFor();
-  await screenshots(page, 'account');
   const hooks = (await (await t.context.app.request('/api/webhook', { headers: { 'X-Access-Key': await page.locator('#access-key').innerText() } })).json()) as { label: string; template: string }[];
   t.deepEqual(hooks.map((h) => [h.label, h.template]), [['my receiver', '{"event": {{json .Event}}}']]);
   // The broken template's preview was a 400 the page showed.
   noErrors(t, [400]);
+});
+
+test.serial('a suspended webhook shows its failed deliveries and is re-activated', async (t) => {
+  const { page } = t.context.session;
+  const { app } = t.context;
+  const key = await page.locator('#access-key').innerText();
+  // Nothing listens on port 9: the create event fails three times and suspends the webhook.
+  const res = await app.request('/api/post/', { method: 'POST', headers: { 'X-Access-Key': key }, body: uploadForm({ image: await randomImage(999, 96, 64) }) });
+  t.is(res.status, 201);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const hooks = (await (await app.request('/api/webhook', { headers: { 'X-Access-Key': key } })).json()) as { state: string }[];
+    if (hooks[0]?.state === 'suspended') break;
+    if (Date.now() > deadline) return t.fail('the webhook was not suspended');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await page.reload();
+  await ready(page);
+  await page.locator('.card strong', { hasText: 'suspended' }).waitFor();
+  await page.getByRole('button', { name: 'Deliveries of my receiver' }).click();
+  t.is(await page.locator('.deliveries tbody tr').count(), 3);
+  t.deepEqual([...new Set(await page.locator('.deliveries tbody td:nth-child(4)').allTextContents())], ['failure']);
+  await screenshots(page, 'account');
+  await page.getByRole('button', { name: 'Re-activate my receiver' }).click();
+  await page.getByText('my receiver is active again.').waitFor();
+  await page.locator('.card strong', { hasText: 'active' }).waitFor();
+  noErrors(t);
 });
 
 test.serial('log out', async (t) => {
