@@ -80,7 +80,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
   history.attachTo(outbox);
   const tagRepository = new TagRepository(db);
-  // Tags from before migration 007 get their case-folded key (JavaScript's folding, not SQLite's).
+  // Tags from before migration 008 get their case-folded key (JavaScript's folding, not SQLite's).
   const folded = tagRepository.foldMissing();
   if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });
   const tags = new TagService({ db, tags: tagRepository });

@@ -9,7 +9,7 @@ export interface TagCount {
 }
 
 /**
- * Reads of the tags table with its counts (migration 007 keeps post_count exact by trigger).
+ * Reads of the tags table with its counts (migration 008 keeps post_count exact by trigger).
  * Tags are created with their posts' tags (PostRepository.setTags).
  */
 export class TagRepository {
@@ -42,7 +42,7 @@ export class TagRepository {
     return this.db.prepare('SELECT id, name, post_count AS count FROM tags WHERE name = ? AND post_count > 0').get(name) as TagCount | undefined;
   }
 
-  /** Fills `folded` where it is missing (tags from before migration 007). Returns how many. */
+  /** Fills `folded` where it is missing (tags from before migration 008). Returns how many. */
   foldMissing(): number {
     const rows = this.db.prepare('SELECT id, name FROM tags WHERE folded IS NULL').all() as { id: number; name: string }[];
     if (rows.length === 0) return 0;
