@@ -56,13 +56,17 @@ export async function ready(page: Page): Promise<void> {
 
 /**
  * `<name>-phone.png` and `<name>-desktop.png` into docs/screenshots, after the page's pending
- * requests and images have settled; the viewport is back at desktop width afterwards.
+ * requests and images have settled; fails when the page is wider than the viewport. The viewport is
+ * back at desktop width afterwards.
  */
 export async function screenshots(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   for (const [label, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
     await page.setViewportSize(size);
     await page.waitForLoadState('networkidle');
+    // The layout fits: nothing makes the page scroll sideways.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) throw new Error(`${name} is ${overflow} px wider than the ${size.width} px viewport`);
     // Every image in view finished (lazy ones below the fold may stay unloaded).
     await page.waitForFunction(() => [...document.images].every((img) => img.complete || img.getBoundingClientRect().top > window.innerHeight));
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-${label}.png`), fullPage: true });

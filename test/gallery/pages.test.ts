@@ -1,7 +1,7 @@
 /**
- * Failures are shown in words (issue 15): the gallery's wording for every status, and in a real
- * Chromium a wrong password (401), the login throttle (429), a page for a post that is gone (404),
- * a read-only account (no edit form, no upload) and keyboard order from the top of a page.
+ * The gallery beyond the main flow, in a real Chromium: failures shown in words (the wording for
+ * every status; a wrong password 401, the login throttle 429, a post that is gone 404), a
+ * read-only account (no edit form, no upload), keyboard order from the top of a page, and paging.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { describeFailure } from '../../src/gallery/client/failure-words.ts';
@@ -110,5 +110,30 @@ test.serial('from the top of a page the keyboard reaches the skip link, then the
   await page.waitForURL((url) => url.pathname === '/search');
   await ready(page);
   t.is(new URL(page.url()).searchParams.get('q'), '+look');
+  onlyFailedRequests(t, []);
+});
+
+test.serial('the newest posts are paged 24 at a time, newest first', async (t) => {
+  const { app, session } = t.context;
+  const { page } = session;
+  const owner = await createUser(app, 6);
+  const before = ((await (await app.request('/api/post/?limit=0')).json()) as { count: number }).count;
+  for (let i = 0; i < 25; i++) {
+    const res = await app.request('/api/post/', { method: 'POST', headers: owner.headers, body: uploadForm({ image: await randomImage(500 + i, 96, 64), metadata: { text: `paged ${i}` } }) });
+    t.is(res.status, 201);
+  }
+  const total = before + 25;
+  await page.goto('/');
+  await ready(page);
+  t.is(await page.locator('.grid li').count(), 24);
+  t.is(await page.locator('.grid img').first().getAttribute('alt'), 'paged 24');
+  t.is(await page.locator('.pager [aria-current=page]').innerText(), `Page 1 of ${Math.ceil(total / 24)}`);
+  await page.getByRole('link', { name: 'Older →' }).click();
+  await page.waitForURL((url) => url.searchParams.get('page') === '2');
+  await ready(page);
+  t.is(await page.locator('.grid li').count(), total - 24);
+  t.is(await page.locator('.grid img').first().getAttribute('alt'), 'paged 0');
+  await page.getByRole('link', { name: '← Newer' }).click();
+  await page.waitForURL((url) => url.pathname === '/' && !url.search);
   onlyFailedRequests(t, []);
 });
