@@ -259,7 +259,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     };
 
     // Warm-up, not counted: JIT compilation, first connections, SQLite's page cache.
-    const warm = Math.min(perHook, 200);
+    const warm = Math.min(perHook, 1000);
     await anchorOnce(warm);
     await oursOnce(warm);
 

@@ -21,7 +21,7 @@ import crypto from 'node:crypto';
 import type { Logger } from '../log.ts';
 import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
 import { EventBodies } from './event-bodies.ts';
-import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository, WebhookRow } from './repository.ts';
+import type { AttemptRow, DeliveryResult, DeliveryRow, DeliveryTarget, WebhookRepository } from './repository.ts';
 import { postWebhook, SendTimeoutError } from './send.ts';
 import { checkUrlShape, createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 
@@ -50,9 +50,9 @@ export interface DispatcherDeps {
 
 const USER_AGENT = 'imgpost-webhooks/1';
 /** Deliveries of one webhook claimed together and sent back to back (one claim transaction each). */
-const LANE_SIZE = 100;
+const LANE_SIZE = 500;
 /** Results are written together, this long after the first of them (or at once when the dispatcher idles or stops). */
-const WRITE_DELAY_MS = 25;
+const WRITE_DELAY_MS = 50;
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
 const LEASE_MARGIN_MS = 5_000;
 /** Stored error messages are for people; keep them short. */
@@ -65,6 +65,13 @@ interface Outcome {
   responseStatus: number | null;
   error: string | null;
 }
+/** A webhook's deliveries being sent by this process, in order; `next` is the one being sent or next to be. */
+interface Lane {
+  deliveries: DeliveryRow[];
+  next: number;
+  leaseEndsAt: number;
+}
+
 /** The attempt was cut short by shutdown: no outcome to record. */
 const INTERRUPTED = Symbol('interrupted');
 
@@ -77,7 +84,7 @@ export class WebhookDispatcher {
   private readonly events: EventBodies;
   /** Identifies this process's claims in SQLite. */
   private readonly claimant = crypto.randomUUID();
-  private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; lane: Lane }>();
   private stopped = true;
   private pumpScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -201,14 +208,15 @@ export class WebhookDispatcher {
     for (const lane of lanes) {
       const webhookId = lane[0].webhookId;
       const abort = new AbortController();
-      const promise = this.runLane(lane, Date.now() + leaseMs, abort.signal)
+      const state: Lane = { deliveries: lane, next: 0, leaseEndsAt: Date.now() + leaseMs };
+      const promise = this.runLane(state, abort.signal)
         .catch((err) => this.deps.log.error('webhook delivery crashed', { deliveryId: lane[0].id, err }))
         .finally(() => {
           this.inFlight.delete(webhookId);
           this.kick(); // this webhook's next events, or a webhook waiting for a free slot
           this.resolveIdle();
         });
-      this.inFlight.set(webhookId, { promise, abort });
+      this.inFlight.set(webhookId, { promise, abort, lane: state });
     }
     this.scheduleRetryWake();
     this.resolveIdle();
@@ -220,20 +228,27 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Sends a lane's deliveries one after another until one does not succeed; what is left unsent
-   * is handed back (the head of the webhook's queue is then retried, or its webhook suspended).
+   * Sends a lane's deliveries one after another until one does not succeed. The lease moves
+   * along with it as results are written (see writeResults); whatever is left unsent needs no
+   * lease given back but the head's, and the head is then retried or its webhook suspended.
    */
-  private async runLane(lane: DeliveryRow[], leaseEndsAt: number, signal: AbortSignal): Promise<void> {
-    let next = 0;
+  private async runLane(lane: Lane, signal: AbortSignal): Promise<void> {
+    const { deliveries } = lane;
     try {
-      while (next < lane.length && !signal.aborted) {
+      while (lane.next < deliveries.length && !signal.aborted) {
         // Under a slow receiver, stop before the lease could run out mid-send; the rest is claimed afresh.
-        if (next > 0 && Date.now() + this.timeoutMs + LEASE_MARGIN_MS > leaseEndsAt) break;
-        const succeeded = await this.deliver(lane[next++], signal);
-        if (!succeeded) break;
+        if (Date.now() + this.timeoutMs + LEASE_MARGIN_MS > lane.leaseEndsAt && lane.next > 0) break;
+        const succeeded = await this.deliver(deliveries[lane.next], signal);
+        if (!succeeded) {
+          lane.next = deliveries.length; // its result (or release) is queued; nothing further is held
+          break;
+        }
+        lane.next++;
       }
     } finally {
-      for (const d of lane.slice(next)) this.results.push({ kind: 'release', seq: d.seq });
+      // Stopped early: the lease may have moved to this one (a write since the last send).
+      if (lane.next < deliveries.length) this.results.push({ kind: 'release', seq: deliveries[lane.next].seq });
+      lane.next = deliveries.length;
       this.scheduleWrite();
     }
   }
@@ -251,6 +266,11 @@ export class WebhookDispatcher {
     clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     if (this.results.length === 0) return;
+    // Each running lane's lease moves on to the delivery it is sending or about to send, in the
+    // same transaction that records the ones before it: the webhook's head is always leased.
+    for (const { lane } of this.inFlight.values()) {
+      if (lane.next < lane.deliveries.length) this.results.push({ kind: 'hold', seq: lane.deliveries[lane.next].seq, until: new Date(lane.leaseEndsAt).toISOString() });
+    }
     const results = this.results;
     const logs = this.logAfterWrite;
     let states: ReturnType<WebhookRepository['recordResults']>;
@@ -292,7 +312,7 @@ export class WebhookDispatcher {
   /** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
   private async deliver(d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
     // Read per delivery, not per lane: an edited template or a suspension applies at once.
-    const hook = this.deps.repo.get(d.webhookId);
+    const hook = this.deps.repo.target(d.webhookId);
     const row = this.events.row(d.outboxId);
     if (!hook || hook.state !== 'active' || !row || row.event === 'reindex') {
       this.results.push({ kind: 'release', seq: d.seq });
@@ -324,7 +344,7 @@ export class WebhookDispatcher {
   }
 
   /** One invocation; never throws. */
-  private async attempt(hook: WebhookRow, row: OutboxRow, d: DeliveryRow, signal: AbortSignal): Promise<Outcome | typeof INTERRUPTED> {
+  private async attempt(hook: DeliveryTarget, row: OutboxRow, d: DeliveryRow, signal: AbortSignal): Promise<Outcome | typeof INTERRUPTED> {
     const failure = (error: string, responseStatus: number | null = null): Outcome => ({ outcome: 'failure', responseStatus, error: clip(error) });
     let body: string;
     try {

@@ -27,6 +27,8 @@ export interface WebhookRow {
   updatedAt: string;
 }
 
+export type DeliveryTarget = Pick<WebhookRow, 'id' | 'url' | 'secret' | 'template' | 'state'>;
+
 export interface DeliveryRow {
   seq: number;
   id: string;
@@ -104,7 +106,18 @@ export const NEXT_RETRY_SQL = `SELECT d.next_attempt_at FROM webhook_deliveries 
   ORDER BY d.next_attempt_at LIMIT 1`;
 
 /** What the dispatcher hands back after sending: an attempt to record, or a claim to give back unsent. */
-export type DeliveryResult = { kind: 'attempt'; delivery: DeliveryRow; attempt: AttemptRow } | { kind: 'release'; seq: number };
+export type DeliveryResult =
+  | { kind: 'attempt'; delivery: DeliveryRow; attempt: AttemptRow }
+  | { kind: 'release'; seq: number }
+  | { kind: 'hold'; seq: number; until: string };
+
+/** A webhook's row as a batch of results leaves it. */
+interface HookTally {
+  failureCount: number;
+  state: WebhookState;
+  lastDeliveryAt: string | null;
+  lastResponseStatus: number | null;
+}
 
 export interface RecordOptions {
   suspendAfter: number;
@@ -151,6 +164,11 @@ export class WebhookRepository {
   get(id: string): WebhookRow | undefined {
     const r = this.stmt('SELECT * FROM webhooks WHERE id = ?').get(id) as RawWebhook | undefined;
     return r && fromRaw(r);
+  }
+
+  /** What sending to a webhook needs, read for every delivery (so edits apply at once): no more. */
+  target(id: string): DeliveryTarget | undefined {
+    return this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as DeliveryTarget | undefined;
   }
 
   /** Only the owner's: anyone else's webhook is as good as absent. */
@@ -224,12 +242,13 @@ export class WebhookRepository {
   // ---- dispatch ----------------------------------------------------------------------------
 
   /**
-   * Claims, for up to `limit` active webhooks that are due and not already being sent (by us:
-   * `busy`; by anyone: an unexpired lease on the head), the head (oldest pending) delivery and up
-   * to `batch - 1` that follow it, in order. The caller sends each lane one delivery at a time,
-   * in seq order, and stops at the first failure, so each webhook receives its events in order;
-   * claims are always a run from the head, so a claimed head means the whole webhook is taken.
-   * One write transaction per call however many deliveries it hands out.
+   * Hands out, for up to `limit` active webhooks that are due and not already being sent (by us:
+   * `busy`; by anyone: an unexpired lease on the head), the head (oldest pending) delivery and
+   * up to `batch - 1` that follow it, in order: a "lane". Only the head is leased; the lease is
+   * what marks the whole webhook as taken, and the sender moves it along to each next delivery
+   * as it records results ({ kind: 'hold' } in recordResults), so at every moment the webhook's
+   * head carries it. The caller sends a lane one delivery at a time, in seq order, and stops at
+   * the first failure, so each webhook receives its events in order.
    */
   claimLanes(opts: { limit: number; batch: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[][] {
     if (opts.limit <= 0) return [];
@@ -245,10 +264,9 @@ export class WebhookRepository {
              SELECT min(seq) FROM webhook_deliveries WHERE webhook_id = w.id AND status = 'pending')
            WHERE w.state = 'active'`,
       ).all() as { seq: number; webhookId: string; nextAttemptAt: string | null; claimedUntil: string | null }[];
-      const claim = this.stmt(
-        `UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ?
-         WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?)
-         RETURNING seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts`,
+      const read = this.stmt(
+        `SELECT seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts
+         FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
       );
       const lanes: DeliveryRow[][] = [];
       for (const h of heads.sort((a, b) => a.seq - b.seq)) {
@@ -256,11 +274,16 @@ export class WebhookRepository {
         if (opts.busy.has(h.webhookId)) continue;
         if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
         if (h.claimedUntil !== null && h.claimedUntil > now) continue;
-        const lane = (claim.all(opts.claimant, until, h.webhookId, Math.max(1, opts.batch)) as DeliveryRow[]).sort((a, b) => a.seq - b.seq);
-        if (lane.length > 0) lanes.push(lane);
+        this.hold(h.seq, opts.claimant, until);
+        lanes.push(read.all(h.webhookId, Math.max(1, opts.batch)) as DeliveryRow[]);
       }
       return lanes;
     }).immediate();
+  }
+
+  /** Puts the lease on a delivery (the new head of a webhook whose lane goes on). */
+  private hold(seq: number, claimant: string, until: string): void {
+    this.stmt('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?').run(claimant, until, seq);
   }
 
   /** Gives a claim back unsent (shutdown mid-flight): the delivery is due again at once. */
@@ -285,30 +308,43 @@ export class WebhookRepository {
    * Returns the webhook's state afterwards, or undefined if it was deleted meanwhile.
    */
   recordAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions): WebhookState | undefined {
-    return this.db.transaction(() => this.applyAttempt(d, a, opts)).immediate();
+    return this.recordResults([{ kind: 'attempt', delivery: d, attempt: a }], '', opts)[0];
   }
 
   /**
    * Records a batch of results in one transaction, in the order given (the order they happened:
-   * a success resets the failure count the next failure adds to). Claims to give back are
-   * released in the same order. Returns the webhook state after each attempt (undefined for
+   * a success resets the failure count the next failure adds to). Leases are released or moved
+   * on to a lane's next delivery in the same order. Returns the webhook state after each attempt (undefined for
    * releases and deleted webhooks).
    */
   recordResults(results: readonly DeliveryResult[], claimant: string, opts: RecordOptions): (WebhookState | undefined)[] {
     return this.db
-      .transaction(() =>
-        results.map((r) => {
-          if (r.kind === 'attempt') return this.applyAttempt(r.delivery, r.attempt, opts);
-          this.release(r.seq, claimant);
+      .transaction(() => {
+        // Each webhook's row is read once and written once per batch, with its state after the
+        // last of its attempts: nothing else reads it inside the transaction, so the outcome is
+        // that of writing it after every attempt.
+        const hooks = new Map<string, HookTally | null>();
+        const states = results.map((r) => {
+          if (r.kind === 'attempt') return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
+          if (r.kind === 'hold') this.hold(r.seq, claimant, r.until);
+          else this.release(r.seq, claimant);
           return undefined;
-        }),
-      )
+        });
+        const update = this.stmt('UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?');
+        for (const [id, h] of hooks) if (h) update.run(h.failureCount, h.state, h.lastDeliveryAt, h.lastResponseStatus, id);
+        return states;
+      })
       .immediate();
   }
 
-  private applyAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions): WebhookState | undefined {
-    const hook = this.get(d.webhookId);
-    if (!hook) return undefined;
+  private applyAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions, hooks: Map<string, HookTally | null>): WebhookState | undefined {
+    let hook = hooks.get(d.webhookId);
+    if (hook === undefined) {
+      const row = this.stmt('SELECT failure_count AS failureCount, state FROM webhooks WHERE id = ?').get(d.webhookId) as Pick<HookTally, 'failureCount' | 'state'> | undefined;
+      hook = row ? { ...row, lastDeliveryAt: null, lastResponseStatus: null } : null;
+      hooks.set(d.webhookId, hook);
+    }
+    if (!hook) return undefined; // deleted meanwhile, with its deliveries
     const now = a.attemptedAt;
     this.stmt(
       `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
@@ -316,13 +352,7 @@ export class WebhookRepository {
     ).run(a.deliveryId, d.webhookId, a.event, a.postId, a.outcome, a.responseStatus, a.error, a.durationMs, now);
     const failures = a.outcome === 'success' ? 0 : hook.failureCount + 1;
     const suspend = failures >= opts.suspendAfter;
-    this.stmt('UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?').run(
-      failures,
-      suspend ? 'suspended' : hook.state,
-      now,
-      a.responseStatus,
-      hook.id,
-    );
+    Object.assign(hook, { failureCount: failures, state: suspend ? 'suspended' : hook.state, lastDeliveryAt: now, lastResponseStatus: a.responseStatus });
     if (a.outcome === 'success') {
       this.stmt(
         "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?",
@@ -331,7 +361,7 @@ export class WebhookRepository {
       this.stmt(
         "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?",
       ).run(now, d.seq);
-      this.stmt("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'").run(now, hook.id);
+      this.stmt("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'").run(now, d.webhookId);
     } else {
       const retryAt = new Date(Date.parse(now) + opts.retryDelayMs(failures)).toISOString();
       this.stmt('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?').run(
@@ -339,7 +369,7 @@ export class WebhookRepository {
         d.seq,
       );
     }
-    return suspend ? 'suspended' : hook.state;
+    return hook.state;
   }
 
   /** Per-status counts for one webhook (tests and diagnostics). */
