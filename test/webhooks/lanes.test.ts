@@ -44,7 +44,17 @@ function setup(t: ExecutionContext) {
         outbox.append('update', { post: { ...p, text: `n${i}`, version: p.version + 1 }, previous: { text: p.text, rating: p.rating, tags: p.tags.map((x) => x.name) } }, seed.users[0].id);
       })
       .immediate();
-  return { repo, dispatcher, config, addHook, update };
+  /** Another dispatcher on its own connection to the same database, as a second process would have. */
+  const second = () => {
+    const db2 = openDatabase(dir);
+    const other = new WebhookDispatcher({ repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config }, { pollMs: 20, timeoutMs: 3000 });
+    t.teardown(async () => {
+      await other.stop();
+      db2.close();
+    });
+    return other;
+  };
+  return { repo, dispatcher, config, addHook, update, second };
 }
 
 const textOf = (body: string): string => (JSON.parse(body) as { data?: { text: string }; n?: string }).data?.text ?? (JSON.parse(body) as { n: string }).n;
@@ -77,6 +87,25 @@ test('a backlog longer than a lane reaches each webhook in order, over kept-aliv
     t.like(repo.get(hook.id), { state: 'active', failureCount: 0, lastResponseStatus: 200 });
   }
   t.true(repo.latestAttempts(a.id).every((x) => x.outcome === 'success'));
+});
+
+test('two dispatchers on one database never send the same webhook at once: each event once, in order', async (t) => {
+  const { repo, dispatcher, addHook, update, second } = setup(t);
+  const receiver = await startReceiver(200);
+  t.teardown(() => receiver.close());
+  const hook = addHook(receiver.url);
+  const other = second();
+  const events = 700; // more than one lane (500): the lease has to move along and be handed over
+  for (let i = 0; i < events; i++) update(i);
+  other.start();
+  dispatcher.start();
+  await receiver.waitFor(events, 60_000);
+  await dispatcher.whenIdle();
+  await other.whenIdle();
+  t.deepEqual(receiver.received.map((x) => textOf(x.body)), Array.from({ length: events }, (_, i) => `n${i}`));
+  t.is(new Set(receiver.received.map((x) => x.headers['x-webhook-delivery'])).size, events, 'no delivery sent twice');
+  t.deepEqual(repo.deliveryCounts(hook.id), { delivered: events });
+  t.is(dispatcher.stats.sent + other.stats.sent, events);
 });
 
 test('a template edited while a lane is being sent applies to the lane\'s remaining deliveries', async (t) => {
