@@ -7,10 +7,12 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
 import { Force, ListQuery, PostMetadata } from '../posts/schemas.ts';
+import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions/schemas.ts';
 import { body as ImageSearchBody, query as ImageSearchQuery } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
 import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { DEFAULT_TAG_LIMIT, MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';
 import { z } from './zod.ts';
@@ -32,7 +34,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'search' | 'webhooks' | 'media' | 'operations';
+  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
   /** needs X-Access-Key or the session cookie */
   auth?: boolean;
   request?: RouteConfig['request'];
@@ -67,6 +69,10 @@ const paging = (schema: typeof ListQuery | typeof SearchPaging) =>
     offset: schema.shape.offset.openapi({ description: 'results to skip; default 0', example: '0' }),
     limit: schema.shape.limit.openapi({ description: 'page size; default 24, above 1000 lowered to 1000', example: '24' }),
   });
+
+/** A query integer as the service reads it: digits only, within [minimum, maximum]. */
+const queryInteger = <T extends ZodTypeAny>(schema: T, range: { minimum: number; maximum?: number; default: number }, description: string) =>
+  schema.openapi({ type: 'integer', ...range, description } as never);
 
 const binary = (description: string) => z.string().openapi({ format: 'binary', description });
 
@@ -147,6 +153,52 @@ export const OPERATIONS: Operation[] = [
     summary: 'Delete a post, its files and its index entry (needs the delete-post permission)',
     request: { params: postId },
     responses: { ...always, ...limited, 204: { description: 'deleted' }, 403: forbidden, 404: postNotFound },
+  },
+
+  // ---- post history (decisions §9) ----
+  {
+    method: 'get', path: '/api/post/{id}/versions', operationId: 'listPostVersions', tag: 'posts',
+    summary: 'A post\'s versions, newest first',
+    request: {
+      params: postId,
+      query: VersionsQuery.extend({
+        offset: queryInteger(VersionsQuery.shape.offset, { minimum: 0, default: 0 }, 'versions to skip'),
+        limit: queryInteger(VersionsQuery.shape.limit, { minimum: 0, default: 24 }, `page size; above ${MAX_VERSIONS_LIMIT} lowered to ${MAX_VERSIONS_LIMIT}`),
+      }),
+    },
+    responses: { ...always, 200: { description: 'a page of versions', schema: S.PostVersionPage }, 400: issues('offset or limit negative or not an integer'), 404: postNotFound },
+  },
+  {
+    method: 'post', path: '/api/post/{id}/revert', operationId: 'revertPost', tag: 'posts', auth: true,
+    summary: 'Set text, rating and tags to those of an earlier version, as an update (needs the edit-post permission)',
+    request: { params: postId, body: { required: true, ...json(RevertBody) } },
+    responses: {
+      ...always, ...limited,
+      200: { description: 'the post after the revert', schema: S.Post },
+      400: issues(),
+      403: forbidden,
+      404: error('no post with this id, or it has no such version'),
+    },
+  },
+
+  // ---- tags (decisions §10) ----
+  {
+    method: 'get', path: '/api/tag', operationId: 'listTags', tag: 'tags',
+    summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
+    request: {
+      query: TagListQuery.extend({
+        prefix: TagListQuery.shape.prefix.openapi({ description: `case-insensitive start of the name; absent: every tag; at most ${MAX_PREFIX_LENGTH} characters` }),
+        offset: queryInteger(TagListQuery.shape.offset, { minimum: 0, default: 0 }, 'tags to skip'),
+        limit: queryInteger(TagListQuery.shape.limit, { minimum: 0, default: DEFAULT_TAG_LIMIT }, `page size; above ${MAX_TAG_LIMIT} lowered to ${MAX_TAG_LIMIT}`),
+      }),
+    },
+    responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
+  },
+  {
+    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
+    summary: 'One tag by its exact name, with its post count',
+    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
+    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
   },
 
   // ---- search (spec §4.9-4.11) ----
