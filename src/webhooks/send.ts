@@ -21,6 +21,7 @@ export class SendTimeoutError extends Error {}
 
 /** Response bodies are of no interest; this much is read so the connection can be reused, beyond it the connection is dropped. */
 const MAX_DRAIN_BYTES = 64 * 1024;
+const MAX_DRAIN_MS = 1000;
 
 function once(url: URL, o: SendOptions): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
@@ -48,15 +49,28 @@ function once(url: URL, o: SendOptions): Promise<{ status: number; reused: boole
       req.destroy();
     };
     o.signal.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => finish(err));
+    let status: number | undefined;
+    // After the headers, the outcome is known: a connection lost while draining the body changes nothing.
+    req.on('error', (err) => (status === undefined ? finish(err) : finish(undefined, status)));
     req.on('response', (res) => {
-      finish(undefined, res.statusCode ?? 0);
-      // Drain a little so the socket goes back to the pool; a receiver that streams at us loses its connection.
+      // The status decides the outcome; the body is of no interest. It is read to its end (a few
+      // bytes, normally) so the connection is back in the pool before the next send: resolving
+      // at the headers made the next delivery open a new connection while this one was still
+      // busy. A receiver that streams a large body, or dawdles over it, loses its connection.
+      clearTimeout(timer);
+      status = res.statusCode ?? 0;
+      const done = () => {
+        clearTimeout(drainTimer);
+        finish(undefined, status);
+      };
+      const drainTimer = setTimeout(() => res.destroy(), MAX_DRAIN_MS);
       let read = 0;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > MAX_DRAIN_BYTES) res.destroy();
       });
+      res.on('end', done);
+      res.on('close', done);
       res.on('error', () => {});
     });
     req.end(o.body, 'utf8');

@@ -161,6 +161,29 @@ test('a receiver that drops every connection after answering costs no failed att
   t.like(repo.get(hook.id), { state: 'active', failureCount: 0 });
 });
 
+test('a response body is read to its end before the next send, so one connection serves a whole lane', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    // Headers first, the body a moment later: the next delivery must wait for this connection.
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('accepted');
+      setTimeout(() => res.end(' and done'), 5);
+    });
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const events = 30;
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  await eventually(() => repo.deliveryCounts(hook.id).delivered === events, 30_000);
+  t.is(connections, 1);
+});
+
 /** A name /etc/hosts maps to loopback, other than localhost (which the URL check refuses by name). */
 function loopbackHostsName(): string | undefined {
   try {
