@@ -167,6 +167,9 @@ export const OPERATIONS: Operation[] = [
       query: SimilarQuery.extend({
         maxDiff: SimilarQuery.shape.maxDiff.openapi({ description: 'most differing bits, 0 to 11; default 8' }),
         limit: SimilarQuery.shape.limit.openapi({ description: '1 to 100; default 24' }),
+        transforms: SimilarQuery.shape.transforms.openapi({
+          description: 'dihedral: also find mirrored and rotated (90/180/270) copies, each match then names its `transform`; absent: the plain lookup',
+        }),
       }),
       body: { required: true, content: { 'multipart/form-data': { schema: z.object({ image: binary('the image to compare') }) } } },
     },

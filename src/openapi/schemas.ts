@@ -4,6 +4,7 @@
  * cannot drift from what the service sends. Objects are strict: an undocumented field (say, a
  * leaked passwordHash) fails the test instead of slipping through.
  */
+import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { RATINGS } from '../posts/post-record.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { EVENT_KINDS } from '../webhooks/event-data.ts';
@@ -112,10 +113,27 @@ export const ImageSearchResult = z
   .strict()
   .openapi('ImageSearchResult');
 
+export const Transform = z.enum(TRANSFORMS).openapi('Transform', {
+  description:
+    'How the uploaded image relates to the matched post\'s image: `none` (as is), `mirror` (mirrored left-right), ' +
+    '`rotate90`/`rotate180`/`rotate270` (turned clockwise by that many degrees), `mirrorRotate90`/`mirrorRotate180`/`mirrorRotate270` ' +
+    '(mirrored left-right, then turned clockwise; `mirrorRotate180` is an upside-down flip). When several fit equally well, the earlier in this list.',
+});
+
 export const SimilarResult = z
   .object({
     hash: z.string().regex(/^[01]{64}$/),
-    similar: z.array(z.object({ id: uuid, image: z.string(), imageURL: z.string().url(), diff: z.number().int().min(0).max(64) }).strict()),
+    similar: z.array(
+      z
+        .object({
+          id: uuid,
+          image: z.string(),
+          imageURL: z.string().url(),
+          diff: z.number().int().min(0).max(64).openapi({ description: 'differing bits (under `transform` when present)' }),
+          transform: Transform.optional().openapi({ description: 'only with transforms=dihedral: the symmetry under which this post is closest' }),
+        })
+        .strict(),
+    ),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });
