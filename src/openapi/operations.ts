@@ -189,6 +189,7 @@ export const OPERATIONS: Operation[] = [
           ImageSearchBody.extend({
             orderBy: ImageSearchBody.shape.orderBy.openapi({ type: 'string', description: 'id, uploadDate or relevance; anything else means uploadDate' }),
             order: ImageSearchBody.shape.order.openapi({ type: 'string', description: 'asc or desc; anything else means desc' }),
+            facets: ImageSearchBody.shape.facets.openapi({ description: 'count tags, ratings and/or uploaders over the whole result (response `data.facets`)' }),
           }),
         ),
       },

@@ -6,6 +6,7 @@
  */
 import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { RATINGS } from '../posts/post-record.ts';
+import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { EVENT_KINDS } from '../webhooks/event-data.ts';
 import { z } from './zod.ts';
@@ -89,6 +90,28 @@ export const LoginFailure = z.string().openapi('LoginFailure', { description: 'a
 
 export const AccessKey = z.object({ accessKey: z.string().regex(/^[A-Za-z0-9_]+$/) }).strict().openapi('AccessKey');
 
+const count = z.number().int().min(1);
+export const ImageSearchFacets = z
+  .object({
+    tags: z
+      .array(z.object({ name: z.string(), count }).strict())
+      .max(TOP_TAGS)
+      .optional()
+      .openapi({ description: `the ${TOP_TAGS} most frequent tags, count descending, then name (code point order); tags named by tagInclude conditions are left out` }),
+    rating: z
+      .object(Object.fromEntries(RATINGS.map((r) => [r, z.number().int().min(0)])) as Record<(typeof RATINGS)[number], z.ZodNumber>)
+      .strict()
+      .optional()
+      .openapi({ description: 'posts per rating' }),
+    uploader: z
+      .array(z.object({ id: z.number().int(), name: z.string(), count }).strict())
+      .max(TOP_UPLOADERS)
+      .optional()
+      .openapi({ description: `the ${TOP_UPLOADERS} most frequent uploaders, count descending, then id; posts without an owner are not counted` }),
+  })
+  .strict()
+  .openapi('ImageSearchFacets', { description: 'Exact counts over the whole result; only the requested keys are present' });
+
 export const ImageSearchResult = z
   .object({
     error: z.null(),
@@ -107,6 +130,7 @@ export const ImageSearchResult = z
             })
             .strict(),
         ),
+        facets: ImageSearchFacets.optional().openapi({ description: 'only when the request names `facets`: counts over the whole result, not the page' }),
       })
       .strict(),
   })

@@ -5,6 +5,7 @@ import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefCondition, type RefOrder, type RefSelector } from '../helpers/search-reference.ts';
+import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 
 // Reproduce a failure with the seed it logs: SEARCH_TEST_SEED=<n> npx ava test/search/differential.test.ts
 const SEED = Number(process.env.SEARCH_TEST_SEED ?? 20240501);
@@ -184,4 +185,41 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }
   }
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned images`);
+});
+
+// ---- facets (decisions §11): exact counts over the whole result, compared with a count over SQLite ----
+
+const FACET_QUERIES = 240;
+
+test.serial('POST /image/search facets agree with a plain count over SQLite', async (t) => {
+  const r = new Random(SEED + 2);
+  const all: RefFacet[] = ['tags', 'rating', 'uploader'];
+  const queries = Array.from({ length: FACET_QUERIES }, () => {
+    // Mostly broad results (few conditions), where many tags tie and the top 20 must be picked right.
+    const conditions = Array.from({ length: r.weighted([[0, 2], [1, 5], [2, 3], [3, 1]] as const) }, () => randomCondition(r));
+    const facets = r.chance(0.6) ? all : all.filter(() => r.chance(0.5));
+    const body = { conditions, facets, orderBy: r.pick(['id', 'uploadDate', 'relevance', undefined]) };
+    return { body, offset: r.weighted([[0, 4], [r.int(1, 3000), 1]] as const) };
+  });
+  const started = Date.now();
+  const results = await pool(
+    6,
+    queries.map((q) => () => postJson(fx.app, `/image/search?offset=${q.offset}&limit=3`, q.body)),
+  );
+  t.log(`${FACET_QUERIES} faceted image searches in ${Date.now() - started} ms`);
+  let tagged = 0;
+  let full = 0;
+  for (const [i, q] of queries.entries()) {
+    const res = results[i];
+    const where = `facet query ${i}: ${JSON.stringify(q)}`;
+    if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
+    const matched = refImageSearch(posts, q.body);
+    t.is(res.body.data.total, matched.length, where);
+    t.deepEqual(res.body.data.facets, refFacets(matched, q.body.conditions, q.body.facets), where);
+    if ((res.body.data.facets.tags?.length ?? 0) > 0) tagged++;
+    if (res.body.data.facets.tags?.length === 20) full++;
+  }
+  // The comparison must have had something to compare: many results with tags, many with a full top 20.
+  t.true(tagged > FACET_QUERIES / 3, `only ${tagged} queries had tag facets`);
+  t.true(full > FACET_QUERIES / 10, `only ${full} queries had 20 tags`);
 });
