@@ -107,6 +107,22 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned posts`);
 });
 
+/** `word` with one random edit: a substitution, insertion, deletion or swap of neighbours. */
+function typo(r: Random, word: string): string {
+  const i = r.int(0, word.length - 1);
+  const letter = r.pick([...'abcdefghijklmnopqrstuvwxyz']);
+  switch (r.pick(['sub', 'ins', 'del', 'swap'] as const)) {
+    case 'sub':
+      return word.slice(0, i) + letter + word.slice(i + 1);
+    case 'ins':
+      return word.slice(0, i) + letter + word.slice(i);
+    case 'del':
+      return word.length > 1 ? word.slice(0, i) + word.slice(i + 1) : word;
+    case 'swap':
+      return i + 1 < word.length ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : word;
+  }
+}
+
 function randomCondition(r: Random): RefCondition {
   const type = r.weighted([['tagInclude', 4], ['tagExclude', 2], ['ratingEq', 2], ['textContains', 4], ['uploadedBy', 3], ['textMatch', 3]] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
@@ -128,9 +144,13 @@ function randomCondition(r: Random): RefCondition {
       return { type, value: pad(value) };
     }
     case 'textMatch': {
-      // Plain words only: their tokens are the same under any reading of UAX #29.
+      // Plain words only: their tokens are the same under any reading of UAX #29. Some with typos
+      // (decisions §11), some cut short (the last word also matches as a prefix).
       const plain = WORDS.filter((w) => /^[a-z]+$/i.test(w));
-      return { type, value: pad(Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60))).join(' ')) };
+      const words: string[] = Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60)));
+      const i = r.int(0, words.length - 1);
+      words[i] = r.weighted([[words[i], 4], [typo(r, words[i]), 3], [typo(r, typo(r, words[i])), 1], [words[i].slice(0, r.int(1, words[i].length)), 2]] as const);
+      return { type, value: pad(words.join(' ')) };
     }
   }
 }
