@@ -194,6 +194,15 @@ export const DeliveryAttempt = z
   .strict()
   .openapi('DeliveryAttempt');
 
+export const OpenApiDocument = z
+  .object({
+    openapi: z.string().regex(/^3\.1\.\d+$/),
+    info: z.object({ title: z.string(), version: z.string() }).passthrough(),
+    paths: z.record(z.record(z.unknown())),
+  })
+  .passthrough()
+  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one)' });
+
 export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
 
 export const Readiness = z

@@ -28,7 +28,7 @@ export interface ImageSearchRequest {
 }
 
 // The webhook payload spells the third rating `violet` (spec §6); accept it here too.
-const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
+export const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
 
 const condition = z
   .object({
