@@ -7,7 +7,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
 import { queryIntRange } from '../http/validate.ts';
-import { Force, ListQuery, MAX_TAGS, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
+import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
 import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { RATINGS } from '../posts/post-record.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
@@ -90,6 +90,7 @@ const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('Tag
 });
 /** Post metadata as the routes validate it, with the tag-name rule spelled out. */
 const Metadata = PostMetadata.extend({
+  text: PostMetadata.shape.text.openapi({ description: `at most ${MAX_TEXT} UTF-16 code units (maxLength counts code points, so it is the looser bound)` }),
   tags: z.array(TagName).max(MAX_TAGS).optional().openapi({ description: `at most ${MAX_TAGS}; duplicates are dropped` }),
 });
 
