@@ -7,12 +7,14 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
 import { queryIntRange } from '../http/validate.ts';
-import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
-import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { RATINGS } from '../posts/post-record.ts';
+import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
+import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions/schemas.ts';
+import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
 import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';
 import { z } from './zod.ts';
@@ -34,7 +36,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'search' | 'webhooks' | 'media' | 'operations';
+  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
   /** needs X-Access-Key or the session cookie */
   auth?: boolean;
   request?: RouteConfig['request'];
@@ -196,6 +198,49 @@ export const OPERATIONS: Operation[] = [
     summary: 'Delete a post, its files and its index entry (needs the delete-post permission)',
     request: { params: postId },
     responses: { ...always, ...limited, 204: { description: 'deleted' }, 403: forbidden, 404: postNotFound },
+  },
+
+  // ---- post history (decisions §9) ----
+  {
+    method: 'get', path: '/api/post/{id}/versions', operationId: 'listPostVersions', tag: 'posts',
+    summary: 'A post\'s versions, newest first',
+    request: {
+      params: postId,
+      query: documentedQuery(VersionsQuery, { offset: 'versions to skip', limit: `page size; above ${MAX_VERSIONS_LIMIT} lowered to ${MAX_VERSIONS_LIMIT}` }),
+    },
+    responses: { ...always, 200: { description: 'a page of versions', schema: S.PostVersionPage }, 400: issues('offset or limit negative or not an integer'), 404: postNotFound },
+  },
+  {
+    method: 'post', path: '/api/post/{id}/revert', operationId: 'revertPost', tag: 'posts', auth: true,
+    summary: 'Set text, rating and tags to those of an earlier version, as an update (needs the edit-post permission)',
+    request: { params: postId, body: { required: true, ...json(RevertBody) } },
+    responses: {
+      ...always, ...limited,
+      200: { description: 'the post after the revert', schema: S.Post },
+      400: issues(),
+      403: forbidden,
+      404: error('no post with this id, or it has no such version'),
+    },
+  },
+
+  // ---- tags (decisions §10) ----
+  {
+    method: 'get', path: '/api/tag', operationId: 'listTags', tag: 'tags',
+    summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
+    request: {
+      query: documentedQuery(TagListQuery.extend({ prefix: TagListQuery.shape.prefix.openapi({ maxLength: MAX_PREFIX_LENGTH }) }), {
+        prefix: `case-insensitive start of the name; absent: every tag; at most ${MAX_PREFIX_LENGTH} characters`,
+        offset: 'tags to skip',
+        limit: `page size; above ${MAX_TAG_LIMIT} lowered to ${MAX_TAG_LIMIT}`,
+      }),
+    },
+    responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
+  },
+  {
+    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
+    summary: 'One tag by its exact name, with its post count',
+    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
+    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
   },
 
   // ---- search (spec §4.9-4.11) ----

@@ -91,6 +91,7 @@ export function openApiDocument(publicUrl?: string): Document {
     tags: [
       { name: 'accounts' },
       { name: 'posts' },
+      { name: 'tags' },
       { name: 'search' },
       { name: 'webhooks' },
       { name: 'media' },

@@ -20,6 +20,19 @@ export const Rating = z.enum(RATINGS).openapi('Rating');
 
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
 
+/** Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters. */
+const tagName = z.string().min(1).max(64).regex(/^[^\s\p{C}]+$/u);
+
+export const TagCount = z
+  .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
+  .strict()
+  .openapi('TagCount');
+
+export const TagPage = z
+  .object({ count: z.number().int().min(0).openapi({ description: 'tags that match' }), data: z.array(TagCount) })
+  .strict()
+  .openapi('TagPage', { description: 'most used first, then by name' });
+
 export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');
 
 export const Self = z
@@ -58,6 +71,30 @@ const postFields = {
 };
 
 export const Post = z.object(postFields).strict().openapi('Post');
+
+const change = <T extends z.ZodTypeAny>(value: T) => z.object({ old: value, new: value }).strict();
+
+export const PostVersion = z
+  .object({
+    version: z.number().int().min(1),
+    text: z.string(),
+    rating: Rating,
+    tags: z.array(z.string()).openapi({ description: 'tag names, sorted' }),
+    editor: z.union([User, z.null()]).openapi({ description: 'who made this version; null for imports, legacy posts and removed accounts' }),
+    createdAt: isoTime,
+    changes: z
+      .object({ text: change(z.string()).optional(), tags: change(z.array(z.string())).optional(), rating: change(Rating).optional() })
+      .strict()
+      .optional()
+      .openapi({ description: 'the fields that differ from the previous version; absent on version 1' }),
+  })
+  .strict()
+  .openapi('PostVersion', { description: 'One version of a post\'s text, rating and tags (decisions §9)' });
+
+export const PostVersionPage = z
+  .object({ count: z.number().int().min(0), data: z.array(PostVersion) })
+  .strict()
+  .openapi('PostVersionPage', { description: '`count` is the number of versions; `data` the requested slice, newest first' });
 
 export const CreatedPost = z
   .object({ ...postFields, uploader: Self })

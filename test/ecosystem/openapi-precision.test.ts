@@ -65,7 +65,8 @@ test('GET /openapi.json is documented as an object', (t) => {
 });
 
 /** Calls an operation with one query parameter set. Similar needs an image, the others take JSON. */
-async function call(method: string, path: string, query: string): Promise<number> {
+async function call(method: string, template: string, query: string): Promise<number> {
+  const path = template.replace('{id}', postId);
   if (path === '/api/post/similar') {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(await randomImage(141))], { type: 'image/png' }), 'q.png');
@@ -98,6 +99,13 @@ test('integer query parameters state their range and default, and the service en
     }
   }
   t.true(checked >= 8, `only ${checked} integer parameters found`);
+});
+
+test('string lengths are code points, as JSON Schema counts them: a tag prefix of 64 emoji is fine, 65 are not', async (t) => {
+  const prefix = (doc.paths['/api/tag'].get.parameters as Json[]).find((p) => p.name === 'prefix')!;
+  t.is(prefix.schema.maxLength, 64);
+  t.is((await app.request(`/api/tag?prefix=${encodeURIComponent('😀'.repeat(64))}`)).status, 200);
+  t.is((await app.request(`/api/tag?prefix=${encodeURIComponent('😀'.repeat(65))}`)).status, 400);
 });
 
 test('the tag-name pattern accepts exactly the names the service accepts', async (t) => {

@@ -1,6 +1,9 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/posts/post-record.ts';
 import { toPostView } from '../../src/posts/post-view.ts';
+import { foldTag } from '../../src/tags/fold.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { createUser } from '../helpers/users.ts';
 import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
@@ -242,4 +245,80 @@ test.serial('POST /image/search facets agree with a plain count over SQLite', as
   // The comparison must have had something to compare: many results with tags, many with a full top 20.
   t.true(tagged > FACET_QUERIES / 3, `only ${tagged} queries had tag facets`);
   t.true(full > FACET_QUERIES / 10, `only ${full} queries had 20 tags`);
+});
+
+// ---- tags (decisions §10) ----
+// Last in the file and self-cleaning: it uploads its own posts, edits, reverts and deletes them,
+// and deletes the rest at the end, so the seeded posts other blocks compare against stay as they were.
+
+/** SQLite's BINARY order: UTF-8 bytes. */
+const binaryOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** GET /api/tag as a plain count over post_tags would answer it. */
+function refTags(prefix: string, offset: number, limit: number | undefined) {
+  const rows = fx.app.services.db
+    .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
+    .all() as { id: number; name: string; count: number }[];
+  const folded = foldTag(prefix);
+  const matching = rows.filter((t) => foldTag(t.name).startsWith(folded)).sort((a, b) => b.count - a.count || binaryOrder(a.name, b.name));
+  return { count: matching.length, data: matching.slice(offset, offset + Math.min(limit ?? 10, 100)) };
+}
+
+test.serial('GET /api/tag agrees with a plain count over SQLite through uploads, edits, reverts and deletes', async (t) => {
+  const r = new Random(SEED + 2);
+  const editor = await createUser(fx.app, 0x2 | 0x4 | 0x2000);
+  const unicode = WORDS.filter((w) => /^[^\s\p{C}]+$/u.test(w) && /[^\x20-\x7e]|%|_/.test(w));
+  const someTags = () => {
+    const names = new Set<string>();
+    for (let n = r.int(0, 6); n > 0; n--) names.add(r.chance(0.7) ? fx.seed.tags[r.skewed(60)] : r.pick(unicode));
+    return [...names];
+  };
+  const write = async (method: string, url: string, body: unknown) => {
+    const res = await fx.app.request(url, { method, headers: { ...editor.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  };
+  let queries = 0;
+  const check = async (step: string) => {
+    for (let i = 0; i < 12; i++) {
+      const prefix = r.weighted([
+        ['', 1],
+        [needle(r, r.pick(fx.seed.tags.slice(0, 80)), 6), 6],
+        [needle(r, r.pick(unicode), 3), 3],
+        ['zzz', 1],
+      ] as const);
+      const offset = r.weighted([[0, 6], [r.int(1, 30), 2], [r.int(0, 3000), 1]] as const);
+      const limit = r.weighted([[undefined, 3], [r.int(0, 100), 5], [r.int(101, 500), 1]] as const);
+      const params = new URLSearchParams({ prefix, offset: String(offset), ...(limit === undefined ? {} : { limit: String(limit) }) });
+      const res = await fx.app.request(`/api/tag?${params}`);
+      t.is(res.status, 200);
+      t.deepEqual(await res.json(), refTags(prefix, offset, limit), `${step}: ${params}`);
+      queries++;
+    }
+  };
+
+  const mine: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await fx.app.request('/api/post/', { method: 'POST', headers: editor.headers, body: uploadForm({ image: await randomImage(77_000 + i), metadata: { tags: someTags() }, force: '1' }) });
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+    mine.push((await res.json()).id);
+  }
+  await check('after uploads');
+  for (let step = 0; step < 30; step++) {
+    const id = r.pick(mine);
+    const kind = r.weighted([['edit', 5], ['revert', 3], ['delete', 1]] as const);
+    if (kind === 'edit') await write(r.pick(['PUT', 'PATCH']), `/api/post/${id}`, r.chance(0.8) ? { tags: someTags() } : { text: `step ${step}` });
+    else if (kind === 'revert') {
+      const versions = (await (await fx.app.request(`/api/post/${id}/versions`)).json()).count;
+      await write('POST', `/api/post/${id}/revert`, { version: r.int(1, versions) });
+    } else {
+      const res = await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers });
+      t.is(res.status, 204);
+      mine.splice(mine.indexOf(id), 1);
+      if (mine.length === 0) break;
+    }
+    await check(`after ${kind} ${step}`);
+  }
+  for (const id of mine) t.is((await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers })).status, 204);
+  await check('after deleting the rest');
+  t.log(`${queries} tag queries checked`);
 });
