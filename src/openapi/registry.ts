@@ -54,9 +54,9 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
       responses: Object.fromEntries(Object.entries(op.responses).map(([status, reply]) => [status, responseConfig(reply)])),
     });
   }
-  // Outgoing notifications (decisions §8), so receivers can be written from the document too. The
-  // generator collects named schemas from paths only, so the webhook body's is registered by hand
-  // (else its $ref dangles).
+  // Outgoing notifications (decisions §8), so receivers can be written from the document too.
+  // Registered by name: the generator only collects components reached from paths, not from
+  // webhooks, so the body's $ref would otherwise dangle.
   registry.register('DefaultWebhookBody', S.DefaultWebhookBody);
   registry.registerWebhook({
     method: 'post',

@@ -613,6 +613,8 @@ export interface components {
             id: string;
             imageHash: string;
         }[];
+        /** @description trimmed, then 1 to 64 characters (code points) without whitespace or control characters; case is kept */
+        TagName: string;
         /** @description One version of a post's text, rating and tags (decisions §9) */
         PostVersion: {
             version: number;
@@ -660,6 +662,11 @@ export interface components {
             count: number;
             data: components["schemas"]["TagCount"][];
         };
+        /**
+         * @description only with transforms=dihedral: the symmetry under which this post is closest
+         * @enum {string}
+         */
+        Transform: "none" | "mirror" | "rotate90" | "rotate180" | "rotate270" | "mirrorRotate90" | "mirrorRotate180" | "mirrorRotate270";
         /** @description matches within maxDiff bits, closest first, then newest */
         SimilarResult: {
             hash: string;
@@ -669,7 +676,29 @@ export interface components {
                 image: string;
                 /** Format: uri */
                 imageURL: string;
+                /** @description differing bits (under `transform` when present) */
                 diff: number;
+                transform?: components["schemas"]["Transform"];
+            }[];
+        };
+        /** @description only when the request names `facets`: counts over the whole result, not the page */
+        ImageSearchFacets: {
+            /** @description the 20 most frequent tags, count descending, then name (code point order); tags named by tagInclude conditions are left out */
+            tags?: {
+                name: string;
+                count: number;
+            }[];
+            /** @description posts per rating */
+            rating?: {
+                none: number;
+                moderate: number;
+                violent: number;
+            };
+            /** @description the 10 most frequent uploaders, count descending, then id; posts without an owner are not counted */
+            uploader?: {
+                id: number;
+                name: string;
+                count: number;
             }[];
         };
         ImageSearchResult: {
@@ -690,6 +719,7 @@ export interface components {
                     thumbnailUrl: string;
                     tags: string[];
                 }[];
+                facets?: components["schemas"]["ImageSearchFacets"];
             };
         };
         /** @description A webhook registration; the secret is write-only and never returned */
@@ -753,6 +783,19 @@ export interface components {
             sqlite: "up" | "down";
             /** @enum {string} */
             elasticsearch: "up" | "down";
+        };
+        /** @description An OpenAPI 3.1 document (this one) */
+        OpenApiDocument: {
+            openapi: string;
+            info: {
+                title: string;
+                version: string;
+            };
+            paths: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
         };
     };
     responses: never;
@@ -937,8 +980,8 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                offset?: string;
-                limit?: string;
+                offset?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1010,8 +1053,10 @@ export interface operations {
                     image: string;
                     /** @description absent fields: text "", tags [], rating none */
                     metadata?: {
+                        /** @description at most 10000 UTF-16 code units (maxLength counts code points, so it is the looser bound) */
                         text?: string;
-                        tags?: string[];
+                        /** @description at most 64; duplicates are dropped */
+                        tags?: components["schemas"]["TagName"][];
                         /** @enum {string} */
                         rating?: "none" | "moderate" | "violent";
                     };
@@ -1181,8 +1226,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description at most 10000 UTF-16 code units (maxLength counts code points, so it is the looser bound) */
                     text?: string;
-                    tags?: string[];
+                    /** @description at most 64; duplicates are dropped */
+                    tags?: components["schemas"]["TagName"][];
                     /** @enum {string} */
                     rating?: "none" | "moderate" | "violent";
                 };
@@ -1353,8 +1400,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description at most 10000 UTF-16 code units (maxLength counts code points, so it is the looser bound) */
                     text?: string;
-                    tags?: string[];
+                    /** @description at most 64; duplicates are dropped */
+                    tags?: components["schemas"]["TagName"][];
                     /** @enum {string} */
                     rating?: "none" | "moderate" | "violent";
                 };
@@ -1721,8 +1770,8 @@ export interface operations {
     searchPosts: {
         parameters: {
             query?: {
-                offset?: string;
-                limit?: string;
+                offset?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1842,8 +1891,9 @@ export interface operations {
     similarPosts: {
         parameters: {
             query?: {
-                maxDiff?: string;
-                limit?: string;
+                maxDiff?: number;
+                limit?: number;
+                transforms?: "dihedral";
             };
             header?: never;
             path?: never;
@@ -1933,8 +1983,8 @@ export interface operations {
     imageSearch: {
         parameters: {
             query?: {
-                offset?: string;
-                limit?: string;
+                offset?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1943,16 +1993,32 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @default [] */
-                    conditions?: {
+                    /**
+                     * @description all must hold
+                     * @default []
+                     */
+                    conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "ratingEq" | "textContains" | "uploadedBy" | "textMatch";
+                        type: "tagInclude" | "tagExclude" | "textContains" | "uploadedBy";
+                        /** @description trimmed; must not be empty */
                         value: string;
-                    }[];
+                    } | {
+                        /** @enum {string} */
+                        type: "ratingEq";
+                        /** @description a rating, any case (violet is violent) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "textMatch";
+                        /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
+                        value: string;
+                    })[];
                     /** @description id, uploadDate or relevance; anything else means uploadDate */
                     orderBy?: string;
                     /** @description asc or desc; anything else means desc */
                     order?: string;
+                    /** @description count tags, ratings and/or uploaders over the whole result (response `data.facets`) */
+                    facets?: ("tags" | "rating" | "uploader")[];
                 };
             };
         };
@@ -2072,6 +2138,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description an absolute http or https URL without credentials, whose host is public (not loopback, private, link-local or reserved, also after DNS resolution); stored WHATWG-normalised
+                     */
                     url: string;
                     secret: string;
                     events: ("create" | "update" | "delete")[];
@@ -2360,6 +2430,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description an absolute http or https URL without credentials, whose host is public (not loopback, private, link-local or reserved, also after DNS resolution); stored WHATWG-normalised
+                     */
                     url?: string;
                     secret?: string;
                     events?: ("create" | "update" | "delete")[];
@@ -2819,7 +2893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
             /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */

@@ -39,34 +39,6 @@ export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
   throw new ApiError(response.status, describeFailure(response.status, result.error, response.headers.get('retry-after')), result.error);
 }
 
-/**
- * A request outside the generated types (a query parameter the document does not list yet), with
- * the same error handling; the caller names the answer's shape.
- */
-export async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    // FormData goes as multipart (the browser writes the boundary), anything else as JSON.
-    const form = body instanceof FormData;
-    response = await fetch(url, {
-      method,
-      headers: body === undefined || form ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, 'Could not reach the server. Check the connection and try again.');
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = text;
-  }
-  if (!response.ok) throw new ApiError(response.status, describeFailure(response.status, parsed, response.headers.get('retry-after')), parsed);
-  return parsed as T;
-}
-
 /** The error's words for a message box (anything thrown, not only ApiError). */
 export const errorText = (err: unknown) => (err instanceof ApiError ? err.message : `Something went wrong in the page: ${String(err)}`);
 

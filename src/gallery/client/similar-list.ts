@@ -1,15 +1,9 @@
 /** Similar images (POST /api/post/similar?transforms=dihedral, decisions §11) as a grid with distances. */
-import { call, thumbnailOf } from './api.ts';
+import { api, ok, thumbnailOf, type Schemas } from './api.ts';
 import { h } from './dom.ts';
 import { grid } from './grid.ts';
 
-export interface SimilarMatch {
-  id: string;
-  image: string;
-  imageURL: string;
-  diff: number;
-  transform?: string;
-}
+export type SimilarMatch = Schemas['SimilarResult']['similar'][number];
 
 const TRANSFORM_WORDS: Record<string, string> = {
   none: 'same orientation',
@@ -28,9 +22,17 @@ export function transformWords(t: string | undefined): string {
 }
 
 export async function findSimilar(image: Blob, name: string, maxDiff = 8): Promise<SimilarMatch[]> {
-  const form = new FormData();
-  form.append('image', image, name);
-  const result = await call<{ hash: string; similar: SimilarMatch[] }>('POST', `/api/post/similar?transforms=dihedral&maxDiff=${maxDiff}&limit=24`, form);
+  const result = await ok(
+    api.POST('/api/post/similar', {
+      params: { query: { transforms: 'dihedral', maxDiff, limit: 24 } },
+      body: { image: name },
+      bodySerializer: () => {
+        const form = new FormData();
+        form.append('image', image, name);
+        return form;
+      },
+    }),
+  );
   return result.similar;
 }
 

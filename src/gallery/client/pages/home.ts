@@ -7,7 +7,7 @@ const PAGE_SIZE = 24;
 
 export async function homePage(): Promise<void> {
   const page = currentPage();
-  const result = await ok(api.GET('/api/post/', { params: { query: { offset: String((page - 1) * PAGE_SIZE), limit: String(PAGE_SIZE) } } }));
+  const result = await ok(api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
   const items = result.data.map((p) => ({
     href: `/post/${p.id}`,
     thumbnail: p.thumbnails['320'],

@@ -2,18 +2,14 @@
  * `/search?q=`: the segment syntax (../query.ts) over POST /image/search, with facet counts of the
  * whole result beside the grid (decisions §11); every facet is a link that narrows the search.
  */
-import { api, ok, postIdOf } from '../api.ts';
+import { api, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, grid, pager } from '../grid.ts';
 import { parseQuery, withSegment } from '../query.ts';
 
 const PAGE_SIZE = 24;
 
-interface Facets {
-  tags?: { name: string; count: number }[];
-  rating?: Record<'none' | 'moderate' | 'violent', number>;
-  uploader?: { id: number; name: string; count: number }[];
-}
+type Facets = Schemas['ImageSearchFacets'];
 
 const searchHref = (q: string, page = 1) => `/search?q=${encodeURIComponent(q)}${page > 1 ? `&page=${page}` : ''}`;
 
@@ -43,10 +39,9 @@ export async function searchPage(): Promise<void> {
   const q = new URLSearchParams(location.search).get('q') ?? '';
   const page = currentPage();
   const parsed = parseQuery(q);
-  const body = { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order, facets: ['tags', 'rating', 'uploader'] };
-  const result = await ok(api.POST('/image/search', { params: { query: { offset: String((page - 1) * PAGE_SIZE), limit: String(PAGE_SIZE) } }, body }));
-  const { total, images } = result.data;
-  const facets = (result.data as { facets?: Facets }).facets;
+  const body = { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order, facets: ['tags' as const, 'rating' as const, 'uploader' as const] };
+  const result = await ok(api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }));
+  const { total, images, facets } = result.data;
   const items = images.map((img) => ({
     href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
     thumbnail: img.thumbnailUrl,
