@@ -147,7 +147,7 @@ test.serial('open the post, edit its tags, see the history and revert', async (t
   noErrors(t);
 });
 
-test.serial('the same picture again: the near-duplicate warning, then "upload anyway"', async (t) => {
+test.serial('the same picture again: the near-duplicate warning, then "upload anyway"; the copy is deleted', async (t) => {
   const { page } = t.context.session;
   await page.goto('/upload');
   await ready(page);
@@ -166,6 +166,13 @@ test.serial('the same picture again: the near-duplicate warning, then "upload an
   const second = new URL(page.url()).pathname.split('/')[2];
   t.not(second, t.context.state.postId);
   await ready(page);
+  // The copy goes again: delete asks once more, then removes it.
+  await page.getByRole('button', { name: 'Delete this post…' }).click();
+  await page.getByRole('button', { name: 'Yes, delete it' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+  await ready(page);
+  t.is(await page.locator(`.grid a[href="/post/${second}"]`).count(), 0);
+  t.is((await t.context.app.request(`/api/post/${second}`)).status, 404);
   noErrors(t);
 });
 
@@ -253,6 +260,20 @@ test.serial('a suspended webhook shows its failed deliveries and is re-activated
   await page.getByRole('button', { name: 'Re-activate my receiver' }).click();
   await page.getByText('my receiver is active again.').waitFor();
   await page.locator('.card strong', { hasText: 'active' }).waitFor();
+  noErrors(t);
+});
+
+test.serial('edit the webhook, then delete it', async (t) => {
+  const { page } = t.context.session;
+  await page.getByRole('button', { name: 'Edit my receiver' }).click();
+  await page.fill('#wh-label', 'renamed receiver');
+  await page.getByRole('checkbox', { name: 'delete', exact: true }).uncheck();
+  await page.getByRole('button', { name: 'Save webhook' }).click();
+  await page.getByText('Saved webhook renamed receiver.').waitFor();
+  t.regex(await page.locator('.card').innerText(), /Events: create, update ·/);
+  await page.getByRole('button', { name: 'Delete renamed receiver' }).click();
+  await page.getByText('Deleted renamed receiver.').waitFor();
+  await page.getByText('No webhooks yet.').waitFor();
   noErrors(t);
 });
 
