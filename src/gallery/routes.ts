@@ -4,6 +4,8 @@ import { COOKIE_NAME } from '../accounts/session-cookie.ts';
 import { bundleClient, readStaticAssets, type Asset } from './bundle.ts';
 import { galleryPage } from './page.ts';
 
+let script: Promise<Asset> | undefined;
+
 /** Page titles by address (decisions §12); the browser code renders the content. */
 const PAGES: Record<string, string> = {
   '/': 'Newest posts',
@@ -60,10 +62,15 @@ function sendAsset(ctx: AppContext, asset: Asset): void {
 export function galleryRoutes(deps: { config: { mediaUrl: string } }): Router<AppState> {
   const router = new Router<AppState>();
   const statics = readStaticAssets();
-  // Started at once so the first page does not wait; a failure is kept and answered as a 500.
-  let script: Promise<Asset> | undefined;
-  const clientScript = () => (script ??= bundleClient());
-  clientScript().catch(() => {});
+  // Built on the first request for a page (about 0.1 s), once per process: apps that never serve
+  // the gallery (tests, mostly) never pay for it. A failed build is a 500 and is tried again.
+  const clientScript = () => {
+    script ??= bundleClient().catch((err: unknown) => {
+      script = undefined;
+      throw err;
+    });
+    return script;
+  };
   const version = (etag: string) => etag.slice(1, 13);
 
   for (const [route, title] of Object.entries(PAGES)) {

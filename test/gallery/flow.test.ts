@@ -98,7 +98,11 @@ test.serial('the new post comes first in the gallery', async (t) => {
   t.is(await first.locator('img').getAttribute('alt'), 'Sunflowers in a field at noon');
   t.is(await first.locator('img').getAttribute('loading'), 'lazy');
   await screenshots(page, 'home');
+  // Dark mode follows the system.
+  const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const light = await background();
   await page.emulateMedia({ colorScheme: 'dark' });
+  t.not(await background(), light);
   await screenshots(page, 'home-dark');
   await page.emulateMedia({ colorScheme: 'light' });
   noErrors(t);
