@@ -30,7 +30,7 @@ test.before(async (t) => {
   // Retries in milliseconds, not minutes, so a failing webhook is suspended within the test.
   app.services.webhookDispatcher.configure({ timeoutMs: 600, retryDelaysMs: [50, 80], pollMs: 100 });
   // create + edit + delete
-  const user = await createUser(app, 0x2006);
+  const user = await createUser(app, 0x2006, 'alice');
   const session = await openBrowser(app.url);
   t.context = { app, user, session, picture: await randomImage(4242, 320, 240), state: { postId: '' } };
 });
