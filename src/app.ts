@@ -21,6 +21,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
+import { galleryRoutes } from './gallery/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -60,6 +61,7 @@ export function createApp(services: Services): Koa<AppState> {
     webhookRoutes(services),
     metrics.routes(),
     openApiRoutes(services),
+    galleryRoutes(services),
   ];
   // koa-router answers 501 to a method it does not implement (PROPFIND, SEARCH...) on a known path and
   // leaves 405 bodies empty: both are the client's mistake, so 405 with the Allow header and a JSON body.

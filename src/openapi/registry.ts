@@ -55,6 +55,9 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     });
   }
   // Outgoing notifications (decisions §8), so receivers can be written from the document too.
+  // Registered by name: the generator only collects components reached from paths, not from
+  // webhooks, so the body's $ref would otherwise dangle.
+  registry.register('DefaultWebhookBody', S.DefaultWebhookBody);
   registry.registerWebhook({
     method: 'post',
     path: 'postEvent',

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/sqlite.ts';
 import { IMAGE_FORMATS } from '../media/formats.ts';
 import { RATINGS, type Rating } from '../posts/post-record.ts';
+import { VersionRepository } from '../posts/versions/repository.ts';
 import { foldTag } from '../tags/fold.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
@@ -135,6 +136,8 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         tagSet.add(rnd.skewed(tagCount));
       for (const t of tagSet) link.run(seq, ids[t]);
     }
+    // Every post has a history (decisions §9), seeded ones included.
+    new VersionRepository(db).backfillFirstVersions();
   })();
   return { count: opts.count, users, tags: tagNames, clusters };
 }

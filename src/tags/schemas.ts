@@ -8,7 +8,15 @@ export const MAX_TAG_LIMIT = 100;
 export const MAX_PREFIX_LENGTH = 64;
 
 export const TagListQuery = z.object({
-  prefix: z.string().max(MAX_PREFIX_LENGTH, `prefix is at most ${MAX_PREFIX_LENGTH} characters`).optional().transform((p) => p ?? ''),
+  // Code points, as tag names are counted (src/posts/schemas.ts): an emoji is one character.
+  prefix: z
+    .string()
+    .superRefine((p, ctx) => {
+      if (Array.from(p).length > MAX_PREFIX_LENGTH)
+        ctx.addIssue({ code: 'too_big', maximum: MAX_PREFIX_LENGTH, type: 'string', inclusive: true, message: `prefix is at most ${MAX_PREFIX_LENGTH} characters` });
+    })
+    .optional()
+    .transform((p) => p ?? ''),
   offset: queryInt({ min: 0, default: 0 }),
   limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
 });

@@ -8,8 +8,9 @@ import Database from 'better-sqlite3';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { importDirectory } from '../../src/posts/import.ts';
-import { VersionRepository } from '../../src/posts/versions/repository.ts';
+import { VersionRepository, type VersionRecord } from '../../src/posts/versions/repository.ts';
 import { silentProgress } from '../../src/search/progress.ts';
+import { seedPosts } from '../../src/seed/seed.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -245,4 +246,19 @@ test('a database from before the migration gets version 1 for every post', async
   const after = await (await old.request(`/api/post/${legacy[0].id}/versions`)).json();
   t.is(after.count, 2);
   t.like(after.data[0], { version: 2, editor: { id: editor.id, name: editor.name }, changes: { tags: { old: ['Alpha', 'mid', 'zeta'], new: ['mid'] } } });
+});
+
+test('posts written in bulk by the seeder have version 1 from their state', async (t) => {
+  const db = new Database(path.join(tempDir(), 'seeded.sqlite'));
+  t.teardown(() => db.close());
+  migrate(db);
+  const { count } = seedPosts(db, { count: 50, tags: 20, seed: 7 });
+  const versions = new VersionRepository(db);
+  const rows = db.prepare('SELECT seq, text, rating FROM posts').all() as { seq: number; text: string; rating: string }[];
+  t.is(rows.length, count);
+  for (const row of rows) {
+    t.is(versions.count(row.seq), 1);
+    t.like(versions.page(row.seq, 0, 10)[0], { number: 1, text: row.text, rating: row.rating as VersionRecord['rating'], editor: null });
+  }
+  t.is(versions.backfillFirstVersions(), 0, 'a second pass adds nothing');
 });

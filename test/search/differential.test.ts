@@ -8,6 +8,7 @@ import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefCondition, type RefOrder, type RefSelector } from '../helpers/search-reference.ts';
+import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 
 // Reproduce a failure with the seed it logs: SEARCH_TEST_SEED=<n> npx ava test/search/differential.test.ts
 const SEED = Number(process.env.SEARCH_TEST_SEED ?? 20240501);
@@ -109,6 +110,22 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned posts`);
 });
 
+/** `word` with one random edit: a substitution, insertion, deletion or swap of neighbours. */
+function typo(r: Random, word: string): string {
+  const i = r.int(0, word.length - 1);
+  const letter = r.pick([...'abcdefghijklmnopqrstuvwxyz']);
+  switch (r.pick(['sub', 'ins', 'del', 'swap'] as const)) {
+    case 'sub':
+      return word.slice(0, i) + letter + word.slice(i + 1);
+    case 'ins':
+      return word.slice(0, i) + letter + word.slice(i);
+    case 'del':
+      return word.length > 1 ? word.slice(0, i) + word.slice(i + 1) : word;
+    case 'swap':
+      return i + 1 < word.length ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : word;
+  }
+}
+
 function randomCondition(r: Random): RefCondition {
   const type = r.weighted([['tagInclude', 4], ['tagExclude', 2], ['ratingEq', 2], ['textContains', 4], ['uploadedBy', 3], ['textMatch', 3]] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
@@ -130,9 +147,13 @@ function randomCondition(r: Random): RefCondition {
       return { type, value: pad(value) };
     }
     case 'textMatch': {
-      // Plain words only: their tokens are the same under any reading of UAX #29.
+      // Plain words only: their tokens are the same under any reading of UAX #29. Some with typos
+      // (decisions §11), some cut short (the last word also matches as a prefix).
       const plain = WORDS.filter((w) => /^[a-z]+$/i.test(w));
-      return { type, value: pad(Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60))).join(' ')) };
+      const words: string[] = Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60)));
+      const i = r.int(0, words.length - 1);
+      words[i] = r.weighted([[words[i], 4], [typo(r, words[i]), 3], [typo(r, typo(r, words[i])), 1], [words[i].slice(0, r.int(1, words[i].length)), 2]] as const);
+      return { type, value: pad(words.join(' ')) };
     }
   }
 }
@@ -187,6 +208,43 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }
   }
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned images`);
+});
+
+// ---- facets (decisions §11): exact counts over the whole result, compared with a count over SQLite ----
+
+const FACET_QUERIES = 240;
+
+test.serial('POST /image/search facets agree with a plain count over SQLite', async (t) => {
+  const r = new Random(SEED + 2);
+  const all: RefFacet[] = ['tags', 'rating', 'uploader'];
+  const queries = Array.from({ length: FACET_QUERIES }, () => {
+    // Mostly broad results (few conditions), where many tags tie and the top 20 must be picked right.
+    const conditions = Array.from({ length: r.weighted([[0, 2], [1, 5], [2, 3], [3, 1]] as const) }, () => randomCondition(r));
+    const facets = r.chance(0.6) ? all : all.filter(() => r.chance(0.5));
+    const body = { conditions, facets, orderBy: r.pick(['id', 'uploadDate', 'relevance', undefined]) };
+    return { body, offset: r.weighted([[0, 4], [r.int(1, 3000), 1]] as const) };
+  });
+  const started = Date.now();
+  const results = await pool(
+    6,
+    queries.map((q) => () => postJson(fx.app, `/image/search?offset=${q.offset}&limit=3`, q.body)),
+  );
+  t.log(`${FACET_QUERIES} faceted image searches in ${Date.now() - started} ms`);
+  let tagged = 0;
+  let full = 0;
+  for (const [i, q] of queries.entries()) {
+    const res = results[i];
+    const where = `facet query ${i}: ${JSON.stringify(q)}`;
+    if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
+    const matched = refImageSearch(posts, q.body);
+    t.is(res.body.data.total, matched.length, where);
+    t.deepEqual(res.body.data.facets, refFacets(matched, q.body.conditions, q.body.facets), where);
+    if ((res.body.data.facets.tags?.length ?? 0) > 0) tagged++;
+    if (res.body.data.facets.tags?.length === 20) full++;
+  }
+  // The comparison must have had something to compare: many results with tags, many with a full top 20.
+  t.true(tagged > FACET_QUERIES / 3, `only ${tagged} queries had tag facets`);
+  t.true(full > FACET_QUERIES / 10, `only ${full} queries had 20 tags`);
 });
 
 // ---- tags (decisions §10) ----

@@ -45,6 +45,22 @@ const fromRow = (r: VersionRow): VersionRecord => ({
 export class VersionRepository {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Gives every post without history a version 1 from its current state (no known editor, dated at
+   * its last change): what migration 007 did for older posts, for posts written in bulk (the seeder).
+   */
+  backfillFirstVersions(): number {
+    return this.db
+      .prepare(
+        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at)
+         SELECT p.seq, 1, p.text, p.rating,
+           (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq),
+           NULL, p.updated_at
+         FROM posts p WHERE NOT EXISTS (SELECT 1 FROM post_versions v WHERE v.post_seq = p.seq)`,
+      )
+      .run().changes;
+  }
+
   /** Appends the post's next version and returns its number. */
   append(postSeq: number, v: NewVersion): number {
     return this.db

@@ -1,0 +1,43 @@
+/** The gallery's entry: renders the page for the address (decisions §12) into <main>. */
+import { errorText } from './api.ts';
+import { h, main, replace } from './dom.ts';
+import { renderAccountNav } from './session.ts';
+import { attachTagSuggestions } from './suggest.ts';
+import { accountPage } from './pages/account.ts';
+import { homePage } from './pages/home.ts';
+import { loginPage } from './pages/login.ts';
+import { postPage } from './pages/post.ts';
+import { searchPage } from './pages/search.ts';
+import { similarPage } from './pages/similar.ts';
+import { uploadPage } from './pages/upload.ts';
+
+function route(path: string): (() => Promise<void>) | undefined {
+  const post = /^\/post\/([^/]+)$/.exec(path);
+  if (post) return () => postPage(decodeURIComponent(post[1]));
+  const pages: Record<string, () => Promise<void>> = {
+    '/': homePage,
+    '/search': searchPage,
+    '/upload': uploadPage,
+    '/similar': similarPage,
+    '/login': loginPage,
+    '/account': accountPage,
+  };
+  return pages[path];
+}
+
+async function start(): Promise<void> {
+  const q = document.getElementById('q') as HTMLInputElement | null;
+  const list = document.getElementById('q-suggestions') as HTMLDataListElement | null;
+  if (q && list) attachTagSuggestions(q, list, { signs: true });
+  void renderAccountNav();
+  const page = route(location.pathname);
+  try {
+    if (!page) replace(main(), h('h1', {}, 'Not found'), h('p', {}, 'There is no page at this address.'));
+    else await page();
+  } catch (err) {
+    replace(main(), h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, errorText(err)));
+  }
+  document.body.dataset.ready = '1';
+}
+
+void start();

@@ -1,0 +1,23 @@
+/** `/`: the newest posts as a grid, paged (GET /api/post/). */
+import { api, ok } from '../api.ts';
+import { h, main, pageHeading, replace } from '../dom.ts';
+import { currentPage, describePost, grid, pager } from '../grid.ts';
+
+const PAGE_SIZE = 24;
+
+export async function homePage(): Promise<void> {
+  const page = currentPage();
+  const result = await ok(api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
+  const items = result.data.map((p) => ({
+    href: `/post/${p.id}`,
+    thumbnail: p.thumbnails['320'],
+    alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+  }));
+  replace(
+    main(),
+    pageHeading(page > 1 ? `Newest posts, page ${page}` : 'Newest posts'),
+    h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'post' : 'posts'}`),
+    items.length ? grid(items, 'Posts, newest first') : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
+    pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
+  );
+}

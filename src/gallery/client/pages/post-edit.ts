@@ -1,0 +1,87 @@
+/** The editor's form (PUT /api/post/<id>) and the deleter's two-step delete (DELETE). */
+import { api, errorText, ok, type Post, type Rating } from '../api.ts';
+import { h, messageBox } from '../dom.ts';
+import { attachTagSuggestions } from '../suggest.ts';
+
+export const RATINGS: Rating[] = ['none', 'moderate', 'violent'];
+
+export function ratingSelect(id: string, value: Rating): HTMLSelectElement {
+  return h('select', { id, name: 'rating' }, RATINGS.map((r) => h('option', { value: r, selected: r === value }, r)));
+}
+
+/** Tags typed as space-separated names (tag names hold no whitespace, decisions §4). */
+export const splitTags = (s: string) => [...new Set(s.split(/\s+/).filter(Boolean))];
+
+export function editForm(post: Post, changed: (post: Post) => void): HTMLElement {
+  const msg = messageBox();
+  const text = h('textarea', { id: 'edit-text', name: 'text', rows: 4, maxlength: 10000 });
+  text.value = post.text;
+  const tags = h('input', { id: 'edit-tags', name: 'tags', autocomplete: 'off', value: post.tags.map((t) => t.name).join(' ') });
+  const list = h('datalist', { id: 'edit-tags-list' });
+  attachTagSuggestions(tags, list, { signs: false });
+  const rating = ratingSelect('edit-rating', post.rating);
+  const form = h(
+    'form',
+    { class: 'stack', 'aria-labelledby': 'edit-h' },
+    h('h2', { id: 'edit-h' }, 'Edit'),
+    h('label', { for: 'edit-text' }, 'Text'),
+    text,
+    h('label', { for: 'edit-tags' }, 'Tags ', h('small', {}, '(separated by spaces)')),
+    tags,
+    list,
+    h('label', { for: 'edit-rating' }, 'Rating'),
+    rating,
+    h('button', { type: 'submit' }, 'Save changes'),
+    msg.el,
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    msg.info('Saving…');
+    try {
+      const updated = await ok(
+        api.PUT('/api/post/{id}', { params: { path: { id: post.id } }, body: { text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating } }),
+      );
+      changed(updated);
+      // The page was drawn anew with the saved post: say so in the new form.
+      const again = document.querySelector('#edit-h')?.parentElement;
+      again?.querySelector('.message')?.replaceChildren(h('p', { class: 'info', role: 'status' }, 'Saved.'));
+      again?.querySelector<HTMLButtonElement>('button[type=submit]')?.focus();
+    } catch (err) {
+      msg.error(errorText(err));
+    }
+  });
+  return form;
+}
+
+export function deleteControl(post: Post): HTMLElement {
+  const msg = messageBox();
+  const box = h('section', { class: 'danger-zone', 'aria-labelledby': 'delete-h' }, h('h2', { id: 'delete-h' }, 'Delete'));
+  const ask = h('button', { type: 'button', class: 'danger' }, 'Delete this post…');
+  const confirmRow = h(
+    'p',
+    { hidden: true },
+    'This removes the post and its image for good. ',
+    h('button', { type: 'button', class: 'danger', id: 'confirm-delete' }, 'Yes, delete it'),
+    ' ',
+    h('button', { type: 'button', id: 'cancel-delete', class: 'secondary' }, 'Cancel'),
+  );
+  ask.addEventListener('click', () => {
+    confirmRow.hidden = false;
+    (confirmRow.querySelector('#cancel-delete') as HTMLButtonElement).focus();
+  });
+  confirmRow.querySelector('#cancel-delete')!.addEventListener('click', () => {
+    confirmRow.hidden = true;
+    ask.focus();
+  });
+  confirmRow.querySelector('#confirm-delete')!.addEventListener('click', async () => {
+    msg.info('Deleting…');
+    try {
+      await ok(api.DELETE('/api/post/{id}', { params: { path: { id: post.id } } }));
+      location.assign('/');
+    } catch (err) {
+      msg.error(errorText(err));
+    }
+  });
+  box.append(ask, confirmRow, msg.el);
+  return box;
+}

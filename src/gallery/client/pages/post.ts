@@ -1,0 +1,96 @@
+/**
+ * `/post/<id>`: the image, its text, tags (links to searches), rating, uploader and dates; similar
+ * images including mirrored and rotated copies; the version history (revert for editors); the edit
+ * form for editors and delete for deleters (./post-edit.ts).
+ */
+import { api, ApiError, can, errorText, ok, PERMISSION, type Post, type Self } from '../api.ts';
+import { formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
+import { currentUser } from '../session.ts';
+import { findSimilar, noMatches, similarGrid } from '../similar-list.ts';
+import { deleteControl, editForm } from './post-edit.ts';
+import { historySection } from './post-history.ts';
+
+const searchLink = (segment: string, text: string) => h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
+
+function details(post: Post): HTMLElement {
+  const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
+  return h(
+    'dl',
+    { class: 'details' },
+    row('Text', post.text ? h('span', { class: 'post-text' }, post.text) : h('span', { class: 'muted' }, 'none')),
+    row(
+      'Tags',
+      post.tags.length
+        ? h('ul', { class: 'tags' }, post.tags.map((t) => h('li', {}, searchLink(`+${t.name}`, t.name))))
+        : h('span', { class: 'muted' }, 'none'),
+    ),
+    row('Rating', searchLink(`rating:${post.rating}`, post.rating)),
+    row('Uploader', post.uploader ? searchLink(`by:${post.uploader.name}`, post.uploader.name) : h('span', { class: 'muted' }, 'none (imported)')),
+    row('Uploaded', h('time', { datetime: post.createdAt }, formatDate(post.createdAt))),
+    row('Changed', h('time', { datetime: post.updatedAt }, formatDate(post.updatedAt))),
+  );
+}
+
+function similarSection(post: Post): HTMLElement {
+  const section = h('section', { class: 'similar', 'aria-labelledby': 'similar-h' }, h('h2', { id: 'similar-h' }, 'Similar images'));
+  const msg = messageBox();
+  section.append(msg.el);
+  msg.info('Looking for similar images, mirrored and rotated copies too…');
+  void (async () => {
+    try {
+      const image = await fetch(post.imageURL).then((r) => {
+        if (!r.ok) throw new ApiError(r.status, `The image could not be loaded (status ${r.status}).`);
+        return r.blob();
+      });
+      const matches = (await findSimilar(image, post.image)).filter((m) => m.id !== post.id);
+      msg.clear();
+      section.append(matches.length ? similarGrid(matches, 'Similar images') : noMatches());
+    } catch (err) {
+      msg.error(errorText(err));
+    }
+  })();
+  return section;
+}
+
+export async function postPage(id: string): Promise<void> {
+  let post: Post;
+  try {
+    post = await ok(api.GET('/api/post/{id}', { params: { path: { id } } }));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      replace(main(), pageHeading('No such post'), h('p', {}, 'This post does not exist, or it was deleted. ', h('a', { href: '/' }, 'See the newest posts.')));
+      return;
+    }
+    throw err;
+  }
+  const self: Self | undefined = await currentUser().catch(() => undefined);
+  // Looked up once: edits change metadata, never the image.
+  render(post, self, similarSection(post));
+}
+
+function render(post: Post, self: Self | undefined, similar: HTMLElement): void {
+  const rerender = (changed: Post) => render(changed, self, similar);
+  const title = post.text.trim() ? (post.text.length > 60 ? `${post.text.slice(0, 57)}…` : post.text) : `Post ${post.id.slice(0, 8)}`;
+  const figure = h(
+    'figure',
+    { class: 'post-image' },
+    h('a', { href: post.imageURL }, h('img', { src: post.thumbnails['1024'], alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`, width: 1024, height: 768 })),
+    h('figcaption', {}, h('a', { href: post.imageURL }, 'Full-size image')),
+  );
+  const editing = can(self, PERMISSION.edit);
+  const content = h(
+    'div',
+    { class: 'post-layout' },
+    figure,
+    h(
+      'div',
+      { class: 'post-side' },
+      details(post),
+      editing ? editForm(post, rerender) : null,
+      can(self, PERMISSION.delete) ? deleteControl(post) : null,
+      !self ? h('p', { class: 'muted' }, h('a', { href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'), ' to edit this post.') : null,
+    ),
+  );
+  const history = historySection(post, editing, rerender);
+  replace(main(), pageHeading(title), content, similar, history);
+}

@@ -1,0 +1,63 @@
+/**
+ * `/search?q=`: the segment syntax (../query.ts) over POST /image/search, with facet counts of the
+ * whole result beside the grid (decisions §11); every facet is a link that narrows the search.
+ */
+import { api, ok, postIdOf, type Schemas } from '../api.ts';
+import { h, main, pageHeading, replace } from '../dom.ts';
+import { currentPage, describePost, grid, pager } from '../grid.ts';
+import { parseQuery, withSegment } from '../query.ts';
+
+const PAGE_SIZE = 24;
+
+type Facets = Schemas['ImageSearchFacets'];
+
+const searchHref = (q: string, page = 1) => `/search?q=${encodeURIComponent(q)}${page > 1 ? `&page=${page}` : ''}`;
+
+function facetList(title: string, entries: { label: string; count: number; href: string }[]): HTMLElement | null {
+  if (entries.length === 0) return null;
+  return h(
+    'section',
+    { class: 'facet', 'aria-label': title },
+    h('h2', {}, title),
+    h('ul', {}, entries.map((e) => h('li', {}, h('a', { href: e.href }, e.label), ' ', h('span', { class: 'n' }, String(e.count))))),
+  );
+}
+
+function facetsAside(q: string, facets: Facets | undefined): HTMLElement {
+  if (!facets) return h('aside', { class: 'facets', 'aria-label': 'Refine' });
+  const ratings = facets.rating ? (Object.entries(facets.rating) as [string, number][]).filter(([, n]) => n > 0) : [];
+  return h(
+    'aside',
+    { class: 'facets', 'aria-label': 'Refine' },
+    facetList('Tags', (facets.tags ?? []).map((t) => ({ label: t.name, count: t.count, href: searchHref(withSegment(q, `+${t.name}`)) }))),
+    facetList('Rating', ratings.map(([r, n]) => ({ label: r, count: n, href: searchHref(withSegment(q, `rating:${r}`)) }))),
+    facetList('Uploader', (facets.uploader ?? []).map((u) => ({ label: u.name, count: u.count, href: searchHref(withSegment(q, `by:${u.name}`)) }))),
+  );
+}
+
+export async function searchPage(): Promise<void> {
+  const q = new URLSearchParams(location.search).get('q') ?? '';
+  const page = currentPage();
+  const parsed = parseQuery(q);
+  const body = { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order, facets: ['tags' as const, 'rating' as const, 'uploader' as const] };
+  const result = await ok(api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }));
+  const { total, images, facets } = result.data;
+  const items = images.map((img) => ({
+    href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
+    thumbnail: img.thumbnailUrl,
+    alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
+  }));
+  replace(
+    main(),
+    pageHeading(q ? `Search: ${q}` : 'Search'),
+    parsed.problems.length ? h('p', { class: 'error', role: 'alert' }, `Not understood: ${parsed.problems.join(', ')}`) : null,
+    h('p', { class: 'count', role: 'status' }, `${total} ${total === 1 ? 'post matches' : 'posts match'}`),
+    h(
+      'div',
+      { class: 'results' },
+      items.length ? grid(items, 'Search results') : h('p', { class: 'empty' }, 'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).'),
+      facetsAside(q, facets),
+    ),
+    pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
+  );
+}

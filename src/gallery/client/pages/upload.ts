@@ -1,0 +1,106 @@
+/**
+ * `/upload`: a picture (picker or drop), text, tags with suggestions and a rating, sent as the
+ * multipart POST /api/post/. On 409 the near-duplicates are shown as thumbnails, with "Upload
+ * anyway" (force=1).
+ */
+import { api, ApiError, errorText, ok, PERMISSION, can, thumbnailOf, type Rating, type Schemas } from '../api.ts';
+import { h, main, messageBox, pageHeading, replace } from '../dom.ts';
+import { dropZone } from '../drop.ts';
+import { grid } from '../grid.ts';
+import { currentUser } from '../session.ts';
+import { attachTagSuggestions } from '../suggest.ts';
+import { ratingSelect, splitTags } from './post-edit.ts';
+
+type Duplicates = Schemas['DuplicateMatches'];
+
+export async function uploadPage(): Promise<void> {
+  const self = await currentUser();
+  if (!self) {
+    replace(main(), pageHeading('Upload'), h('p', {}, h('a', { href: '/login?next=/upload' }, 'Log in'), ' to upload pictures.'));
+    return;
+  }
+  if (!can(self, PERMISSION.create)) {
+    replace(main(), pageHeading('Upload'), h('p', { class: 'error', role: 'alert' }, 'Your account does not have permission to upload.'));
+    return;
+  }
+  const msg = messageBox();
+  const drop = dropZone('image', 'Picture (JPEG, PNG, GIF, WebP or AVIF)');
+  const text = h('textarea', { id: 'text', name: 'text', rows: 3, maxlength: 10000 });
+  const tags = h('input', { id: 'tags', name: 'tags', autocomplete: 'off' });
+  const tagList = h('datalist', { id: 'tags-list' });
+  attachTagSuggestions(tags, tagList, { signs: false });
+  const rating = ratingSelect('rating', 'none');
+  const duplicates = h('section', { class: 'duplicates', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit' }, 'Upload');
+  const form = h(
+    'form',
+    { class: 'stack' },
+    drop.el,
+    h('label', { for: 'text' }, 'Text'),
+    text,
+    h('label', { for: 'tags' }, 'Tags ', h('small', {}, '(separated by spaces)')),
+    tags,
+    tagList,
+    h('label', { for: 'rating' }, 'Rating'),
+    rating,
+    submit,
+    msg.el,
+    duplicates,
+  );
+  drop.onChange(() => {
+    duplicates.replaceChildren();
+    msg.clear();
+  });
+
+  const send = async (force: boolean) => {
+    const file = drop.file();
+    if (!file) {
+      msg.error('Choose a picture first.');
+      drop.input.focus();
+      return;
+    }
+    duplicates.replaceChildren();
+    msg.info('Uploading…');
+    submit.disabled = true;
+    try {
+      const body = { image: file.name, metadata: { text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating }, force: force ? ('1' as const) : undefined };
+      const created = await ok(
+        api.POST('/api/post/', {
+          body,
+          bodySerializer: (b) => {
+            const f = new FormData();
+            f.append('image', file);
+            f.append('metadata', new Blob([JSON.stringify(b.metadata)], { type: 'application/json' }));
+            if (b.force) f.append('force', b.force);
+            return f;
+          },
+        }),
+      );
+      location.assign(`/post/${created.id}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && Array.isArray(err.body)) showDuplicates(err.body as Duplicates);
+      else msg.error(errorText(err));
+    } finally {
+      submit.disabled = false;
+    }
+  };
+
+  function showDuplicates(matches: Duplicates): void {
+    msg.error(`This picture looks like ${matches.length === 1 ? 'a post that is' : `${matches.length} posts that are`} already here.`);
+    const anyway = h('button', { type: 'button', id: 'upload-anyway' }, 'Upload anyway');
+    anyway.addEventListener('click', () => void send(true));
+    replace(
+      duplicates,
+      h('h2', {}, 'Near-duplicates'),
+      grid(matches.map((m) => ({ href: `/post/${m.id}`, thumbnail: thumbnailOf(m.imageURL, m.id), alt: `Existing post ${m.id.slice(0, 8)}` })), 'Near-duplicates'),
+      h('p', {}, anyway, ' ', h('small', {}, 'if this is really a different picture.')),
+    );
+    anyway.focus();
+  }
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void send(false);
+  });
+  replace(main(), pageHeading('Upload'), form);
+}

@@ -1,0 +1,43 @@
+/**
+ * The HTML every gallery address answers with: a header (site name, navigation, the search form,
+ * which works without script too) and an empty <main> that ./client/main.ts fills in for the
+ * address. No inline script or style, so the page runs under the strict policy of ./routes.ts.
+ */
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function galleryPage(opts: { title: string; query?: string; scriptVersion: string; styleVersion: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${esc(opts.title)} · imgpost</title>
+<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/gallery.css?v=${opts.styleVersion}">
+<script type="module" src="/assets/gallery.js?v=${opts.scriptVersion}"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+  <a class="brand" href="/">imgpost</a>
+  <form class="search" role="search" action="/search" method="get">
+    <label for="q">Search</label>
+    <input type="search" id="q" name="q" value="${esc(opts.query ?? '')}" autocomplete="off" list="q-suggestions" placeholder="words, &quot;phrase&quot;, +tag, -tag, rating:, by:, sort:">
+    <datalist id="q-suggestions"></datalist>
+    <button type="submit">Go</button>
+  </form>
+  <nav aria-label="Site">
+    <ul>
+      <li><a href="/upload">Upload</a></li>
+      <li><a href="/similar">Similar</a></li>
+      <li id="nav-account"><a href="/login">Log in</a></li>
+    </ul>
+  </nav>
+</header>
+<main id="main" tabindex="-1"><p class="status" role="status">Loading…</p></main>
+<footer class="site"><a href="/docs">API</a></footer>
+</body>
+</html>
+`;
+}

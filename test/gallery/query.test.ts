@@ -1,0 +1,45 @@
+/** The search box's segment syntax (decisions §12) as the gallery sends it to /image/search. */
+import test from 'ava';
+import { parseQuery, withSegment } from '../../src/gallery/client/query.ts';
+
+test('each kind of segment', (t) => {
+  const q = parseQuery('sunset "red sky" +beach -night rating:moderate by:alice_1 big waves');
+  t.deepEqual(q.conditions, [
+    { type: 'textContains', value: 'red sky' },
+    { type: 'tagInclude', value: 'beach' },
+    { type: 'tagExclude', value: 'night' },
+    { type: 'ratingEq', value: 'moderate' },
+    { type: 'uploadedBy', value: 'alice_1' },
+    { type: 'textMatch', value: 'sunset big waves' },
+  ]);
+  t.is(q.orderBy, 'relevance');
+  t.deepEqual(q.problems, []);
+});
+
+test('sort: new, old and relevance; words rank by relevance unless sorted otherwise', (t) => {
+  t.deepEqual(pick(parseQuery('+cat')), ['uploadDate', 'desc']);
+  t.deepEqual(pick(parseQuery('+cat sort:old')), ['uploadDate', 'asc']);
+  t.deepEqual(pick(parseQuery('cat')), ['relevance', 'desc']);
+  t.deepEqual(pick(parseQuery('cat sort:new')), ['uploadDate', 'desc']);
+  t.deepEqual(pick(parseQuery('sort:RELEVANCE')), ['relevance', 'desc']);
+  t.deepEqual(parseQuery('sort:random').problems, ['sort:random (sort is new, old or relevance)']);
+});
+
+test('edge cases: empty, lone signs, unclosed and empty phrases, a colon inside a word', (t) => {
+  t.deepEqual(parseQuery('').conditions, []);
+  t.deepEqual(parseQuery('  + - ""  ').conditions, []);
+  t.deepEqual(parseQuery('"open phrase').conditions, [{ type: 'textContains', value: 'open phrase' }]);
+  t.deepEqual(parseQuery('+c++ 10:30').conditions, [
+    { type: 'tagInclude', value: 'c++' },
+    { type: 'textMatch', value: '10:30' },
+  ]);
+  t.deepEqual(parseQuery('RATING:Violent').conditions, [{ type: 'ratingEq', value: 'violent' }]);
+});
+
+test('withSegment adds a facet segment once', (t) => {
+  t.is(withSegment('cat ', '+cute'), 'cat +cute');
+  t.is(withSegment('cat +cute', '+cute'), 'cat +cute');
+  t.is(withSegment('', 'rating:none'), 'rating:none');
+});
+
+const pick = (q: ReturnType<typeof parseQuery>) => [q.orderBy, q.order];
