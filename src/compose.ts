@@ -49,9 +49,10 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const esUrl = await resolveElasticsearchUrl(config, log);
   const db = openDatabase(config.dataDir);
   const es = createEsClient({ ...config.elasticsearch, url: esUrl });
-  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix);
+  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
   try {
-    await postsIndex.ensure();
+    const changed = await postsIndex.ensure();
+    if (changed.length > 0) log.info('applied ELASTICSEARCH_REPLICAS to the live posts index', { indices: changed, replicas: config.elasticsearch.replicas });
   } catch (err) {
     // The service still starts (writes queue in the outbox); readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
 
 export type EsClient = Client;
 
 export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
+  const nodes = es.url.split(',');
   return new Client({
-    node: es.url,
+    nodes,
+    // With several nodes, one that fails is left out (and pinged again after a minute) instead of
+    // being tried again at once by the default weighted pool, so a dead node costs one retry, not one per request.
+    ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
     auth: es.apiKey
       ? { apiKey: es.apiKey }
       : es.username && es.password
@@ -15,6 +19,7 @@ export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & {
     tls: es.caCert ? { ca: fs.readFileSync(es.caCert) } : undefined,
     requestTimeout: opts.requestTimeout ?? 10_000,
     // The relay does its own retrying with backoff; a quick failure lets it answer 503 promptly.
+    // One retry goes to another node, which is what survives a node that died mid-request.
     maxRetries: 1,
   });
 }
@@ -29,11 +34,19 @@ export function isConnectionError(err: unknown): boolean {
   );
 }
 
-export async function ping(client: EsClient): Promise<boolean> {
-  try {
-    const health = await client.cluster.health({ timeout: '2s' }, { requestTimeout: 3000 });
-    return health.status !== 'red';
-  } catch {
-    return false;
-  }
+export type HealthStatus = 'green' | 'yellow' | 'red';
+
+/**
+ * The cluster's status and the posts index's own: a cluster is red when any index lacks a primary
+ * (another prefix's index, say), while the service only needs its own index's primaries.
+ * Undefined when Elasticsearch does not answer (or the alias does not exist yet).
+ */
+export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus }> {
+  const opts = { requestTimeout: 3000, maxRetries: 1 };
+  // local: the answering node's own view of the cluster, at once, even while a new master is being
+  // elected (searches still work then). timeout 0s: a missing index answers 408 at once, not after 30 s.
+  const ask = (index?: string) =>
+    client.cluster.health({ index, local: true, timeout: '0s' }, opts).then((h) => h.status.toLowerCase() as HealthStatus, () => undefined);
+  const [cluster, index] = await Promise.all([ask(), ask(alias)]);
+  return { cluster, index };
 }
