@@ -51,8 +51,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const es = createEsClient({ ...config.elasticsearch, url: esUrl });
   const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
   try {
-    const changed = await postsIndex.ensure();
-    if (changed.length > 0) log.info('applied ELASTICSEARCH_REPLICAS to the live posts index', { indices: changed, replicas: config.elasticsearch.replicas });
+    await postsIndex.ensure();
   } catch (err) {
     // The service still starts (writes queue in the outbox); readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });

@@ -41,12 +41,12 @@ export type HealthStatus = 'green' | 'yellow' | 'red';
  * (another prefix's index, say), while the service only needs its own index's primaries.
  * Undefined when Elasticsearch does not answer (or the alias does not exist yet).
  */
-export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus }> {
+export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus; nodes?: number }> {
   const opts = { requestTimeout: 3000, maxRetries: 1 };
   // local: the answering node's own view of the cluster, at once, even while a new master is being
   // elected (searches still work then). timeout 0s: a missing index answers 408 at once, not after 30 s.
-  const ask = (index?: string) =>
-    client.cluster.health({ index, local: true, timeout: '0s' }, opts).then((h) => h.status.toLowerCase() as HealthStatus, () => undefined);
+  const ask = (index?: string) => client.cluster.health({ index, local: true, timeout: '0s' }, opts).catch(() => undefined);
   const [cluster, index] = await Promise.all([ask(), ask(alias)]);
-  return { cluster, index };
+  const status = (h: typeof cluster) => h?.status.toLowerCase() as HealthStatus | undefined;
+  return { cluster: status(cluster), index: status(index), nodes: cluster?.number_of_nodes };
 }

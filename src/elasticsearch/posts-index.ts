@@ -64,13 +64,9 @@ export class PostsIndex {
     this.pattern = `${prefix}-posts-v*`;
   }
 
-  /**
-   * Creates the first versioned index and the alias when the alias does not exist yet; otherwise
-   * brings the live index's replicas in line with ELASTICSEARCH_REPLICAS (a dynamic setting: no
-   * reindex). Returns the indices whose replica setting it changed.
-   */
-  async ensure(): Promise<string[]> {
-    if (await this.client.indices.existsAlias({ name: this.alias })) return this.applyReplicas();
+  /** Creates the first versioned index and the alias when the alias does not exist yet. */
+  async ensure(): Promise<void> {
+    if (await this.client.indices.existsAlias({ name: this.alias })) return;
     const name = await this.createVersionedIndex();
     try {
       await this.client.indices.updateAliases({ actions: [{ add: { index: name, alias: this.alias } }] });
@@ -80,10 +76,12 @@ export class PostsIndex {
       if (!(await this.client.indices.existsAlias({ name: this.alias }))) throw err;
     }
     this.targets = null;
-    return [];
   }
 
-  /** Puts the configured replica setting on every index behind the alias that differs from it. */
+  /**
+   * Puts ELASTICSEARCH_REPLICAS on every index behind the alias whose replica setting differs (a
+   * dynamic setting: no reindex needed). Returns the indices it changed. The server does this at start-up.
+   */
   async applyReplicas(): Promise<string[]> {
     const keys = ['index.number_of_replicas', 'index.auto_expand_replicas'];
     const res = await this.client.indices.getSettings({ index: this.alias, name: keys, flat_settings: true, include_defaults: true });

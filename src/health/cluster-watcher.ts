@@ -1,0 +1,58 @@
+import { postsHealth, type EsClient } from '../elasticsearch/client.ts';
+import type { Logger } from '../log.ts';
+
+const INTERVAL_MS = 5000;
+
+/**
+ * Logs when the Elasticsearch cluster degrades and when it recovers, so an operator sees a lost node
+ * in the service's own log (readiness alone only turns 503 when the posts index cannot serve). Polls
+ * the cluster's health and logs each change of state, not each poll. Runs in the server only: CLI
+ * jobs are short and have no one to tell.
+ */
+export class ClusterWatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private last: { cluster: string; postsIndex: string; nodes: number } | undefined;
+  private checking: Promise<void> | undefined;
+
+  constructor(
+    private readonly es: EsClient,
+    private readonly alias: string,
+    private readonly log: Logger,
+    private readonly intervalMs = INTERVAL_MS,
+  ) {}
+
+  start(): void {
+    const loop = () => {
+      this.checking = this.check().finally(() => {
+        if (this.checking) this.timer = setTimeout(loop, this.intervalMs).unref();
+      });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    const checking = this.checking;
+    this.checking = undefined;
+    await checking;
+  }
+
+  private async check(): Promise<void> {
+    const h = await postsHealth(this.es, this.alias);
+    const now = { cluster: h.cluster ?? 'unreachable', postsIndex: h.index ?? 'unavailable', nodes: h.nodes ?? 0 };
+    const was = this.last;
+    this.last = now;
+    if (was && was.cluster === now.cluster && was.postsIndex === now.postsIndex && was.nodes === now.nodes) return;
+    const fields = { ...now, ...(was ? { was: was.cluster, nodesBefore: was.nodes } : {}) };
+    if (now.cluster === 'green') {
+      // Green at start-up is the normal case; green after anything else is the recovery.
+      if (was && was.cluster !== 'green') this.log.info('elasticsearch cluster is green again', fields);
+      else if (was && now.nodes < was.nodes) this.log.warn('an elasticsearch node left the cluster; it is still green', fields);
+      else if (was) this.log.info('elasticsearch cluster changed', fields);
+    } else if (now.postsIndex === 'green' || now.postsIndex === 'yellow') {
+      this.log.warn('elasticsearch cluster degraded; the posts index still serves', fields);
+    } else {
+      this.log.error('elasticsearch cluster degraded; the posts index cannot serve (searches and uploads answer 503)', fields);
+    }
+  }
+}
