@@ -58,7 +58,8 @@ test('Elasticsearch down: upload 503 storing nothing, edits and deletes succeed 
   t.is((await app.request(`/api/post/${gone.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
   // An edit still waiting on the index when a delete of the same post commits: both succeed.
   const racedEdit = app.request(`/api/post/${raced.id}`, { method: 'PUT', headers: { ...user.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'edited, then deleted' }) });
-  await new Promise((r) => setTimeout(r, 50));
+  // The delete goes in once the edit has committed (it then waits for the index), not after a guess.
+  await eventually(async () => (app.services.postRepository.getById(raced.id)?.text === 'edited, then deleted' ? true : undefined), 10_000);
   t.is((await app.request(`/api/post/${raced.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
   const racedAnswer = await racedEdit;
   t.is(racedAnswer.status, 200);

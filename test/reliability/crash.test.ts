@@ -19,6 +19,9 @@ const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const CLIENTS = 8;
 /** The kill comes once this many uploads and edits were acknowledged (plus a random moment), or at the cap. */
 const KILL_AFTER = { uploads: 16, edits: 24, capMs: 20_000 };
+// The extra moment varies between runs (the guarantees hold at any moment) but is printed, and
+// CRASH_JITTER_MS repeats a run's moment.
+const KILL_JITTER_MS = Number(process.env.CRASH_JITTER_MS ?? Date.now() % 300);
 
 interface Sent {
   postId: string;
@@ -78,10 +81,11 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   let uploadsSent = 0;
   const base = server.url;
   const stormStart = Date.now();
+  t.log(`kill ${KILL_JITTER_MS} ms after the thresholds (CRASH_JITTER_MS repeats it)`);
   const killer = (async () => {
     const ready = () => uploads.length >= KILL_AFTER.uploads && edits.filter((e) => e.acked).length >= KILL_AFTER.edits;
     while (!ready() && Date.now() - stormStart < KILL_AFTER.capMs) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, Math.random() * 300));
+    await new Promise((r) => setTimeout(r, KILL_JITTER_MS));
     killedAt = Date.now();
     await server!.kill9();
   })();

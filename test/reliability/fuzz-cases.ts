@@ -8,7 +8,7 @@
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import type { RawRequest } from './raw-http.ts';
-import { badUtf8Json, brokenJson, deepJson, hostileStrings, hostileValue, json, junkImages, multipartBody, pngZeroBomb, type Part } from './fuzz-data.ts';
+import { badUtf8Json, brokenJson, copiesOfRealImage, deepJson, hostileStrings, hostileValue, json, junkImages, multipartBody, pngZeroBomb, type Part } from './fuzz-data.ts';
 
 export interface FuzzContext {
   key: string;
@@ -200,8 +200,11 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
         content: fc.oneof(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)), fc.constant(Buffer.alloc(300_000, 0x61))),
       }), { maxLength: 3 }),
     ).map(([img, meta, force, more]) => {
-      // The one real image offered is an existing post's: without force it can only be a 409.
-      if (img?.content === ctx.duplicatePng && force && /^(1|true)$/.test(force.content.toString())) force.content = Buffer.from('0');
+      // The one real image offered is an existing post's, whole or as a damaged copy that may still
+      // decode to the same pixels: without force either can only be refused (409 or 400).
+      const real = img !== undefined && (img.content === ctx.duplicatePng || copiesOfRealImage.has(img.content));
+      // Extra parts may be named force too (random bytes can spell "1"): they are turned off as well.
+      if (real) for (const p of [force, ...more]) if (p?.name === 'force') p.content = Buffer.from('0');
       return [img, meta, force, ...more].filter((p): p is Part => p !== undefined);
     });
 

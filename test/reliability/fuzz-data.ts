@@ -129,6 +129,19 @@ export function pngZeroBomb(): Buffer {
 export const gifBomb = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]), Buffer.from('2c000000000000000000020144003b', 'hex')]);
 export const jpegBomb = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0000b08ffffffff01011100ffda0008010100003f00d2cf20ffd9', 'hex');
 
+/**
+ * Copies of the real PNG made by junkImages (cut short, or with one byte flipped). Some still decode:
+ * a flip inside an ancillary chunk (pHYs...) only breaks that chunk's CRC and the decoder drops the
+ * chunk. CRC-32 catches every single-byte change in a critical chunk, so a copy that decodes has the
+ * original's pixels, and the only thing that may store it is `force`: the upload arbitrary turns force
+ * off for every buffer in this set, as for the original itself.
+ */
+export const copiesOfRealImage = new WeakSet<Buffer>();
+const copyOfRealImage = (bytes: Buffer) => {
+  copiesOfRealImage.add(bytes);
+  return { bytes, type: 'image/png' };
+};
+
 export const junkImages = (validPng: Buffer): fc.Arbitrary<{ bytes: Buffer; type: string }> =>
   fc.oneof(
     fc.constantFrom(
@@ -147,11 +160,11 @@ export const junkImages = (validPng: Buffer): fc.Arbitrary<{ bytes: Buffer; type
       { bytes: Buffer.from('\0\0\0\x1cftypavif\0\0\0\0avifmif1', 'latin1'), type: 'image/avif' },
     ),
     // A real PNG cut short, or with a flipped byte (CRC now wrong, or pixel data corrupt).
-    fc.nat().map((n) => ({ bytes: validPng.subarray(0, 8 + (n % (validPng.length - 9))), type: 'image/png' })),
+    fc.nat().map((n) => copyOfRealImage(validPng.subarray(0, 8 + (n % (validPng.length - 9))))),
     fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })).map(([n, x]) => {
       const b = Buffer.from(validPng);
       b[8 + (n % (b.length - 8))] ^= x;
-      return { bytes: b, type: 'image/png' };
+      return copyOfRealImage(b);
     }),
     fc.uint8Array({ maxLength: 2048 }).map((a) => ({ bytes: Buffer.from(a), type: 'image/jpeg' })),
   );
