@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     return [];
   });
   if (changed.length > 0) services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', { indices: changed, replicas: config.elasticsearch.replicas });
-  const watcher = new ClusterWatcher(services.es, services.postsIndex.alias, services.log);
+  const watcher = new ClusterWatcher(services.postsIndex, services.log);
   watcher.start();
   const server = await listen(createApp(services), config.host, config.port);
   services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port });

@@ -64,9 +64,9 @@ export class PostsIndex {
     this.pattern = `${prefix}-posts-v*`;
   }
 
-  /** Creates the first versioned index and the alias when the alias does not exist yet. */
-  async ensure(): Promise<void> {
-    if (await this.client.indices.existsAlias({ name: this.alias })) return;
+  /** Creates the first versioned index and the alias when the alias does not exist yet; true if it did. */
+  async ensure(): Promise<boolean> {
+    if (await this.client.indices.existsAlias({ name: this.alias })) return false;
     const name = await this.createVersionedIndex();
     try {
       await this.client.indices.updateAliases({ actions: [{ add: { index: name, alias: this.alias } }] });
@@ -74,8 +74,10 @@ export class PostsIndex {
       // Another process won the race: keep its alias, drop ours.
       await this.client.indices.delete({ index: name }, { ignore: [404] });
       if (!(await this.client.indices.existsAlias({ name: this.alias }))) throw err;
+      return false;
     }
     this.targets = null;
+    return true;
   }
 
   /**

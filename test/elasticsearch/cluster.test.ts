@@ -35,13 +35,15 @@ interface Ctx {
 }
 let ctx: Ctx | undefined;
 const setupError: unknown[] = [];
+// What the set-up got to start, for the clean-up even when a later step failed.
+const started: { cluster?: EsCluster; server?: ChildServer; dataDir?: string } = {};
 
 test.before(async (t) => {
   // Three JVMs starting together on two shared cores.
   t.timeout(300_000);
   try {
-    const cluster = await startEsCluster({ size: 3, log: (line) => t.log(line) });
-    const dataDir = tempDir('imgpost-cluster');
+    const cluster = (started.cluster = await startEsCluster({ size: 3, log: (line) => t.log(line) }));
+    const dataDir = (started.dataDir = tempDir('imgpost-cluster'));
     const prefix = uniquePrefix();
     const env = {
       ELASTICSEARCH_URL: cluster.url,
@@ -56,7 +58,7 @@ test.before(async (t) => {
     };
     const added = await cli(['user', 'add', '--name', 'clusteruser', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4 | 0x2000)], env);
     if (added.code !== 0) throw new Error(`user add failed: ${added.stderr}`);
-    const server = await startChild(env);
+    const server = (started.server = await startChild(env));
     ctx = { cluster, server, env, es: createEsClient({ url: cluster.url, indexPrefix: prefix }), alias: `${prefix}-posts`, key: JSON.parse(added.stdout).accessKey, dataDir };
   } catch (err) {
     setupError.push(err);
@@ -64,10 +66,10 @@ test.before(async (t) => {
 });
 
 test.after.always(async () => {
-  await ctx?.server.stop();
+  await started.server?.stop();
   await ctx?.es.close();
-  await ctx?.cluster.close();
-  if (ctx) fs.rmSync(ctx.dataDir, { recursive: true, force: true });
+  await started.cluster?.close();
+  if (started.dataDir) fs.rmSync(started.dataDir, { recursive: true, force: true });
 });
 
 function setup(t: { fail(msg: string): void }): Ctx | undefined {
