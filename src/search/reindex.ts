@@ -49,8 +49,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *  2. wait past the relays' target cache, so every running server now writes to both indices;
  *  3. note the outbox position, then bulk-load every post (external versions: a newer copy the
  *     relays already wrote wins, conflicts are fine);
- *  4. apply ELASTICSEARCH_REPLICAS, wait for the copies (bounded), refresh, and replay the outbox rows written since step 3, which covers
- *     any change that raced the load;
+ *  4. apply ELASTICSEARCH_REPLICAS, wait (bounded) for the copies, refresh, and replay the outbox
+ *     rows written since step 3, which covers any change that raced the load;
  *  5. swap the alias in one atomic updateAliases call, then close and later delete the previous index.
  */
 export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Promise<ReindexResult> {
