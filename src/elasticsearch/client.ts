@@ -37,16 +37,22 @@ export function isConnectionError(err: unknown): boolean {
 export type HealthStatus = 'green' | 'yellow' | 'red';
 
 /**
- * The cluster's status and the posts index's own: a cluster is red when any index lacks a primary
- * (another prefix's index, say), while the service only needs its own index's primaries.
- * Undefined when Elasticsearch does not answer (or the alias does not exist yet).
+ * The cluster's status, the posts index's own, and whether the posts index can serve: every shard
+ * has an active copy. That is more than "not red": for the moment between losing a primary's node
+ * and promoting its replica (longer when the elected master died with it) the index is red, yet
+ * searches are answered from the replica and writes wait for the promotion (or go to the relay).
+ * A cluster is red when any index lacks a primary (another prefix's index, say), which does not
+ * concern the service. Statuses are undefined when Elasticsearch does not answer (or the alias does
+ * not exist yet).
  */
-export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus; nodes?: number }> {
+export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus; serving: boolean; nodes?: number }> {
   const opts = { requestTimeout: 3000, maxRetries: 1 };
   // local: the answering node's own view of the cluster, at once, even while a new master is being
   // elected (searches still work then). timeout 0s: a missing index answers 408 at once, not after 30 s.
-  const ask = (index?: string) => client.cluster.health({ index, local: true, timeout: '0s' }, opts).catch(() => undefined);
+  const ask = (index?: string) => client.cluster.health({ index, local: true, timeout: '0s', ...(index ? { level: 'shards' as const } : {}) }, opts).catch(() => undefined);
   const [cluster, index] = await Promise.all([ask(), ask(alias)]);
   const status = (h: typeof cluster) => h?.status.toLowerCase() as HealthStatus | undefined;
-  return { cluster: status(cluster), index: status(index), nodes: cluster?.number_of_nodes };
+  const shards = Object.values(index?.indices ?? {}).flatMap((i) => Object.values(i.shards ?? {}));
+  const serving = shards.length > 0 && shards.every((s) => s.active_shards > 0);
+  return { cluster: status(cluster), index: status(index), serving, nodes: cluster?.number_of_nodes };
 }

@@ -14,7 +14,7 @@ const INTERVAL_MS = 5000;
  */
 export class ClusterWatcher {
   private timer: NodeJS.Timeout | undefined;
-  private last: { cluster: string; postsIndex: string; nodes: number } | undefined;
+  private last: { cluster: string; postsIndex: string; serving: boolean; nodes: number } | undefined;
   private checking: Promise<void> | undefined;
 
   constructor(
@@ -48,16 +48,16 @@ export class ClusterWatcher {
         h = await postsHealth(this.postsIndex.client, this.postsIndex.alias);
       }
     }
-    const now = { cluster: h.cluster ?? 'unreachable', postsIndex: h.index ?? 'unavailable', nodes: h.nodes ?? 0 };
+    const now = { cluster: h.cluster ?? 'unreachable', postsIndex: h.index ?? 'unavailable', serving: h.serving, nodes: h.nodes ?? 0 };
     const was = this.last;
     this.last = now;
-    if (was && was.cluster === now.cluster && was.postsIndex === now.postsIndex && was.nodes === now.nodes) return;
+    if (was && was.cluster === now.cluster && was.postsIndex === now.postsIndex && was.serving === now.serving && was.nodes === now.nodes) return;
     const fields = { ...now, ...(was ? { was: was.cluster, nodesBefore: was.nodes } : {}) };
-    if (now.postsIndex !== 'green' && now.postsIndex !== 'yellow') {
+    if (!now.serving) {
       this.log.error('elasticsearch cluster degraded; the posts index cannot serve (searches and uploads answer 503)', fields);
     } else if (now.cluster !== 'green') {
       this.log.warn('elasticsearch cluster degraded; the posts index still serves', fields);
-    } else if (was && (was.cluster !== 'green' || (was.postsIndex !== 'green' && was.postsIndex !== 'yellow'))) {
+    } else if (was && (was.cluster !== 'green' || !was.serving)) {
       // Green at start-up is the normal case; green after anything else is the recovery.
       this.log.info('elasticsearch cluster is green again', fields);
     } else if (was && now.nodes < was.nodes) {

@@ -4,10 +4,10 @@ import { postsHealth, type EsClient } from '../elasticsearch/client.ts';
 import type { AppState } from '../http/context.ts';
 
 /**
- * /healthz: the process answers. /readyz: it can do its work, i.e. SQLite answers and the posts
- * index has every primary shard (green or yellow). A cluster that is only yellow (a replica
- * missing, say after losing a node) or red because of some other index still serves: the cluster's
- * own status is reported beside it for operators, but does not make the service unready.
+ * /healthz: the process answers. /readyz: it can do its work, i.e. SQLite answers and every shard
+ * of the posts index has an active copy (postsHealth). A cluster that is yellow (a replica missing,
+ * say after losing a node) or red because of some other index still serves: the cluster's own
+ * status is reported beside it for operators, but does not make the service unready.
  */
 export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string }): Router<AppState> {
   const router = new Router<AppState>();
@@ -22,7 +22,7 @@ export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string })
       sqlite = false;
     }
     const health = await postsHealth(deps.es, deps.postsAlias);
-    const elasticsearch = health.index === 'green' || health.index === 'yellow';
+    const elasticsearch = health.serving;
     ctx.status = sqlite && elasticsearch ? 200 : 503;
     ctx.body = {
       status: ctx.status === 200 ? 'ready' : 'not ready',

@@ -158,7 +158,7 @@ export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
     sqlite: z.enum(['up', 'down']),
-    elasticsearch: z.enum(['up', 'down']).openapi({ description: '`up` when the posts index has all its primary shards (its health is green or yellow)' }),
+    elasticsearch: z.enum(['up', 'down']).openapi({ description: '`up` when every shard of the posts index has an active copy, so searches can be answered' }),
     cluster: z.enum(['green', 'yellow', 'red', 'unreachable']).openapi({
       description: 'the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves',
     }),
