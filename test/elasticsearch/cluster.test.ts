@@ -2,8 +2,8 @@
  * The service on a real three-node Elasticsearch cluster (nodes of the test's own: managed-cluster.ts
  * through test/helpers/es-cluster.ts; the shared node is never touched), with the server and the CLI
  * as real processes:
- *  - under a stream of uploads, edits, deletes and searches, the node holding the posts index's
- *    primary is killed with SIGKILL and later started again: searches keep answering 200, no request
+ *  - under a stream of uploads, edits, deletes and searches, the elected master, made to hold the
+ *    posts index's primary, is killed with SIGKILL and later started again: searches keep answering 200, no request
  *    waits as long as the client's time-out, /readyz stays 200 and reports the cluster's status, the
  *    log says when the cluster degraded and recovered, and once it is green every acknowledged write
  *    is in the index (`imgpost verify` agrees);
@@ -77,6 +77,25 @@ function setup(t: { fail(msg: string): void }): Ctx | undefined {
   return ctx;
 }
 
+/** Relocates the posts index's shard copies so that the elected master holds the primary. */
+async function primaryOnMaster(t: { log(...s: string[]): void }, es: EsClient, alias: string): Promise<void> {
+  const master = (await es.cat.master({ format: 'json' }))[0]!.node!;
+  const [index] = Object.keys(await es.indices.getAlias({ name: alias }));
+  const copies = await es.cat.shards({ index, format: 'json' });
+  const primary = copies.find((s) => s.prirep === 'p')!.node!;
+  const replica = copies.find((s) => s.prirep === 'r')?.node;
+  if (primary === master) return;
+  const nodes = (await es.cat.nodes({ format: 'json', h: 'name' })).map((n) => n.name!);
+  const move = async (from: string, to: string) => {
+    await es.cluster.reroute({ commands: [{ move: { index, shard: 0, from_node: from, to_node: to } }] });
+    await es.cluster.health({ index, wait_for_status: 'green', wait_for_no_relocating_shards: true, timeout: '60s' });
+  };
+  // A node holds one copy at most: a replica on the master first moves to the node with none.
+  if (replica === master) await move(master, nodes.find((n) => n !== master && n !== primary)!);
+  await move(primary, master);
+  t.log(`moved the primary of ${index} from ${primary} to the elected master ${master}`);
+}
+
 interface Call { kind: string; status: number; ms: number; phase: string; body?: string }
 
 test.serial('a node killed with -9 under uploads, edits, deletes and searches: no 5xx, no wait past the time-out, nothing lost', async (t) => {
@@ -129,6 +148,10 @@ test.serial('a node killed with -9 under uploads, edits, deletes and searches: n
   for (let w = 0; w < WORKERS; w++) for (let i = 0; i < SEED_PER_WORKER; i++) await upload(w, owned[w]);
   t.is(expected.size, WORKERS * SEED_PER_WORKER, JSON.stringify(calls.filter((x) => x.status !== 201)));
 
+  // The hardest loss of one node: the elected master that also holds the primary, so a new master
+  // must be elected before the replica can be promoted. Move the copies there before the load starts.
+  await primaryOnMaster(t, c.es, c.alias);
+
   let stop = false;
   const readiness: { status: number; cluster?: string; phase: string }[] = [];
   const pollReady = (async () => {
@@ -162,13 +185,13 @@ test.serial('a node killed with -9 under uploads, edits, deletes and searches: n
 
   const waitMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await waitMs(3000);
-  // The node with the primary: losing it means a replica is promoted while writes are in flight.
   const shards = await c.es.cat.shards({ index: c.alias, format: 'json' });
   const primaryNode = shards.find((s) => s.prirep === 'p')?.node;
   const victim = c.cluster.nodes.find((n) => n.name === primaryNode);
   if (!victim) throw new Error(`no node holds the primary: ${JSON.stringify(shards)}`);
   const master = (await c.es.cat.master({ format: 'json' }))[0]?.node;
-  t.log(`killing ${victim.name} (primary of ${c.alias}${master === victim.name ? ', and the elected master' : ''})`);
+  t.true(master === victim.name, `${victim.name} holds the primary and is the elected master (the master is ${master})`);
+  t.log(`killing ${victim.name}, the elected master and the holder of ${c.alias}'s primary`);
   phase = 'down';
   await victim.kill9();
   const killedAt = performance.now();
