@@ -7,6 +7,7 @@ import type { ReindexResult } from './reindex.ts';
 import type { SearchResult } from './search.ts';
 import type { SimilarResult } from './similar.ts';
 import type { UploadResult } from './upload.ts';
+import type { WebhookDrainResult } from './webhook-drain.ts';
 
 /** Everything one run measured: written to bench/results.json, rendered into bench/RESULTS.md. */
 export interface SizeResults {
@@ -31,6 +32,8 @@ export interface RunParams {
   search: { samples: number; sqlBudgetMs: number; reps: number; repMs: number; concurrency: number };
   imageSearch: { reps: number; repMs: number; concurrency: number };
   upload: { reps: number; repMs: number; concurrency: number };
+  /** optional: results files from before the figure existed lack it */
+  webhookDrain?: { deliveries: number; receivers: number; reps: number };
 }
 
 export interface RunResults {
@@ -46,5 +49,7 @@ export interface RunResults {
   params: RunParams;
   hashing?: HashingResult;
   hashingError?: string;
+  webhookDrain?: WebhookDrainResult;
+  webhookDrainError?: string;
   sizes: SizeResults[];
 }

@@ -28,20 +28,31 @@ import type { RunParams, RunResults, SizeResults } from './results.ts';
 import { benchSearch } from './search.ts';
 import { benchSimilar } from './similar.ts';
 import { benchUpload } from './upload.ts';
+import { benchWebhookDrain } from './webhook-drain.ts';
 
-const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep]
+const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only webhook-drain] [--drain-deliveries N]
 
-  --sizes N,N  corpus sizes in posts (default 100000,1000000)
-  --quick      a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
-               writes bench/RESULTS.quick.md and bench/results.quick.json
-  --keep       leave the data directories and indices in place (for poking at them)
+  --sizes N,N             corpus sizes in posts (default 100000,1000000)
+  --quick                 a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
+                          writes bench/RESULTS.quick.md and bench/results.quick.json
+  --keep                  leave the data directories and indices in place (for poking at them)
+  --only webhook-drain    measure only the webhook backlog drain; its result replaces that figure
+                          in the existing results file (the other figures keep their run's numbers)
+  --drain-deliveries N    deliveries in the webhook drain (default 50000; 10000 with --quick)
 `;
 
 const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 function parse() {
   const { values } = parseArgs({
-    options: { sizes: { type: 'string' }, quick: { type: 'boolean' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      sizes: { type: 'string' },
+      quick: { type: 'boolean' },
+      keep: { type: 'boolean' },
+      only: { type: 'string' },
+      'drain-deliveries': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -53,10 +64,19 @@ function parse() {
     process.stderr.write(`--sizes: expected comma-separated post counts from 1000 to 5000000\n\n${USAGE}`);
     process.exit(2);
   }
-  return { quick, sizes, keep: values.keep ?? false };
+  if (values.only !== undefined && values.only !== 'webhook-drain') {
+    process.stderr.write(`--only: the one figure that can run alone is webhook-drain\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const drainDeliveries = Number((values['drain-deliveries'] ?? (quick ? '10000' : '50000')).replace(/_/g, ''));
+  if (!Number.isInteger(drainDeliveries) || drainDeliveries < 100 || drainDeliveries > 1_000_000) {
+    process.stderr.write(`--drain-deliveries: expected a count from 100 to 1000000\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return { quick, sizes, keep: values.keep ?? false, onlyDrain: values.only === 'webhook-drain', drainDeliveries };
 }
 
-function params(quick: boolean, sizes: number[]): RunParams {
+function params(quick: boolean, sizes: number[], drainDeliveries: number): RunParams {
   // Reindexing 1M posts takes minutes: one run each there (ours is the fill), three below that.
   const reindexReps = Object.fromEntries(sizes.map((n) => [String(n), quick ? 2 : n > 300_000 ? 1 : 3]));
   return quick
@@ -67,6 +87,7 @@ function params(quick: boolean, sizes: number[]): RunParams {
         search: { samples: 300, sqlBudgetMs: 10_000, reps: 2, repMs: 3000, concurrency: 8 },
         imageSearch: { reps: 2, repMs: 3000, concurrency: 50 },
         upload: { reps: 2, repMs: 4000, concurrency: 8 },
+        webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 1 },
       }
     : {
         hashing: { reps: 5, passes: 10, jpegs: 12, pngs: 4 },
@@ -75,6 +96,8 @@ function params(quick: boolean, sizes: number[]): RunParams {
         search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
         imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
         upload: { reps: 5, repMs: 10_000, concurrency: 8 },
+        // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
+        webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
       };
 }
 
@@ -153,20 +176,46 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
   return out;
 }
 
-function write(results: RunResults, quick: boolean): { md: string; json: string } {
+const resultFiles = (quick: boolean) => {
   const suffix = quick ? '.quick' : '';
-  const md = path.join(ROOT, 'bench', `RESULTS${suffix}.md`);
-  const json = path.join(ROOT, 'bench', `results${suffix}.json`);
+  return { md: path.join(ROOT, 'bench', `RESULTS${suffix}.md`), json: path.join(ROOT, 'bench', `results${suffix}.json`) };
+};
+
+function write(results: RunResults, quick: boolean): { md: string; json: string } {
+  const { md, json } = resultFiles(quick);
   fs.writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
   const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '';
   fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
   return { md, json };
 }
 
+/** The drain alone: its result replaces that figure in the existing results; nothing else is measured. */
+async function drainOnly(quick: boolean, p: RunParams): Promise<void> {
+  const file = resultFiles(quick).json;
+  const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
+  const results: RunResults = fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, 'utf8')) as RunResults)
+    : { mode: quick ? 'quick' : 'full', command, startedAt: new Date().toISOString(), machine: await machineInfo(''), params: p, sizes: [] };
+  results.params.webhookDrain = p.webhookDrain;
+  const loadAverage = os.loadavg().map((n) => Math.round(n * 100) / 100);
+  log(`webhook drain alone: ${p.webhookDrain!.deliveries} deliveries to ${p.webhookDrain!.receivers} receivers; load average ${loadAverage.join(', ')}`);
+  try {
+    results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, log })), command, loadAverage };
+    delete results.webhookDrainError;
+  } catch (err) {
+    results.webhookDrainError = (err as Error).stack ?? String(err);
+    log(`webhook drain FAILED: ${results.webhookDrainError}`);
+  }
+  const files = write(results, quick);
+  log(`wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)}`);
+  process.exit(results.webhookDrainError ? 1 : 0);
+}
+
 async function main(): Promise<void> {
-  const { quick, sizes, keep } = parse();
+  const { quick, sizes, keep, onlyDrain, drainDeliveries } = parse();
   const started = Date.now();
-  const p = params(quick, sizes);
+  const p = params(quick, sizes, drainDeliveries);
+  if (onlyDrain) return drainOnly(quick, p);
   process.on('SIGINT', () => {
     log('interrupted: cleaning up');
     void cleanUp().finally(() => process.exit(130));
@@ -201,6 +250,13 @@ async function main(): Promise<void> {
       results.hashingError = (err as Error).stack ?? String(err);
       log(`hashing FAILED: ${results.hashingError}`);
     }
+    // Needs no corpus and no Elasticsearch: SQLite, the dispatcher and loopback receivers.
+    try {
+      results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, log })), command: results.command };
+    } catch (err) {
+      results.webhookDrainError = (err as Error).stack ?? String(err);
+      log(`webhook drain FAILED: ${results.webhookDrainError}`);
+    }
     for (const size of sizes) {
       results.sizes.push(await benchSize(size, p, esUrl, images, keep));
       // Written after every size, so a long run that dies later still leaves its earlier figures.
@@ -215,7 +271,7 @@ async function main(): Promise<void> {
     await cleanUp();
     log(`wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)} after ${results.seconds} s`);
   }
-  const failed = results.hashingError || results.sizes.some((s) => s.error);
+  const failed = results.hashingError || results.webhookDrainError || results.sizes.some((s) => s.error);
   process.exit(failed ? 1 : 0);
 }
 

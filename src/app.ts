@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import type { Services } from './compose.ts';
 import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
+import { methodGuard } from './http/method-guard.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -11,6 +12,8 @@ import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
+import { versionRoutes } from './posts/versions/routes.ts';
+import { tagRoutes } from './tags/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
@@ -49,6 +52,8 @@ export function createApp(services: Services): Koa<AppState> {
     accountRoutes(services),
     mediaRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),
+    versionRoutes(services),
+    tagRoutes(services),
     postSearchRoutes(services),
     imageSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
@@ -65,6 +70,7 @@ export function createApp(services: Services): Koa<AppState> {
       ctx.body = { error: `method ${ctx.method} is not allowed here` };
     }
   });
+  app.use(methodGuard({ '/api/post/search': ['POST'], '/api/post/similar': ['POST'], '/api/webhook/preview': ['POST'] }));
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

@@ -10,6 +10,10 @@ import { PostRepository } from './posts/repository.ts';
 import { AccountService } from './accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from './accounts/session-cookie.ts';
 import { PostService } from './posts/service.ts';
+import { PostHistory } from './posts/versions/history.ts';
+import { VersionRepository } from './posts/versions/repository.ts';
+import { TagRepository } from './tags/repository.ts';
+import { TagService } from './tags/service.ts';
 import { createHashPool, type HashPool } from './hashing/pool.ts';
 import { ImageStore } from './media/image-store.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -33,6 +37,8 @@ export interface Services {
   hashPool: HashPool;
   images: ImageStore;
   postService: PostService;
+  history: PostHistory;
+  tags: TagService;
   webhooks: WebhookService;
   webhookDispatcher: WebhookDispatcher;
   /** Stops background work and closes every resource, in reverse order of opening. */
@@ -70,6 +76,14 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   closers.push(() => hashPool.destroy());
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex, hashPool, images, log, config });
+  // Before anything writes: every post change from here on records its version.
+  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
+  history.attachTo(outbox);
+  const tagRepository = new TagRepository(db);
+  // Tags from before migration 008 get their case-folded key (JavaScript's folding, not SQLite's).
+  const folded = tagRepository.foldMissing();
+  if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });
+  const tags = new TagService({ db, tags: tagRepository });
 
   relay.start();
   closers.push(() => relay.stop());
@@ -95,6 +109,8 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
     hashPool,
     images,
     postService,
+    history,
+    tags,
     webhooks,
     webhookDispatcher,
     async close() {

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed' // the route handler sets Allow
   | 'conflict' // generic 409 with a message
   | 'duplicate_image' // 409 whose body is `details` (the spec's array of matches)
   | 'too_large'

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
+import { dihedralHashes, type Transform } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
 
 export interface ImageInfo {
@@ -17,6 +18,14 @@ export interface ImageInfo {
   height: number;
   pages: number;
   hash: string;
+  /** only when asked for (`dihedral: true`): the hash under each of the eight symmetries, see src/hashing/dihedral.ts */
+  dihedral?: Record<Transform, string>;
+}
+
+export interface AnalyseRequest {
+  path: string;
+  /** also hash the eight mirrored/rotated variants of the 32x32 grey matrix */
+  dihedral?: boolean;
 }
 
 type Format = ImageInfo['format'];
@@ -70,7 +79,7 @@ function decodeFailure(err: unknown): Error {
   return invalid(`image is corrupt or truncated (${msg.split('\n')[0]})`);
 }
 
-export default async function analyse({ path }: { path: string }): Promise<ImageInfo> {
+export default async function analyse({ path, dihedral }: AnalyseRequest): Promise<ImageInfo> {
   // One read: the bytes that pass the magic check are the bytes sharp decodes (no swap in between).
   const buf = await readFile(path);
   if (buf.length === 0) throw invalid('file is empty');
@@ -109,7 +118,9 @@ export default async function analyse({ path }: { path: string }): Promise<Image
   // b-w drops alpha, so this is one band; guard anyway rather than hash interleaved channels.
   if (grey.length !== 32 * 32) throw new Error(`unexpected greyscale buffer of ${grey.length} bytes`);
 
-  return { format, ...TYPES[format], width, height, pages: meta.pages ?? 1, hash: dctHash(grey) };
+  const info: ImageInfo = { format, ...TYPES[format], width, height, pages: meta.pages ?? 1, hash: dctHash(grey) };
+  if (dihedral) info.dihedral = dihedralHashes(grey, dctHash);
+  return info;
 }
 
 export interface ThumbnailRequest {

@@ -16,6 +16,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   reindex: { summary: 'rebuild the search index from SQLite and swap it in, with no search downtime', load: () => import('./reindex-command.ts') },
   import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },
   rethumb: { summary: 'regenerate the WebP thumbnails of existing posts, with progress', load: () => import('./rethumb-command.ts') },
+  backup: { summary: 'copy a consistent snapshot of DATA_DIR into DEST while the server runs', load: () => import('./backup-command.ts') },
+  restore: { summary: 'restore a backup into an empty DATA_DIR and rebuild the search index', load: () => import('./restore-command.ts') },
   verify: { summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it', load: () => import('./verify-command.ts') },
 };
 
@@ -27,7 +29,8 @@ progress and messages go to stderr. Settings come from the environment (DATA_DIR
 Exit status:
   0   success
   1   the command ran and failed or found a problem (verify: drift; import: files that
-      are not images; rethumb: posts that failed; user: unknown user, invalid values)
+      are not images; rethumb: posts that failed; backup/restore: failed or
+      refused; user: unknown user, invalid values)
   2   usage error (unknown command or option, missing argument) or invalid configuration
 `;
 

@@ -6,12 +6,13 @@
 import 'sharp';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
-import type { ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
+import type { AnalyseRequest, ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
 
 export type { ImageInfo };
 
 export interface HashPool {
-  analyse(path: string): Promise<ImageInfo>;
+  /** `dihedral`: also the hashes of the eight mirrored/rotated variants (`info.dihedral`) */
+  analyse(path: string, opts?: { dihedral?: boolean }): Promise<ImageInfo>;
   /** WebP thumbnails of an accepted image, written to the given paths (same pool, same queue). */
   thumbnails(path: string, outputs: ThumbnailRequest['outputs']): Promise<{ size: number; width: number; height: number }[]>;
   readonly queueSize: number;
@@ -36,7 +37,7 @@ function workerExecArgv(): string[] {
 
 export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
   // Two tasks share the worker file: the default export (analyse) and the named `thumbnails`.
-  const pool = new Piscina<{ path: string } | ThumbnailRequest, ImageInfo>({
+  const pool = new Piscina<AnalyseRequest | ThumbnailRequest, ImageInfo>({
     filename: WORKER,
     minThreads: opts.workers,
     maxThreads: opts.workers,
@@ -45,9 +46,9 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
   });
 
   return {
-    async analyse(path) {
+    async analyse(path, opts) {
       try {
-        return await pool.run({ path });
+        return await pool.run({ path, ...(opts?.dihedral ? { dihedral: true } : {}) });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));

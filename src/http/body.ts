@@ -68,3 +68,12 @@ export function jsonBody(limit = JSON_BODY_LIMIT): Koa.Middleware<AppState> {
 }
 
 export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+
+/**
+ * The body of an endpoint whose fields are all optional: no body at all means `{}` (no change),
+ * but a JSON `null` is a body like any other non-object and must fail the schema (400).
+ */
+export const optionalBody = (ctx: Koa.Context): unknown => {
+  const body = requestBody(ctx);
+  return body === undefined ? {} : body;
+};

@@ -11,6 +11,7 @@ const STATUS: Record<ErrorCode, number> = {
   login_failed: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   duplicate_image: 409,
   too_large: 413,

@@ -37,12 +37,35 @@ export function parse<S extends z.ZodTypeAny>(schema: S, input: unknown, pathOff
   return result.data;
 }
 
+export interface QueryIntRange {
+  min: number;
+  max: number;
+  default: number;
+}
+
+/** Each queryInt schema's range, so the OpenAPI document states it from the same numbers. */
+const ranges = new WeakMap<z.ZodTypeAny, QueryIntRange>();
+
 /** Query-string integers: absent → default; present → must be a plain integer within range. */
-export const queryInt = (opts: { min: number; default: number; max?: number }) =>
-  z
+export const queryInt = (opts: { min: number; default: number; max?: number }) => {
+  const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+  const schema = z
     .string()
     .regex(/^-?\d+$/, 'expected an integer')
     .transform(Number)
-    .pipe(z.number().int().min(opts.min).max(opts.max ?? Number.MAX_SAFE_INTEGER))
+    .pipe(z.number().int().min(opts.min).max(max))
     .optional()
     .transform((v) => v ?? opts.default);
+  ranges.set(schema, { min: opts.min, max, default: opts.default });
+  return schema;
+};
+
+/** The range of a queryInt schema, also through transforms/optional wrapped around it; else undefined. */
+export function queryIntRange(schema: z.ZodTypeAny): QueryIntRange | undefined {
+  for (let s: z.ZodTypeAny | undefined = schema; s; ) {
+    const found = ranges.get(s);
+    if (found) return found;
+    s = s instanceof z.ZodEffects ? s.innerType() : s instanceof z.ZodOptional || s instanceof z.ZodDefault ? s._def.innerType : undefined;
+  }
+  return undefined;
+}

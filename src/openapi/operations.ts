@@ -6,11 +6,15 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
-import { Force, ListQuery, PostMetadata } from '../posts/schemas.ts';
-import { body as ImageSearchBody, query as ImageSearchQuery } from '../search/image-search/schema.ts';
+import { queryIntRange } from '../http/validate.ts';
+import { RATINGS } from '../posts/post-record.ts';
+import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
+import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions/schemas.ts';
+import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
 import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';
 import { z } from './zod.ts';
@@ -32,7 +36,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'search' | 'webhooks' | 'media' | 'operations';
+  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
   /** needs X-Access-Key or the session cookie */
   auth?: boolean;
   request?: RouteConfig['request'];
@@ -61,11 +65,58 @@ const webhookNotFound = error('no webhook with this id among the caller\'s own')
 const postId = z.object({ id: z.string().openapi({ description: 'the post\'s UUID, or its number' }) });
 const webhookId = z.object({ id: z.string().uuid() });
 
+/**
+ * A route's query schema as the document shows it: every queryInt field as an integer with the
+ * range and default the route validates with (the same numbers, read from the schema), and a
+ * description per field.
+ */
+export function documentedQuery<T extends z.ZodRawShape>(schema: z.ZodObject<T>, descriptions: Partial<Record<keyof T & string, string>>) {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => {
+      const range = queryIntRange(field);
+      const shown: ZodTypeAny = range ? z.number().int().min(range.min).max(range.max).default(range.default) : field;
+      const description = descriptions[key as keyof T & string];
+      return [key, description ? shown.openapi({ description }) : shown];
+    }),
+  );
+  return z.object(shape);
+}
+
 /** Paging as GET /api/post/ takes it (decisions §4); the schema is the route's own. */
 const paging = (schema: typeof ListQuery | typeof SearchPaging) =>
-  schema.extend({
-    offset: schema.shape.offset.openapi({ description: 'results to skip; default 0', example: '0' }),
-    limit: schema.shape.limit.openapi({ description: 'page size; default 24, above 1000 lowered to 1000', example: '24' }),
+  documentedQuery(schema, { offset: 'results to skip', limit: 'page size; above 1000 lowered to 1000' });
+
+/** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
+const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
+  description: 'trimmed, then 1 to 64 characters (code points) without whitespace or control characters; case is kept',
+});
+/** Post metadata as the routes validate it, with the tag-name rule spelled out. */
+const Metadata = PostMetadata.extend({
+  text: PostMetadata.shape.text.openapi({ description: `at most ${MAX_TEXT} UTF-16 code units (maxLength counts code points, so it is the looser bound)` }),
+  tags: z.array(TagName).max(MAX_TAGS).optional().openapi({ description: `at most ${MAX_TAGS}; duplicates are dropped` }),
+});
+
+/** `/image/search` conditions with each type's rule on its value (the route checks them in one schema). */
+const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}]`).join('');
+const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
+const ImageSearchCondition = z.union([
+  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'textContains', 'uploadedBy']), value: nonBlank }),
+  z.object({
+    type: z.literal('ratingEq'),
+    value: z
+      .string()
+      .regex(new RegExp(`^\\s*(?:${[...RATINGS, ...Object.keys(RATING_ALIASES)].map(caseless).join('|')})\\s*$`, 'u'))
+      .openapi({ description: 'a rating, any case (violet is violent)' }),
+  }),
+  z.object({ type: z.literal('textMatch'), value: nonBlank.openapi({ description: `trimmed; 1 to ${MAX_MATCH_LENGTH} characters (UTF-16 code units)` }) }),
+]);
+
+/** A webhook target as the service accepts it on save (src/webhooks/ssrf.ts). */
+const webhookUrl = <T extends ZodTypeAny>(schema: T) =>
+  schema.openapi({
+    format: 'uri',
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#]+(?:[/?#]|$)',
+    description: 'an absolute http or https URL without credentials, whose host is public (not loopback, private, link-local or reserved, also after DNS resolution); stored WHATWG-normalised',
   });
 
 const binary = (description: string) => z.string().openapi({ format: 'binary', description });
@@ -112,7 +163,7 @@ export const OPERATIONS: Operation[] = [
           'multipart/form-data': {
             schema: z.object({
               image: binary('JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels'),
-              metadata: PostMetadata.optional().openapi({ description: 'absent fields: text "", tags [], rating none' }),
+              metadata: Metadata.optional().openapi({ description: 'absent fields: text "", tags [], rating none' }),
               force: Force.openapi({ description: '1 or true: store even when near-duplicates exist' }),
             }),
             encoding: { image: { contentType: IMAGE_TYPES.join(', ') }, metadata: { contentType: 'application/json' } },
@@ -138,7 +189,7 @@ export const OPERATIONS: Operation[] = [
     (method): Operation => ({
       method, path: '/api/post/{id}', operationId: method === 'put' ? 'updatePost' : 'patchPost', tag: 'posts', auth: true,
       summary: `Change a post's metadata; absent fields stay (needs the edit-post permission)${method === 'patch' ? '; same as PUT' : ''}`,
-      request: { params: postId, body: { required: false, ...json(PostMetadata) } },
+      request: { params: postId, body: { required: false, ...json(Metadata) } },
       responses: { ...always, ...limited, 200: { description: 'the post after the change', schema: S.Post }, 400: issues(), 403: forbidden, 404: postNotFound },
     }),
   ),
@@ -147,6 +198,49 @@ export const OPERATIONS: Operation[] = [
     summary: 'Delete a post, its files and its index entry (needs the delete-post permission)',
     request: { params: postId },
     responses: { ...always, ...limited, 204: { description: 'deleted' }, 403: forbidden, 404: postNotFound },
+  },
+
+  // ---- post history (decisions §9) ----
+  {
+    method: 'get', path: '/api/post/{id}/versions', operationId: 'listPostVersions', tag: 'posts',
+    summary: 'A post\'s versions, newest first',
+    request: {
+      params: postId,
+      query: documentedQuery(VersionsQuery, { offset: 'versions to skip', limit: `page size; above ${MAX_VERSIONS_LIMIT} lowered to ${MAX_VERSIONS_LIMIT}` }),
+    },
+    responses: { ...always, 200: { description: 'a page of versions', schema: S.PostVersionPage }, 400: issues('offset or limit negative or not an integer'), 404: postNotFound },
+  },
+  {
+    method: 'post', path: '/api/post/{id}/revert', operationId: 'revertPost', tag: 'posts', auth: true,
+    summary: 'Set text, rating and tags to those of an earlier version, as an update (needs the edit-post permission)',
+    request: { params: postId, body: { required: true, ...json(RevertBody) } },
+    responses: {
+      ...always, ...limited,
+      200: { description: 'the post after the revert', schema: S.Post },
+      400: issues(),
+      403: forbidden,
+      404: error('no post with this id, or it has no such version'),
+    },
+  },
+
+  // ---- tags (decisions §10) ----
+  {
+    method: 'get', path: '/api/tag', operationId: 'listTags', tag: 'tags',
+    summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
+    request: {
+      query: documentedQuery(TagListQuery.extend({ prefix: TagListQuery.shape.prefix.openapi({ maxLength: MAX_PREFIX_LENGTH }) }), {
+        prefix: `case-insensitive start of the name; absent: every tag; at most ${MAX_PREFIX_LENGTH} characters`,
+        offset: 'tags to skip',
+        limit: `page size; above ${MAX_TAG_LIMIT} lowered to ${MAX_TAG_LIMIT}`,
+      }),
+    },
+    responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
+  },
+  {
+    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
+    summary: 'One tag by its exact name, with its post count',
+    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
+    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
   },
 
   // ---- search (spec §4.9-4.11) ----
@@ -164,9 +258,10 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/post/similar', operationId: 'similarPosts', tag: 'search',
     summary: 'Posts whose image is similar to the uploaded one',
     request: {
-      query: SimilarQuery.extend({
-        maxDiff: SimilarQuery.shape.maxDiff.openapi({ description: 'most differing bits, 0 to 11; default 8' }),
-        limit: SimilarQuery.shape.limit.openapi({ description: '1 to 100; default 24' }),
+      query: documentedQuery(SimilarQuery, {
+        maxDiff: 'most differing bits',
+        limit: 'most matches returned',
+        transforms: 'dihedral: also find mirrored and rotated (90/180/270) copies, each match then names its `transform`; absent: the plain lookup',
       }),
       body: { required: true, content: { 'multipart/form-data': { schema: z.object({ image: binary('the image to compare') }) } } },
     },
@@ -176,16 +271,15 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/image/search', operationId: 'imageSearch', tag: 'search',
     summary: 'Full-text image search (the original client\'s endpoint); errors are { error }',
     request: {
-      query: ImageSearchQuery.extend({
-        offset: ImageSearchQuery.shape.offset.openapi({ description: 'int32, at least 0; default 0' }),
-        limit: ImageSearchQuery.shape.limit.openapi({ description: 'int32, at least 1; default 24, above 24 lowered to 24' }),
-      }),
+      query: documentedQuery(ImageSearchQuery, { offset: 'results to skip (int32)', limit: 'page size (int32); above 24 lowered to 24' }),
       body: {
         required: false,
         ...json(
           ImageSearchBody.extend({
+            conditions: z.array(ImageSearchCondition).max(MAX_CONDITIONS).default([]).openapi({ description: 'all must hold' }),
             orderBy: ImageSearchBody.shape.orderBy.openapi({ type: 'string', description: 'id, uploadDate or relevance; anything else means uploadDate' }),
             order: ImageSearchBody.shape.order.openapi({ type: 'string', description: 'asc or desc; anything else means desc' }),
+            facets: ImageSearchBody.shape.facets.openapi({ uniqueItems: true, description: 'count tags, ratings and/or uploaders over the whole result (response `data.facets`)' }),
           }),
         ),
       },
@@ -201,7 +295,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/webhook', operationId: 'createWebhook', tag: 'webhooks', auth: true,
     summary: 'Register a webhook (at most 10 per user); the template is test-rendered for each event',
-    request: { body: { required: true, ...json(CreateWebhook) } },
+    request: { body: { required: true, ...json(CreateWebhook.extend({ url: webhookUrl(CreateWebhook.shape.url) })) } },
     responses: { ...always, ...limited, 201: { description: 'registered', schema: S.Webhook }, 400: issues('bad fields, a refused URL or a template that does not render'), 409: error('the user already has 10 webhooks') },
   },
   {
@@ -224,7 +318,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'patch', path: '/api/webhook/{id}', operationId: 'updateWebhook', tag: 'webhooks', auth: true,
     summary: 'Change any of the create fields',
-    request: { params: webhookId, body: { required: false, ...json(PatchWebhook) } },
+    request: { params: webhookId, body: { required: false, ...json(PatchWebhook.extend({ url: webhookUrl(PatchWebhook.shape.url) })) } },
     responses: { ...always, ...limited, 200: { description: 'the webhook after the change', schema: S.Webhook }, 400: issues(), 404: webhookNotFound },
   },
   {
@@ -278,7 +372,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'operations',
     summary: 'This document',
-    responses: { ...always, 200: { description: 'OpenAPI 3.1', contentTypes: ['application/json'] } },
+    responses: { ...always, 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } },
   },
   {
     method: 'get', path: '/docs', operationId: 'docs', tag: 'operations',

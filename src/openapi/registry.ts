@@ -55,6 +55,9 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     });
   }
   // Outgoing notifications (decisions §8), so receivers can be written from the document too.
+  // Registered by name: the generator only collects components reached from paths, not from
+  // webhooks, so the body's $ref would otherwise dangle.
+  registry.register('DefaultWebhookBody', S.DefaultWebhookBody);
   registry.registerWebhook({
     method: 'post',
     path: 'postEvent',
@@ -88,6 +91,7 @@ export function openApiDocument(publicUrl?: string): Document {
     tags: [
       { name: 'accounts' },
       { name: 'posts' },
+      { name: 'tags' },
       { name: 'search' },
       { name: 'webhooks' },
       { name: 'media' },

@@ -4,7 +4,9 @@
  * cannot drift from what the service sends. Objects are strict: an undocumented field (say, a
  * leaked passwordHash) fails the test instead of slipping through.
  */
+import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { RATINGS } from '../posts/post-record.ts';
+import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { EVENT_KINDS } from '../webhooks/event-data.ts';
 import { z } from './zod.ts';
@@ -17,6 +19,19 @@ const uuid = z.string().uuid();
 export const Rating = z.enum(RATINGS).openapi('Rating');
 
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
+
+/** Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters. */
+const tagName = z.string().min(1).max(64).regex(/^[^\s\p{C}]+$/u);
+
+export const TagCount = z
+  .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
+  .strict()
+  .openapi('TagCount');
+
+export const TagPage = z
+  .object({ count: z.number().int().min(0).openapi({ description: 'tags that match' }), data: z.array(TagCount) })
+  .strict()
+  .openapi('TagPage', { description: 'most used first, then by name' });
 
 export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');
 
@@ -57,6 +72,30 @@ const postFields = {
 
 export const Post = z.object(postFields).strict().openapi('Post');
 
+const change = <T extends z.ZodTypeAny>(value: T) => z.object({ old: value, new: value }).strict();
+
+export const PostVersion = z
+  .object({
+    version: z.number().int().min(1),
+    text: z.string(),
+    rating: Rating,
+    tags: z.array(z.string()).openapi({ description: 'tag names, sorted' }),
+    editor: z.union([User, z.null()]).openapi({ description: 'who made this version; null for imports, legacy posts and removed accounts' }),
+    createdAt: isoTime,
+    changes: z
+      .object({ text: change(z.string()).optional(), tags: change(z.array(z.string())).optional(), rating: change(Rating).optional() })
+      .strict()
+      .optional()
+      .openapi({ description: 'the fields that differ from the previous version; absent on version 1' }),
+  })
+  .strict()
+  .openapi('PostVersion', { description: 'One version of a post\'s text, rating and tags (decisions §9)' });
+
+export const PostVersionPage = z
+  .object({ count: z.number().int().min(0), data: z.array(PostVersion) })
+  .strict()
+  .openapi('PostVersionPage', { description: '`count` is the number of versions; `data` the requested slice, newest first' });
+
 export const CreatedPost = z
   .object({ ...postFields, uploader: Self })
   .strict()
@@ -88,6 +127,28 @@ export const LoginFailure = z.string().openapi('LoginFailure', { description: 'a
 
 export const AccessKey = z.object({ accessKey: z.string().regex(/^[A-Za-z0-9_]+$/) }).strict().openapi('AccessKey');
 
+const count = z.number().int().min(1);
+export const ImageSearchFacets = z
+  .object({
+    tags: z
+      .array(z.object({ name: z.string(), count }).strict())
+      .max(TOP_TAGS)
+      .optional()
+      .openapi({ description: `the ${TOP_TAGS} most frequent tags, count descending, then name (code point order); tags named by tagInclude conditions are left out` }),
+    rating: z
+      .object(Object.fromEntries(RATINGS.map((r) => [r, z.number().int().min(0)])) as Record<(typeof RATINGS)[number], z.ZodNumber>)
+      .strict()
+      .optional()
+      .openapi({ description: 'posts per rating' }),
+    uploader: z
+      .array(z.object({ id: z.number().int(), name: z.string(), count }).strict())
+      .max(TOP_UPLOADERS)
+      .optional()
+      .openapi({ description: `the ${TOP_UPLOADERS} most frequent uploaders, count descending, then id; posts without an owner are not counted` }),
+  })
+  .strict()
+  .openapi('ImageSearchFacets', { description: 'Exact counts over the whole result; only the requested keys are present' });
+
 export const ImageSearchResult = z
   .object({
     error: z.null(),
@@ -106,16 +167,34 @@ export const ImageSearchResult = z
             })
             .strict(),
         ),
+        facets: ImageSearchFacets.optional().openapi({ description: 'only when the request names `facets`: counts over the whole result, not the page' }),
       })
       .strict(),
   })
   .strict()
   .openapi('ImageSearchResult');
 
+export const Transform = z.enum(TRANSFORMS).openapi('Transform', {
+  description:
+    'How the uploaded image relates to the matched post\'s image: `none` (as is), `mirror` (mirrored left-right), ' +
+    '`rotate90`/`rotate180`/`rotate270` (turned clockwise by that many degrees), `mirrorRotate90`/`mirrorRotate180`/`mirrorRotate270` ' +
+    '(mirrored left-right, then turned clockwise; `mirrorRotate180` is an upside-down flip). When several fit equally well, the earlier in this list.',
+});
+
 export const SimilarResult = z
   .object({
     hash: z.string().regex(/^[01]{64}$/),
-    similar: z.array(z.object({ id: uuid, image: z.string(), imageURL: z.string().url(), diff: z.number().int().min(0).max(64) }).strict()),
+    similar: z.array(
+      z
+        .object({
+          id: uuid,
+          image: z.string(),
+          imageURL: z.string().url(),
+          diff: z.number().int().min(0).max(64).openapi({ description: 'differing bits (under `transform` when present)' }),
+          transform: Transform.optional().openapi({ description: 'only with transforms=dihedral: the symmetry under which this post is closest' }),
+        })
+        .strict(),
+    ),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });
@@ -151,6 +230,15 @@ export const DeliveryAttempt = z
   })
   .strict()
   .openapi('DeliveryAttempt');
+
+export const OpenApiDocument = z
+  .object({
+    openapi: z.string().regex(/^3\.1\.\d+$/),
+    info: z.object({ title: z.string(), version: z.string() }).passthrough(),
+    paths: z.record(z.record(z.unknown())),
+  })
+  .passthrough()
+  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one)' });
 
 export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
 

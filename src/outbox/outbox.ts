@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
 import type { PostRecord, Rating } from '../posts/post-record.ts';
 
@@ -74,8 +75,12 @@ export class Outbox {
     return row;
   }
 
+  /** Prepared once: the webhook dispatcher reads a row per delivery. */
+  private getStatement: Statement | undefined;
+
   get(id: number): OutboxRow | undefined {
-    const r = this.db.prepare('SELECT * FROM outbox WHERE id = ?').get(id) as RawRow | undefined;
+    this.getStatement ??= this.db.prepare('SELECT * FROM outbox WHERE id = ?');
+    const r = this.getStatement.get(id) as RawRow | undefined;
     return r && fromRaw(r);
   }
 

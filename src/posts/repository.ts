@@ -1,4 +1,5 @@
 import type { Db } from '../db/sqlite.ts';
+import { foldTag } from '../tags/fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 
 interface PostRow {
@@ -136,10 +137,11 @@ export class PostRepository {
   /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.db.prepare('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
-    const create = this.db.prepare('INSERT INTO tags (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
+    const create = this.db.prepare('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
     const link = this.db.prepare('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
     for (const name of names) {
-      create.run(name);
+      create.run(name, foldTag(name));
       link.run(seq, name);
     }
   }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { PERMISSION, currentUser, requirePermission } from '../accounts/permissions.ts';
 import { invalid } from '../errors.ts';
-import { jsonBody, requestBody } from '../http/body.ts';
+import { jsonBody, optionalBody } from '../http/body.ts';
 import type { AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import { multipart, partsOf } from '../upload/multipart.ts';
@@ -59,7 +59,7 @@ export function postRoutes(deps: PostRoutesDeps): Router<AppState> {
   });
 
   const edit = async (ctx: Parameters<Parameters<typeof router.put>[1]>[0]) => {
-    const patch = parse(PostMetadata, requestBody(ctx) ?? {});
+    const patch = parse(PostMetadata, optionalBody(ctx));
     ctx.body = view(await deps.postService.update(ctx.params.id, patch, currentUser(ctx)));
   };
   router.put('/:id', requirePermission(PERMISSION.editPost), jsonBody(), edit);

@@ -5,16 +5,27 @@ import { RATINGS } from './post-record.ts';
 export const MAX_TEXT = 10_000;
 export const MAX_TAGS = 64;
 
-/** Trimmed, 1–64 characters, no whitespace or control characters; case kept (decisions §4). */
+export const MAX_TAG_LENGTH = 64;
+/**
+ * The tag-name rule on the raw value as one pattern (ECMA-262, `u` flag; quantifiers count code
+ * points like JSON Schema's lengths), for the OpenAPI document: `tagName` below enforces the same.
+ */
+export const TAG_NAME_PATTERN = `^\\s*[^\\s\\p{C}]{1,${MAX_TAG_LENGTH}}\\s*$`;
+
+/** Trimmed, 1–64 characters (code points), no whitespace or control characters; case kept (decisions §4). */
 const tagName = z
   .string()
   .transform((s) => s.trim())
   .pipe(
     z
       .string()
-      .min(1, 'tag names are 1 to 64 characters')
-      .max(64, 'tag names are 1 to 64 characters')
-      .regex(/^[^\s\p{C}]+$/u, 'tag names contain no whitespace or control characters'),
+      .min(1, `tag names are 1 to ${MAX_TAG_LENGTH} characters`)
+      .regex(/^[^\s\p{C}]+$/u, 'tag names contain no whitespace or control characters')
+      // Code points, not UTF-16 units (zod's .max): an emoji is one character, as in JSON Schema.
+      .superRefine((s, ctx) => {
+        if (Array.from(s).length > MAX_TAG_LENGTH)
+          ctx.addIssue({ code: 'too_big', maximum: MAX_TAG_LENGTH, type: 'string', inclusive: true, message: `tag names are 1 to ${MAX_TAG_LENGTH} characters` });
+      }),
   );
 
 const tags = z

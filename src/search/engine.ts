@@ -17,6 +17,8 @@ export interface PageRequest {
   sort: SortClause[];
   offset: number;
   limit: number;
+  /** aggregations over the whole result, computed in the same request as the total */
+  aggs?: Record<string, unknown>;
 }
 
 export interface Page {
@@ -24,6 +26,8 @@ export interface Page {
   total: number;
   /** the last sort value of each hit in the page, in order (the unique key) */
   keys: (string | number)[];
+  /** the results of `aggs`, when asked for */
+  aggregations?: Record<string, unknown>;
 }
 
 /** Elasticsearch's default `index.max_result_window`; from/size is tried below it. */
@@ -36,6 +40,7 @@ interface RawHit {
 interface RawResponse {
   hits: { total?: { value: number } | number; hits?: RawHit[] };
   pit_id?: string;
+  aggregations?: Record<string, unknown>;
 }
 
 const totalOf = (res: RawResponse): number => {
@@ -71,7 +76,7 @@ export async function resultWindow(es: EsClient, index: string): Promise<number>
 
 // Only the sort values are read: `_source` and stored fields are skipped in every request, so the
 // fetch phase stays cheap even when thousands of hits are skipped on the way to a deep page.
-const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total,hits.hits.sort,pit_id' } as const;
+const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total,hits.hits.sort,pit_id,aggregations' } as const;
 
 async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
   const res = (await es.search({
@@ -81,9 +86,10 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
     from: req.limit === 0 ? 0 : req.offset,
     size: req.limit,
     track_total_hits: true,
+    ...(req.aggs ? { aggs: req.aggs as never } : {}),
     ...LEAN,
   })) as unknown as RawResponse;
-  return { total: totalOf(res), keys: (res.hits.hits ?? []).map(keyOf) };
+  return { total: totalOf(res), keys: (res.hits.hits ?? []).map(keyOf), ...(res.aggregations ? { aggregations: res.aggregations } : {}) };
 }
 
 /**
@@ -98,6 +104,7 @@ async function walk(es: EsClient, req: PageRequest): Promise<Page> {
     let after: unknown[] | undefined;
     let skip = req.offset;
     let total = -1;
+    let aggregations: Record<string, unknown> | undefined;
     const keys: (string | number)[] = [];
     for (;;) {
       const want = skip > 0 ? Math.min(skip, pageSize) : Math.min(req.limit - keys.length, pageSize);
@@ -108,12 +115,15 @@ async function walk(es: EsClient, req: PageRequest): Promise<Page> {
         pit: { id: pit, keep_alive: PIT_KEEP_ALIVE },
         ...(after ? { search_after: after as never } : {}),
         track_total_hits: total < 0,
+        // The first request counts, and aggregates, over the same snapshot as every page.
+        ...(total < 0 && req.aggs ? { aggs: req.aggs as never } : {}),
         ...LEAN,
       })) as unknown as RawResponse;
       if (res.pit_id) pit = res.pit_id;
       if (total < 0) {
         total = totalOf(res);
-        if (req.offset >= total) return { total, keys: [] };
+        aggregations = res.aggregations;
+        if (req.offset >= total) return { total, keys: [], ...(aggregations ? { aggregations } : {}) };
       }
       const hits = res.hits.hits ?? [];
       if (hits.length === 0) break;
@@ -123,7 +133,7 @@ async function walk(es: EsClient, req: PageRequest): Promise<Page> {
       else for (const h of hits) keys.push(h.sort![req.sort.length - 1] as string | number);
       if (hits.length < want || (skip === 0 && keys.length >= req.limit)) break;
     }
-    return { total, keys };
+    return { total, keys, ...(aggregations ? { aggregations } : {}) };
   } finally {
     await es.closePointInTime({ id: pit }).catch(() => undefined);
   }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/sqlite.ts';
 import { RATINGS, type Rating } from '../posts/post-record.ts';
+import { foldTag } from '../tags/fold.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
 
@@ -102,14 +103,14 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
     `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertTag = db.prepare('INSERT INTO tags (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+  const insertTag = db.prepare('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
   const tagId = db.prepare('SELECT id FROM tags WHERE name = ?').pluck();
   const link = db.prepare('INSERT INTO post_tags (post_seq, tag_id) VALUES (?, ?)');
 
   let users: { id: number; name: string }[] = [];
   db.transaction(() => {
     users = makeUsers(db, rnd, opts.users ?? 20);
-    for (const name of tagNames) insertTag.run(name);
+    for (const name of tagNames) insertTag.run(name, foldTag(name));
     const ids = tagNames.map((name) => tagId.get(name) as number);
     // Cluster members land on random posts.
     const slotAt = new Map<number, { cluster: number; hash: string }>();

@@ -4,6 +4,7 @@
  * claim additionally uses BEGIN IMMEDIATE so it is atomic across processes sharing DATA_DIR.
  */
 import crypto from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
 import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
 import { EVENT_KINDS } from './event-data.ts';
@@ -25,6 +26,8 @@ export interface WebhookRow {
   createdAt: string;
   updatedAt: string;
 }
+
+export type DeliveryTarget = Pick<WebhookRow, 'id' | 'url' | 'secret' | 'template' | 'state'>;
 
 export interface DeliveryRow {
   seq: number;
@@ -102,8 +105,39 @@ export const NEXT_RETRY_SQL = `SELECT d.next_attempt_at FROM webhook_deliveries 
     AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.state = 'active')
   ORDER BY d.next_attempt_at LIMIT 1`;
 
+/** What the dispatcher hands back after sending: an attempt to record, or a claim to give back unsent. */
+export type DeliveryResult =
+  | { kind: 'attempt'; delivery: DeliveryRow; attempt: AttemptRow }
+  | { kind: 'release'; seq: number }
+  | { kind: 'hold'; seq: number; until: string };
+
+/** A webhook's row as a batch of results leaves it. */
+interface HookTally {
+  failureCount: number;
+  state: WebhookState;
+  lastDeliveryAt: string | null;
+  lastResponseStatus: number | null;
+}
+
+export interface RecordOptions {
+  suspendAfter: number;
+  retryDelayMs: (failureCount: number) => number;
+}
+
 export class WebhookRepository {
+  /** Prepared once: the dispatcher runs the same few statements for every delivery. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
 
   // ---- management ------------------------------------------------------------------------
 
@@ -128,8 +162,13 @@ export class WebhookRepository {
   }
 
   get(id: string): WebhookRow | undefined {
-    const r = this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as RawWebhook | undefined;
+    const r = this.stmt('SELECT * FROM webhooks WHERE id = ?').get(id) as RawWebhook | undefined;
     return r && fromRaw(r);
+  }
+
+  /** What sending to a webhook needs, read for every delivery (so edits apply at once): no more. */
+  target(id: string): DeliveryTarget | undefined {
+    return this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as DeliveryTarget | undefined;
   }
 
   /** Only the owner's: anyone else's webhook is as good as absent. */
@@ -186,15 +225,14 @@ export class WebhookRepository {
   enqueue(row: OutboxRow): number {
     if (row.event === 'reindex') return 0;
     const initiatorName =
-      row.initiatorId === null ? null : ((this.db.prepare('SELECT name FROM users WHERE id = ?').pluck().get(row.initiatorId) as string | undefined) ?? null);
-    const targets = this.db
-      .prepare(
-        `SELECT id FROM webhooks w WHERE state = 'active'
+      row.initiatorId === null ? null : ((this.stmt('SELECT name FROM users WHERE id = ?').pluck().get(row.initiatorId) as string | undefined) ?? null);
+    const targets = this.stmt(
+      `SELECT id FROM webhooks w WHERE state = 'active'
          AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)`,
-      )
+    )
       .pluck()
       .all(row.event) as string[];
-    const insert = this.db.prepare(
+    const insert = this.stmt(
       'INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, initiator_name, created_at) VALUES (?, ?, ?, ?, ?)',
     );
     for (const webhookId of targets) insert.run(crypto.randomUUID(), webhookId, row.id, initiatorName, row.createdAt);
@@ -204,50 +242,58 @@ export class WebhookRepository {
   // ---- dispatch ----------------------------------------------------------------------------
 
   /**
-   * Claims the head (oldest pending) delivery of up to `limit` active webhooks that are due and
-   * not already being sent (by us: `busy`; by anyone: an unexpired lease). Only heads are ever
-   * sent, so each webhook receives its events in order, one at a time.
+   * Hands out, for up to `limit` active webhooks that are due and not already being sent (by us:
+   * `busy`; by anyone: an unexpired lease on the head), the head (oldest pending) delivery and
+   * up to `batch - 1` that follow it, in order: a "lane". Only the head is leased; the lease is
+   * what marks the whole webhook as taken, and the sender moves it along to each next delivery
+   * as it records results ({ kind: 'hold' } in recordResults), so at every moment the webhook's
+   * head carries it. The caller sends a lane one delivery at a time, in seq order, and stops at
+   * the first failure, so each webhook receives its events in order.
    */
-  claimDue(opts: { limit: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[] {
+  claimLanes(opts: { limit: number; batch: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[][] {
     if (opts.limit <= 0) return [];
     // The claim takes the write lock; most polls find nothing, so look without it first.
-    if (!this.db.prepare("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1").get()) return [];
+    if (!this.stmt("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1").get()) return [];
     const now = new Date(opts.now ?? Date.now()).toISOString();
     const until = new Date((opts.now ?? Date.now()) + opts.leaseMs).toISOString();
     return this.db.transaction(() => {
-      const heads = this.db
-        .prepare(
-          `SELECT d.seq, d.id, d.webhook_id AS webhookId, d.outbox_id AS outboxId, d.initiator_name AS initiatorName,
-                  d.attempts, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
+      const heads = this.stmt(
+        `SELECT d.seq, d.webhook_id AS webhookId, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
            FROM webhooks w
            JOIN webhook_deliveries d ON d.seq = (
              SELECT min(seq) FROM webhook_deliveries WHERE webhook_id = w.id AND status = 'pending')
            WHERE w.state = 'active'`,
-        )
-        .all() as (DeliveryRow & { nextAttemptAt: string | null; claimedUntil: string | null })[];
-      const claim = this.db.prepare('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?');
-      const claimed: DeliveryRow[] = [];
+      ).all() as { seq: number; webhookId: string; nextAttemptAt: string | null; claimedUntil: string | null }[];
+      const read = this.stmt(
+        `SELECT seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts
+         FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
+      );
+      const lanes: DeliveryRow[][] = [];
       for (const h of heads.sort((a, b) => a.seq - b.seq)) {
-        if (claimed.length >= opts.limit) break;
+        if (lanes.length >= opts.limit) break;
         if (opts.busy.has(h.webhookId)) continue;
         if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
         if (h.claimedUntil !== null && h.claimedUntil > now) continue;
-        claim.run(opts.claimant, until, h.seq);
-        claimed.push({ seq: h.seq, id: h.id, webhookId: h.webhookId, outboxId: h.outboxId, initiatorName: h.initiatorName, attempts: h.attempts });
+        this.hold(h.seq, opts.claimant, until);
+        lanes.push(read.all(h.webhookId, Math.max(1, opts.batch)) as DeliveryRow[]);
       }
-      return claimed;
+      return lanes;
     }).immediate();
+  }
+
+  /** Puts the lease on a delivery (the new head of a webhook whose lane goes on). */
+  private hold(seq: number, claimant: string, until: string): void {
+    this.stmt('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?').run(claimant, until, seq);
   }
 
   /** Gives a claim back unsent (shutdown mid-flight): the delivery is due again at once. */
   release(seq: number, claimant: string): void {
-    this.db.prepare('UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?').run(seq, claimant);
+    this.stmt('UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?').run(seq, claimant);
   }
 
   /** When the earliest scheduled retry of an active webhook falls due, if any. */
   nextRetryAt(): number | undefined {
-    const at = this.db
-      .prepare(NEXT_RETRY_SQL)
+    const at = this.stmt(NEXT_RETRY_SQL)
       .pluck()
       .get() as string | null | undefined;
     return at == null ? undefined : Date.parse(at);
@@ -261,43 +307,69 @@ export class WebhookRepository {
    * re-activation starts with new events rather than a stale backlog).
    * Returns the webhook's state afterwards, or undefined if it was deleted meanwhile.
    */
-  recordAttempt(d: DeliveryRow, a: AttemptRow, opts: { suspendAfter: number; retryDelayMs: (failureCount: number) => number }): WebhookState | undefined {
-    return this.db.transaction((): WebhookState | undefined => {
-      const hook = this.get(d.webhookId);
-      if (!hook) return undefined;
-      const now = a.attemptedAt;
-      this.db
-        .prepare(
-          `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(a.deliveryId, d.webhookId, a.event, a.postId, a.outcome, a.responseStatus, a.error, a.durationMs, now);
-      const failures = a.outcome === 'success' ? 0 : hook.failureCount + 1;
-      const suspend = failures >= opts.suspendAfter;
-      this.db
-        .prepare(
-          `UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?`,
-        )
-        .run(failures, suspend ? 'suspended' : hook.state, now, a.responseStatus, hook.id);
-      if (a.outcome === 'success') {
-        this.db
-          .prepare("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?")
-          .run(now, d.seq);
-      } else if (suspend) {
-        this.db
-          .prepare("UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?")
-          .run(now, d.seq);
-        this.db
-          .prepare("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'")
-          .run(now, hook.id);
-      } else {
-        const retryAt = new Date(Date.parse(now) + opts.retryDelayMs(failures)).toISOString();
-        this.db
-          .prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?')
-          .run(retryAt, d.seq);
-      }
-      return suspend ? 'suspended' : hook.state;
-    }).immediate();
+  recordAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions): WebhookState | undefined {
+    return this.recordResults([{ kind: 'attempt', delivery: d, attempt: a }], '', opts)[0];
+  }
+
+  /**
+   * Records a batch of results in one transaction, in the order given (the order they happened:
+   * a success resets the failure count the next failure adds to). Leases are released or moved
+   * on to a lane's next delivery in the same order. Returns the webhook state after each attempt (undefined for
+   * releases and deleted webhooks).
+   */
+  recordResults(results: readonly DeliveryResult[], claimant: string, opts: RecordOptions): (WebhookState | undefined)[] {
+    return this.db
+      .transaction(() => {
+        // Each webhook's row is read once and written once per batch, with its state after the
+        // last of its attempts: nothing else reads it inside the transaction, so the outcome is
+        // that of writing it after every attempt.
+        const hooks = new Map<string, HookTally | null>();
+        const states = results.map((r) => {
+          if (r.kind === 'attempt') return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
+          if (r.kind === 'hold') this.hold(r.seq, claimant, r.until);
+          else this.release(r.seq, claimant);
+          return undefined;
+        });
+        const update = this.stmt('UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?');
+        for (const [id, h] of hooks) if (h) update.run(h.failureCount, h.state, h.lastDeliveryAt, h.lastResponseStatus, id);
+        return states;
+      })
+      .immediate();
+  }
+
+  private applyAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions, hooks: Map<string, HookTally | null>): WebhookState | undefined {
+    let hook = hooks.get(d.webhookId);
+    if (hook === undefined) {
+      const row = this.stmt('SELECT failure_count AS failureCount, state FROM webhooks WHERE id = ?').get(d.webhookId) as Pick<HookTally, 'failureCount' | 'state'> | undefined;
+      hook = row ? { ...row, lastDeliveryAt: null, lastResponseStatus: null } : null;
+      hooks.set(d.webhookId, hook);
+    }
+    if (!hook) return undefined; // deleted meanwhile, with its deliveries
+    const now = a.attemptedAt;
+    this.stmt(
+      `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(a.deliveryId, d.webhookId, a.event, a.postId, a.outcome, a.responseStatus, a.error, a.durationMs, now);
+    const failures = a.outcome === 'success' ? 0 : hook.failureCount + 1;
+    const suspend = failures >= opts.suspendAfter;
+    Object.assign(hook, { failureCount: failures, state: suspend ? 'suspended' : hook.state, lastDeliveryAt: now, lastResponseStatus: a.responseStatus });
+    if (a.outcome === 'success') {
+      this.stmt(
+        "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?",
+      ).run(now, d.seq);
+    } else if (suspend) {
+      this.stmt(
+        "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?",
+      ).run(now, d.seq);
+      this.stmt("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'").run(now, d.webhookId);
+    } else {
+      const retryAt = new Date(Date.parse(now) + opts.retryDelayMs(failures)).toISOString();
+      this.stmt('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?').run(
+        retryAt,
+        d.seq,
+      );
+    }
+    return hook.state;
   }
 
   /** Per-status counts for one webhook (tests and diagnostics). */

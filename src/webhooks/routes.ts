@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { currentUser, requireAuth } from '../accounts/permissions.ts';
-import { jsonBody, requestBody } from '../http/body.ts';
+import { jsonBody, optionalBody, requestBody } from '../http/body.ts';
 import type { AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
@@ -37,7 +37,7 @@ export function webhookRoutes(deps: { webhooks: WebhookService }): Router<AppSta
   });
 
   router.patch('/:id', jsonBody(), async (ctx) => {
-    const patch = parse(PatchWebhook, requestBody(ctx) ?? {});
+    const patch = parse(PatchWebhook, optionalBody(ctx));
     ctx.body = await webhooks.update(currentUser(ctx).id, ctx.params.id, patch);
   });
 

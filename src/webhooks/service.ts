@@ -9,7 +9,7 @@ import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-da
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
-import { compileTemplate, TEMPLATE_LIMITS, TemplateError } from './template/index.ts';
+import { compileTemplate, TEMPLATE_LIMITS, TemplateError, type CompiledTemplate } from './template/index.ts';
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 
@@ -57,6 +57,24 @@ export function checkRenderedBody(body: string): string | undefined {
   }
 }
 
+/**
+ * Parsed templates by source text. The dispatcher renders the same few templates for every
+ * delivery, and parsing cost more than rendering; a parsed template holds no state between
+ * renders. Bounded, since every distinct template saved or previewed passes through here.
+ */
+const parsed = new Map<string, CompiledTemplate>();
+const MAX_PARSED = 200;
+
+function compiled(source: string): CompiledTemplate {
+  let t = parsed.get(source);
+  if (!t) {
+    t = compileTemplate(source); // throws before anything is cached
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(source, t);
+  }
+  return t;
+}
+
 /** A rendered body that cannot be sent: not JSON, or too large. */
 export class RenderedBodyError extends Error {}
 
@@ -65,7 +83,7 @@ export class RenderedBodyError extends Error {}
  * parse and runtime errors, or RenderedBodyError for a body that is not sendable JSON.
  */
 export function renderBody(template: string | null | undefined, data: TemplateRoot): string {
-  const body = compileTemplate(template ?? DEFAULT_TEMPLATE).render(data);
+  const body = compiled(template ?? DEFAULT_TEMPLATE).render(data);
   const problem = checkRenderedBody(body);
   if (problem) throw new RenderedBodyError(problem);
   return body;

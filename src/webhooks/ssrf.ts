@@ -230,10 +230,13 @@ export function filteringLookup(resolver: Resolver = systemResolver) {
   };
 }
 
+/** How long an idle delivery connection is kept for the next delivery to the same host. */
+const IDLE_SOCKET_MS = 4_000;
+
 export interface TargetAgents {
   http: http.Agent;
   https: https.Agent;
-  /** The agent for a URL, as node-fetch's `agent` option takes it. */
+  /** The agent for a URL. */
   forUrl(url: URL): http.Agent;
   destroy(): void;
 }
@@ -241,12 +244,22 @@ export interface TargetAgents {
 /**
  * Agents for delivery. With `allowPrivate` off, every name is resolved through filteringLookup;
  * IP literals never reach `lookup` (Node connects to them directly), so callers check those with
- * checkUrlShape before sending. No keep-alive: each delivery connects (and is checked) afresh.
+ * checkUrlShape before sending.
+ *
+ * Keep-alive: a reused connection goes to the address that was checked when it was opened (the
+ * check is on the address connected to, not on the name), so reuse cannot reach anything the
+ * check refused, and a name that rebinds later is checked again on its next new connection.
+ * Connecting afresh per delivery cost a TCP handshake each and capped a backlog's drain
+ * (bench/webhook-drain.ts). Filtered and unfiltered connections live in separate agents, so a
+ * connection opened while private targets were allowed is never reused once they are not.
+ * Idle connections close after a few seconds (sooner if the receiver announces a shorter
+ * Keep-Alive timeout).
  */
 export function createTargetAgents(opts: { allowPrivate: () => boolean; resolver?: Resolver }): TargetAgents {
   const lookup = filteringLookup(opts.resolver);
-  const filtered = { http: new http.Agent({ keepAlive: false, lookup } as http.AgentOptions), https: new https.Agent({ keepAlive: false, lookup } as https.AgentOptions) };
-  const open = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };
+  const pool = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' } as const;
+  const filtered = { http: new http.Agent({ ...pool, lookup } as http.AgentOptions), https: new https.Agent({ ...pool, lookup } as https.AgentOptions) };
+  const open = { http: new http.Agent(pool), https: new https.Agent(pool) };
   // The setting is read per request, so a test (or an operator reloading config) can flip it.
   const pick = () => (opts.allowPrivate() ? open : filtered);
   return {

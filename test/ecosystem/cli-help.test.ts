@@ -37,7 +37,7 @@ const listedCommands = () => {
 test('imgpost --help: usage, every command, exit statuses', (t) => {
   t.is(rootHelp.code, 0, rootHelp.stderr);
   t.regex(rootHelp.stdout, /^Usage: imgpost <command>/);
-  for (const c of ['es', 'user', 'import', 'rethumb']) t.true(listedCommands().includes(c), c);
+  for (const c of ['es', 'user', 'import', 'rethumb', 'backup', 'restore']) t.true(listedCommands().includes(c), c);
   t.regex(rootHelp.stdout, /Exit status:\n\s+0\s+success\n\s+1\s+.+\n(.+\n)*\s+2\s+usage error/);
 });
 

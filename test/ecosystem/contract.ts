@@ -31,9 +31,15 @@ const MATCHERS = [...OPERATIONS]
   .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0))
   .map((op) => ({ op, re: new RegExp(`^${trim(op.path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`) }));
 
+/**
+ * The operation for a request: the most literal documented path that matches decides (as OpenAPI
+ * matches concrete paths before templated ones), then the method. GET /api/post/search is no
+ * getPost: it belongs to /api/post/search, which has no GET, so it is unmatched (a 405).
+ */
 export function findOperation(method: string, path: string): Operation | undefined {
   const m = (method === 'HEAD' ? 'get' : method.toLowerCase()) as Operation['method'];
-  return MATCHERS.find((x) => x.op.method === m && x.re.test(trim(path)))?.op;
+  const template = MATCHERS.find((x) => x.re.test(trim(path)))?.op.path;
+  return MATCHERS.find((x) => x.op.path === template && x.op.method === m)?.op;
 }
 
 const expectedTypes = (reply: Reply): string[] => reply.contentTypes ?? (reply.schema ? ['application/json'] : []);

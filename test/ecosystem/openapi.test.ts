@@ -133,6 +133,23 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('PUT', '/api/post/01900000-0000-7000-8000-000000000000', { headers: as(user), json: {} });
   await call('PUT', `/api/post/${created.id}`, { json: { text: 'anonymous' } });
 
+  // post history
+  await call('GET', `/api/post/${created.id}/versions`);
+  await call('GET', `/api/post/${created.id}/versions?offset=1&limit=1`);
+  await call('GET', `/api/post/${created.id}/versions?limit=-1`);
+  await call('GET', '/api/post/not-a-post/versions');
+  await call('POST', `/api/post/${created.id}/revert`, { headers: as(user), json: { version: 1 } });
+  await call('POST', `/api/post/${created.id}/revert`, { headers: as(user), json: { version: 99 } });
+  await call('POST', `/api/post/${created.id}/revert`, { headers: as(user), json: { version: 0 } });
+  await call('POST', `/api/post/${created.id}/revert`, { headers: as(weak), json: { version: 1 } });
+
+  // tags
+  await call('GET', '/api/tag');
+  await call('GET', '/api/tag?prefix=C&offset=0&limit=5');
+  await call('GET', '/api/tag?limit=x');
+  await call('GET', '/api/tag/a');
+  await call('GET', '/api/tag/no-such-tag');
+
   // search
   await call('POST', '/api/post/search', { json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] } });
   await call('POST', '/api/post/search?limit=1', {});
@@ -196,7 +213,7 @@ test.serial('every response of a run over all endpoints matches the document', a
   t.deepEqual(withoutSuccess.map((op) => op.operationId), []);
   // And the documented error shapes were exercised too.
   const seen = (id: string, status: number) => report.seen.get(id)?.has(status) ?? false;
-  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
+  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['listPostVersions', 400], ['listPostVersions', 404], ['revertPost', 400], ['revertPost', 403], ['revertPost', 404], ['listTags', 400], ['getTag', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
     t.true(seen(id, status), `${id} ${status} was not exercised`);
 });
 

@@ -101,6 +101,42 @@ export function words(text: string): string[] {
   return [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
 }
 
+/**
+ * Edit distance with adjacent transpositions counted as one edit (optimal string alignment, the
+ * Damerau-Levenshtein variant Lucene's fuzzy automata implement), over code points.
+ */
+export function editDistance(a: string, b: string): number {
+  const s = Array.from(a);
+  const t = Array.from(b);
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= s.length; i++)
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[s.length][t.length];
+}
+
+/** Typos allowed in a query word (decisions §11): none below 5 code points, one up to 8, then two. */
+export const allowedTypos = (word: string): number => {
+  const n = Array.from(word).length;
+  return n < 5 ? 0 : n < 9 ? 1 : 2;
+};
+
+/** A query word against a text's words: exact, within its typos, or (the last word) as a prefix. */
+export function wordMatches(word: string, textWords: Set<string>, last: boolean): boolean {
+  if (textWords.has(word)) return true;
+  const typos = allowedTypos(word);
+  const n = Array.from(word).length;
+  for (const w of textWords) {
+    if (last && w.startsWith(word)) return true;
+    // The distance is at least the difference in length: skip the table when that rules it out.
+    if (typos > 0 && Math.abs(Array.from(w).length - n) <= typos && editDistance(word, w) <= typos) return true;
+  }
+  return false;
+}
+
 const tokenCache = new WeakMap<PostRecord, Set<string>>();
 const queryWords = new Map<string, string[]>();
 
@@ -125,7 +161,8 @@ function conditionHolds(p: PostRecord, c: RefCondition): boolean {
       if (!have) tokenCache.set(p, (have = new Set(words(p.text))));
       let want = queryWords.get(v);
       if (!want) queryWords.set(v, (want = words(v)));
-      return want.length > 0 && want.every((w) => have.has(w));
+      const last = want.length - 1;
+      return want.length > 0 && want.every((w, i) => wordMatches(w, have, i === last));
     }
     default:
       throw new Error(`reference: condition ${c.type}`);

@@ -57,7 +57,7 @@ const headersFor = (who: Who): Record<string, string> => {
 };
 
 const freshPost = async () => {
-  const res = await app.request('/api/post/', { method: 'POST', headers: users.owner.headers, body: uploadForm({ image: await randomImage(seed++) }) });
+  const res = await app.request('/api/post/', { method: 'POST', headers: users.owner.headers, body: uploadForm({ image: await randomImage(seed++), metadata: { tags: ['access'] } }) });
   if (res.status !== 201) throw new Error(`fixture upload: ${res.status}`);
   return (await res.json()) as { id: string; image: string };
 };
@@ -94,6 +94,10 @@ const ROWS: Row[] = [
   { method: 'POST', route: '/api/post/', expect: PERMITTED(201), call: async () => ({ path: '/api/post/', body: uploadForm({ image: await randomImage(seed++) }) }) },
   { method: 'PUT', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { text: `edited by ${who}` } }) },
   { method: 'PATCH', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { tags: [who] } }) },
+  { method: 'GET', route: '/api/post/:id/versions', expect: PUBLIC(200), call: () => ({ path: `/api/post/${post.id}/versions` }) },
+  { method: 'POST', route: '/api/post/:id/revert', expect: PERMITTED(200), call: () => ({ path: `/api/post/${post.id}/revert`, json: { version: 1 } }) },
+  { method: 'GET', route: '/api/tag', expect: PUBLIC(200), call: () => ({ path: '/api/tag?prefix=a' }) },
+  { method: 'GET', route: '/api/tag/:name', expect: PUBLIC(200), call: () => ({ path: '/api/tag/access' }) },
   { method: 'DELETE', route: '/api/post/:id', expect: PERMITTED(204), call: async () => ({ path: `/api/post/${(await freshPost()).id}` }) },
   { method: 'POST', route: '/api/webhook', expect: SIGNED_IN(201), call: () => ({ path: '/api/webhook', json: { url: 'http://127.0.0.1:9/x', secret: 's', events: ['update'] } }) },
   { method: 'GET', route: '/api/webhook', expect: SIGNED_IN(200), call: () => ({ path: '/api/webhook' }) },

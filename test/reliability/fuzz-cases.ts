@@ -188,6 +188,22 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
     fc.record({ id: existing, auth: fc.constantFrom<Auth>('none', 'badKey', 'badCookie', 'expiredCookie', 'binaryKey', 'badKeyGoodCookie') }),
   ).map((r) => ({ label: 'delete', method: 'DELETE', target: `/api/post/${r.id}`, auth: r.auth })));
 
+  // Post history and tags (decisions §9, §10): reads with hostile paging, reverts that cannot succeed.
+  const tagName = fc.oneof(fc.constantFrom('fuzz', 't0', 'FUZZ', 'fuz', ...idTricks), fc.constantFrom(...hostileStrings).map(encodeURIComponent));
+  const invalidRevert = objectOf({ version: fc.constantFrom(0, -1, 1.5, '1', null, 2 ** 53, 1e308, [1], true) }).map((o) => ({ ...o, __fuzz: 1 }));
+  const historyAndTags = b(fc.oneof(
+    fc.record({ id: fc.oneof(missingId, existing), q: queryArb(['offset', 'limit']), auth: authArb }).map(({ id, q, auth }): Spec => ({ label: 'versions', method: 'GET', target: `/api/post/${id}/versions${q}`, auth })),
+    fc.record({ q: queryArb(['prefix', 'offset', 'limit', 'prefix']), auth: authArb }).map(({ q, auth }): Spec => ({ label: 'tags', method: 'GET', target: `/api/tag${q}`, auth })),
+    fc.record({ name: tagName, auth: authArb }).map(({ name, auth }): Spec => ({ label: 'tags', method: 'GET', target: `/api/tag/${name}`, auth })),
+    fc.record({ id: missingId, body: bodyFrom(objectOf({ version: fc.constantFrom(1, 2, 99) })), type: jsonType, framing: framingArb, auth: authArb })
+      .map((r): Spec => ({ ...r, label: 'revert', method: 'POST', target: `/api/post/${r.id}/revert` })),
+    // Existing posts only with a body that cannot be a valid revert, or a caller who may not.
+    fc.record({ id: existing, body: fc.oneof(invalidRevert.map(json), brokenJson, badUtf8Json, deepJson, fc.constantFrom(Buffer.from('null'), Buffer.alloc(0))), type: fc.constant('application/json'), framing: fc.constantFrom<Framing>('exact', 'chunked', 'long'), auth: authArb })
+      .map((r): Spec => ({ ...r, label: 'revert', method: 'POST', target: `/api/post/${r.id}/revert` })),
+    fc.record({ id: existing, auth: fc.constantFrom<Auth>('none', 'badKey', 'badCookie', 'expiredCookie', 'emptyKey', 'binaryKey') })
+      .map((r): Spec => ({ label: 'revert', method: 'POST', target: `/api/post/${r.id}/revert`, auth: r.auth, type: 'application/json', body: json({ version: 1 }) })),
+  ));
+
   const partArb = (image: fc.Arbitrary<{ bytes: Buffer; type: string }>): fc.Arbitrary<Part[]> =>
     fc.tuple(
       fc.option(image.map((i): Part => ({ name: 'image', filename: 'x.png', type: i.type, content: i.bytes })), { nil: undefined }),
@@ -345,6 +361,7 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
     { weight: 9, arbitrary: media },
     { weight: 13, arbitrary: edit },
     { weight: 4, arbitrary: del },
+    { weight: 6, arbitrary: historyAndTags },
     { weight: 14, arbitrary: upload },
     { weight: 7, arbitrary: similar },
     { weight: 7, arbitrary: postSearch },

@@ -125,8 +125,12 @@ export function pngZeroBomb(): Buffer {
   return zeroBomb;
 }
 
-/** GIF and JPEG headers declaring 65,535 x 65,535, followed by junk. */
-export const gifBomb = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]), Buffer.from('2c000000000000000000020144003b', 'hex')]);
+/**
+ * GIF and JPEG headers declaring 65,535 x 65,535, followed by junk. The GIF's frame declares that
+ * size too: with a 0 x 0 frame in a huge screen, libvips' GIF loader decodes a valid 1 x 1 image,
+ * which an upload then stores (fuzz seed 163718237 found it).
+ */
+export const gifBomb = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]), Buffer.from('2c00000000ffffffff00020144003b', 'hex')]);
 export const jpegBomb = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0000b08ffffffff01011100ffda0008010100003f00d2cf20ffd9', 'hex');
 
 /**

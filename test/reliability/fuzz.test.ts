@@ -120,6 +120,8 @@ test('≥10,000 hostile requests: no 5xx, no crash, bounded memory, nothing stor
       if (r.status >= 500) failures.push(`${r.status} ← ${describe(req)}\n    ${r.head.slice(0, 300)}`);
       else if (r.timedOut) failures.push(`no answer within the time-out ← ${describe(req)}`);
       else if (r.status === 0 && !req.mayClose) failures.push(`closed without a response (${r.error ?? 'eof'}) ← ${describe(req)}`);
+      // No generated upload may be stored: say which one was, not only that the fingerprint moved.
+      else if (req.label === 'upload' && r.status >= 200 && r.status < 300) failures.push(`stored (${r.status}) ← ${describe(req)}`);
     });
     const health = await send(port, { label: 'health', method: 'GET', target: '/healthz', headers: [['Host', 'x'], ['Connection', 'close']] });
     if (health.status !== 200) healthFailures.push(`after ${sent}: ${health.status} ${health.error ?? ''}`);

@@ -1,10 +1,14 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/posts/post-record.ts';
 import { toPostView } from '../../src/posts/post-view.ts';
+import { foldTag } from '../../src/tags/fold.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { createUser } from '../helpers/users.ts';
 import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefCondition, type RefOrder, type RefSelector } from '../helpers/search-reference.ts';
+import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 
 // Reproduce a failure with the seed it logs: SEARCH_TEST_SEED=<n> npx ava test/search/differential.test.ts
 const SEED = Number(process.env.SEARCH_TEST_SEED ?? 20240501);
@@ -106,6 +110,22 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned posts`);
 });
 
+/** `word` with one random edit: a substitution, insertion, deletion or swap of neighbours. */
+function typo(r: Random, word: string): string {
+  const i = r.int(0, word.length - 1);
+  const letter = r.pick([...'abcdefghijklmnopqrstuvwxyz']);
+  switch (r.pick(['sub', 'ins', 'del', 'swap'] as const)) {
+    case 'sub':
+      return word.slice(0, i) + letter + word.slice(i + 1);
+    case 'ins':
+      return word.slice(0, i) + letter + word.slice(i);
+    case 'del':
+      return word.length > 1 ? word.slice(0, i) + word.slice(i + 1) : word;
+    case 'swap':
+      return i + 1 < word.length ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : word;
+  }
+}
+
 function randomCondition(r: Random): RefCondition {
   const type = r.weighted([['tagInclude', 4], ['tagExclude', 2], ['ratingEq', 2], ['textContains', 4], ['uploadedBy', 3], ['textMatch', 3]] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
@@ -127,9 +147,13 @@ function randomCondition(r: Random): RefCondition {
       return { type, value: pad(value) };
     }
     case 'textMatch': {
-      // Plain words only: their tokens are the same under any reading of UAX #29.
+      // Plain words only: their tokens are the same under any reading of UAX #29. Some with typos
+      // (decisions §11), some cut short (the last word also matches as a prefix).
       const plain = WORDS.filter((w) => /^[a-z]+$/i.test(w));
-      return { type, value: pad(Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60))).join(' ')) };
+      const words: string[] = Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60)));
+      const i = r.int(0, words.length - 1);
+      words[i] = r.weighted([[words[i], 4], [typo(r, words[i]), 3], [typo(r, typo(r, words[i])), 1], [words[i].slice(0, r.int(1, words[i].length)), 2]] as const);
+      return { type, value: pad(words.join(' ')) };
     }
   }
 }
@@ -184,4 +208,117 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }
   }
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned images`);
+});
+
+// ---- facets (decisions §11): exact counts over the whole result, compared with a count over SQLite ----
+
+const FACET_QUERIES = 240;
+
+test.serial('POST /image/search facets agree with a plain count over SQLite', async (t) => {
+  const r = new Random(SEED + 2);
+  const all: RefFacet[] = ['tags', 'rating', 'uploader'];
+  const queries = Array.from({ length: FACET_QUERIES }, () => {
+    // Mostly broad results (few conditions), where many tags tie and the top 20 must be picked right.
+    const conditions = Array.from({ length: r.weighted([[0, 2], [1, 5], [2, 3], [3, 1]] as const) }, () => randomCondition(r));
+    const facets = r.chance(0.6) ? all : all.filter(() => r.chance(0.5));
+    const body = { conditions, facets, orderBy: r.pick(['id', 'uploadDate', 'relevance', undefined]) };
+    return { body, offset: r.weighted([[0, 4], [r.int(1, 3000), 1]] as const) };
+  });
+  const started = Date.now();
+  const results = await pool(
+    6,
+    queries.map((q) => () => postJson(fx.app, `/image/search?offset=${q.offset}&limit=3`, q.body)),
+  );
+  t.log(`${FACET_QUERIES} faceted image searches in ${Date.now() - started} ms`);
+  let tagged = 0;
+  let full = 0;
+  for (const [i, q] of queries.entries()) {
+    const res = results[i];
+    const where = `facet query ${i}: ${JSON.stringify(q)}`;
+    if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
+    const matched = refImageSearch(posts, q.body);
+    t.is(res.body.data.total, matched.length, where);
+    t.deepEqual(res.body.data.facets, refFacets(matched, q.body.conditions, q.body.facets), where);
+    if ((res.body.data.facets.tags?.length ?? 0) > 0) tagged++;
+    if (res.body.data.facets.tags?.length === 20) full++;
+  }
+  // The comparison must have had something to compare: many results with tags, many with a full top 20.
+  t.true(tagged > FACET_QUERIES / 3, `only ${tagged} queries had tag facets`);
+  t.true(full > FACET_QUERIES / 10, `only ${full} queries had 20 tags`);
+});
+
+// ---- tags (decisions §10) ----
+// Last in the file and self-cleaning: it uploads its own posts, edits, reverts and deletes them,
+// and deletes the rest at the end, so the seeded posts other blocks compare against stay as they were.
+
+/** SQLite's BINARY order: UTF-8 bytes. */
+const binaryOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** GET /api/tag as a plain count over post_tags would answer it. */
+function refTags(prefix: string, offset: number, limit: number | undefined) {
+  const rows = fx.app.services.db
+    .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
+    .all() as { id: number; name: string; count: number }[];
+  const folded = foldTag(prefix);
+  const matching = rows.filter((t) => foldTag(t.name).startsWith(folded)).sort((a, b) => b.count - a.count || binaryOrder(a.name, b.name));
+  return { count: matching.length, data: matching.slice(offset, offset + Math.min(limit ?? 10, 100)) };
+}
+
+test.serial('GET /api/tag agrees with a plain count over SQLite through uploads, edits, reverts and deletes', async (t) => {
+  const r = new Random(SEED + 2);
+  const editor = await createUser(fx.app, 0x2 | 0x4 | 0x2000);
+  const unicode = WORDS.filter((w) => /^[^\s\p{C}]+$/u.test(w) && /[^\x20-\x7e]|%|_/.test(w));
+  const someTags = () => {
+    const names = new Set<string>();
+    for (let n = r.int(0, 6); n > 0; n--) names.add(r.chance(0.7) ? fx.seed.tags[r.skewed(60)] : r.pick(unicode));
+    return [...names];
+  };
+  const write = async (method: string, url: string, body: unknown) => {
+    const res = await fx.app.request(url, { method, headers: { ...editor.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  };
+  let queries = 0;
+  const check = async (step: string) => {
+    for (let i = 0; i < 12; i++) {
+      const prefix = r.weighted([
+        ['', 1],
+        [needle(r, r.pick(fx.seed.tags.slice(0, 80)), 6), 6],
+        [needle(r, r.pick(unicode), 3), 3],
+        ['zzz', 1],
+      ] as const);
+      const offset = r.weighted([[0, 6], [r.int(1, 30), 2], [r.int(0, 3000), 1]] as const);
+      const limit = r.weighted([[undefined, 3], [r.int(0, 100), 5], [r.int(101, 500), 1]] as const);
+      const params = new URLSearchParams({ prefix, offset: String(offset), ...(limit === undefined ? {} : { limit: String(limit) }) });
+      const res = await fx.app.request(`/api/tag?${params}`);
+      t.is(res.status, 200);
+      t.deepEqual(await res.json(), refTags(prefix, offset, limit), `${step}: ${params}`);
+      queries++;
+    }
+  };
+
+  const mine: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await fx.app.request('/api/post/', { method: 'POST', headers: editor.headers, body: uploadForm({ image: await randomImage(77_000 + i), metadata: { tags: someTags() }, force: '1' }) });
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+    mine.push((await res.json()).id);
+  }
+  await check('after uploads');
+  for (let step = 0; step < 30; step++) {
+    const id = r.pick(mine);
+    const kind = r.weighted([['edit', 5], ['revert', 3], ['delete', 1]] as const);
+    if (kind === 'edit') await write(r.pick(['PUT', 'PATCH']), `/api/post/${id}`, r.chance(0.8) ? { tags: someTags() } : { text: `step ${step}` });
+    else if (kind === 'revert') {
+      const versions = (await (await fx.app.request(`/api/post/${id}/versions`)).json()).count;
+      await write('POST', `/api/post/${id}/revert`, { version: r.int(1, versions) });
+    } else {
+      const res = await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers });
+      t.is(res.status, 204);
+      mine.splice(mine.indexOf(id), 1);
+      if (mine.length === 0) break;
+    }
+    await check(`after ${kind} ${step}`);
+  }
+  for (const id of mine) t.is((await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers })).status, 204);
+  await check('after deleting the rest');
+  t.log(`${queries} tag queries checked`);
 });

@@ -2,7 +2,9 @@ import test from 'ava';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { hammingDistance } from '../../src/hashing/hamming.ts';
 import type { PostRecord } from '../../src/posts/post-record.ts';
-import { findWithin, MAX_DIFF } from '../../src/search/similar/find-similar.ts';
+import sharp from 'sharp';
+import { TRANSFORMS, type Transform } from '../../src/hashing/dihedral.ts';
+import { findWithin, findWithinDihedral, MAX_DIFF } from '../../src/search/similar/find-similar.ts';
 import { Random } from '../../src/seed/random.ts';
 import { uuidV7 } from '../../src/seed/seed.ts';
 import { randomImage } from '../helpers/fixtures.ts';
@@ -135,4 +137,66 @@ test.serial('POST /api/post/similar hashes the upload and lists posts within max
   const bad = await similar(null);
   t.is(bad.status, 400);
   t.true(Array.isArray(bad.body));
+});
+
+test.serial('findWithinDihedral: every post within maxDiff of any of the eight hashes, once, under its closest transform', async (t) => {
+  const posts = fx.posts();
+  for (let round = 0; round < 3; round++) {
+    // Seeded clusters as some of the eight hashes, so every transform has matches to find.
+    const hashes = Object.fromEntries(TRANSFORMS.map((tr, i) => [tr, i % 2 === round % 2 ? fx.seed.clusters[round * 8 + i].base : rnd.bits64()])) as Record<Transform, string>;
+    for (const maxDiff of [0, 4, 8, 11]) {
+      const want = posts
+        .map((p) => {
+          const diffs = TRANSFORMS.map((tr) => hammingDistance(hashes[tr], p.hash));
+          const diff = Math.min(...diffs);
+          return { id: p.id, diff, transform: TRANSFORMS[diffs.indexOf(diff)], createdAt: p.createdAt };
+        })
+        .filter((m) => m.diff <= maxDiff)
+        .sort((a, b) => a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : 1));
+      const found = await findWithinDihedral(fx.app.services.postsIndex, hashes, maxDiff);
+      t.deepEqual(found.map(({ id, diff, transform }) => ({ id, diff, transform })), want.map(({ id, diff, transform }) => ({ id, diff, transform })), `maxDiff ${maxDiff}`);
+      if (maxDiff === 8) t.true(found.length > 0);
+    }
+  }
+});
+
+/** `image` with the named symmetry applied by sharp (flop = mirror left-right; rotate is clockwise). */
+async function transformed(image: Buffer, tr: Transform): Promise<Buffer> {
+  let out = image;
+  if (tr === 'mirror' || tr.startsWith('mirrorRotate')) out = await sharp(out).flop().png().toBuffer();
+  const angle = Number(/(\d+)$/.exec(tr)?.[1] ?? 0);
+  if (angle) out = await sharp(out).rotate(angle).png().toBuffer();
+  return out;
+}
+
+test.serial('POST /api/post/similar?transforms=dihedral finds each of the eight mirrored/rotated copies and names the transform', async (t) => {
+  const image = await randomImage(777, 96, 64);
+  const plainBefore = await similar(image);
+  t.is(plainBefore.status, 200);
+  const [planted] = await plant([plainBefore.body.hash]);
+  const url = fx.app.services.config.mediaUrl;
+  const item = { id: planted.id, image: `${planted.id}.png`, imageURL: `${url}/${planted.id}.png` };
+
+  for (const tr of TRANSFORMS) {
+    const copy = await transformed(image, tr);
+    const res = await similar(copy, '?transforms=dihedral&maxDiff=4');
+    t.is(res.status, 200, JSON.stringify(res.body));
+    const mine = res.body.similar.find((s: { id: string }) => s.id === planted.id);
+    t.truthy(mine, `${tr}: planted post not found`);
+    t.is(mine?.transform, tr);
+    t.true(mine.diff <= 4, `${tr}: diff ${mine?.diff}`);
+    t.deepEqual(Object.keys(mine).sort(), ['diff', 'id', 'image', 'imageURL', 'transform']);
+    for (const s of res.body.similar) t.true(TRANSFORMS.includes(s.transform));
+    // The plain lookup reports the hash of the copy as uploaded, never a transformed one.
+    const plain = await similar(copy, '?maxDiff=4');
+    t.is(res.body.hash, plain.body.hash);
+  }
+
+  // Without the parameter nothing changes: no transform field, same matches as before the feature.
+  const plain = await similar(image, '?maxDiff=4');
+  t.deepEqual(plain.body.similar.find((s: { id: string }) => s.id === planted.id), { ...item, diff: 0 });
+  for (const s of plain.body.similar) t.false('transform' in s);
+  const rotated = await similar(await transformed(image, 'rotate90'), '?maxDiff=4');
+  t.false(rotated.body.similar.some((s: { id: string }) => s.id === planted.id), 'a rotated copy is not found by the plain lookup');
+  for (const q of ['?transforms=all', '?transforms=', '?transforms=dihedral&transforms=dihedral']) t.is((await similar(image, q)).status, 400, q);
 });

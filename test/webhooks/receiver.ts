@@ -20,6 +20,8 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
+  connections: number;
   mode: Mode;
   /** Resolves once `n` requests have arrived in total; rejects after `timeoutMs`. */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
@@ -47,12 +49,14 @@ export async function startReceiver(mode: Mode = 200, host = '127.0.0.1'): Promi
       res.end(status < 300 ? 'ok' : 'no');
     });
   });
+  server.on('connection', () => receiver.connections++);
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   const receiver: Receiver = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hook`,
     port,
     received,
+    connections: 0,
     mode,
     waitFor(n, timeoutMs = 15_000) {
       if (received.length >= n) return Promise.resolve(received);

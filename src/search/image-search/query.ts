@@ -1,9 +1,10 @@
 import { allOf, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import type { Condition, ImageSearchRequest } from './schema.ts';
+import { exactWeight, textMatchClause } from './text-match.ts';
 
 /** A filter-context clause for every condition but textMatch, which scores (decisions §7). */
-function conditionClause(c: Condition, resolved?: NeedleMatches): Clause {
+function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1): Clause {
   switch (c.type) {
     case 'tagInclude':
       return term('tags', c.value);
@@ -19,13 +20,16 @@ function conditionClause(c: Condition, resolved?: NeedleMatches): Clause {
       return c.userId === undefined ? byName : { bool: { should: [byName, term('uploader_id', c.userId)], minimum_should_match: 1 } };
     }
     case 'textMatch':
-      return { match: { text: { query: c.value, operator: 'and' } } };
+      return textMatchClause(c.value, matchWeight);
   }
 }
 
 /** `resolved`: the exact matches of long textContains needles (long-needles.ts). */
 export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatches): Clause {
-  const scored = conditions.filter((c) => c.type === 'textMatch').map((c) => conditionClause(c));
+  const matches = conditions.filter((c) => c.type === 'textMatch');
+  // Analysed words never outnumber code points: a bound on the words of all textMatch values together.
+  const weight = exactWeight(matches.reduce((n, c) => n + Array.from(c.value).length, 0));
+  const scored = matches.map((c) => conditionClause(c, undefined, weight));
   const filters = conditions.filter((c) => c.type !== 'textMatch').map((c) => conditionClause(c, resolved));
   if (scored.length === 0) return allOf(filters);
   return { bool: { must: scored, filter: filters } };

@@ -7,6 +7,7 @@ import { imageName } from '../../posts/post-record.ts';
 import { SMALL_THUMBNAIL, thumbnailName } from '../../thumbnails/sizes.ts';
 import { searchPage, translateEsError } from '../engine.ts';
 import { resolveLongNeedles } from '../long-needles.ts';
+import { facetAggregations, readFacets } from './facets.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
 import { issueMessage, parseImageSearch } from './schema.ts';
 
@@ -46,6 +47,7 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
       sort: buildImageSort(request),
       offset,
       limit,
+      ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
     });
     const images: ImageSearchImage[] = deps.postRepository.getManyById(page.keys.map(String)).map((p) => ({
       text: p.text,
@@ -55,7 +57,8 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
       thumbnailUrl: `${deps.config.mediaUrl}/${thumbnailName(p.id, SMALL_THUMBNAIL)}`,
       tags: p.tags.map((t) => t.name),
     }));
-    ctx.body = { error: null, data: { total: page.total, images } };
+    const facets = request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {};
+    ctx.body = { error: null, data: { total: page.total, images, ...facets } };
   });
   return router;
 }

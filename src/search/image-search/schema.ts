@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError, type ValidationIssue } from '../../errors.ts';
 import { parse, queryInt } from '../../http/validate.ts';
 import { RATINGS, type Rating } from '../../posts/post-record.ts';
+import { FACETS, type Facet } from './facets.ts';
 
 /** `POST /image/search` request shapes (spec §4.11, decisions §7). */
 
@@ -22,10 +23,12 @@ export interface ImageSearchRequest {
   conditions: Condition[];
   orderBy: ImageOrderBy;
   order: 'asc' | 'desc';
+  /** absent: no `facets` in the response */
+  facets?: Facet[];
 }
 
 // The webhook payload spells the third rating `violet` (spec §6); accept it here too.
-const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
+export const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
 
 const condition = z
   .object({
@@ -66,6 +69,12 @@ export const body = z.object({
   // Anything but the known values falls back rather than failing (spec §4.11), whatever its type.
   orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' ? v : 'uploadDate')),
   order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
+  // decisions §11: counts over the whole result for any of these, each at most once.
+  facets: z
+    .array(z.enum(FACETS, { errorMap: () => ({ message: `unknown facet; expected some of ${FACETS.join(', ')}` }) }))
+    .max(FACETS.length, `at most ${FACETS.length} facets`)
+    .refine((list) => new Set(list).size === list.length, 'a facet may be named only once')
+    .optional(),
 });
 
 const INT32_MAX = 2 ** 31 - 1;

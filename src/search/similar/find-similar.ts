@@ -1,4 +1,5 @@
 import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
+import { TRANSFORMS, type Transform } from '../../hashing/dihedral.ts';
 import { hammingDistance, hashSegments, segmentNeighbours } from '../../hashing/hamming.ts';
 import { scanAll, translateEsError } from '../engine.ts';
 
@@ -50,7 +51,30 @@ export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: 
   } catch (err) {
     translateEsError(err);
   }
-  return matches.sort(
-    (a, b) => a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  return matches.sort(byCloseness);
+}
+
+/** closest first, then newest, then by id */
+const byCloseness = (a: SimilarMatch, b: SimilarMatch): number =>
+  a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export interface TransformedMatch extends SimilarMatch {
+  transform: Transform;
+}
+
+/**
+ * `findWithin` for each of the eight hashes of the upload's symmetries (src/hashing/dihedral.ts),
+ * so exact in the same way. A post found under several symmetries is reported once, with its
+ * smallest diff; on a tie the earlier name in TRANSFORMS wins (`none` first).
+ */
+export async function findWithinDihedral(postsIndex: PostsIndex, hashes: Record<Transform, string>, maxDiff: number): Promise<TransformedMatch[]> {
+  const perTransform = await Promise.all(TRANSFORMS.map((t) => findWithin(postsIndex, hashes[t], maxDiff)));
+  const best = new Map<string, TransformedMatch>();
+  TRANSFORMS.forEach((transform, i) => {
+    for (const m of perTransform[i]) {
+      const seen = best.get(m.id);
+      if (!seen || m.diff < seen.diff) best.set(m.id, { ...m, transform });
+    }
+  });
+  return [...best.values()].sort(byCloseness);
 }

@@ -1,0 +1,301 @@
+/**
+ * Webhook backlog drain (issue 16): how fast the dispatcher empties a queue of `deliveries`
+ * pending deliveries spread evenly over `receivers` webhooks, each on its own loopback receiver,
+ * against a plain signed-POST loop to the same receivers in the same run.
+ *
+ * - Ours: the backlog is queued the way the service queues it (outbox rows appended in
+ *   transactions, fanned out by WebhookRepository.enqueue), then a WebhookDispatcher is started
+ *   and the clock runs until every delivery is recorded as delivered and every receiver has it.
+ * - The anchor: the same bodies (rendered from the same events with the same templates before
+ *   the clock starts), HMAC-SHA256 signed per request, POSTed with the same headers over a
+ *   keep-alive agent, one request in flight per receiver: the concurrency the dispatcher allows
+ *   (one webhook's events go out one at a time, in order).
+ * - The receivers run in a child process (bench/lib/drain-receivers.ts) and check every
+ *   signature and the order of events per receiver, for both.
+ * After an uncounted warm-up of both, the order is anchor, ours, anchor, ours, ..., anchor, so
+ * drift in the box's load hits both.
+ * Needs no Elasticsearch: the dispatcher reads only SQLite.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openDatabase, type Db } from '../src/db/sqlite.ts';
+import { createLogger } from '../src/log.ts';
+import { Outbox, type OutboxRow } from '../src/outbox/outbox.ts';
+import { PostRepository } from '../src/posts/repository.ts';
+import { seedPosts } from '../src/seed/seed.ts';
+import { signBody, WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
+import { WebhookRepository, type WebhookRow } from '../src/webhooks/repository.ts';
+import { renderBody } from '../src/webhooks/service.ts';
+import type { ReceiversReport } from './lib/drain-receivers.ts';
+import { ROOT, tempDir } from './lib/env.ts';
+import { repeated, type Repeated } from './lib/stats.ts';
+
+export interface WebhookDrainOptions {
+  deliveries: number;
+  receivers: number;
+  /** drains of ours; the anchor runs once more (before, between and after) */
+  reps: number;
+  log?: (line: string) => void;
+}
+
+export interface DrainRun {
+  seconds: number;
+  perSecond: number;
+  /** CPU milliseconds of this (the sending) process per delivery */
+  cpuMsPerDelivery: number;
+  /** share of the wall time the sending process's event loop was busy */
+  eventLoopUtilization: number;
+  /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
+  receiverCpuMsPerDelivery: number;
+  check: ReceiversReport;
+}
+
+export interface WebhookDrainResult {
+  deliveries: number;
+  receivers: number;
+  /** webhooks with a template of their own (the others use the default body) */
+  customTemplates: number;
+  meanBodyBytes: number;
+  ours: Repeated;
+  anchor: Repeated;
+  /** ours (median) ÷ anchor (median) */
+  ratio: number;
+  oursRuns: DrainRun[];
+  anchorRuns: DrainRun[];
+  /** every run delivered every event once, in order, correctly signed */
+  correct: boolean;
+  /** when and how this figure was measured (it can be measured alone: `--only webhook-drain`) */
+  measuredAt: string;
+  command?: string;
+  loadAverage?: number[];
+}
+
+/** A template of one's own for some webhooks, so rendering is not only the default's one `json` call per field. */
+const CUSTOM_TEMPLATE =
+  '{"kind": {{json .Event}}, "id": {{.ImageID}}, "text": {{json .Text}}, "rating": {{json .Rating}}, ' +
+  '"tags": [{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{json $t}}{{end}}], "url": {{json .ImageURL}}' +
+  '{{with .Initiator}}, "by": {{json .Username}}{{end}}{{if .Changes}}, "changes": {{json .Changes}}{{end}}}';
+const MEDIA_URL = 'http://127.0.0.1:9/media';
+
+interface Receivers {
+  ports: number[];
+  expect(n: number): Promise<void>;
+  done(): Promise<void>;
+  report(): Promise<ReceiversReport>;
+  cpuSeconds(): number;
+  stop(): void;
+}
+
+async function startReceivers(secrets: string[]): Promise<Receivers> {
+  const child: ChildProcess = fork(path.join(ROOT, 'bench/lib/drain-receivers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = (key: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const onMsg = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        child.off('message', onMsg);
+        child.off('exit', onExit);
+        resolve(m);
+      };
+      const onExit = (code: number | null) => reject(new Error(`drain receivers exited (${code})`));
+      child.on('message', onMsg);
+      child.once('exit', onExit);
+    });
+  const ready = next('ports');
+  child.send({ secrets });
+  const { ports } = (await ready) as { ports: number[] };
+  let finished: Promise<unknown> = Promise.resolve();
+  return {
+    ports,
+    async expect(n) {
+      const ack = next('ready');
+      finished = next('done');
+      child.send({ expect: n });
+      await ack;
+    },
+    done: async () => void (await finished),
+    async report() {
+      const r = next('report');
+      child.send({ report: true });
+      return (await r).report as ReceiversReport;
+    },
+    cpuSeconds() {
+      try {
+        // utime + stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux).
+        const f = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return (Number(f[11]) + Number(f[12])) / 100;
+      } catch {
+        return Number.NaN;
+      }
+    },
+    stop: () => void child.kill(),
+  };
+}
+
+/** Appends `count` update events (texts "drain 0 …", "drain 1 …", …) in transactions of 1,000; the fan-out queues the deliveries. */
+function queueEvents(db: Db, outbox: Outbox, posts: ReturnType<PostRepository['list']>, initiatorId: number): OutboxRow[] {
+  const rows: OutboxRow[] = [];
+  const append = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const post = posts[i];
+      rows.push(
+        outbox.append('update', { post: { ...post, text: `drain ${i} ${post.text}`, version: post.version + 1 }, previous: { text: post.text, rating: post.rating, tags: post.tags.map((t) => t.name) } }, initiatorId),
+      );
+    }
+  });
+  for (let i = 0; i < posts.length; i += 1000) append.immediate(i, Math.min(posts.length, i + 1000));
+  return rows;
+}
+
+async function measure(receivers: Receivers, n: number, send: () => Promise<void>): Promise<DrainRun> {
+  await receivers.expect(n);
+  const cpu0 = process.cpuUsage();
+  const elu0 = performance.eventLoopUtilization();
+  const rcpu0 = receivers.cpuSeconds();
+  const t0 = performance.now();
+  await Promise.all([send(), receivers.done()]);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const elu = performance.eventLoopUtilization(elu0);
+  return { seconds, perSecond: n / seconds, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: ((receivers.cpuSeconds() - rcpu0) * 1000) / n, check: await receivers.report() };
+}
+
+export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<WebhookDrainResult> {
+  const log = opts.log ?? (() => {});
+  const perHook = Math.ceil(opts.deliveries / opts.receivers);
+  const total = perHook * opts.receivers;
+  const dataDir = tempDir('drain');
+  const secrets = Array.from({ length: opts.receivers }, (_, i) => `drain-secret-${i}-${crypto.randomBytes(8).toString('hex')}`);
+  const receivers = await startReceivers(secrets);
+  const db = openDatabase(dataDir);
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
+    const posts = new PostRepository(db).list(0, perHook);
+    const outbox = new Outbox(db);
+    const repo = new WebhookRepository(db);
+    // The fan-out the service attaches (WebhookDispatcher.attachFanOut) minus its wake-up call:
+    // the dispatcher is started once the whole backlog is queued.
+    outbox.subscribe((row) => void repo.enqueue(row));
+    const customTemplates = Math.floor(opts.receivers / 2);
+    const hooks: WebhookRow[] = receivers.ports.map(
+      (port, i) =>
+        repo.insertWithin(opts.receivers, {
+          ownerId: seed.users[i % seed.users.length].id,
+          label: `drain ${i}`,
+          url: `http://127.0.0.1:${port}/hook/${i}`,
+          secret: secrets[i],
+          events: ['create', 'update', 'delete'],
+          template: i < customTemplates ? CUSTOM_TEMPLATE : null,
+        })!,
+    );
+    const initiator = seed.users[0];
+
+    // The anchor's bodies: what the dispatcher will render for the same events, rendered up front.
+    log(`webhook drain: rendering ${total} bodies for the anchor`);
+    const sample = queueEvents(db, outbox, posts, initiator.id);
+    db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
+    const bodies = hooks.map((h) => sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))));
+    const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
+
+    const anchorOnce = (count = perHook) =>
+      measure(receivers, count * hooks.length, async () => {
+        await Promise.all(
+          hooks.map(async (h, i) => {
+            const url = new URL(h.url);
+            for (const body of bodies[i].slice(0, count)) {
+              await new Promise<void>((resolve, reject) => {
+                const req = http.request(
+                  {
+                    host: url.hostname,
+                    port: url.port,
+                    path: url.pathname,
+                    method: 'POST',
+                    agent,
+                    headers: {
+                      'Content-Type': 'application/json',
+                      'Content-Length': Buffer.byteLength(body),
+                      'User-Agent': 'imgpost-webhooks/1',
+                      'X-Signature': signBody(body, h.secret),
+                      'X-Webhook-Event': 'update',
+                      'X-Webhook-Delivery': crypto.randomUUID(),
+                    },
+                  },
+                  (res) => {
+                    res.resume();
+                    res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`anchor: HTTP ${res.statusCode}`))));
+                  },
+                );
+                req.on('error', reject);
+                req.end(body);
+              });
+            }
+          }),
+        );
+      });
+
+    const oursOnce = async (count = perHook) => {
+      queueEvents(db, outbox, posts.slice(0, count), initiator.id);
+      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } });
+      try {
+        return await measure(receivers, count * hooks.length, async () => {
+          dispatcher.start();
+          // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
+          while (dispatcher.stats.delivered < count * hooks.length) {
+            if (dispatcher.stats.failed > 0) throw new Error(`the dispatcher recorded ${dispatcher.stats.failed} failed attempts`);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          await dispatcher.whenIdle(); // every result written
+        });
+      } finally {
+        await dispatcher.stop();
+        const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
+        if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
+      }
+    };
+
+    // Warm-up, not counted: JIT compilation, first connections, SQLite's page cache.
+    const warm = Math.min(perHook, 1000);
+    await anchorOnce(warm);
+    await oursOnce(warm);
+
+    const anchorRuns: DrainRun[] = [];
+    const oursRuns: DrainRun[] = [];
+    for (let r = 0; r < opts.reps; r++) {
+      anchorRuns.push(await anchorOnce());
+      log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s; ours, ${total} deliveries`);
+      oursRuns.push(await oursOnce());
+      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s`);
+    }
+    anchorRuns.push(await anchorOnce());
+    log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s`);
+
+    const ours = repeated(oursRuns.map((r) => r.perSecond));
+    const anchor = repeated(anchorRuns.map((r) => r.perSecond));
+    const correct = [...oursRuns, ...anchorRuns].every(
+      (r) => r.check.received === total && r.check.badSignatures === 0 && r.check.outOfOrder === 0 && r.check.perReceiver.every((n) => n === perHook),
+    );
+    return {
+      deliveries: total,
+      receivers: opts.receivers,
+      customTemplates,
+      meanBodyBytes,
+      ours,
+      anchor,
+      ratio: ours.median / anchor.median,
+      oursRuns,
+      anchorRuns,
+      correct,
+      measuredAt: new Date().toISOString(),
+    };
+  } finally {
+    agent.destroy();
+    receivers.stop();
+    db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

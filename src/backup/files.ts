@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const CHUNK = 1 << 20;
+
+/**
+ * Copies `from` to `to` (creating its directory) and returns the sha256 and size of the bytes
+ * written, fsynced, so a manifest written afterwards never vouches for data still in the page cache.
+ * Throws ENOENT when the source is gone.
+ */
+export function copyHashed(from: string, to: string): { bytes: number; sha256: string } {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const hash = crypto.createHash('sha256');
+  const buf = Buffer.allocUnsafe(CHUNK);
+  const src = fs.openSync(from, 'r');
+  let bytes = 0;
+  try {
+    const dst = fs.openSync(to, 'w', 0o644);
+    try {
+      for (;;) {
+        const n = fs.readSync(src, buf, 0, CHUNK, null);
+        if (n === 0) break;
+        hash.update(buf.subarray(0, n));
+        let off = 0;
+        while (off < n) off += fs.writeSync(dst, buf, off, n - off);
+        bytes += n;
+      }
+      fs.fsyncSync(dst);
+    } finally {
+      fs.closeSync(dst);
+    }
+  } finally {
+    fs.closeSync(src);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+export function hashFile(file: string): { bytes: number; sha256: string } {
+  const hash = crypto.createHash('sha256');
+  const buf = Buffer.allocUnsafe(CHUNK);
+  const fd = fs.openSync(file, 'r');
+  let bytes = 0;
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      hash.update(buf.subarray(0, n));
+      bytes += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/** Hard-links `from` as `to`; false where the filesystem cannot (then the caller copies). */
+export function tryLink(from: string, to: string): boolean {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    fs.linkSync(from, to);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'ENOTSUP' || code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/** Paces a copy to `bytesPerSecond` (0: no limit), so a backup does not starve the server's disk. */
+export function createThrottle(bytesPerSecond: number): (bytes: number) => Promise<void> {
+  const started = Date.now();
+  let total = 0;
+  return async (bytes) => {
+    if (bytesPerSecond <= 0) return;
+    total += bytes;
+    const due = started + (total / bytesPerSecond) * 1000;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  };
+}
+
+/** "500k", "20M", "1G" or a plain byte count → bytes. NaN when malformed. */
+export function parseByteRate(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)([kmg]?)$/i.exec(text.trim());
+  if (!m) return Number.NaN;
+  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Math.round(Number(m[1]) * scale);
+}

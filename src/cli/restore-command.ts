@@ -1,0 +1,108 @@
+import { parseArgs } from 'node:util';
+import { makeMissingThumbnails, rebuildIndex } from '../backup/after-restore.ts';
+import { ManifestError } from '../backup/manifest.ts';
+import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } from '../backup/restore.ts';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/sqlite.ts';
+import { createEsClient } from '../elasticsearch/client.ts';
+import { startManagedNode } from '../elasticsearch/managed-node.ts';
+import { PostsIndex } from '../elasticsearch/posts-index.ts';
+import { createLogger } from '../log.ts';
+import { createProgress } from '../search/progress.ts';
+
+const USAGE = `Usage: imgpost restore SRC [--replace-index] [--skip-reindex] [--json]
+
+Restores a backup made by \`imgpost backup\` into DATA_DIR, which must be empty and not in use by a
+server. SRC is a backup destination (its latest complete snapshot is used) or one snapshot
+directory (DEST/snapshots/<time>). Every file is checked against the manifest's sha256 while it is
+copied; the database goes into place last. Then thumbnails the backup lacked (not made yet when it
+ran) are made, and the search index <ELASTICSEARCH_INDEX_PREFIX>-posts is rebuilt from the restored
+database (as \`imgpost reindex\`).
+
+Options:
+  --replace-index   rebuild the index even though <prefix>-posts already exists (it is replaced:
+                    any server still using that prefix then serves the restored posts)
+  --skip-reindex    restore only the files; run \`imgpost reindex\` before starting the server
+  --json            print a JSON summary on stdout
+  --help            this text
+
+Progress goes to stderr. Exit status: 0 restored, 1 refused or failed (one line says why; a
+failed restore removes what it wrote), 2 usage error.
+`;
+
+export async function run(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'replace-index': { type: 'boolean' },
+        'skip-reindex': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`imgpost restore: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`imgpost restore: ${positionals.length ? 'exactly one SRC' : 'SRC is missing'}\n\n${USAGE}`);
+    return 2;
+  }
+  const config = loadConfig();
+  const fail = (message: string) => {
+    process.stderr.write(`imgpost restore: ${message}\n`);
+    return 1;
+  };
+
+  let lock;
+  try {
+    const snapshot = resolveSnapshot(positionals[0]);
+    lock = claimEmptyDataDir(config.dataDir);
+    const doReindex = values['skip-reindex'] !== true;
+    const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
+    const es = doReindex ? createEsClient({ ...config.elasticsearch, url: config.elasticsearch.url ?? (await startManagedNode()).url }) : null;
+    try {
+      const postsIndex = es && new PostsIndex(es, config.elasticsearch.indexPrefix);
+      // Checked before any file is written: restoring into a prefix a live service uses would
+      // replace its index.
+      if (postsIndex && !values['replace-index'] && (await es.indices.existsAlias({ name: postsIndex.alias })))
+        return fail(`the index ${postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
+
+      const restored = restoreSnapshot(snapshot, config.dataDir, (total) => createProgress('restore', total, { unit: 'files' }));
+      const db = openDatabase(config.dataDir);
+      let indexed;
+      let thumbnails;
+      try {
+        process.stderr.write(`restored the database and ${restored.files} files\n`);
+        if (restored.missingThumbnails > 0) thumbnails = await makeMissingThumbnails(db, config, (total) => createProgress('restore thumbnails', total, { unit: 'posts' }));
+        if (postsIndex) indexed = await rebuildIndex(db, postsIndex, log, (total) => createProgress('restore index', total));
+      } finally {
+        db.close();
+      }
+      process.stderr.write(
+        `restored ${restored.posts} posts (${restored.files} files) as of ${restored.createdAt} into ${config.dataDir}` +
+          `${indexed ? `; indexed ${indexed.posts} posts into ${indexed.index}` : '; index not rebuilt: run `imgpost reindex` before starting the server'}\n` +
+          (restored.sessionSecret === 'restored' ? '' : 'the session secret was not in the backup: existing login sessions end; set SESSION_SECRET to keep the old one\n') +
+          (thumbnails ? `made the thumbnails of ${thumbnails.regenerated} posts that lacked them when the backup ran${thumbnails.failed.length ? ` (${thumbnails.failed.length} failed: run \`imgpost rethumb --missing\`)` : ''}\n` : ''),
+      );
+      const summary = { ...restored, thumbnailsMade: thumbnails?.regenerated ?? 0, index: indexed ? { name: indexed.index, posts: indexed.posts } : null };
+      if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      return 0;
+    } finally {
+      await es?.close();
+    }
+  } catch (err) {
+    if (err instanceof ManifestError || err instanceof RestoreRefused || (err as Error).name === 'DataDirOwnedError') return fail((err as Error).message);
+    throw err;
+  } finally {
+    lock?.release();
+  }
+}

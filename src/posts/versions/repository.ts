@@ -1,0 +1,74 @@
+import type { Db } from '../../db/sqlite.ts';
+import type { Rating } from '../post-record.ts';
+
+/** A version as stored; `tags` in the order they were written (readers sort). */
+export interface VersionRecord {
+  number: number;
+  text: string;
+  rating: Rating;
+  tags: string[];
+  editor: { id: number; name: string } | null;
+  createdAt: string;
+}
+
+export interface NewVersion {
+  text: string;
+  rating: Rating;
+  tags: string[];
+  editorId: number | null;
+  createdAt: string;
+}
+
+interface VersionRow {
+  number: number;
+  text: string;
+  rating: Rating;
+  tags: string;
+  editor_id: number | null;
+  editor_name: string | null;
+  created_at: string;
+}
+
+const SELECT = `SELECT v.number, v.text, v.rating, v.tags, v.editor_id, u.name AS editor_name, v.created_at
+  FROM post_versions v LEFT JOIN users u ON u.id = v.editor_id`;
+
+const fromRow = (r: VersionRow): VersionRecord => ({
+  number: r.number,
+  text: r.text,
+  rating: r.rating,
+  tags: JSON.parse(r.tags) as string[],
+  editor: r.editor_id !== null && r.editor_name !== null ? { id: r.editor_id, name: r.editor_name } : null,
+  createdAt: r.created_at,
+});
+
+/** SQLite access for post_versions. Callers own the transactions. */
+export class VersionRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Appends the post's next version and returns its number. */
+  append(postSeq: number, v: NewVersion): number {
+    return this.db
+      .prepare(
+        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at)
+         SELECT ?, coalesce(max(number), 0) + 1, ?, ?, ?, ?, ? FROM post_versions WHERE post_seq = ?
+         RETURNING number`,
+      )
+      .pluck()
+      .get(postSeq, v.text, v.rating, JSON.stringify(v.tags), v.editorId, v.createdAt, postSeq) as number;
+  }
+
+  count(postSeq: number): number {
+    return this.db.prepare('SELECT count(*) FROM post_versions WHERE post_seq = ?').pluck().get(postSeq) as number;
+  }
+
+  /** Newest first. */
+  page(postSeq: number, offset: number, limit: number): VersionRecord[] {
+    const rows = this.db.prepare(`${SELECT} WHERE v.post_seq = ? ORDER BY v.number DESC LIMIT ? OFFSET ?`).all(postSeq, limit, offset) as VersionRow[];
+    return rows.map(fromRow);
+  }
+
+  get(postSeq: number, number: number): VersionRecord | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE v.post_seq = ? AND v.number = ?`).get(postSeq, number) as VersionRow | undefined;
+    return row && fromRow(row);
+  }
+}

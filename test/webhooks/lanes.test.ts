@@ -1,0 +1,226 @@
+/**
+ * The dispatcher's throughput machinery (issue 16) keeps decisions §8's guarantees: deliveries
+ * claimed in lanes still go out in order and read the webhook as it is at send time; results
+ * written in batches are all on record; kept-alive connections neither cost failed attempts when
+ * a receiver drops them nor outlive the address policy they were opened under.
+ * Real SQLite, real loopback receivers, the dispatcher driven directly.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test, { type ExecutionContext } from 'ava';
+import { openDatabase } from '../../src/db/sqlite.ts';
+import { createLogger } from '../../src/log.ts';
+import { Outbox } from '../../src/outbox/outbox.ts';
+import { PostRepository } from '../../src/posts/repository.ts';
+import { seedPosts } from '../../src/seed/seed.ts';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { WebhookRepository } from '../../src/webhooks/repository.ts';
+import { tempDir } from '../helpers/app.ts';
+import { eventually, signatureValid, startReceiver } from './receiver.ts';
+
+function setup(t: ExecutionContext) {
+  const dir = tempDir('imgpost-lanes');
+  const db = openDatabase(dir);
+  const seed = seedPosts(db, { count: 150, seed: 3, users: 2 });
+  const posts = new PostRepository(db).list(0, 150);
+  const outbox = new Outbox(db);
+  const repo = new WebhookRepository(db);
+  const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
+  const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
+  dispatcher.attachFanOut(outbox);
+  t.teardown(async () => {
+    await dispatcher.stop();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const addHook = (url: string, template: string | null = null) =>
+    repo.insertWithin(10, { ownerId: seed.users[0].id, label: null, url, secret: 'lane-secret', events: ['update'], template })!;
+  /** Update event number i: the post's text becomes "n<i>". */
+  const update = (i: number) =>
+    db
+      .transaction(() => {
+        const p = posts[i % posts.length];
+        outbox.append('update', { post: { ...p, text: `n${i}`, version: p.version + 1 }, previous: { text: p.text, rating: p.rating, tags: p.tags.map((x) => x.name) } }, seed.users[0].id);
+      })
+      .immediate();
+  /** Another dispatcher on its own connection to the same database, as a second process would have. */
+  const second = () => {
+    const db2 = openDatabase(dir);
+    const other = new WebhookDispatcher({ repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config }, { pollMs: 20, timeoutMs: 3000 });
+    t.teardown(async () => {
+      await other.stop();
+      db2.close();
+    });
+    return other;
+  };
+  return { repo, dispatcher, config, addHook, update, second };
+}
+
+const textOf = (body: string): string => (JSON.parse(body) as { data?: { text: string }; n?: string }).data?.text ?? (JSON.parse(body) as { n: string }).n;
+
+test('a backlog longer than a lane reaches each webhook in order, over kept-alive connections, every result on record', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const plain = await startReceiver(200);
+  const templated = await startReceiver(200);
+  t.teardown(async () => {
+    await plain.close();
+    await templated.close();
+  });
+  const a = addHook(plain.url);
+  const b = addHook(templated.url, '{"n": {{json .Text}}}');
+  const events = 250; // more than one lane (100) per webhook
+  // Not started yet: the whole backlog is queued first.
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  await plain.waitFor(events, 30_000);
+  await templated.waitFor(events, 30_000);
+  await dispatcher.whenIdle();
+
+  const expected = Array.from({ length: events }, (_, i) => `n${i}`);
+  for (const [r, hook] of [[plain, a], [templated, b]] as const) {
+    t.deepEqual(r.received.map((x) => textOf(x.body)), expected, 'in event order, each once');
+    t.true(r.received.every((x) => signatureValid(x, 'lane-secret')));
+    t.is(new Set(r.received.map((x) => x.headers['x-webhook-delivery'])).size, events);
+    t.true(r.connections <= 5, `${r.connections} connections for ${events} requests`);
+    t.deepEqual(repo.deliveryCounts(hook.id), { delivered: events }, 'every result written');
+    t.like(repo.get(hook.id), { state: 'active', failureCount: 0, lastResponseStatus: 200 });
+  }
+  t.true(repo.latestAttempts(a.id).every((x) => x.outcome === 'success'));
+});
+
+test('two dispatchers on one database never send the same webhook at once: each event once, in order', async (t) => {
+  const { repo, dispatcher, addHook, update, second } = setup(t);
+  const receiver = await startReceiver(200);
+  t.teardown(() => receiver.close());
+  const hook = addHook(receiver.url);
+  const other = second();
+  const events = 700; // more than one lane (500): the lease has to move along and be handed over
+  for (let i = 0; i < events; i++) update(i);
+  other.start();
+  dispatcher.start();
+  await receiver.waitFor(events, 60_000);
+  await dispatcher.whenIdle();
+  await other.whenIdle();
+  t.deepEqual(receiver.received.map((x) => textOf(x.body)), Array.from({ length: events }, (_, i) => `n${i}`));
+  t.is(new Set(receiver.received.map((x) => x.headers['x-webhook-delivery'])).size, events, 'no delivery sent twice');
+  t.deepEqual(repo.deliveryCounts(hook.id), { delivered: events });
+  t.is(dispatcher.stats.sent + other.stats.sent, events);
+});
+
+test('a template edited while a lane is being sent applies to the lane\'s remaining deliveries', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const bodies: string[] = [];
+  let release: () => void = () => {};
+  const firstHeld = new Promise<void>((resolve) => (release = resolve));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString());
+      // The first answer waits until the test has edited the template.
+      if (bodies.length === 1) void firstHeld.then(() => res.writeHead(204).end());
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, '{"v": 1, "n": {{json .Text}}}');
+  for (let i = 0; i < 5; i++) update(i);
+  dispatcher.start(); // all five are claimed together, before the edit
+  await eventually(() => bodies.length === 1);
+  repo.update(hook.id, { template: '{"v": 2, "n": {{json .Text}}}' });
+  release();
+  await eventually(() => bodies.length === 5);
+  await dispatcher.whenIdle();
+  t.deepEqual(bodies, ['{"v": 1, "n": "n0"}', '{"v": 2, "n": "n1"}', '{"v": 2, "n": "n2"}', '{"v": 2, "n": "n3"}', '{"v": 2, "n": "n4"}']);
+});
+
+test('a receiver that drops every connection after answering costs no failed attempts', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const ids: string[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      ids.push(String(req.headers['x-webhook-delivery']));
+      // Answered as if the connection stayed open, then closed: the client may already be reusing it.
+      res.writeHead(204).end(() => setImmediate(() => req.socket.destroy()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const events = 60;
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  await eventually(() => repo.deliveryCounts(hook.id).delivered === events || dispatcher.stats.failed > 0, 30_000);
+  await dispatcher.whenIdle();
+  t.is(dispatcher.stats.failed, 0);
+  t.deepEqual(repo.deliveryCounts(hook.id), { delivered: events });
+  t.is(new Set(ids).size, events);
+  t.like(repo.get(hook.id), { state: 'active', failureCount: 0 });
+});
+
+test('a response body is read to its end before the next send, so one connection serves a whole lane', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    // Headers first, the body a moment later: the next delivery must wait for this connection.
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('accepted');
+      setTimeout(() => res.end(' and done'), 5);
+    });
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const events = 30;
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  await eventually(() => repo.deliveryCounts(hook.id).delivered === events, 30_000);
+  t.is(connections, 1);
+});
+
+/** A name /etc/hosts maps to loopback, other than localhost (which the URL check refuses by name). */
+function loopbackHostsName(): string | undefined {
+  try {
+    for (const line of fs.readFileSync('/etc/hosts', 'utf8').split('\n')) {
+      const [addr, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+      if (!addr?.startsWith('127.')) continue;
+      const name = names.find((n) => n && !/localhost/i.test(n) && /^[a-z0-9.-]+$/i.test(n));
+      if (name) return name;
+    }
+  } catch {
+    /* no hosts file */
+  }
+  return undefined;
+}
+
+test('a connection kept alive while private targets were allowed is not reused once they are not', async (t) => {
+  const name = loopbackHostsName();
+  if (!name) {
+    // Without a loopback name the refusal would come from the URL check, not the agent.
+    t.log('no non-localhost loopback name in /etc/hosts; the agent-level refusal is covered in ssrf.test.ts');
+    t.pass();
+    return;
+  }
+  const { repo, dispatcher, config, addHook, update } = setup(t);
+  const receiver = await startReceiver(200);
+  t.teardown(() => receiver.close());
+  const hook = addHook(`http://${name}:${receiver.port}/hook`);
+  dispatcher.start();
+  update(0);
+  await receiver.waitFor(1);
+  await dispatcher.whenIdle();
+  t.is(receiver.connections, 1);
+
+  config.webhookAllowPrivate = false;
+  update(1);
+  const attempt = (await eventually(() => repo.latestAttempts(hook.id).find((a) => a.outcome === 'failure')))!;
+  t.regex(attempt.error ?? '', /^refused: .*loopback/);
+  t.is(receiver.received.length, 1, 'nothing more reached the loopback receiver');
+  t.is(receiver.connections, 1);
+});
