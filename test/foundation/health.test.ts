@@ -1,4 +1,5 @@
 import test from 'ava';
+import { readPostsMapping } from '../../src/elasticsearch/posts-index.ts';
 import { startTestApp } from '../helpers/app.ts';
 
 test('readyz reports SQLite and Elasticsearch up; unknown routes are JSON 404', async (t) => {
@@ -24,7 +25,7 @@ test('the posts alias exists after start-up', async (t) => {
   t.teardown(() => app.close());
   const { postsIndex } = app.services;
   t.true(await app.services.es.indices.existsAlias({ name: postsIndex.alias }));
-  t.regex((await postsIndex.aliasTarget())!, new RegExp(`^${postsIndex.prefix}-posts-v1-`));
+  t.regex((await postsIndex.aliasTarget())!, new RegExp(`^${postsIndex.prefix}-posts-v${readPostsMapping().mappingVersion}-`));
 });
 
 test('readyz answers 503 at once when the posts index is gone, and still reports the cluster', async (t) => {
