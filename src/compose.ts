@@ -55,7 +55,7 @@ export async function compose(config: Config = loadConfig(), log: Logger = creat
   const esUrl = await resolveElasticsearchUrl(config, log);
   const db = openDatabase(config.dataDir);
   const es = createEsClient({ ...config.elasticsearch, url: esUrl });
-  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix);
+  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
   try {
     await postsIndex.ensure();
   } catch (err) {

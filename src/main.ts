@@ -1,6 +1,7 @@
 import { createApp } from './app.ts';
 import { compose } from './compose.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { ClusterWatcher } from './health/cluster-watcher.ts';
 import { listen } from './server.ts';
 
 async function main(): Promise<void> {
@@ -15,6 +16,14 @@ async function main(): Promise<void> {
     throw err;
   }
   const services = await compose(config);
+  // ELASTICSEARCH_REPLICAS is a dynamic index setting: a changed value takes effect on restart, no reindex.
+  const changed = await services.postsIndex.applyReplicas().catch((err: Error) => {
+    services.log.warn('could not apply ELASTICSEARCH_REPLICAS to the posts index', { err: err.message });
+    return [];
+  });
+  if (changed.length > 0) services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', { indices: changed, replicas: config.elasticsearch.replicas });
+  const watcher = new ClusterWatcher(services.postsIndex, services.log);
+  watcher.start();
   const server = await listen(createApp(services), config.host, config.port);
   services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port });
 
@@ -24,6 +33,7 @@ async function main(): Promise<void> {
     stopping = true;
     services.log.info('shutting down', { signal });
     await server.close();
+    await watcher.stop();
     await services.close();
     process.exit(0);
   };
