@@ -49,7 +49,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(rateLimit(services.config.rateLimit));
 
   const routers: Router<AppState>[] = [
-    healthRoutes(services),
+    healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
     accountRoutes(services),
     mediaRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),

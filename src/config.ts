@@ -10,7 +10,11 @@ export interface Config {
   mediaUrl: string;
   dataDir: string;
   elasticsearch: {
-    /** undefined: use (start or find) the managed local node */
+    /**
+     * undefined: use (start or find) the managed local node. Otherwise one node's URL or several,
+     * comma-separated (normalised, without trailing slashes): the client spreads requests over them
+     * and fails over when one dies.
+     */
     url?: string;
     apiKey?: string;
     username?: string;
@@ -51,13 +55,20 @@ const flag = z
 
 const url = z.string().url().refine((u) => /^https?:/.test(u), 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, ''));
 
+/** One URL, or a comma-separated list of them (the nodes of a cluster). */
+const urlList = z
+  .string()
+  .transform((v) => v.split(',').map((u) => u.trim()))
+  .pipe(z.array(url).min(1))
+  .transform((urls) => urls.join(','));
+
 const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: url.optional(),
   MEDIA_URL: url.optional(),
   DATA_DIR: z.string().min(1).default('./data'),
-  ELASTICSEARCH_URL: url.optional(),
+  ELASTICSEARCH_URL: urlList.optional(),
   ELASTICSEARCH_API_KEY: z.string().min(1).optional(),
   ELASTICSEARCH_USERNAME: z.string().min(1).optional(),
   ELASTICSEARCH_PASSWORD: z.string().min(1).optional(),

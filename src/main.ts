@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { ClusterWatcher } from './health/cluster-watcher.ts';
 import { startServer } from './roles/server.ts';
 import { listen } from './server.ts';
 
@@ -16,10 +17,19 @@ async function main(): Promise<void> {
   }
   // A second server on the same DATA_DIR stops here: DataDirOwnedError names the running one.
   const services = await startServer(config);
+  // ELASTICSEARCH_REPLICAS is a dynamic index setting: a changed value takes effect on restart, no reindex.
+  const changed = await services.postsIndex.applyReplicas().catch((err: Error) => {
+    services.log.warn('could not apply ELASTICSEARCH_REPLICAS to the posts index', { err: err.message });
+    return [];
+  });
+  if (changed.length > 0) services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', { indices: changed, replicas: config.elasticsearch.replicas });
+  const watcher = new ClusterWatcher(services.postsIndex, services.log);
+  watcher.start();
   let server;
   try {
     server = await listen(createApp(services), config.host, config.port);
   } catch (err) {
+    await watcher.stop();
     await services.close();
     throw err;
   }
@@ -32,6 +42,7 @@ async function main(): Promise<void> {
     stopping = true;
     services.log.info('shutting down', { signal });
     await server.close();
+    await watcher.stop();
     await services.close();
     process.exit(0);
   };

@@ -1,4 +1,5 @@
 import { MANAGED_ES_VERSION } from '../elasticsearch/distribution.ts';
+import { DEFAULT_CLUSTER_PORT, localCluster, managedClusterStatus, savedLocalCluster, startManagedCluster, stopManagedCluster } from '../elasticsearch/managed-cluster.ts';
 import { managedNodeStatus, startManagedNode, stopManagedNode } from '../elasticsearch/managed-node.ts';
 
 const USAGE = `Usage: imgpost es <command>
@@ -8,17 +9,36 @@ The first start fetches it with Maven (needs a Java 17+ JDK and Maven) into a ca
 
 Commands:
   start    start the node unless one already answers; prints its URL (progress on stderr)
-  stop     stop the node started from this cache
-  status   print the node's status as JSON (always; --json is accepted for scripts)
+  start --nodes N [--port P]
+           start a local cluster of N (2-9) nodes instead, on HTTP ports P … P+N-1 (default
+           ${DEFAULT_CLUSTER_PORT}), each with its own directory under the cache; prints the nodes' URLs
+           comma-separated, ready for ELASTICSEARCH_URL
+  stop     stop the node started from this cache, and the local cluster if one was started
+  status   print the node's status as JSON, with the local cluster's under "cluster" if one was
+           started (always JSON; --json is accepted for scripts)
 
 Environment:
   IMGPOST_ES_HOME   cache, data and logs (default ~/.cache/imgpost/elasticsearch,
                     or /var/cache/imgpost/elasticsearch as root when ~ is private)
   IMGPOST_ES_PORT   HTTP port (default 9277; the transport port is this + 100)
-  IMGPOST_ES_HEAP   JVM heap, such as 1g (default 512m)
+  IMGPOST_ES_HEAP   JVM heap, such as 1g (default 512m; 384m for each node of a cluster)
 `;
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+/** `--nodes N --port P` of `es start`, or undefined for a single node; throws on anything else. */
+function clusterArgs(args: string[]): { nodes: number; port: number } | undefined {
+  const values = new Map<string, string>();
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if (!['--nodes', '--port'].includes(flag) || value === undefined || values.has(flag)) throw new Error(`unknown arguments: ${args.join(' ')}`);
+    values.set(flag, value);
+  }
+  if (values.size === 0) return undefined;
+  if (!values.has('--nodes')) throw new Error('--port needs --nodes');
+  const num = (flag: string, fallback: number) => (values.has(flag) ? (/^\d+$/.test(values.get(flag)!) ? Number(values.get(flag)) : NaN) : fallback);
+  return { nodes: num('--nodes', 0), port: num('--port', DEFAULT_CLUSTER_PORT) };
+}
 
 export async function run(args: string[]): Promise<number> {
   const [command, ...more] = args;
@@ -29,12 +49,29 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (rest.length > 0 || !['start', 'stop', 'status'].includes(command ?? '')) {
-    process.stderr.write(command === undefined ? USAGE : `imgpost es: unknown arguments: ${args.join(' ')}\n\n${USAGE}`);
+  let cluster: ReturnType<typeof clusterArgs>;
+  try {
+    if (!['start', 'stop', 'status'].includes(command ?? '') || (command !== 'start' && rest.length > 0)) throw new Error(`unknown arguments: ${args.join(' ')}`);
+    cluster = command === 'start' ? clusterArgs(rest) : undefined;
+  } catch (err) {
+    process.stderr.write(command === undefined ? USAGE : `imgpost es: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
   }
   switch (command) {
     case 'start': {
+      if (cluster) {
+        let spec;
+        try {
+          spec = localCluster(cluster.nodes, cluster.port);
+        } catch (err) {
+          process.stderr.write(`imgpost es: ${(err as Error).message}\n`);
+          return 2;
+        }
+        const status = await startManagedCluster(spec, progress);
+        progress(`cluster ${status.name}: ${status.joined} nodes, ${status.status}`);
+        process.stdout.write(`${status.url}\n`);
+        return 0;
+      }
       const node = await startManagedNode({ log: progress });
       process.stdout.write(`${node.url}\n`);
       return 0;
@@ -45,10 +82,18 @@ export async function run(args: string[]): Promise<number> {
       const after = await managedNodeStatus();
       if (after.running) progress(`${after.url} still answers: it is not the node from ${after.home}, so it was left alone`);
       else progress(before.running || before.pid ? `stopped Elasticsearch on ${before.url}` : 'no managed Elasticsearch node was running');
+      const spec = savedLocalCluster();
+      if (spec) {
+        const running = (await managedClusterStatus(spec)).nodes.filter((n) => n.running || n.pid).length;
+        await stopManagedCluster(spec);
+        progress(running ? `stopped ${running} node(s) of the local cluster ${spec.name}` : `the local cluster ${spec.name} was not running`);
+      }
       return 0;
     }
     default: {
-      process.stdout.write(`${JSON.stringify(await managedNodeStatus(), null, 2)}\n`);
+      const spec = savedLocalCluster();
+      const status = { ...(await managedNodeStatus()), ...(spec ? { cluster: await managedClusterStatus(spec) } : {}) };
+      process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       return 0;
     }
   }

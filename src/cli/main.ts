@@ -11,7 +11,7 @@ interface CommandModule {
 
 // One line per command: name, one-line summary, module.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  es: { summary: 'run the local Elasticsearch node (start, stop, status)', load: () => import('./es-command.ts') },
+  es: { summary: 'run the local Elasticsearch node, or a local cluster with --nodes N (start, stop, status)', load: () => import('./es-command.ts') },
   user: { summary: 'manage accounts (add, list, set-permission, reset-key, remove)', load: () => import('./user-command.ts') },
   reindex: { summary: 'rebuild the search index from SQLite and swap it in, with no search downtime', load: () => import('./reindex-command.ts') },
   import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },

@@ -9,7 +9,8 @@ const USAGE = `Usage: imgpost reindex [--batch N] [--json]
 
 Builds a fresh versioned posts index from SQLite (DATA_DIR), then swaps the alias
 <ELASTICSEARCH_INDEX_PREFIX>-posts to it and deletes the previous index. Searches keep working
-throughout, and running servers keep writing to both indices until the swap.
+throughout, and running servers keep writing to both indices until the swap. The new index gets
+ELASTICSEARCH_REPLICAS replicas, and the swap waits (up to a minute) for them to be copied.
 
 Options:
   --batch N   posts per bulk request (default 1000)

@@ -70,7 +70,7 @@ export async function run(args: string[]): Promise<number> {
     const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
     const es = doReindex ? createEsClient({ ...config.elasticsearch, url: config.elasticsearch.url ?? (await startManagedNode()).url }) : null;
     try {
-      const postsIndex = es && new PostsIndex(es, config.elasticsearch.indexPrefix);
+      const postsIndex = es && new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
       // Checked before any file is written: restoring into a prefix a live service uses would
       // replace its index.
       if (postsIndex && !values['replace-index'] && (await es.indices.existsAlias({ name: postsIndex.alias })))

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
 
 export type EsClient = Client;
 
 export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
+  const nodes = es.url.split(',');
   return new Client({
-    node: es.url,
+    nodes,
+    // With several nodes, one that fails is left out (and pinged again after a minute) instead of
+    // being tried again at once by the default weighted pool, so a dead node costs one retry, not one per request.
+    ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
     auth: es.apiKey
       ? { apiKey: es.apiKey }
       : es.username && es.password
@@ -15,6 +19,7 @@ export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & {
     tls: es.caCert ? { ca: fs.readFileSync(es.caCert) } : undefined,
     requestTimeout: opts.requestTimeout ?? 10_000,
     // The relay does its own retrying with backoff; a quick failure lets it answer 503 promptly.
+    // One retry goes to another node, which is what survives a node that died mid-request.
     maxRetries: 1,
   });
 }
@@ -29,11 +34,25 @@ export function isConnectionError(err: unknown): boolean {
   );
 }
 
-export async function ping(client: EsClient): Promise<boolean> {
-  try {
-    const health = await client.cluster.health({ timeout: '2s' }, { requestTimeout: 3000 });
-    return health.status !== 'red';
-  } catch {
-    return false;
-  }
+export type HealthStatus = 'green' | 'yellow' | 'red';
+
+/**
+ * The cluster's status, the posts index's own, and whether the posts index can serve: every shard
+ * has an active copy. That is more than "not red": for the moment between losing a primary's node
+ * and promoting its replica (longer when the elected master died with it) the index is red, yet
+ * searches are answered from the replica and writes wait for the promotion (or go to the relay).
+ * A cluster is red when any index lacks a primary (another prefix's index, say), which does not
+ * concern the service. Statuses are undefined when Elasticsearch does not answer (or the alias does
+ * not exist yet).
+ */
+export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus; serving: boolean; nodes?: number }> {
+  const opts = { requestTimeout: 3000, maxRetries: 1 };
+  // local: the answering node's own view of the cluster, at once, even while a new master is being
+  // elected (searches still work then). timeout 0s: a missing index answers 408 at once, not after 30 s.
+  const ask = (index?: string) => client.cluster.health({ index, local: true, timeout: '0s', ...(index ? { level: 'shards' as const } : {}) }, opts).catch(() => undefined);
+  const [cluster, index] = await Promise.all([ask(), ask(alias)]);
+  const status = (h: typeof cluster) => h?.status.toLowerCase() as HealthStatus | undefined;
+  const shards = Object.values(index?.indices ?? {}).flatMap((i) => Object.values(i.shards ?? {}));
+  const serving = shards.length > 0 && shards.every((s) => s.active_shards > 0);
+  return { cluster: status(cluster), index: status(index), serving, nodes: cluster?.number_of_nodes };
 }

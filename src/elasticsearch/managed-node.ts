@@ -22,11 +22,20 @@ export interface ManagedNodeStatus { running: boolean; url: string; pid?: number
  * and start lock all live in that directory (which users other than root must be able to enter),
  * so it can be started and stopped without touching the cache's node; give it a `port` of its own.
  */
-export interface ManagedNodeOptions { nodeDir?: string; port?: number; heap?: string }
+export interface ManagedNodeOptions { nodeDir?: string; port?: number; heap?: string; cluster?: ClusterMembership }
+
+/**
+ * A node of a multi-node cluster (managed-cluster.ts) instead of a single-node one: its name, its
+ * cluster's, and where it finds the others (transport addresses, and the master-eligible names the
+ * very first election is among). Needs `nodeDir`.
+ */
+export interface ClusterMembership { name: string; nodeName: string; seedHosts: string[]; initialMasters: string[] }
 
 const ES_USER = 'imgpost-es';
 const CLUSTER = 'imgpost-local';
 const START_TIMEOUT_MS = 120_000;
+// The nodes of a cluster start together on the same cores, and none is ready before a quorum is.
+const CLUSTER_START_TIMEOUT_MS = 240_000;
 // A first run downloads 107 MB while holding the lock, so waiters must be patient.
 const LOCK_WAIT_MS = 15 * 60_000;
 const INSTALL_HINT =
@@ -54,9 +63,13 @@ function layout(opts: ManagedNodeOptions = {}) {
     home, node, install, zipDir: at('download'), zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
     config: node ? path.join(node, 'config') : path.join(install, 'config'),
     data: own('data'), logs: own('logs'), run: own('run'), pidFile: own('run', 'elasticsearch.pid'), lockFile: own('start.lock'),
-    heap, port, url: `http://127.0.0.1:${port}`,
+    heap, port, url: `http://127.0.0.1:${port}`, cluster: node ? opts.cluster : undefined,
+    startTimeoutMs: opts.cluster ? CLUSTER_START_TIMEOUT_MS : START_TIMEOUT_MS,
   };
 }
+
+/** The cache the managed nodes run from (IMGPOST_ES_HOME or its default). */
+export const managedHome = () => resolveHome();
 
 function resolveHome(): string {
   if (process.env.IMGPOST_ES_HOME) return path.resolve(process.env.IMGPOST_ES_HOME);
@@ -139,12 +152,19 @@ function configure(l: Layout): void {
     }
   }
   // Rewritten on every launch so a changed port, heap or home takes effect.
+  const c = l.cluster;
+  const list = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
+  const discovery = c
+    ? [`cluster.name: ${c.name}`, `node.name: ${c.nodeName}`, `discovery.seed_hosts: ${list(c.seedHosts)}`,
+      // Read only when the cluster first forms; ignored once its data directories hold a cluster.
+      `cluster.initial_master_nodes: ${list(c.initialMasters)}`]
+    : [`cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`, 'discovery.type: single-node'];
   fs.writeFileSync(path.join(l.config, 'elasticsearch.yml'), [
     '# Written by imgpost (src/elasticsearch/managed-node.ts) on every start; edits are lost.',
-    `cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`,
+    ...discovery,
     // Loopback only: keeps the node private and its bootstrap checks in development mode.
     'network.host: 127.0.0.1', `http.port: ${l.port}`, `transport.port: ${l.port + 100}`,
-    'discovery.type: single-node', 'xpack.security.enabled: false',
+    'xpack.security.enabled: false',
     // Developer disks are often nearly full; the watermarks would make indices read-only.
     'cluster.routing.allocation.disk.threshold_enabled: false',
     // Tests clean up their indices with wildcards.
@@ -201,14 +221,14 @@ async function acquireLock(l: Layout, log: (line: string) => void): Promise<(() 
 /** The error for a failed start: one line, then the ends of the node's log and of the launcher's output. */
 function startError(l: Layout, why: string): Error {
   const lines = [`Elasticsearch did not start: ${why} (logs in ${l.logs})`];
-  for (const [f, n] of [[path.join(l.logs, `${CLUSTER}.log`), 20], [path.join(l.logs, 'launcher.log'), 8]] as const) {
+  for (const [f, n] of [[path.join(l.logs, `${l.cluster?.name ?? CLUSTER}.log`), 20], [path.join(l.logs, 'launcher.log'), 8]] as const) {
     const t = tail(f, n);
     if (t.length) lines.push(`--- last lines of ${f} ---`, ...t);
   }
   return new Error(lines.join('\n'));
 }
 
-async function waitForReady(l: Layout, log: (line: string) => void, launcher?: Promise<number | null>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
+async function waitForReady(l: Layout, log: (line: string) => void, launcher?: Promise<number | null>, timeoutMs = l.startTimeoutMs): Promise<void> {
   const start = Date.now();
   let exitCode: number | null | undefined;
   void launcher?.then((code) => { exitCode = code; });
@@ -304,7 +324,7 @@ async function start(l: Layout, node: ManagedNodeOptions, log: (line: string) =>
       // Our node still starting (or red), or someone else's: wait for it rather than launch a second.
       const ours = managedPid(l) !== undefined;
       log(`${ours ? 'the managed node is already starting' : `something already listens on ${l.url}`}; waiting for it to report healthy…`);
-      await waitForReady(l, log, undefined, ours ? START_TIMEOUT_MS : 30_000).catch((err: Error) => {
+      await waitForReady(l, log, undefined, ours ? l.startTimeoutMs : 30_000).catch((err: Error) => {
         throw ours ? err : new Error(`port ${l.port} is in use but not by a healthy Elasticsearch: free it or ${l.node ? 'choose another port' : 'set IMGPOST_ES_PORT'}`);
       });
       return status();

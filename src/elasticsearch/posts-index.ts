@@ -24,6 +24,23 @@ export interface IndexChange {
   doc: PostDocument | null;
 }
 
+/**
+ * ELASTICSEARCH_REPLICAS as index settings. A count pins number_of_replicas; a range (`0-1`, `0-all`)
+ * lets Elasticsearch expand the replicas to the nodes there are, so one node stays green and a
+ * second node gets a copy without anyone touching the index.
+ */
+export function replicaSettings(spec: string): { number_of_replicas?: number; auto_expand_replicas: string } {
+  return /^\d+$/.test(spec) ? { number_of_replicas: Number(spec), auto_expand_replicas: 'false' } : { auto_expand_replicas: spec };
+}
+
+/**
+ * How long a bulk write waits for a primary shard that is not there (its node just died and a replica
+ * is being promoted). Well under the client's 10 s request time-out, so Elasticsearch answers with a
+ * per-item failure the relay retries, instead of the client giving up and retrying on another node
+ * (which would double the wait a user's write can see). The default is a minute.
+ */
+const WRITE_WAIT = '5s';
+
 /** How long the list of write targets is trusted; `imgpost reindex` waits longer than this. */
 export const TARGETS_TTL_MS = 1000;
 
@@ -40,14 +57,16 @@ export class PostsIndex {
   constructor(
     readonly client: EsClient,
     readonly prefix: string,
+    /** ELASTICSEARCH_REPLICAS */
+    readonly replicas = '0-1',
   ) {
     this.alias = `${prefix}-posts`;
     this.pattern = `${prefix}-posts-v*`;
   }
 
-  /** Creates the first versioned index and the alias when the alias does not exist yet. */
-  async ensure(): Promise<void> {
-    if (await this.client.indices.existsAlias({ name: this.alias })) return;
+  /** Creates the first versioned index and the alias when the alias does not exist yet; true if it did. */
+  async ensure(): Promise<boolean> {
+    if (await this.client.indices.existsAlias({ name: this.alias })) return false;
     const name = await this.createVersionedIndex();
     try {
       await this.client.indices.updateAliases({ actions: [{ add: { index: name, alias: this.alias } }] });
@@ -55,8 +74,29 @@ export class PostsIndex {
       // Another process won the race: keep its alias, drop ours.
       await this.client.indices.delete({ index: name }, { ignore: [404] });
       if (!(await this.client.indices.existsAlias({ name: this.alias }))) throw err;
+      return false;
     }
     this.targets = null;
+    return true;
+  }
+
+  /**
+   * Puts ELASTICSEARCH_REPLICAS on every index behind the alias whose replica setting differs (a
+   * dynamic setting: no reindex needed). Returns the indices it changed. The server does this at start-up.
+   */
+  async applyReplicas(): Promise<string[]> {
+    const keys = ['index.number_of_replicas', 'index.auto_expand_replicas'];
+    const res = await this.client.indices.getSettings({ index: this.alias, name: keys, flat_settings: true, include_defaults: true });
+    const want = replicaSettings(this.replicas);
+    const changed: string[] = [];
+    for (const [index, s] of Object.entries(res)) {
+      const get = (k: string) => String((s.settings as Record<string, unknown> | undefined)?.[k] ?? (s.defaults as Record<string, unknown> | undefined)?.[k] ?? '');
+      const same = get('index.auto_expand_replicas') === want.auto_expand_replicas && (want.number_of_replicas === undefined || Number(get('index.number_of_replicas')) === want.number_of_replicas);
+      if (same) continue;
+      await this.client.indices.putSettings({ index, settings: want });
+      changed.push(index);
+    }
+    return changed;
   }
 
   async createVersionedIndex(overrides: Record<string, unknown> = {}): Promise<string> {
@@ -64,7 +104,7 @@ export class PostsIndex {
     const name = `${this.prefix}-posts-v${m.mappingVersion}-${Date.now()}${Math.floor(Math.random() * 1000)}`;
     await this.client.indices.create({
       index: name,
-      settings: { ...m.settings, ...overrides },
+      settings: { ...m.settings, ...replicaSettings(this.replicas), ...overrides },
       mappings: m.mappings as never,
     });
     this.targets = null;
@@ -104,7 +144,7 @@ export class PostsIndex {
         else operations.push({ delete: meta });
       }
     }
-    const res = await this.client.bulk({ operations, refresh: opts.refresh ?? false });
+    const res = await this.client.bulk({ operations, refresh: opts.refresh ?? false, timeout: WRITE_WAIT });
     if (!res.errors) return;
     const items = res.items.map((item) => Object.values(item)[0]);
     // A version conflict answers at once, without waiting for the refresh the caller asked for, while the

@@ -1,9 +1,15 @@
 import Router from '@koa/router';
 import type { Db } from '../db/sqlite.ts';
-import { ping, type EsClient } from '../elasticsearch/client.ts';
+import { postsHealth, type EsClient } from '../elasticsearch/client.ts';
 import type { AppState } from '../http/context.ts';
 
-export function healthRoutes(deps: { db: Db; es: EsClient }): Router<AppState> {
+/**
+ * /healthz: the process answers. /readyz: it can do its work, i.e. SQLite answers and every shard
+ * of the posts index has an active copy (postsHealth). A cluster that is yellow (a replica missing,
+ * say after losing a node) or red because of some other index still serves: the cluster's own
+ * status is reported beside it for operators, but does not make the service unready.
+ */
+export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string }): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -15,9 +21,15 @@ export function healthRoutes(deps: { db: Db; es: EsClient }): Router<AppState> {
     } catch {
       sqlite = false;
     }
-    const elasticsearch = await ping(deps.es);
+    const health = await postsHealth(deps.es, deps.postsAlias);
+    const elasticsearch = health.serving;
     ctx.status = sqlite && elasticsearch ? 200 : 503;
-    ctx.body = { status: ctx.status === 200 ? 'ready' : 'not ready', sqlite: sqlite ? 'up' : 'down', elasticsearch: elasticsearch ? 'up' : 'down' };
+    ctx.body = {
+      status: ctx.status === 200 ? 'ready' : 'not ready',
+      sqlite: sqlite ? 'up' : 'down',
+      elasticsearch: elasticsearch ? 'up' : 'down',
+      cluster: health.cluster ?? 'unreachable',
+    };
   });
   return router;
 }

@@ -362,7 +362,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/readyz', operationId: 'readiness', tag: 'operations',
-    summary: 'Readiness: SQLite and Elasticsearch answer',
+    summary: 'Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status',
     responses: { ...always, 200: { description: 'ready', schema: S.Readiness }, 503: { description: 'not ready', schema: S.Readiness } },
   },
   {

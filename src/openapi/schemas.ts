@@ -243,7 +243,14 @@ export const OpenApiDocument = z
 export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
 
 export const Readiness = z
-  .object({ status: z.enum(['ready', 'not ready']), sqlite: z.enum(['up', 'down']), elasticsearch: z.enum(['up', 'down']) })
+  .object({
+    status: z.enum(['ready', 'not ready']),
+    sqlite: z.enum(['up', 'down']),
+    elasticsearch: z.enum(['up', 'down']).openapi({ description: '`up` when every shard of the posts index has an active copy, so searches can be answered' }),
+    cluster: z.enum(['green', 'yellow', 'red', 'unreachable']).openapi({
+      description: 'the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves',
+    }),
+  })
   .strict()
   .openapi('Readiness');
 

@@ -7,6 +7,10 @@ import type { Outbox, OutboxRow } from './outbox.ts';
 const BATCH = 500;
 const IDLE_POLL_MS = 1000;
 const MAX_BACKOFF_MS = 15_000;
+// The longest a write's response waits for its change to reach the index. A bulk request waits at
+// most 5 s for a missing primary (posts-index.ts), but a write queued behind such a request would
+// wait for two; past this bound it is answered anyway and the change stays with the relay.
+const APPLY_NOW_MAX_WAIT_MS = 6000;
 
 /**
  * Brings Elasticsearch in step with the outbox. Rows carry ids: each change indexes the post as
@@ -54,14 +58,18 @@ export class OutboxRelay {
   }
 
   /**
-   * The write path calls this so its response goes out once the change is searchable. Writes that
+   * The write path calls this so its response goes out once the change is searchable (or, while the
+   * index cannot take it, after APPLY_NOW_MAX_WAIT_MS at most; resolves false then). Writes that
    * arrive together are group-committed: one bulk request with an explicit refresh for all of them,
    * while the next group gathers. An explicit refresh answers in milliseconds, where waiting for the
    * periodic one (refresh=wait_for) held every write for half the 1 s refresh interval on average.
    */
   applyNow(row: OutboxRow): Promise<boolean> {
     return new Promise((resolve) => {
-      this.nowQueue.push({ row, resolve });
+      // The group still runs to the end (and marks the row indexed if it lands); only the wait is cut.
+      const timer = setTimeout(() => resolve(false), APPLY_NOW_MAX_WAIT_MS);
+      timer.unref();
+      this.nowQueue.push({ row, resolve: (applied) => { clearTimeout(timer); resolve(applied); } });
       if (!this.nowFlushing) void this.flushNow();
     });
   }

@@ -41,7 +41,7 @@ export interface SearchParts {
 /** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
 export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
   const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
-  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix);
+  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
   try {
     await postsIndex.ensure();
   } catch (err) {

@@ -1,5 +1,5 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
-import { readPostsMapping, TARGETS_TTL_MS, type PostsIndex } from '../elasticsearch/posts-index.ts';
+import { replicaSettings, TARGETS_TTL_MS, type PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
@@ -28,6 +28,8 @@ export interface ReindexOptions {
   graceMs?: number;
   /** merge the new index into one segment in the background once it serves (default true) */
   merge?: boolean;
+  /** how long to wait for the new index's replicas before swapping anyway (default 60 s) */
+  replicaWaitMs?: number;
 }
 
 export interface ReindexResult {
@@ -47,8 +49,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *  2. wait past the relays' target cache, so every running server now writes to both indices;
  *  3. note the outbox position, then bulk-load every post (external versions: a newer copy the
  *     relays already wrote wins, conflicts are fine);
- *  4. restore the replicas, refresh, and replay the outbox rows written since step 3, which covers
- *     any change that raced the load;
+ *  4. apply ELASTICSEARCH_REPLICAS, wait (bounded) for the copies, refresh, and replay the outbox
+ *     rows written since step 3, which covers any change that raced the load;
  *  5. swap the alias in one atomic updateAliases call, then close and later delete the previous index.
  */
 export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Promise<ReindexResult> {
@@ -56,7 +58,6 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
   const { postsIndex, postRepository, outbox } = deps;
   const es = postsIndex.client;
   const batch = opts.batch ?? 1000;
-  const mapping = readPostsMapping();
 
   // Normally one index; more only if something else pointed the alias elsewhere too. All are replaced.
   const previous = (await es.indices.existsAlias({ name: postsIndex.alias })) ? Object.keys(await es.indices.getAlias({ name: postsIndex.alias })) : [];
@@ -64,7 +65,7 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
   // the write path indexes with refresh=wait_for, which on such an index waits for a manual refresh,
   // i.e. until the whole load is done (measured here: 4 s for one write). Loading was not faster
   // with it off either (30,000 posts: 5.6 s with -1, 3.6 s with 1s on the 2-core test machine).
-  const index = await postsIndex.createVersionedIndex({ number_of_replicas: 0 });
+  const index = await postsIndex.createVersionedIndex({ number_of_replicas: 0, auto_expand_replicas: 'false' });
   postsIndex.forgetTargets();
   deps.log?.info('reindex: created index', { index, previous });
   try {
@@ -97,8 +98,13 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     if (failed) throw failed;
     progress.done();
 
-    await es.indices.putSettings({ index, settings: { number_of_replicas: Number(mapping.settings.number_of_replicas ?? 0) } });
+    await es.indices.putSettings({ index, settings: replicaSettings(postsIndex.replicas) });
     await es.indices.refresh({ index });
+    // Swap only once the new index is as safe as the old one: its replicas copied. A count the
+    // cluster cannot place (2 replicas on 2 nodes) never turns green, so that only delays the swap.
+    const wait = Math.max(1, Math.round((opts.replicaWaitMs ?? 60_000) / 1000));
+    const health = await es.cluster.health({ index, wait_for_status: 'green', timeout: `${wait}s` }, { requestTimeout: (wait + 10) * 1000, ignore: [408] });
+    if (health.timed_out) deps.log?.warn('reindex: the new index has no replica yet; swapping anyway', { index, status: health.status, replicas: postsIndex.replicas });
 
     // Changes that raced the load: each row re-reads its post from SQLite, so replaying is harmless.
     let caughtUp = 0;

@@ -32,3 +32,19 @@ test('--json is for status only: es start --json is a usage error, not a start',
   t.regex(r.stderr, /Usage: imgpost es/);
   t.is(r.stdout, '');
 });
+
+test('es start --nodes: bad shapes are usage errors that start nothing', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['--nodes', '1'], /--nodes must be 2 to 9/],
+    [['--nodes', 'three'], /--nodes must be 2 to 9/],
+    [['--port', '9280'], /--port needs --nodes/],
+    [['--nodes', '3', '--nodes', '3'], /unknown arguments/],
+    [['--nodes', '3', '--port', '80'], /--port must be a port number/],
+  ];
+  const results = await Promise.all(cases.map(([args]) => imgpost(undefined, 'es', 'start', ...args)));
+  results.forEach((r, i) => {
+    t.is(r.code, 2, `${cases[i][0].join(' ')}: ${r.stderr}`);
+    t.regex(r.stderr, cases[i][1]);
+    t.is(r.stdout, '');
+  });
+});

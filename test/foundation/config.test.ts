@@ -30,6 +30,8 @@ for (const [name, value] of [
   ['SESSION_SECRET', 'short'],
   ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
   ['ELASTICSEARCH_URL', 'not a url'],
+  ['ELASTICSEARCH_URL', 'http://es1:9200,'],
+  ['ELASTICSEARCH_URL', 'http://es1:9200,ftp://es2'],
   ['ELASTICSEARCH_INDEX_PREFIX', 'Upper Case'],
 ] as const) {
   test(`bad ${name}=${value} is refused with a line naming it`, (t) => {
@@ -38,6 +40,11 @@ for (const [name, value] of [
     t.false(err!.message.includes('\n'));
   });
 }
+
+test('ELASTICSEARCH_URL takes one node or a comma-separated list, normalised', (t) => {
+  t.is(loadConfig({ ELASTICSEARCH_URL: 'https://es.example:9200/' }).elasticsearch.url, 'https://es.example:9200');
+  t.is(loadConfig({ ELASTICSEARCH_URL: 'http://es1:9200/, http://es2:9200' }).elasticsearch.url, 'http://es1:9200,http://es2:9200');
+});
 
 test('the server exits non-zero with one line naming a bad setting', async (t) => {
   const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);

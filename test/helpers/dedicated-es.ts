@@ -120,7 +120,13 @@ async function reservePort(): Promise<number> {
   throw new Error('found no free port pair for a dedicated Elasticsearch node');
 }
 
-export async function startDedicatedEs(opts: { heap?: string; log?: (line: string) => void } = {}): Promise<DedicatedEs> {
+/**
+ * A directory and a reserved port (HTTP; + 100 for transport) for a node of the test's own: the node
+ * in it is killed and the directory removed when the test's process ends, however it ends, or on `release()`.
+ */
+export interface NodeSlot { dir: string; port: number; release(): void }
+
+export async function reserveNodeSlot(): Promise<NodeSlot> {
   sweepStale();
   const port = await reservePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), NODE_PREFIX));
@@ -129,6 +135,21 @@ export async function startDedicatedEs(opts: { heap?: string; log?: (line: strin
   fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${port}\n`);
   hook();
   open.set(dir, port);
+  return {
+    dir,
+    port,
+    release() {
+      if (!open.has(dir)) return;
+      destroySync(dir, port);
+      open.delete(dir);
+      if (open.size === 0) unhook();
+    },
+  };
+}
+
+export async function startDedicatedEs(opts: { heap?: string; log?: (line: string) => void } = {}): Promise<DedicatedEs> {
+  const slot = await reserveNodeSlot();
+  const { dir, port } = slot;
 
   const node = { nodeDir: dir, port, heap: opts.heap ?? '384m' };
   const log = opts.log ?? (() => {});
@@ -156,9 +177,7 @@ export async function startDedicatedEs(opts: { heap?: string; log?: (line: strin
     try {
       await stopManagedNode(node);
     } finally {
-      destroySync(dir, port);
-      open.delete(dir);
-      if (open.size === 0) unhook();
+      slot.release();
     }
   };
   try {

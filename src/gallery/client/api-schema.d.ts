@@ -341,7 +341,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: SQLite and Elasticsearch answer */
+        /** Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status */
         get: operations["readiness"];
         put?: never;
         post?: never;
@@ -781,8 +781,16 @@ export interface components {
             status: "ready" | "not ready";
             /** @enum {string} */
             sqlite: "up" | "down";
-            /** @enum {string} */
+            /**
+             * @description `up` when every shard of the posts index has an active copy, so searches can be answered
+             * @enum {string}
+             */
             elasticsearch: "up" | "down";
+            /**
+             * @description the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves
+             * @enum {string}
+             */
+            cluster: "green" | "yellow" | "red" | "unreachable";
         };
         /** @description An OpenAPI 3.1 document (this one) */
         OpenApiDocument: {
