@@ -358,7 +358,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format) */
+        /** Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -2857,8 +2857,17 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            /** @description METRICS_TOKEN is set and the bearer token is missing or wrong (or X-Access-Key is invalid) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description METRICS_TOKEN is unset and the client is not on a loopback address */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
