@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { galleryRoutes } from '../../src/gallery/routes.ts';
 import { createApp } from '../../src/app.ts';
 import { OPERATIONS } from '../../src/openapi/operations.ts';
 import { openApiDocument } from '../../src/openapi/registry.ts';
@@ -58,9 +59,11 @@ test('the document is OpenAPI 3.1 and uses only keywords the contract check unde
 test('every route the app serves is documented, and every documented operation exists', (t) => {
   const koa = createApp(app.services);
   const served = new Set<string>();
+  // The gallery's pages and files are for people (HTML, CSS, JS), not API operations.
+  const pages = new Set(galleryRoutes(app.services).stack.map((layer) => String(layer.path)));
   for (const mw of koa.middleware as { router?: { stack: { path: string | RegExp; methods: string[] }[] } }[]) {
     for (const layer of mw.router?.stack ?? []) {
-      if (typeof layer.path !== 'string') continue;
+      if (typeof layer.path !== 'string' || pages.has(layer.path)) continue;
       const p = layer.path.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
       for (const m of layer.methods) if (m !== 'HEAD') served.add(`${m.toLowerCase()} ${p}`);
     }
