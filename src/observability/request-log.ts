@@ -43,6 +43,10 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 export function requestLog(log: Logger, observers: ((r: RequestRecord) => void)[] = []): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    // Read now: once a refused request's socket is destroyed (413 with Connection: close), Koa can no
+    // longer derive the address, and reading it afterwards threw past the error handler (a bare 500).
+    // ctx.ip: the client's address, from X-Forwarded-For only as far as TRUST_PROXY allows.
+    const ip = ctx.ip;
     try {
       await next();
     } finally {
@@ -56,8 +60,7 @@ export function requestLog(log: Logger, observers: ((r: RequestRecord) => void)[
       };
       for (const observe of observers) observe(record);
       // The path only when no route matched (what was asked for), clipped: it is caller-controlled.
-      // ctx.ip: the client's address, from X-Forwarded-For only as far as TRUST_PROXY allows.
-      const fields = { ...record, ip: ctx.ip, path: record.route === null ? ctx.path.slice(0, 200) : undefined };
+      const fields = { ...record, ip, path: record.route === null ? ctx.path.slice(0, 200) : undefined };
       if (record.status >= 500) log.warn('request', fields);
       else if (record.route !== null && QUIET_ROUTES.has(record.route)) log.debug('request', fields);
       else log.info('request', fields);

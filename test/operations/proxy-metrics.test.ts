@@ -7,7 +7,9 @@ import os from 'node:os';
 import test from 'ava';
 import { createApp } from '../../src/app.ts';
 import { listen } from '../../src/server.ts';
+import { HARD_BODY_CAP } from '../../src/http/body.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { send } from '../reliability/raw-http.ts';
 
 const WRITE = '/api/post/01900000-0000-7000-8000-000000000001';
 /** An anonymous write: it draws on the caller's address bucket (then fails authentication). */
@@ -75,4 +77,23 @@ test('METRICS_TOKEN unset: /metrics answers loopback clients only; others get 40
   t.is((await fetch(`http://${external.address}:${server.port}/metrics`)).status, 404);
   t.is((await fetch(`http://${external.address}:${server.port}/healthz`)).status, 200, 'the rest of the service answers there');
   t.is((await direct.request('/metrics')).status, 200);
+});
+
+test('a body refused before it is read (413, connection closed) is logged with its address and stays a JSON 413', async (t) => {
+  // The request log read the address after the refused request's socket was gone, and that threw
+  // past the error handler: a bare text/plain 500 (found by the fuzz test).
+  const app = await startTestApp({ TRUST_PROXY: '0' });
+  t.teardown(() => app.close());
+  const res = await send(app.server.port, {
+    label: 'big',
+    method: 'POST',
+    target: '/image/search',
+    headers: [['Host', 'x'], ['Content-Type', 'application/json'], ['Content-Length', String(HARD_BODY_CAP + 1)], ['Connection', 'close']],
+    body: Buffer.alloc(64 * 1024, 0x20),
+  });
+  t.is(res.status, 413, res.head);
+  t.regex(res.head, /content-type: application\/json/i);
+  t.regex(res.head, /x-request-id:/i);
+  const line = app.logs.map((l) => JSON.parse(l) as { msg?: string; status?: number; ip?: string }).find((l) => l.msg === 'request' && l.status === 413);
+  t.is(line?.ip, '127.0.0.1');
 });
