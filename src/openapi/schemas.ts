@@ -6,6 +6,7 @@
  */
 import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { RATINGS } from '../posts/post-record.ts';
+import { MAX_TAG_LENGTH } from '../posts/schemas.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { EVENT_KINDS } from '../webhooks/event-data.ts';
@@ -20,8 +21,12 @@ export const Rating = z.enum(RATINGS).openapi('Rating');
 
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
 
-/** Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters. */
-const tagName = z.string().min(1).max(64).regex(/^[^\s\p{C}]+$/u);
+/**
+ * Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters.
+ * Counted in code points by the pattern (as the upload's rule counts them): `max(64)` would count
+ * UTF-16 units and refuse a stored name of 64 emoji.
+ */
+const tagName = z.string().regex(new RegExp(`^[^\\s\\p{C}]{1,${MAX_TAG_LENGTH}}$`, 'u'));
 
 export const TagCount = z
   .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
