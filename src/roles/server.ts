@@ -3,6 +3,7 @@ import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { Retention } from '../retention/retention.ts';
+import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
 
 /**
@@ -37,6 +38,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // Only the owner may do this: uploads of a live server are in DATA_DIR/tmp and pending_files.
   const recovered = core.images.recover();
   if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
+  const released = core.thumbnailQueue.releaseClaims(claimantGone);
+  if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });
   // Tags from before migration 008 get their case-folded key (JavaScript's folding, not SQLite's).
   const folded = core.tagRepository.foldMissing();
   if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });

@@ -66,6 +66,18 @@ export class ThumbnailQueue {
       .run(error.slice(0, 500), postId);
   }
 
+  /**
+   * Frees the jobs claimed by processes that no longer run (`isGone(claimant)`), so a server
+   * restarted after a crash takes them up at once instead of when their lease runs out. Returns how many.
+   */
+  releaseClaims(isGone: (claimant: string) => boolean): number {
+    const claimants = this.db.prepare('SELECT DISTINCT claimed_by FROM thumbnail_jobs WHERE claimed_by IS NOT NULL').pluck().all() as string[];
+    const release = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?');
+    let released = 0;
+    for (const claimant of claimants.filter(isGone)) released += release.run(claimant).changes;
+    return released;
+  }
+
   /** Jobs still to do (failed-for-good ones included). */
   size(): number {
     return this.db.prepare('SELECT count(*) FROM thumbnail_jobs').pluck().get() as number;

@@ -21,6 +21,23 @@ export interface ThumbnailerDeps {
 }
 
 const LEASE_MS = 5 * 60_000;
+
+/**
+ * Whether the process behind a claimant id (`<pid>-<random>`, see Thumbnailer) has gone. DATA_DIR is
+ * local to one machine (it holds the owner lock), so its claimants are this machine's processes.
+ */
+export function claimantGone(claimant: string): boolean {
+  const pid = Number(claimant.split('-')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    // EPERM: the process exists but belongs to another user.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 const IDLE_POLL_MS = 2_000;
 /** A thumbnail file name: `<uuid>.<size>.webp`. */
 const THUMBNAIL_FILE = /^([0-9a-f-]{36})\.(\d+)\.webp$/;

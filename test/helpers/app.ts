@@ -70,3 +70,15 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     },
   };
 }
+
+/**
+ * Waits until the app has no thumbnail work left: thumbnails are made after the upload's response,
+ * through DATA_DIR/tmp, so a check of the files or of tmp/ waits for them first (not a fixed sleep).
+ */
+export async function thumbnailsSettled(app: TestApp, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (app.services.thumbnailQueue.size() > 0) {
+    if (Date.now() > deadline) throw new Error(`thumbnail work not done in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm, vector, VECTORS, type UploadOptions } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -18,7 +18,8 @@ const upload = (o: UploadOptions, key = user.accessKey) =>
   app.request('/api/post/', { method: 'POST', headers: { 'X-Access-Key': key }, body: uploadForm(o) });
 
 /** Files and rows, to prove a refused request stored nothing. */
-function fingerprint() {
+async function fingerprint() {
+  await thumbnailsSettled(app);
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -81,7 +82,7 @@ test.serial('a re-encoded copy is 409 unless force is 1', async (t) => {
 });
 
 test.serial('bad uploads are 400 with the issue array and store nothing', async (t) => {
-  const before = fingerprint();
+  const before = await fingerprint();
   const jpeg = vector('rgb-100x75-q70.jpg');
   // Each case with the issue it must produce: a 400 for the wrong reason fails.
   const cases: [string, UploadOptions, { code: string; path: (string | number)[]; message: RegExp }][] = [
@@ -112,7 +113,7 @@ test.serial('bad uploads are 400 with the issue array and store nothing', async 
   }
   const numberAsText = await upload({ image: await randomImage(3), metadata: { text: 42 } });
   t.like((await numberAsText.json())[0], { code: 'invalid_type', expected: 'string', received: 'number', path: ['text'] });
-  t.deepEqual(fingerprint(), before);
+  t.deepEqual(await fingerprint(), before);
 });
 
 test.serial('a body over the 5 MiB cap is 413', async (t) => {

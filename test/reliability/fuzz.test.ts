@@ -18,7 +18,7 @@ import path from 'node:path';
 import test from 'ava';
 import fc from 'fast-check';
 import { SessionSealer, loadSessionSecret } from '../../src/accounts/session-cookie.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { fingerprint } from './fingerprint.ts';
@@ -95,6 +95,8 @@ test('≥10,000 hostile requests: no 5xx, no crash, bounded memory, nothing stor
     inFlight.set(token, `${req.method} ${req.url?.slice(0, 100)} ${req.headers['content-type'] ?? ''} ${req.headers['content-length'] ?? req.headers['transfer-encoding'] ?? ''}`);
     void Promise.resolve(koaListener(req, res)).finally(() => inFlight.delete(token));
   });
+  // The setup uploads' thumbnails are made after their responses: the fingerprint starts once they are.
+  await thumbnailsSettled(app);
   const before = fingerprint(app.services.db, app.dataDir);
   const rssStart = process.memoryUsage().rss;
   let rssPeak = rssStart;

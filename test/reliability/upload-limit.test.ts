@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -104,8 +104,10 @@ test.serial('a user past the upload limit gets 429 with Retry-After and RateLimi
   t.is(other.status, 201, JSON.stringify(other.body));
   t.is(other.headers['ratelimit-remaining'], String(PER_MINUTE - 1), 'a fresh budget of his own');
 
-  // Refused uploads stored nothing and left no temp file.
+  // Refused uploads stored nothing and left no temp file (once the accepted ones' thumbnails, made
+  // after their responses through the same directory, are done).
   t.is(postCount(), stored + 1);
+  await thumbnailsSettled(app);
   t.deepEqual(fs.readdirSync(app.services.images.tmpDir), []);
 
   // Reads are never limited, even for the throttled user.
