@@ -89,3 +89,75 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
   const perKind = Object.fromEntries([...byKind].map(([kind, ms]) => [kind, summarize(ms)]));
   return { throughput: repeated(runs), perKind, cpu: cpuSplit, requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
 }
+
+/**
+ * What facets cost (decisions §11): the same requests with `facets: ["tags","rating","uploader"]`
+ * and without, on the same server and corpus. Latency one request at a time, the two variants
+ * interleaved request by request (so drift on a shared box hits both alike); throughput in
+ * alternating closed-loop windows at `concurrency` clients.
+ */
+export const ALL_FACETS = ['tags', 'rating', 'uploader'] as const;
+
+export interface FacetsOptions {
+  samples: number;
+  reps: number;
+  repMs: number;
+  concurrency: number;
+}
+
+export interface FacetsResult {
+  without: LatencySummary;
+  with: LatencySummary;
+  withoutThroughput: Repeated;
+  withThroughput: Repeated;
+  /** p50 with ÷ p50 without (the latency cost of facets; 1 = free) */
+  latencyRatio: number;
+  /** median req/s with ÷ without */
+  throughputRatio: number;
+  errors: number;
+  firstError?: string;
+  concurrency: number;
+}
+
+export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOptions): Promise<FacetsResult> {
+  const list = bodies(seed, 300);
+  let facetsSeen = 0;
+  const task = (facets: boolean) => async (i: number) => {
+    const q = list[i % list.length];
+    const body = facets ? { ...(q.body as object), facets: ALL_FACETS } : q.body;
+    const answer = (await postJson(url + q.path, body)) as { error: unknown; data?: { facets?: unknown } };
+    if (answer.error !== null) throw new Error(`/image/search answered error ${JSON.stringify(answer.error)}`);
+    if (facets && answer.data?.facets === undefined) throw new Error('/image/search answered without facets');
+    if (facets) facetsSeen++;
+  };
+  const plain = task(false);
+  const faceted = task(true);
+  for (let i = 0; i < 60; i++) await (i % 2 ? faceted : plain)(i); // warm-up
+  const without: number[] = [];
+  const withF: number[] = [];
+  for (let i = 0; i < opts.samples; i++) {
+    for (const [run, into] of (i % 2 ? [[faceted, withF], [plain, without]] : [[plain, without], [faceted, withF]]) as [typeof plain, number[]][]) {
+      const t0 = nowMs();
+      await run(i);
+      into.push(nowMs() - t0);
+    }
+  }
+  const runsWithout: number[] = [];
+  const runsWith: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  for (let r = 0; r < opts.reps; r++) {
+    for (const facets of r % 2 ? [true, false] : [false, true]) {
+      const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => (facets ? faceted : plain)(i * 13 + r) });
+      (facets ? runsWith : runsWithout).push(run.rps);
+      errors += run.errors;
+      firstError ??= run.firstError;
+    }
+  }
+  if (facetsSeen === 0) throw new Error('no faceted request succeeded');
+  const w = summarize(withF);
+  const wo = summarize(without);
+  const tw = repeated(runsWith);
+  const two = repeated(runsWithout);
+  return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency };
+}

@@ -1,11 +1,12 @@
 import type { HashingResult } from './hashing.ts';
 import type { CpuSplit } from './lib/cpu.ts';
-import type { ImageSearchResult } from './image-search.ts';
+import type { FacetsResult, ImageSearchResult } from './image-search.ts';
 import type { Machine } from './lib/env.ts';
 import type { RssSummary } from './memory.ts';
 import type { ReindexResult } from './reindex.ts';
 import type { SearchResult } from './search.ts';
 import type { SimilarResult } from './similar.ts';
+import type { TagFigure } from './tags.ts';
 import type { UploadResult } from './upload.ts';
 import type { WebhookDrainResult } from './webhook-drain.ts';
 
@@ -19,6 +20,10 @@ export interface SizeResults {
   imageSearch?: ImageSearchResult;
   /** cores used by each process while /image/search was loaded (the measured repetitions) */
   imageSearchCpu?: CpuSplit;
+  /** `/image/search` with all three facets against the same requests without (decisions §11) */
+  facets?: FacetsResult;
+  /** GET /api/tag prefix autocomplete against its bare SQL and a plain GROUP BY count (decisions §10) */
+  tags?: TagFigure & { tagNames: number };
   upload?: UploadResult;
   /** server RSS while serving /api/post/search and /image/search */
   memory?: RssSummary & { idleMiB: number };
@@ -32,6 +37,9 @@ export interface RunParams {
   search: { samples: number; sqlBudgetMs: number; reps: number; repMs: number; concurrency: number };
   imageSearch: { reps: number; repMs: number; concurrency: number };
   upload: { reps: number; repMs: number; concurrency: number };
+  /** optional: results files from before these figures existed lack them */
+  facets?: { samples: number; reps: number; repMs: number; concurrency: number };
+  tags?: { samples: number; plainBudgetMs: number; prefixChars: { min: number; max: number } };
   /** optional: results files from before the figure existed lack it */
   webhookDrain?: { deliveries: number; receivers: number; reps: number };
 }

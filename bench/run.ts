@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { benchHashing } from './hashing.ts';
-import { benchImageSearch } from './image-search.ts';
+import { benchFacets, benchImageSearch } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
@@ -28,6 +28,7 @@ import { renderReport, withForeignSections } from './report.ts';
 import type { RunParams, RunResults, SizeResults } from './results.ts';
 import { benchSearch } from './search.ts';
 import { benchSimilar } from './similar.ts';
+import { benchTags } from './tags.ts';
 import { benchUpload } from './upload.ts';
 import { benchWebhookDrain } from './webhook-drain.ts';
 
@@ -77,6 +78,9 @@ function parse() {
   return { quick, sizes, keep: values.keep ?? false, onlyDrain: values.only === 'webhook-drain', drainDeliveries };
 }
 
+/** The seeder's tags are `tag_N`: 1-7 characters type anything from every tag ("t") to a handful ("tag_12"). */
+const TAG_PREFIX_CHARS = { min: 1, max: 7 };
+
 function params(quick: boolean, sizes: number[], drainDeliveries: number): RunParams {
   // Reindexing 1M posts takes minutes: one run each there (ours is the fill), three below that.
   const reindexReps = Object.fromEntries(sizes.map((n) => [String(n), quick ? 2 : n > 300_000 ? 1 : 3]));
@@ -87,6 +91,8 @@ function params(quick: boolean, sizes: number[], drainDeliveries: number): RunPa
         similar: { samples: 300, scanBudgetMs: 10_000, maxDiffs: [8, 3] },
         search: { samples: 300, sqlBudgetMs: 10_000, reps: 2, repMs: 3000, concurrency: 8 },
         imageSearch: { reps: 2, repMs: 3000, concurrency: 50 },
+        facets: { samples: 150, reps: 2, repMs: 3000, concurrency: 50 },
+        tags: { samples: 300, plainBudgetMs: 10_000, prefixChars: TAG_PREFIX_CHARS },
         upload: { reps: 2, repMs: 4000, concurrency: 8 },
         webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 1 },
       }
@@ -96,6 +102,9 @@ function params(quick: boolean, sizes: number[], drainDeliveries: number): RunPa
         similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
         search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
         imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
+        // Alternating windows: with the median of 3 each, drift on the box hits both variants alike.
+        facets: { samples: 500, reps: 6, repMs: 10_000, concurrency: 50 },
+        tags: { samples: 2000, plainBudgetMs: 60_000, prefixChars: TAG_PREFIX_CHARS },
         upload: { reps: 5, repMs: 10_000, concurrency: 8 },
         // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
         webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
@@ -166,6 +175,10 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
       imageRss = rssImage.stop();
     }
     out.memory = { ...mergeRss([searchRss, imageRss]), idleMiB: (idle?.rss ?? Number.NaN) / 2 ** 20 };
+    log(`${size}: /image/search with facets against without`);
+    out.facets = await benchFacets(seed, server.url, p.facets!);
+    log(`${size}: tag autocomplete against its SQL and a plain count`);
+    out.tags = { ...(await benchTags(services.db, server.url, seed.tags, p.tags!)), tagNames: seed.tags.length };
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
     out.upload = await benchUpload(services, server.url, images, p.upload);
   } catch (err) {

@@ -11,7 +11,8 @@
  *
  *   npx tsx bench/tags.ts [--posts 1000000] [--tags 100000] [--samples 2000] [--keep]
  *
- * Prints a JSON result and a Markdown row. It is not part of `npm run bench` (yet).
+ * Prints a JSON result and a Markdown row. `npm run bench` measures the same figure (benchTags) on
+ * its seeded corpus of each size; this script builds its own, with 100k tags.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -34,6 +35,8 @@ export interface TagBenchOptions {
   samples: number;
   /** time bound for the plain-count anchor (it still takes at least 10 samples) */
   plainBudgetMs: number;
+  /** length range of the typed prefixes (default 1-4; longer for names sharing a long start, like the seeder's `tag_N`) */
+  prefixChars?: { min: number; max: number };
 }
 
 export interface TagBenchResult {
@@ -92,11 +95,11 @@ export function buildTagCorpus(db: Db, opts: { posts: number; tags: number }): {
 }
 
 /** What users type: the start (1-4 characters) of a tag, popular ones more often; any case; sometimes nothing. */
-function prefixes(rnd: Random, names: string[], n: number): string[] {
+function prefixes(rnd: Random, names: string[], n: number, chars = { min: 1, max: 4 }): string[] {
   return Array.from({ length: n }, () => {
     if (rnd.chance(0.05)) return '';
     const name = names[rnd.skewed(names.length, 3)];
-    const start = name.slice(0, rnd.int(1, Math.min(4, name.length)));
+    const start = name.slice(0, rnd.int(Math.min(chars.min, name.length), Math.min(chars.max, name.length)));
     return rnd.chance(0.2) ? start.toUpperCase() : start;
   });
 }
@@ -114,9 +117,11 @@ function plainCount(db: Db, prefix: string, limit: number) {
   return { count: rows.length, data: rows.slice(0, limit) };
 }
 
-export async function benchTags(db: Db, serverUrl: string, names: string[], opts: TagBenchOptions): Promise<Omit<TagBenchResult, 'posts' | 'tags' | 'postTags' | 'buildSeconds'>> {
+export type TagFigure = Omit<TagBenchResult, 'posts' | 'tags' | 'postTags' | 'buildSeconds'>;
+
+export async function benchTags(db: Db, serverUrl: string, names: string[], opts: Pick<TagBenchOptions, 'samples' | 'plainBudgetMs' | 'prefixChars'>): Promise<TagFigure> {
   const repo = new TagRepository(db);
-  const qs = prefixes(new Random(99), names, Math.max(opts.samples, 200));
+  const qs = prefixes(new Random(99), names, Math.max(opts.samples, 200), opts.prefixChars);
   const q = (i: number) => qs[i % qs.length];
   const get = async (prefix: string) => {
     const res = await fetch(`${serverUrl}/api/tag?prefix=${encodeURIComponent(prefix)}&limit=10`);
