@@ -274,7 +274,11 @@ test.serial('edit the webhook, then delete it', async (t) => {
   await page.getByRole('checkbox', { name: 'delete', exact: true }).uncheck();
   await page.getByRole('button', { name: 'Save webhook' }).click();
   await page.getByText('Saved webhook renamed receiver.').waitFor();
-  t.regex(await page.locator('.card').innerText(), /Events: create, update ·/);
+  // The list re-renders after the message: wait for the saved card rather than read it at once (under
+  // load the old card was still there).
+  const card = page.locator('.card', { hasText: 'renamed receiver' });
+  await card.waitFor();
+  t.regex(await card.innerText(), /Events: create, update ·/);
   await page.getByRole('button', { name: 'Delete renamed receiver' }).click();
   await page.getByText('Deleted renamed receiver.').waitFor();
   await page.getByText('No webhooks yet.').waitFor();
