@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { readPostsMapping } from './elasticsearch/posts-index.ts';
 import { ClusterWatcher } from './health/cluster-watcher.ts';
 import { startServer } from './roles/server.ts';
 import { listen } from './server.ts';
@@ -23,6 +24,12 @@ async function main(): Promise<void> {
     return [];
   });
   if (changed.length > 0) services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', { indices: changed, replicas: config.elasticsearch.replicas });
+  // An index built by an older release lacks fields or field types this one queries (mapping v3: the
+  // positional text_grams of text search): say so at once rather than through failing searches.
+  const built = await services.postsIndex.builtMappingVersion().catch(() => undefined);
+  if (built !== undefined && built < readPostsMapping().mappingVersion) {
+    services.log.warn('the posts index was built for an older mapping: run `imgpost reindex`', { built, current: readPostsMapping().mappingVersion });
+  }
   const watcher = new ClusterWatcher(services.postsIndex, services.log);
   watcher.start();
   let server;

@@ -26,14 +26,17 @@ export interface PostDocument {
 }
 
 /**
- * Lower-cased trigrams of a text. The bundled Elasticsearch has no n-gram tokenizer, so substring
- * search narrows candidates with these terms and confirms with a wildcard over `text_lc`.
+ * The trigrams of a lowered text, in order and with repeats: the `text_grams` field indexes each
+ * value as one term at consecutive positions (keyword analyzer, no position gap between values), so
+ * the trigram at position i is characters i..i+2 and a needle is a substring exactly where its own
+ * trigrams stand next to each other (see textContains). The bundled Elasticsearch has no n-gram
+ * tokenizer, hence the split in JavaScript. Characters are code points, as in the needle.
  */
 export function trigrams(lowered: string): string[] {
   const chars = Array.from(lowered);
-  const grams = new Set<string>();
-  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars[i] + chars[i + 1] + chars[i + 2]);
-  return [...grams];
+  const grams: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) grams.push(chars[i] + chars[i + 1] + chars[i + 2]);
+  return grams;
 }
 
 export function toPostDocument(p: PostRecord): PostDocument {

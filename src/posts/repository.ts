@@ -90,14 +90,23 @@ export class PostRepository {
 
   /** Posts by id, in the order asked; ids that no longer exist are left out. */
   getManyById(ids: string[]): PostRecord[] {
-    if (ids.length === 0) return [];
-    const rows: PostRow[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      rows.push(...(this.db.prepare(`${SELECT} WHERE p.id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as PostRow[]));
-    }
-    const byId = new Map(this.hydrate(rows).map((p) => [p.id, p]));
+    const byId = new Map(this.getMany('id', ids).map((p) => [p.id, p]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Posts by number, in the order asked; numbers that no longer exist are left out. */
+  getManyBySeq(seqs: number[]): PostRecord[] {
+    const bySeq = new Map(this.getMany('seq', seqs).map((p) => [p.seq, p]));
+    return seqs.flatMap((seq) => bySeq.get(seq) ?? []);
+  }
+
+  private getMany(key: 'id' | 'seq', values: (string | number)[]): PostRecord[] {
+    const rows: PostRow[] = [];
+    for (let i = 0; i < values.length; i += 500) {
+      const chunk = values.slice(i, i + 500);
+      rows.push(...(this.db.prepare(`${SELECT} WHERE p.${key} IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as PostRow[]));
+    }
+    return this.hydrate(rows);
   }
 
   count(): number {

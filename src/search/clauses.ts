@@ -7,8 +7,9 @@ export type Clause = Record<string, unknown>;
 export const escapeWildcard = (s: string): string => s.replace(/[\\*?]/g, (c) => `\\${c}`);
 
 /**
- * At most this many trigram terms per needle. They only narrow the candidates (the wildcard decides),
- * so a subset is still correct, and a 10,000-character needle must not exceed the clause limit.
+ * At most this many trigram terms when trigrams only narrow the candidates (long needles, see
+ * long-needles.ts): a subset is still correct there, and a 10,000-character needle must not exceed
+ * the clause limit.
  */
 const MAX_GRAMS = 48;
 
@@ -19,25 +20,19 @@ function spread<T>(items: T[], n: number): T[] {
   return out;
 }
 
-/**
- * Case-insensitive substring of the post text. The bundled Elasticsearch has no n-gram tokenizer:
- * the JS-computed trigrams in `text_grams` cut the candidates down (every trigram of the needle must
- * be there), then a wildcard over the lower-cased `text_lc` doc values confirms the exact substring.
- * Both sides are lower-cased by JavaScript's toLowerCase, so they agree on every script.
- */
-export const gramFilters = (lowered: string): Clause[] => spread(trigrams(lowered), MAX_GRAMS).map((g) => ({ term: { text_grams: g } }));
+/** Term filters for (a sample of) the needle's distinct trigrams: every candidate holds them all. */
+export const gramFilters = (lowered: string): Clause[] => spread([...new Set(trigrams(lowered))], MAX_GRAMS).map((g) => ({ term: { text_grams: g } }));
 
 /**
- * Longer needles are not given to a wildcard: Lucene refuses to determinize `*needle*` past an
- * effort limit (measured: a periodic needle such as 'aaa…' fails from 315 code points, varied text
- * from about 1,500). They are resolved beforehand instead (see long-needles.ts).
+ * Longer needles are resolved beforehand (see long-needles.ts) rather than sent as one span query of
+ * a term per character, which would run into Lucene's clause limit (a few thousand on a small heap).
  */
-export const WILDCARD_MAX = 256;
+export const SPAN_MAX = 256;
 
 /** Exact results of long needles, resolved before the query is built: lower-cased needle → post ids. */
 export type NeedleMatches = ReadonlyMap<string, readonly string[]>;
 
-export const isLongNeedle = (lowered: string): boolean => lowered.length > WILDCARD_MAX && Array.from(lowered).length > WILDCARD_MAX;
+export const isLongNeedle = (lowered: string): boolean => lowered.length > SPAN_MAX && Array.from(lowered).length > SPAN_MAX;
 
 /** index.max_terms_count is 65,536 per terms query; larger id sets are split. */
 const TERMS_CHUNK = 50_000;
@@ -49,6 +44,10 @@ function idsClause(ids: readonly string[]): Clause {
   return chunks.length === 1 ? chunks[0] : { bool: { should: chunks, minimum_should_match: 1 } };
 }
 
+/**
+ * Case-insensitive substring of the post text. Both sides are lower-cased by JavaScript's
+ * toLowerCase, so they agree on every script.
+ */
 export function textContains(needle: string, resolved?: NeedleMatches): Clause {
   const lowered = needle.toLowerCase();
   if (lowered === '') return { match_all: {} };
@@ -57,14 +56,16 @@ export function textContains(needle: string, resolved?: NeedleMatches): Clause {
     if (!ids) throw new Error('a long text needle was not resolved before building the query');
     return idsClause(ids);
   }
-  const grams = gramFilters(lowered);
-  // A needle of exactly three characters is one of the text's trigrams or not in it at all: the term
-  // decides alone, and skipping the wildcard spares a doc-value check of every match (for a common
-  // trigram such as 'the', hundreds of thousands of them on a large corpus).
-  if (Array.from(lowered).length === 3) return grams[0];
-  const wildcard: Clause = { wildcard: { text_lc: { value: `*${escapeWildcard(lowered)}*` } } };
-  if (grams.length === 0) return wildcard;
-  return { bool: { filter: [...grams, wildcard] } };
+  const grams = trigrams(lowered);
+  // Shorter than a trigram: no term can stand for it, the lower-cased text's doc values decide.
+  if (grams.length === 0) return { wildcard: { text_lc: { value: `*${escapeWildcard(lowered)}*` } } };
+  // Three characters: one of the text's trigrams or not in it at all.
+  if (grams.length === 1) return { term: { text_grams: grams[0] } };
+  // Longer: the needle's trigrams at consecutive positions, i.e. its characters one after another.
+  // Exact, and read from the positions of the rarest terms: against trigram filters confirmed by a
+  // wildcard over every candidate's doc values it cut a cold query at 1M posts from 250-460 ms to
+  // 25-75 ms (bench/RESULTS.md, "Text needles").
+  return { span_near: { clauses: grams.map((g) => ({ span_term: { text_grams: g } })), slop: 0, in_order: true } };
 }
 
 /** A UUID has 36 characters: a longer needle cannot be inside one. */

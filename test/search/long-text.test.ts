@@ -47,6 +47,17 @@ const needles = [
   '東京'.repeat(300),
   randomText(500), // nowhere
   'x'.repeat(20_000), // longer than any text
+  // Up to 256 code points a needle is matched as its trigrams at consecutive positions (span query):
+  // periodic needles repeat one trigram, which must still mean consecutive characters.
+  'a'.repeat(256), // in three posts (the 600 and both sides of the a-b-a text)
+  'A'.repeat(4),
+  'a'.repeat(200) + 'b' + 'a', // only in the a-b-a text
+  'aba', // three characters: one trigram, only in the a-b-a text
+  'abaa',
+  'aaba', // across the b
+  '🙂'.repeat(4),
+  '東京東京東',
+  'i̇i̇',
 ];
 
 test('text contains / not_contains with long needles equals the reference', async (t) => {

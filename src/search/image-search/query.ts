@@ -43,5 +43,8 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
   const dir = r.order;
   const primary: SortClause[] =
     r.orderBy === 'uploadDate' ? [{ created_at: { order: dir } }] : r.orderBy === 'relevance' ? [{ _score: { order: dir } }] : [];
-  return [...primary, { seq: { order: dir } }, { id: { order: 'asc' } }];
+  // The post number is unique, so it ends every tie: an `id` key after it would never decide an order,
+  // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals: measured
+  // at 1M posts, a date sort with an id key after it took ~1.5× the date sort alone).
+  return [...primary, { seq: { order: dir } }];
 }

@@ -49,7 +49,7 @@ export function imageSearchRoutes(deps: Deps): Router<AppState> {
       limit,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
     });
-    const images: ImageSearchImage[] = deps.postRepository.getManyById(page.keys.map(String)).map((p) => ({
+    const images: ImageSearchImage[] = deps.postRepository.getManyBySeq(page.keys.map(Number)).map((p) => ({
       text: p.text,
       rating: p.rating,
       id: p.seq,
