@@ -18,7 +18,10 @@ export async function freePort(): Promise<number> {
 export interface ChildServer {
   url: string;
   pid: number;
-  /** stderr so far (the server logs JSON lines there) */
+  /**
+   * stderr so far (the server logs JSON lines there): every line but the per-request access log,
+   * which keeps only its latest lines (see keepLog).
+   */
   output(): string;
   /** SIGKILL: no shutdown hook runs, nothing is flushed */
   kill9(): Promise<void>;
@@ -32,28 +35,26 @@ export interface ChildServer {
 export async function startChild(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
   const recorder = childRecorderArgs({ ...process.env, ...env }.IMGPOST_RECORD_RESPONSES);
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...recorder, 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    stderr += c.toString();
-    if (stderr.length > 200_000) stderr = stderr.slice(-100_000);
-  });
+  const log = keepLog();
+  child.stderr!.on('data', (c: Buffer) => log.add(c.toString()));
+  const stderr = () => log.text();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${env.PORT}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before it answered:\n${stderr.slice(-3000)}`);
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before it answered:\n${stderr().slice(-3000)}`);
     const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the server did not answer within ${timeoutMs} ms:\n${stderr.slice(-3000)}`);
+      throw new Error(`the server did not answer within ${timeoutMs} ms:\n${stderr().slice(-3000)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
     url,
     pid: child.pid!,
-    output: () => stderr,
+    output: stderr,
     async kill9() {
       child.kill('SIGKILL');
       await exited;
@@ -65,6 +66,42 @@ export async function startChild(env: Record<string, string>, timeoutMs = 60_000
       await exited;
       clearTimeout(killer);
     },
+  };
+}
+
+/** An access-log line: one per request at level info, the only kind a long run makes by the thousand. */
+const ACCESS_LINE = /^\{"level":"info".*"msg":"request"\}$/;
+const ACCESS_KEEP_BYTES = 200_000;
+
+/**
+ * The child's log, bounded without losing what tests look for: under load the access log writes
+ * hundreds of lines a second, and a plain tail of the output let them push out the one line a test
+ * waited for (a cluster test missed "cluster degraded" after a minute of traffic). Every other line
+ * is kept; access lines beyond the newest ~200 KB are dropped.
+ */
+function keepLog(): { add(chunk: string): void; text(): string } {
+  let lines: string[] = [];
+  let partial = '';
+  let accessBytes = 0;
+  return {
+    add(chunk) {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        if (ACCESS_LINE.test(line)) accessBytes += line.length;
+      }
+      if (accessBytes <= ACCESS_KEEP_BYTES * 2) return;
+      // Drop the oldest access lines until the newest ACCESS_KEEP_BYTES of them are left.
+      let drop = accessBytes - ACCESS_KEEP_BYTES;
+      lines = lines.filter((line) => {
+        if (drop <= 0 || !ACCESS_LINE.test(line)) return true;
+        drop -= line.length;
+        accessBytes -= line.length;
+        return false;
+      });
+    },
+    text: () => lines.join('\n') + (lines.length > 0 ? '\n' : '') + partial,
   };
 }
 
