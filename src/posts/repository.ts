@@ -124,6 +124,11 @@ export class PostRepository {
     return this.db.prepare('SELECT coalesce(max(seq), 0) FROM posts').pluck().get() as number;
   }
 
+  /** Id and hash of every post numbered above `seq` (the uploads committed since it was read). */
+  hashesAfter(seq: number): { id: string; hash: string }[] {
+    return this.db.prepare('SELECT id, hash FROM posts WHERE seq > ?').all(seq) as { id: string; hash: string }[];
+  }
+
   /** Every post in number order, a batch at a time (reindex, verify). */
   *batches(size = 1000, afterSeq = 0): Generator<PostRecord[]> {
     const page = this.db.prepare(`${SELECT} WHERE p.seq > ? ORDER BY p.seq LIMIT ?`);

@@ -12,7 +12,7 @@ import type { UploadedFile } from '../upload/multipart.ts';
 import type { ThumbnailQueue } from '../thumbnails/queue.ts';
 import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
-import { findNearDuplicates } from './near-duplicates.ts';
+import * as nearDuplicates from './near-duplicates.ts';
 import { imageName, type PostRecord } from './post-record.ts';
 import { toPostView } from './post-view.ts';
 import type { PostRepository } from './repository.ts';
@@ -45,7 +45,8 @@ export interface CreatePostInput {
 }
 
 export class PostService {
-  // Check-then-insert for near-duplicates must be atomic: two identical uploads end as one 201 and one 409.
+  // The last step of the near-duplicate check and the insert are atomic: two identical uploads end as
+  // one 201 and one 409 (see near-duplicates.ts for why the index lookup can stay outside).
   private readonly uploadLock = new Mutex();
 
   constructor(private readonly deps: PostServiceDeps) {}
@@ -76,9 +77,11 @@ export class PostService {
 
     const id = uuidv7();
     const image = imageName({ id, ext });
+    // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
+    const lookup = await nearDuplicates.lookUp(this.deps.postsIndex, this.deps.outbox, this.deps.posts, info.hash);
     return this.uploadLock.run(async () => {
-      // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
-      const matches = await findNearDuplicates(this.deps.postsIndex, this.deps.outbox, info.hash);
+      // Only SQLite from here to the commit: the lock is held for a millisecond, not an index round trip.
+      const matches = nearDuplicates.since(lookup, this.deps.posts, info.hash);
       if (matches.length > 0 && !input.force) {
         const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
         if (existing.length > 0) {
