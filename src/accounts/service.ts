@@ -138,7 +138,7 @@ export class AccountService {
         if (post) outbox.append('reindex', { post }, null);
       }
       return seqs.length;
-    })();
+    }).immediate();
     return { id: user.id, name: user.name, disownedPosts: disowned };
   }
 

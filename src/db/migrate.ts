@@ -35,7 +35,7 @@ export function migrate(db: Database.Database, migrations = listMigrations()): n
     db.transaction(() => {
       db.exec(m.sql);
       record.run(m.version, m.name, new Date().toISOString());
-    })();
+    }).immediate();
     applied.push(m.version);
   }
   return applied;

@@ -7,6 +7,7 @@ import 'sharp';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import type { AnalyseRequest, ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
+import { workerExecArgv } from '../util/worker-exec-argv.ts';
 import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
 
 export type { ImageInfo };
@@ -26,18 +27,6 @@ export interface HashPool {
 
 const INVALID_PREFIX = 'IMAGE_INVALID: ';
 const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
-
-/**
- * The worker is TypeScript, so each worker thread must load tsx itself. Worker threads inherit
- * process.execArgv, which already carries tsx's hooks under `tsx file.ts`, `node --import tsx` and
- * ava's `--import=tsx`; add it (as a resolved URL, so the process cwd does not matter) only when
- * the parent registered tsx some other way, e.g. programmatically.
- */
-function workerExecArgv(): string[] {
-  const inherited = process.execArgv;
-  if (inherited.some((arg) => /tsx/.test(arg))) return inherited;
-  return [...inherited, '--import', import.meta.resolve('tsx')];
-}
 
 export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
   // Two tasks share the worker file: the default export (analyse) and the named `thumbnails`.

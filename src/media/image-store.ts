@@ -65,7 +65,7 @@ export class ImageStore {
     const moves = [{ from: tempPath, to: target }, ...thumbnails.map((t) => ({ from: t.tempPath, to: this.pathOf(thumbnailName(id, t.size)) }))];
     fs.mkdirSync(path.dirname(target), { recursive: true });
     // Journal everything before the first rename: a crash part-way leaves only journaled files.
-    this.db.transaction(() => moves.forEach((m) => this.journal(m.to, postId)))();
+    this.db.transaction(() => moves.forEach((m) => this.journal(m.to, postId))).immediate();
     for (const m of moves) fs.renameSync(m.from, m.to);
     return target;
   }

@@ -108,12 +108,12 @@ export class Outbox {
   markIndexed(ids: number[]): void {
     const now = new Date().toISOString();
     const mark = this.db.prepare('UPDATE outbox SET indexed_at = ? WHERE id = ?');
-    this.db.transaction(() => ids.forEach((id) => mark.run(now, id)))();
+    this.db.transaction(() => ids.forEach((id) => mark.run(now, id))).immediate();
   }
 
   markFailed(ids: number[], error: string): void {
     const mark = this.db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?');
-    this.db.transaction(() => ids.forEach((id) => mark.run(error.slice(0, 500), id)))();
+    this.db.transaction(() => ids.forEach((id) => mark.run(error.slice(0, 500), id))).immediate();
   }
 
   /**

@@ -116,7 +116,7 @@ export class PostService {
           this.deps.thumbnails.enqueue(id, image);
           const created = this.deps.posts.getBySeq(seq)!;
           return { row: this.deps.outbox.append('create', { post: created }, input.uploader?.id ?? null), created };
-        })();
+        }).immediate();
       } catch (err) {
         this.deps.images.discard(image);
         throw err;
@@ -146,7 +146,7 @@ export class PostService {
       const after = posts.getBySeq(before.seq)!;
       const row = outbox.append('update', { post: after, previous: { text: before.text, rating: before.rating, tags: oldTags } }, initiator.id);
       return { row, after };
-    })();
+    }).immediate();
     // Stored either way; if the index is down the relay brings the change over when it returns.
     await this.deps.relay.applyNow(row);
     // A delete may have committed while this waited for the index: the edit still happened, so it
@@ -161,7 +161,7 @@ export class PostService {
       posts.delete(post.seq);
       images.markForRemoval(imageName(post), post.id);
       return { row: outbox.append('delete', { post }, initiator.id, post.version + 1), image: imageName(post) };
-    })();
+    }).immediate();
     images.remove(image);
     await this.deps.relay.applyNow(row);
   }

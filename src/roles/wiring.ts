@@ -18,7 +18,8 @@ import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/image-store.ts';
 import { ThumbnailQueue } from '../thumbnails/queue.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { attachFanOut, type Dispatcher } from '../webhooks/dispatcher.ts';
+import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 
@@ -71,8 +72,8 @@ export interface Core extends SearchParts {
   tags: TagService;
   webhookRepository: WebhookRepository;
   webhooks: WebhookService;
-  /** sends deliveries; only the server starts it (jobs leave their deliveries to the server) */
-  webhookDispatcher: WebhookDispatcher;
+  /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
+  webhookDispatcher: Dispatcher;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -93,8 +94,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const tags = new TagService({ db, tags: tagRepository });
   // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
   const webhookRepository = new WebhookRepository(db);
-  const webhookDispatcher = new WebhookDispatcher({ repo: webhookRepository, outbox, log, config });
-  webhookDispatcher.attachFanOut(outbox);
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log });
+  attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   return {
     config,

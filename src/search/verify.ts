@@ -162,7 +162,7 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
         const changed = deps.postRepository.raiseVersion(post.id, post.version, plain._version);
         if (changed) deps.outbox.append('reindex', { post: { ...post, version: plain._version } }, null);
         return changed;
-      })();
+      }).immediate();
       if (!raised) continue; // the post changed under us: start over with its new state
       version = plain._version;
     }

@@ -138,6 +138,6 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
     }
     // Every post has a history (decisions §9), seeded ones included.
     new VersionRepository(db).backfillFirstVersions();
-  })();
+  }).immediate();
   return { count: opts.count, users, tags: tagNames, clusters };
 }

@@ -47,7 +47,7 @@ export class TagRepository {
     const rows = this.db.prepare('SELECT id, name FROM tags WHERE folded IS NULL').all() as { id: number; name: string }[];
     if (rows.length === 0) return 0;
     const set = this.db.prepare('UPDATE tags SET folded = ? WHERE id = ?');
-    this.db.transaction(() => rows.forEach((r) => set.run(foldTag(r.name), r.id)))();
+    this.db.transaction(() => rows.forEach((r) => set.run(foldTag(r.name), r.id))).immediate();
     return rows.length;
   }
 }

@@ -58,6 +58,27 @@ const LEASE_MARGIN_MS = 5_000;
 /** Stored error messages are for people; keep them short. */
 const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+/**
+ * What the server and its tests use of a dispatcher: this class in the process, or
+ * DispatcherThread (dispatcher-thread.ts) running it on a thread of its own.
+ */
+export type Dispatcher = Pick<WebhookDispatcher, 'start' | 'stop' | 'kick' | 'whenIdle' | 'configure' | 'stats'>;
+
+/**
+ * Queues deliveries in each post change's transaction, then calls `wake` after the commit. Runs
+ * where the change is made (any process, any role); the server's dispatcher sends them.
+ */
+export function attachFanOut(outbox: Outbox, repo: WebhookRepository, wake: () => void): void {
+  outbox.subscribe((row: OutboxRow) => {
+    // No initiator means no API call made the change (an import): decisions §8 fires events
+    // for POST/PUT/PATCH/DELETE only, and a bulk import must not flood every receiver.
+    if (row.event === 'reindex' || row.initiatorId === null) return;
+    // better-sqlite3 transactions are synchronous: by the time this runs, the change has
+    // committed (or rolled back, and then there is simply nothing new to send).
+    if (repo.enqueue(row) > 0) setImmediate(wake);
+  });
+}
+
 export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
 
 interface Outcome {
@@ -126,16 +147,9 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Queues deliveries in the post-change transaction, then wakes the dispatcher after the commit. */
+  /** See attachFanOut below; wakes this dispatcher. */
   attachFanOut(outbox: Outbox): void {
-    outbox.subscribe((row: OutboxRow) => {
-      // No initiator means no API call made the change (an import): decisions §8 fires events
-      // for POST/PUT/PATCH/DELETE only, and a bulk import must not flood every receiver.
-      if (row.event === 'reindex' || row.initiatorId === null) return;
-      // better-sqlite3 transactions are synchronous: by the time this runs, the change has
-      // committed (or rolled back, and then there is simply nothing new to send).
-      if (this.deps.repo.enqueue(row) > 0) setImmediate(() => this.kick());
-    });
+    attachFanOut(outbox, this.deps.repo, () => this.kick());
   }
 
   start(): void {

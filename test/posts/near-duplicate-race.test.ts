@@ -25,19 +25,19 @@ test('an upload committed after another upload looked in the index still makes t
   // The first search the index answers is held back after it answered: that upload has looked and
   // found nothing, and goes on only once the other upload has committed.
   const es = app.services.postsIndex.client;
-  const search = es.search.bind(es);
+  const search = es.search.bind(es) as (...args: unknown[]) => Promise<unknown>;
   let held = false;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  es.search = (async (...args: Parameters<typeof search>) => {
+  es.search = (async (...args: unknown[]) => {
     const answer = await search(...args);
     if (!held) {
       held = true;
       await gate;
     }
     return answer;
-  }) as typeof es.search;
-  t.teardown(() => void (es.search = search));
+  }) as unknown as typeof es.search;
+  t.teardown(() => void (es.search = search as unknown as typeof es.search));
 
   const first = upload();
   await eventually(() => held, 30_000, 10);

@@ -118,7 +118,11 @@ test.serial('a failure is retried in order: the next event waits, a success rese
     return x.lastResponseStatus === 200 && x.failureCount === 0 && x;
   });
   t.is(rec.state, 'active');
-  const attempts = await (await api(`/api/webhook/${id}/deliveries`)).json();
+  // Results are written in batches a moment behind the sends (dispatcher.ts): wait for all five.
+  const attempts = await eventually(async () => {
+    const list = await (await api(`/api/webhook/${id}/deliveries`)).json();
+    return list.length >= 5 && list;
+  });
   t.deepEqual(
     attempts.map((a: { outcome: string; responseStatus: number }) => [a.outcome, a.responseStatus]).reverse(),
     [['failure', 503], ['failure', 503], ['success', 200], ['success', 200], ['success', 200]],

@@ -88,7 +88,7 @@ export class PostHistory {
         return view;
       });
       return { count: versions.count(post.seq), data };
-    })();
+    }).immediate();
   }
 
   /** Sets text, rating and tags to those of version `number`, as an update by `initiator`. */
