@@ -94,7 +94,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const tags = new TagService({ db, tags: tagRepository });
   // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
   const webhookRepository = new WebhookRepository(db);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log });
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   return {

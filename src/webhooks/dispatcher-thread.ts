@@ -8,6 +8,9 @@
  * the same dispatcher drains thousands per second on an idle loop. Its own loop, its own SQLite
  * connection (WAL; leases already keep several senders apart), the same WebhookDispatcher class.
  *
+ * The thread starts with the first thing to send (a kick, or deliveries pending at start-up), not
+ * with the server: a server whose webhooks see no traffic does not hold its ~20 MB.
+ *
  * This side only forwards: start, stop, kick, whenIdle and configure go over as messages; the
  * worker's log lines come back and are written by this process's logger; stats are mirrored.
  * `webhookAllowPrivate` and `mediaUrl` are read from the live config object and sent along with
@@ -52,8 +55,15 @@ export class DispatcherThread implements Dispatcher {
   /** configure() before start(): applied when the worker starts */
   private options: Omit<DispatcherOptions, 'resolver'> = {};
   private restartTimer: NodeJS.Timeout | undefined;
+  /** start() was called and stop() was not: the thread runs once there is work */
+  private running = false;
 
-  constructor(private readonly deps: { dataDir: string; config: LiveConfig; log: Logger }) {}
+  constructor(private readonly deps: { dataDir: string; config: LiveConfig; log: Logger; hasPending: () => boolean }) {}
+
+  /** Whether the thread exists now (it starts with the first work, see above). */
+  get threadRunning(): boolean {
+    return this.worker !== undefined;
+  }
 
   private live(): LiveConfig {
     return { webhookAllowPrivate: this.deps.config.webhookAllowPrivate, mediaUrl: this.deps.config.mediaUrl };
@@ -64,8 +74,14 @@ export class DispatcherThread implements Dispatcher {
   }
 
   start(): void {
-    if (this.worker) return;
+    if (this.running) return;
+    this.running = true;
     this.stopping = false;
+    if (this.deps.hasPending()) this.spawn();
+  }
+
+  private spawn(): void {
+    if (this.worker || !this.running) return;
     const worker = new Worker(TS_ENTRY, { execArgv: workerExecArgv(), workerData: { entry: WORKER } });
     this.worker = worker;
     worker.on('message', (m: FromWorker) => this.receive(m));
@@ -77,7 +93,7 @@ export class DispatcherThread implements Dispatcher {
       this.waiting.clear();
       if (this.stopping) return;
       this.deps.log.error('webhook dispatcher thread exited; starting it again', { code });
-      this.restartTimer = setTimeout(() => this.start(), RESTART_DELAY_MS);
+      this.restartTimer = setTimeout(() => this.spawn(), RESTART_DELAY_MS);
       this.restartTimer.unref();
     });
     this.send({ type: 'init', dataDir: this.deps.dataDir, config: this.live(), options: this.options });
@@ -106,6 +122,7 @@ export class DispatcherThread implements Dispatcher {
   }
 
   kick(): void {
+    if (!this.worker) return this.spawn(); // starts with a pass over what is due
     this.send({ type: 'kick', config: this.live() });
   }
 
@@ -120,6 +137,7 @@ export class DispatcherThread implements Dispatcher {
 
   /** Stops sending (in-flight sends are handed back unsent, results written), then ends the thread. */
   async stop(): Promise<void> {
+    this.running = false;
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;

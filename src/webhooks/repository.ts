@@ -157,6 +157,11 @@ export class WebhookRepository {
     }).immediate();
   }
 
+  /** Whether any delivery waits to be sent (pending, due or not). */
+  hasPending(): boolean {
+    return this.stmt("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1").get() !== undefined;
+  }
+
   countByOwner(ownerId: number): number {
     return this.db.prepare('SELECT count(*) FROM webhooks WHERE owner_id = ?').pluck().get(ownerId) as number;
   }

@@ -1,0 +1,62 @@
+/**
+ * The server's dispatcher runs on a thread of its own (src/webhooks/dispatcher-thread.ts), started
+ * by the first delivery rather than by the server, and again at start-up when deliveries are pending.
+ */
+import fs from 'node:fs';
+import test from 'ava';
+import { startTestApp, tempDir, uniquePrefix, type TestApp } from '../helpers/app.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { createUser } from '../helpers/users.ts';
+import type { DispatcherThread } from '../../src/webhooks/dispatcher-thread.ts';
+import { eventually, startReceiver } from './receiver.ts';
+
+const threadOf = (app: TestApp) => app.services.webhookDispatcher as DispatcherThread;
+
+test('no thread until there is something to send; pending deliveries start it after a restart', async (t) => {
+  const dataDir = tempDir('imgpost-dispatcher-thread');
+  const env = { ELASTICSEARCH_INDEX_PREFIX: uniquePrefix() };
+  const receiver = await startReceiver(200);
+  let app2: TestApp | undefined;
+  t.teardown(async () => {
+    await app2?.close();
+    await receiver.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const app1 = await startTestApp(env, { dataDir });
+  const user = await createUser(app1, 0x2 | 0x4);
+  // A post without any webhook: nothing is queued, no thread.
+  const first = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9300) }) });
+  t.is(first.status, 201);
+  t.false(threadOf(app1).threadRunning);
+
+  // The first event for a webhook starts it, and the event arrives.
+  const hook = await app1.request('/api/webhook', {
+    method: 'POST',
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url, secret: 's3cret', events: ['create'], template: '{"id": {{.ImageID}}}' }),
+  });
+  t.is(hook.status, 201);
+  t.false(threadOf(app1).threadRunning, 'a webhook alone sends nothing');
+  const second = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9301) }) });
+  t.is(second.status, 201);
+  await receiver.waitFor(1);
+  t.true(threadOf(app1).threadRunning);
+  await app1.services.webhookDispatcher.whenIdle();
+  t.like(app1.services.webhookDispatcher.stats, { sent: 1, delivered: 1 });
+
+  // Stopped with a delivery still queued (written while no dispatcher ran), then started again.
+  await app1.services.webhookDispatcher.stop();
+  t.false(threadOf(app1).threadRunning);
+  const third = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9302) }) });
+  t.is(third.status, 201);
+  await app1.server.close(1000);
+  await app1.services.close();
+  t.is(receiver.received.length, 1);
+
+  app2 = await startTestApp(env, { dataDir });
+  t.true(threadOf(app2).threadRunning, 'pending at start-up: the thread starts with the server');
+  const got = await receiver.waitFor(2);
+  t.is(got[1].body, `{"id": ${app2.services.postRepository.getById((await third.json()).id)!.seq}}`);
+  await eventually(() => app2!.services.webhookDispatcher.stats.delivered === 1);
+});
