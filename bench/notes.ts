@@ -29,7 +29,7 @@ export function notesFor(results: RunResults): string[] {
       `- **Memory.** VmRSS of the server process alone (not Elasticsearch, not the load generator), every 200 ms through both search phases; max by corpus size: ${bySize.join(', ')}. ` +
         `At ${n(largest.posts)} posts it held ${fmt(m.idleMiB * MB)} MB idle after start-up (Node, tsx, two hash worker threads with sharp), and its peak since start (VmHWM) was ${fmt(m.peakMiB * MB)} MB. ` +
         'The server keeps no per-post state in memory (posts live in SQLite and Elasticsearch), so the figure does not grow with the corpus; it does vary from run to run (from about 250 to 335 MB across this suite\'s runs, at either size), so a result near 300 MB is within noise of the goal. ' +
-        'In a check while the suite was built, `MALLOC_ARENA_MAX=2` made no difference and one hash worker instead of two saved about 25 MB; a firmer margin would need a smaller heap under load (e.g. fewer concurrent requests in flight per process) or hash workers that do not load tsx.',
+        'In checks while the suite was built, `MALLOC_ARENA_MAX=2` and a smaller young generation (`--max-semi-space-size=4`: 277 against 281 MB at 20,000 posts) made no difference, and one hash worker instead of two saved about 14 MB idle. The webhook dispatcher\'s thread (about 20 MB) is not in this figure: it starts with the first delivery, and this load sends none; a firmer margin would need a smaller heap under load (e.g. fewer concurrent requests in flight per process) or hash workers that do not load tsx.',
     );
   }
   return out;
@@ -87,7 +87,7 @@ function similarNote(s: SizeResults, detail: boolean): string {
           : wide.ours.p99 > 20 || wide.ours.p50 > x.popcountScan.p50 || wide.ours.p99 > x.popcountScan.p99
             ? `Against the popcount scan it is ${fmtX(x.popcountScan.p50 / wide.ours.p50)} at p50 (${fmt(wide.ours.p50)} against ${fmt(x.popcountScan.p50)} ms) and ${fmtX(x.popcountScan.p99 / wide.ours.p99)} at p99 (${fmt(wide.ours.p99)} against ${fmt(x.popcountScan.p99)} ms). ` +
               'What is left is a request to Elasticsearch and the lookup of 548 terms (the index is merged into one segment after a reindex, so each is one dictionary seek); the popcount scan touches 8 bytes per post and nothing else. ' +
-              'What would close it: index each segment\'s radius-1 neighbourhood (17 terms per segment and post), so that a radius-2 query needs the 17 terms of its own radius-1 neighbourhood per segment instead of 137 (two 16-bit strings are within 2 bits exactly when some string is within 1 bit of both): 68 term lookups instead of 548.'
+              'Tried and not taken (issue 16, measured on this box at 1M posts, one segment): indexing each segment\'s radius-1 neighbourhood (17 terms per segment and post), so that a radius-2 query needs the 17 terms of its own radius-1 neighbourhood per segment instead of 137 (two 16-bit strings are within 2 bits exactly when some string is within 1 bit of both): 68 term lookups instead of 548, the same exact sets. It moved maxDiff 8 from p50 3.10 to 2.77 ms with p99 within noise (6.99 against 6.39 ms), made maxDiff 9-11 slower (26 to 33-37 ms at p50: each neighbourhood term carries about 17 times the postings) and doubled the index (652 to 1,372 MiB). The rest is the round trip to Elasticsearch, which an in-process scan does not pay.'
             : 'It stays ahead of both scans at p50 and p99.'),
     );
   }
@@ -128,8 +128,8 @@ function searchNote(s: SizeResults): string {
     ];
     parts.push(
       `Against the goal: ${verdicts.join(', ')}. The shapes split: with a text needle SQL scans every row (LIKE, then count(*) over all matches) and Elasticsearch is ${textRatios.join(' and ')} faster at p50; with a tag, SQLite answers from its tag index in a few milliseconds, less than Elasticsearch's fixed cost (a round trip, a sorted search with an exact count, then the page read back from SQLite). ` +
-        `The p99 comes from the shapes with a text needle${p99 ? ` (p99 ${Object.entries(p99).filter(([shape]) => shape.includes('text')).map(([shape, v]) => `${shape} ${fmt(v.ours)} ms`).join(', ')})` : ''}: a three-character needle is one trigram term, but a longer one goes through the trigram filter and then the wildcard, which checks every remaining candidate's lower-cased text from doc values, and costs most when the needle's trigrams are all common. ` +
-        'What would close it: for text, the `wildcard` field type or an n-gram analyzer (both absent from the bundled integ-test distribution, present in the default one) instead of the doc-value scan; for tag-only queries, 10× over an index lookup is not reachable through a second system, and serving them from SQLite (or caching the per-tag page and count) is the honest fix.',
+        `The p99 comes from the shapes with a text needle${p99 ? ` (p99 ${Object.entries(p99).filter(([shape]) => shape.includes('text')).map(([shape, v]) => `${shape} ${fmt(v.ours)} ms`).join(', ')})` : ''}: a three-character needle is one trigram term, a needle of 4 to 256 characters a span query over its trigrams at consecutive positions (exact, read from the positions of the rarest terms; it replaced trigram filters confirmed by a wildcard over every candidate's doc values), and what remains is counting every match of a common needle exactly. ` +
+        'What would close it: for tag-only queries, being faster than an index lookup in the same process is not reachable through a second system and HTTP; serving them from SQLite with the stored per-tag counts (or caching the per-tag page and count) is the honest fix, and a bounded total would let text queries stop early.',
     );
   } else if (x.latencyRatio < 1) {
     parts.push(`At this size SQLite answers most shapes faster: a tag is an index lookup and a LIKE over ${n(s.posts)} short texts takes milliseconds, against a round trip and a second query for the page's posts.`);
@@ -160,8 +160,8 @@ function imageSearchNote(s: SizeResults): string {
     (rps < 500 || x.errors > 0
       ? `The goal of 500 req/s is missed: that leaves 4 ms of CPU per request on two cores for everything — Koa and validation, the Elasticsearch query, reading 24 posts and their tags from SQLite, JSON both ways — while the load generator and Elasticsearch share those cores. ` +
         (cpu && cpu.elasticsearch > cpu.server ? 'Elasticsearch is the bound here. ' : '') +
-        'Its costliest condition is textContains (the trigram filter and doc-value wildcard of post search); the others are mostly sorting and counting every match: a newest-first page over a broad condition visited every match at 1M posts in checks while the suite was built, whether the total was exact or bounded and before or after a force-merge, and a three-key sort (date, number, id) cost about twice a one-key sort. ' +
-        'What would close it: cheaper text conditions (as for post search), an index sorted by `created_at` so newest-first pages can end early (which needs a bounded total, `track_total_hits: 10000` reported as "10,000+"), and Elasticsearch on cores of its own; 500 req/s on this box is out of reach while one request costs more than 4 ms of CPU in all.'
+        'What it spends is mostly sorting and counting every match: a newest-first page over a broad condition visited every match at 1M posts in checks while the suite was built, whether the total was exact or bounded and before or after a force-merge (sorts now end on the unique post number: the id key after it never decided an order and cost about half again). ' +
+        'What would close it: an index sorted by `created_at` so newest-first pages can end early (which needs a bounded total, `track_total_hits: 10000` reported as "10,000+", against the exact totals the API promises), and Elasticsearch on cores of its own; 500 req/s on this box is out of reach while one request costs more than 4 ms of CPU in all.'
       : 'The goal is met.')
   );
 }
@@ -170,11 +170,11 @@ function uploadNote(s: SizeResults): string {
   const x = s.upload!;
   const thumbs = x.hashingAndThumbnails;
   return (
-    `- **Uploads (${n(s.posts)} posts).** One upload is multipart parsing, the pool's validation and hash, the WebP thumbnails (320 and 1024 px, on the same pool), the near-duplicate query, the SQLite transaction, indexing with an explicit refresh (writes that arrive together share one bulk request and refresh), the 201, then a GET of the new post (read-after-write: ${x.errors === 0 ? 'it was there every time' : `**${x.errors} failures**`}). ` +
+    `- **Uploads (${n(s.posts)} posts).** One upload is multipart parsing, the pool's validation and hash, the near-duplicate query (outside the upload lock; under it only the posts committed since, from SQLite), the SQLite transaction with the post's thumbnail job, indexing with an explicit refresh (writes that arrive together share one bulk request and refresh), the 201, then a GET of the new post (read-after-write: ${x.errors === 0 ? 'it was there every time' : `**${x.errors} failures**`}). The WebP thumbnails are made after the response, in the background, on the same pool at a lower priority. ` +
     (thumbs ? `The pool work alone, hash plus thumbnails, ran at ${fmt(thumbs.median)} img/s against ${fmt(x.hashing.median)} img/s for the hash alone: the thumbnails need a full decode and a WebP encode (effort 2) of the 1-MP image, where the hash decodes at 1/8 scale. ` : '') +
     (x.ratio < 0.6
-      ? `So at ${fmt(x.ratio * 100)} % of hashing alone the goal is missed${thumbs ? `, and uploads ran at ${fmt((x.uploads.median / thumbs.median) * 100)} % of the rate their pool work alone reaches (measured in alternating windows, so within this box's noise): the thumbnails are the bound, not HTTP, SQLite or Elasticsearch` : ''}. ` +
-        'What would close it: make thumbnails after the response (queued, on a separate lower-priority pool, served from the original until ready); the 60 % goal as written (against hashing alone) only holds if thumbnailing leaves the request path, and even then the same CPU is spent on the same two cores, so sustained upload throughput would move less than upload latency.'
+      ? `So at ${fmt(x.ratio * 100)} % of hashing alone the goal is missed${thumbs ? `; uploads ran at ${fmt((x.uploads.median / thumbs.median) * 100)} % of the rate their pool work alone reaches, the thumbnails falling behind during each window and made afterwards` : ''}. ` +
+        'What bounds it: the two cores are shared by the hash pool, the background thumbnails, the server, Elasticsearch (the duplicate query and the refresh every group of writes waits for) and the load generator; hashing alone is measured with both cores to itself. Sustained uploads cannot outrun the thumbnails they queue on the same cores for long.'
       : `At ${fmt(x.ratio * 100)} % of hashing alone the goal is met.`)
   );
 }
