@@ -24,7 +24,7 @@ export interface LoadReport {
   webhooks: number;
   machine: Machine;
   endpoints: EndpointResult[];
-  fanOut: { writes: number; expected: number; delivered: number; receivedTotal: number; lagP50: number; lagP99: number; drainSeconds: number };
+  fanOut: { writes: number; expected: number; delivered: number; receivedTotal: number; lagP50: number; lagP99: number; lagMax?: number; earlyShare?: number; drainSeconds: number };
   /** the server's RSS, sampled every second */
   memory: { s: number; rssMiB: number }[];
 }
@@ -56,7 +56,10 @@ export function renderLoad(r: LoadReport): string {
   lines.push(
     '',
     `Webhook fan-out: ${f.writes} acknowledged writes × ${r.webhooks} webhooks = ${f.expected} events expected, **${f.delivered} delivered** ` +
-      `(${f.receivedTotal} deliveries received in all, retries included); lag from the write's response to the event's arrival p50 ${ms(f.lagP50)} ms, p99 ${ms(f.lagP99)} ms; ` +
+      `(${f.receivedTotal} deliveries received in all, retries included); lag from the write's response to the event's arrival p50 ${ms(f.lagP50)} ms, p99 ${ms(f.lagP99)} ms` +
+      (f.lagMax !== undefined ? `, max ${ms(f.lagMax)} ms` : '') +
+      (f.earlyShare !== undefined ? ` (${(f.earlyShare * 100).toFixed(1)} % arrived before the write's response, which waits for the index: lag 0)` : '') +
+      '; ' +
       `the last deliveries arrived ${f.drainSeconds.toFixed(1)} s after the load stopped.`,
     '',
   );
