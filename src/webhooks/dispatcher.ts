@@ -36,6 +36,13 @@ export interface DispatcherOptions {
   retryDelaysMs?: number[];
   /** Webhooks sent to at the same time. */
   concurrency?: number;
+  /**
+   * How long a kick waits before looking for due deliveries (0: at the next turn of the loop). A
+   * pass is a claim transaction plus a result write; a short wait lets the lanes that finish
+   * meanwhile, and the events queued meanwhile, share them, which keeps the write lock free for the
+   * process's other writers (see dispatcher-thread.ts).
+   */
+  pumpDelayMs?: number;
   /** Resolver for the connect-time address check (tests inject one). */
   resolver?: Resolver;
 }
@@ -101,6 +108,7 @@ export class WebhookDispatcher {
   private pollMs: number;
   private retryDelaysMs: number[];
   private concurrency: number;
+  private pumpDelayMs: number;
   private readonly agents: TargetAgents;
   private readonly events: EventBodies;
   /** Identifies this process's claims in SQLite. */
@@ -125,6 +133,7 @@ export class WebhookDispatcher {
     this.pollMs = opts.pollMs ?? 2_000;
     this.retryDelaysMs = opts.retryDelaysMs?.length ? opts.retryDelaysMs : [10_000, 60_000];
     this.concurrency = opts.concurrency ?? 64;
+    this.pumpDelayMs = opts.pumpDelayMs ?? 0;
     this.events = new EventBodies(deps.outbox);
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
   }
@@ -137,6 +146,7 @@ export class WebhookDispatcher {
     if (opts.timeoutMs !== undefined) this.timeoutMs = opts.timeoutMs;
     if (opts.retryDelaysMs?.length) this.retryDelaysMs = opts.retryDelaysMs;
     if (opts.concurrency !== undefined) this.concurrency = opts.concurrency;
+    if (opts.pumpDelayMs !== undefined) this.pumpDelayMs = opts.pumpDelayMs;
     if (opts.pollMs !== undefined) {
       this.pollMs = opts.pollMs;
       if (!this.stopped) {
@@ -179,10 +189,12 @@ export class WebhookDispatcher {
   kick(): void {
     if (this.stopped || this.pumpScheduled) return;
     this.pumpScheduled = true;
-    setImmediate(() => {
+    const pump = () => {
       this.pumpScheduled = false;
       this.pump();
-    });
+    };
+    if (this.pumpDelayMs > 0) setTimeout(pump, this.pumpDelayMs);
+    else setImmediate(pump);
   }
 
   /** Resolves once nothing is in flight or due and every result is written (tests). Scheduled retries do not count as due. */
