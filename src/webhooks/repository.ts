@@ -4,8 +4,8 @@
  * claim additionally uses BEGIN IMMEDIATE so it is atomic across processes sharing DATA_DIR.
  */
 import crypto from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
+import { statementCache, type Statement } from '../db/statements.ts';
 import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
 import { EVENT_KINDS } from './event-data.ts';
 
@@ -126,17 +126,10 @@ export interface RecordOptions {
 
 export class WebhookRepository {
   /** Prepared once: the dispatcher runs the same few statements for every delivery. */
-  private readonly statements = new Map<string, Statement>();
+  private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {}
-
-  private stmt(sql: string): Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   // ---- management ------------------------------------------------------------------------
