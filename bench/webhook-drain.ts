@@ -178,7 +178,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const posts = new PostRepository(db).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
-    // The fan-out the service attaches (WebhookDispatcher.attachFanOut) minus its wake-up call:
+    // The fan-out the service attaches (attachFanOut, src/webhooks/fan-out.ts) minus its wake-up call:
     // the dispatcher is started once the whole backlog is queued.
     outbox.subscribe((row) => void repo.enqueue(row));
     const customTemplates = Math.floor(opts.receivers / 2);

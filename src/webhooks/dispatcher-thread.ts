@@ -57,7 +57,6 @@ export type FromWorker =
 export class DispatcherThread implements Dispatcher {
   readonly stats: Stats = { sent: 0, delivered: 0, failed: 0 };
   private worker: Worker | undefined;
-  private stopping = false;
   private nextId = 1;
   private readonly waiting = new Map<number, () => void>();
   /** configure() before start(): applied when the worker starts */
@@ -84,7 +83,6 @@ export class DispatcherThread implements Dispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.stopping = false;
     if (this.deps.hasPending()) this.spawn();
   }
 
@@ -99,7 +97,7 @@ export class DispatcherThread implements Dispatcher {
       this.worker = undefined;
       for (const done of this.waiting.values()) done();
       this.waiting.clear();
-      if (this.stopping) return;
+      if (!this.running) return; // stopped
       this.deps.log.error('webhook dispatcher thread exited; starting it again', { code });
       this.restartTimer = setTimeout(() => this.spawn(), RESTART_DELAY_MS);
       this.restartTimer.unref();
@@ -146,7 +144,6 @@ export class DispatcherThread implements Dispatcher {
   /** Stops sending (in-flight sends are handed back unsent, results written), then ends the thread. */
   async stop(): Promise<void> {
     this.running = false;
-    this.stopping = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker) return;

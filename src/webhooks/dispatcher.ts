@@ -1,7 +1,7 @@
 /**
  * Sends queued webhook deliveries (decisions §8).
  *
- * - Deliveries are rows committed with the post change (see `attachFanOut`), so nothing is lost
+ * - Deliveries are rows committed with the post change (see fan-out.ts), so nothing is lost
  *   across a restart: whatever is still pending is sent when a dispatcher next runs.
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
@@ -70,21 +70,6 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  * DispatcherThread (dispatcher-thread.ts) running it on a thread of its own.
  */
 export type Dispatcher = Pick<WebhookDispatcher, 'start' | 'stop' | 'kick' | 'whenIdle' | 'configure' | 'stats'>;
-
-/**
- * Queues deliveries in each post change's transaction, then calls `wake` after the commit. Runs
- * where the change is made (any process, any role); the server's dispatcher sends them.
- */
-export function attachFanOut(outbox: Outbox, repo: WebhookRepository, wake: () => void): void {
-  outbox.subscribe((row: OutboxRow) => {
-    // No initiator means no API call made the change (an import): decisions §8 fires events
-    // for POST/PUT/PATCH/DELETE only, and a bulk import must not flood every receiver.
-    if (row.event === 'reindex' || row.initiatorId === null) return;
-    // better-sqlite3 transactions are synchronous: by the time this runs, the change has
-    // committed (or rolled back, and then there is simply nothing new to send).
-    if (repo.enqueue(row) > 0) setImmediate(wake);
-  });
-}
 
 export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
 
@@ -155,11 +140,6 @@ export class WebhookDispatcher {
         this.pollTimer.unref();
       }
     }
-  }
-
-  /** See attachFanOut below; wakes this dispatcher. */
-  attachFanOut(outbox: Outbox): void {
-    attachFanOut(outbox, this.deps.repo, () => this.kick());
   }
 
   start(): void {

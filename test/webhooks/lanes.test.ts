@@ -15,6 +15,7 @@ import { Outbox } from '../../src/outbox/outbox.ts';
 import { PostRepository } from '../../src/posts/repository.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { attachFanOut } from '../../src/webhooks/fan-out.ts';
 import { WebhookRepository } from '../../src/webhooks/repository.ts';
 import { tempDir } from '../helpers/app.ts';
 import { eventually, signatureValid, startReceiver } from './receiver.ts';
@@ -28,7 +29,7 @@ function setup(t: ExecutionContext) {
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
-  dispatcher.attachFanOut(outbox);
+  attachFanOut(outbox, repo, () => dispatcher.kick());
   t.teardown(async () => {
     await dispatcher.stop();
     db.close();
