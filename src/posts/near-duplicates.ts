@@ -40,21 +40,19 @@ export async function lookUp(index: PostsIndex, outbox: Outbox, posts: PostRepos
   const pending = outbox.pendingCreates();
   const found = new Map<string, number>();
   for (const m of await findWithin(index, hash, DUPLICATE_THRESHOLD - 1)) found.set(m.id, m.diff);
-  for (const p of pending) {
-    const diff = hammingDistance(hash, p.hash);
-    if (diff < DUPLICATE_THRESHOLD) found.set(p.postId, diff);
-  }
-  return { matches: sorted(found), seenSeq };
+  return { matches: withNear(found, hash, pending), seenSeq };
 }
 
 /** `lookUp`'s matches plus the near-duplicates among posts committed since it began. */
 export function since(lookup: NearDuplicateLookup, posts: PostRepository, hash: string): NearMatch[] {
-  const found = new Map(lookup.matches.map((m) => [m.postId, m.diff]));
-  for (const p of posts.hashesAfter(lookup.seenSeq)) {
-    const diff = hammingDistance(hash, p.hash);
-    if (diff < DUPLICATE_THRESHOLD) found.set(p.id, diff);
-  }
-  return sorted(found);
+  return withNear(new Map(lookup.matches.map((m) => [m.postId, m.diff])), hash, posts.hashesAfter(lookup.seenSeq));
 }
 
-const sorted = (found: Map<string, number>): NearMatch[] => [...found].map(([postId, diff]) => ({ postId, diff })).sort((a, b) => a.diff - b.diff);
+/** `found` plus the near-duplicates among `candidates` (posts the index cannot show yet), closest first. */
+function withNear(found: Map<string, number>, hash: string, candidates: { postId: string; hash: string }[]): NearMatch[] {
+  for (const c of candidates) {
+    const diff = hammingDistance(hash, c.hash);
+    if (diff < DUPLICATE_THRESHOLD) found.set(c.postId, diff);
+  }
+  return [...found].map(([postId, diff]) => ({ postId, diff })).sort((a, b) => a.diff - b.diff);
+}

@@ -124,8 +124,8 @@ export class PostRepository {
   }
 
   /** Id and hash of every post numbered above `seq` (the uploads committed since it was read). */
-  hashesAfter(seq: number): { id: string; hash: string }[] {
-    return this.stmt('SELECT id, hash FROM posts WHERE seq > ?').all(seq) as { id: string; hash: string }[];
+  hashesAfter(seq: number): { postId: string; hash: string }[] {
+    return this.stmt('SELECT id AS postId, hash FROM posts WHERE seq > ?').all(seq) as { postId: string; hash: string }[];
   }
 
   /** Every post in number order, a batch at a time (reindex, verify). */
