@@ -1,0 +1,107 @@
+/**
+ * The dependency rule (README, "Architecture"), checked by dependency-cruiser in `npm test`.
+ *
+ * The layers below are listed from the bottom up. A module may import modules of its own unit
+ * (the folder or file named in the list) and of any unit on a LOWER line; never a unit on its own
+ * line or a higher one. Units on one line are siblings that know nothing of each other. Because
+ * every import points down this one order, no loop between folders can form; `no-circular` also
+ * forbids loops between files inside a folder.
+ *
+ * Inside a feature folder the shape is routes → service → repository: a service knows nothing of
+ * HTTP, a repository nothing of its service.
+ */
+const layers = [
+  // base: facts and tools every layer may use
+  ['src/errors.ts'],
+  ['src/log.ts'],
+  ['src/util'],
+  ['src/config.ts', 'src/db', 'src/data-dir', 'src/hashing'],
+  // tables that a post change writes besides the post's own (queued webhook deliveries)
+  ['src/webhooks/store'],
+  // the post kernel: the post record, its tables, file names, the diff, the one commit step
+  ['src/kernel'],
+  // outside systems: the search engine and the image files
+  ['src/elasticsearch', 'src/media/store'],
+  // HTTP plumbing shared by every feature's routes (validation, context, the error table)
+  ['src/http'],
+  ['src/upload'],
+  // features, each routes → service → repositories/engine, lower lines first
+  ['src/thumbnails', 'src/outbox'],
+  ['src/accounts'],
+  ['src/tags', 'src/search', 'src/media', 'src/webhooks'],
+  ['src/posts'],
+  ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],
+  // what is built from every feature
+  ['src/openapi'],
+  ['src/gallery'],
+  ['src/app.ts'],
+  // composition roots and entry points
+  ['src/roles'],
+  ['src/server.ts'],
+  ['src/cli', 'src/main.ts', 'workers'],
+];
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const unitPattern = (unit) => `^${escape(unit)}${unit.endsWith('.ts') ? '$' : '/'}`;
+const allUnits = layers.flat();
+/** Units nested in a unit (src/webhooks/store in src/webhooks) are their own units. */
+const nestedIn = (unit) => allUnits.filter((u) => u !== unit && u.startsWith(`${unit}/`));
+
+const layerRules = layers.flatMap((line, rank) =>
+  line.map((unit) => {
+    const notLower = layers.slice(rank).flat().filter((u) => u !== unit);
+    const lower = layers.slice(0, rank).flat();
+    return {
+      name: `layer:${unit}`,
+      comment: `${unit} may import only its own unit and units on lower lines of the layer list`,
+      severity: 'error',
+      from: { path: unitPattern(unit), pathNot: nestedIn(unit).map(unitPattern).concat(['^$']) },
+      to: {
+        path: notLower.map(unitPattern),
+        // its own files, and lower units nested in a higher one (src/media/store in src/media)
+        pathNot: [unit, ...lower.filter((u) => notLower.some((n) => u.startsWith(`${n}/`)))].map(unitPattern),
+      },
+    };
+  }),
+);
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'not-in-layers',
+      comment: 'every source file belongs to a unit of the layer list (add a new folder to it)',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: allUnits.map(unitPattern).concat(['\\.d\\.ts$']) },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      comment: 'no loop between files',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'service-not-http',
+      comment: 'services and repositories know nothing of routes',
+      severity: 'error',
+      from: { path: '(^|/)(service|[a-z-]+-service|repository|[a-z-]+-repository)\\.ts$' },
+      to: { path: '(^|/)(routes|[a-z-]+-routes)\\.ts$' },
+    },
+    {
+      name: 'repository-not-service',
+      comment: 'a repository knows nothing of its service',
+      severity: 'error',
+      from: { path: '(^|/)(repository|[a-z-]+-repository)\\.ts$' },
+      to: { path: '(^|/)(service|[a-z-]+-service)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a loop of types is still a loop a reader has to untangle.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^src/gallery/client/api-schema\\.d\\.ts$' },
+  },
+};
