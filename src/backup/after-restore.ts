@@ -7,7 +7,7 @@ import { ImageStore } from '../media/image-store.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../posts/repository.ts';
-import type { Progress } from '../search/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import { reindex, type ReindexResult } from '../search/reindex.ts';
 import { ThumbnailQueue } from '../thumbnails/queue.ts';
 import { rethumb, type RethumbResult } from '../thumbnails/rethumb.ts';

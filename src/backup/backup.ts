@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
-import type { Progress } from '../search/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import { THUMBNAIL_SIZES, thumbnailName } from '../thumbnails/sizes.ts';
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';

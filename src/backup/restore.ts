@@ -5,7 +5,7 @@ import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { acquireOwnerLock, probeOwner, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { listMigrations } from '../db/migrate.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
-import type { Progress } from '../search/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import { copyHashed } from './files.ts';
 import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE, storedPath } from './layout.ts';
 import { readManifest, ManifestError, type Entry, type Manifest } from './manifest.ts';

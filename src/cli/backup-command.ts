@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { backup } from '../backup/backup.ts';
 import { parseByteRate } from '../backup/files.ts';
 import { loadConfig } from '../config.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
 
 const USAGE = `Usage: imgpost backup DEST [--include-secrets] [--max-rate RATE] [--keep N] [--json]
 

@@ -4,7 +4,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openToolJob } from '../roles/jobs.ts';
 import { importDirectory } from '../posts/import.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
 
 const USAGE = `Usage: imgpost import DIR [--force] [--json]
 

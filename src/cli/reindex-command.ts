@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openIndexJob } from '../roles/jobs.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
 import { reindex } from '../search/reindex.ts';
 
 const USAGE = `Usage: imgpost reindex [--batch N] [--json]

@@ -8,7 +8,7 @@ import { createEsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { createLogger } from '../log.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
 
 const USAGE = `Usage: imgpost restore SRC [--replace-index] [--skip-reindex] [--json]
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openFilesJob } from '../roles/jobs.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
 import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
 import { rethumb } from '../thumbnails/rethumb.ts';
 

@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { PostRepository } from '../posts/repository.ts';
-import { silentProgress, type Progress } from './progress.ts';
+import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface ReindexDeps {
   postsIndex: PostsIndex;

@@ -5,7 +5,7 @@ import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { PostRecord } from '../posts/post-record.ts';
 import type { PostRepository } from '../posts/repository.ts';
-import { silentProgress, type Progress } from './progress.ts';
+import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface VerifyDeps {
   db: Db;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { ImageStore } from '../media/image-store.ts';
 import { imageName, type PostRecord } from '../posts/post-record.ts';
 import type { PostRepository } from '../posts/repository.ts';
-import type { Progress } from '../search/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
 import type { Thumbnailer } from './thumbnailer.ts';
 

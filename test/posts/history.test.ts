@@ -9,7 +9,7 @@ import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { importDirectory } from '../../src/posts/import.ts';
 import { VersionRepository, type VersionRecord } from '../../src/posts/versions/repository.ts';
-import { silentProgress } from '../../src/search/progress.ts';
+import { silentProgress } from '../../src/util/progress.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
