@@ -12,7 +12,7 @@ import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts'
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
-import { TagRepository } from '../tags/repository.ts';
+import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/store/image-store.ts';

@@ -3,7 +3,7 @@ import type { Db } from '../db/sqlite.ts';
 import { IMAGE_FORMATS } from '../media/store/formats.ts';
 import { RATINGS, type Rating } from '../kernel/post-record.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
-import { foldTag } from '../tags/fold.ts';
+import { foldTag } from '../kernel/tag-fold.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
 
