@@ -10,7 +10,7 @@ import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
 import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type ThumbnailRequest } from '../src/hashing/tasks.ts';
-import { IMAGE_FORMATS, type ImageFormat } from '../src/media/formats.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
 type Format = ImageFormat;
 

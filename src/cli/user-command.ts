@@ -3,8 +3,8 @@ import { AccountService, checkPermission, validateNewUser, type NewUserInput } f
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
-import { Outbox } from '../outbox/outbox.ts';
-import { PostRepository } from '../posts/repository.ts';
+import { Outbox } from '../kernel/outbox.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
 
 /**
  * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in

@@ -13,7 +13,7 @@ export const INVALID_PREFIX = 'IMAGE_INVALID: ';
 
 export interface ImageInfo {
   /**
-   * One of the keys of IMAGE_FORMATS (src/media/formats.ts); a plain string here because hashing
+   * One of the keys of IMAGE_FORMATS (src/media/store/formats.ts); a plain string here because hashing
    * sits below media in the layer list. The worker sets it from that table.
    */
   format: string;

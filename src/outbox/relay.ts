@@ -1,9 +1,9 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { IndexChange, PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import type { PostRepository } from '../posts/repository.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import { Loop } from '../util/loop.ts';
-import type { Outbox, OutboxRow } from './outbox.ts';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 1000;

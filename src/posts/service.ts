@@ -4,18 +4,19 @@ import { AppError, invalid } from '../errors.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
-import { EXT_BY_MIME } from '../media/formats.ts';
-import type { ImageStore } from '../media/image-store.ts';
-import type { Outbox } from '../outbox/outbox.ts';
+import { EXT_BY_MIME } from '../media/store/formats.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
-import type { ThumbnailQueue } from '../thumbnails/queue.ts';
+import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import * as nearDuplicates from './near-duplicates.ts';
-import { imageName, type PostRecord } from './post-record.ts';
+import { imageName } from '../kernel/media-names.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
 import { toPostView } from './post-view.ts';
-import type { PostRepository } from './repository.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 
 /** Uploads must be smaller than this (spec §8). */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox } from '../outbox/outbox.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import { Loop } from '../util/loop.ts';
 import type { WebhookRepository } from '../webhooks/repository.ts';
 

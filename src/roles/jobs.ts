@@ -2,11 +2,11 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import type { Logger } from '../log.ts';
-import { ImageStore } from '../media/image-store.ts';
-import { Outbox } from '../outbox/outbox.ts';
+import { ImageStore } from '../media/store/image-store.ts';
+import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../posts/repository.ts';
-import { ThumbnailQueue } from '../thumbnails/queue.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
+import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { closeCore, openCore, openSearch, type Core, type SearchParts } from './wiring.ts';
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/sqlite.ts';
-import { IMAGE_FORMATS } from '../media/formats.ts';
-import { RATINGS, type Rating } from '../posts/post-record.ts';
-import { VersionRepository } from '../posts/versions/repository.ts';
-import { foldTag } from '../tags/fold.ts';
+import { IMAGE_FORMATS } from '../media/store/formats.ts';
+import { RATINGS, type Rating } from '../kernel/post-record.ts';
+import { VersionRepository } from '../kernel/version-repository.ts';
+import { foldTag } from '../kernel/tag-fold.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
 

@@ -19,7 +19,7 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../log.ts';
-import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import { EventBodies } from './event-bodies.ts';
 import type { AttemptRow, DeliveryResult, DeliveryRow, DeliveryTarget, WebhookRepository } from './repository.ts';
 import { postWebhook, SendTimeoutError } from './send.ts';

@@ -3,9 +3,9 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
-import { imageUrl } from '../media/urls.ts';
-import type { PostRecord, Rating } from '../posts/post-record.ts';
+import type { OutboxRow, PostEventKind } from '../kernel/outbox.ts';
+import { imageUrl } from '../kernel/media-names.ts';
+import type { PostRecord, Rating } from '../kernel/post-record.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
 
 export const EVENT_KINDS = ['create', 'update', 'delete'] as const satisfies readonly PostEventKind[];

@@ -1,4 +1,4 @@
-import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import type { WebhookRepository } from './repository.ts';
 
 /**

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
+import type { OutboxRow, PostEventKind } from '../kernel/outbox.ts';
 import { EVENT_KINDS } from './event-data.ts';
 
 export type WebhookState = 'active' | 'suspended';

@@ -3,7 +3,7 @@
  * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
  */
 import { AppError, invalid, notFound } from '../errors.ts';
-import type { PostEventKind } from '../outbox/outbox.ts';
+import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-data.ts';
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './repository.ts';

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { Outbox } from '../../src/outbox/outbox.ts';
-import { PostRepository } from '../../src/posts/repository.ts';
+import { Outbox } from '../../src/kernel/outbox.ts';
+import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

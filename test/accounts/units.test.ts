@@ -9,8 +9,8 @@ import { issueCookie, loadSessionSecret, SECRET_FILE, SessionSealer } from '../.
 import { LoginThrottle } from '../../src/accounts/throttle.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { AppError } from '../../src/errors.ts';
-import { Outbox } from '../../src/outbox/outbox.ts';
-import { PostRepository } from '../../src/posts/repository.ts';
+import { Outbox } from '../../src/kernel/outbox.ts';
+import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const SECRET = 'a'.repeat(40);

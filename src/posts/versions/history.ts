@@ -10,10 +10,10 @@
 import type { Db } from '../../db/sqlite.ts';
 import { AppError } from '../../errors.ts';
 import type { AuthUser } from '../../http/context.ts';
-import type { Outbox, OutboxRow } from '../../outbox/outbox.ts';
-import type { PostRecord, Rating } from '../post-record.ts';
+import type { Outbox, OutboxRow } from '../../kernel/outbox.ts';
+import type { PostRecord, Rating } from '../../kernel/post-record.ts';
 import type { PostService } from '../service.ts';
-import type { VersionRecord, VersionRepository } from './repository.ts';
+import type { VersionRecord, VersionRepository } from '../../kernel/version-repository.ts';
 
 interface Change<T> {
   old: T;

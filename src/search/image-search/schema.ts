@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, type ValidationIssue } from '../../errors.ts';
 import { parse, queryInt } from '../../http/validate.ts';
-import { RATINGS, type Rating } from '../../posts/post-record.ts';
+import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 import { FACETS, type Facet } from './facets.ts';
 
 /** `POST /image/search` request shapes (spec §4.11, decisions §7). */

@@ -4,8 +4,7 @@ import type { Services } from '../../roles/server.ts';
 import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse, queryInt } from '../../http/validate.ts';
-import { imageUrl } from '../../media/urls.ts';
-import { imageName } from '../../posts/post-record.ts';
+import { imageName, imageUrl } from '../../kernel/media-names.ts';
 import { multipart, partsOf } from '../../upload/multipart.ts';
 import { findWithin, findWithinDihedral, MAX_DIFF, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
 

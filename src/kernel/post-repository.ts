@@ -1,6 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import { foldTag } from '../tags/fold.ts';
+import { foldTag } from './tag-fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 
 interface PostRow {

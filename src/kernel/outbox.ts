@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
-import type { PostRecord, Rating } from '../posts/post-record.ts';
+import type { PostRecord, Rating } from './post-record.ts';
 
 export type PostEventKind = 'create' | 'update' | 'delete';
 export type OutboxEventKind = PostEventKind | 'reindex';
