@@ -3,7 +3,7 @@ import { AccountService, checkPermission, validateNewUser, type NewUserInput } f
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
-import { Outbox } from '../kernel/outbox.ts';
+import { postChangesOn } from '../kernel/commit.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 
 /**
@@ -157,7 +157,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const db = openDatabase(config.dataDir);
   try {
-    const accounts = new AccountService({ db, posts: new PostRepository(db), outbox: new Outbox(db) });
+    const accounts = new AccountService({ db, posts: new PostRepository(db), changes: postChangesOn(db) });
     const result = await sub.run(accounts, parsed);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

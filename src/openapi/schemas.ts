@@ -9,7 +9,7 @@ import { RATINGS } from '../kernel/post-record.ts';
 import { MAX_TAG_LENGTH } from '../posts/schemas.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
-import { EVENT_KINDS } from '../webhooks/event-data.ts';
+import { EVENT_KINDS } from '../webhooks/store/events.ts';
 import { z } from './zod.ts';
 
 const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });

@@ -4,6 +4,7 @@ import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
+import { PostChanges } from '../kernel/commit.ts';
 import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
@@ -19,9 +20,8 @@ import { ImageStore } from '../media/store/image-store.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
-import { attachFanOut } from '../webhooks/fan-out.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../webhooks/repository.ts';
+import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 
 /**
@@ -82,21 +82,29 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const postRepository = new PostRepository(db);
   const outbox = new Outbox(db);
   const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
-  const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
   const images = new ImageStore(config.dataDir, db, postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
   const thumbnailQueue = new ThumbnailQueue(db);
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
-  const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
-  // Before anything writes (jobs included): every post change records its version.
-  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
-  history.attachTo(outbox);
-  const tagRepository = new TagRepository(db);
-  const tags = new TagService({ db, tags: tagRepository });
-  // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
   const webhookRepository = new WebhookRepository(db);
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
+  const versions = new VersionRepository(db);
+  // Every post write commits through this: outbox row, version, webhook deliveries (which the
+  // server's dispatcher sends; a job's wake-up finds no dispatcher running and is harmless).
+  const changes = new PostChanges({
+    db,
+    posts: postRepository,
+    outbox,
+    versions,
+    webhooks: webhookRepository,
+    thumbnails: thumbnailQueue,
+    onCommitted: () => webhookDispatcher.kick(),
+  });
+  const accounts = new AccountService({ db, posts: postRepository, changes, sessions: new SessionSealer(loadSessionSecret(config)), log });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config });
+  const history = new PostHistory({ db, versions, postService });
+  const tagRepository = new TagRepository(db);
+  const tags = new TagService({ db, tags: tagRepository });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   return {
     config,

@@ -28,7 +28,7 @@ import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
 import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
 import { EventBodies } from './event-bodies.ts';
-import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository } from './repository.ts';
+import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
 import { ResultWriter } from './result-writer.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 
