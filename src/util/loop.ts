@@ -12,7 +12,7 @@
  *   interval), and kicks do not cut that wait short. The first pass that succeeds resets the count.
  * - stop() cancels what is scheduled and resolves once the pass under way (if any) has ended.
  *
- * Idle waits are unref'd: a process with nothing else to do need not stay up for a poll.
+ * Idle and back-off waits are unref'd: a process with nothing else to do need not stay up for them.
  */
 import type { Logger } from '../log.ts';
 
@@ -117,7 +117,8 @@ export class Loop {
       return;
     }
     this.timer = setTimeout(() => this.run(), ms);
-    if (!kick) this.timer.unref();
+    // A kick's short wait holds the process up like the work it announces; a poll or back-off does not.
+    if (!kick || this.failureCount > 0) this.timer.unref();
   }
 
   private run(): void {
