@@ -1,7 +1,7 @@
 /**
  * Sends queued webhook deliveries (decisions §8).
  *
- * - Deliveries are rows committed with the post change (see fan-out.ts), so nothing is lost
+ * - Deliveries are rows committed with the post change (kernel/commit.ts), so nothing is lost
  *   across a restart: whatever is still pending is sent when a dispatcher next runs.
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
@@ -11,16 +11,15 @@
  * - A failure (3xx, 4xx, 5xx, time-out, network error, refused address, template error) is retried
  *   with backoff; every attempt counts toward the webhook's consecutive failures, and the third
  *   suspends it: that delivery ends `failed`, everything else queued for it is `dropped`, and no
- *   new events are queued until the owner re-activates it (see WebhookRepository.recordAttempt).
- *
- * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
- * and what a shutdown hands back. One attempt's HTTP side is attempt.ts (and send.ts); writing
- * the results is result-writer.ts.
- *
+ *   new events are queued until the owner re-activates it (see store/results.ts).
  * - Delivery is at least once: an attempt cut short by shutdown (or a crash) is sent again later
  *   with the same X-Webhook-Delivery id, which receivers can use to recognise the repeat. (A
  *   crash also repeats the successes of its last few milliseconds, whose results were not yet
  *   written; a shutdown writes them first.)
+ *
+ * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
+ * and what a shutdown hands back. One attempt's HTTP side is attempt.ts (and send.ts); writing
+ * the results is result-writer.ts.
  */
 import crypto from 'node:crypto';
 import type { Outbox } from '../kernel/outbox.ts';
