@@ -95,6 +95,10 @@ export class UserRepository {
     return row && fromRow(row);
   }
 
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM users').pluck().get() as number;
+  }
+
   list(): UserRecord[] {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY id`).all() as UserRow[]).map(fromRow);
   }

@@ -140,6 +140,16 @@ export class PostRepository {
     }
   }
 
+  /** Id and image extension of every post, in number order, read as iterated (backup, restore checks). */
+  imageRefs(): IterableIterator<{ id: string; ext: string }> {
+    return this.stmt('SELECT id, ext FROM posts ORDER BY seq').iterate() as IterableIterator<{ id: string; ext: string }>;
+  }
+
+  /** Removes a post by id, outside any change (a backup's own copy of the database); false if absent. */
+  deleteById(id: string): boolean {
+    return this.stmt('DELETE FROM posts WHERE id = ?').run(id).changes > 0;
+  }
+
   exists(id: string): boolean {
     return this.stmt('SELECT 1 FROM posts WHERE id = ?').pluck().get(id) !== undefined;
   }

@@ -3,6 +3,7 @@ import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import type { Logger } from '../log.ts';
 import { ImageStore } from '../media/store/image-store.ts';
+import { postChangesOn, type PostChanges } from '../kernel/commit.ts';
 import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
@@ -25,6 +26,8 @@ export interface IndexJob extends SearchParts {
   db: Db;
   postRepository: PostRepository;
   outbox: Outbox;
+  /** verify --repair commits through it */
+  changes: PostChanges;
   relay: OutboxRelay;
   close(): Promise<void>;
 }
@@ -41,6 +44,7 @@ export async function openIndexJob(config: Config, log: Logger): Promise<IndexJo
     ...search,
     postRepository,
     outbox,
+    changes: postChangesOn(db),
     relay: new OutboxRelay(outbox, postRepository, search.postsIndex, log),
     async close() {
       await search.es.close();

@@ -60,6 +60,8 @@ export interface Core extends SearchParts {
   db: Db;
   postRepository: PostRepository;
   outbox: Outbox;
+  /** the commit step of every post write */
+  changes: PostChanges;
   /** applies changes on demand (applyNow); only the server starts its polling loop */
   relay: OutboxRelay;
   accounts: AccountService;
@@ -113,6 +115,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
+    changes,
     relay,
     accounts,
     hashPool,
