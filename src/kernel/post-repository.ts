@@ -3,42 +3,18 @@ import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 
-interface PostRow {
-  seq: number;
-  id: string;
-  text: string;
-  rating: Rating;
-  ext: string;
-  mime: string;
-  width: number;
-  height: number;
-  hash: string;
-  uploader_id: number | null;
-  uploader_name: string | null;
-  aggr: number | null;
-  created_at: string;
-  updated_at: string;
-  version: number;
-}
+/** A post row as read: the record without its tags, columns named as the record names them. */
+type PostRow = Omit<PostRecord, 'tags'>;
 
-const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id,
-  u.name AS uploader_name, p.aggr, p.created_at, p.updated_at, p.version
+const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
+  u.name AS uploaderName, p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version
   FROM posts p LEFT JOIN users u ON u.id = p.uploader_id`;
 
-export interface NewPost {
-  id: string;
-  text: string;
-  rating: Rating;
-  ext: string;
-  mime: string;
-  width: number;
-  height: number;
-  hash: string;
-  uploaderId: number | null;
+/** A post to insert: what the uploader and the image give; number, version and times are the table's. */
+export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {
   aggr?: number | null;
-  createdAt: string;
   tags: string[];
-}
+};
 
 /** SQLite access for posts and their tags. Callers own the transactions. */
 export class PostRepository {
@@ -63,24 +39,7 @@ export class PostRepository {
 
   private hydrate(rows: PostRow[]): PostRecord[] {
     const tags = this.tagsOf(rows.map((r) => r.seq));
-    return rows.map((r) => ({
-      seq: r.seq,
-      id: r.id,
-      text: r.text,
-      rating: r.rating,
-      ext: r.ext,
-      mime: r.mime,
-      width: r.width,
-      height: r.height,
-      hash: r.hash,
-      uploaderId: r.uploader_id,
-      uploaderName: r.uploader_name,
-      aggr: r.aggr,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      version: r.version,
-      tags: tags.get(r.seq) ?? [],
-    }));
+    return rows.map((r) => ({ ...r, tags: tags.get(r.seq) ?? [] }));
   }
 
   getById(id: string): PostRecord | undefined {
