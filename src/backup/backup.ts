@@ -15,6 +15,7 @@ import {
   partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,
 } from './layout.ts';
 import { FORMAT, FORMAT_VERSION, readManifest, type FileEntry, type Manifest } from './manifest.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 export interface BackupOptions {
   dataDir: string;
@@ -146,7 +147,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
   // Asks the live database whether a post whose file vanished was deleted meanwhile.
   const live = new Database(path.join(dataDir, DATABASE_FILE), { fileMustExist: true });
   live.pragma('busy_timeout = 5000');
-  const livePosts = new PostRepository(live);
+  const livePosts = new PostRepository(live, new UserRepository(live));
   let done = 0;
 
   /** Stores one file; false when the source does not exist. */

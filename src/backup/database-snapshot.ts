@@ -64,13 +64,14 @@ export async function snapshotDatabase(dataDir: string, target: string): Promise
   // DATA_DIR, and a restored server's start-up recovery would act on them. Their files are not
   // referenced by any post in the snapshot, so they are not in the backup either.
   db.prepare('DELETE FROM pending_files').run();
-  const postTable = new PostRepository(db);
+  const users = new UserRepository(db);
+  const postTable = new PostRepository(db, users);
   const posts = [...postTable.imageRefs()];
   return {
     takenAt,
     schemaVersion: schemaVersion(db),
     posts,
-    counts: { users: new UserRepository(db).count(), webhooks: new WebhookRepository(db).subscriptions.count() },
+    counts: { users: users.count(), webhooks: new WebhookRepository(db).subscriptions.count() },
     // The copy's own row, not a change to the service's posts: nothing to index, version or announce.
     dropPost: (id) => void postTable.deleteById(id),
     close: () => void (db.open && db.close()),

@@ -11,6 +11,7 @@ import type { Progress } from '../search/progress.ts';
 import { copyHashed } from './files.ts';
 import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE, storedPath } from './layout.ts';
 import { readManifest, ManifestError, type Entry, type Manifest } from './manifest.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /** A refusal the operator fixes (one line, exit 1), as opposed to a crash. */
 export class RestoreRefused extends Error {}
@@ -139,7 +140,7 @@ export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, d
 function checkImages(dbFile: string, images: string): void {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
-    for (const p of new PostRepository(db).imageRefs()) {
+    for (const p of new PostRepository(db, new UserRepository(db)).imageRefs()) {
       const name = imageName(p);
       if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name))))) throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);
     }

@@ -2,13 +2,14 @@ import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
+import { namesFor, type UserNames } from './user-names.ts';
 
-/** A post row as read: the record without its tags, columns named as the record names them. */
-type PostRow = Omit<PostRecord, 'tags'>;
+/** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
+type PostRow = Omit<PostRecord, 'uploaderName' | 'tags'>;
 
 const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
-  u.name AS uploaderName, p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version
-  FROM posts p LEFT JOIN users u ON u.id = p.uploader_id`;
+  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version
+  FROM posts p`;
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
 export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {
@@ -21,7 +22,11 @@ export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** uploaders' names (the users table is the accounts') */
+    private readonly users: UserNames,
+  ) {
     this.stmt = statementCache(db);
   }
 
@@ -39,7 +44,17 @@ export class PostRepository {
 
   private hydrate(rows: PostRow[]): PostRecord[] {
     const tags = this.tagsOf(rows.map((r) => r.seq));
-    return rows.map((r) => ({ ...r, tags: tags.get(r.seq) ?? [] }));
+    const names = namesFor(this.users, rows.map((r) => r.uploaderId));
+    // Field order as the record declares it: records are stored as JSON in outbox rows.
+    return rows.map(({ aggr, createdAt, updatedAt, version, ...r }) => ({
+      ...r,
+      uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
+      aggr,
+      createdAt,
+      updatedAt,
+      version,
+      tags: tags.get(r.seq) ?? [],
+    }));
   }
 
   getById(id: string): PostRecord | undefined {
