@@ -5,6 +5,7 @@ import { schemaVersion } from '../db/migrate.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
+import { PendingFiles } from '../media/store/pending-files.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 
 /** All remaining pages in one backup step (better-sqlite3 clamps the step size to this). */
@@ -63,7 +64,7 @@ export async function snapshotDatabase(dataDir: string, target: string): Promise
   // Rows journaling files of writes in flight at snapshot time: their paths point into the source
   // DATA_DIR, and a restored server's start-up recovery would act on them. Their files are not
   // referenced by any post in the snapshot, so they are not in the backup either.
-  db.prepare('DELETE FROM pending_files').run();
+  new PendingFiles(db).clear();
   const users = new UserRepository(db);
   const postTable = new PostRepository(db, users);
   const posts = [...postTable.imageRefs()];
