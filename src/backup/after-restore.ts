@@ -13,11 +13,12 @@ import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { rethumb, type RethumbResult } from '../thumbnails/rethumb.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { RestoreRefused } from './restore.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /** What restore does once the files are in place: the search index, then thumbnails not made yet. */
 
 export async function rebuildIndex(db: Db, postsIndex: PostsIndex, log: Logger, progress: (total: number) => Progress): Promise<ReindexResult> {
-  const posts = new PostRepository(db);
+  const posts = new PostRepository(db, new UserRepository(db));
   const outbox = new Outbox(db);
   try {
     // Nothing else writes this DATA_DIR (restore holds its lock): no running relays to wait for.
@@ -30,7 +31,7 @@ export async function rebuildIndex(db: Db, postsIndex: PostsIndex, log: Logger, 
 /** Thumbnails the backup lacked (not made yet when it ran), made from the restored images. */
 export async function makeMissingThumbnails(db: Db, config: Config, progress: (total: number) => Progress): Promise<RethumbResult> {
   const hashPool = createHashPool({ workers: config.hashWorkers });
-  const posts = new PostRepository(db);
+  const posts = new PostRepository(db, new UserRepository(db));
   const images = new ImageStore(config.dataDir, db, posts);
   // Also marks the restored thumbnail jobs done, so the server does not make them again.
   const thumbnailer = new Thumbnailer({ images, hashPool, posts, queue: new ThumbnailQueue(db), log: createLogger('warn') });

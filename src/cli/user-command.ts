@@ -5,6 +5,7 @@ import { openDatabase } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
 import { postChangesOn } from '../kernel/commit.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /**
  * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in
@@ -157,7 +158,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const db = openDatabase(config.dataDir);
   try {
-    const accounts = new AccountService({ db, posts: new PostRepository(db), changes: postChangesOn(db) });
+    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
     const result = await sub.run(accounts, parsed);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

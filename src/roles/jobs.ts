@@ -3,12 +3,14 @@ import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import type { Logger } from '../log.ts';
 import { ImageStore } from '../media/store/image-store.ts';
+import { postChangesOn, type PostChanges } from '../kernel/commit.ts';
 import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { closeCore, openCore, openSearch, type Core, type SearchParts } from './wiring.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires. Each opens only what its command
@@ -25,6 +27,8 @@ export interface IndexJob extends SearchParts {
   db: Db;
   postRepository: PostRepository;
   outbox: Outbox;
+  /** verify --repair commits through it */
+  changes: PostChanges;
   relay: OutboxRelay;
   close(): Promise<void>;
 }
@@ -32,7 +36,8 @@ export interface IndexJob extends SearchParts {
 export async function openIndexJob(config: Config, log: Logger): Promise<IndexJob> {
   const search = await openSearch(config, log);
   const db = openDatabase(config.dataDir);
-  const postRepository = new PostRepository(db);
+  const users = new UserRepository(db);
+  const postRepository = new PostRepository(db, users);
   const outbox = new Outbox(db);
   return {
     config,
@@ -41,6 +46,7 @@ export async function openIndexJob(config: Config, log: Logger): Promise<IndexJo
     ...search,
     postRepository,
     outbox,
+    changes: postChangesOn(db, users),
     relay: new OutboxRelay(outbox, postRepository, search.postsIndex, log),
     async close() {
       await search.es.close();
@@ -61,7 +67,7 @@ export interface FilesJob {
 
 export function openFilesJob(config: Config, log: Logger): FilesJob {
   const db = openDatabase(config.dataDir);
-  const posts = new PostRepository(db);
+  const posts = new PostRepository(db, new UserRepository(db));
   const images = new ImageStore(config.dataDir, db, posts);
   const hashPool = createHashPool({ workers: config.hashWorkers });
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: new ThumbnailQueue(db), posts, log });

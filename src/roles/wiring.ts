@@ -23,6 +23,7 @@ import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -60,6 +61,8 @@ export interface Core extends SearchParts {
   db: Db;
   postRepository: PostRepository;
   outbox: Outbox;
+  /** the commit step of every post write */
+  changes: PostChanges;
   /** applies changes on demand (applyNow); only the server starts its polling loop */
   relay: OutboxRelay;
   accounts: AccountService;
@@ -79,7 +82,9 @@ export interface Core extends SearchParts {
 
 /** Constructs every service on an open database and search index; starts nothing. */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  const postRepository = new PostRepository(db);
+  // Posts and versions show users' names; the users table is the accounts' to read.
+  const userNames = new UserRepository(db);
+  const postRepository = new PostRepository(db, userNames);
   const outbox = new Outbox(db);
   const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
   const images = new ImageStore(config.dataDir, db, postRepository);
@@ -88,12 +93,11 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
   const webhookRepository = new WebhookRepository(db);
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  const versions = new VersionRepository(db);
+  const versions = new VersionRepository(db, userNames);
   // Every post write commits through this: outbox row, version, webhook deliveries (which the
   // server's dispatcher sends; a job's wake-up finds no dispatcher running and is harmless).
   const changes = new PostChanges({
     db,
-    posts: postRepository,
     outbox,
     versions,
     webhooks: webhookRepository,
@@ -113,6 +117,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
+    changes,
     relay,
     accounts,
     hashPool,

@@ -3,7 +3,7 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import { diffMetadata, metadataOf, sortedTags } from '../kernel/diff.ts';
+import { diffMetadata, metadataOf, sortedTags, type MetadataDiff } from '../kernel/diff.ts';
 import type { OutboxRow } from '../kernel/outbox.ts';
 import { imageUrl } from '../kernel/media-names.ts';
 import type { PostRecord, Rating } from '../kernel/post-record.ts';
@@ -28,11 +28,8 @@ export interface ChangeData<T> {
   New: T;
 }
 
-export interface ChangesData {
-  text?: ChangeData<string>;
-  tags?: ChangeData<string[]>;
-  rating?: ChangeData<PayloadRating>;
-}
+/** The kernel's diff as templates see it: Old/New, and the payload's spelling of the rating. */
+export type ChangesData = { [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']> };
 
 export interface EventData {
   ImageID: number;
