@@ -47,6 +47,7 @@ export class PostChanges {
 
   /** A new post, as `posts.getBySeq` reads it back after its insert. */
   created(post: PostRecord, initiator: Initiator | null): OutboxRow {
+    this.inTransaction('PostChanges.created');
     this.deps.thumbnails.enqueue(post.id, imageName(post));
     this.recordVersion(post, initiator, post.createdAt);
     return this.append('create', { post }, initiator);
@@ -57,6 +58,7 @@ export class PostChanges {
    * its event, but is no new version.
    */
   updated(before: PostRecord, after: PostRecord, initiator: Initiator): OutboxRow {
+    this.inTransaction('PostChanges.updated');
     const previous = metadataOf(before);
     if (!isEmptyDiff(diffMetadata(previous, metadataOf(after)))) this.recordVersion(after, initiator, after.updatedAt);
     return this.append('update', { post: after, previous: { ...previous, tags: [...previous.tags] } }, initiator);
@@ -89,6 +91,7 @@ export class PostChanges {
   }
 
   private append(event: OutboxEventKind, payload: OutboxPayload, initiator: Initiator | null, postVersion?: number): OutboxRow {
+    // Nothing may be written outside the change's transaction: checked before the first write.
     this.inTransaction(`PostChanges (${event})`);
     const row = this.deps.outbox.append(event, payload, initiator?.id ?? null, postVersion);
     if (row.event !== 'reindex' && initiator !== null) {
