@@ -14,7 +14,7 @@ import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions
 import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
-import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';

@@ -14,6 +14,9 @@ import { PostHistory } from '../posts/versions/history.ts';
 import { VersionRepository } from '../posts/versions/repository.ts';
 import { TagRepository } from '../tags/repository.ts';
 import { TagService } from '../tags/service.ts';
+import { ImageSearchService } from '../search/image-search/service.ts';
+import { PostSearchService } from '../search/post-search/service.ts';
+import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/image-store.ts';
 import { ThumbnailQueue } from '../thumbnails/queue.ts';
@@ -75,6 +78,9 @@ export interface Core extends SearchParts {
   webhooks: WebhookService;
   /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
   webhookDispatcher: Dispatcher;
+  postSearch: PostSearchService;
+  imageSearch: ImageSearchService;
+  similar: SimilarService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -98,6 +104,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  const engine = { ...search, postRepository, config };
   return {
     config,
     log,
@@ -118,6 +125,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhookRepository,
     webhooks,
     webhookDispatcher,
+    postSearch: new PostSearchService(engine),
+    imageSearch: new ImageSearchService(engine),
+    similar: new SimilarService({ ...engine, hashPool }),
   };
 }
 
