@@ -43,17 +43,82 @@ export interface SearchParts {
   postsIndex: PostsIndex;
 }
 
+/**
+ * The Elasticsearch client and the posts index, not yet prepared: restore must first check that
+ * the index does not exist, which preparing it would make true.
+ */
+export async function connectSearch(config: Config, log: Logger): Promise<SearchParts> {
+  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
+  return { es, postsIndex: new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas) };
+}
+
 /** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
 export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
-  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
+  const search = await connectSearch(config, log);
   try {
-    await postsIndex.ensure();
+    await search.postsIndex.ensure();
   } catch (err) {
     // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });
   }
-  return { es, postsIndex };
+  return search;
+}
+
+/** The post tables and the outbox every post change appends to. */
+export interface PostParts {
+  db: Db;
+  postRepository: PostRepository;
+  outbox: Outbox;
+}
+
+export function wirePosts(db: Db): PostParts {
+  return { db, postRepository: new PostRepository(db), outbox: new Outbox(db) };
+}
+
+/** The post tables with the relay that applies their outbox to the search index (on demand: applyNow). */
+export interface IndexParts extends PostParts, SearchParts {
+  relay: OutboxRelay;
+}
+
+export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): IndexParts {
+  return { ...posts, ...search, relay: new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log) };
+}
+
+/** The image files, the worker pool and the thumbnail maker. */
+export interface FileParts {
+  images: ImageStore;
+  hashPool: HashPool;
+  thumbnailQueue: ThumbnailQueue;
+  thumbnailer: Thumbnailer;
+}
+
+/**
+ * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
+ * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
+ */
+export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
+  const images = new ImageStore(config.dataDir, posts.db, posts.postRepository);
+  const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
+  const thumbnailQueue = new ThumbnailQueue(posts.db);
+  const thumbnailer = new Thumbnailer({
+    images,
+    hashPool,
+    queue: thumbnailQueue,
+    posts: posts.postRepository,
+    log,
+    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
+  });
+  return { images, hashPool, thumbnailQueue, thumbnailer };
+}
+
+/**
+ * Accounts. `web`: what logging in needs (the session secret, read or created in DATA_DIR, and the
+ * log of failed logins); `imgpost user` goes without, so it never creates the secret.
+ */
+export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
+  const { db, postRepository, outbox } = posts;
+  if (!web) return new AccountService({ db, posts: postRepository, outbox });
+  return new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
 }
 
 /** Every service of the application, constructed and idle. */
@@ -85,14 +150,10 @@ export interface Core extends SearchParts {
 
 /** Constructs every service on an open database and search index; starts nothing. */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  const postRepository = new PostRepository(db);
-  const outbox = new Outbox(db);
-  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
-  const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
-  const images = new ImageStore(config.dataDir, db, postRepository);
-  const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
-  const thumbnailQueue = new ThumbnailQueue(db);
-  const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
+  const posts = wirePosts(db);
+  const { postRepository, outbox, relay } = wireIndex(posts, search, log);
+  const accounts = wireAccounts(posts, { config, log });
+  const { images, hashPool, thumbnailQueue, thumbnailer } = wireFiles(config, log, posts, true);
   const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
   // Before anything writes (jobs included): every post change records its version.
   const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
