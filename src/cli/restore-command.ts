@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { makeMissingThumbnails, rebuildIndex } from '../backup/after-restore.ts';
 import { ManifestError } from '../backup/manifest.ts';
 import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } from '../backup/restore.ts';
@@ -6,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { connectSearchJob, openRestoredJob } from '../roles/jobs.ts';
 import { createProgress } from '../search/progress.ts';
+import { parseCommand } from './args.ts';
 
 const USAGE = `Usage: imgpost restore SRC [--replace-index] [--skip-reindex] [--json]
 
@@ -28,31 +28,10 @@ failed restore removes what it wrote), 2 usage error.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'replace-index': { type: 'boolean' },
-        'skip-reindex': { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`imgpost restore: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const options = { 'replace-index': { type: 'boolean' }, 'skip-reindex': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const parsed = parseCommand('restore', USAGE, { args, allowPositionals: true, options }, 'SRC');
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`imgpost restore: ${positionals.length ? 'exactly one SRC' : 'SRC is missing'}\n\n${USAGE}`);
-    return 2;
-  }
   const config = loadConfig();
   const fail = (message: string) => {
     process.stderr.write(`imgpost restore: ${message}\n`);

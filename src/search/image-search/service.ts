@@ -1,11 +1,6 @@
-import type { Config } from '../../config.ts';
-import type { EsClient } from '../../elasticsearch/client.ts';
-import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import { imageUrl, thumbnailUrl } from '../../media/urls.ts';
-import type { PostRepository } from '../../posts/repository.ts';
 import { SMALL_THUMBNAIL } from '../../thumbnails/sizes.ts';
-import { searchPage, translateEsError } from '../engine.ts';
-import { resolveLongNeedles } from '../long-needles.ts';
+import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
 import type { ImageSearchRequest } from './schema.ts';
@@ -27,32 +22,22 @@ export interface ImageSearchResult {
   facets?: Facets;
 }
 
-export interface ImageSearchDeps {
-  es: EsClient;
-  postsIndex: PostsIndex;
-  postRepository: PostRepository;
-  /** read per search: tests (and proxies) set mediaUrl after start-up */
-  config: Pick<Config, 'mediaUrl'>;
-}
-
 /**
  * `/image/search` (spec §4.11, decisions §7): the engine finds the page of post numbers, SQLite (the
  * source of truth) gives the posts in the same order; a post deleted in between drops out.
  */
 export class ImageSearchService {
-  constructor(private readonly deps: ImageSearchDeps) {}
+  constructor(private readonly deps: SearchDeps) {}
 
   async search(request: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
-    const { es, postsIndex, postRepository, config } = this.deps;
+    const { postRepository, config } = this.deps;
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
-    const resolved = await resolveLongNeedles(es, postsIndex.alias, needles).catch(translateEsError);
-    const page = await searchPage(es, {
-      index: postsIndex.alias,
+    const page = await findPage(this.deps, needles, (resolved) => ({
       query: buildImageQuery(request.conditions, resolved),
       sort: buildImageSort(request),
       ...paging,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
-    });
+    }));
     const images: ImageSearchImage[] = postRepository.getManyBySeq(page.keys.map(Number)).map((p) => ({
       text: p.text,
       rating: p.rating,

@@ -1,11 +1,9 @@
-import type { Config } from '../../config.ts';
-import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import type { Transform } from '../../hashing/dihedral.ts';
 import type { HashPool } from '../../hashing/pool.ts';
 import { imageUrl } from '../../media/urls.ts';
 import { imageName } from '../../posts/post-record.ts';
-import type { PostRepository } from '../../posts/repository.ts';
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
+import type { SearchDeps } from '../page-of-posts.ts';
 import type { SimilarQuery } from './schema.ts';
 
 export interface SimilarItem {
@@ -17,12 +15,9 @@ export interface SimilarItem {
   transform?: Transform;
 }
 
-export interface SimilarDeps {
-  postsIndex: PostsIndex;
-  postRepository: PostRepository;
+/** The engine is reached through postsIndex's client. */
+export interface SimilarDeps extends Omit<SearchDeps, 'es'> {
   hashPool: HashPool;
-  /** read per search: tests (and proxies) set mediaUrl after start-up */
-  config: Pick<Config, 'mediaUrl'>;
 }
 
 /** `/api/post/similar` (spec §4.10, decisions §5): the posts whose image hash is near an upload's. */
