@@ -25,7 +25,7 @@ import type { Db } from './db/sqlite.ts';
 import type { PostsIndex } from './elasticsearch/posts-index.ts';
 import type { Logger } from './log.ts';
 import type { AccountService } from './accounts/service.ts';
-import type { ImageStore } from './media/image-store.ts';
+import type { ImageStore } from './media/store/image-store.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
 import type { PostHistory } from './posts/versions/history.ts';

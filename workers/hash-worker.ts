@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { dihedralHashes, type Transform } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { IMAGE_FORMATS, type ImageFormat } from '../src/media/formats.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
 export interface ImageInfo {
   format: ImageFormat;

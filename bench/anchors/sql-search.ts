@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../src/db/sqlite.ts';
 import { toPostView, type PostView } from '../../src/posts/post-view.ts';
-import type { PostRepository } from '../../src/posts/repository.ts';
+import type { PostRepository } from '../../src/kernel/post-repository.ts';
 
 export interface SearchSpec {
   tag?: string;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import type { Progress } from '../search/progress.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from '../thumbnails/sizes.ts';
+import { THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';
 import { copyHashed, createThrottle, hashFile, tryLink } from './files.ts';

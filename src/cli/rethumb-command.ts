@@ -3,7 +3,7 @@ import { createLogger } from '../log.ts';
 import { openFilesJob } from '../roles/jobs.ts';
 import { createProgress } from '../search/progress.ts';
 import { parseCommand } from './args.ts';
-import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import { rethumb } from '../thumbnails/rethumb.ts';
 
 const USAGE = `Usage: imgpost rethumb [--missing] [--json]

@@ -5,9 +5,9 @@ import type { Config } from '../config.ts';
 import type { EsClient } from '../elasticsearch/client.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { AppState } from '../http/context.ts';
-import type { Outbox } from '../outbox/outbox.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
-import type { ThumbnailQueue } from '../thumbnails/queue.ts';
+import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { RequestRecord } from './request-log.ts';
 

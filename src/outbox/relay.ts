@@ -1,8 +1,8 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { IndexChange, PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import type { Outbox, OutboxRow } from './outbox.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 1000;

@@ -1,5 +1,5 @@
-import { imageUrl, thumbnailUrls } from '../media/urls.ts';
-import { imageName, type PostRecord } from './post-record.ts';
+import { imageName, imageUrl, thumbnailUrls } from '../kernel/media-names.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
 
 /** The spec's Post (§2), as every endpoint returns it. `uploader` may be replaced by Self on create. */
 export interface PostView {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { WebhookRepository } from '../webhooks/repository.ts';
+import type { Outbox } from '../kernel/outbox.ts';
+import type { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 
 export interface RetentionDeps {
   db: Db;

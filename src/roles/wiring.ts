@@ -4,27 +4,27 @@ import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import { Outbox } from '../outbox/outbox.ts';
+import { PostChanges } from '../kernel/commit.ts';
+import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../posts/repository.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
 import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
-import { VersionRepository } from '../posts/versions/repository.ts';
-import { TagRepository } from '../tags/repository.ts';
+import { VersionRepository } from '../kernel/version-repository.ts';
+import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
-import { ImageStore } from '../media/image-store.ts';
-import { ThumbnailQueue } from '../thumbnails/queue.ts';
+import { ImageStore } from '../media/store/image-store.ts';
+import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
-import { attachFanOut } from '../webhooks/fan-out.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../webhooks/repository.ts';
+import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 
 /**
@@ -64,15 +64,32 @@ export async function openSearch(config: Config, log: Logger): Promise<SearchPar
   return search;
 }
 
-/** The post tables and the outbox every post change appends to. */
+/**
+ * The post tables and the one commit step every post write goes through (outbox row, version,
+ * webhook deliveries, thumbnail job: src/kernel/commit.ts).
+ */
 export interface PostParts {
   db: Db;
   postRepository: PostRepository;
   outbox: Outbox;
+  versions: VersionRepository;
+  webhookRepository: WebhookRepository;
+  thumbnailQueue: ThumbnailQueue;
+  changes: PostChanges;
 }
 
-export function wirePosts(db: Db): PostParts {
-  return { db, postRepository: new PostRepository(db), outbox: new Outbox(db) };
+/**
+ * `onCommitted` wakes whatever sends the deliveries a change queued: the server's dispatcher. A job
+ * has none running and leaves its deliveries to the server.
+ */
+export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts {
+  const postRepository = new PostRepository(db);
+  const outbox = new Outbox(db);
+  const versions = new VersionRepository(db);
+  const webhookRepository = new WebhookRepository(db);
+  const thumbnailQueue = new ThumbnailQueue(db);
+  const changes = new PostChanges({ db, posts: postRepository, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
+  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes };
 }
 
 /** The post tables with the relay that applies their outbox to the search index (on demand: applyNow). */
@@ -88,7 +105,6 @@ export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): I
 export interface FileParts {
   images: ImageStore;
   hashPool: HashPool;
-  thumbnailQueue: ThumbnailQueue;
   thumbnailer: Thumbnailer;
 }
 
@@ -99,16 +115,15 @@ export interface FileParts {
 export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
   const images = new ImageStore(config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
-  const thumbnailQueue = new ThumbnailQueue(posts.db);
   const thumbnailer = new Thumbnailer({
     images,
     hashPool,
-    queue: thumbnailQueue,
+    queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,
     ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
   });
-  return { images, hashPool, thumbnailQueue, thumbnailer };
+  return { images, hashPool, thumbnailer };
 }
 
 /**
@@ -116,9 +131,9 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
  * log of failed logins); `imgpost user` goes without, so it never creates the secret.
  */
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
-  const { db, postRepository, outbox } = posts;
-  if (!web) return new AccountService({ db, posts: postRepository, outbox });
-  return new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
+  const { db, postRepository, changes } = posts;
+  if (!web) return new AccountService({ db, posts: postRepository, changes });
+  return new AccountService({ db, posts: postRepository, changes, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
 }
 
 /** Every service of the application, constructed and idle. */
@@ -150,20 +165,17 @@ export interface Core extends SearchParts {
 
 /** Constructs every service on an open database and search index; starts nothing. */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  const posts = wirePosts(db);
-  const { postRepository, outbox, relay } = wireIndex(posts, search, log);
+  // Every post write commits through posts.changes; its deliveries wake the dispatcher (started
+  // by the server only; a job's wake-up finds it idle and is harmless).
+  const posts = wirePosts(db, () => webhookDispatcher.kick());
+  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes, relay } = wireIndex(posts, search, log);
+  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true);
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
-  const { images, hashPool, thumbnailQueue, thumbnailer } = wireFiles(config, log, posts, true);
-  const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
-  // Before anything writes (jobs included): every post change records its version.
-  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
-  history.attachTo(outbox);
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config });
+  const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
-  // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
-  const webhookRepository = new WebhookRepository(db);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
   return {

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { EsClient } from '../elasticsearch/client.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
-import type { PostRepository } from '../posts/repository.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import type { NeedleMatches } from './clauses.ts';
 import { searchPage, translateEsError, type Page, type PageRequest } from './engine.ts';
 import { resolveLongNeedles } from './long-needles.ts';

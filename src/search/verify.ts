@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../db/sqlite.ts';
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { PostRecord } from '../posts/post-record.ts';
-import type { PostRepository } from '../posts/repository.ts';
+import type { Outbox } from '../kernel/outbox.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import { silentProgress, type Progress } from './progress.ts';
 
 export interface VerifyDeps {

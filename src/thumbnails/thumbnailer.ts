@@ -4,11 +4,10 @@ import path from 'node:path';
 import type { HashPool } from '../hashing/pool.ts';
 import type { PoolPriority } from '../hashing/priority-queue.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/image-store.ts';
-import { imageName } from '../posts/post-record.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import type { ThumbnailQueue } from './queue.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
+import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 
 export interface ThumbnailerDeps {
   images: ImageStore;

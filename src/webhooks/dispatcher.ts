@@ -19,9 +19,9 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../log.ts';
-import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import { EventBodies } from './event-bodies.ts';
-import type { AttemptRow, DeliveryResult, DeliveryRow, DeliveryTarget, WebhookRepository } from './repository.ts';
+import type { AttemptRow, DeliveryResult, DeliveryRow, DeliveryTarget, WebhookRepository } from './store/webhook-repository.ts';
 import { postWebhook, SendTimeoutError } from './send.ts';
 import { checkUrlShape, createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 

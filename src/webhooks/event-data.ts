@@ -3,12 +3,13 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
-import { imageUrl } from '../media/urls.ts';
-import type { PostRecord, Rating } from '../posts/post-record.ts';
+import { diffMetadata, metadataOf, sortedTags } from '../kernel/diff.ts';
+import type { OutboxRow } from '../kernel/outbox.ts';
+import { imageUrl } from '../kernel/media-names.ts';
+import type { PostRecord, Rating } from '../kernel/post-record.ts';
+import type { PostEventKind } from './store/events.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
 
-export const EVENT_KINDS = ['create', 'update', 'delete'] as const satisfies readonly PostEventKind[];
 
 /** Used when a webhook has no template of its own. */
 export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
@@ -76,17 +77,14 @@ function change<T>(oldValue: T, newValue: T): ChangeData<T> {
   });
 }
 
-const sortedNames = (names: Iterable<string>): string[] => [...new Set(names)].sort();
-
-/** Only what changed; tags compared as sets. A missing key reads as empty in templates, not an error. */
+/** Only what changed (the kernel's one diff); a missing key reads as empty in templates, not an error. */
 export function computeChanges(event: PostEventKind, post: EventFacts['post'], previous: EventFacts['previous']): ChangesData {
   const changes: ChangesData = {};
   if (event === 'update' && previous) {
-    if (previous.text !== post.text) changes.text = change(previous.text, post.text);
-    const oldTags = sortedNames(previous.tags);
-    const newTags = sortedNames(post.tags.map((t) => t.name));
-    if (oldTags.length !== newTags.length || oldTags.some((t, i) => t !== newTags[i])) changes.tags = change(oldTags, newTags);
-    if (previous.rating !== post.rating) changes.rating = change(payloadRating(previous.rating), payloadRating(post.rating));
+    const diff = diffMetadata(previous, metadataOf(post));
+    if (diff.text) changes.text = change(diff.text.old, diff.text.new);
+    if (diff.tags) changes.tags = change(diff.tags.old, diff.tags.new);
+    if (diff.rating) changes.rating = change(payloadRating(diff.rating.old), payloadRating(diff.rating.new));
   }
   return hidden(changes, lenientKeys, true);
 }
@@ -99,7 +97,7 @@ export function buildEventData(f: EventFacts): TemplateRoot {
       ImageID: post.seq,
       Text: post.text,
       Rating: payloadRating(post.rating),
-      Tags: sortedNames(post.tags.map((t) => t.name)),
+      Tags: sortedTags(post.tags.map((t) => t.name)),
       ImageURL: imageUrl(f.mediaUrl, post),
       CreatedAt: new Date(post.createdAt),
       Uploader: post.uploaderId !== null && post.uploaderName !== null ? person(post.uploaderId, post.uploaderName) : null,

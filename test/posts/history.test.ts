@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { importDirectory } from '../../src/posts/import.ts';
-import { VersionRepository, type VersionRecord } from '../../src/posts/versions/repository.ts';
+import { VersionRepository, type VersionRecord } from '../../src/kernel/version-repository.ts';
 import { silentProgress } from '../../src/search/progress.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';

@@ -1,4 +1,4 @@
-import { RATINGS, type Rating } from '../../posts/post-record.ts';
+import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 import type { Condition, Facet } from './schema.ts';
 
 /** `/image/search` facets (decisions §11): counts over the whole result, from aggregations. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
-import { RATINGS, type Rating } from '../../posts/post-record.ts';
+import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 
 /** `POST /image/search` request shapes (spec §4.11, decisions §7). */
 

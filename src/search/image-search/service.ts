@@ -1,5 +1,4 @@
-import { imageUrl, thumbnailUrl } from '../../media/urls.ts';
-import { SMALL_THUMBNAIL } from '../../thumbnails/sizes.ts';
+import { imageUrl, SMALL_THUMBNAIL, thumbnailUrl } from '../../kernel/media-names.ts';
 import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';

@@ -1,7 +1,6 @@
 import type { Transform } from '../../hashing/dihedral.ts';
 import type { HashPool } from '../../hashing/pool.ts';
-import { imageUrl } from '../../media/urls.ts';
-import { imageName } from '../../posts/post-record.ts';
+import { imageName, imageUrl } from '../../kernel/media-names.ts';
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
 import type { SimilarQuery } from './schema.ts';

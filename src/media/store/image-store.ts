@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../db/sqlite.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../thumbnails/sizes.ts';
+import type { Db } from '../../db/sqlite.ts';
+import type { PostRepository } from '../../kernel/post-repository.ts';
+import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
 
 /** A thumbnail written to a temporary path, waiting to be moved in with its image. */
 export interface TempThumbnail {

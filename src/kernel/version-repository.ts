@@ -1,5 +1,5 @@
-import type { Db } from '../../db/sqlite.ts';
-import type { Rating } from '../post-record.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { Rating } from './post-record.ts';
 
 /** A version as stored; `tags` in the order they were written (readers sort). */
 export interface VersionRecord {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import { foldTag } from '../tags/fold.ts';
+import { foldTag } from './tag-fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 
 interface PostRow {
@@ -168,18 +168,42 @@ export class PostRepository {
       )
       .run(post.id, post.text, post.rating, post.ext, post.mime, post.width, post.height, post.hash, post.uploaderId, post.aggr ?? null, post.createdAt, post.createdAt);
     const seq = Number(info.lastInsertRowid);
-    this.setTags(seq, post.tags);
+    this.addTags(seq, post.tags);
     return seq;
+  }
+
+  /**
+   * Posts written in bulk with their own last-change time and version (the seeder, through
+   * PostChanges.seeded): read lazily, so a million need not sit in memory.
+   */
+  insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
+    const insert = this.stmt(
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const p of posts) {
+      const info = insert.run(p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploaderId, p.aggr ?? null, p.createdAt, p.updatedAt, p.version);
+      this.addTags(Number(info.lastInsertRowid), p.tags);
+    }
+  }
+
+  /** Creates the tags among `names` that do not exist yet, in the order given (their ids follow it). */
+  ensureTags(names: Iterable<string>): void {
+    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
+    const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+    for (const name of names) create.run(name, foldTag(name));
   }
 
   /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
-    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
-    const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+    this.addTags(seq, names);
+  }
+
+  private addTags(seq: number, names: readonly string[]): void {
     const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
     for (const name of names) {
-      create.run(name, foldTag(name));
+      this.ensureTags([name]);
       link.run(seq, name);
     }
   }
