@@ -1,18 +1,8 @@
-import { imageUrl, SMALL_THUMBNAIL, thumbnailUrl } from '../../kernel/media-names.ts';
+import { toImageSearchImage, type ImageSearchImage } from '../../kernel/views.ts';
 import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
 import type { ImageSearchRequest } from './schema.ts';
-
-export interface ImageSearchImage {
-  text: string;
-  rating: string;
-  id: number;
-  imageUrl: string;
-  /** the 320 px WebP thumbnail */
-  thumbnailUrl: string;
-  tags: string[];
-}
 
 export interface ImageSearchResult {
   total: number;
@@ -37,14 +27,7 @@ export class ImageSearchService {
       ...paging,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
     }));
-    const images: ImageSearchImage[] = postRepository.getManyBySeq(page.keys.map(Number)).map((p) => ({
-      text: p.text,
-      rating: p.rating,
-      id: p.seq,
-      imageUrl: imageUrl(config.mediaUrl, p),
-      thumbnailUrl: thumbnailUrl(config.mediaUrl, p.id, SMALL_THUMBNAIL),
-      tags: p.tags.map((t) => t.name),
-    }));
+    const images = postRepository.getManyBySeq(page.keys.map(Number)).map((p) => toImageSearchImage(p, config.mediaUrl));
     return { total: page.total, images, ...(request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {}) };
   }
 }

@@ -1,4 +1,4 @@
-import { toPostView, type PostView } from '../../posts/post-view.ts';
+import { toPostView, type PostView } from '../../kernel/views.ts';
 import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { buildQuery, buildSort } from './query.ts';
 import type { SearchRequest } from './schema.ts';

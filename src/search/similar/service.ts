@@ -1,18 +1,8 @@
-import type { Transform } from '../../hashing/dihedral.ts';
 import type { HashPool } from '../../hashing/pool.ts';
-import { imageName, imageUrl } from '../../kernel/media-names.ts';
+import { toSimilarItem, type SimilarItem } from '../../kernel/views.ts';
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
 import type { SimilarQuery } from './schema.ts';
-
-export interface SimilarItem {
-  id: string;
-  image: string;
-  imageURL: string;
-  diff: number;
-  /** only when the request asked for the dihedral transforms */
-  transform?: Transform;
-}
 
 /** The engine is reached through postsIndex's client. */
 export interface SimilarDeps extends Omit<SearchDeps, 'es'> {
@@ -36,8 +26,7 @@ export class SimilarService {
     const similar = matches.flatMap((m) => {
       const p = posts.get(m.id);
       if (!p) return [];
-      const item: SimilarItem = { id: p.id, image: imageName(p), imageURL: imageUrl(config.mediaUrl, p), diff: m.diff };
-      return ['transform' in m ? { ...item, transform: m.transform } : item];
+      return [toSimilarItem(p, config.mediaUrl, m.diff, 'transform' in m ? m.transform : undefined)];
     });
     return { hash: info.hash, similar };
   }
