@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { UserRepository } from '../src/accounts/user-repository.ts';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
 import { postChangesOn, type Initiator, type PostChanges } from '../src/kernel/commit.ts';
@@ -176,12 +177,12 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const agent = new http.Agent({ keepAlive: true });
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
-    const posts = new PostRepository(db).list(0, perHook);
+    const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
     // The service's commit step minus its wake-up call: the dispatcher is started once the whole
     // backlog is queued.
-    const changes = postChangesOn(db);
+    const changes = postChangesOn(db, new UserRepository(db));
     const customTemplates = Math.floor(opts.receivers / 2);
     const hooks: WebhookRow[] = receivers.ports.map(
       (port, i) =>

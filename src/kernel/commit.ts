@@ -15,8 +15,9 @@ import { imageName } from './media-names.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { Outbox, type OutboxEventKind, type OutboxPayload, type OutboxRow } from './outbox.ts';
 import type { PostRecord } from './post-record.ts';
-import { PostRepository, type NewPost } from './post-repository.ts';
+import type { NewPost, PostRepository } from './post-repository.ts';
 import { ThumbnailQueue } from './thumbnail-jobs.ts';
+import type { UserNames } from './user-names.ts';
 import { VersionRepository } from './version-repository.ts';
 
 /** Who made a change through the API; null for changes no request made (imports, account removal). */
@@ -30,7 +31,6 @@ export type SeededPost = NewPost & { updatedAt: string; version: number };
 
 export interface PostChangesDeps {
   db: Db;
-  posts: PostRepository;
   outbox: Outbox;
   versions: VersionRepository;
   webhooks: Pick<WebhookRepository, 'enqueue'>;
@@ -77,9 +77,9 @@ export class PostChanges {
    * reindexes afterwards), no deliveries and no thumbnails (they have no files); each gets its
    * version 1 from its stored state, as migration 007 gave older posts.
    */
-  seeded(batch: Iterable<SeededPost>): void {
+  seeded(posts: Pick<PostRepository, 'insertSeeded'>, batch: Iterable<SeededPost>): void {
     this.inTransaction('PostChanges.seeded');
-    this.deps.posts.insertSeeded(batch);
+    posts.insertSeeded(batch);
     this.deps.versions.backfillFirstVersions();
   }
 
@@ -107,14 +107,14 @@ export class PostChanges {
 
 /**
  * The commit step with table objects of its own on `db`, for writers outside the roles' wiring
- * (the seeder, which starts no dispatcher: nothing to wake).
+ * (the seeder, the CLI's jobs, tools). `onCommitted` defaults to nothing: those writers queue no
+ * deliveries (no initiator), or leave their sending to the server's dispatcher.
  */
-export const postChangesOn = (db: Db, onCommitted: () => void = () => {}): PostChanges =>
+export const postChangesOn = (db: Db, users: UserNames, onCommitted: () => void = () => {}): PostChanges =>
   new PostChanges({
     db,
-    posts: new PostRepository(db),
     outbox: new Outbox(db),
-    versions: new VersionRepository(db),
+    versions: new VersionRepository(db, users),
     webhooks: new WebhookRepository(db),
     thumbnails: new ThumbnailQueue(db),
     onCommitted,

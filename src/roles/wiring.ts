@@ -26,6 +26,7 @@ import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -83,12 +84,14 @@ export interface PostParts {
  * has none running and leaves its deliveries to the server.
  */
 export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts {
-  const postRepository = new PostRepository(db);
+  // Posts and versions show users' names; the users table is the accounts' to read.
+  const userNames = new UserRepository(db);
+  const postRepository = new PostRepository(db, userNames);
   const outbox = new Outbox(db);
-  const versions = new VersionRepository(db);
+  const versions = new VersionRepository(db, userNames);
   const webhookRepository = new WebhookRepository(db);
   const thumbnailQueue = new ThumbnailQueue(db);
-  const changes = new PostChanges({ db, posts: postRepository, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
+  const changes = new PostChanges({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
   return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes };
 }
 
@@ -145,6 +148,8 @@ export interface Core extends SearchParts {
   outbox: Outbox;
   /** applies changes on demand (applyNow); only the server starts its polling loop */
   relay: OutboxRelay;
+  /** the commit step of every post write */
+  changes: PostChanges;
   accounts: AccountService;
   hashPool: HashPool;
   images: ImageStore;
@@ -185,6 +190,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
+    changes,
     relay,
     accounts,
     hashPool,

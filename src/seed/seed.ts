@@ -99,12 +99,14 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   }
   for (let i = 1; i < times.length; i++) times[i] = Math.max(times[i], times[i - 1]);
 
-  const changes = postChangesOn(db);
+  const userTable = new UserRepository(db);
+  const postTable = new PostRepository(db, userTable);
+  const changes = postChangesOn(db, userTable);
   let users: { id: number; name: string }[] = [];
   db.transaction(() => {
-    users = makeUsers(new UserRepository(db), rnd, opts.users ?? 20);
+    users = makeUsers(userTable, rnd, opts.users ?? 20);
     // Every tag first, in order (their ids follow it), used or not.
-    new PostRepository(db).ensureTags(tagNames);
+    postTable.ensureTags(tagNames);
     // Cluster members land on random posts.
     const slotAt = new Map<number, { cluster: number; hash: string }>();
     for (const slot of clusterSlots) {
@@ -140,7 +142,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         };
       }
     }
-    changes.seeded(posts());
+    changes.seeded(postTable, posts());
   }).immediate();
   return { count: opts.count, users, tags: tagNames, clusters };
 }

@@ -3,7 +3,7 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import { diffMetadata, metadataOf } from '../kernel/diff.ts';
+import { diffMetadata, metadataOf, type MetadataDiff } from '../kernel/diff.ts';
 import type { OutboxRow } from '../kernel/outbox.ts';
 import type { Rating } from '../kernel/post-record.ts';
 import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPost, type WebhookPostFacts } from '../kernel/views.ts';
@@ -27,11 +27,8 @@ export interface ChangeData<T> {
   New: T;
 }
 
-export interface ChangesData {
-  text?: ChangeData<string>;
-  tags?: ChangeData<string[]>;
-  rating?: ChangeData<PayloadRating>;
-}
+/** The kernel's diff as templates see it: Old/New, and the payload's spelling of the rating. */
+export type ChangesData = { [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']> };
 
 /** The post's view (src/kernel/views.ts) with the uploader as templates see it, and the changes. */
 export interface EventData extends Omit<WebhookPost, 'Uploader'> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { postChangesOn } from '../../src/kernel/commit.ts';
@@ -96,7 +97,7 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.not(accessKey, self.accessKey);
   {
     const db = openDatabase(dir);
-    const accounts = new AccountService({ db, posts: new PostRepository(db), changes: postChangesOn(db) });
+    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
     t.is(accounts.authenticateKey(self.accessKey), undefined, 'old key no longer works');
     t.like(accounts.authenticateKey(accessKey), { name: 'alice_1', permission: 65310 });
     db.close();

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from '../../src/accounts/access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../../src/accounts/passwords.ts';
 import { AccountService } from '../../src/accounts/service.ts';
@@ -121,8 +122,8 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const posts = new PostRepository(db);
-  const accounts = new AccountService({ db, posts, changes: postChangesOn(db) });
+  const posts = new PostRepository(db, new UserRepository(db));
+  const accounts = new AccountService({ db, posts, changes: postChangesOn(db, new UserRepository(db)) });
   const owner = await accounts.createUser({ name: 'owner', password: 'password1' });
   const other = await accounts.createUser({ name: 'other', password: 'password1' });
   const insert = (uploaderId: number) =>
@@ -159,7 +160,7 @@ test('createUser: validation, unique names without regard to case, Self without 
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const accounts = new AccountService({ db, posts: new PostRepository(db), changes: postChangesOn(db) });
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });
   t.deepEqual(Object.keys(self).sort(), ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission']);
   t.like(self, { name: 'Carol_9', permission: 6, email: 'c@example.org' });

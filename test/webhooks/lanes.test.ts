@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { createLogger } from '../../src/log.ts';
 import { postChangesOn } from '../../src/kernel/commit.ts';
@@ -24,12 +25,12 @@ function setup(t: ExecutionContext) {
   const dir = tempDir('imgpost-lanes');
   const db = openDatabase(dir);
   const seed = seedPosts(db, { count: 150, seed: 3, users: 2 });
-  const posts = new PostRepository(db).list(0, 150);
+  const posts = new PostRepository(db, new UserRepository(db)).list(0, 150);
   const outbox = new Outbox(db);
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
-  const changes = postChangesOn(db, () => dispatcher.kick());
+  const changes = postChangesOn(db, new UserRepository(db), () => dispatcher.kick());
   t.teardown(async () => {
     await dispatcher.stop();
     db.close();

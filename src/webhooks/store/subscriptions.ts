@@ -24,14 +24,7 @@ export interface WebhookRow {
 
 export type DeliveryTarget = Pick<WebhookRow, 'id' | 'url' | 'secret' | 'template' | 'state'>;
 
-export interface NewWebhook {
-  ownerId: number;
-  label: string | null;
-  url: string;
-  secret: string;
-  events: PostEventKind[];
-  template: string | null;
-}
+export type NewWebhook = Pick<WebhookRow, 'ownerId' | 'label' | 'url' | 'secret' | 'events' | 'template'>;
 
 export type WebhookPatch = Partial<Pick<NewWebhook, 'label' | 'url' | 'secret' | 'events' | 'template'>>;
 
