@@ -5,7 +5,7 @@
  * the endpoint uses. In process and synchronous, so it pays no HTTP cost: a generous anchor.
  */
 import type { Db } from '../../src/db/sqlite.ts';
-import { toPostView, type PostView } from '../../src/posts/post-view.ts';
+import { toPostView, type PostView } from '../../src/kernel/views.ts';
 import type { PostRepository } from '../../src/kernel/post-repository.ts';
 
 export interface SearchSpec {

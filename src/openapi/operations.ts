@@ -14,7 +14,7 @@ import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions
 import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
-import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import * as S from './schemas.ts';
@@ -62,6 +62,16 @@ const searchDown: Record<number, Reply> = { 503: { ...error('the search index is
 const forbidden = error('the account lacks the permission this operation needs');
 const postNotFound = error('no post with this id (UUID or number); malformed ids too');
 const webhookNotFound = error('no webhook with this id among the caller\'s own');
+
+/** The operations endpoints are plain GETs: one line each rather than one block each. */
+const operationsGet = (path: string, operationId: string, summary: string, responses: Record<number, Reply>): Operation => ({
+  method: 'get',
+  path,
+  operationId,
+  tag: 'operations',
+  summary,
+  responses: { ...always, ...responses },
+});
 
 const postId = z.object({ id: z.string().openapi({ description: 'the post\'s UUID, or its number' }) });
 const webhookId = z.object({ id: z.string().uuid() });
@@ -355,34 +365,21 @@ export const OPERATIONS: Operation[] = [
       416: error('range not satisfiable'),
     },
   },
-  {
-    method: 'get', path: '/healthz', operationId: 'health', tag: 'operations',
-    summary: 'Liveness: the process answers',
-    responses: { ...always, 200: { description: 'alive', schema: S.Health } },
-  },
-  {
-    method: 'get', path: '/readyz', operationId: 'readiness', tag: 'operations',
-    summary: 'Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status',
-    responses: { ...always, 200: { description: 'ready', schema: S.Readiness }, 503: { description: 'not ready', schema: S.Readiness } },
-  },
-  {
-    method: 'get', path: '/metrics', operationId: 'metrics', tag: 'operations',
-    summary: 'Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only',
-    responses: {
-      ...always,
+  operationsGet('/healthz', 'health', 'Liveness: the process answers', { 200: { description: 'alive', schema: S.Health } }),
+  operationsGet('/readyz', 'readiness', 'Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status', {
+    200: { description: 'ready', schema: S.Readiness },
+    503: { description: 'not ready', schema: S.Readiness },
+  }),
+  operationsGet(
+    '/metrics',
+    'metrics',
+    'Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only',
+    {
       200: { description: 'metrics', contentTypes: ['text/plain'] },
       401: error('METRICS_TOKEN is set and the bearer token is missing or wrong (or X-Access-Key is invalid)'),
       404: error('METRICS_TOKEN is unset and the client is not on a loopback address'),
     },
-  },
-  {
-    method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'operations',
-    summary: 'This document',
-    responses: { ...always, 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } },
-  },
-  {
-    method: 'get', path: '/docs', operationId: 'docs', tag: 'operations',
-    summary: 'A browsable page rendering this document',
-    responses: { ...always, 200: { description: 'HTML', contentTypes: ['text/html'] } },
-  },
+  ),
+  operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
+  operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
 ];

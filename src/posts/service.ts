@@ -16,7 +16,7 @@ import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import * as nearDuplicates from './near-duplicates.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
-import { toPostView } from './post-view.ts';
+import { toDuplicateMatch } from '../kernel/views.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 
@@ -89,10 +89,7 @@ export class PostService {
       if (matches.length > 0 && !input.force) {
         const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
         if (existing.length > 0) {
-          const body = existing.map((p) => {
-            const { image: name, imageURL, id: postId, imageHash } = toPostView(p, this.deps.config.mediaUrl);
-            return { image: name, imageURL, id: postId, imageHash };
-          });
+          const body = existing.map((p) => toDuplicateMatch(p, this.deps.config.mediaUrl));
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
         }
       }

@@ -3,10 +3,10 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import { diffMetadata, metadataOf, sortedTags, type MetadataDiff } from '../kernel/diff.ts';
+import { diffMetadata, metadataOf, type MetadataDiff } from '../kernel/diff.ts';
 import type { OutboxRow } from '../kernel/outbox.ts';
-import { imageUrl } from '../kernel/media-names.ts';
-import type { PostRecord, Rating } from '../kernel/post-record.ts';
+import type { Rating } from '../kernel/post-record.ts';
+import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPost, type WebhookPostFacts } from '../kernel/views.ts';
 import type { PostEventKind } from './store/events.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
 
@@ -14,9 +14,8 @@ import { lenientKeys, toGoJSON } from './template/index.ts';
 /** Used when a webhook has no template of its own. */
 export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
 
-/** The payload's spelling of the third rating (spec §6). */
-export type PayloadRating = 'none' | 'moderate' | 'violet';
-export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);
+// The payload's spelling of the third rating (spec §6) is the post's view's (src/kernel/views.ts).
+export { payloadRating, type PayloadRating };
 
 export interface PersonData {
   ID: number;
@@ -31,13 +30,8 @@ export interface ChangeData<T> {
 /** The kernel's diff as templates see it: Old/New, and the payload's spelling of the rating. */
 export type ChangesData = { [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']> };
 
-export interface EventData {
-  ImageID: number;
-  Text: string;
-  Rating: PayloadRating;
-  Tags: string[];
-  ImageURL: string;
-  CreatedAt: Date;
+/** The post's view (src/kernel/views.ts) with the uploader as templates see it, and the changes. */
+export interface EventData extends Omit<WebhookPost, 'Uploader'> {
   Uploader: PersonData | null;
   Changes: ChangesData;
 }
@@ -51,7 +45,7 @@ export interface TemplateRoot extends EventData {
 /** The facts about one event that the data is built from; what an outbox row plus user names give. */
 export interface EventFacts {
   event: PostEventKind;
-  post: Pick<PostRecord, 'seq' | 'id' | 'ext' | 'text' | 'rating' | 'createdAt' | 'uploaderId' | 'uploaderName'> & { tags: { name: string }[] };
+  post: WebhookPostFacts;
   /** Metadata before an update. */
   previous?: { text: string; rating: Rating; tags: string[] };
   initiator: { id: number; name: string } | null;
@@ -89,17 +83,10 @@ export function computeChanges(event: PostEventKind, post: EventFacts['post'], p
 export function buildEventData(f: EventFacts): TemplateRoot {
   const { post } = f;
   const changes = computeChanges(f.event, post, f.previous);
+  const view = toWebhookPost(post, f.mediaUrl);
   const data: EventData = hidden(
-    {
-      ImageID: post.seq,
-      Text: post.text,
-      Rating: payloadRating(post.rating),
-      Tags: sortedTags(post.tags.map((t) => t.name)),
-      ImageURL: imageUrl(f.mediaUrl, post),
-      CreatedAt: new Date(post.createdAt),
-      Uploader: post.uploaderId !== null && post.uploaderName !== null ? person(post.uploaderId, post.uploaderName) : null,
-      Changes: changes,
-    },
+    // The view's key order is the data's; the uploader gets its JSON spelling here.
+    { ...view, Uploader: view.Uploader && person(view.Uploader.id, view.Uploader.name), Changes: changes },
     toGoJSON,
     function (this: EventData) {
       return {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { toPostView } from '../../src/posts/post-view.ts';
+import { toPostView } from '../../src/kernel/views.ts';
 import { foldTag } from '../../src/kernel/tag-fold.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
