@@ -2,7 +2,7 @@ import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
 import type { CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';
-import { nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
  * POST /image/search throughput, HTTP end to end, with 50 concurrent clients (closed loop, keep-alive)
@@ -80,7 +80,7 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
   for (let r = 0; r < opts.reps; r++) {
     const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => task(i * 13 + r) });
     runs.push(run.rps);
-    latencies.push(...run.latencies);
+    appendAll(latencies, run.latencies);
     requests += run.requests;
     errors += run.errors;
     firstError ??= run.firstError;

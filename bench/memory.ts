@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { median } from './lib/stats.ts';
+import { maxOf, median } from './lib/stats.ts';
 
 /**
  * Memory figure: the server process's resident set size while it serves the search load. Read from
@@ -42,7 +42,7 @@ export function sampleRss(pid: number, intervalMs = 200): { stop(): RssSummary }
       take();
       const hwm = readRss(pid)?.hwm ?? Number.NaN;
       return {
-        maxMiB: Math.max(...values) / MiB,
+        maxMiB: maxOf(values) / MiB,
         medianMiB: median(values) / MiB,
         samples: values.length,
         peakMiB: hwm / MiB,

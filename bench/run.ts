@@ -21,7 +21,7 @@ import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
-import { median } from './lib/stats.ts';
+import { maxOf, median } from './lib/stats.ts';
 import { mergeRss, readRss, sampleRss, type RssSummary } from './memory.ts';
 import { benchReindex } from './reindex.ts';
 import { renderReport, withForeignSections } from './report.ts';
@@ -281,7 +281,7 @@ async function main(): Promise<void> {
     results.finishedAt = new Date().toISOString();
     results.seconds = Math.round((Date.now() - started) / 1000);
     results.loadAverageEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
-    if (loads.length) results.loadDuring = { median: median(loads), max: Math.max(...loads), samples: loads.length };
+    if (loads.length) results.loadDuring = { median: median(loads), max: maxOf(loads), samples: loads.length };
     const files = write(results, quick);
     await cleanUp();
     log(`wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)} after ${results.seconds} s`);

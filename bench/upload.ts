@@ -6,7 +6,7 @@ import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
 import type { BenchImage } from './lib/images.ts';
 import { closedLoop, HttpError } from './lib/http-load.ts';
-import { repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { appendAll, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
  * Upload throughput end to end: 8 concurrent clients POST a 1-megapixel JPEG to /api/post/ and then
@@ -98,7 +98,7 @@ export async function benchUpload(services: Core, url: string, images: BenchImag
       }
       const u = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000, task: (i) => upload(r * 100_000 + i) });
       uploads.push(((u.requests - u.errors) / u.ms) * 1000);
-      latencies.push(...u.latencies);
+      appendAll(latencies, u.latencies);
       requests += u.requests;
       errors += u.errors;
       firstError ??= u.firstError;

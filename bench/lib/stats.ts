@@ -14,6 +14,26 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]): number => percentile(values, 50);
 
+/** Largest value, or `empty` for none. A loop, not Math.max(...values): spreading a long run's samples (150k+) overflows the call stack. */
+export function maxOf(values: readonly number[], empty = Number.NaN): number {
+  let m = values.length ? -Infinity : empty;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+/** Smallest value, or `empty` for none (a loop, for the same reason as maxOf). */
+export function minOf(values: readonly number[], empty = Number.NaN): number {
+  let m = values.length ? Infinity : empty;
+  for (const v of values) if (v < m) m = v;
+  return m;
+}
+
+/** Appends every value of `from` to `to` without spreading it into call arguments (which overflows on long runs). */
+export function appendAll<T>(to: T[], from: readonly T[]): T[] {
+  for (const v of from) to.push(v);
+  return to;
+}
+
 export interface LatencySummary {
   n: number;
   p50: number;
@@ -38,7 +58,7 @@ export interface Repeated {
 }
 
 export function repeated(runs: number[]): Repeated {
-  return { median: median(runs), min: Math.min(...runs), max: Math.max(...runs), runs };
+  return { median: median(runs), min: minOf(runs), max: maxOf(runs), runs };
 }
 
 /** High-resolution milliseconds since an arbitrary origin. */

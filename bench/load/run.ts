@@ -25,7 +25,7 @@ import { seedPosts } from '../../src/seed/seed.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from '../lib/env.ts';
 import { startServerProcess, type ServerProcess } from '../lib/server-process.ts';
-import { percentile } from '../lib/stats.ts';
+import { maxOf, percentile } from '../lib/stats.ts';
 import { readRss } from '../memory.ts';
 import { renderLoad, type LoadReport } from './report.ts';
 
@@ -282,9 +282,9 @@ async function main(): Promise<number> {
       machine: await machineInfo(ES_URL),
       endpoints: MIX.map(([name, weight]) => {
         const l = latencies.get(name)!;
-        return { name, weight, n: l.length, rps: l.length / elapsed, p50: percentile(l, 50), p90: percentile(l, 90), p99: percentile(l, 99), max: Math.max(...l), errors: errors.get(name)!.count, firstError: errors.get(name)!.first };
+        return { name, weight, n: l.length, rps: l.length / elapsed, p50: percentile(l, 50), p90: percentile(l, 90), p99: percentile(l, 99), max: maxOf(l), errors: errors.get(name)!.count, firstError: errors.get(name)!.first };
       }),
-      fanOut: { writes: acked.size, expected, delivered: delivered(), receivedTotal: receiver.received(), lagP50: percentile(lags, 50), lagP99: percentile(lags, 99), lagMax: Math.max(0, ...lags), earlyShare: lags.length ? early / lags.length : 0, drainSeconds: (performance.now() - drainStart) / 1000 },
+      fanOut: { writes: acked.size, expected, delivered: delivered(), receivedTotal: receiver.received(), lagP50: percentile(lags, 50), lagP99: percentile(lags, 99), lagMax: maxOf(lags, 0), earlyShare: lags.length ? early / lags.length : 0, drainSeconds: (performance.now() - drainStart) / 1000 },
       memory,
     };
     const md = renderLoad(report);
