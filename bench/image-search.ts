@@ -33,7 +33,7 @@ const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', '
 
 const KINDS = ['tagInclude', 'textContains', 'textMatch', 'ratingEq+tag', 'uploadedBy', 'none'] as const;
 
-function bodies(seed: SeedResult, n: number): { kind: string; path: string; body: unknown }[] {
+export function bodies(seed: SeedResult, n: number): { kind: string; path: string; body: unknown }[] {
   const rnd = new Random(99);
   const out: { kind: string; path: string; body: unknown }[] = [];
   for (let i = 0; i < n; i++) {

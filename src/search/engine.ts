@@ -79,6 +79,7 @@ export async function resultWindow(es: EsClient, index: string): Promise<number>
 const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total,hits.hits.sort,pit_id,aggregations' } as const;
 
 async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
+  if (req.aggs) return fromSizeWithAggs(es, req, req.aggs);
   const res = (await es.search({
     index: req.index,
     query: req.query,
@@ -86,10 +87,32 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
     from: req.limit === 0 ? 0 : req.offset,
     size: req.limit,
     track_total_hits: true,
-    ...(req.aggs ? { aggs: req.aggs as never } : {}),
     ...LEAN,
   })) as unknown as RawResponse;
-  return { total: totalOf(res), keys: (res.hits.hits ?? []).map(keyOf), ...(res.aggregations ? { aggregations: res.aggregations } : {}) };
+  return { total: totalOf(res), keys: (res.hits.hits ?? []).map(keyOf) };
+}
+
+/**
+ * A page with aggregations: the page (no count) and a size-0 request with the exact total and the
+ * aggregations, in one `_msearch`. Size-0 requests are what the shard request cache keeps, so a
+ * repeated query's count and facets are answered from it until the next refresh; counting and
+ * aggregating every match was most of a faceted request's cost (issue 28: 100k posts, straight to
+ * the engine, 50 clients: 29.9 % of the plain request's rate in one request, 142 % split and cached;
+ * split without the cache 34.1 %). Both parts search the same index; a refresh landing between them
+ * can put one write's difference between the page and the count, as between any two requests.
+ */
+async function fromSizeWithAggs(es: EsClient, req: PageRequest, aggs: Record<string, unknown>): Promise<Page> {
+  const count = { query: req.query, size: 0, track_total_hits: true, aggs };
+  const page = { query: req.query, sort: req.sort, from: req.offset, size: req.limit, track_total_hits: false, _source: false, stored_fields: '_none_' };
+  const searches = req.limit === 0 ? [{ request_cache: true }, count] : [{}, page, { request_cache: true }, count];
+  const res = await es.msearch({ index: req.index, searches: searches as never, filter_path: 'responses.hits.total,responses.hits.hits.sort,responses.aggregations,responses.error,responses.status' });
+  // filter_path drops `hits` altogether from a page past the last match.
+  const answers = res.responses as unknown as (Partial<RawResponse> & { error?: unknown; status?: number })[];
+  const failed = answers.find((a) => a.error);
+  if (failed) throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} as never });
+  const counted = answers[answers.length - 1];
+  const keys = req.limit === 0 ? [] : (answers[0].hits?.hits ?? []).map(keyOf);
+  return { total: totalOf(counted as RawResponse), keys, ...(counted.aggregations ? { aggregations: counted.aggregations } : {}) };
 }
 
 /**
