@@ -1,5 +1,6 @@
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
+import { replay, type EngineCall } from './anchors/engine-direct.ts';
 import type { CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';
 import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
@@ -99,6 +100,10 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
 export const ALL_FACETS = ['tags', 'rating', 'uploader'] as const;
 
 export interface FacetsOptions {
+  /** the raw-engine anchor: the endpoint's captured engine calls per body (bench/anchors/engine-direct.ts), replayed in the same windows */
+  anchor?: { esUrl: string; plain: EngineCall[][]; faceted: EngineCall[][] };
+  /** a second server (e.g. the base commit) measured in the same windows */
+  before?: string;
   samples: number;
   reps: number;
   repMs: number;
@@ -117,6 +122,11 @@ export interface FacetsResult {
   errors: number;
   firstError?: string;
   concurrency: number;
+  /** median req/s of the anchor windows and of the second server's, when measured */
+  anchorWithoutThroughput?: Repeated;
+  anchorWithThroughput?: Repeated;
+  beforeWithoutThroughput?: Repeated;
+  beforeWithThroughput?: Repeated;
 }
 
 export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOptions): Promise<FacetsResult> {
@@ -142,22 +152,43 @@ export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOpt
       into.push(nowMs() - t0);
     }
   }
-  const runsWithout: number[] = [];
-  const runsWith: number[] = [];
+  // Every variant in alternating windows: drift on a shared box hits them alike.
+  const variants: Record<string, (i: number) => Promise<void>> = { without: plain, with: faceted };
+  const { anchor, before } = opts;
+  if (anchor) {
+    variants.anchorWithout = (i) => replay(anchor.esUrl, anchor.plain[i % list.length]);
+    variants.anchorWith = (i) => replay(anchor.esUrl, anchor.faceted[i % list.length]);
+  }
+  if (before) {
+    const other = (facets: boolean) => async (i: number) => {
+      const q = list[i % list.length];
+      const answer = (await postJson(before + q.path, facets ? { ...(q.body as object), facets: ALL_FACETS } : q.body)) as { error: unknown };
+      if (answer.error !== null) throw new Error(`/image/search (before) answered error ${JSON.stringify(answer.error)}`);
+    };
+    variants.beforeWithout = other(false);
+    variants.beforeWith = other(true);
+  }
+  const runs = new Map<string, number[]>(Object.keys(variants).map((k) => [k, []]));
+  for (const name of Object.keys(variants)) if (name !== 'with' && name !== 'without') await closedLoop({ concurrency: opts.concurrency, durationMs: 1000, task: variants[name] });
   let errors = 0;
   let firstError: string | undefined;
   for (let r = 0; r < opts.reps; r++) {
-    for (const facets of r % 2 ? [true, false] : [false, true]) {
-      const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => (facets ? faceted : plain)(i * 13 + r) });
-      (facets ? runsWith : runsWithout).push(run.rps);
+    const names = Object.keys(variants);
+    for (const name of r % 2 ? names.reverse() : names) {
+      const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => variants[name](i * 13 + r) });
+      runs.get(name)!.push(run.rps);
       errors += run.errors;
       firstError ??= run.firstError;
     }
   }
+  const runsWith = runs.get('with')!;
+  const runsWithout = runs.get('without')!;
+  const extra = (name: string) => (runs.has(name) ? repeated(runs.get(name)!) : undefined);
   if (facetsSeen === 0) throw new Error('no faceted request succeeded');
   const w = summarize(withF);
   const wo = summarize(without);
   const tw = repeated(runsWith);
   const two = repeated(runsWithout);
-  return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency };
+  return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency,
+    anchorWithoutThroughput: extra('anchorWithout'), anchorWithThroughput: extra('anchorWith'), beforeWithoutThroughput: extra('beforeWithout'), beforeWithThroughput: extra('beforeWith') };
 }

@@ -16,7 +16,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { benchHashing } from './hashing.ts';
-import { benchFacets, benchImageSearch } from './image-search.ts';
+import { captureEngineCalls } from './anchors/engine-direct.ts';
+import { ALL_FACETS, benchFacets, benchImageSearch, bodies } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
@@ -176,7 +177,14 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
     }
     out.memory = { ...mergeRss([searchRss, imageRss]), idleMiB: (idle?.rss ?? Number.NaN) / 2 ** 20 };
     log(`${size}: /image/search with facets against without`);
-    out.facets = await benchFacets(seed, server.url, p.facets!);
+    // The raw-engine anchor: the endpoint's own engine calls for the same bodies, straight to Elasticsearch.
+    const facetBodies = bodies(seed, 300);
+    const anchor = {
+      esUrl,
+      plain: await captureEngineCalls(services, facetBodies),
+      faceted: await captureEngineCalls(services, facetBodies.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))),
+    };
+    out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor });
     log(`${size}: tag autocomplete against its SQL and a plain count`);
     out.tags = { ...(await benchTags(services.db, server.url, seed.tags, p.tags!)), tagNames: seed.tags.length };
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);

@@ -15,9 +15,10 @@ export interface ServerProcess {
 
 const START_TIMEOUT_MS = 120_000;
 
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/** `root`: another checkout's tree (same node_modules), e.g. the base commit for a before/after in one session. */
+export function startServerProcess(env: Record<string, string>, root = ROOT): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
+    cwd: root,
     // info level: the "listening" line carries the port chosen for PORT=0.
     env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],

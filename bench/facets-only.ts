@@ -1,0 +1,54 @@
+/**
+ * `npx tsx bench/facets-only.ts [--posts 100000] [--before DIR] [--ms 10000] [--reps 4]` (issue 28):
+ * the facets figure of `npm run bench` alone, with its raw-engine anchor, and optionally a second
+ * server started from another checkout (DIR, e.g. `git archive main` with this node_modules linked)
+ * on the same corpus, measured in the same alternating windows: a before/after in one session.
+ * Prints the result as JSON.
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { openToolJob } from '../src/roles/jobs.ts';
+import { reindex } from '../src/search/reindex.ts';
+import { seedPosts } from '../src/seed/seed.ts';
+import { captureEngineCalls } from './anchors/engine-direct.ts';
+import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
+import { ALL_FACETS, benchFacets, bodies } from './image-search.ts';
+import { benchEnv, tempDir } from './lib/env.ts';
+import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
+
+const { values: a } = parseArgs({ options: { posts: { type: 'string', default: '100000' }, before: { type: 'string' }, ms: { type: 'string', default: '10000' }, reps: { type: 'string', default: '4' }, samples: { type: 'string', default: '200' } } });
+const esUrl = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+const dataDir = tempDir('facets');
+const prefix = `bench-fo-${process.pid}`;
+const env = benchEnv({ dataDir, prefix, esUrl });
+const services = await openToolJob(loadConfig(env), createLogger('warn'));
+const servers: ServerProcess[] = [];
+try {
+  const seed = seedPosts(services.db, { count: Number(a.posts), seed: 1 });
+  await reindex(services, { settleMs: 0, retireMs: 0 });
+  const server = await startServerProcess(env);
+  servers.push(server);
+  // The second server needs a DATA_DIR of its own (the lock): the same seed gives the same posts.
+  let before: ServerProcess | undefined;
+  if (a.before) {
+    const dir2 = tempDir('facets-before');
+    const env2 = { ...env, DATA_DIR: dir2 };
+    const job2 = await openToolJob(loadConfig(env2), createLogger('warn'));
+    seedPosts(job2.db, { count: Number(a.posts), seed: 1 });
+    await job2.close();
+    before = await startServerProcess(env2, a.before);
+  }
+  if (before) servers.push(before);
+  const list = bodies(seed, 300);
+  const anchor = { esUrl, plain: await captureEngineCalls(services, list), faceted: await captureEngineCalls(services, list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))) };
+  const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
+  const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url });
+  process.stdout.write(`${JSON.stringify({ posts: Number(a.posts), startedServerFrom: a.before ?? null, cpuWholeRun: cpu.stop(), ...result }, null, 1)}\n`);
+} finally {
+  for (const s of servers) await s.stop();
+  await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
+  await services.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
