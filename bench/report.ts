@@ -146,6 +146,20 @@ function sizeRows(s: SizeResults): Row[] {
       goal: 'none stated (issue 14 asks for the figure)',
       verdict: x.errors > 0 ? 'missed' : 'info',
     });
+    // Issue 28: the endpoint against its own engine requests sent straight to Elasticsearch, same windows.
+    if (x.anchorWithoutThroughput && x.anchorWithThroughput) {
+      const without = x.withoutThroughput.median / x.anchorWithoutThroughput.median;
+      const withF = x.withThroughput.median / x.anchorWithThroughput.median;
+      rows.push({
+        figure: '`/image/search` against the raw engine (its own query bodies straight to Elasticsearch, same load generator and clients, alternating windows)',
+        corpus,
+        ours: `without facets ${rep(x.withoutThroughput, 'req/s')}; with ${rep(x.withThroughput, 'req/s')}`,
+        anchors: `engine alone: without ${rep(x.anchorWithoutThroughput, 'req/s')}; with ${rep(x.anchorWithThroughput, 'req/s')}`,
+        ratio: `without ${pct(without)}; with ${pct(withF)}`,
+        goal: 'each ≥ 85 % of its anchor; with facets ≥ 50 % of without',
+        verdict: judge(without >= 0.85 && withF >= 0.85 && x.throughputRatio >= 0.5 && x.errors === 0, s.posts, false),
+      });
+    }
   } else if (s.error) rows.push(failed('`/image/search` with facets', 'none stated'));
 
   const tagGoal = 'answers equal a plain count over SQLite';
