@@ -38,6 +38,7 @@ try {
     const job2 = await openToolJob(loadConfig(env2), createLogger('warn'));
     seedPosts(job2.db, { count: Number(a.posts), seed: 1 });
     await job2.close();
+    servers.push({ stop: async () => fs.rmSync(dir2, { recursive: true, force: true }) } as ServerProcess);
     before = await startServerProcess(env2, a.before);
   }
   if (before) servers.push(before);
