@@ -48,7 +48,7 @@ try {
   const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url });
   process.stdout.write(`${JSON.stringify({ posts: Number(a.posts), startedServerFrom: a.before ?? null, cpuWholeRun: cpu.stop(), ...result }, null, 1)}\n`);
 } finally {
-  for (const s of servers) await s.stop();
+  for (const s of servers.reverse()) await s.stop();
   await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
   await services.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
