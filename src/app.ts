@@ -30,6 +30,7 @@ import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
 import type { PostHistory } from './posts/versions/history.ts';
 import type { TagService } from './tags/service.ts';
+import type { TagGovernance } from './tags/governance.ts';
 import type { PostSearchService } from './search/post-search/service.ts';
 import type { ImageSearchService } from './search/image-search/service.ts';
 import type { SimilarService } from './search/similar/service.ts';
@@ -51,6 +52,7 @@ export interface AppServices extends MetricsDeps {
   postService: PostService;
   history: PostHistory;
   tags: TagService;
+  tagGovernance: TagGovernance;
   webhooks: WebhookService;
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
