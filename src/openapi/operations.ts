@@ -77,7 +77,7 @@ export const OPERATIONS: Operation[] = [
     responses: { ...always, 200: { description: 'the caller', schema: S.Self } },
   },
   {
-    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: true,
+    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: 'account',
     summary: 'Replace the caller\'s access key; the old one stops working at once',
     responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey } },
   },
