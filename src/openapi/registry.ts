@@ -19,7 +19,7 @@ const ANY_CREDENTIAL: Requirement[] = [{ accessKey: [] }, { appKey: [] }, { sess
  * need not guess: public operations list the empty requirement first (no credential needed) and
  * the credentials they still accept, since a sent key is checked on every endpoint.
  */
-export function securityOf(auth: Operation['auth']): Requirement[] {
+function securityOf(auth: Operation['auth']): Requirement[] {
   if (auth === 'account') return ACCOUNT;
   return auth ? ANY_CREDENTIAL : [{}, ...ANY_CREDENTIAL];
 }
