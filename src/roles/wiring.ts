@@ -195,7 +195,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     changes,
     jobs: tagJobs,
     kickRelay: () => relay.kick(),
-    kickJobs: () => implicationRunner.kick(),
+    kickJobs: () => implicationRunner.loop.kick(),
   });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };

@@ -27,7 +27,8 @@ export const BATCH = 300;
  * under the rule already (the kernel resolves every write), so the job stops at its `lastSeq`.
  */
 export class ImplicationRunner {
-  private readonly loop: Loop;
+  /** start() at server start-up (resumes an interrupted job), kick() when a job is made, stop() at shutdown */
+  readonly loop: Loop;
 
   constructor(private readonly deps: ImplicationRunnerDeps) {
     this.loop = new Loop({
@@ -37,19 +38,6 @@ export class ImplicationRunner {
       log: deps.log,
       failureMessage: 'tag implication batch failed; retrying',
     });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** A new job was made: start on it now rather than at the next poll. */
-  kick(): void {
-    this.loop.kick();
   }
 
   /** One batch of the oldest job. Resolves to 0 (go on at once) while there is work, else nothing. */

@@ -8,41 +8,25 @@ import fs from 'node:fs';
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.ts';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { DATABASE_FILE, openDatabase } from '../../src/db/sqlite.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
-import { freePort, startChild, type ChildServer } from './child-server.ts';
+import { isolatedEnv } from '../backup/env.ts';
+import { cli, startChild, type ChildServer } from './child-server.ts';
 import path from 'node:path';
 
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const POSTS = 20_000;
 
 test('kill -9 mid-implication: the job resumes; one implied tag, one version and one update event per changed post', async (t) => {
   t.timeout(180_000);
-  const dataDir = tempDir('imgpost-implication-crash');
-  const prefix = uniquePrefix();
-  const env = {
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE: '1',
-    HASH_WORKERS: '1',
-  };
+  const base = await isolatedEnv(t, 'implication-crash');
+  const env = { ...base, WEBHOOK_ALLOW_PRIVATE: '1', HASH_WORKERS: '1' };
+  const dataDir = base.DATA_DIR!;
+  fs.mkdirSync(dataDir);
   let server: ChildServer | undefined;
-  t.teardown(async () => {
-    await server?.stop();
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => server?.stop());
 
   // 20,000 posts through the kernel's batch seeding; few tags, so `tag_0` is on thousands of them.
   const db = openDatabase(dataDir);
@@ -74,7 +58,10 @@ test('kill -9 mid-implication: the job resumes; one implied tag, one version and
   t.true(atKill.cursor > 0 && atKill.cursor < atKill.lastSeq);
   t.log(`killed at post ${atKill.cursor} of ${atKill.lastSeq} (${atKill.changed} changed so far)`);
 
-  // Progress is visible through the API and the CLI while it runs; after restart it finishes.
+  // Progress is visible through the CLI (with the server down, too) and the API; after a restart the job finishes.
+  const listed = await cli(['tag', 'jobs', '--json'], env);
+  t.is(listed.code, 0, listed.stderr);
+  t.like(JSON.parse(listed.stdout)[0], { tag: 'tag_0', implies: 'implied_z', state: 'running', cursor: atKill.cursor });
   server = await startChild(env);
   const seen = await (await fetch(`${server.url}/api/tag/tag_0`)).json();
   t.is(seen.jobs[0].implies, 'implied_z');

@@ -733,7 +733,13 @@ export interface components {
             createdAt: string;
             finishedAt: string | null;
         };
-        TagDetail: components["schemas"]["TagCount"] & {
+        TagDetail: {
+            id: number;
+            name: string;
+            /** @description posts that carry the tag */
+            count: number;
+            /** @description on a prefix hit through an alias: the alias that matched (the tag is its target) */
+            aliasOf?: string;
             /** @description aliases of this tag */
             aliases: string[];
             /** @description tags this one implies directly */

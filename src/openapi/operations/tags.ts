@@ -24,12 +24,15 @@ const TagJob = z
   .strict()
   .openapi('TagJob', { description: 'applying an implication to the posts there were when it was made' });
 
-const TagDetail = S.TagCount.extend({
+// A fresh object rather than TagCount.extend: the document would render that as TagCount (closed to
+// other properties) and more, which no response could satisfy.
+const TagDetail = z.object({
+  ...S.TagCount.shape,
   aliases: z.array(z.string()).openapi({ description: 'aliases of this tag' }),
   implies: z.array(z.string()).openapi({ description: 'tags this one implies directly' }),
   impliedBy: z.array(z.string()).openapi({ description: 'tags that imply this one directly' }),
   jobs: z.array(TagJob).openapi({ description: 'the latest jobs applying implications from or to this tag, newest first' }),
-}).openapi('TagDetail');
+}).strict().openapi('TagDetail');
 
 const Alias = z.object({ name: z.string(), target: z.string(), createdAt: z.string() }).strict().openapi('TagAlias');
 const rejected = issues('the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which');
