@@ -4,7 +4,7 @@ import { jsonBody, requestBody } from '../http/body.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import type { TagGovernance } from './governance.ts';
-import { AliasBody, AliasListQuery, TagListQuery } from './schemas.ts';
+import { AliasBody, AliasListQuery, GovernedNames, TagListQuery } from './schemas.ts';
 import type { TagService } from './service.ts';
 
 /**
@@ -35,8 +35,9 @@ export function tagRoutes(deps: { tags: TagService; tagGovernance: TagGovernance
   });
 
   router.put('/:name/alias', govern, jsonBody(), (ctx) => {
+    const { name } = parse(GovernedNames, ctx.params);
     const { target } = parse(AliasBody, requestBody(ctx));
-    ctx.body = deps.tagGovernance.putAlias(ctx.params.name, target, by(ctx));
+    ctx.body = deps.tagGovernance.putAlias(name, target, by(ctx));
   });
 
   router.delete('/:name/alias', govern, (ctx) => {
@@ -45,7 +46,8 @@ export function tagRoutes(deps: { tags: TagService; tagGovernance: TagGovernance
   });
 
   router.put('/:name/implies/:other', govern, (ctx) => {
-    ctx.body = deps.tagGovernance.putImplication(ctx.params.name, ctx.params.other, by(ctx));
+    const { name, other } = parse(GovernedNames, ctx.params);
+    ctx.body = deps.tagGovernance.putImplication(name, other!, by(ctx));
   });
 
   router.delete('/:name/implies/:other', govern, (ctx) => {

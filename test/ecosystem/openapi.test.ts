@@ -152,6 +152,21 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/tag?limit=x');
   await call('GET', '/api/tag/a');
   await call('GET', '/api/tag/no-such-tag');
+  // Tag governance (decisions §15): 'a' and 'b' are the created post's tags.
+  const governor = await createUser(app, 0x2 | 0x4 | 0x1000);
+  await call('PUT', '/api/tag/b-alias/alias', { headers: as(governor), json: { target: 'b' } });
+  await call('PUT', '/api/tag/x/alias', { headers: as(governor), json: { target: 'x' } }); // 400
+  await call('PUT', '/api/tag/x/alias', { headers: as(user), json: { target: 'b' } }); // 403
+  await call('GET', '/api/tag/alias?limit=5');
+  await call('DELETE', '/api/tag/b-alias/alias', { headers: as(governor) });
+  await call('DELETE', '/api/tag/b-alias/alias', { headers: as(governor) }); // 404
+  await call('PUT', '/api/tag/a/implies/b', { headers: as(governor) });
+  await call('PUT', '/api/tag/b/implies/a', { headers: as(governor) }); // 400: a cycle
+  await call('PUT', '/api/tag/a/implies/b', { headers: as(user) }); // 403
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(governor) });
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(governor) }); // 404
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(user) }); // 403
+  await call('DELETE', '/api/tag/a/alias', { headers: as(user) }); // 403
 
   // search
   await call('POST', '/api/post/search', { json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] } });

@@ -93,6 +93,7 @@ test.serial('bad aliases are 400 with the reason; without 0x1000 403', async (t)
     ['al-x', { target: 'al-z' }, /target of other aliases/],
     ['al-w', { target: 'al-nowhere' }, /unknown tag/],
     ['al-w', {}, /target/],
+    ['al%20w', { target: 'al-x' }, /whitespace/],
   ];
   for (const [name, body, reason] of cases) {
     const res = await call('PUT', `/api/tag/${name}/alias`, body);
