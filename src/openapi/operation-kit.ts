@@ -27,7 +27,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
+  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations' | 'moderation';
   /** needs X-Access-Key or the session cookie */
   auth?: boolean;
   request?: RouteConfig['request'];

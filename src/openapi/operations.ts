@@ -19,6 +19,7 @@ import { always, documentedQuery, error, forbidden, issues, json, limited, opera
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
+import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { z } from './zod.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
@@ -307,4 +308,5 @@ export const OPERATIONS: Operation[] = [
   ),
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
+  ...MODERATION_OPERATIONS,
 ];

@@ -95,6 +95,7 @@ export function openApiDocument(publicUrl?: string): Document {
       { name: 'search' },
       { name: 'webhooks' },
       { name: 'media' },
+      { name: 'moderation' },
       { name: 'operations' },
     ],
   });
