@@ -32,6 +32,7 @@ import type { PostService } from './posts/service.ts';
 import type { PostHistory } from './posts/versions/history.ts';
 import type { ModerationService } from './moderation/service.ts';
 import type { TagService } from './tags/service.ts';
+import type { TagGovernance } from './tags/governance.ts';
 import type { PostSearchService } from './search/post-search/service.ts';
 import type { ImageSearchService } from './search/image-search/service.ts';
 import type { SimilarService } from './search/similar/service.ts';
@@ -54,6 +55,7 @@ export interface AppServices extends MetricsDeps {
   history: PostHistory;
   moderation: ModerationService;
   tags: TagService;
+  tagGovernance: TagGovernance;
   webhooks: WebhookService;
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;

@@ -21,6 +21,7 @@ import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { z } from './zod.ts';
+import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -37,7 +38,7 @@ const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}
 const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
-  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'textContains', 'uploadedBy']), value: nonBlank }),
+  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy']), value: nonBlank }),
   z.object({
     type: z.literal('ratingEq'),
     value: z
@@ -173,12 +174,7 @@ export const OPERATIONS: Operation[] = [
     },
     responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
   },
-  {
-    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
-    summary: 'One tag by its exact name, with its post count',
-    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
-    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
-  },
+  ...TAG_GOVERNANCE_OPERATIONS,
 
   // ---- search (spec §4.9-4.11) ----
   {

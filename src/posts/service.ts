@@ -147,7 +147,8 @@ export class PostService {
     const { posts, changes } = this.deps;
     const before = this.find(ref);
     const oldTags = before.tags.map((t) => t.name);
-    const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ?? oldTags };
+    // Tags as they will be stored (aliases resolved, implications added), so the diff is the real one.
+    const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ? posts.resolveTags(patch.tags) : oldTags };
     const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
     // Nothing changed: no new post version, but the update event still fires (below).
     if (!isEmptyDiff(diff)) {

@@ -17,6 +17,9 @@ import { ModerationService } from '../moderation/service.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
+import { TagGovernance } from '../tags/governance.ts';
+import { TagJobRepository } from '../tags/job-repository.ts';
+import { ImplicationRunner } from '../tags/implication-runner.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
@@ -163,6 +166,9 @@ export interface Core extends SearchParts {
   moderation: ModerationService;
   tagRepository: TagRepository;
   tags: TagService;
+  tagGovernance: TagGovernance;
+  /** applies new implications to existing posts; only the server starts it */
+  implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
   webhooks: WebhookService;
   /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
@@ -185,6 +191,16 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
+  const tagJobs = new TagJobRepository(db);
+  const implicationRunner = new ImplicationRunner({ db, posts: postRepository, changes, jobs: tagJobs, onBatch: () => relay.kick(), log });
+  const tagGovernance = new TagGovernance({
+    db,
+    posts: postRepository,
+    changes,
+    jobs: tagJobs,
+    kickRelay: () => relay.kick(),
+    kickJobs: () => implicationRunner.kick(),
+  });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
   return {
@@ -207,6 +223,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository }),
     tagRepository,
     tags,
+    tagGovernance,
+    implicationRunner,
     webhookRepository,
     webhooks,
     webhookDispatcher,

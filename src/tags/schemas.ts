@@ -20,3 +20,16 @@ export const TagListQuery = z.object({
   offset: queryInt({ min: 0, default: 0 }),
   limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
 });
+
+/** `PUT /api/tag/[name]/alias` (decisions §15). The target is a tag name, trimmed. */
+export const AliasBody = z.object({
+  target: z
+    .string({ required_error: 'target is required', invalid_type_error: 'target must be a string' })
+    .transform((s) => s.trim())
+    .pipe(z.string().min(1, 'target must not be empty').regex(/^[^\s\p{C}]+$/u, 'tag names contain no whitespace or control characters')),
+});
+
+export const AliasListQuery = z.object({
+  offset: queryInt({ min: 0, default: 0 }),
+  limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
+});

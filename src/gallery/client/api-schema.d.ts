@@ -144,6 +144,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tag/alias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tag aliases, by name */
+        get: operations["listTagAliases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tag/{name}": {
         parameters: {
             query?: never;
@@ -151,11 +168,47 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One tag by its exact name, with its post count */
+        /** One tag by its exact name, with its post count, aliases, implications and implication jobs */
         get: operations["getTag"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tag/{name}/alias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a tag an alias of another, and retag the posts carrying it, each as an edit (needs 0x1000) */
+        put: operations["putTagAlias"];
+        post?: never;
+        /** Remove an alias (posts keep their tags; needs 0x1000) */
+        delete: operations["deleteTagAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tag/{name}/implies/{other}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a tag imply another; a background job applies it to existing posts (needs 0x1000) */
+        put: operations["putTagImplication"];
+        post?: never;
+        /** Remove an implication; posts keep every tag (needs 0x1000) */
+        delete: operations["deleteTagImplication"];
         options?: never;
         head?: never;
         patch?: never;
@@ -757,12 +810,48 @@ export interface components {
             name: string;
             /** @description posts that carry the tag */
             count: number;
+            /** @description on a prefix hit through an alias: the alias that matched (the tag is its target) */
+            aliasOf?: string;
         };
         /** @description most used first, then by name */
         TagPage: {
             /** @description tags that match */
             count: number;
             data: components["schemas"]["TagCount"][];
+        };
+        TagAlias: {
+            name: string;
+            target: string;
+            createdAt: string;
+        };
+        /** @description applying an implication to the posts there were when it was made */
+        TagJob: {
+            id: number;
+            tag: string;
+            implies: string;
+            initiatorId: number | null;
+            initiatorName: string | null;
+            /** @description the last post number done */
+            cursor: number;
+            /** @description the highest post number when the job began (later posts were written under the rule) */
+            lastSeq: number;
+            scanned: number;
+            /** @description posts edited so far (each one version and one update event) */
+            changed: number;
+            /** @enum {string} */
+            state: "running" | "done";
+            createdAt: string;
+            finishedAt: string | null;
+        };
+        TagDetail: components["schemas"]["TagCount"] & {
+            /** @description aliases of this tag */
+            aliases: string[];
+            /** @description tags this one implies directly */
+            implies: string[];
+            /** @description tags that imply this one directly */
+            impliedBy: string[];
+            /** @description the latest jobs applying implications from or to this tag, newest first */
+            jobs: components["schemas"]["TagJob"][];
         };
         /**
          * @description only with transforms=dihedral: the symmetry under which this post is closest
@@ -1844,6 +1933,68 @@ export interface operations {
             };
         };
     };
+    listTagAliases: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of aliases */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["TagAlias"][];
+                    };
+                };
+            };
+            /** @description offset or limit negative or not an integer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTag: {
         parameters: {
             query?: never;
@@ -1861,7 +2012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TagCount"];
+                    "application/json": components["schemas"]["TagDetail"];
                 };
             };
             /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
@@ -1874,6 +2025,286 @@ export interface operations {
                 };
             };
             /** @description no post carries a tag of this name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putTagAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    target: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the alias, and how many posts were retagged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        target: string;
+                        retagged: number;
+                    };
+                };
+            };
+            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTagAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such alias */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putTagImplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                other: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the implication (aliases resolved) and its job; job is null when it existed already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tag: string;
+                        implies: string;
+                        job: components["schemas"]["TagJob"] & (Record<string, never> | null);
+                    };
+                };
+            };
+            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTagImplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                other: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such implication */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2134,7 +2565,7 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "textContains" | "uploadedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy";
                         /** @description trimmed; must not be empty */
                         value: string;
                     } | {
