@@ -2,7 +2,8 @@
  * Moderation and the tag page in a real Chromium (issue 24, decisions §15): one person asks for a
  * post's removal with a reason, a moderator sees it in the queue and approves, and the post is gone;
  * the tag page shows the count, aliases and implications, and a tag governor adds an alias there.
- * Screenshots at both widths go to docs/screenshots (moderation, post-request-deletion, tag).
+ * A moderator merges a near-duplicate into the post it copies from the post page. Screenshots at
+ * both widths go to docs/screenshots (moderation, post-request-deletion, tag).
  */
 import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -16,6 +17,8 @@ interface Context {
   moderator: TestUser;
   session: BrowserSession;
   postId: string;
+  /** two uploads of one picture: a near-duplicate pair to merge */
+  copies: { id: string }[];
 }
 const test = anyTest as TestFn<Context>;
 const PASSWORD = 'correct horse battery';
@@ -31,6 +34,7 @@ test.before(async (t) => {
   };
   const post = await upload(2401, { text: 'A cat asleep on the sofa', tags: ['cat', 'sofa'] });
   await upload(2402, { text: 'Another cat', tags: ['cat', 'animal'] });
+  const copies = [await upload(2403, { tags: ['beach'] }), await upload(2403, { tags: ['sunset'] })];
   const govern = async (method: string, path: string, body?: unknown) => {
     const res = await app.request(path, { method, headers: { ...moderator.headers, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -38,7 +42,7 @@ test.before(async (t) => {
   await govern('PUT', '/api/tag/kitty/alias', { target: 'cat' });
   await govern('PUT', '/api/tag/cat/implies/animal');
   const session = await openBrowser(app.url);
-  t.context = { app, requester, moderator, session, postId: post.id };
+  t.context = { app, requester, moderator, session, postId: post.id, copies };
 });
 
 test.beforeEach((t) => {
@@ -115,5 +119,20 @@ test.serial('the tag page: count, aliases, implications, newest posts; a governo
   await page.getByText('Alias added.').waitFor();
   t.deepEqual(await page.getByRole('list', { name: 'Aliases' }).locator('a').allTextContents(), ['feline', 'kitty']);
   await screenshots(page, 'tag');
+  t.deepEqual(t.context.session.takeErrors(), []);
+});
+
+test.serial('"merge into this" beside a near-duplicate: the copy goes, its tags join the kept post', async (t) => {
+  const { page } = t.context.session;
+  const [kept, copy] = t.context.copies;
+  await page.goto(`/post/${copy.id}`);
+  await ready(page);
+  const merge = page.getByRole('button', { name: `Merge this post into post ${kept.id.slice(0, 8)}: its tags join that post and this one is deleted` });
+  await merge.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL((url) => url.pathname === `/post/${kept.id}`);
+  await ready(page);
+  t.deepEqual(await page.locator('.tags a').allTextContents(), ['beach', 'sunset']);
+  t.is((await t.context.app.request(`/api/post/${copy.id}`)).status, 404);
   t.deepEqual(t.context.session.takeErrors(), []);
 });

@@ -6,33 +6,23 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { jsonCall } from '../helpers/json-call.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
 let app: TestApp;
-let mod: TestUser;
-let alice: TestUser;
-let bob: TestUser;
+/** a moderator (0x2000), an editor, an uploader */
+let [mod, alice, bob]: TestUser[] = [];
 let seed = 24_000;
 
 test.before(async () => {
   app = await startTestApp();
-  mod = await createUser(app, 0x2 | 0x4 | 0x2000);
-  alice = await createUser(app, 0x2 | 0x4);
-  bob = await createUser(app, 0x2);
+  [mod, alice, bob] = await Promise.all([0x2 | 0x4 | 0x2000, 0x2 | 0x4, 0x2].map((bits) => createUser(app, bits)));
 });
 test.after.always(async () => {
   await app?.close();
 });
 
-async function call(user: TestUser | null, method: string, url: string, body?: unknown) {
-  const res = await app.request(url, {
-    method,
-    headers: { ...(user?.headers ?? {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (user: TestUser | null, method: string, url: string, body?: unknown) => jsonCall(app, user, method, url, body);
 
 async function upload(tags: string[] = []): Promise<{ id: string }> {
   const res = await app.request('/api/post/', { method: 'POST', headers: alice.headers, body: uploadForm({ image: await randomImage(seed++), metadata: { tags }, force: '1' }) });
