@@ -19,6 +19,7 @@ import { always, documentedQuery, error, forbidden, issues, json, limited, opera
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
+import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
@@ -304,4 +305,5 @@ export const OPERATIONS: Operation[] = [
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
   operationsGet('/openapi-3.0.json', 'openapi30', 'This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17)', { 200: { description: 'OpenAPI 3.0.3', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
+  ...MODERATION_OPERATIONS,
 ];

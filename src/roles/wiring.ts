@@ -12,6 +12,8 @@ import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
+import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
+import { ModerationService } from '../moderation/service.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
@@ -160,6 +162,8 @@ export interface Core extends SearchParts {
   thumbnailer: Thumbnailer;
   postService: PostService;
   history: PostHistory;
+  /** deletion requests and merges (decisions §15) */
+  moderation: ModerationService;
   tagRepository: TagRepository;
   tags: TagService;
   tagGovernance: TagGovernance;
@@ -215,6 +219,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailer,
     postService,
     history,
+    // favorites: no table yet; when there is one, pass its FavoritesMover here (src/moderation/service.ts)
+    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository }),
     tagRepository,
     tags,
     tagGovernance,
