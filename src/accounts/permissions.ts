@@ -7,6 +7,8 @@ export const PERMISSION = {
   superUser: 0x1,
   createPost: 0x2,
   editPost: 0x4,
+  // decisions §15: govern the tag vocabulary (aliases, implications)
+  manageTags: 0x1000,
   deletePost: 0x2000,
 } as const;
 

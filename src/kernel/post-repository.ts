@@ -1,6 +1,7 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
+import { TagRules } from './tag-rules.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 
@@ -21,6 +22,8 @@ export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime'
 export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
+  /** Aliases and implications: every tag set is resolved through them before it is stored. */
+  readonly tagRules: TagRules;
 
   constructor(
     private readonly db: Db,
@@ -28,6 +31,12 @@ export class PostRepository {
     private readonly users: UserNames,
   ) {
     this.stmt = statementCache(db);
+    this.tagRules = new TagRules(db);
+  }
+
+  /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */
+  resolveTags(names: readonly string[]): string[] {
+    return this.tagRules.resolve(names);
   }
 
   /** Lists of keys go in as one JSON array: one statement for any count (`IN (SELECT value FROM json_each(?))`). */
@@ -178,7 +187,7 @@ export class PostRepository {
     for (const name of names) create.run(name, foldTag(name));
   }
 
-  /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
+  /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
     this.addTags(seq, names);
@@ -186,7 +195,8 @@ export class PostRepository {
 
   private addTags(seq: number, names: readonly string[]): void {
     const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
-    for (const name of names) {
+    // The one place tags are linked: every write path stores the resolved set (decisions §15).
+    for (const name of this.tagRules.resolve(names)) {
       this.ensureTags([name]);
       link.run(seq, name);
     }

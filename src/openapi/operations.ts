@@ -19,7 +19,9 @@ import { always, documentedQuery, error, forbidden, issues, json, limited, opera
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
+import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { z } from './zod.ts';
+import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -36,7 +38,7 @@ const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}
 const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
-  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'textContains', 'uploadedBy']), value: nonBlank }),
+  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy']), value: nonBlank }),
   z.object({
     type: z.literal('ratingEq'),
     value: z
@@ -77,7 +79,7 @@ export const OPERATIONS: Operation[] = [
     responses: { ...always, 200: { description: 'the caller', schema: S.Self } },
   },
   {
-    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: true,
+    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: 'account',
     summary: 'Replace the caller\'s access key; the old one stops working at once',
     responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey } },
   },
@@ -172,12 +174,7 @@ export const OPERATIONS: Operation[] = [
     },
     responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
   },
-  {
-    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
-    summary: 'One tag by its exact name, with its post count',
-    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
-    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
-  },
+  ...TAG_GOVERNANCE_OPERATIONS,
 
   // ---- search (spec §4.9-4.11) ----
   {
@@ -306,5 +303,7 @@ export const OPERATIONS: Operation[] = [
     },
   ),
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
+  operationsGet('/openapi-3.0.json', 'openapi30', 'This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17)', { 200: { description: 'OpenAPI 3.0.3', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
+  ...MODERATION_OPERATIONS,
 ];

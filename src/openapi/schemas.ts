@@ -29,7 +29,12 @@ export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict()
 const tagName = z.string().regex(new RegExp(`^[^\\s\\p{C}]{1,${MAX_TAG_LENGTH}}$`, 'u'));
 
 export const TagCount = z
-  .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
+  .object({
+    id: z.number().int(),
+    name: tagName,
+    count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }),
+    aliasOf: tagName.optional().openapi({ description: 'on a prefix hit through an alias: the alias that matched (the tag is its target)' }),
+  })
   .strict()
   .openapi('TagCount');
 
@@ -238,12 +243,12 @@ export const DeliveryAttempt = z
 
 export const OpenApiDocument = z
   .object({
-    openapi: z.string().regex(/^3\.1\.\d+$/),
+    openapi: z.string().regex(/^3\.[01]\.\d+$/),
     info: z.object({ title: z.string(), version: z.string() }).passthrough(),
     paths: z.record(z.record(z.unknown())),
   })
   .passthrough()
-  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one)' });
+  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one), or its 3.0 rendering' });
 
 export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
 

@@ -12,9 +12,14 @@ import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
+import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
+import { ModerationService } from '../moderation/service.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
+import { TagGovernance } from '../tags/governance.ts';
+import { TagJobRepository } from '../tags/job-repository.ts';
+import { ImplicationRunner } from '../tags/implication-runner.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
@@ -157,8 +162,13 @@ export interface Core extends SearchParts {
   thumbnailer: Thumbnailer;
   postService: PostService;
   history: PostHistory;
+  /** deletion requests and merges (decisions §15) */
+  moderation: ModerationService;
   tagRepository: TagRepository;
   tags: TagService;
+  tagGovernance: TagGovernance;
+  /** applies new implications to existing posts; only the server starts it */
+  implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
   webhooks: WebhookService;
   /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
@@ -181,6 +191,16 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
+  const tagJobs = new TagJobRepository(db);
+  const implicationRunner = new ImplicationRunner({ db, posts: postRepository, changes, jobs: tagJobs, onBatch: () => relay.kick(), log });
+  const tagGovernance = new TagGovernance({
+    db,
+    posts: postRepository,
+    changes,
+    jobs: tagJobs,
+    kickRelay: () => relay.kick(),
+    kickJobs: () => implicationRunner.loop.kick(),
+  });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
   return {
@@ -199,8 +219,12 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailer,
     postService,
     history,
+    // favorites: no table yet; when there is one, pass its FavoritesMover here (src/moderation/service.ts)
+    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository }),
     tagRepository,
     tags,
+    tagGovernance,
+    implicationRunner,
     webhookRepository,
     webhooks,
     webhookDispatcher,

@@ -18,8 +18,15 @@ export interface ImageSearchResult {
 export class ImageSearchService {
   constructor(private readonly deps: SearchDeps) {}
 
-  async search(request: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
+  async search(asked: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
     const { postRepository, config } = this.deps;
+    // A tag condition naming an alias means its target (decisions §15); the facets' exclusion of
+    // tagInclude names then leaves out the target, as it would had the target been named.
+    const rules = postRepository.tagRules;
+    const conditions = asked.conditions.map((c) =>
+      c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny' ? { ...c, value: rules.canonical(c.value) } : c,
+    );
+    const request = { ...asked, conditions };
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
     const page = await findPage(this.deps, needles, (resolved) => ({
       query: buildImageQuery(request.conditions, resolved),
