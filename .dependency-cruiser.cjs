@@ -29,7 +29,7 @@ const layers = [
   ['src/thumbnails', 'src/outbox'],
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks'],
-  ['src/posts'],
+  ['src/posts', 'src/favorites'],
   ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],
   // what is built from every feature
   ['src/openapi'],

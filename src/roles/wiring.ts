@@ -27,6 +27,10 @@ import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
+import { PreferenceStore } from '../accounts/preferences.ts';
+import { UserAdmin } from '../accounts/user-admin.ts';
+import { FavoriteService } from '../favorites/service.ts';
+import { QuickSearch } from '../favorites/quick-search.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -136,7 +140,14 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
   const { db, postRepository, changes } = posts;
   if (!web) return new AccountService({ db, posts: postRepository, changes });
-  return new AccountService({ db, posts: postRepository, changes, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
+  return new AccountService({
+    db,
+    posts: postRepository,
+    changes,
+    sessions: new SessionSealer(loadSessionSecret(web.config)),
+    registration: { mode: web.config.registration, permission: web.config.registrationPermission },
+    log: web.log,
+  });
 }
 
 /** Every service of the application, constructed and idle. */
@@ -166,6 +177,10 @@ export interface Core extends SearchParts {
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
   similar: SimilarService;
+  preferences: PreferenceStore;
+  userAdmin: UserAdmin;
+  favorites: FavoriteService;
+  quickSearch: QuickSearch;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -183,6 +198,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const tags = new TagService({ db, tags: tagRepository });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
+  const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
   return {
     config,
     log,
@@ -205,7 +221,11 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
-    imageSearch: new ImageSearchService(engine),
+    imageSearch,
+    preferences: new PreferenceStore(db),
+    userAdmin: new UserAdmin(accounts),
+    favorites: new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) }),
+    quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
     similar: new SimilarService({ ...engine, hashPool }),
   };
 }

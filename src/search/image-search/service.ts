@@ -15,11 +15,20 @@ export interface ImageSearchResult {
  * `/image/search` (spec §4.11, decisions §7): the engine finds the page of post numbers, SQLite (the
  * source of truth) gives the posts in the same order; a post deleted in between drops out.
  */
-export class ImageSearchService {
-  constructor(private readonly deps: SearchDeps) {}
+export interface ImageSearchDeps extends SearchDeps {
+  /** a username's id (favoritedBy names a user; the index keeps ids, which survive a rename) */
+  userIdOf: (name: string) => number | undefined;
+}
 
-  async search(request: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
+export class ImageSearchService {
+  constructor(private readonly deps: ImageSearchDeps) {}
+
+  async search(asked: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
     const { postRepository, config } = this.deps;
+    const request: ImageSearchRequest = {
+      ...asked,
+      conditions: asked.conditions.map((c) => (c.type === 'favoritedBy' ? { ...c, userId: this.deps.userIdOf(c.value) } : c)),
+    };
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
     const page = await findPage(this.deps, needles, (resolved) => ({
       query: buildImageQuery(request.conditions, resolved),
