@@ -267,3 +267,13 @@ test('secrets stay out of the logs', async (t) => {
   const logs = app.logs.join('');
   for (const secret of [PASSWORD, 'a wrong password', user.accessKey, cookieValue(res)]) t.false(logs.includes(secret));
 });
+
+test('sign-up is closed by default (decisions §14): 403 { error }', async (t) => {
+  const res = await app.request('/api/account/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: `closed_${process.pid}`, password: PASSWORD }),
+  });
+  t.is(res.status, 403);
+  t.like(await res.json(), { error: 'sign-up is closed on this server' });
+});

@@ -80,7 +80,7 @@ export async function accountPage(): Promise<void> {
       h('dt', {}, 'Since'),
       h('dd', {}, formatDate(self.createdAt)),
     ),
-    accessKeySection(self.accessKey),
+    accessKeySection(self.accessKey ?? ''),
     await webhooksSection(),
   );
 }
