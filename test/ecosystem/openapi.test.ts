@@ -212,7 +212,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/account/keys/${appKey.id}`, { headers: as(user) });
   await call('GET', '/api/account/preferences', { headers: as(user) });
   await call('PUT', '/api/account/preferences', { headers: as(user), json: { ratings: ['none'] } });
-  const kept = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9200), metadata: { text: 'favorite me' } }) }));
+  const kept = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9377), metadata: { text: 'favorite me' } }) }));
   await call('PUT', `/api/post/${kept.id}/favorite`, { headers: as(user), json: { shortcut: 'fav' } });
   await call('PUT', `/api/post/${kept.id}/favorite`);
   await call('GET', '/api/account/favorites', { headers: as(user) });
