@@ -200,7 +200,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/post/${second.id}`, { headers: as(user) });
 
   // operations
-  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) await call('GET', p);
+  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs']) await call('GET', p);
 
   // people (decisions §14)
   await call('POST', '/api/account/register', { json: { username: `joiner_${process.pid}`, password: 'correct horse battery' } });
