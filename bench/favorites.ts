@@ -17,19 +17,13 @@
  *
  * Prints a JSON result and Markdown rows.
  */
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { accessKeyDigest, generateAccessKey } from '../src/accounts/access-keys.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
-import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { benchEnv, tempDir } from './lib/env.ts';
 import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
-import { startServerProcess } from './lib/server-process.ts';
+import { runIfMain, standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
 
 interface Figure {
@@ -55,13 +49,7 @@ async function main(): Promise<void> {
   const posts = Number(values.posts ?? 100_000);
   const fans = Number(values.fans ?? 500);
   const ms = Number(values.ms ?? 10_000);
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
-  const dataDir = tempDir('favorites');
-  const prefix = `bench-${process.pid}-favorites`;
-  const env = benchEnv({ dataDir, prefix, esUrl });
-  const services = await openToolJob(loadConfig(env), createLogger('warn'));
-  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
-  try {
+  await standalone('favorites', values.keep ?? false, async ({ dataDir, services, startServer }) => {
     log(`seeding ${posts} posts and ${fans} accounts with favorites in ${dataDir}`);
     const t0 = nowMs();
     seedPosts(services.db, { count: posts, seed: 1 });
@@ -83,8 +71,7 @@ async function main(): Promise<void> {
     const seedSeconds = (nowMs() - t0) / 1000;
     log(`seeded in ${seedSeconds.toFixed(1)} s (${favorites} favorites); reindexing`);
     await reindex({ ...services }, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
-    server = await startServerProcess(env);
-    const url = server.url;
+    const url = await startServer();
 
     // Favorite toggles: account i toggles post j; each pair alternates PUT and DELETE.
     const state = new Map<string, boolean>();
@@ -139,17 +126,7 @@ async function main(): Promise<void> {
     process.stdout.write(row('/image/search orderBy favorites', figures.byFavorites, 'orderBy uploadDate', figures.byUploadDate));
     process.stdout.write(row('/image/search favoritedBy, by upload date', figures.favoritedBy, 'unfiltered, by upload date', figures.byUploadDate));
     process.stdout.write(row('/image/search favoritedBy, orderBy favorites', figures.favoritedByFavorites, 'favoritedBy, by upload date', figures.favoritedBy));
-  } finally {
-    await server?.stop();
-    await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await services.close();
-    if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exit(1);
   });
 }
+
+runIfMain(import.meta.url, main);

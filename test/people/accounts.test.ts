@@ -2,7 +2,8 @@ import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { jsonInit, quickUsers, requestFrom } from './helpers.ts';
+import { requestFrom } from '../helpers/request-from.ts';
+import { jsonInit, quickUsers } from './helpers.ts';
 
 // decisions §14: sign-up, app keys, user admin, preferences. One app, sign-up open.
 let app: TestApp;
