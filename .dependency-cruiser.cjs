@@ -30,6 +30,8 @@ const layers = [
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks'],
   ['src/posts', 'src/favorites'],
+  // deletion requests and merging duplicates: built on the posts' write steps
+  ['src/moderation'],
   ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],
   // what is built from every feature
   ['src/openapi'],

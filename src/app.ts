@@ -23,6 +23,7 @@ import { createMetrics, type MetricsDeps } from './observability/metrics.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
+import { moderationRoutes } from './moderation/routes.ts';
 import type { Db } from './db/sqlite.ts';
 import type { PostsIndex } from './elasticsearch/posts-index.ts';
 import type { Logger } from './log.ts';
@@ -35,7 +36,9 @@ import type { ImageStore } from './media/store/image-store.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
 import type { PostHistory } from './posts/versions/history.ts';
+import type { ModerationService } from './moderation/service.ts';
 import type { TagService } from './tags/service.ts';
+import type { TagGovernance } from './tags/governance.ts';
 import type { PostSearchService } from './search/post-search/service.ts';
 import type { ImageSearchService } from './search/image-search/service.ts';
 import type { SimilarService } from './search/similar/service.ts';
@@ -56,7 +59,9 @@ export interface AppServices extends MetricsDeps {
   thumbnailer: Thumbnailer;
   postService: PostService;
   history: PostHistory;
+  moderation: ModerationService;
   tags: TagService;
+  tagGovernance: TagGovernance;
   webhooks: WebhookService;
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
@@ -98,6 +103,7 @@ export function createApp(services: AppServices): Koa<AppState> {
     mediaRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
+    moderationRoutes(services),
     tagRoutes(services),
     postSearchRoutes(services),
     imageSearchRoutes(services),

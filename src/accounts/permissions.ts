@@ -12,6 +12,8 @@ export const PERMISSION = {
   editUsers: 0x200,
   deleteUsers: 0x400,
   assignPermissions: 0x800,
+  // decisions §15: govern the tag vocabulary (aliases, implications)
+  manageTags: 0x1000,
   deletePost: 0x2000,
 } as const;
 

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   rethumb: { summary: 'regenerate the WebP thumbnails of existing posts, with progress', load: () => import('./rethumb-command.ts') },
   backup: { summary: 'copy a consistent snapshot of DATA_DIR into DEST while the server runs', load: () => import('./backup-command.ts') },
   restore: { summary: 'restore a backup into an empty DATA_DIR and rebuild the search index', load: () => import('./restore-command.ts') },
+  tag: { summary: 'show the jobs applying tag implications to existing posts (tag jobs [--json])', load: () => import('./tag-command.ts') },
   verify: { summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it', load: () => import('./verify-command.ts') },
 };
 

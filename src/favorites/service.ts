@@ -54,6 +54,21 @@ export class FavoriteService {
     return post && changes.reindexed(post);
   }
 
+  /**
+   * The merge hook (src/moderation/service.ts, FavoritesMover): runs inside the merge's transaction.
+   * `into`'s index version is raised with a 'reindex' row: the merge's own update row may carry no
+   * new version (tags unchanged), and the relay, which reads the post as SQLite holds it when it
+   * applies a row, then writes the moved favorites under the raised one.
+   */
+  moveFavorites(fromPostId: string, intoPostId: string): void {
+    const { postRepository: posts } = this.deps;
+    const from = posts.getById(fromPostId);
+    const into = posts.getById(intoPostId);
+    if (!from || !into || from.favorites === 0) return;
+    posts.favorites.move(from.seq, into.seq);
+    this.reindex(into.seq);
+  }
+
   /** The caller's favorites, newest first. */
   list(userId: number, offset: number, limit: number): { count: number; posts: PostRecord[] } {
     const { postRepository: posts } = this.deps;

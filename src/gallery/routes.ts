@@ -15,6 +15,8 @@ const PAGES: Record<string, string> = {
   '/similar': 'Find similar images',
   '/login': 'Log in',
   '/account': 'Account',
+  '/moderation': 'Moderation',
+  '/tag/:name': 'Tag',
 };
 
 const originOf = (url: string) => {

@@ -77,6 +77,22 @@ export class FavoriteRepository {
       .all(userId, `${escaped}%`, limit) as number[];
   }
 
+  /**
+   * Moves every favorite of post `from` to post `into` (a merge of duplicates, decisions §15): an
+   * account that favorited both keeps the one on `into` (and its shortcut); the counts follow by trigger.
+   */
+  move(from: number, into: number): void {
+    const rows = this.stmt('SELECT user_id AS userId, shortcut, created_at AS createdAt FROM favorites WHERE post_seq = ?').all(from) as {
+      userId: number;
+      shortcut: string | null;
+      createdAt: string;
+    }[];
+    this.stmt('DELETE FROM favorites WHERE post_seq = ?').run(from);
+    // OR IGNORE: a favorite already on `into`, or its shortcut already used there, wins.
+    const add = this.stmt('INSERT OR IGNORE INTO favorites (user_id, post_seq, shortcut, created_at) VALUES (?, ?, ?, ?)');
+    for (const r of rows) add.run(r.userId, into, r.shortcut, r.createdAt);
+  }
+
   /** Posts a user favorited (their documents change when the user goes). */
   seqsFavoritedBy(userId: number): number[] {
     return this.stmt('SELECT post_seq FROM favorites WHERE user_id = ? ORDER BY post_seq').pluck().all(userId) as number[];

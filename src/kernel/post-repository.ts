@@ -1,6 +1,7 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
+import { TagRules } from './tag-rules.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
@@ -24,6 +25,8 @@ export class PostRepository {
   private readonly stmt: (sql: string) => Statement;
   /** a post's favoriters are part of its record (the search document's `favorited_by`) */
   readonly favorites: FavoriteRepository;
+  /** Aliases and implications: every tag set is resolved through them before it is stored. */
+  readonly tagRules: TagRules;
 
   constructor(
     private readonly db: Db,
@@ -32,6 +35,12 @@ export class PostRepository {
   ) {
     this.stmt = statementCache(db);
     this.favorites = new FavoriteRepository(db);
+    this.tagRules = new TagRules(db);
+  }
+
+  /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */
+  resolveTags(names: readonly string[]): string[] {
+    return this.tagRules.resolve(names);
   }
 
   /** Lists of keys go in as one JSON array: one statement for any count (`IN (SELECT value FROM json_each(?))`). */
@@ -186,7 +195,7 @@ export class PostRepository {
     for (const name of names) create.run(name, foldTag(name));
   }
 
-  /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
+  /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
     this.addTags(seq, names);
@@ -194,7 +203,8 @@ export class PostRepository {
 
   private addTags(seq: number, names: readonly string[]): void {
     const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
-    for (const name of names) {
+    // The one place tags are linked: every write path stores the resolved set (decisions §15).
+    for (const name of this.tagRules.resolve(names)) {
       this.ensureTags([name]);
       link.run(seq, name);
     }

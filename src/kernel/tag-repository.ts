@@ -6,6 +6,8 @@ export interface TagCount {
   id: number;
   name: string;
   count: number;
+  /** on a prefix hit through an alias (decisions §15): the alias matched; the tag is its target */
+  aliasOf?: string;
 }
 
 /**
@@ -16,25 +18,51 @@ export class TagRepository {
   constructor(private readonly db: Db) {}
 
   /** The range of folded names a prefix covers, as SQL and parameters. */
-  private range(prefix: string): { where: string; params: string[] } {
+  private range(prefix: string, column = 'folded'): { where: string; params: string[] } {
     const low = foldTag(prefix);
     const high = prefixUpperBound(low);
     if (low === '') return { where: '', params: [] };
-    return high === undefined ? { where: 'AND folded >= ?', params: [low] } : { where: 'AND folded >= ? AND folded < ?', params: [low, high] };
+    return high === undefined ? { where: `AND ${column} >= ?`, params: [low] } : { where: `AND ${column} >= ? AND ${column} < ?`, params: [low, high] };
   }
 
-  /** Tags some post carries whose name starts with `prefix`, case-insensitively. */
+  /** Aliases whose name starts with `prefix`, each standing for its target (which some post carries). */
+  private aliasHits(prefix: string): { sql: string; params: string[] } {
+    const { where, params } = this.range(prefix, 'a.folded');
+    return {
+      sql: `SELECT t.id, t.name, t.post_count AS count, a.name AS aliasOf FROM tag_aliases a JOIN tags t ON t.name = a.target WHERE t.post_count > 0 ${where}`,
+      params,
+    };
+  }
+
+  /**
+   * Tags some post carries whose name starts with `prefix`, case-insensitively, and (with a
+   * prefix) the aliases that start with it. The full list (no prefix) leaves aliases out: their
+   * targets are in it already.
+   */
   count(prefix: string): number {
     const { where, params } = this.range(prefix);
-    return this.db.prepare(`SELECT count(*) FROM tags WHERE post_count > 0 ${where}`).pluck().get(...params) as number;
+    if (prefix === '') return this.db.prepare('SELECT count(*) FROM tags WHERE post_count > 0').pluck().get() as number;
+    const aliases = this.aliasHits(prefix);
+    return this.db
+      .prepare(`SELECT (SELECT count(*) FROM tags WHERE post_count > 0 ${where}) + (SELECT count(*) FROM (${aliases.sql}))`)
+      .pluck()
+      .get(...params, ...aliases.params) as number;
   }
 
   /** Most used first, then by name. */
   page(prefix: string, offset: number, limit: number): TagCount[] {
     const { where, params } = this.range(prefix);
-    return this.db
-      .prepare(`SELECT id, name, post_count AS count FROM tags WHERE post_count > 0 ${where} ORDER BY post_count DESC, name LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as TagCount[];
+    if (prefix === '')
+      return this.db.prepare('SELECT id, name, post_count AS count FROM tags WHERE post_count > 0 ORDER BY post_count DESC, name LIMIT ? OFFSET ?').all(limit, offset) as TagCount[];
+    const aliases = this.aliasHits(prefix);
+    // Alias hits rank as their target does, after the target itself (aliasOf NULL sorts first).
+    const rows = this.db
+      .prepare(
+        `SELECT id, name, post_count AS count, NULL AS aliasOf FROM tags WHERE post_count > 0 ${where}
+         UNION ALL ${aliases.sql} ORDER BY count DESC, name, aliasOf LIMIT ? OFFSET ?`,
+      )
+      .all(...params, ...aliases.params, limit, offset) as (TagCount & { aliasOf: string | null })[];
+    return rows.map(({ aliasOf, ...t }) => (aliasOf === null ? t : { ...t, aliasOf }));
   }
 
   /** By exact name; undefined when no post carries it. */

@@ -20,7 +20,9 @@ export { documentedQuery, type Method, type Operation, type Reply } from './oper
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
+import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { z } from './zod.ts';
+import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -37,7 +39,7 @@ const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}
 const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
-  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'textContains', 'uploadedBy', 'favoritedBy']), value: nonBlank }),
+  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy', 'favoritedBy']), value: nonBlank }),
   z.object({
     type: z.literal('ratingEq'),
     value: z
@@ -173,12 +175,7 @@ export const OPERATIONS: Operation[] = [
     },
     responses: { ...always, 200: { description: 'a page of tags; count is exact', schema: S.TagPage }, 400: issues('offset or limit negative or not an integer, or prefix too long') },
   },
-  {
-    method: 'get', path: '/api/tag/{name}', operationId: 'getTag', tag: 'tags',
-    summary: 'One tag by its exact name, with its post count',
-    request: { params: z.object({ name: z.string().openapi({ description: 'the exact (case-sensitive) name, percent-encoded' }) }) },
-    responses: { ...always, 200: { description: 'the tag', schema: S.TagCount }, 404: error('no post carries a tag of this name') },
-  },
+  ...TAG_GOVERNANCE_OPERATIONS,
 
   // ---- search (spec §4.9-4.11) ----
   {
@@ -310,4 +307,5 @@ export const OPERATIONS: Operation[] = [
   operationsGet('/openapi-3.0.json', 'openapi30', 'This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17)', { 200: { description: 'OpenAPI 3.0.3', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
   ...PEOPLE_OPERATIONS,
+  ...MODERATION_OPERATIONS,
 ];

@@ -32,6 +32,7 @@ const TAGS: Record<Operation['tag'], string> = {
   search: 'Post search, the original client\'s image search, and near-duplicates by perceptual hash',
   webhooks: 'Signed, templated notifications of post changes, and their deliveries',
   media: 'Stored images and their thumbnails',
+  moderation: 'Deletion requests and merging duplicates (decisions §15)',
   operations: 'Health, readiness, metrics and this document',
 };
 

@@ -29,7 +29,12 @@ export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict()
 const tagName = z.string().regex(new RegExp(`^[^\\s\\p{C}]{1,${MAX_TAG_LENGTH}}$`, 'u'));
 
 export const TagCount = z
-  .object({ id: z.number().int(), name: tagName, count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }) })
+  .object({
+    id: z.number().int(),
+    name: tagName,
+    count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }),
+    aliasOf: tagName.optional().openapi({ description: 'on a prefix hit through an alias: the alias that matched (the tag is its target)' }),
+  })
   .strict()
   .openapi('TagCount');
 

@@ -8,7 +8,7 @@ import { EXT_BY_MIME } from '../media/store/formats.ts';
 import type { ImageStore } from '../media/store/image-store.ts';
 import type { PostChanges } from '../kernel/commit.ts';
 import { diffMetadata, isEmptyDiff } from '../kernel/diff.ts';
-import type { Outbox } from '../kernel/outbox.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
 import { Mutex } from '../util/mutex.ts';
@@ -131,36 +131,51 @@ export class PostService {
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
   async update(ref: string, patch: PostMetadata, initiator: AuthUser): Promise<PostRecord> {
-    const { db, posts, changes } = this.deps;
-    const { row, after } = db.transaction(() => {
-      const before = this.find(ref);
-      const oldTags = before.tags.map((t) => t.name);
-      const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ?? oldTags };
-      const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
-      // Nothing changed: no new post version, but the update event still fires (below).
-      if (!isEmptyDiff(diff)) {
-        posts.updateFields(before.seq, { text: wanted.text, rating: wanted.rating, updatedAt: new Date().toISOString() });
-        if (diff.tags) posts.setTags(before.seq, wanted.tags);
-      }
-      const after = posts.getBySeq(before.seq)!;
-      return { row: changes.updated(before, after, initiator), after };
-    }).immediate();
+    const { row, after } = this.deps.db.transaction(() => this.editWithin(ref, patch, initiator)).immediate();
     // Stored either way; if the index is down the relay brings the change over when it returns.
     await this.deps.relay.applyNow(row);
     // A delete may have committed while this waited for the index: the edit still happened, so it
     // answers with the post as the edit left it.
-    return posts.getById(row.postId) ?? after;
+    return this.deps.posts.getById(row.postId) ?? after;
+  }
+
+  /**
+   * The edit's writes and its commit step, inside the caller's transaction: for changes that edit
+   * and delete posts at once (a merge, src/moderation/). The caller then calls `settle`.
+   */
+  editWithin(ref: string, patch: PostMetadata, initiator: AuthUser): { row: OutboxRow; after: PostRecord } {
+    const { posts, changes } = this.deps;
+    const before = this.find(ref);
+    const oldTags = before.tags.map((t) => t.name);
+    // Tags as they will be stored (aliases resolved, implications added), so the diff is the real one.
+    const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ? posts.resolveTags(patch.tags) : oldTags };
+    const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
+    // Nothing changed: no new post version, but the update event still fires (below).
+    if (!isEmptyDiff(diff)) {
+      posts.updateFields(before.seq, { text: wanted.text, rating: wanted.rating, updatedAt: new Date().toISOString() });
+      if (diff.tags) posts.setTags(before.seq, wanted.tags);
+    }
+    const after = posts.getBySeq(before.seq)!;
+    return { row: changes.updated(before, after, initiator), after };
   }
 
   async delete(ref: string, initiator: AuthUser): Promise<void> {
-    const { db, posts, changes, images } = this.deps;
-    const { row, image } = db.transaction(() => {
-      const post = this.find(ref);
-      posts.delete(post.seq);
-      images.markForRemoval(imageName(post), post.id);
-      return { row: changes.deleted(post, initiator), image: imageName(post) };
-    }).immediate();
-    images.remove(image);
-    await this.deps.relay.applyNow(row);
+    const done = this.deps.db.transaction(() => this.deleteWithin(ref, initiator)).immediate();
+    await this.settle([done.row], [done.image]);
+  }
+
+  /** The delete's writes and its commit step, inside the caller's transaction (see editWithin). */
+  deleteWithin(ref: string, initiator: AuthUser): { row: OutboxRow; image: string; post: PostRecord } {
+    const { posts, changes, images } = this.deps;
+    const post = this.find(ref);
+    posts.delete(post.seq);
+    images.markForRemoval(imageName(post), post.id);
+    return { row: changes.deleted(post, initiator), image: imageName(post), post };
+  }
+
+  /** After a commit made of editWithin/deleteWithin: removes the deleted files, brings the index in step. */
+  async settle(rows: OutboxRow[], removedImages: string[]): Promise<void> {
+    for (const image of removedImages) this.deps.images.remove(image);
+    for (const row of rows) await this.deps.relay.applyNow(row);
   }
 }

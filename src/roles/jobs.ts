@@ -1,3 +1,4 @@
+import { TagJobRepository } from '../tags/job-repository.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/sqlite.ts';
@@ -98,4 +99,15 @@ export interface ToolJob extends Core {
 export async function openToolJob(config: Config, log: Logger): Promise<ToolJob> {
   const core = await openCore(config, log);
   return { ...core, close: () => closeCore(core) };
+}
+
+/** tag: the tag jobs on SQLite alone (read-only: the server runs them). */
+export interface TagJobsJob {
+  jobs: TagJobRepository;
+  close(): void;
+}
+
+export function openTagJobsJob(config: Config): TagJobsJob {
+  const db = openDatabase(config.dataDir);
+  return { jobs: new TagJobRepository(db), close: () => db.close() };
 }

@@ -50,12 +50,15 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   if (config.backgroundThumbnails) core.thumbnailer.start();
   const retention = new Retention(core);
   retention.start();
+  // Resumes any implication job a crash or stop interrupted (its cursor is durable).
+  core.implicationRunner.loop.start();
 
   return {
     ...core,
     ownerLock,
     retention,
     async close() {
+      await core.implicationRunner.loop.stop();
       await retention.stop();
       await core.thumbnailer.stop();
       await core.webhookDispatcher.stop();

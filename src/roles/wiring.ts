@@ -12,9 +12,14 @@ import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
+import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
+import { ModerationService } from '../moderation/service.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
+import { TagGovernance } from '../tags/governance.ts';
+import { TagJobRepository } from '../tags/job-repository.ts';
+import { ImplicationRunner } from '../tags/implication-runner.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
@@ -172,8 +177,13 @@ export interface Core extends SearchParts {
   thumbnailer: Thumbnailer;
   postService: PostService;
   history: PostHistory;
+  /** deletion requests and merges (decisions §15) */
+  moderation: ModerationService;
   tagRepository: TagRepository;
   tags: TagService;
+  tagGovernance: TagGovernance;
+  /** applies new implications to existing posts; only the server starts it */
+  implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
   webhooks: WebhookService;
   /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
@@ -200,8 +210,19 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
+  const tagJobs = new TagJobRepository(db);
+  const implicationRunner = new ImplicationRunner({ db, posts: postRepository, changes, jobs: tagJobs, onBatch: () => relay.kick(), log });
+  const tagGovernance = new TagGovernance({
+    db,
+    posts: postRepository,
+    changes,
+    jobs: tagJobs,
+    kickRelay: () => relay.kick(),
+    kickJobs: () => implicationRunner.loop.kick(),
+  });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
+  const favorites = new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) });
   const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
   return {
     config,
@@ -219,8 +240,12 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailer,
     postService,
     history,
+    // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
+    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
     tagRepository,
     tags,
+    tagGovernance,
+    implicationRunner,
     webhookRepository,
     webhooks,
     webhookDispatcher,
@@ -228,7 +253,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     imageSearch,
     preferences: new PreferenceStore(db),
     userAdmin: new UserAdmin(accounts),
-    favorites: new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) }),
+    favorites,
     quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
     similar: new SimilarService({ ...engine, hashPool }),
   };

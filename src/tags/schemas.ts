@@ -20,3 +20,26 @@ export const TagListQuery = z.object({
   offset: queryInt({ min: 0, default: 0 }),
   limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
 });
+
+/** A tag name as decisions §4 allows it: 1 to 64 characters, no whitespace or control characters. */
+const tagName = (what: string) =>
+  z
+    .string({ required_error: `${what} is required`, invalid_type_error: `${what} must be a string` })
+    .transform((s) => s.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, `${what} must not be empty`)
+        .regex(/^[^\s\p{C}]+$/u, 'tag names contain no whitespace or control characters')
+        .refine((s) => Array.from(s).length <= MAX_PREFIX_LENGTH, `tag names are at most ${MAX_PREFIX_LENGTH} characters`),
+    );
+
+/** `PUT /api/tag/[name]/alias` (decisions §15). */
+export const AliasBody = z.object({ target: tagName('target') });
+/** The names in governance paths: `[name]` and `[other]`. */
+export const GovernedNames = z.object({ name: tagName('name'), other: tagName('other').optional() });
+
+export const AliasListQuery = z.object({
+  offset: queryInt({ min: 0, default: 0 }),
+  limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
+});

@@ -152,6 +152,21 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/tag?limit=x');
   await call('GET', '/api/tag/a');
   await call('GET', '/api/tag/no-such-tag');
+  // Tag governance (decisions §15): 'a' and 'b' are the created post's tags.
+  const governor = await createUser(app, 0x2 | 0x4 | 0x1000);
+  await call('PUT', '/api/tag/b-alias/alias', { headers: as(governor), json: { target: 'b' } });
+  await call('PUT', '/api/tag/x/alias', { headers: as(governor), json: { target: 'x' } }); // 400
+  await call('PUT', '/api/tag/x/alias', { headers: as(user), json: { target: 'b' } }); // 403
+  await call('GET', '/api/tag/alias?limit=5');
+  await call('DELETE', '/api/tag/b-alias/alias', { headers: as(governor) });
+  await call('DELETE', '/api/tag/b-alias/alias', { headers: as(governor) }); // 404
+  await call('PUT', '/api/tag/a/implies/b', { headers: as(governor) });
+  await call('PUT', '/api/tag/b/implies/a', { headers: as(governor) }); // 400: a cycle
+  await call('PUT', '/api/tag/a/implies/b', { headers: as(user) }); // 403
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(governor) });
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(governor) }); // 404
+  await call('DELETE', '/api/tag/a/implies/b', { headers: as(user) }); // 403
+  await call('DELETE', '/api/tag/a/alias', { headers: as(user) }); // 403
 
   // search
   await call('POST', '/api/post/search', { json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] } });
@@ -193,6 +208,28 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', new URL(created.thumbnails['320']).pathname);
   await call('GET', '/media/../../etc/passwd');
   await call('GET', '/media/01900000-0000-7000-8000-000000000000.png');
+
+  // moderation (decisions §15): a request filed, listed, dismissed, revoked, approved; a merge
+  const third = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9104), metadata: { tags: ['c'] } }) }));
+  const fourth = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9105), metadata: { tags: ['d'] } }) }));
+  const fileRequest = async (id: string, reason: string) =>
+    json(await app.request(`/api/post/${id}/deletion-request`, { method: 'POST', headers: { ...as(weak), 'Content-Type': 'application/json' }, body: JSON.stringify({ reason }) }));
+  const req = await fileRequest(third.id, 'contract');
+  await call('POST', `/api/post/${third.id}/deletion-request`, { headers: as(weak), json: { reason: 'again' } }); // 409
+  await call('POST', `/api/post/${third.id}/deletion-request`, { headers: as(weak), json: {} }); // 400
+  await call('GET', '/api/deletion-request?status=pending', { headers: as(user) });
+  await call('POST', `/api/deletion-request/${req.id}/dismiss`, { headers: as(user) });
+  await call('POST', `/api/deletion-request/${req.id}/approve`, { headers: as(weak) }); // 403
+  await call('POST', `/api/deletion-request/${req.id}/approve`, { headers: as(user) }); // 409
+  const revokable = await fileRequest(third.id, 'revoked');
+  await call('POST', `/api/deletion-request/${revokable.id}/revoke`, { headers: as(weak) });
+  const approvable = await fileRequest(fourth.id, 'merged away');
+  await call('POST', '/api/deletion-request/999999/approve', { headers: as(user) }); // 404
+  await call('POST', `/api/post/${third.id}/merge`, { headers: as(user), json: { into: third.id } }); // 400
+  await call('POST', `/api/post/${fourth.id}/merge`, { headers: as(user), json: { into: third.id } });
+  await call('POST', `/api/deletion-request/${approvable.id}/approve`, { headers: as(user) }); // 409: moot by the merge
+  const last = await fileRequest(third.id, 'approved');
+  await call('POST', `/api/deletion-request/${last.id}/approve`, { headers: as(user) });
 
   // deleting last: the weak user may not, the owner may
   await call('DELETE', `/api/post/${second.id}`, { headers: as(weak) });

@@ -43,3 +43,12 @@ test('withSegment adds a facet segment once', (t) => {
 });
 
 const pick = (q: ReturnType<typeof parseQuery>) => [q.orderBy, q.order];
+
+test('~tag: every ~tag of a query joins one OR group (tagAny, decisions §15)', (t) => {
+  t.deepEqual(parseQuery('~cat ~dog +pet -night ~').conditions, [
+    { type: 'tagAny', value: 'cat' },
+    { type: 'tagAny', value: 'dog' },
+    { type: 'tagInclude', value: 'pet' },
+    { type: 'tagExclude', value: 'night' },
+  ]);
+});

@@ -99,3 +99,15 @@ test.serial('shortcuts: unique per account (409); quick search puts the caller\'
   t.is(new Set(ids).size, ids.length, 'no repeats');
   t.is((await api('/image/quick-search', 'POST', me.headers, { q: '' })).status, 400);
 });
+
+test.serial('merging a duplicate moves its favorites to the post it is merged into (count in SQLite and the index)', async (t) => {
+  const [moderator] = quickUsers(app, 1, 0x2000 | 0x4);
+  const [a, b] = [posts[0], posts[1]];
+  const moved = app.services.postRepository.favorites.countOfPost(a.seq)!;
+  const kept = app.services.postRepository.favorites.countOfPost(b.seq)!;
+  t.true(moved > 0);
+  const res = await api(`/api/post/${a.id}/merge`, 'POST', moderator.headers, { into: b.id });
+  t.is(res.status, 200, await res.clone().text());
+  t.like(await res.json(), { id: b.id, favorites: moved + kept });
+  t.like(await indexed(b.id), { favorites: moved + kept });
+});

@@ -87,7 +87,8 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
   t.deepEqual((await get('/api/tag')).body.data.length, 8, 'default limit 10');
   t.deepEqual((await get('/api/tag?limit=0')).body, { count: 8, data: [] });
 
-  t.deepEqual((await get('/api/tag/cat')).body, { id: all.data[4].id, name: 'cat', count: 1 });
+  // Decisions §15 adds the tag's aliases, implications and implication jobs beside its count.
+  t.deepEqual((await get('/api/tag/cat')).body, { id: all.data[4].id, name: 'cat', count: 1, aliases: [], implies: [], impliedBy: [], jobs: [] });
   t.deepEqual((await get('/api/tag/a%2Fb')).body.name, 'a/b');
   for (const missing of ['CAT', 'ca', 'nope', '%C3%A4rger']) {
     const res = await get(`/api/tag/${missing}`);

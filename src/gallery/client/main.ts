@@ -6,14 +6,18 @@ import { attachTagSuggestions } from './suggest.ts';
 import { accountPage } from './pages/account.ts';
 import { homePage } from './pages/home.ts';
 import { loginPage } from './pages/login.ts';
+import { moderationPage } from './pages/moderation.ts';
 import { postPage } from './pages/post.ts';
 import { searchPage } from './pages/search.ts';
 import { similarPage } from './pages/similar.ts';
+import { tagPage } from './pages/tag.ts';
 import { uploadPage } from './pages/upload.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
   if (post) return () => postPage(decodeURIComponent(post[1]));
+  const tag = /^\/tag\/([^/]+)$/.exec(path);
+  if (tag) return () => tagPage(decodeURIComponent(tag[1]));
   const pages: Record<string, () => Promise<void>> = {
     '/': homePage,
     '/search': searchPage,
@@ -21,6 +25,7 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/similar': similarPage,
     '/login': loginPage,
     '/account': accountPage,
+    '/moderation': moderationPage,
   };
   return pages[path];
 }

@@ -3,11 +3,12 @@
  *   words        -> one textMatch (full text, typo tolerant)
  *   "a phrase"   -> textContains (exact substring)
  *   +tag / -tag  -> tagInclude / tagExclude
+ *   ~tag         -> tagAny (all ~tags of a query form one OR group, decisions §15)
  *   rating:none|moderate|violent, by:name, sort:new|old|relevance
  * Segments combine with AND. Pure: no DOM, so it is tested on its own.
  */
 export interface Condition {
-  type: 'tagInclude' | 'tagExclude' | 'ratingEq' | 'textContains' | 'uploadedBy' | 'textMatch';
+  type: 'tagInclude' | 'tagExclude' | 'tagAny' | 'ratingEq' | 'textContains' | 'uploadedBy' | 'textMatch';
   value: string;
 }
 
@@ -41,6 +42,8 @@ export function parseQuery(q: string): ParsedQuery {
     const value = colon > 0 ? seg.slice(colon + 1) : '';
     if ((seg[0] === '+' || seg[0] === '-') && seg.length > 1) {
       conditions.push({ type: seg[0] === '+' ? 'tagInclude' : 'tagExclude', value: seg.slice(1) });
+    } else if (seg[0] === '~' && seg.length > 1) {
+      conditions.push({ type: 'tagAny', value: seg.slice(1) });
     } else if (key === 'rating' && value) {
       conditions.push({ type: 'ratingEq', value: value.toLowerCase() });
     } else if (key === 'by' && value) {
@@ -48,7 +51,7 @@ export function parseQuery(q: string): ParsedQuery {
     } else if (key === 'sort') {
       if (SORTS[value.toLowerCase()]) sort = SORTS[value.toLowerCase()];
       else problems.push(`${seg} (sort is new, old or relevance)`);
-    } else if (seg !== '+' && seg !== '-') {
+    } else if (seg !== '+' && seg !== '-' && seg !== '~') {
       words.push(seg);
     }
   }

@@ -3,7 +3,7 @@
  * page keeps a marker (the name only, never the key) in localStorage and asks GET /api/account only
  * when the marker is there, so a visitor who never logged in causes no 401s.
  */
-import { api, ApiError, ok, type Self } from './api.ts';
+import { api, ApiError, can, ok, PERMISSION, type Self } from './api.ts';
 import { h, replace } from './dom.ts';
 
 const MARKER = 'imgpost.signedIn';
@@ -48,5 +48,7 @@ export async function renderAccountNav(): Promise<void> {
   }
   // A real form: the server clears the HttpOnly cookie (POST /logout), then the marker goes too.
   const form = h('form', { method: 'post', action: '/logout', class: 'logout', onsubmit: () => localStorage.removeItem(MARKER) }, h('button', { type: 'submit' }, 'Log out'));
-  replace(slot, h('a', { href: '/account' }, self.name), ' ', form);
+  // Moderators reach the queue from every page; others find their own requests there too.
+  const queue = can(self, PERMISSION.delete) ? [h('a', { href: '/moderation' }, 'Moderation'), ' '] : [];
+  replace(slot, ...queue, h('a', { href: '/account' }, self.name), ' ', form);
 }

@@ -10,6 +10,9 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
       return term('tags', c.value);
     case 'tagExclude':
       return not(term('tags', c.value));
+    case 'tagAny':
+      // Never reached: buildImageQuery groups every tagAny condition into one clause.
+      return term('tags', c.value);
     case 'ratingEq':
       return term('rating', c.value);
     case 'textContains':
@@ -33,7 +36,10 @@ export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatche
   // Analysed words never outnumber code points: a bound on the words of all textMatch values together.
   const weight = exactWeight(matches.reduce((n, c) => n + Array.from(c.value).length, 0));
   const scored = matches.map((c) => conditionClause(c, undefined, weight));
-  const filters = conditions.filter((c) => c.type !== 'textMatch').map((c) => conditionClause(c, resolved));
+  const filters = conditions.filter((c) => c.type !== 'textMatch' && c.type !== 'tagAny').map((c) => conditionClause(c, resolved));
+  // decisions §15: all tagAny conditions of a request form one OR group.
+  const any = [...new Set(conditions.flatMap((c) => (c.type === 'tagAny' ? [c.value] : [])))];
+  if (any.length > 0) filters.push(any.length === 1 ? term('tags', any[0]) : { bool: { should: any.map((v) => term('tags', v)), minimum_should_match: 1 } });
   if (scored.length === 0) return allOf(filters);
   return { bool: { must: scored, filter: filters } };
 }

@@ -8,14 +8,14 @@ import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 export const FACETS = ['tags', 'rating', 'uploader'] as const;
 export type Facet = (typeof FACETS)[number];
 
-export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch', 'favoritedBy'] as const;
+export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'tagAny', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch', 'favoritedBy'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
 export const MAX_IMAGE_LIMIT = 24;
 export const MAX_MATCH_LENGTH = 1024;
 
 export type Condition =
-  | { type: 'tagInclude' | 'tagExclude' | 'textContains' | 'textMatch'; value: string }
+  | { type: 'tagInclude' | 'tagExclude' | 'tagAny' | 'textContains' | 'textMatch'; value: string }
   | { type: 'ratingEq'; value: Rating }
   | { type: 'uploadedBy'; value: string; userId: number | undefined }
   // decisions §14: a username; the service finds its id (an unknown name matches nothing)

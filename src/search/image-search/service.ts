@@ -25,10 +25,18 @@ export class ImageSearchService {
 
   async search(asked: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
     const { postRepository, config } = this.deps;
-    const request: ImageSearchRequest = {
-      ...asked,
-      conditions: asked.conditions.map((c) => (c.type === 'favoritedBy' ? { ...c, userId: this.deps.userIdOf(c.value) } : c)),
-    };
+    // A tag condition naming an alias means its target (decisions §15); the facets' exclusion of
+    // tagInclude names then leaves out the target, as it would had the target been named.
+    // favoritedBy names a user: the index keeps ids (decisions §14).
+    const rules = postRepository.tagRules;
+    const conditions = asked.conditions.map((c) =>
+      c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny'
+        ? { ...c, value: rules.canonical(c.value) }
+        : c.type === 'favoritedBy'
+          ? { ...c, userId: this.deps.userIdOf(c.value) }
+          : c,
+    );
+    const request = { ...asked, conditions };
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
     const page = await findPage(this.deps, needles, (resolved) => ({
       query: buildImageQuery(request.conditions, resolved),

@@ -11,8 +11,11 @@ export class PostSearchService {
    * Runs a parsed search. Elasticsearch answers with ids only; the posts are read from SQLite (the
    * source of truth) in the same order. A post deleted between the two steps drops out of the page.
    */
-  async search(request: SearchRequest, paging: { offset: number; limit: number }): Promise<{ count: number; data: PostView[] }> {
+  async search(asked: SearchRequest, paging: { offset: number; limit: number }): Promise<{ count: number; data: PostView[] }> {
     const { postRepository, config } = this.deps;
+    // A tag selector naming an alias means its target (decisions §15).
+    const filter = asked.filter.map((s) => (s.type === 'tag' ? { ...s, value: postRepository.tagRules.canonical(s.value) } : s));
+    const request = { ...asked, filter };
     const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));
     const page = await findPage(this.deps, needles, (resolved) => ({ query: buildQuery(request.filter, resolved), sort: buildSort(request.order), ...paging }));
     const posts = postRepository.getManyById(page.keys.map(String));

@@ -9,6 +9,7 @@ import { currentUser } from '../session.ts';
 import { findSimilar, noMatches, similarGrid } from '../similar-list.ts';
 import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
+import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
 
 const searchLink = (segment: string, text: string) => h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
 
@@ -24,6 +25,7 @@ function details(post: Post): HTMLElement {
         ? h('ul', { class: 'tags' }, post.tags.map((t) => h('li', {}, searchLink(`+${t.name}`, t.name))))
         : h('span', { class: 'muted' }, 'none'),
     ),
+    post.tags.length ? row('About', h('span', {}, 'tag pages: ', post.tags.map((t, i) => [i ? ', ' : '', h('a', { href: `/tag/${encodeURIComponent(t.name)}` }, t.name)]).flat())) : [],
     row('Rating', searchLink(`rating:${post.rating}`, post.rating)),
     row('Uploader', post.uploader ? searchLink(`by:${post.uploader.name}`, post.uploader.name) : h('span', { class: 'muted' }, 'none (imported)')),
     row('Uploaded', h('time', { datetime: post.createdAt }, formatDate(post.createdAt))),
@@ -31,7 +33,7 @@ function details(post: Post): HTMLElement {
   );
 }
 
-function similarSection(post: Post): HTMLElement {
+function similarSection(post: Post, self: Self | undefined): HTMLElement {
   const section = h('section', { class: 'similar', 'aria-labelledby': 'similar-h' }, h('h2', { id: 'similar-h' }, 'Similar images'));
   const msg = messageBox();
   section.append(msg.el);
@@ -44,7 +46,9 @@ function similarSection(post: Post): HTMLElement {
       });
       const matches = (await findSimilar(image, post.image)).filter((m) => m.id !== post.id);
       msg.clear();
-      section.append(matches.length ? similarGrid(matches, 'Similar images') : noMatches());
+      const found = matches.length ? similarGrid(matches, 'Similar images') : noMatches();
+      if (matches.length && can(self, PERMISSION.delete)) addMergeButtons(found, post);
+      section.append(found);
     } catch (err) {
       msg.error(errorText(err));
     }
@@ -65,7 +69,7 @@ export async function postPage(id: string): Promise<void> {
   }
   const self: Self | undefined = await currentUser().catch(() => undefined);
   // Looked up once: edits change metadata, never the image.
-  render(post, self, similarSection(post));
+  render(post, self, similarSection(post, self));
 }
 
 function render(post: Post, self: Self | undefined, similar: HTMLElement): void {
@@ -88,6 +92,7 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement): void 
       details(post),
       editing ? editForm(post, rerender) : null,
       can(self, PERMISSION.delete) ? deleteControl(post) : null,
+      self && !can(self, PERMISSION.delete) ? deletionRequestForm(post) : null,
       !self ? h('p', { class: 'muted' }, h('a', { href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'), ' to edit this post.') : null,
     ),
   );

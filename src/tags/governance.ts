@@ -1,0 +1,98 @@
+import type { Db } from '../db/sqlite.ts';
+import { AppError, invalid } from '../errors.ts';
+import type { Initiator, PostChanges } from '../kernel/commit.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { AliasRow } from '../kernel/tag-rules.ts';
+import type { TagJob, TagJobRepository } from './job-repository.ts';
+import { retagPost } from './retag.ts';
+
+export interface GovernanceDeps {
+  db: Db;
+  posts: PostRepository;
+  changes: PostChanges;
+  jobs: TagJobRepository;
+  /** the retagging's update rows are to be indexed */
+  kickRelay: () => void;
+  /** a new implication job waits */
+  kickJobs: () => void;
+}
+
+const reject = (path: string, message: string) => invalid([path], message);
+
+/**
+ * Aliases and implications (decisions §15): the checks that keep the vocabulary sound, and the
+ * retagging of existing posts. Aliases retag at once, in the request's transaction (posts carrying
+ * a misspelling are few); implications can touch any number of posts, so a durable job does it.
+ */
+export class TagGovernance {
+  constructor(private readonly deps: GovernanceDeps) {}
+
+  private get rules() {
+    return this.deps.posts.tagRules;
+  }
+
+  putAlias(name: string, target: string, by: Initiator): { name: string; target: string; retagged: number } {
+    const { db, posts, changes } = this.deps;
+    const retagged = db
+      .transaction(() => {
+        const rules = this.rules;
+        if (name === target) throw reject('target', 'a tag cannot be an alias of itself');
+        if (rules.isAlias(target)) throw reject('target', `the target "${target}" is itself an alias (of "${rules.canonical(target)}"); alias the target it names`);
+        if (rules.aliasesOf(name).length > 0) throw reject('name', `"${name}" is the target of other aliases, so it cannot become an alias`);
+        if (!rules.tagExists(target)) throw reject('target', `unknown tag "${target}"`);
+        if (rules.hasImplications(name)) throw reject('name', `"${name}" takes part in implications; remove them before making it an alias`);
+        rules.putAlias(name, target, by.id);
+        let n = 0;
+        for (const seq of rules.postsCarrying([name], 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) if (retagPost({ posts, changes }, seq, by)) n++;
+        return n;
+      })
+      .immediate();
+    if (retagged > 0) this.deps.kickRelay();
+    return { name, target, retagged };
+  }
+
+  deleteAlias(name: string): void {
+    if (!this.rules.deleteAlias(name)) throw new AppError('not_found', 'alias not found');
+  }
+
+  listAliases(offset: number, limit: number): { count: number; data: AliasRow[] } {
+    return this.deps.db.transaction(() => ({ count: this.rules.aliasCount(), data: limit === 0 ? [] : this.rules.aliasPage(offset, limit) }))();
+  }
+
+  /** Makes `name` imply `other`; a new one starts a job applying it to the posts there are. */
+  putImplication(name: string, other: string, by: Initiator): { tag: string; implies: string; job: TagJob | null } {
+    const { db, posts, jobs } = this.deps;
+    const result = db
+      .transaction(() => {
+        const rules = this.rules;
+        // Aliases mean their targets here as everywhere.
+        const tag = rules.canonical(name);
+        const implies = rules.canonical(other);
+        if (!rules.tagExists(tag)) throw reject('name', `unknown tag "${name}"`);
+        if (!rules.tagExists(implies)) throw reject('other', `unknown tag "${other}"`);
+        if (tag === implies) throw reject('other', 'a tag cannot imply itself (a cycle)');
+        if (rules.closure(implies).includes(tag)) throw reject('other', `"${implies}" already implies "${tag}": this would make a cycle`);
+        if (!rules.putImplication(tag, implies, by.id)) return { tag, implies, jobId: null };
+        const jobId = jobs.create({ tag, implies, initiatorId: by.id, initiatorName: by.name, lastSeq: posts.lastSeq() });
+        return { tag, implies, jobId };
+      })
+      .immediate();
+    if (result.jobId !== null) this.deps.kickJobs();
+    return { tag: result.tag, implies: result.implies, job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null) };
+  }
+
+  /** Posts keep what they carry (decisions §15: removing one removes nothing). */
+  deleteImplication(name: string, other: string): void {
+    const rules = this.rules;
+    if (!rules.deleteImplication(rules.canonical(name), rules.canonical(other))) throw new AppError('not_found', 'implication not found');
+  }
+
+  /** What GET /api/tag/[name] adds to the tag's count. */
+  describe(name: string): { aliases: string[]; implies: string[]; impliedBy: string[]; jobs: TagJob[] } {
+    return { aliases: this.rules.aliasesOf(name), ...this.rules.direct(name), jobs: this.deps.jobs.list(10, name) };
+  }
+
+  jobs(limit = 100): TagJob[] {
+    return this.deps.jobs.list(limit);
+  }
+}

@@ -1,0 +1,68 @@
+import type { Db } from '../db/sqlite.ts';
+import type { Logger } from '../log.ts';
+import type { PostChanges } from '../kernel/commit.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import { Loop } from '../util/loop.ts';
+import type { TagJobRepository } from './job-repository.ts';
+import { retagPost } from './retag.ts';
+
+export interface ImplicationRunnerDeps {
+  db: Db;
+  posts: PostRepository;
+  changes: PostChanges;
+  jobs: TagJobRepository;
+  /** wakes the outbox relay: the batch's update rows are to be indexed */
+  onBatch: () => void;
+  log: Logger;
+}
+
+/** Posts per transaction: long enough to be quick, short enough that requests wait milliseconds. */
+export const BATCH = 300;
+
+/**
+ * Applies new implications to existing posts (decisions §15), in the server's background, one
+ * job at a time. Each batch is one transaction that edits its posts (a version and an update
+ * event each, through the commit step) and moves the job's cursor: a crash loses at most the
+ * batch under way, which then simply runs again. Posts written after the job began were stored
+ * under the rule already (the kernel resolves every write), so the job stops at its `lastSeq`.
+ */
+export class ImplicationRunner {
+  /** start() at server start-up (resumes an interrupted job), kick() when a job is made, stop() at shutdown */
+  readonly loop: Loop;
+
+  constructor(private readonly deps: ImplicationRunnerDeps) {
+    this.loop = new Loop({
+      pass: () => this.runBatch(),
+      intervalMs: 5_000,
+      backoffMs: (n) => Math.min(30_000, 500 * 2 ** n),
+      log: deps.log,
+      failureMessage: 'tag implication batch failed; retrying',
+    });
+  }
+
+  /** One batch of the oldest job. Resolves to 0 (go on at once) while there is work, else nothing. */
+  runBatch(): number | void {
+    const { db, posts, changes, jobs } = this.deps;
+    const job = jobs.next();
+    if (!job) return;
+    const changed = db
+      .transaction(() => {
+        // Posts carrying the tag, or anything implying it, that the job has not reached yet.
+        const sources = [job.tag, ...posts.tagRules.impliers(job.tag)];
+        const seqs = posts.tagRules.postsCarrying(sources, job.cursor, job.lastSeq, BATCH);
+        if (seqs.length === 0) {
+          jobs.finish(job.id);
+          return -1;
+        }
+        const initiator = { id: job.initiatorId ?? 0, name: job.initiatorName ?? 'system' };
+        let n = 0;
+        for (const seq of seqs) if (retagPost({ posts, changes }, seq, initiator)) n++;
+        jobs.advance(job.id, seqs[seqs.length - 1], seqs.length, n);
+        return n;
+      })
+      .immediate();
+    if (changed > 0) this.deps.onBatch();
+    if (changed < 0) this.deps.log.info('tag implication applied', { tag: job.tag, implies: job.implies, changed: job.changed });
+    return 0;
+  }
+}
