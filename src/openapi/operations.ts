@@ -20,6 +20,7 @@ export { documentedQuery, type Method, type Operation, type Reply } from './oper
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
+import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { z } from './zod.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
@@ -309,4 +310,5 @@ export const OPERATIONS: Operation[] = [
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
   ...PEOPLE_OPERATIONS,
+  ...PASSKEY_OPERATIONS,
 ];

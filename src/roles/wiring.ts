@@ -31,6 +31,7 @@ import { PreferenceStore } from '../accounts/preferences.ts';
 import { UserAdmin } from '../accounts/user-admin.ts';
 import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
+import { PasskeyService } from '../passkeys/service.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -181,6 +182,7 @@ export interface Core extends SearchParts {
   userAdmin: UserAdmin;
   favorites: FavoriteService;
   quickSearch: QuickSearch;
+  passkeys: PasskeyService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -227,6 +229,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     favorites: new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) }),
     quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
     similar: new SimilarService({ ...engine, hashPool }),
+    passkeys: new PasskeyService({ accounts, config, log }),
   };
 }
 
