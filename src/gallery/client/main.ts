@@ -10,6 +10,9 @@ import { postPage } from './pages/post.ts';
 import { searchPage } from './pages/search.ts';
 import { similarPage } from './pages/similar.ts';
 import { uploadPage } from './pages/upload.ts';
+import { signupPage } from './pages/signup.ts';
+import { favoritesPage } from './pages/favorites.ts';
+import { adminUsersPage } from './pages/admin-users.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
@@ -21,6 +24,9 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/similar': similarPage,
     '/login': loginPage,
     '/account': accountPage,
+    '/signup': signupPage,
+    '/favorites': favoritesPage,
+    '/admin/users': adminUsersPage,
   };
   return pages[path];
 }

@@ -48,5 +48,6 @@ export async function renderAccountNav(): Promise<void> {
   }
   // A real form: the server clears the HttpOnly cookie (POST /logout), then the marker goes too.
   const form = h('form', { method: 'post', action: '/logout', class: 'logout', onsubmit: () => localStorage.removeItem(MARKER) }, h('button', { type: 'submit' }, 'Log out'));
-  replace(slot, h('a', { href: '/account' }, self.name), ' ', form);
+  const admin = (self.permission & 0x1) !== 0 || (self.permission & 0x100) !== 0;
+  replace(slot, h('a', { href: '/favorites' }, 'Favorites'), ' ', admin ? h('a', { href: '/admin/users' }, 'Users') : null, admin ? ' ' : null, h('a', { href: '/account' }, self.name), ' ', form);
 }
