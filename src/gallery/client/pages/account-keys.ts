@@ -45,7 +45,7 @@ export async function appKeysSection(self: Self): Promise<HTMLElement> {
 
   const name = h('input', { id: 'app-key-name', name: 'name', required: true, maxlength: 64 });
   const bits = bitBoxes('app-key-bit', 'What the key may do (a subset of what you may)', held, 0);
-  const form = h('form', { class: 'stack' }, field(name, 'Key name'), bits.el, h('button', { type: 'submit' }, 'Create app key'));
+  const form = h('form', { class: 'stack' }, field(name, 'App key name'), bits.el, h('button', { type: 'submit' }, 'Create app key'));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {
