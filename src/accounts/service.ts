@@ -12,6 +12,7 @@ import { DEFAULT_PERMISSION } from './permissions.ts';
 import { DEFAULT_TTL_SECONDS, issueCookie, MAX_TTL_SECONDS, type IssuedCookie, type SessionSealer } from './session-cookie.ts';
 import { LoginThrottle, SignupThrottle } from './throttle.ts';
 import { AppKeyService } from './app-keys.ts';
+import { Credentials } from './credentials.ts';
 import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
 
 /** decisions §2 */
@@ -56,6 +57,7 @@ export class AccountService {
   readonly throttle: LoginThrottle;
   readonly signups: SignupThrottle;
   readonly appKeys: AppKeyService;
+  readonly credentials: Credentials;
   readonly db: Db;
   private readonly deps: AccountDeps;
 
@@ -66,6 +68,7 @@ export class AccountService {
     this.throttle = deps.throttle ?? new LoginThrottle();
     this.signups = deps.registration?.throttle ?? new SignupThrottle();
     this.appKeys = new AppKeyService(deps.db, this.users);
+    this.credentials = new Credentials(deps.db, this.appKeys);
     // Compute the dummy hash now, so the first login for an unknown user is not the slow one.
     if (deps.sessions) void dummyHash();
   }
@@ -100,6 +103,22 @@ export class AccountService {
     const user = this.users.getById(id);
     if (!user) throw new AppError('unauthenticated', 'authentication required');
     return toSelf(user);
+  }
+
+  /** A user's app keys (and passkeys), for `imgpost user keys`. */
+  credentialsOf(name: string): { name: string; appKeys: unknown[]; passkeys?: unknown[] } {
+    const user = this.byName(name);
+    return { name: user.name, ...this.credentials.of(user.id) };
+  }
+
+  revokeCredential(name: string, kind: 'app-key' | 'passkey', id: string): { name: string; revoked: { kind: string; id: string } } {
+    const user = this.byName(name);
+    if (kind === 'app-key') {
+      const n = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : NaN;
+      if (!Number.isSafeInteger(n)) throw new AppError('not_found', 'no such app key');
+      this.credentials.revokeAppKey(user.id, n);
+    } else this.credentials.revokePasskey(user.id, id);
+    return { name: user.name, revoked: { kind, id } };
   }
 
   private byName(name: string): UserRecord {

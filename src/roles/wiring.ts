@@ -62,7 +62,11 @@ export async function connectSearch(config: Config, log: Logger): Promise<Search
 export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
   const search = await connectSearch(config, log);
   try {
-    await search.postsIndex.ensure();
+    // An index built for an older mapping gets the fields it lacks (a document carrying them would be refused).
+    if (!(await search.postsIndex.ensure())) {
+      const added = await search.postsIndex.addMissingFields();
+      if (added.length > 0) log.info('added new fields to the posts index', { fields: added });
+    }
   } catch (err) {
     // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });

@@ -131,3 +131,34 @@ test('user --help and each subcommand --help; usage errors exit 2', async (t) =>
   t.is(unknown.code, 2);
   t.is((await imgpost(dir, 'user', 'frobnicate')).code, 2);
 });
+
+test('user keys shows an account\'s app keys (and passkeys where the table exists), never a key; revoke-key and revoke-passkey remove them', async (t) => {
+  const dir = withDataDir(t);
+  const added = await imgpost(dir, 'user', 'add', '--name', 'keyholder', '--password', 'long enough');
+  t.is(added.code, 0, added.stderr);
+  const db = openDatabase(dir);
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
+  const owner = accounts.users.getByName('keyholder')!;
+  const made = accounts.appKeys.create({ id: owner.id, name: owner.name, permission: owner.permission }, { name: 'bot', permission: 2 });
+  // The passkey table of issue 27's passkey part, as far as `user keys` reads it.
+  db.exec('CREATE TABLE IF NOT EXISTS passkeys (id TEXT PRIMARY KEY, user_id INTEGER NOT NULL, name TEXT, created_at TEXT)');
+  db.prepare('INSERT INTO passkeys (id, user_id, name, created_at) VALUES (?, ?, ?, ?)').run('cred-1', owner.id, 'laptop', '2026-01-01T00:00:00.000Z');
+  db.close();
+
+  const shown = await imgpost(dir, 'user', 'keys', '--name', 'keyholder', '--json');
+  t.is(shown.code, 0, shown.stderr);
+  const listing = JSON.parse(shown.stdout) as { appKeys: { id: number; name: string }[]; passkeys: { id: string; name: string }[] };
+  t.like(listing.appKeys, [{ id: made.id, name: 'bot', permission: 2 }]);
+  t.like(listing.passkeys, [{ id: 'cred-1', name: 'laptop' }]);
+  t.false(shown.stdout.includes(made.key));
+
+  t.is((await imgpost(dir, 'user', 'revoke-key', '--name', 'keyholder', '--id', String(made.id))).code, 0);
+  t.is((await imgpost(dir, 'user', 'revoke-passkey', '--name', 'keyholder', '--id', 'cred-1')).code, 0);
+  const missing = await imgpost(dir, 'user', 'revoke-key', '--name', 'keyholder', '--id', String(made.id));
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /no such app key/);
+  const after = JSON.parse((await imgpost(dir, 'user', 'keys', '--name', 'keyholder')).stdout) as { appKeys: unknown[]; passkeys: unknown[] };
+  t.deepEqual(after, { name: 'keyholder', appKeys: [], passkeys: [] });
+  const help = await imgpost(dir, 'user', 'keys', '--help');
+  t.regex(help.stdout, /Usage: imgpost user keys --name NAME/);
+});

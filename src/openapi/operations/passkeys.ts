@@ -31,12 +31,12 @@ const noRelyingParty = error('PUBLIC_URL\'s host is an IP address: browsers acce
 
 export const PASSKEY_OPERATIONS: Operation[] = [
   {
-    method: 'post', path: '/api/account/passkey/options', operationId: 'passkeyRegistrationOptions', tag: 'accounts', auth: true,
+    method: 'post', path: '/api/account/passkey/options', operationId: 'passkeyRegistrationOptions', tag: 'accounts', auth: 'account',
     summary: 'Options for registering a passkey; the challenge answers once, within 5 minutes',
     responses: { ...always, 200: { description: 'creation options', schema: CreationOptions }, 403: appKeyOnly, 409: noRelyingParty },
   },
   {
-    method: 'post', path: '/api/account/passkey', operationId: 'registerPasskey', tag: 'accounts', auth: true,
+    method: 'post', path: '/api/account/passkey', operationId: 'registerPasskey', tag: 'accounts', auth: 'account',
     summary: 'Register a passkey: the credential\'s JSON (PublicKeyCredential.toJSON()), optionally with a name',
     request: { body: { required: true, ...json(registrationBody) } },
     responses: {
@@ -66,12 +66,12 @@ export const PASSKEY_OPERATIONS: Operation[] = [
     },
   },
   {
-    method: 'get', path: '/api/account/passkeys', operationId: 'listPasskeys', tag: 'accounts', auth: true,
+    method: 'get', path: '/api/account/passkeys', operationId: 'listPasskeys', tag: 'accounts', auth: 'account',
     summary: 'The caller\'s passkeys',
     responses: { ...always, 200: { description: 'the passkeys', schema: z.array(Passkey) }, 403: appKeyOnly, 409: noRelyingParty },
   },
   {
-    method: 'delete', path: '/api/account/passkeys/{id}', operationId: 'deletePasskey', tag: 'accounts', auth: true,
+    method: 'delete', path: '/api/account/passkeys/{id}', operationId: 'deletePasskey', tag: 'accounts', auth: 'account',
     summary: 'Remove one of the caller\'s passkeys',
     request: { params: z.object({ id: z.string() }) },
     responses: { ...always, 204: { description: 'removed' }, 403: appKeyOnly, 404: error('no such passkey of the caller\'s'), 409: noRelyingParty },

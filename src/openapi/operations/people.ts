@@ -46,18 +46,18 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     },
   },
   {
-    method: 'post', path: '/api/account/keys', operationId: 'createAppKey', tag: 'accounts', auth: true,
+    method: 'post', path: '/api/account/keys', operationId: 'createAppKey', tag: 'accounts', auth: 'account',
     summary: 'Create an app key with a subset of the caller\'s permission (at most 20 per account)',
     request: { body: { required: true, ...json(appKeySchema) } },
     responses: { ...always, 201: { description: 'the key, shown once', schema: NewAppKey }, 400: issues('a bit the account lacks, or a bad name'), 403: appKeyOnly, 409: error('the account has 20 app keys already') },
   },
   {
-    method: 'get', path: '/api/account/keys', operationId: 'listAppKeys', tag: 'accounts', auth: true,
+    method: 'get', path: '/api/account/keys', operationId: 'listAppKeys', tag: 'accounts', auth: 'account',
     summary: 'The caller\'s app keys (without the keys)',
     responses: { ...always, 200: { description: 'the keys', schema: z.array(AppKey) }, 403: appKeyOnly },
   },
   {
-    method: 'delete', path: '/api/account/keys/{id}', operationId: 'revokeAppKey', tag: 'accounts', auth: true,
+    method: 'delete', path: '/api/account/keys/{id}', operationId: 'revokeAppKey', tag: 'accounts', auth: 'account',
     summary: 'Revoke an app key; it stops working at once',
     request: { params: z.object({ id: z.string() }) },
     responses: { ...always, 204: { description: 'revoked' }, 403: appKeyOnly, 404: error('no such key of the caller\'s') },
