@@ -41,6 +41,24 @@ function challengeOf(clientDataJSON: unknown): string | undefined {
   }
 }
 
+/** What every ceremony is checked against: the stored challenge, PUBLIC_URL's origin and host. */
+const expected = (challenge: ChallengeRecord, rp: { id: string; origin: string }) => ({
+  expectedChallenge: challenge.challenge,
+  expectedOrigin: rp.origin,
+  expectedRPID: rp.id,
+  // Presence is required; verification (PIN, biometrics) is the authenticator's and the person's choice.
+  requireUserVerification: false,
+});
+
+/** The library's verdict; its exceptions (a wrong origin, a bad signature...) become the refusal with its words. */
+async function verifiedBy<T>(refuse: (why: string) => AppError, verify: () => Promise<T>): Promise<T> {
+  try {
+    return await verify();
+  } catch (err) {
+    throw refuse((err as Error).message);
+  }
+}
+
 /**
  * Passkeys (decisions §14) on @simplewebauthn/server: the library does every check of a ceremony
  * (challenge, origin, relying party, signature, counter); this service keeps the challenges
@@ -102,18 +120,7 @@ export class PasskeyService {
     const refuse = (why: string) => invalid([], `passkey not registered: ${why}`);
     const challenge = this.take(body, 'register', refuse);
     if (challenge.userId !== user.id) throw refuse('the options were made for another account');
-    let verified;
-    try {
-      verified = await verifyRegistrationResponse({
-        response: body,
-        expectedChallenge: challenge.challenge,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.id,
-        requireUserVerification: false,
-      });
-    } catch (err) {
-      throw refuse((err as Error).message);
-    }
+    const verified = await verifiedBy(refuse, () => verifyRegistrationResponse({ response: body, ...expected(challenge, rp) }));
     if (!verified.verified || !verified.registrationInfo) throw refuse('the authenticator\'s answer did not verify');
     const { credential } = verified.registrationInfo;
     if (this.repo.byCredentialId(credential.id)) throw new AppError('conflict', 'this passkey is registered already');
@@ -151,19 +158,8 @@ export class PasskeyService {
     const passkey = typeof body.id === 'string' ? this.repo.byCredentialId(body.id) : undefined;
     if (!passkey) throw refuse('unknown passkey');
     if (challenge.userId !== null && challenge.userId !== passkey.userId) throw refuse('this passkey belongs to another account');
-    let verified;
-    try {
-      verified = await verifyAuthenticationResponse({
-        response: body,
-        expectedChallenge: challenge.challenge,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.id,
-        credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never },
-        requireUserVerification: false,
-      });
-    } catch (err) {
-      throw refuse((err as Error).message);
-    }
+    const credential = { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never };
+    const verified = await verifiedBy(refuse, () => verifyAuthenticationResponse({ response: body, credential, ...expected(challenge, rp) }));
     if (!verified.verified) throw refuse('the signature did not verify');
     this.repo.used(passkey.id, verified.authenticationInfo.newCounter, nowIso());
     const self = this.deps.accounts.self(passkey.userId);

@@ -20,20 +20,20 @@ export async function addVirtualAuthenticator(page: Page): Promise<{ authenticat
   })) as { authenticatorId: string };
 }
 
-/** navigator.credentials.create with the server's options JSON; the credential's JSON, as a browser sends it. */
-export function createCredential(page: Page, options: unknown): Promise<Record<string, unknown>> {
-  return page.evaluate(async (json) => {
-    const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(json as PublicKeyCredentialCreationOptionsJSON);
-    const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential;
-    return credential.toJSON() as unknown as Record<string, unknown>;
-  }, options);
+/** One ceremony in the page: navigator.credentials.create or .get with the server's options JSON; the credential's JSON, as a browser sends it. */
+function ceremony(page: Page, kind: 'create' | 'get', options: unknown): Promise<Record<string, unknown>> {
+  return page.evaluate(
+    async ([json, which]) => {
+      const credential = (
+        which === 'create'
+          ? await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(json as PublicKeyCredentialCreationOptionsJSON) })
+          : await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(json as PublicKeyCredentialRequestOptionsJSON) })
+      ) as PublicKeyCredential;
+      return credential.toJSON() as unknown as Record<string, unknown>;
+    },
+    [options, kind] as const,
+  );
 }
 
-/** navigator.credentials.get with the server's options JSON; the assertion's JSON. */
-export function getAssertion(page: Page, options: unknown): Promise<Record<string, unknown>> {
-  return page.evaluate(async (json) => {
-    const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(json as PublicKeyCredentialRequestOptionsJSON);
-    const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential;
-    return credential.toJSON() as unknown as Record<string, unknown>;
-  }, options);
-}
+export const createCredential = (page: Page, options: unknown) => ceremony(page, 'create', options);
+export const getAssertion = (page: Page, options: unknown) => ceremony(page, 'get', options);

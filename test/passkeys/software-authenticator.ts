@@ -9,6 +9,15 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 const sha256 = (b: Uint8Array | string) => crypto.createHash('sha256').update(b).digest();
 
+/** The JSON of a PublicKeyCredential (what `toJSON()` gives) around a response of either ceremony. */
+const credentialJson = (rawId: Buffer, response: Record<string, unknown>) => ({
+  id: b64url(rawId),
+  rawId: b64url(rawId),
+  type: 'public-key',
+  clientExtensionResults: {},
+  response,
+});
+
 export class SoftwareAuthenticator {
   private readonly keys = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
   private readonly credentialId = crypto.randomBytes(16);
@@ -40,14 +49,11 @@ export class SoftwareAuthenticator {
     // rpIdHash, flags (user present, user verified, attested credential data), counter, AAGUID, id, key
     const authData = Buffer.concat([sha256(this.rpId), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(cose)]);
     const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
-    const id = b64url(this.credentialId);
-    return {
-      id,
-      rawId: id,
-      type: 'public-key',
-      clientExtensionResults: {},
-      response: { clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)), attestationObject: b64url(attestationObject), transports: ['internal'] },
-    };
+    return credentialJson(this.credentialId, {
+      clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)),
+      attestationObject: b64url(attestationObject),
+      transports: ['internal'],
+    });
   }
 
   /** The assertion's JSON for `navigator.credentials.get` with these options. */
@@ -57,13 +63,6 @@ export class SoftwareAuthenticator {
     const authData = Buffer.concat([sha256(this.rpId), Buffer.from([0x05]), count]);
     const clientDataJSON = this.clientData('webauthn.get', options.challenge);
     const signature = crypto.sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
-    const id = b64url(this.credentialId);
-    return {
-      id,
-      rawId: id,
-      type: 'public-key',
-      clientExtensionResults: {},
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature) },
-    };
+    return credentialJson(this.credentialId, { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature) });
   }
 }

@@ -1,6 +1,7 @@
 /** The account page's app keys (decisions §14): create with a subset of the account's bits (the key shown once, with a copy button), list, revoke. */
 import { api, errorText, ok, type Schemas, type Self } from '../api.ts';
 import { field, formatDate, h, messageBox, replace } from '../dom.ts';
+import { removableRows } from '../removable-rows.ts';
 import { bitBoxes, PERMISSION_BITS } from '../permission-bits.ts';
 
 type AppKey = Schemas['AppKey'];
@@ -23,24 +24,15 @@ export async function appKeysSection(self: Self): Promise<HTMLElement> {
   const held = (self.permission & 0x1) !== 0 ? 0xffff : self.permission;
 
   const render = (keys: AppKey[]) =>
-    replace(
-      list,
-      keys.length
-        ? keys.map((k) => {
-            const revoke = h('button', { type: 'button', class: 'danger' }, `Revoke ${k.name}`);
-            revoke.addEventListener('click', async () => {
-              try {
-                await ok(api.DELETE('/api/account/keys/{id}', { params: { path: { id: String(k.id) } } }));
-                msg.info(`Revoked ${k.name}; it no longer works.`);
-                await reload();
-              } catch (err) {
-                msg.error(errorText(err));
-              }
-            });
-            return h('li', {}, h('strong', {}, k.name), ` · ${bitsText(k.permission)} · ${formatDate(k.createdAt)} `, revoke);
-          })
-        : [h('li', { class: 'muted' }, 'No app keys.')],
-    );
+    removableRows(list, keys, {
+      verb: 'Revoke',
+      empty: 'No app keys.',
+      msg,
+      describe: (k) => [` · ${bitsText(k.permission)} · ${formatDate(k.createdAt)}`],
+      remove: (k) => ok(api.DELETE('/api/account/keys/{id}', { params: { path: { id: String(k.id) } } })),
+      done: (k) => `Revoked ${k.name}; it no longer works.`,
+      reload,
+    });
   const reload = async () => render(await ok(api.GET('/api/account/keys')));
 
   const name = h('input', { id: 'app-key-name', name: 'name', required: true, maxlength: 64 });

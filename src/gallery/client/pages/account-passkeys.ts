@@ -1,6 +1,7 @@
 /** The account page's passkeys (decisions §14): add one (a browser ceremony), list, remove. Hidden when the server cannot offer them. */
 import { api, errorText, ok, type Schemas } from '../api.ts';
 import { field, formatDate, h, messageBox, replace } from '../dom.ts';
+import { removableRows } from '../removable-rows.ts';
 import { features } from '../features.ts';
 import { addPasskey, ceremonyText } from '../passkey-ceremony.ts';
 
@@ -11,24 +12,15 @@ export async function passkeysSection(): Promise<HTMLElement | null> {
   const msg = messageBox();
   const list = h('ul', { class: 'rows', 'aria-label': 'Passkeys' });
   const render = (keys: Passkey[]) =>
-    replace(
-      list,
-      keys.length
-        ? keys.map((p) => {
-            const remove = h('button', { type: 'button', class: 'danger' }, `Remove ${p.name}`);
-            remove.addEventListener('click', async () => {
-              try {
-                await ok(api.DELETE('/api/account/passkeys/{id}', { params: { path: { id: String(p.id) } } }));
-                msg.info(`Removed ${p.name}.`);
-                await reload();
-              } catch (err) {
-                msg.error(errorText(err));
-              }
-            });
-            return h('li', {}, h('strong', {}, p.name), ` · added ${formatDate(p.createdAt)}`, p.lastUsedAt ? ` · last used ${formatDate(p.lastUsedAt)} ` : ' · never used ', remove);
-          })
-        : [h('li', { class: 'muted' }, 'No passkeys yet.')],
-    );
+    removableRows(list, keys, {
+      verb: 'Remove',
+      empty: 'No passkeys yet.',
+      msg,
+      describe: (p) => [` · added ${formatDate(p.createdAt)}`, p.lastUsedAt ? ` · last used ${formatDate(p.lastUsedAt)}` : ' · never used'],
+      remove: (p) => ok(api.DELETE('/api/account/passkeys/{id}', { params: { path: { id: String(p.id) } } })),
+      done: (p) => `Removed ${p.name}.`,
+      reload,
+    });
   const reload = async () => render(await ok(api.GET('/api/account/passkeys')));
 
   const name = h('input', { id: 'passkey-name', name: 'name', maxlength: 64, placeholder: 'e.g. laptop' });
