@@ -11,6 +11,7 @@ import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { userRoutes } from './accounts/user-routes.ts';
 import { favoriteRoutes } from './favorites/routes.ts';
+import { passkeyRoutes } from './passkeys/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
@@ -32,6 +33,7 @@ import type { PreferenceStore } from './accounts/preferences.ts';
 import type { UserAdmin } from './accounts/user-admin.ts';
 import type { FavoriteService } from './favorites/service.ts';
 import type { QuickSearch } from './favorites/quick-search.ts';
+import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media/store/image-store.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
@@ -70,6 +72,7 @@ export interface AppServices extends MetricsDeps {
   userAdmin: UserAdmin;
   favorites: FavoriteService;
   quickSearch: QuickSearch;
+  passkeys: PasskeyService;
 }
 
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
@@ -100,6 +103,7 @@ export function createApp(services: AppServices): Koa<AppState> {
     accountRoutes(services),
     userRoutes(services),
     favoriteRoutes(services),
+    passkeyRoutes(services),
     mediaRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),

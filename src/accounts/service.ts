@@ -12,7 +12,7 @@ import { DEFAULT_PERMISSION } from './permissions.ts';
 import { DEFAULT_TTL_SECONDS, issueCookie, MAX_TTL_SECONDS, type IssuedCookie, type SessionSealer } from './session-cookie.ts';
 import { LoginThrottle, SignupThrottle } from './throttle.ts';
 import { AppKeyService } from './app-keys.ts';
-import { Credentials } from './credentials.ts';
+import { Credentials, type PasskeyList } from './credentials.ts';
 import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
 
 /** decisions §2 */
@@ -44,6 +44,8 @@ export interface AccountDeps {
   /** sign-up (decisions §14): closed unless the operator opens it */
   registration?: { mode: 'closed' | 'open'; permission: number; throttle?: SignupThrottle };
   log?: Logger;
+  /** the passkeys table's owner (src/passkeys), for `imgpost user keys`; none where passkeys are not wired */
+  passkeys?: PasskeyList;
 }
 
 const isUniqueViolation = (err: unknown, column: string) =>
@@ -68,7 +70,7 @@ export class AccountService {
     this.throttle = deps.throttle ?? new LoginThrottle();
     this.signups = deps.registration?.throttle ?? new SignupThrottle();
     this.appKeys = new AppKeyService(deps.db, this.users);
-    this.credentials = new Credentials(deps.db, this.appKeys);
+    this.credentials = new Credentials(this.appKeys, deps.passkeys ?? { summaries: () => [], delete: () => false });
     // Compute the dummy hash now, so the first login for an unknown user is not the slow one.
     if (deps.sessions) void dummyHash();
   }

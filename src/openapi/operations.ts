@@ -21,6 +21,7 @@ import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
+import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
@@ -308,4 +309,5 @@ export const OPERATIONS: Operation[] = [
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
   ...PEOPLE_OPERATIONS,
   ...MODERATION_OPERATIONS,
+  ...PASSKEY_OPERATIONS,
 ];

@@ -36,6 +36,8 @@ import { PreferenceStore } from '../accounts/preferences.ts';
 import { UserAdmin } from '../accounts/user-admin.ts';
 import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
+import { PasskeyRepository } from '../passkeys/repository.ts';
+import { PasskeyService } from '../passkeys/service.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -148,11 +150,13 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
  */
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
   const { db, postRepository, changes } = posts;
-  if (!web) return new AccountService({ db, posts: postRepository, changes });
+  const passkeys = new PasskeyRepository(db);
+  if (!web) return new AccountService({ db, posts: postRepository, changes, passkeys });
   return new AccountService({
     db,
     posts: postRepository,
     changes,
+    passkeys,
     sessions: new SessionSealer(loadSessionSecret(web.config)),
     registration: { mode: web.config.registration, permission: web.config.registrationPermission },
     log: web.log,
@@ -195,6 +199,7 @@ export interface Core extends SearchParts {
   userAdmin: UserAdmin;
   favorites: FavoriteService;
   quickSearch: QuickSearch;
+  passkeys: PasskeyService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -256,6 +261,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     favorites,
     quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
     similar: new SimilarService({ ...engine, hashPool }),
+    passkeys: new PasskeyService({ accounts, config, log }),
   };
 }
 

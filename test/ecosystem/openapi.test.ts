@@ -14,6 +14,7 @@ import { OPERATIONS } from '../../src/openapi/operations.ts';
 import { openApiDocument } from '../../src/openapi/registry.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { SoftwareAuthenticator } from '../passkeys/software-authenticator.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { checkRecordings, formatViolations } from './contract.ts';
@@ -261,6 +262,27 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('PATCH', `/api/user/${weak.id}`, { headers: as(admin), json: { permission: 2 } });
   await call('DELETE', `/api/user/${weak.id}`, { headers: as(admin) });
   await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } }); // the last super user: 409
+
+  // passkeys (decisions §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator answers
+  await call('POST', '/api/account/passkey/options', { headers: as(user) });
+  const publicUrl = app.services.config.publicUrl;
+  app.services.config.publicUrl = `http://localhost:${app.server.port}`;
+  try {
+    const authenticator = new SoftwareAuthenticator(app.services.config.publicUrl);
+    const post = async (url: string, headers: Record<string, string>, body?: unknown) =>
+      json(await app.request(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+    const created = authenticator.create(await post('/api/account/passkey/options', as(user)));
+    const passkey = await post('/api/account/passkey', as(user), { ...created, name: 'contract' });
+    await call('POST', '/api/account/passkey', { headers: as(user), json: created }); // replayed: 400
+    await call('POST', '/api/account/passkey/login', { json: authenticator.get(await post('/api/account/passkey/login/options', {}, {})) });
+    await call('POST', '/api/account/passkey/login', { json: { id: 'x' } });
+    await call('GET', '/api/account/passkeys', { headers: as(user) });
+    await call('GET', '/api/account/passkeys', { headers: { 'X-Access-Key': appKey.key } }); // revoked by now: 401
+    await call('DELETE', `/api/account/passkeys/${passkey.id}`, { headers: as(user) });
+    await call('DELETE', `/api/account/passkeys/${passkey.id}`, { headers: as(user) });
+  } finally {
+    app.services.config.publicUrl = publicUrl;
+  }
 }
 
 test.serial('every response of a run over all endpoints matches the document', async (t) => {
