@@ -28,8 +28,8 @@ const layers = [
   // features, each routes → service → repositories/engine, lower lines first
   ['src/thumbnails', 'src/outbox'],
   ['src/accounts'],
-  ['src/tags', 'src/search', 'src/media', 'src/webhooks'],
-  ['src/posts'],
+  ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys'],
+  ['src/posts', 'src/favorites'],
   // deletion requests and merging duplicates: built on the posts' write steps
   ['src/moderation'],
   ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],

@@ -9,6 +9,9 @@ import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
+import { userRoutes } from './accounts/user-routes.ts';
+import { favoriteRoutes } from './favorites/routes.ts';
+import { passkeyRoutes } from './passkeys/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
@@ -26,6 +29,11 @@ import type { Db } from './db/sqlite.ts';
 import type { PostsIndex } from './elasticsearch/posts-index.ts';
 import type { Logger } from './log.ts';
 import type { AccountService } from './accounts/service.ts';
+import type { PreferenceStore } from './accounts/preferences.ts';
+import type { UserAdmin } from './accounts/user-admin.ts';
+import type { FavoriteService } from './favorites/service.ts';
+import type { QuickSearch } from './favorites/quick-search.ts';
+import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media/store/image-store.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
@@ -60,6 +68,11 @@ export interface AppServices extends MetricsDeps {
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
   similar: SimilarService;
+  preferences: PreferenceStore;
+  userAdmin: UserAdmin;
+  favorites: FavoriteService;
+  quickSearch: QuickSearch;
+  passkeys: PasskeyService;
 }
 
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
@@ -88,8 +101,11 @@ export function createApp(services: AppServices): Koa<AppState> {
   const routers: Router<AppState>[] = [
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
     accountRoutes(services),
+    userRoutes(services),
+    favoriteRoutes(services),
+    passkeyRoutes(services),
     mediaRoutes(services),
-    postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (id) => services.accounts.self(id) }),
+    postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
     moderationRoutes(services),
     tagRoutes(services),

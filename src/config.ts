@@ -45,6 +45,10 @@ export interface Config {
   retentionIntervalMs: number;
   /** tests only (BACKGROUND_THUMBNAILS=0): leave queued thumbnails to first requests and the next start */
   backgroundThumbnails: boolean;
+  /** decisions §14: whether visitors may create accounts (POST /api/account/register) */
+  registration: 'closed' | 'open';
+  /** the permission a signed-up account gets */
+  registrationPermission: number;
 }
 
 export class ConfigError extends Error {}
@@ -87,6 +91,14 @@ const schema = z.object({
   RETENTION_AGE_MS: z.coerce.number().int().min(0).optional(),
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
   BACKGROUND_THUMBNAILS: flag.default('1'),
+  REGISTRATION: z.enum(['closed', 'open']).default('closed'),
+  // Bits as a decimal or 0x-hex number; at most 0xFFFF like every permission.
+  REGISTRATION_PERMISSION: z
+    .string()
+    .regex(/^(0x[0-9a-fA-F]{1,4}|\d{1,5})$/, 'a permission: a decimal or 0x-hex number up to 0xFFFF')
+    .transform(Number)
+    .refine((n) => n <= 0xffff, 'at most 0xFFFF')
+    .default('6'),
   ELASTICSEARCH_REPLICAS: z
     .string()
     .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
@@ -133,5 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionAgeMs: e.RETENTION_AGE_MS,
     retentionIntervalMs: e.RETENTION_INTERVAL_MS,
     backgroundThumbnails: e.BACKGROUND_THUMBNAILS,
+    registration: e.REGISTRATION,
+    registrationPermission: e.REGISTRATION_PERMISSION,
   };
 }

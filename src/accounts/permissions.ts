@@ -7,10 +7,18 @@ export const PERMISSION = {
   superUser: 0x1,
   createPost: 0x2,
   editPost: 0x4,
+  // decisions §14: user administration
+  listUsers: 0x100,
+  editUsers: 0x200,
+  deleteUsers: 0x400,
+  assignPermissions: 0x800,
   // decisions §15: govern the tag vocabulary (aliases, implications)
   manageTags: 0x1000,
   deletePost: 0x2000,
 } as const;
+
+/** Every bit a permission grants: a super user holds them all (what an app key or a grant may take from it). */
+export const heldBits = (permission: number): number => ((permission & PERMISSION.superUser) !== 0 ? 0xffff : permission);
 
 export const DEFAULT_PERMISSION = PERMISSION.createPost | PERMISSION.editPost;
 
@@ -35,3 +43,10 @@ export const requireAuth: Koa.Middleware<AppState> = async (ctx, next) => {
   currentUser(ctx);
   await next();
 };
+
+/** 403 for a request made with an app key: keys, passkeys and the account key are the account's own business (decisions §14). */
+export function requireAccountCredential(ctx: Koa.ParameterizedContext<AppState>): AuthUser {
+  const user = currentUser(ctx);
+  if (user.appKeyId !== undefined) throw new AppError('forbidden', 'an app key cannot manage keys, passkeys or the account key');
+  return user;
+}

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { queryInt } from '../http/validate.ts';
+import { RATINGS } from '../kernel/post-record.ts';
 import { MAX_TTL_SECONDS } from './session-cookie.ts';
 
 /**
@@ -13,3 +15,38 @@ export const loginSchema = z.object({
 });
 
 export type LoginInput = z.infer<typeof loginSchema>;
+
+/** POST /api/account/register (decisions §14): as login, with an optional email. Names and passwords are checked by the CLI's rules. */
+export const registerSchema = z.object({
+  username: z.string(),
+  password: z.string(),
+  email: z.string().nullable().optional(),
+});
+
+/** POST /api/account/keys (decisions §14) */
+export const appKeySchema = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(64, 'name is at most 64 characters'),
+  permission: z.number().int().min(0).max(0xffff),
+});
+
+/** PUT /api/account/preferences (decisions §14) */
+export const preferencesSchema = z.object({
+  ratings: z.array(z.enum(RATINGS)).max(RATINGS.length * 2),
+});
+
+/** PATCH /api/user/[id] (decisions §14): at least one field. */
+export const userPatchSchema = z
+  .object({
+    name: z.string().optional(),
+    email: z.string().nullable().optional(),
+    permission: z.number().int().min(0).max(0xffff).optional(),
+  })
+  .strict()
+  .refine((p) => p.name !== undefined || p.email !== undefined || p.permission !== undefined, 'name, email or permission is required');
+
+/** GET /api/user (decisions §14) */
+export const userListQuery = z.object({
+  prefix: z.string().max(32).default(''),
+  offset: queryInt({ min: 0, default: 0 }),
+  limit: queryInt({ min: 1, default: 50 }).transform((n) => Math.min(n, 200)),
+});

@@ -10,7 +10,9 @@ import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { DEFAULT_PERMISSION } from './permissions.ts';
 import { DEFAULT_TTL_SECONDS, issueCookie, MAX_TTL_SECONDS, type IssuedCookie, type SessionSealer } from './session-cookie.ts';
-import { LoginThrottle } from './throttle.ts';
+import { LoginThrottle, SignupThrottle } from './throttle.ts';
+import { AppKeyService } from './app-keys.ts';
+import { Credentials, type PasskeyList } from './credentials.ts';
 import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
 
 /** decisions §2 */
@@ -39,7 +41,11 @@ export interface AccountDeps {
   /** Needed for login and cookies only; the CLI's user commands run without it. */
   sessions?: SessionSealer;
   throttle?: LoginThrottle;
+  /** sign-up (decisions §14): closed unless the operator opens it */
+  registration?: { mode: 'closed' | 'open'; permission: number; throttle?: SignupThrottle };
   log?: Logger;
+  /** the passkeys table's owner (src/passkeys), for `imgpost user keys`; none where passkeys are not wired */
+  passkeys?: PasskeyList;
 }
 
 const isUniqueViolation = (err: unknown, column: string) =>
@@ -51,7 +57,10 @@ const emailSchema = z.string().trim().email().max(254);
 export class AccountService {
   readonly users: UserRepository;
   readonly throttle: LoginThrottle;
-  private readonly db: Db;
+  readonly signups: SignupThrottle;
+  readonly appKeys: AppKeyService;
+  readonly credentials: Credentials;
+  readonly db: Db;
   private readonly deps: AccountDeps;
 
   constructor(deps: AccountDeps) {
@@ -59,6 +68,9 @@ export class AccountService {
     this.db = deps.db;
     this.users = new UserRepository(deps.db);
     this.throttle = deps.throttle ?? new LoginThrottle();
+    this.signups = deps.registration?.throttle ?? new SignupThrottle();
+    this.appKeys = new AppKeyService(deps.db, this.users);
+    this.credentials = new Credentials(this.appKeys, deps.passkeys ?? { summaries: () => [], delete: () => false });
     // Compute the dummy hash now, so the first login for an unknown user is not the slow one.
     if (deps.sessions) void dummyHash();
   }
@@ -95,6 +107,22 @@ export class AccountService {
     return toSelf(user);
   }
 
+  /** A user's app keys (and passkeys), for `imgpost user keys`. */
+  credentialsOf(name: string): { name: string; appKeys: unknown[]; passkeys?: unknown[] } {
+    const user = this.byName(name);
+    return { name: user.name, ...this.credentials.of(user.id) };
+  }
+
+  revokeCredential(name: string, kind: 'app-key' | 'passkey', id: string): { name: string; revoked: { kind: string; id: string } } {
+    const user = this.byName(name);
+    if (kind === 'app-key') {
+      const n = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : NaN;
+      if (!Number.isSafeInteger(n)) throw new AppError('not_found', 'no such app key');
+      this.credentials.revokeAppKey(user.id, n);
+    } else this.credentials.revokePasskey(user.id, id);
+    return { name: user.name, revoked: { kind, id } };
+  }
+
   private byName(name: string): UserRecord {
     const user = this.users.getByName(name);
     if (!user) throw new AppError('not_found', `no user named "${name}"`);
@@ -125,15 +153,21 @@ export class AccountService {
   /**
    * Deletes the user. Their posts stay, disowned: the foreign key sets uploader_id to NULL, and
    * here each one gets a new version and a 'reindex' outbox row in the same transaction, so the
-   * relay drops the uploader from the search documents too (no webhook fires for it).
+   * relay drops the uploader from the search documents too (no webhook fires for it). Their app
+   * keys, favorites, preferences, webhooks (and passkeys) go by cascade.
    */
   remove(name: string): { id: number; name: string; disownedPosts: number } {
-    const user = this.byName(name);
+    return this.removeUser(this.byName(name));
+  }
+
+  removeUser(user: Pick<UserRecord, 'id' | 'name'>): { id: number; name: string; disownedPosts: number } {
     const { posts, changes } = this.deps;
     const disowned = this.db.transaction(() => {
       const seqs = posts.seqsByUploader(user.id);
+      // Their favorites go with them (cascade; the counts follow by trigger): those posts' documents change too.
+      const favorited = posts.favorites.seqsFavoritedBy(user.id).filter((seq) => !seqs.includes(seq));
       this.users.delete(user.id);
-      for (const seq of seqs) {
+      for (const seq of [...seqs, ...favorited]) {
         posts.bumpVersion(seq);
         const post = posts.getBySeq(seq);
         if (post) changes.reindexed(post);
@@ -164,14 +198,36 @@ export class AccountService {
     return { self: toSelf(user), cookie: issueCookie(sessions, user.id, ttl ?? DEFAULT_TTL_SECONDS) };
   }
 
-  /** The key's owner, or undefined for an unknown or malformed key. */
+  /**
+   * Sign-up (decisions §14): the CLI's name and password rules, the operator's permission for new
+   * accounts, counted per client address whether it succeeds or not.
+   */
+  async register(input: { username: string; password: string; email?: string | null }, address: string): Promise<{ self: Self; cookie: IssuedCookie }> {
+    const registration = this.deps.registration;
+    if (registration?.mode !== 'open') throw new AppError('forbidden', 'sign-up is closed on this server');
+    const sessions = this.sessions;
+    this.signups.begin(address);
+    const self = await this.createUser({ name: input.username, password: input.password, email: input.email, permission: registration.permission });
+    this.deps.log?.info('account registered', { userId: self.id, address });
+    return { self, cookie: issueCookie(sessions, self.id) };
+  }
+
+  /** The key's owner (the account key, or an app key with its permission), or undefined for an unknown or malformed key. */
   authenticateKey(key: string): AuthUser | undefined {
     if (!ACCESS_KEY_PATTERN.test(key)) return undefined;
     const user = this.users.getByKeyDigest(accessKeyDigest(key));
     // The digest lookup already finds only the right row; comparing the key itself as well
     // (in constant time) means a digest collision could never log anyone in.
-    if (!user || !crypto.timingSafeEqual(Buffer.from(user.accessKey), Buffer.from(key))) return undefined;
+    if (!user || !crypto.timingSafeEqual(Buffer.from(user.accessKey), Buffer.from(key))) return this.appKeys.authenticate(key);
     return { id: user.id, name: user.name, permission: user.permission };
+  }
+
+  /** Self for the caller; a request made with an app key never sees the account key (nor the owner's full permission). */
+  selfFor(caller: AuthUser): Self | Omit<Self, 'accessKey'> {
+    const self = this.self(caller.id);
+    if (caller.appKeyId === undefined) return self;
+    const { accessKey: _hidden, ...rest } = self;
+    return { ...rest, permission: caller.permission };
   }
 
   /** The session's user, or undefined for a bad or expired cookie or a user since removed. */

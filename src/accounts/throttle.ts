@@ -35,7 +35,7 @@ export const DEFAULT_THROTTLE: ThrottleOptions = {
 };
 
 /** Timestamps of recent failures per key, at most `limit` of them. Bounded; LRU eviction. */
-class FailureWindow {
+export class FailureWindow {
   private readonly entries = new Map<string, number[]>();
 
   constructor(
@@ -136,5 +136,27 @@ export class LoginThrottle {
   /** Entries held, for tests of the bound. */
   get size(): { pairs: number; addresses: number; usernames: number } {
     return { pairs: this.pairs.size, addresses: this.addresses.size, usernames: this.usernames.size };
+  }
+}
+
+/**
+ * Sign-ups per client address (decisions §14: throttled like login): every attempt counts, made or
+ * refused, so one client cannot mint accounts (or probe names) faster than `perAddress` a window.
+ */
+export class SignupThrottle {
+  private readonly window: FailureWindow;
+  private readonly now: () => number;
+
+  constructor(options: { perAddress?: number; windowMs?: number; now?: () => number } = {}) {
+    this.window = new FailureWindow(options.perAddress ?? 10, options.windowMs ?? DEFAULT_THROTTLE.windowMs, DEFAULT_THROTTLE.maxEntries);
+    this.now = options.now ?? DEFAULT_THROTTLE.now;
+  }
+
+  /** Throws 429 (with Retry-After) past the limit; otherwise counts the attempt. */
+  begin(address: string): void {
+    const now = this.now();
+    const wait = this.window.blockedFor(address, now);
+    if (wait > 0) throw new AppError('rate_limited', 'too many sign-ups from this address; try again later', undefined, Math.max(1, Math.ceil(wait / 1000)));
+    this.window.add(address, now);
   }
 }

@@ -114,6 +114,23 @@ export class UserRepository implements UserNames {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY id`).all() as UserRow[]).map(fromRow);
   }
 
+  /** Names starting with `prefix` (without regard to case), by id. */
+  listByPrefix(prefix: string, offset: number, limit: number): { count: number; rows: UserRecord[] } {
+    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const count = this.db.prepare("SELECT count(*) FROM users WHERE name LIKE ? ESCAPE '\\'").pluck().get(like) as number;
+    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE name LIKE ? ESCAPE '\\' ORDER BY id LIMIT ? OFFSET ?`).all(like, limit, offset) as UserRow[];
+    return { count, rows: rows.map(fromRow) };
+  }
+
+  /** Accounts holding the super-user bit (the last one may not lose it). */
+  countSuperUsers(): number {
+    return this.db.prepare('SELECT count(*) FROM users WHERE permission & 1 = 1').pluck().get() as number;
+  }
+
+  setProfile(id: number, fields: { name: string; email: string | null }): void {
+    this.db.prepare('UPDATE users SET name = ?, email = ? WHERE id = ?').run(fields.name, fields.email, id);
+  }
+
   setPermission(id: number, permission: number): void {
     this.db.prepare('UPDATE users SET permission = ? WHERE id = ?').run(permission, id);
   }

@@ -12,7 +12,8 @@ import { openAccountsJob } from '../roles/jobs.ts';
 
 const USAGE = `Usage: imgpost user <command> [options]
 
-Manages accounts in the database in DATA_DIR (default ./data). Output is JSON on stdout.
+Manages accounts in the database in DATA_DIR (default ./data). Output is JSON on stdout
+(--json is accepted everywhere and changes nothing).
 
 Commands:
   add             create an account; prints it (with its access key)
@@ -20,11 +21,15 @@ Commands:
   set-permission  change an account's permission bits
   reset-key       give an account a new access key; prints it
   remove          delete an account; its posts stay, without an owner
+  keys            show an account's app keys (and passkeys), never the keys themselves
+  revoke-key      revoke one of an account's app keys
+  revoke-passkey  remove one of an account's passkeys
 
 Run \`imgpost user <command> --help\` for a command's options.
 `;
 
-const PERMISSION_HELP = `Permission bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post.
+const PERMISSION_HELP = `Permission bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x100 list users, 0x200 edit users,
+0x400 delete users, 0x800 assign permissions, 0x1000 govern tags, 0x2000 delete post.
 Decimal or 0x hexadecimal.`;
 
 interface Subcommand {
@@ -83,6 +88,28 @@ ${PERMISSION_HELP}
     required: ['name'],
     run: (accounts, a) => accounts.remove(a.values.name!),
   },
+  keys: {
+    usage: `Usage: imgpost user keys --name NAME [--json]
+
+Prints the account's app keys (id, name, permission, createdAt) and, where the database has
+passkeys, its passkeys (id, name, createdAt). The keys themselves are never stored, so never shown.
+`,
+    options: { name: { type: 'string' } },
+    required: ['name'],
+    run: (accounts, a) => accounts.credentialsOf(a.values.name!),
+  },
+  'revoke-key': {
+    usage: 'Usage: imgpost user revoke-key --name NAME --id ID [--json]\n\nRevokes the app key ID (as `imgpost user keys` lists it); it stops working at once.\n',
+    options: { name: { type: 'string' }, id: { type: 'string' } },
+    required: ['name', 'id'],
+    run: (accounts, a) => accounts.revokeCredential(a.values.name!, 'app-key', a.values.id!),
+  },
+  'revoke-passkey': {
+    usage: 'Usage: imgpost user revoke-passkey --name NAME --id ID [--json]\n\nRemoves the passkey ID (as `imgpost user keys` lists it); it no longer signs in.\n',
+    options: { name: { type: 'string' }, id: { type: 'string' } },
+    required: ['name', 'id'],
+    run: (accounts, a) => accounts.revokeCredential(a.values.name!, 'passkey', a.values.id!),
+  },
 };
 
 class UsageError extends Error {}
@@ -131,7 +158,7 @@ export async function run(args: string[]): Promise<number> {
 
   let parsed: Args;
   try {
-    const { values } = parseArgs({ args: rest, options: sub.options, strict: true, allowPositionals: false }) as {
+    const { values } = parseArgs({ args: rest, options: { ...sub.options, json: { type: 'boolean' } }, strict: true, allowPositionals: false }) as unknown as {
       values: Record<string, string | undefined>;
     };
     const missing = sub.required.filter((o) => values[o] === undefined);

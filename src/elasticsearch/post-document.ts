@@ -24,6 +24,9 @@ export interface PostDocument {
   hash_s1: string;
   hash_s2: string;
   hash_s3: string;
+  /** decisions §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows */
+  favorites: number;
+  favorited_by: number[];
 }
 
 /**
@@ -64,5 +67,7 @@ export function toPostDocument(p: PostRecord): PostDocument {
     hash_s1: s1,
     hash_s2: s2,
     hash_s3: s3,
+    favorites: p.favorites,
+    favorited_by: p.favoritedBy,
   };
 }

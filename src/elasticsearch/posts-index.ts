@@ -124,6 +124,26 @@ export class PostsIndex {
     return Object.keys(res ?? {})[0];
   }
 
+  /**
+   * Adds the fields of the current mapping that the indices behind the alias lack (new fields only:
+   * Elasticsearch takes those without a reindex; a changed field still needs one). Mapping 4's
+   * `favorites` and `favorited_by` arrive this way, so documents carrying them are not refused by an
+   * older, strict index. Returns the fields added.
+   */
+  async addMissingFields(): Promise<string[]> {
+    const wanted = (readPostsMapping().mappings as { properties: Record<string, unknown> }).properties;
+    const current = await this.client.indices.getMapping({ index: this.alias });
+    const added = new Set<string>();
+    for (const [index, { mappings }] of Object.entries(current)) {
+      const have = (mappings as { properties?: Record<string, unknown> }).properties ?? {};
+      const missing = Object.fromEntries(Object.entries(wanted).filter(([field]) => !(field in have)));
+      if (Object.keys(missing).length === 0) continue;
+      await this.client.indices.putMapping({ index, properties: missing as never });
+      for (const field of Object.keys(missing)) added.add(field);
+    }
+    return [...added].sort();
+  }
+
   /** The mapping version the index behind the alias was created with (from its name). */
   async builtMappingVersion(): Promise<number | undefined> {
     const target = await this.aliasTarget();

@@ -5,7 +5,41 @@
  */
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function galleryPage(opts: { title: string; query?: string; scriptVersion: string; styleVersion: string }): string {
+/** What a shared link previews (OpenGraph and Twitter cards): chat apps read these, not the script. */
+export interface LinkPreview {
+  title: string;
+  description: string;
+  image: string;
+  url: string;
+}
+
+function previewTags(p: LinkPreview): string {
+  return [
+    `<meta property="og:type" content="article">`,
+    `<meta property="og:site_name" content="imgpost">`,
+    `<meta property="og:title" content="${esc(p.title)}">`,
+    `<meta property="og:description" content="${esc(p.description)}">`,
+    `<meta property="og:image" content="${esc(p.image)}">`,
+    `<meta property="og:url" content="${esc(p.url)}">`,
+    `<meta name="twitter:card" content="summary_large_image">`,
+    `<meta name="twitter:title" content="${esc(p.title)}">`,
+    `<meta name="twitter:description" content="${esc(p.description)}">`,
+    `<meta name="twitter:image" content="${esc(p.image)}">`,
+    '',
+  ].join('\n');
+}
+
+export interface PageOptions {
+  title: string;
+  query?: string;
+  scriptVersion: string;
+  styleVersion: string;
+  preview?: LinkPreview;
+  /** what the server allows, for the script to show or hide (sign-up; passkeys need a domain as PUBLIC_URL) */
+  features: { registration: boolean; passkeys: boolean };
+}
+
+export function galleryPage(opts: PageOptions): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -13,11 +47,11 @@ export function galleryPage(opts: { title: string; query?: string; scriptVersion
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${esc(opts.title)} · imgpost</title>
-<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
+${opts.preview ? previewTags(opts.preview) : ''}<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/gallery.css?v=${opts.styleVersion}">
 <script type="module" src="/assets/gallery.js?v=${opts.scriptVersion}"></script>
 </head>
-<body>
+<body data-registration="${opts.features.registration ? 'open' : 'closed'}" data-passkeys="${opts.features.passkeys ? 'on' : 'off'}">
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
   <a class="brand" href="/">imgpost</a>

@@ -2,7 +2,10 @@ import Router from '@koa/router';
 import type { AppContext, AppState } from '../http/context.ts';
 import { COOKIE_NAME } from '../accounts/session-cookie.ts';
 import { bundleClient, readStaticAssets, type Asset } from './bundle.ts';
-import { galleryPage } from './page.ts';
+import { galleryPage, type LinkPreview } from './page.ts';
+import { relyingParty } from '../passkeys/service.ts';
+import { toPostView } from '../kernel/views.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
 
 let script: Promise<Asset> | undefined;
 
@@ -17,6 +20,9 @@ const PAGES: Record<string, string> = {
   '/account': 'Account',
   '/moderation': 'Moderation',
   '/tag/:name': 'Tag',
+  '/signup': 'Sign up',
+  '/favorites': 'Favorites',
+  '/admin/users': 'Users',
 };
 
 const originOf = (url: string) => {
@@ -61,7 +67,31 @@ function sendAsset(ctx: AppContext, asset: Asset): void {
 }
 
 /** The web gallery of decisions §12: its pages and its files under /assets/. */
-export function galleryRoutes(deps: { config: { mediaUrl: string } }): Router<AppState> {
+/** The post's title and thumbnail for link previews, or none for a missing post (the page says so). */
+function previewOf(deps: GalleryDeps, ref: string): LinkPreview | undefined {
+  let post: PostRecord;
+  try {
+    post = deps.postService.find(ref);
+  } catch {
+    return undefined;
+  }
+  const view = toPostView(post, deps.config.mediaUrl);
+  const text = view.text.trim().replace(/\s+/g, ' ');
+  const tags = view.tags.map((t) => t.name).join(', ');
+  return {
+    title: text ? (text.length > 70 ? `${text.slice(0, 67)}…` : text) : `Post ${view.id.slice(0, 8)}`,
+    description: tags ? `Tagged ${tags.length > 150 ? `${tags.slice(0, 147)}…` : tags}` : 'A picture on imgpost',
+    image: view.thumbnails['1024'],
+    url: `${deps.config.publicUrl}/post/${view.id}`,
+  };
+}
+
+interface GalleryDeps {
+  config: { mediaUrl: string; publicUrl: string; registration: 'open' | 'closed' };
+  postService: { find(ref: string): PostRecord };
+}
+
+export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
   const router = new Router<AppState>();
   const statics = readStaticAssets();
   // Built on the first request for a page (about 0.1 s), once per process: apps that never serve
@@ -84,7 +114,14 @@ export function galleryRoutes(deps: { config: { mediaUrl: string } }): Router<Ap
       ctx.set('Cache-Control', 'no-cache');
       ctx.type = 'text/html; charset=utf-8';
       const q = route === '/search' && typeof ctx.query.q === 'string' ? ctx.query.q : undefined;
-      ctx.body = galleryPage({ title, query: q, scriptVersion: version(js.etag), styleVersion: version(statics.get('gallery.css')!.etag) });
+      ctx.body = galleryPage({
+        title,
+        query: q,
+        scriptVersion: version(js.etag),
+        styleVersion: version(statics.get('gallery.css')!.etag),
+        preview: route === '/post/:id' ? previewOf(deps, ctx.params.id) : undefined,
+        features: { registration: deps.config.registration === 'open', passkeys: !('refused' in relyingParty(deps.config.publicUrl)) },
+      });
     });
   }
 

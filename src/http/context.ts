@@ -5,6 +5,8 @@ export interface AuthUser {
   id: number;
   name: string;
   permission: number;
+  /** set when the request came with an app key (decisions §14): `permission` is then the key's, cut to the owner's */
+  appKeyId?: number;
 }
 
 export interface AppState {

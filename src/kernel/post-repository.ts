@@ -4,12 +4,13 @@ import { foldTag } from './tag-fold.ts';
 import { TagRules } from './tag-rules.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
+import { FavoriteRepository } from './favorite-repository.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-type PostRow = Omit<PostRecord, 'uploaderName' | 'tags'>;
+type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy'>;
 
 const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
-  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version
+  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites
   FROM posts p`;
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
@@ -22,6 +23,8 @@ export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime'
 export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
+  /** a post's favoriters are part of its record (the search document's `favorited_by`) */
+  readonly favorites: FavoriteRepository;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
 
@@ -31,6 +34,7 @@ export class PostRepository {
     private readonly users: UserNames,
   ) {
     this.stmt = statementCache(db);
+    this.favorites = new FavoriteRepository(db);
     this.tagRules = new TagRules(db);
   }
 
@@ -54,8 +58,10 @@ export class PostRepository {
   private hydrate(rows: PostRow[]): PostRecord[] {
     const tags = this.tagsOf(rows.map((r) => r.seq));
     const names = namesFor(this.users, rows.map((r) => r.uploaderId));
+    // Only posts someone favorited need the second read.
+    const favoriters = this.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
-    return rows.map(({ aggr, createdAt, updatedAt, version, ...r }) => ({
+    return rows.map(({ aggr, createdAt, updatedAt, version, favorites, ...r }) => ({
       ...r,
       uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
       aggr,
@@ -63,6 +69,8 @@ export class PostRepository {
       updatedAt,
       version,
       tags: tags.get(r.seq) ?? [],
+      favorites,
+      favoritedBy: favoriters.get(r.seq) ?? [],
     }));
   }
 

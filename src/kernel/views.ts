@@ -24,6 +24,8 @@ export interface PostView {
   tags: { id: number; name: string }[];
   /** WebP thumbnails by long-side size: `{ "320": url, "1024": url }` */
   thumbnails: Record<`${ThumbnailSize}`, string>;
+  /** how many accounts favorited it (decisions §14) */
+  favorites: number;
   aggr?: number;
 }
 
@@ -41,6 +43,7 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     uploader: p.uploaderId !== null && p.uploaderName !== null ? { id: p.uploaderId, name: p.uploaderName } : null,
     tags: p.tags,
     thumbnails: thumbnailUrls(mediaUrl, p.id),
+    favorites: p.favorites,
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   return view;

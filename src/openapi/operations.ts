@@ -19,7 +19,9 @@ import { always, documentedQuery, error, forbidden, issues, json, limited, opera
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
+import { PEOPLE_OPERATIONS } from './operations/people.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
+import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
@@ -38,7 +40,7 @@ const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}
 const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
-  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy']), value: nonBlank }),
+  z.object({ type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy', 'favoritedBy']), value: nonBlank }),
   z.object({
     type: z.literal('ratingEq'),
     value: z
@@ -81,7 +83,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: 'account',
     summary: 'Replace the caller\'s access key; the old one stops working at once',
-    responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey } },
+    responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey }, 403: error('an app key cannot manage keys, passkeys or the account key') },
   },
 
   // ---- posts (spec §4.4-4.8) ----
@@ -210,7 +212,7 @@ export const OPERATIONS: Operation[] = [
         ...json(
           ImageSearchBody.extend({
             conditions: z.array(ImageSearchCondition).max(MAX_CONDITIONS).default([]).openapi({ description: 'all must hold' }),
-            orderBy: ImageSearchBody.shape.orderBy.openapi({ type: 'string', description: 'id, uploadDate or relevance; anything else means uploadDate' }),
+            orderBy: ImageSearchBody.shape.orderBy.openapi({ type: 'string', description: 'id, uploadDate, relevance or favorites (most favorited first with order desc); anything else means uploadDate' }),
             order: ImageSearchBody.shape.order.openapi({ type: 'string', description: 'asc or desc; anything else means desc' }),
             facets: ImageSearchBody.shape.facets.openapi({ uniqueItems: true, description: 'count tags, ratings and/or uploaders over the whole result (response `data.facets`)' }),
           }),
@@ -305,5 +307,7 @@ export const OPERATIONS: Operation[] = [
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
   operationsGet('/openapi-3.0.json', 'openapi30', 'This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17)', { 200: { description: 'OpenAPI 3.0.3', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
+  ...PEOPLE_OPERATIONS,
   ...MODERATION_OPERATIONS,
+  ...PASSKEY_OPERATIONS,
 ];

@@ -51,7 +51,11 @@ export const Self = z
     name: z.string(),
     email: z.string().nullable(),
     permission: z.number().int().openapi({ description: 'bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post' }),
-    accessKey: z.string().regex(/^[A-Za-z0-9_]+$/).openapi({ description: 'send as X-Access-Key; treat it as a password' }),
+    accessKey: z
+      .string()
+      .regex(/^[A-Za-z0-9_]+$/)
+      .optional()
+      .openapi({ description: 'send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (decisions §14)' }),
     createdAt: isoTime,
   })
   .strict()
@@ -77,6 +81,7 @@ const postFields = {
   uploader: z.union([User, z.null()]).openapi({ description: 'null for legacy posts' }),
   tags: z.array(Tag).openapi({ description: 'sorted by name' }),
   thumbnails: Thumbnails,
+  favorites: z.number().int().min(0).openapi({ description: 'how many accounts favorited it' }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
 };
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PERMISSION, currentUser, requirePermission } from '../accounts/permissions.ts';
 import { invalid } from '../errors.ts';
 import { jsonBody, optionalBody } from '../http/body.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppState, AuthUser } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import { multipart, partsOf } from '../upload/multipart.ts';
 import { toPostView } from '../kernel/views.ts';
@@ -14,7 +14,7 @@ export interface PostRoutesDeps {
   postService: PostService;
   config: { mediaUrl: string };
   /** The caller as Self, for the create response. */
-  selfOf(userId: number): Record<string, unknown>;
+  selfOf(user: AuthUser): Record<string, unknown>;
   tmpDir: string;
 }
 
@@ -55,7 +55,7 @@ export function postRoutes(deps: PostRoutesDeps): Router<AppState> {
     const user = currentUser(ctx);
     const post = await deps.postService.create({ file, metadata, force, uploader: user });
     ctx.status = 201;
-    ctx.body = { ...view(post), uploader: deps.selfOf(user.id) };
+    ctx.body = { ...view(post), uploader: deps.selfOf(user) };
   });
 
   const edit = async (ctx: Parameters<Parameters<typeof router.put>[1]>[0]) => {

@@ -4,6 +4,7 @@ import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { Retention } from '../retention/retention.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
+import { relyingParty } from '../passkeys/service.ts';
 import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
 
 /**
@@ -44,6 +45,10 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // Tags from before migration 008 get their case-folded key (JavaScript's folding, not SQLite's).
   const folded = core.tagRepository.foldMissing();
   if (folded > 0) log.info('case-folded tag names for the tag search', { tags: folded });
+
+  // Browsers take only a domain as WebAuthn relying party: say once why passkeys answer 409.
+  const rp = relyingParty(config.publicUrl);
+  if ('refused' in rp) log.warn(`passkeys are off: ${rp.refused}`);
 
   core.relay.start();
   core.webhookDispatcher.start();

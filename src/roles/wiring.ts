@@ -32,6 +32,12 @@ import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
+import { PreferenceStore } from '../accounts/preferences.ts';
+import { UserAdmin } from '../accounts/user-admin.ts';
+import { FavoriteService } from '../favorites/service.ts';
+import { QuickSearch } from '../favorites/quick-search.ts';
+import { PasskeyRepository } from '../passkeys/repository.ts';
+import { PasskeyService } from '../passkeys/service.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -62,7 +68,11 @@ export async function connectSearch(config: Config, log: Logger): Promise<Search
 export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
   const search = await connectSearch(config, log);
   try {
-    await search.postsIndex.ensure();
+    // An index built for an older mapping gets the fields it lacks (a document carrying them would be refused).
+    if (!(await search.postsIndex.ensure())) {
+      const added = await search.postsIndex.addMissingFields();
+      if (added.length > 0) log.info('added new fields to the posts index', { fields: added });
+    }
   } catch (err) {
     // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });
@@ -140,8 +150,17 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
  */
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
   const { db, postRepository, changes } = posts;
-  if (!web) return new AccountService({ db, posts: postRepository, changes });
-  return new AccountService({ db, posts: postRepository, changes, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
+  const passkeys = new PasskeyRepository(db);
+  if (!web) return new AccountService({ db, posts: postRepository, changes, passkeys });
+  return new AccountService({
+    db,
+    posts: postRepository,
+    changes,
+    passkeys,
+    sessions: new SessionSealer(loadSessionSecret(web.config)),
+    registration: { mode: web.config.registration, permission: web.config.registrationPermission },
+    log: web.log,
+  });
 }
 
 /** Every service of the application, constructed and idle. */
@@ -176,6 +195,11 @@ export interface Core extends SearchParts {
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
   similar: SimilarService;
+  preferences: PreferenceStore;
+  userAdmin: UserAdmin;
+  favorites: FavoriteService;
+  quickSearch: QuickSearch;
+  passkeys: PasskeyService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -203,6 +227,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   });
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
   const engine = { ...search, postRepository, config };
+  const favorites = new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) });
+  const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
   return {
     config,
     log,
@@ -219,8 +245,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailer,
     postService,
     history,
-    // favorites: no table yet; when there is one, pass its FavoritesMover here (src/moderation/service.ts)
-    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository }),
+    // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
+    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
     tagRepository,
     tags,
     tagGovernance,
@@ -229,8 +255,13 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
-    imageSearch: new ImageSearchService(engine),
+    imageSearch,
+    preferences: new PreferenceStore(db),
+    userAdmin: new UserAdmin(accounts),
+    favorites,
+    quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
     similar: new SimilarService({ ...engine, hashPool }),
+    passkeys: new PasskeyService({ accounts, config, log }),
   };
 }
 

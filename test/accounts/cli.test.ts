@@ -7,6 +7,7 @@ import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { postChangesOn } from '../../src/kernel/commit.ts';
+import { PasskeyRepository } from '../../src/passkeys/repository.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
@@ -130,4 +131,42 @@ test('user --help and each subcommand --help; usage errors exit 2', async (t) =>
   const unknown = await imgpost(dir, 'user', 'add', '--name', 'someone', '--password', 'long enough', '--admin');
   t.is(unknown.code, 2);
   t.is((await imgpost(dir, 'user', 'frobnicate')).code, 2);
+});
+
+test('user keys shows an account\'s app keys (and passkeys where the table exists), never a key; revoke-key and revoke-passkey remove them', async (t) => {
+  const dir = withDataDir(t);
+  const added = await imgpost(dir, 'user', 'add', '--name', 'keyholder', '--password', 'long enough');
+  t.is(added.code, 0, added.stderr);
+  const db = openDatabase(dir);
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
+  const owner = accounts.users.getByName('keyholder')!;
+  const made = accounts.appKeys.create({ id: owner.id, name: owner.name, permission: owner.permission }, { name: 'bot', permission: 2 });
+  // A passkey as registration stores it (the ceremony itself is test/passkeys/passkeys.test.ts's).
+  const passkeyId = new PasskeyRepository(db).insert({
+    userId: owner.id,
+    credentialId: 'cred-1',
+    publicKey: Buffer.from('not a real key'),
+    counter: 0,
+    transports: [],
+    name: 'laptop',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  db.close();
+
+  const shown = await imgpost(dir, 'user', 'keys', '--name', 'keyholder', '--json');
+  t.is(shown.code, 0, shown.stderr);
+  const listing = JSON.parse(shown.stdout) as { appKeys: { id: number; name: string }[]; passkeys: { id: number; name: string }[] };
+  t.like(listing.appKeys, [{ id: made.id, name: 'bot', permission: 2 }]);
+  t.like(listing.passkeys, [{ id: passkeyId, name: 'laptop' }]);
+  t.false(shown.stdout.includes(made.key));
+
+  t.is((await imgpost(dir, 'user', 'revoke-key', '--name', 'keyholder', '--id', String(made.id))).code, 0);
+  t.is((await imgpost(dir, 'user', 'revoke-passkey', '--name', 'keyholder', '--id', String(passkeyId))).code, 0);
+  const missing = await imgpost(dir, 'user', 'revoke-key', '--name', 'keyholder', '--id', String(made.id));
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /no such app key/);
+  const after = JSON.parse((await imgpost(dir, 'user', 'keys', '--name', 'keyholder')).stdout) as { appKeys: unknown[]; passkeys: unknown[] };
+  t.deepEqual(after, { name: 'keyholder', appKeys: [], passkeys: [] });
+  const help = await imgpost(dir, 'user', 'keys', '--help');
+  t.regex(help.stdout, /Usage: imgpost user keys --name NAME/);
 });

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import Router from '@koa/router';
 import test from 'ava';
 import Koa from 'koa';
@@ -9,6 +8,7 @@ import { errorHandler } from '../../src/http/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { listen } from '../../src/server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { requestFrom } from '../helpers/request-from.ts';
 
 const PASSWORD = 'correct horse battery';
 const SELF_KEYS = ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission'];
@@ -25,23 +25,6 @@ const login = (app: TestApp, body: unknown) =>
 const cookieValue = (res: Response) => /^nmsl_cookie=([^;]+);/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
 const withCookie = (value: string) => ({ headers: { cookie: `nmsl_cookie=${value}` } });
 const withKey = (key: string) => ({ headers: { 'x-access-key': key } });
-
-/** A request from a chosen loopback address (fetch cannot bind one); app.proxy is off, so this is ctx.ip. */
-function requestFrom(localAddress: string, url: string, method: string, body?: unknown) {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: unknown }>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(url, { method, localAddress, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 let app: TestApp;
 test.before(async () => {
@@ -266,4 +249,14 @@ test('secrets stay out of the logs', async (t) => {
   await login(app, { username: user.name, password: 'a wrong password' });
   const logs = app.logs.join('');
   for (const secret of [PASSWORD, 'a wrong password', user.accessKey, cookieValue(res)]) t.false(logs.includes(secret));
+});
+
+test('sign-up is closed by default (decisions §14): 403 { error }', async (t) => {
+  const res = await app.request('/api/account/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: `closed_${process.pid}`, password: PASSWORD }),
+  });
+  t.is(res.status, 403);
+  t.like(await res.json(), { error: 'sign-up is closed on this server' });
 });

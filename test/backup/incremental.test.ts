@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { cli } from '../reliability/child-server.ts';
 import { progressProblem } from '../cli/run-cli.ts';
 import { destDir, isolatedEnv } from './env.ts';
@@ -28,6 +29,12 @@ test('a second backup into the same destination copies only the new files', asyn
   const source = await startSource(t);
   const first = await source.upload(5);
   const dest = destDir(t);
+  // The people tables (migration 011) travel too: an app key, a favorite with its count, a preference.
+  const asUser = (method: string, url: string, body: unknown) =>
+    source.app.request(url, { method, headers: { ...source.user.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  t.is((await asUser('POST', '/api/account/keys', { name: 'bot', permission: 2 })).status, 201);
+  t.is((await asUser('PUT', `/api/post/${first[1]}/favorite`, { shortcut: 'mine' })).status, 204);
+  t.is((await asUser('PUT', '/api/account/preferences', { ratings: ['none'] })).status, 200);
 
   const one = await cli(['backup', dest, '--json'], source.env);
   t.is(one.code, 0, one.stderr);
@@ -62,4 +69,10 @@ test('a second backup into the same destination copies only the new files', asyn
   t.like(JSON.parse(restored.stdout), { posts: 8, files: 8 * FILES_PER_POST, index: { posts: 8 } });
   t.is(progressProblem({ ...restored, ms: 0 }, 'restore files', 8 * FILES_PER_POST, 'files'), undefined);
   t.is(progressProblem({ ...restored, ms: 0 }, 'restore index loading', 8, 'docs'), undefined);
+  const db = new Database(path.join(target.DATA_DIR, 'imgpost.sqlite'), { readonly: true });
+  t.teardown(() => db.close());
+  t.is(db.prepare('SELECT count(*) FROM app_keys').pluck().get(), 1);
+  t.like(db.prepare('SELECT shortcut FROM favorites').get(), { shortcut: 'mine' });
+  t.is(db.prepare('SELECT favorites FROM posts WHERE id = ?').pluck().get(first[1]), 1);
+  t.is(db.prepare('SELECT ratings FROM user_preferences').pluck().get(), '["none"]');
 });

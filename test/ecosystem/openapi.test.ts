@@ -14,6 +14,7 @@ import { OPERATIONS } from '../../src/openapi/operations.ts';
 import { openApiDocument } from '../../src/openapi/registry.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { SoftwareAuthenticator } from '../passkeys/software-authenticator.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { checkRecordings, formatViolations } from './contract.ts';
@@ -29,7 +30,7 @@ process.env.IMGPOST_RECORD_RESPONSES = recordDir;
 let app: TestApp;
 let receiver: Receiver;
 test.before(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ REGISTRATION: 'open' });
   receiver = await startReceiver(200);
 });
 test.after.always(async () => {
@@ -238,6 +239,50 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
 
   // operations
   for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs']) await call('GET', p);
+
+  // people (decisions §14)
+  await call('POST', '/api/account/register', { json: { username: `joiner_${process.pid}`, password: 'correct horse battery' } });
+  await call('POST', '/api/account/register', { json: { username: 'x', password: 'y' } });
+  const appKey = await json(await app.request('/api/account/keys', { method: 'POST', headers: { ...as(user), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'bot', permission: 2 }) }));
+  await call('POST', '/api/account/keys', { headers: as(user), json: { name: 'greedy', permission: 0x800 } });
+  await call('GET', '/api/account/keys', { headers: as(user) });
+  await call('GET', '/api/account', { headers: { 'X-Access-Key': appKey.key } });
+  await call('DELETE', `/api/account/keys/${appKey.id}`, { headers: as(user) });
+  await call('GET', '/api/account/preferences', { headers: as(user) });
+  await call('PUT', '/api/account/preferences', { headers: as(user), json: { ratings: ['none'] } });
+  const kept = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9377), metadata: { text: 'favorite me' } }) }));
+  await call('PUT', `/api/post/${kept.id}/favorite`, { headers: as(user), json: { shortcut: 'fav' } });
+  await call('PUT', `/api/post/${kept.id}/favorite`);
+  await call('GET', '/api/account/favorites', { headers: as(user) });
+  await call('POST', '/image/quick-search', { headers: as(user), json: { q: 'fa' } });
+  await call('DELETE', `/api/post/${kept.id}/favorite`, { headers: as(user) });
+  const admin = await createUser(app, 0x1);
+  await call('GET', '/api/user?prefix=u', { headers: as(admin) });
+  await call('GET', '/api/user', { headers: as(weak) });
+  await call('PATCH', `/api/user/${weak.id}`, { headers: as(admin), json: { permission: 2 } });
+  await call('DELETE', `/api/user/${weak.id}`, { headers: as(admin) });
+  await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } }); // the last super user: 409
+
+  // passkeys (decisions §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator answers
+  await call('POST', '/api/account/passkey/options', { headers: as(user) });
+  const publicUrl = app.services.config.publicUrl;
+  app.services.config.publicUrl = `http://localhost:${app.server.port}`;
+  try {
+    const authenticator = new SoftwareAuthenticator(app.services.config.publicUrl);
+    const post = async (url: string, headers: Record<string, string>, body?: unknown) =>
+      json(await app.request(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+    const created = authenticator.create(await post('/api/account/passkey/options', as(user)));
+    const passkey = await post('/api/account/passkey', as(user), { ...created, name: 'contract' });
+    await call('POST', '/api/account/passkey', { headers: as(user), json: created }); // replayed: 400
+    await call('POST', '/api/account/passkey/login', { json: authenticator.get(await post('/api/account/passkey/login/options', {}, {})) });
+    await call('POST', '/api/account/passkey/login', { json: { id: 'x' } });
+    await call('GET', '/api/account/passkeys', { headers: as(user) });
+    await call('GET', '/api/account/passkeys', { headers: { 'X-Access-Key': appKey.key } }); // revoked by now: 401
+    await call('DELETE', `/api/account/passkeys/${passkey.id}`, { headers: as(user) });
+    await call('DELETE', `/api/account/passkeys/${passkey.id}`, { headers: as(user) });
+  } finally {
+    app.services.config.publicUrl = publicUrl;
+  }
 }
 
 test.serial('every response of a run over all endpoints matches the document', async (t) => {

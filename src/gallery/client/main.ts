@@ -12,6 +12,9 @@ import { searchPage } from './pages/search.ts';
 import { similarPage } from './pages/similar.ts';
 import { tagPage } from './pages/tag.ts';
 import { uploadPage } from './pages/upload.ts';
+import { signupPage } from './pages/signup.ts';
+import { favoritesPage } from './pages/favorites.ts';
+import { adminUsersPage } from './pages/admin-users.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
@@ -26,6 +29,9 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/login': loginPage,
     '/account': accountPage,
     '/moderation': moderationPage,
+    '/signup': signupPage,
+    '/favorites': favoritesPage,
+    '/admin/users': adminUsersPage,
   };
   return pages[path];
 }

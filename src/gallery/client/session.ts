@@ -50,5 +50,6 @@ export async function renderAccountNav(): Promise<void> {
   const form = h('form', { method: 'post', action: '/logout', class: 'logout', onsubmit: () => localStorage.removeItem(MARKER) }, h('button', { type: 'submit' }, 'Log out'));
   // Moderators reach the queue from every page; others find their own requests there too.
   const queue = can(self, PERMISSION.delete) ? [h('a', { href: '/moderation' }, 'Moderation'), ' '] : [];
-  replace(slot, ...queue, h('a', { href: '/account' }, self.name), ' ', form);
+  const admin = (self.permission & 0x1) !== 0 || (self.permission & 0x100) !== 0;
+  replace(slot, h('a', { href: '/favorites' }, 'Favorites'), ' ', ...queue, admin ? h('a', { href: '/admin/users' }, 'Users') : null, admin ? ' ' : null, h('a', { href: '/account' }, self.name), ' ', form);
 }

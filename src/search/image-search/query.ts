@@ -22,6 +22,9 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
       const byName = term('uploader_name_lc', c.value.toLowerCase());
       return c.userId === undefined ? byName : { bool: { should: [byName, term('uploader_id', c.userId)], minimum_should_match: 1 } };
     }
+    case 'favoritedBy':
+      // No such user: an id no account has (ids start at 1), so nothing matches.
+      return term('favorited_by', c.userId ?? 0);
     case 'textMatch':
       return textMatchClause(c.value, matchWeight);
   }
@@ -48,7 +51,14 @@ export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatche
 export function buildImageSort(r: ImageSearchRequest): SortClause[] {
   const dir = r.order;
   const primary: SortClause[] =
-    r.orderBy === 'uploadDate' ? [{ created_at: { order: dir } }] : r.orderBy === 'relevance' ? [{ _score: { order: dir } }] : [];
+    r.orderBy === 'uploadDate'
+      ? [{ created_at: { order: dir } }]
+      : r.orderBy === 'relevance'
+        ? [{ _score: { order: dir } }]
+        : r.orderBy === 'favorites'
+          ? // Documents indexed before the field existed count as none.
+            [{ favorites: { order: dir, missing: dir === 'desc' ? '_last' : '_first' } } as SortClause]
+          : [];
   // The post number is unique, so it ends every tie: an `id` key after it would never decide an order,
   // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals: measured
   // at 1M posts, a date sort with an id key after it took ~1.5× the date sort alone).

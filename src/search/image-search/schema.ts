@@ -8,7 +8,7 @@ import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 export const FACETS = ['tags', 'rating', 'uploader'] as const;
 export type Facet = (typeof FACETS)[number];
 
-export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'tagAny', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch'] as const;
+export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'tagAny', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch', 'favoritedBy'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
 export const MAX_IMAGE_LIMIT = 24;
@@ -17,9 +17,11 @@ export const MAX_MATCH_LENGTH = 1024;
 export type Condition =
   | { type: 'tagInclude' | 'tagExclude' | 'tagAny' | 'textContains' | 'textMatch'; value: string }
   | { type: 'ratingEq'; value: Rating }
-  | { type: 'uploadedBy'; value: string; userId: number | undefined };
+  | { type: 'uploadedBy'; value: string; userId: number | undefined }
+  // decisions §14: a username; the service finds its id (an unknown name matches nothing)
+  | { type: 'favoritedBy'; value: string; userId?: number };
 
-export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance';
+export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites';
 
 export interface ImageSearchRequest {
   conditions: Condition[];
@@ -69,7 +71,7 @@ const condition = z
 export const body = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (spec §4.11), whatever its type.
-  orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' ? v : 'uploadDate')),
+  orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
   order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
   // decisions §11: counts over the whole result for any of these, each at most once.
   facets: z

@@ -15,16 +15,26 @@ export interface ImageSearchResult {
  * `/image/search` (spec §4.11, decisions §7): the engine finds the page of post numbers, SQLite (the
  * source of truth) gives the posts in the same order; a post deleted in between drops out.
  */
+export interface ImageSearchDeps extends SearchDeps {
+  /** a username's id (favoritedBy names a user; the index keeps ids, which survive a rename) */
+  userIdOf: (name: string) => number | undefined;
+}
+
 export class ImageSearchService {
-  constructor(private readonly deps: SearchDeps) {}
+  constructor(private readonly deps: ImageSearchDeps) {}
 
   async search(asked: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
     const { postRepository, config } = this.deps;
     // A tag condition naming an alias means its target (decisions §15); the facets' exclusion of
     // tagInclude names then leaves out the target, as it would had the target been named.
+    // favoritedBy names a user: the index keeps ids (decisions §14).
     const rules = postRepository.tagRules;
     const conditions = asked.conditions.map((c) =>
-      c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny' ? { ...c, value: rules.canonical(c.value) } : c,
+      c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny'
+        ? { ...c, value: rules.canonical(c.value) }
+        : c.type === 'favoritedBy'
+          ? { ...c, userId: this.deps.userIdOf(c.value) }
+          : c,
     );
     const request = { ...asked, conditions };
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));

@@ -3,13 +3,12 @@ import { api, errorText, ok } from '../api.ts';
 import { formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { currentUser } from '../session.ts';
 import { webhooksSection } from './webhooks.ts';
+import { appKeysSection } from './account-keys.ts';
+import { passkeysSection } from './account-passkeys.ts';
+import { preferencesSection } from './account-preferences.ts';
+import { PERMISSION_BITS } from '../permission-bits.ts';
 
-const PERMISSION_NAMES: [number, string][] = [
-  [0x1, 'everything (super user)'],
-  [0x2, 'upload'],
-  [0x4, 'edit any post'],
-  [0x2000, 'delete posts'],
-];
+const PERMISSION_NAMES = PERMISSION_BITS;
 
 function accessKeySection(initial: string): HTMLElement {
   let key = initial;
@@ -61,7 +60,7 @@ function accessKeySection(initial: string): HTMLElement {
 export async function accountPage(): Promise<void> {
   const self = await currentUser();
   if (!self) {
-    replace(main(), pageHeading('Account'), h('p', {}, h('a', { href: '/login?next=/account' }, 'Log in'), ' to see your account.'));
+    replace(main(), pageHeading('Account'), h('p', {}, h('a', { href: '/login?next=/account' }, 'Log in'), ' to see your account, or change what the gallery shows for this visit:'), await preferencesSection());
     return;
   }
   const perms = PERMISSION_NAMES.filter(([bit]) => (self.permission & bit) !== 0).map(([, name]) => name);
@@ -80,7 +79,10 @@ export async function accountPage(): Promise<void> {
       h('dt', {}, 'Since'),
       h('dd', {}, formatDate(self.createdAt)),
     ),
-    accessKeySection(self.accessKey),
+    accessKeySection(self.accessKey ?? ''),
+    await preferencesSection(),
+    await appKeysSection(self),
+    await passkeysSection(),
     await webhooksSection(),
   );
 }

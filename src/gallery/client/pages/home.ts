@@ -2,13 +2,16 @@
 import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, grid, pager } from '../grid.ts';
+import { applyRatings, visibleRatings } from '../preferences.ts';
 
 const PAGE_SIZE = 24;
 
 export async function homePage(): Promise<void> {
   const page = currentPage();
   const result = await ok(api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
-  const items = result.data.map((p) => ({
+  // Safe browsing: only the ratings the person chose (decisions §14); the page says how many it left out.
+  const { shown, hidden } = applyRatings(result.data, await visibleRatings());
+  const items = shown.map((p) => ({
     href: `/post/${p.id}`,
     thumbnail: p.thumbnails['320'],
     alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
@@ -16,7 +19,7 @@ export async function homePage(): Promise<void> {
   replace(
     main(),
     pageHeading(page > 1 ? `Newest posts, page ${page}` : 'Newest posts'),
-    h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'post' : 'posts'}`),
+    h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'post' : 'posts'}`, hidden ? ` · ${hidden} on this page hidden by your ` : '', hidden ? h('a', { href: '/account' }, 'safe-browsing preferences') : ''),
     items.length ? grid(items, 'Posts, newest first') : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
   );

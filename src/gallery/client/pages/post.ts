@@ -10,6 +10,7 @@ import { findSimilar, noMatches, similarGrid } from '../similar-list.ts';
 import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
+import { postActions } from './post-actions.ts';
 
 const searchLink = (segment: string, text: string) => h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
 
@@ -89,6 +90,7 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement): void 
     h(
       'div',
       { class: 'post-side' },
+      postActions(post, self),
       details(post),
       editing ? editForm(post, rerender) : null,
       can(self, PERMISSION.delete) ? deleteControl(post) : null,

@@ -6,6 +6,7 @@ import { api, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, grid, pager } from '../grid.ts';
 import { parseQuery, withSegment } from '../query.ts';
+import { applyRatings, visibleRatings } from '../preferences.ts';
 
 const PAGE_SIZE = 24;
 
@@ -42,7 +43,8 @@ export async function searchPage(): Promise<void> {
   const body = { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order, facets: ['tags' as const, 'rating' as const, 'uploader' as const] };
   const result = await ok(api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }));
   const { total, images, facets } = result.data;
-  const items = images.map((img) => ({
+  const { shown, hidden } = applyRatings(images, await visibleRatings());
+  const items = shown.map((img) => ({
     href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
     thumbnail: img.thumbnailUrl,
     alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
@@ -51,7 +53,7 @@ export async function searchPage(): Promise<void> {
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
     parsed.problems.length ? h('p', { class: 'error', role: 'alert' }, `Not understood: ${parsed.problems.join(', ')}`) : null,
-    h('p', { class: 'count', role: 'status' }, `${total} ${total === 1 ? 'post matches' : 'posts match'}`),
+    h('p', { class: 'count', role: 'status' }, `${total} ${total === 1 ? 'post matches' : 'posts match'}`, hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : ''),
     h(
       'div',
       { class: 'results' },

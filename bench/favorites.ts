@@ -1,0 +1,132 @@
+/**
+ * Favorites (decisions §14), over HTTP against the server process, each figure next to its anchor
+ * measured in the same run on the same corpus:
+ *  - favorite toggles/s (PUT and DELETE /api/post/[id]/favorite by many accounts, 8 clients): each is a
+ *    SQLite write with its count trigger, a 'reindex' outbox row and a wait for the index write.
+ *    Anchor: post edits/s (PUT /api/post/[id], text only) on the same posts, the write path with a
+ *    version and webhook fan-out.
+ *  - /image/search with `orderBy: "favorites"`, and with the condition `favoritedBy`, one client,
+ *    p50/p99, then req/s with 8 clients. Anchor: the same query sorted by upload date
+ *    (`favoritedBy` sorted by upload date is also shown against the unfiltered upload-date sort).
+ *
+ * Corpus: the seeder's posts (`--posts`, default 100000), `--fans` accounts (default 500) each
+ * favoriting 1-60 posts with a skewed popularity (written straight into SQLite, through the count
+ * triggers), then one reindex so the documents carry the counts.
+ *
+ *   npx tsx bench/favorites.ts [--posts 100000] [--fans 500] [--ms 10000] [--keep]
+ *
+ * Prints a JSON result and Markdown rows.
+ */
+import { parseArgs } from 'node:util';
+import { accessKeyDigest, generateAccessKey } from '../src/accounts/access-keys.ts';
+import { reindex } from '../src/search/reindex.ts';
+import { Random } from '../src/seed/random.ts';
+import { seedPosts } from '../src/seed/seed.ts';
+import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { runIfMain, standalone } from './lib/standalone.ts';
+import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
+
+interface Figure {
+  latency: LatencySummary;
+  rps: number;
+}
+
+const log = (line: string) => process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+function check(r: LoadResult, what: string): LoadResult {
+  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors, first: ${r.firstError}`);
+  return r;
+}
+
+async function request(url: string, init: RequestInit, expect: number): Promise<void> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { posts: { type: 'string' }, fans: { type: 'string' }, ms: { type: 'string' }, keep: { type: 'boolean' } } });
+  const posts = Number(values.posts ?? 100_000);
+  const fans = Number(values.fans ?? 500);
+  const ms = Number(values.ms ?? 10_000);
+  await standalone('favorites', values.keep ?? false, async ({ dataDir, services, startServer }) => {
+    log(`seeding ${posts} posts and ${fans} accounts with favorites in ${dataDir}`);
+    const t0 = nowMs();
+    seedPosts(services.db, { count: posts, seed: 1 });
+    const rnd = new Random(27);
+    const seqs = services.db.prepare('SELECT seq FROM posts ORDER BY seq').pluck().all() as number[];
+    const ids = services.db.prepare('SELECT id FROM posts ORDER BY seq').pluck().all() as string[];
+    const accounts: { id: number; name: string; key: string }[] = [];
+    let favorites = 0;
+    services.db.transaction(() => {
+      const fav = services.db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
+      for (let i = 0; i < fans; i++) {
+        const key = generateAccessKey();
+        const name = `fan_${i}`;
+        const id = services.accounts.users.insert({ name, email: null, passwordHash: 'none', accessKey: key, accessKeyDigest: accessKeyDigest(key), permission: 6, createdAt: new Date().toISOString() });
+        accounts.push({ id, name, key });
+        for (let k = rnd.int(1, 60); k > 0; k--) favorites += fav.run(id, seqs[rnd.skewed(seqs.length, 3)], new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString()).changes;
+      }
+    })();
+    const seedSeconds = (nowMs() - t0) / 1000;
+    log(`seeded in ${seedSeconds.toFixed(1)} s (${favorites} favorites); reindexing`);
+    await reindex({ ...services }, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+    const url = await startServer();
+
+    // Favorite toggles: account i toggles post j; each pair alternates PUT and DELETE.
+    const state = new Map<string, boolean>();
+    const toggle = async (i: number) => {
+      const a = accounts[i % accounts.length];
+      const post = ids[(i * 7919) % ids.length];
+      const k = `${a.id}:${post}`;
+      const on = !(state.get(k) ?? false);
+      state.set(k, on);
+      await request(`${url}/api/post/${post}/favorite`, { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': a.key } }, 204);
+    };
+    const editor = accounts[0];
+    const edit = async (i: number) =>
+      request(`${url}/api/post/${ids[(i * 7919) % ids.length]}`, { method: 'PUT', headers: { 'X-Access-Key': editor.key, 'content-type': 'application/json' }, body: JSON.stringify({ text: `edit ${i}` }) }, 200);
+    log('favorite toggles vs post edits');
+    await closedLoop({ concurrency: 8, durationMs: 1000, task: toggle });
+    const toggles = check(await closedLoop({ concurrency: 8, durationMs: ms, task: (i) => toggle(i + 100_000) }), 'toggles');
+    const edits = check(await closedLoop({ concurrency: 8, durationMs: ms, task: edit }), 'edits');
+
+    // Searches: the most active fans are the interesting favoritedBy values.
+    const top = services.db.prepare('SELECT u.name FROM favorites f JOIN users u ON u.id = f.user_id GROUP BY f.user_id ORDER BY count(*) DESC LIMIT 20').pluck().all() as string[];
+    const search = (body: (i: number) => unknown) => async (i: number) =>
+      request(`${url}/image/search?limit=24`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }, 200);
+    const queries = {
+      byFavorites: search(() => ({ orderBy: 'favorites' })),
+      byUploadDate: search(() => ({ orderBy: 'uploadDate' })),
+      favoritedBy: search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'uploadDate' })),
+      favoritedByFavorites: search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'favorites' })),
+    };
+    const figures: Record<string, Figure> = {};
+    for (const [name, task] of Object.entries(queries)) {
+      log(`search ${name}`);
+      await sampleLatency(100, 30_000, task);
+      const one = check(await sampleLatency(1000, ms, task), name);
+      const eight = check(await closedLoop({ concurrency: 8, durationMs: ms, task }), name);
+      figures[name] = { latency: summarize(one.latencies), rps: eight.rps };
+    }
+    const result = {
+      posts,
+      fans,
+      favorites,
+      seedSeconds,
+      toggles: { latency: summarize(toggles.latencies), rps: toggles.rps },
+      edits: { latency: summarize(edits.latencies), rps: edits.rps },
+      search: figures,
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const size = `${posts.toLocaleString('en-US')} posts, ${favorites.toLocaleString('en-US')} favorites`;
+    const row = (label: string, f: Figure, anchor: string, a: Figure) =>
+      `| ${label}, ${size} | p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s | ${anchor}: p50 ${fmt(a.latency.p50)} ms, p99 ${fmt(a.latency.p99)} ms, ${fmt(a.rps)} req/s |\n`;
+    process.stdout.write(row('favorite toggles (8 clients)', result.toggles, 'post edits (8 clients)', result.edits));
+    process.stdout.write(row('/image/search orderBy favorites', figures.byFavorites, 'orderBy uploadDate', figures.byUploadDate));
+    process.stdout.write(row('/image/search favoritedBy, by upload date', figures.favoritedBy, 'unfiltered, by upload date', figures.byUploadDate));
+    process.stdout.write(row('/image/search favoritedBy, orderBy favorites', figures.favoritedByFavorites, 'favoritedBy, by upload date', figures.favoritedBy));
+  });
+}
+
+runIfMain(import.meta.url, main);
