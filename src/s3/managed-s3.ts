@@ -61,7 +61,9 @@ type Layout = ReturnType<typeof layout>;
 
 function layout(opts: ManagedS3Options = {}) {
   const dir = path.resolve(opts.dir ?? s3Home());
-  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_S3_PORT || String(DEFAULT_S3_PORT);
+  // Without a port given, the one this directory last started on (so `status` and `stop` find a
+  // server started with `--port`), else IMGPOST_S3_PORT, else the default.
+  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_S3_PORT || savedPort(dir) || String(DEFAULT_S3_PORT);
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new Error(`invalid ${opts.port !== undefined ? 'port' : 'IMGPOST_S3_PORT'}=${JSON.stringify(raw)}: must be a port number`);
   const heap = opts.heap ?? (process.env.IMGPOST_S3_HEAP || '256m');
@@ -73,6 +75,10 @@ function layout(opts: ManagedS3Options = {}) {
     pidFile: at('run', 's3proxy.pid'), lockFile: at('start.lock'), properties: at('s3proxy.properties'),
     credentialsFile: at('credentials.json'), corsAllowAll: !!opts.corsAllowAll, fixedCredentials: opts.credentials,
   };
+}
+
+function savedPort(dir: string): string | undefined {
+  return /^s3proxy\.endpoint=http:\/\/127\.0\.0\.1:(\d+)$/m.exec(readText(path.join(dir, 's3proxy.properties')) ?? '')?.[1];
 }
 
 /** The directory's credentials: given, saved, or generated now and saved (mode 600). */

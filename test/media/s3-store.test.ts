@@ -1,0 +1,299 @@
+/**
+ * The S3 media store (src/media/store/s3-store.ts) against a real S3 server: S3Proxy with its
+ * filesystem backend, fetched from Maven Central and run by src/s3/managed-s3.ts (test/helpers/s3.ts),
+ * no mocks. Objects: put from a buffer and from a file (sha256 recorded, Content-MD5 checked by the
+ * store), get whole and by range, head, delete, list by prefix, a key prefix inside the bucket;
+ * presigned PUT then GET with fetch, with the signed content type enforced and expiry honoured. Faults,
+ * on an S3Proxy of their own: stopped (refused connections), paused with SIGSTOP (a hung store: the
+ * kernel accepts, nothing answers), a read stalled mid-body, a missing bucket, wrong credentials; each
+ * gives a StoreUnavailableError (503) within the time-out, never a hang, and the store works again
+ * once the server is back.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import test from 'ava';
+import { AppError } from '../../src/errors.ts';
+import { ChecksumMismatchError, RangeNotSatisfiableError, StoreUnavailableError, mediaKey, type MediaStore } from '../../src/media/store/media-store.ts';
+import { S3MediaStore, parseS3Location, s3StoreConfigFromEnv } from '../../src/media/store/s3-store.ts';
+import { dedicatedS3, testS3, type TestS3 } from '../helpers/s3.ts';
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+async function keys(store: MediaStore, prefix: string, startAfter?: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const o of store.list(prefix, { startAfter })) out.push(o.key);
+  return out;
+}
+const id = () => `0190a1b2-c3d4-7e5f-8a9b-${randomBytes(6).toString('hex')}`;
+
+test.before(async () => {
+  // The first use in a fresh cache downloads the jar (55 MB).
+  await testS3();
+});
+
+test('put from a buffer, then head, get whole and by range, delete', async (t) => {
+  const s3 = await testS3();
+  const { store } = await s3.newStore();
+  t.teardown(() => store.close());
+  const bytes = randomBytes(10_000);
+  const key = mediaKey(`${id()}.jpg`);
+  t.regex(key, /^[0-9a-f]{2}\/[0-9a-f-]{36}\.jpg$/);
+
+  const put = await store.put(key, { buffer: bytes }, { contentType: 'image/jpeg', sha256: sha256(bytes) });
+  t.is(put.size, bytes.length);
+  t.is(put.sha256, sha256(bytes));
+  // A single-part upload's ETag is the MD5 of its bytes.
+  t.is(put.etag, `"${createHash('md5').update(bytes).digest('hex')}"`);
+
+  const head = await store.head(key);
+  t.like(head, { key, size: bytes.length, etag: put.etag, sha256: sha256(bytes), contentType: 'image/jpeg' });
+  t.true(head!.lastModified instanceof Date);
+
+  const whole = await store.get(key);
+  t.truthy(whole);
+  t.like(whole, { size: bytes.length, length: bytes.length, range: undefined, etag: put.etag, contentType: 'image/jpeg' });
+  t.deepEqual(await readAll(whole!.body), bytes);
+
+  const part = await store.get(key, { range: { start: 100, end: 199 } });
+  t.like(part, { size: bytes.length, length: 100, range: { start: 100, end: 199 } });
+  t.deepEqual(await readAll(part!.body), bytes.subarray(100, 200));
+
+  const open = await store.get(key, { range: { start: 9_990 } });
+  t.like(open, { length: 10, range: { start: 9_990, end: 9_999 } });
+  t.deepEqual(await readAll(open!.body), bytes.subarray(9_990));
+
+  const suffix = await store.get(key, { range: { suffix: 16 } });
+  t.like(suffix, { size: bytes.length, length: 16, range: { start: 9_984, end: 9_999 } });
+  t.deepEqual(await readAll(suffix!.body), bytes.subarray(-16));
+
+  const past = await t.throwsAsync(store.get(key, { range: { start: 10_000 } }), { instanceOf: RangeNotSatisfiableError });
+  t.is(past!.size, bytes.length);
+
+  await store.delete(key);
+  t.is(await store.head(key), undefined);
+  t.is(await store.get(key), undefined);
+  t.is(await store.get(key, { range: { start: 0, end: 1 } }), undefined);
+  // Deleting what is gone succeeds: removals are retried after crashes.
+  await t.notThrowsAsync(store.delete(key));
+});
+
+test('put from a file streams it (re-read per attempt) and records its sha256; a wrong sha256 writes nothing', async (t) => {
+  const s3 = await testS3();
+  const { store } = await s3.newStore();
+  t.teardown(() => store.close());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-s3-file-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const bytes = randomBytes(3 * 1024 * 1024 + 17);
+  const file = path.join(dir, 'upload');
+  fs.writeFileSync(file, bytes);
+  const key = mediaKey(`${id()}.png`);
+
+  const put = await store.put(key, { path: file }, { contentType: 'image/png' });
+  t.is(put.sha256, sha256(bytes));
+  t.true(fs.existsSync(file), 'the source file is left where it was');
+  const got = await store.get(key);
+  t.is(sha256(await readAll(got!.body)), sha256(bytes));
+  t.is((await store.head(key))?.sha256, sha256(bytes));
+
+  const other = mediaKey(`${id()}.png`);
+  const err = await t.throwsAsync(store.put(other, { path: file }, { contentType: 'image/png', sha256: sha256(Buffer.from('something else')) }), { instanceOf: ChecksumMismatchError });
+  t.is(err!.actual, sha256(bytes));
+  t.is(await store.head(other), undefined);
+});
+
+test('list by prefix, in key order, with startAfter; a key prefix inside the bucket stays out of the keys', async (t) => {
+  const s3 = await testS3();
+  const bucket = await s3.newBucket();
+  const store = new S3MediaStore(s3.config(bucket, 'media/'));
+  const whole = new S3MediaStore(s3.config(bucket));
+  t.teardown(() => { store.close(); whole.close(); });
+
+  const names = ['aa/1.jpg', 'aa/2.jpg', 'ab/3.jpg', 'b0/4.jpg', 'tmp/x'];
+  await Promise.all(names.map((k) => store.put(k, { buffer: Buffer.from(k) }, { contentType: 'application/octet-stream' })));
+  await whole.put('elsewhere/5.jpg', { buffer: Buffer.from('5') }, { contentType: 'image/jpeg' });
+
+  t.deepEqual(await keys(store, ''), names);
+  t.deepEqual(await keys(store, 'a'), ['aa/1.jpg', 'aa/2.jpg', 'ab/3.jpg']);
+  t.deepEqual(await keys(store, 'aa/'), ['aa/1.jpg', 'aa/2.jpg']);
+  t.deepEqual(await keys(store, '', 'aa/2.jpg'), ['ab/3.jpg', 'b0/4.jpg', 'tmp/x']);
+  t.deepEqual(await keys(store, 'zz/'), []);
+  t.deepEqual(await keys(whole, ''), [...names.map((k) => `media/${k}`), 'elsewhere/5.jpg'].sort());
+  const listed = [];
+  for await (const o of store.list('b0/')) listed.push(o);
+  t.like(listed[0], { key: 'b0/4.jpg', size: 8 });
+  t.is(store.location, `s3://${bucket}/media/`);
+  t.is(store.locator('aa/1.jpg'), `s3://${bucket}/media/aa/1.jpg`);
+  // Keys cannot climb out of the prefix.
+  await t.throwsAsync(store.head('../x'), { message: /invalid media key/ });
+});
+
+test('a presigned PUT then a presigned GET, with fetch: signed type and length enforced, expiry honoured', async (t) => {
+  const s3 = await testS3();
+  const { store } = await s3.newStore({ prefix: 'p/' });
+  t.teardown(() => store.close());
+  const bytes = randomBytes(50_000);
+  const key = mediaKey(`${id()}.webp`);
+
+  const put = await store.presignPut(key, { expiresIn: 60, contentType: 'image/webp', contentLength: bytes.length });
+  t.is(put.method, 'PUT');
+  t.deepEqual(put.headers, { 'content-type': 'image/webp', 'content-length': String(bytes.length) });
+  t.true(put.expiresAt.getTime() > Date.now());
+  t.notRegex(put.url, /x-amz-checksum|x-amz-sdk-checksum/i, 'no checksum of an empty body is signed');
+
+  // Another content type than the one signed is refused, and nothing is stored.
+  const wrongType = await fetch(put.url, { method: 'PUT', body: bytes, headers: { ...put.headers, 'content-type': 'text/html' } });
+  t.is(wrongType.status, 403);
+  t.is(await store.head(key), undefined);
+
+  const ok = await fetch(put.url, { method: 'PUT', body: bytes, headers: put.headers });
+  t.is(ok.status, 200, await ok.text());
+  const head = await store.head(key);
+  t.like(head, { size: bytes.length, contentType: 'image/webp' });
+  t.is(head!.sha256, undefined, 'a direct upload carries no recorded sha256: the server hashes what it reads');
+
+  const get = await store.presignGet(key, { expiresIn: 60, responseCacheControl: 'private, max-age=60' });
+  t.is(get.method, 'GET');
+  const res = await fetch(get.url);
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-type'), 'image/webp');
+  t.deepEqual(Buffer.from(await res.arrayBuffer()), bytes);
+  const ranged = await fetch(get.url, { headers: { range: 'bytes=10-19' } });
+  t.is(ranged.status, 206);
+  t.is(ranged.headers.get('content-range'), `bytes 10-19/${bytes.length}`);
+  t.deepEqual(Buffer.from(await ranged.arrayBuffer()), bytes.subarray(10, 20));
+
+  // Without the signature, the bucket is private.
+  const anonymous = await fetch(get.url.slice(0, get.url.indexOf('?')));
+  t.is(anonymous.status, 403);
+
+  const short = await store.presignGet(key, { expiresIn: 1 });
+  const shortPut = await store.presignPut(mediaKey(`${id()}.webp`), { expiresIn: 1, contentType: 'image/webp' });
+  await new Promise((r) => setTimeout(r, 2100));
+  t.is((await fetch(short.url)).status, 403, 'an expired GET is refused');
+  t.is((await fetch(shortPut.url, { method: 'PUT', body: bytes, headers: shortPut.headers })).status, 403, 'an expired PUT is refused');
+});
+
+test('a missing bucket and wrong credentials are store failures (503), not "not found"', async (t) => {
+  const s3 = await testS3();
+  const missing = new S3MediaStore(s3.config(`nobucket-${randomBytes(4).toString('hex')}`, '', { timeoutMs: 3000 }));
+  const wrongKey = new S3MediaStore({ ...s3.config(await s3.newBucket(), '', { timeoutMs: 3000 }), secretAccessKey: 'not-the-secret' });
+  t.teardown(() => { missing.close(); wrongKey.close(); });
+
+  const e1 = await t.throwsAsync(missing.check(), { instanceOf: StoreUnavailableError });
+  t.is(e1!.reason, 'misconfigured');
+  const e2 = await t.throwsAsync(missing.put('aa/x.jpg', { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), { instanceOf: StoreUnavailableError });
+  t.is(e2!.reason, 'misconfigured');
+  const e3 = await t.throwsAsync(wrongKey.head('aa/x.jpg'), { instanceOf: StoreUnavailableError });
+  t.is(e3!.reason, 'denied');
+  const e4 = await t.throwsAsync(wrongKey.check(), { instanceOf: StoreUnavailableError });
+  t.is(e4!.reason, 'denied');
+  // An AppError with the code src/http/errors.ts turns into 503, and a Retry-After.
+  t.true(e3 instanceof AppError);
+  t.is(e3!.code, 'unavailable');
+  t.is(e3!.retryAfter, 1);
+  t.like(e3!.details, { store: wrongKey.location, operation: 'head aa/x.jpg', reason: 'denied' });
+});
+
+test('settings: MEDIA_STORE and S3_* from the environment, one line naming a bad one', (t) => {
+  t.is(s3StoreConfigFromEnv({}), undefined);
+  t.is(s3StoreConfigFromEnv({ MEDIA_STORE: 'local' }), undefined);
+  t.deepEqual(parseS3Location('s3://my-bucket'), { bucket: 'my-bucket', prefix: '' });
+  t.deepEqual(parseS3Location('s3://my-bucket/a/b/'), { bucket: 'my-bucket', prefix: 'a/b/' });
+  t.like(s3StoreConfigFromEnv({ MEDIA_STORE: 's3://imgpost/media', S3_ENDPOINT: 'http://127.0.0.1:9390/', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' }), {
+    bucket: 'imgpost', prefix: 'media/', endpoint: 'http://127.0.0.1:9390', region: 'us-east-1', forcePathStyle: true, timeoutMs: 10_000, maxAttempts: 3,
+  });
+  t.like(s3StoreConfigFromEnv({ MEDIA_STORE: 's3://imgpost', S3_REGION: 'eu-west-1', S3_TIMEOUT_MS: '2500' }), { endpoint: undefined, forcePathStyle: false, region: 'eu-west-1', timeoutMs: 2500 });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://Bad_Bucket' }), { message: /^invalid configuration: MEDIA_STORE="s3:\/\/Bad_Bucket": / });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 'file:///x' }), { message: /MEDIA_STORE/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1/../x' }), { message: /MEDIA_STORE/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ENDPOINT: 'localhost:9000' }), { message: /S3_ENDPOINT/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_FORCE_PATH_STYLE: 'maybe' }), { message: /S3_FORCE_PATH_STYLE/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ACCESS_KEY_ID: 'k' }), { message: /S3_SECRET_ACCESS_KEY/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_TIMEOUT_MS: '5s' }), { message: /S3_TIMEOUT_MS/ });
+});
+
+// Faults, on an S3Proxy of their own (the file's shared one keeps serving the tests above).
+let faulty: TestS3 | undefined;
+test.serial.before(async () => {
+  faulty = await dedicatedS3();
+});
+test.after.always(async () => {
+  faulty?.resume();
+  await faulty?.close();
+});
+
+/** Runs `op`, expecting a StoreUnavailableError for `reason`; returns how long it took. */
+async function failsWithin(t: import('ava').ExecutionContext, op: Promise<unknown>, reason: string, withinMs: number, what: string): Promise<void> {
+  const t0 = performance.now();
+  const err = await t.throwsAsync(op, { instanceOf: StoreUnavailableError }, what);
+  const ms = performance.now() - t0;
+  t.is(err?.reason, reason, `${what}: ${err?.message} ${err?.describe()}`);
+  t.true(ms < withinMs, `${what} took ${Math.round(ms)} ms, more than ${withinMs}`);
+}
+
+test.serial('a stopped store fails fast and clearly, and works again once restarted', async (t) => {
+  const s3 = faulty!;
+  const { store } = await s3.newStore({ timeoutMs: 2000 });
+  t.teardown(() => store.close());
+  const key = mediaKey(`${id()}.jpg`);
+  await store.put(key, { buffer: Buffer.from('before') }, { contentType: 'image/jpeg' });
+
+  await s3.stop();
+  await failsWithin(t, store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), 'unreachable', 2000, 'put');
+  await failsWithin(t, store.get(key), 'unreachable', 2000, 'get');
+  await failsWithin(t, store.head(key), 'unreachable', 2000, 'head');
+  await failsWithin(t, store.delete(key), 'unreachable', 2000, 'delete');
+  await failsWithin(t, keys(store, ''), 'unreachable', 2000, 'list');
+  await failsWithin(t, store.check(), 'unreachable', 2000, 'check');
+
+  await s3.start();
+  t.deepEqual(await readAll((await store.get(key))!.body), Buffer.from('before'));
+  await t.notThrowsAsync(store.check());
+});
+
+test.serial('a hung store (SIGSTOP) fails with a time-out, not a hang; so does a read stalled mid-body', async (t) => {
+  const s3 = faulty!;
+  const timeoutMs = 1500;
+  const { store } = await s3.newStore({ timeoutMs });
+  t.teardown(() => { s3.resume(); store.close(); });
+  const key = mediaKey(`${id()}.png`);
+  // Large enough that the body cannot sit whole in the sockets' buffers when the server stops.
+  const big = randomBytes(48 * 1024 * 1024);
+  await store.put(key, { buffer: big }, { contentType: 'image/png' });
+
+  s3.pause();
+  try {
+    // A put's deadline is the time-out plus a second per MiB.
+    await failsWithin(t, store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), 'timeout', timeoutMs + 1000 + 1000, 'put');
+    await failsWithin(t, store.get(key), 'timeout', timeoutMs + 1000, 'get');
+    await failsWithin(t, store.head(key), 'timeout', timeoutMs + 1000, 'head');
+    await failsWithin(t, store.check(), 'timeout', timeoutMs + 1000, 'check');
+  } finally {
+    s3.resume();
+  }
+  t.is((await store.head(key))?.size, big.length, 'answers again once resumed');
+
+  // The read has begun when the server stops: its body fails once idle for the time-out.
+  const read = await store.get(key);
+  const iterator = read!.body[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  t.false(first.done);
+  s3.pause();
+  try {
+    const t0 = performance.now();
+    const drained = (async () => { for (;;) { if ((await iterator.next()).done) return 'ended'; } })();
+    const outcome = await drained.then((v) => v, (err: Error) => `failed: ${err.message}`);
+    const ms = performance.now() - t0;
+    t.regex(outcome, /^failed/, 'the stalled body fails rather than ending as if complete');
+    t.true(ms < timeoutMs + 2000, `the stalled body failed after ${Math.round(ms)} ms`);
+  } finally {
+    s3.resume();
+  }
+});
