@@ -132,9 +132,11 @@ export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forc
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: {
-      // A store that does not accept the connection; then, the connection idle for this long.
+      // A store that does not accept the connection; then, the connection idle for this long (a
+      // read's body included, after our deadline has let go). No `requestTimeout`: in this SDK it
+      // only logs a warning unless told to throw, and our deadline (below) covers it.
       connectionTimeout: Math.min(timeoutMs, 5000),
-      requestTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
       httpAgent: new http.Agent(agent),
       httpsAgent: new https.Agent(agent),
     },
