@@ -203,6 +203,14 @@ async function start(l: Layout, opts: ManagedS3Options, log: (line: string) => v
   });
   try {
     if (!release || (await ready())) return managedS3Status(opts);
+    const running = managedPid(l);
+    if (running !== undefined) {
+      // This directory's server runs but does not answer here: on another port, or still starting.
+      const port = Number(savedPort(l.dir));
+      if (port !== l.port) throw new Error(`the S3Proxy of ${l.dir} already runs (pid ${running}) on port ${port}: stop it first (imgpost s3 stop) to move it to port ${l.port}`);
+      for (const until = Date.now() + 30_000; Date.now() < until; await sleep(250)) if (await s3Answers(l.endpoint)) return managedS3Status(opts);
+      throw new Error(`the S3Proxy of ${l.dir} runs (pid ${running}) but does not answer on ${l.endpoint}; see ${l.logFile}`);
+    }
     if (await portOpen(l.port)) {
       throw new Error(`port ${l.port} is in use by something other than the S3Proxy of ${l.dir}: free it or ${opts.port !== undefined ? 'choose another port' : 'set IMGPOST_S3_PORT'}`);
     }
