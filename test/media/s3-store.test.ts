@@ -10,6 +10,7 @@
  * once the server is back.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import { StoreUnavailableError, mediaKey, type StoreFailure } from '../../src/media/store/media-store.ts';
@@ -27,7 +28,7 @@ storeContract('s3', async () => (await (await testS3()).newStore()).store);
 
 test('put records the sha256 as metadata and sends Content-MD5: the ETag is the MD5', async (t) => {
   const s3 = await testS3();
-  const { store } = await s3.newStore();
+  const { store, bucket } = await s3.newStore();
   t.teardown(() => store.close());
   const bytes = randomBytes(4096);
   const key = mediaKey(`${id()}.gif`);
@@ -35,6 +36,11 @@ test('put records the sha256 as metadata and sends Content-MD5: the ETag is the 
   t.is(put.etag, `"${createHash('md5').update(bytes).digest('hex')}"`);
   t.like(await store.head(key), { sha256: sha256(bytes), contentType: 'image/gif', etag: put.etag });
   t.like(await store.get(key, { range: { start: 0, end: 0 } }), { sha256: sha256(bytes), contentType: 'image/gif' });
+  // What Content-MD5 buys: bytes that do not match it (a corrupted transfer) are refused, not stored.
+  const bad = mediaKey(`${id()}.gif`);
+  const err = await t.throwsAsync(store.client.send(new PutObjectCommand({ Bucket: bucket, Key: bad, Body: bytes, ContentMD5: Buffer.alloc(16).toString('base64') })));
+  t.is(err!.name, 'BadDigest');
+  t.is(await store.head(bad), undefined);
 });
 
 test('a key prefix inside the bucket: objects live under it and stay out of the keys', async (t) => {
