@@ -1,20 +1,25 @@
 /**
  * The S3 media store (src/media/store/s3-store.ts) against a real S3 server: S3Proxy with its
  * filesystem backend, fetched from Maven Central and run by src/s3/managed-s3.ts (test/helpers/s3.ts),
- * no mocks. Objects: put from a buffer and from a file (sha256 recorded, Content-MD5 checked by the
- * store), get whole and by range, head, delete, list by prefix, a key prefix inside the bucket;
- * presigned PUT then GET with fetch, with the signed content type enforced and expiry honoured. Faults,
- * on an S3Proxy of their own: stopped (refused connections), paused with SIGSTOP (a hung store: the
- * kernel accepts, nothing answers), a read stalled mid-body, a missing bucket, wrong credentials; each
- * gives a StoreUnavailableError (503) within the time-out, never a hang, and the store works again
- * once the server is back.
+ * no mocks. What every store does (test/media/store-contract.ts: put from a buffer and from a file,
+ * get whole and by range, head, delete, list by prefix), then what only S3 does: sha256 metadata and
+ * Content-MD5, a key prefix inside the bucket, presigned PUT then GET with fetch (signed content type
+ * enforced, expiry honoured). Faults: a missing bucket, wrong credentials; 500s, resets and late
+ * answers (test/helpers/s3-fault-proxy.ts in front of the real server): retried, then a clear
+ * failure; on an S3Proxy of their own: stopped (refused connections), paused with SIGSTOP (a hung
+ * store: the kernel accepts, nothing answers), a read stalled mid-body. Each gives a
+ * StoreUnavailableError (503) within the time-out, never a hang, and the store works again after.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import { StoreUnavailableError, mediaKey, type StoreFailure } from '../../src/media/store/media-store.ts';
 import { S3MediaStore, parseS3Location, s3StoreConfigFromEnv } from '../../src/media/store/s3-store.ts';
+import { faultProxy } from '../helpers/s3-fault-proxy.ts';
 import { dedicatedS3, testS3, type TestS3 } from '../helpers/s3.ts';
 import { keysOf as keys, postId as id, readAll, sha256, storeContract } from './store-contract.ts';
 
@@ -222,4 +227,44 @@ test.serial('a hung store (SIGSTOP) fails with a time-out, not a hang; so does a
   } finally {
     s3.resume();
   }
+});
+
+test('a store answering 500, resetting connections or answering late: retried, then a clear failure within the time-out', async (t) => {
+  const s3 = await testS3();
+  const bucket = await s3.newBucket();
+  const proxy = await faultProxy(s3.endpoint);
+  const timeoutMs = 1500;
+  const store = new S3MediaStore(s3.config(bucket, '', { endpoint: proxy.endpoint, timeoutMs }));
+  const direct = new S3MediaStore(s3.config(bucket));
+  t.teardown(async () => { store.close(); direct.close(); await proxy.close(); });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-s3-fault-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'upload');
+  const bytes = randomBytes(200_000);
+  fs.writeFileSync(file, bytes);
+
+  // One 500, then the retry (the file read again from its start) succeeds.
+  proxy.inject({ kind: 'error500' }, 1);
+  const key = mediaKey(`${id()}.jpg`);
+  const before = proxy.seen.length;
+  await store.put(key, { path: file }, { contentType: 'image/jpeg' });
+  t.deepEqual(proxy.seen.slice(before).map((r) => r.split(' ')[0]), ['PUT', 'PUT']);
+  t.is(sha256(await readAll((await direct.get(key))!.body)), sha256(bytes));
+
+  // 500 on every attempt: after three, a server_error; nothing stored.
+  proxy.inject({ kind: 'error500' });
+  const failed = mediaKey(`${id()}.jpg`);
+  await failsWithin(t, store.put(failed, { path: file }, { contentType: 'image/jpeg' }), 'server_error', timeoutMs, 'put answered 500');
+  await failsWithin(t, store.get(key), 'server_error', timeoutMs, 'get answered 500');
+  proxy.heal();
+  t.is(await direct.head(failed), undefined, 'no object behind a failed put');
+
+  proxy.inject({ kind: 'reset' });
+  await failsWithin(t, store.head(key), 'unreachable', timeoutMs, 'head with connections reset');
+  proxy.inject({ kind: 'slow', ms: 5000 });
+  await failsWithin(t, store.delete(key), 'timeout', timeoutMs + 1000, 'delete answered late');
+  proxy.inject({ kind: 'hang' });
+  await failsWithin(t, keys(store, ''), 'timeout', timeoutMs + 1000, 'list never answered');
+  proxy.heal();
+  t.is((await store.head(key))?.size, bytes.length, 'works again once healed');
 });

@@ -62,7 +62,13 @@ export interface S3StoreConfig {
   timeoutMs?: number;
   /** Default 3. */
   maxAttempts?: number;
+  /** Where the SDK's own warnings go (socket pool at capacity, ...); default: nowhere (never the console). */
+  logger?: SdkLogger;
 }
+
+/** The SDK's logger shape; with none given it writes some warnings to the console, i.e. stderr. */
+export interface SdkLogger { trace(...a: unknown[]): void; debug(...a: unknown[]): void; info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }
+const silent: SdkLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -120,7 +126,7 @@ export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3St
 }
 
 /** An S3 client with this module's settings: our own retries and deadlines, keep-alive connections, no flexible checksums. */
-export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs'>): S3Client {
+export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs' | 'logger'>): S3Client {
   const timeoutMs = c.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const agent = { keepAlive: true, maxSockets: 64 };
   return new S3Client({
@@ -129,6 +135,7 @@ export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forc
     forcePathStyle: c.forcePathStyle,
     credentials: c.accessKeyId && c.secretAccessKey ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey } : undefined,
     maxAttempts: 1,
+    logger: c.logger ?? silent,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: {
@@ -167,6 +174,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function failureOf(err: unknown, timedOut: boolean): StoreFailure | undefined {
   if (timedOut) return 'timeout';
   const e = err as { name?: string; code?: string; message?: string };
+  // The SDK names a reset connection a TimeoutError too: it is not one (and is worth a retry).
+  if (e?.code === 'ECONNRESET' || e?.code === 'EPIPE' || e?.code === 'ECONNREFUSED') return 'unreachable';
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT') return 'timeout';
   const status = statusOf(err);
   if (e?.name === 'NoSuchBucket') return 'misconfigured';
