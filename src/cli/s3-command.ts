@@ -13,7 +13,7 @@ Commands:
            start the server unless it already runs, and create the bucket (default imgpost);
            prints the settings that point the service at it (MEDIA_STORE, S3_*), one per line,
            ready for \`export\` or an env file (progress on stderr). --cors lets browsers on any
-           origin use it (direct uploads from a page in development)
+           origin use it (direct uploads from a page in development; applies when it starts)
   stop     stop the server started from the cache; its data stays
   status   print whether it runs, where, and its credentials
 
