@@ -1,5 +1,4 @@
 import type { Core } from '../src/roles/wiring.ts';
-import { searchPosts } from '../src/search/post-search/routes.ts';
 import { parseSearchBody } from '../src/search/post-search/schema.ts';
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
@@ -97,7 +96,7 @@ export async function benchSearch(services: Core, seed: SeedResult, url: string,
 
   const parsed = qs.map((q) => parseSearchBody(q.body));
   const direct = await sampleLatency(Math.ceil(opts.samples / 3), 2 * 60_000, async (i) => {
-    await searchPosts(services, parsed[i % qs.length], { offset: 0, limit: 24 });
+    await services.postSearch.search(parsed[i % qs.length], { offset: 0, limit: 24 });
   });
 
   const runs: number[] = [];

@@ -4,7 +4,7 @@
  * against a plain signed-POST loop to the same receivers in the same run.
  *
  * - Ours: the backlog is queued the way the service queues it (outbox rows appended in
- *   transactions, fanned out by WebhookRepository.enqueue), then a WebhookDispatcher is started
+ *   transactions by the post kernel's commit step, which queues the deliveries), then a WebhookDispatcher is started
  *   and the clock runs until every delivery is recorded as delivered and every receiver has it.
  * - The anchor: the same bodies (rendered from the same events with the same templates before
  *   the clock starts), HMAC-SHA256 signed per request, POSTed with the same headers over a
@@ -22,14 +22,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { UserRepository } from '../src/accounts/user-repository.ts';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
-import { Outbox, type OutboxRow } from '../src/outbox/outbox.ts';
-import { PostRepository } from '../src/posts/repository.ts';
+import { postChangesOn, type Initiator, type PostChanges } from '../src/kernel/commit.ts';
+import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
+import { PostRepository } from '../src/kernel/post-repository.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { signBody, WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import { signBody } from '../src/webhooks/attempt.ts';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
-import { WebhookRepository, type WebhookRow } from '../src/webhooks/repository.ts';
+import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
 import { ROOT, tempDir } from './lib/env.ts';
@@ -137,13 +140,13 @@ async function startReceivers(secrets: string[]): Promise<Receivers> {
 }
 
 /** Appends `count` update events (texts "drain 0 …", "drain 1 …", …) in transactions of 1,000; the fan-out queues the deliveries. */
-function queueEvents(db: Db, outbox: Outbox, posts: ReturnType<PostRepository['list']>, initiatorId: number): OutboxRow[] {
+function queueEvents(db: Db, changes: PostChanges, posts: ReturnType<PostRepository['list']>, initiator: Initiator): OutboxRow[] {
   const rows: OutboxRow[] = [];
   const append = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const post = posts[i];
       rows.push(
-        outbox.append('update', { post: { ...post, text: `drain ${i} ${post.text}`, version: post.version + 1 }, previous: { text: post.text, rating: post.rating, tags: post.tags.map((t) => t.name) } }, initiatorId),
+        changes.updated(post, { ...post, text: `drain ${i} ${post.text}`, version: post.version + 1 }, initiator),
       );
     }
   });
@@ -175,12 +178,12 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const agent = new http.Agent({ keepAlive: true });
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
-    const posts = new PostRepository(db).list(0, perHook);
+    const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
-    // The fan-out the service attaches (attachFanOut, src/webhooks/fan-out.ts) minus its wake-up call:
-    // the dispatcher is started once the whole backlog is queued.
-    outbox.subscribe((row) => void repo.enqueue(row));
+    // The service's commit step minus its wake-up call: the dispatcher is started once the whole
+    // backlog is queued.
+    const changes = postChangesOn(db, new UserRepository(db));
     const customTemplates = Math.floor(opts.receivers / 2);
     const hooks: WebhookRow[] = receivers.ports.map(
       (port, i) =>
@@ -197,7 +200,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
 
     // The anchor's bodies: what the dispatcher will render for the same events, rendered up front.
     log(`webhook drain: rendering ${total} bodies for the anchor`);
-    const sample = queueEvents(db, outbox, posts, initiator.id);
+    const sample = queueEvents(db, changes, posts, initiator);
     db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
     const bodies = hooks.map((h) => sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))));
     const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
@@ -239,7 +242,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       });
 
     const oursOnce = async (count = perHook) => {
-      queueEvents(db, outbox, posts.slice(0, count), initiator.id);
+      queueEvents(db, changes, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } });
       try {
         return await measure(receivers, count * hooks.length, async () => {

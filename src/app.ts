@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import Koa from 'koa';
 import type Router from '@koa/router';
-import type { Services } from './roles/server.ts';
 import { errorHandler } from './http/errors.ts';
 import { bodyCap } from './http/body.ts';
 import { methodGuard } from './http/method-guard.ts';
@@ -18,15 +17,48 @@ import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
-import { createMetrics } from './observability/metrics.ts';
+import { createMetrics, type MetricsDeps } from './observability/metrics.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
+import type { Db } from './db/sqlite.ts';
+import type { PostsIndex } from './elasticsearch/posts-index.ts';
+import type { Logger } from './log.ts';
+import type { AccountService } from './accounts/service.ts';
+import type { ImageStore } from './media/store/image-store.ts';
+import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
+import type { PostService } from './posts/service.ts';
+import type { PostHistory } from './posts/versions/history.ts';
+import type { TagService } from './tags/service.ts';
+import type { PostSearchService } from './search/post-search/service.ts';
+import type { ImageSearchService } from './search/image-search/service.ts';
+import type { SimilarService } from './search/similar/service.ts';
+import type { WebhookService } from './webhooks/service.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
+/**
+ * What the app is built from: the services its routes and middleware call. A role wires them
+ * (src/roles/server.ts); the app only takes them, so it knows nothing of how they are made.
+ */
+export interface AppServices extends MetricsDeps {
+  log: Logger;
+  db: Db;
+  postsIndex: PostsIndex;
+  accounts: AccountService;
+  images: ImageStore;
+  thumbnailer: Thumbnailer;
+  postService: PostService;
+  history: PostHistory;
+  tags: TagService;
+  webhooks: WebhookService;
+  postSearch: PostSearchService;
+  imageSearch: ImageSearchService;
+  similar: SimilarService;
+}
+
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
-export function createApp(services: Services): Koa<AppState> {
+export function createApp(services: AppServices): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = services.config.trustProxy > 0;
   if (app.proxy) app.maxIpsCount = services.config.trustProxy;

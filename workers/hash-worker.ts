@@ -7,31 +7,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
-import { dihedralHashes, type Transform } from '../src/hashing/dihedral.ts';
+import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { IMAGE_FORMATS, type ImageFormat } from '../src/media/formats.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type ThumbnailRequest } from '../src/hashing/tasks.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
-export interface ImageInfo {
-  format: ImageFormat;
-  mime: string;
-  ext: string;
-  width: number;
-  height: number;
-  pages: number;
-  hash: string;
-  /** only when asked for (`dihedral: true`): the hash under each of the eight symmetries, see src/hashing/dihedral.ts */
-  dihedral?: Record<Transform, string>;
-}
+type Format = ImageFormat;
 
-export interface AnalyseRequest {
-  path: string;
-  /** also hash the eight mirrored/rotated variants of the 32x32 grey matrix */
-  dihedral?: boolean;
-}
-
-type Format = ImageInfo['format'];
-
-export const INVALID_PREFIX = 'IMAGE_INVALID: ';
 const MAX_PIXELS = 100_000_000;
 
 const TYPES: Record<Format, { mime: string; ext: string }> = IMAGE_FORMATS;
@@ -118,19 +100,12 @@ export default async function analyse({ path, dihedral }: AnalyseRequest): Promi
   return info;
 }
 
-export interface ThumbnailRequest {
-  /** an image `analyse` has accepted */
-  path: string;
-  /** one WebP per entry, at most `size` pixels on the long side */
-  outputs: { size: number; path: string }[];
-}
-
 /**
  * Named piscina task (`pool.run(data, { name: 'thumbnails' })`): WebP thumbnails of an accepted
  * image. Never upscaled; an animation gives its first frame (sharp reads only page 0 unless told
  * otherwise); EXIF orientation applied, as for the hash. Returns each thumbnail's size.
  */
-export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<{ size: number; width: number; height: number }[]> {
+export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<MadeThumbnail[]> {
   const buf = await readFile(path);
   try {
     // failOn 'none': the bytes already passed `analyse`, and a thumbnail of a slightly damaged

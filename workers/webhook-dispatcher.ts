@@ -6,10 +6,10 @@
 import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { redact, type Logger, type LogFields, type LogLevel } from '../src/log.ts';
-import { Outbox } from '../src/outbox/outbox.ts';
+import { Outbox } from '../src/kernel/outbox.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { FromWorker, LiveConfig, ToWorker } from '../src/webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../src/webhooks/repository.ts';
+import { WebhookRepository } from '../src/webhooks/store/webhook-repository.ts';
 
 const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');

@@ -9,7 +9,7 @@
 import type { PostsIndex } from '../../src/elasticsearch/posts-index.ts';
 import { readPostsMapping } from '../../src/elasticsearch/posts-index.ts';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
-import type { PostRepository } from '../../src/posts/repository.ts';
+import type { PostRepository } from '../../src/kernel/post-repository.ts';
 import { nowMs } from '../lib/stats.ts';
 
 export interface PreparedBulk {

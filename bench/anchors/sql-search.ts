@@ -5,8 +5,8 @@
  * the endpoint uses. In process and synchronous, so it pays no HTTP cost: a generous anchor.
  */
 import type { Db } from '../../src/db/sqlite.ts';
-import { toPostView, type PostView } from '../../src/posts/post-view.ts';
-import type { PostRepository } from '../../src/posts/repository.ts';
+import { toPostView, type PostView } from '../../src/kernel/views.ts';
+import type { PostRepository } from '../../src/kernel/post-repository.ts';
 
 export interface SearchSpec {
   tag?: string;

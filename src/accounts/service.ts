@@ -4,8 +4,8 @@ import { nowIso, type Db } from '../db/sqlite.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { PostRepository } from '../posts/repository.ts';
+import type { PostChanges } from '../kernel/commit.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { DEFAULT_PERMISSION } from './permissions.ts';
@@ -34,7 +34,8 @@ export type UserSummary = Omit<Self, 'accessKey'>;
 export interface AccountDeps {
   db: Db;
   posts: PostRepository;
-  outbox: Outbox;
+  /** removing a user changes their posts (disowned), through the post kernel's commit step */
+  changes: PostChanges;
   /** Needed for login and cookies only; the CLI's user commands run without it. */
   sessions?: SessionSealer;
   throttle?: LoginThrottle;
@@ -128,14 +129,14 @@ export class AccountService {
    */
   remove(name: string): { id: number; name: string; disownedPosts: number } {
     const user = this.byName(name);
-    const { posts, outbox } = this.deps;
+    const { posts, changes } = this.deps;
     const disowned = this.db.transaction(() => {
       const seqs = posts.seqsByUploader(user.id);
       this.users.delete(user.id);
       for (const seq of seqs) {
         posts.bumpVersion(seq);
         const post = posts.getBySeq(seq);
-        if (post) outbox.append('reindex', { post }, null);
+        if (post) changes.reindexed(post);
       }
       return seqs.length;
     }).immediate();

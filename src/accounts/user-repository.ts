@@ -1,4 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
+import type { Statement } from '../db/statements.ts';
+import type { UserNames } from '../kernel/user-names.ts';
 
 /** A user as SQLite holds it. passwordHash never leaves the accounts module (see `toSelf`). */
 export interface UserRecord {
@@ -66,8 +68,17 @@ export interface NewUser {
 }
 
 /** SQLite access for users. Callers own the transactions. */
-export class UserRepository {
+export class UserRepository implements UserNames {
   constructor(private readonly db: Db) {}
+
+  /** Prepared once: every post read asks for its uploader's name. */
+  private namesStatement: Statement | undefined;
+
+  namesOf(ids: readonly number[]): Map<number, string> {
+    this.namesStatement ??= this.db.prepare('SELECT id, name FROM users WHERE id IN (SELECT value FROM json_each(?))');
+    const rows = this.namesStatement.all(JSON.stringify(ids)) as { id: number; name: string }[];
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
 
   insert(user: NewUser): number {
     const info = this.db
@@ -93,6 +104,10 @@ export class UserRepository {
   getByKeyDigest(digest: Buffer): UserRecord | undefined {
     const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE access_key_digest = ?`).get(digest) as UserRow | undefined;
     return row && fromRow(row);
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM users').pluck().get() as number;
   }
 
   list(): UserRecord[] {

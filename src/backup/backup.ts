@@ -4,8 +4,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
-import type { Progress } from '../search/progress.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from '../thumbnails/sizes.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
+import type { Progress } from '../util/progress.ts';
+import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';
 import { copyHashed, createThrottle, hashFile, tryLink } from './files.ts';
@@ -14,6 +15,7 @@ import {
   partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,
 } from './layout.ts';
 import { FORMAT, FORMAT_VERSION, readManifest, type FileEntry, type Manifest } from './manifest.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 export interface BackupOptions {
   dataDir: string;
@@ -145,7 +147,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
   // Asks the live database whether a post whose file vanished was deleted meanwhile.
   const live = new Database(path.join(dataDir, DATABASE_FILE), { fileMustExist: true });
   live.pragma('busy_timeout = 5000');
-  const stillExists = live.prepare('SELECT 1 FROM posts WHERE id = ?').pluck();
+  const livePosts = new PostRepository(live, new UserRepository(live));
   let done = 0;
 
   /** Stores one file; false when the source does not exist. */
@@ -182,7 +184,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
 
   try {
     for (const post of snap.posts) {
-      const names = [`${post.id}.${post.ext}`, ...THUMBNAIL_SIZES.map((size) => thumbnailName(post.id, size))];
+      const names = [imageName(post), ...THUMBNAIL_SIZES.map((size) => thumbnailName(post.id, size))];
       const filesBefore = out.files.length;
       const missing: string[] = [];
       for (const [i, fileName] of names.entries()) {
@@ -191,7 +193,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
         if (i === 0 && missing.length) break;
       }
       if (missing.length > 0) {
-        if (!stillExists.get(post.id)) {
+        if (!livePosts.exists(post.id)) {
           // Deleted after the snapshot: leave it out, as if the backup had been taken a moment later.
           for (const f of out.files.splice(filesBefore)) fs.rmSync(path.join(dir, f.path), { force: true });
           snap.dropPost(post.id);

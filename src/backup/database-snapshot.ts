@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { schemaVersion } from '../db/migrate.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
+import { PendingFiles } from '../media/store/pending-files.ts';
+import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 
 /** All remaining pages in one backup step (better-sqlite3 clamps the step size to this). */
 const ALL_PAGES = 0x7fffffff;
@@ -60,16 +64,17 @@ export async function snapshotDatabase(dataDir: string, target: string): Promise
   // Rows journaling files of writes in flight at snapshot time: their paths point into the source
   // DATA_DIR, and a restored server's start-up recovery would act on them. Their files are not
   // referenced by any post in the snapshot, so they are not in the backup either.
-  db.prepare('DELETE FROM pending_files').run();
-  const posts = db.prepare('SELECT id, ext FROM posts ORDER BY seq').all() as { id: string; ext: string }[];
-  const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
-  const drop = db.prepare('DELETE FROM posts WHERE id = ?');
+  new PendingFiles(db).clear();
+  const users = new UserRepository(db);
+  const postTable = new PostRepository(db, users);
+  const posts = [...postTable.imageRefs()];
   return {
     takenAt,
     schemaVersion: schemaVersion(db),
     posts,
-    counts: { users: count('users'), webhooks: count('webhooks') },
-    dropPost: (id) => void drop.run(id),
+    counts: { users: users.count(), webhooks: new WebhookRepository(db).subscriptions.count() },
+    // The copy's own row, not a change to the service's posts: nothing to index, version or announce.
+    dropPost: (id) => void postTable.deleteById(id),
     close: () => void (db.open && db.close()),
   };
 }

@@ -5,10 +5,13 @@ import { SECRET_FILE } from '../accounts/session-cookie.ts';
 import { acquireOwnerLock, probeOwner, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { listMigrations } from '../db/migrate.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
-import type { Progress } from '../search/progress.ts';
+import { imageName } from '../kernel/media-names.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
+import type { Progress } from '../util/progress.ts';
 import { copyHashed } from './files.ts';
 import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE, storedPath } from './layout.ts';
 import { readManifest, ManifestError, type Entry, type Manifest } from './manifest.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /** A refusal the operator fixes (one line, exit 1), as opposed to a crash. */
 export class RestoreRefused extends Error {}
@@ -137,8 +140,8 @@ export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, d
 function checkImages(dbFile: string, images: string): void {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
-    for (const p of db.prepare('SELECT id, ext FROM posts').iterate() as Iterable<{ id: string; ext: string }>) {
-      const name = `${p.id}.${p.ext}`;
+    for (const p of new PostRepository(db, new UserRepository(db)).imageRefs()) {
+      const name = imageName(p);
       if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name))))) throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);
     }
   } finally {

@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { backup } from '../backup/backup.ts';
 import { parseByteRate } from '../backup/files.ts';
 import { loadConfig } from '../config.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
 
 const USAGE = `Usage: imgpost backup DEST [--include-secrets] [--max-rate RATE] [--keep N] [--json]
 
@@ -26,32 +26,10 @@ Progress goes to stderr. Exit status: 0 done, 1 failed (nothing is left that loo
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'include-secrets': { type: 'boolean' },
-        'max-rate': { type: 'string' },
-        keep: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`imgpost backup: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const options = { 'include-secrets': { type: 'boolean' }, 'max-rate': { type: 'string' }, keep: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const parsed = parseCommand('backup', USAGE, { args, allowPositionals: true, options }, 'DEST');
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`imgpost backup: ${positionals.length ? 'exactly one DEST' : 'DEST is missing'}\n\n${USAGE}`);
-    return 2;
-  }
   const rate = values['max-rate'] === undefined ? 0 : parseByteRate(values['max-rate']);
   if (values['max-rate'] !== undefined && !(rate >= 1024)) {
     process.stderr.write('imgpost backup: --max-rate must be a byte rate of at least 1k, like 500k or 20M\n');

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openToolJob } from '../roles/jobs.ts';
 import { importDirectory } from '../posts/import.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
 
 const USAGE = `Usage: imgpost import DIR [--force] [--json]
 
@@ -22,18 +22,13 @@ Progress goes to stderr. Exit status: 0 done, 1 some files were not images, 2 us
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { force: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    process.stderr.write(`imgpost import: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommand('import', USAGE, {
+    args,
+    allowPositionals: true,
+    options: { force: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   const dir = positionals[0];
   if (positionals.length !== 1 || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     process.stderr.write(`imgpost import: give one existing directory\n\n${USAGE}`);

@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openIndexJob } from '../roles/jobs.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
 import { reindex } from '../search/reindex.ts';
 
 const USAGE = `Usage: imgpost reindex [--batch N] [--json]
@@ -21,17 +21,9 @@ Progress goes to stderr.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: { batch: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (err) {
-    process.stderr.write(`imgpost reindex: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const parsed = parseCommand('reindex', USAGE, { args, options: { batch: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const batch = values.batch === undefined ? 1000 : Number(values.batch);
   if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) {
     process.stderr.write('imgpost reindex: --batch must be an integer from 1 to 10000\n');

@@ -1,14 +1,11 @@
-import { parseArgs } from 'node:util';
 import { makeMissingThumbnails, rebuildIndex } from '../backup/after-restore.ts';
 import { ManifestError } from '../backup/manifest.ts';
 import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } from '../backup/restore.ts';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/sqlite.ts';
-import { createEsClient } from '../elasticsearch/client.ts';
-import { startManagedNode } from '../elasticsearch/managed-node.ts';
-import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { createLogger } from '../log.ts';
-import { createProgress } from '../search/progress.ts';
+import { connectSearchJob, openRestoredJob } from '../roles/jobs.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
 
 const USAGE = `Usage: imgpost restore SRC [--replace-index] [--skip-reindex] [--json]
 
@@ -31,31 +28,10 @@ failed restore removes what it wrote), 2 usage error.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'replace-index': { type: 'boolean' },
-        'skip-reindex': { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`imgpost restore: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const options = { 'replace-index': { type: 'boolean' }, 'skip-reindex': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const parsed = parseCommand('restore', USAGE, { args, allowPositionals: true, options }, 'SRC');
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`imgpost restore: ${positionals.length ? 'exactly one SRC' : 'SRC is missing'}\n\n${USAGE}`);
-    return 2;
-  }
   const config = loadConfig();
   const fail = (message: string) => {
     process.stderr.write(`imgpost restore: ${message}\n`);
@@ -68,24 +44,30 @@ export async function run(args: string[]): Promise<number> {
     lock = claimEmptyDataDir(config.dataDir);
     const doReindex = values['skip-reindex'] !== true;
     const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
-    const es = doReindex ? createEsClient({ ...config.elasticsearch, url: config.elasticsearch.url ?? (await startManagedNode()).url }) : null;
+    const search = doReindex ? await connectSearchJob(config, log) : null;
     try {
-      const postsIndex = es && new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
       // Checked before any file is written: restoring into a prefix a live service uses would
       // replace its index.
-      if (postsIndex && !values['replace-index'] && (await es.indices.existsAlias({ name: postsIndex.alias })))
-        return fail(`the index ${postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
+      if (search && !values['replace-index'] && (await search.es.indices.existsAlias({ name: search.postsIndex.alias })))
+        return fail(`the index ${search.postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
 
       const restored = restoreSnapshot(snapshot, config.dataDir, (total) => createProgress('restore', total, { unit: 'files' }));
-      const db = openDatabase(config.dataDir);
+      const job = openRestoredJob(config, log);
       let indexed;
       let thumbnails;
       try {
         process.stderr.write(`restored the database and ${restored.files} files\n`);
-        if (restored.missingThumbnails > 0) thumbnails = await makeMissingThumbnails(db, config, (total) => createProgress('restore thumbnails', total, { unit: 'posts' }));
-        if (postsIndex) indexed = await rebuildIndex(db, postsIndex, log, (total) => createProgress('restore index', total));
+        if (restored.missingThumbnails > 0) {
+          const files = job.files();
+          try {
+            thumbnails = await makeMissingThumbnails(files, config.hashWorkers, (total) => createProgress('restore thumbnails', total, { unit: 'posts' }));
+          } finally {
+            await files.close();
+          }
+        }
+        if (search) indexed = await rebuildIndex(job.index(search), (total) => createProgress('restore index', total));
       } finally {
-        db.close();
+        job.close();
       }
       process.stderr.write(
         `restored ${restored.posts} posts (${restored.files} files) as of ${restored.createdAt} into ${config.dataDir}` +
@@ -97,7 +79,7 @@ export async function run(args: string[]): Promise<number> {
       if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       return 0;
     } finally {
-      await es?.close();
+      await search?.es.close();
     }
   } catch (err) {
     if (err instanceof ManifestError || err instanceof RestoreRefused || (err as Error).name === 'DataDirOwnedError') return fail((err as Error).message);

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openFilesJob } from '../roles/jobs.ts';
-import { createProgress } from '../search/progress.ts';
-import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
+import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import { rethumb } from '../thumbnails/rethumb.ts';
 
 const USAGE = `Usage: imgpost rethumb [--missing] [--json]
@@ -20,17 +20,9 @@ Progress goes to stderr. Exit status: 0 done, 1 some posts failed, 2 usage error
 `;
 
 export async function run(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: { missing: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (err) {
-    process.stderr.write(`imgpost rethumb: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const parsed = parseCommand('rethumb', USAGE, { args, options: { missing: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const config = loadConfig();
   const job = openFilesJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {

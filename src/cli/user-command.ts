@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
-import { AccountService, checkPermission, validateNewUser, type NewUserInput } from '../accounts/service.ts';
+import { checkPermission, validateNewUser, type AccountService, type NewUserInput } from '../accounts/service.ts';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
-import { Outbox } from '../outbox/outbox.ts';
-import { PostRepository } from '../posts/repository.ts';
+import { openAccountsJob } from '../roles/jobs.ts';
 
 /**
  * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in
@@ -155,10 +153,9 @@ export async function run(args: string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const db = openDatabase(config.dataDir);
+  const job = openAccountsJob(config);
   try {
-    const accounts = new AccountService({ db, posts: new PostRepository(db), outbox: new Outbox(db) });
-    const result = await sub.run(accounts, parsed);
+    const result = await sub.run(job.accounts, parsed);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
@@ -167,6 +164,6 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`imgpost user ${name}: ${err.message}\n`);
     return 1;
   } finally {
-    db.close();
+    job.close();
   }
 }

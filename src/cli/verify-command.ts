@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openIndexJob } from '../roles/jobs.ts';
-import { createProgress } from '../search/progress.ts';
+import { createProgress } from './progress.ts';
+import { parseCommand } from './args.ts';
 import { verify, type VerifyResult } from '../search/verify.ts';
 
 const USAGE = `Usage: imgpost verify [--repair] [--json]
@@ -35,17 +35,9 @@ function describe(result: VerifyResult, repairing: boolean): string {
 }
 
 export async function run(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: { repair: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (err) {
-    process.stderr.write(`imgpost verify: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const parsed = parseCommand('verify', USAGE, { args, options: { repair: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const config = loadConfig();
   const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {

@@ -1,5 +1,6 @@
 import { hashSegments } from '../hashing/hamming.ts';
-import { imageName, type PostRecord } from '../posts/post-record.ts';
+import { imageName } from '../kernel/media-names.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
 
 /** The posts index document; the fields match es-mappings/posts.json. */
 export interface PostDocument {

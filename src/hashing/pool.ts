@@ -1,14 +1,15 @@
 /**
- * Typed wrapper around the piscina pool that runs workers/hash-worker.ts.
+ * Typed wrapper around the piscina pool that runs workers/hash-worker.ts. The worker is named by
+ * its path only; the tasks' types are in tasks.ts, which the worker imports.
  */
 // sharp's docs: on glibc Linux the main thread must load sharp before worker threads do, so its
 // shared libraries stay mapped until every worker has exited.
 import 'sharp';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
-import type { AnalyseRequest, ImageInfo, ThumbnailRequest } from '../../workers/hash-worker.ts';
 import { workerExecArgv } from '../util/worker-exec-argv.ts';
 import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type ThumbnailRequest } from './tasks.ts';
 
 export type { ImageInfo };
 
@@ -19,13 +20,12 @@ export interface HashPool {
    * WebP thumbnails of an accepted image, written to the given paths (same pool). `background`
    * work waits behind every hash (default `urgent`: someone is waiting for it).
    */
-  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority): Promise<{ size: number; width: number; height: number }[]>;
+  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority): Promise<MadeThumbnail[]>;
   readonly queueSize: number;
   readonly utilization: number;
   destroy(): Promise<void>;
 }
 
-const INVALID_PREFIX = 'IMAGE_INVALID: ';
 const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
 
 export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
@@ -54,7 +54,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
     async thumbnails(path, outputs, priority = 'urgent') {
       try {
         const made: unknown = await pool.run({ path, outputs, ...priorityOption(priority) }, { name: 'thumbnails' });
-        return made as { size: number; width: number; height: number }[];
+        return made as MadeThumbnail[];
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));

@@ -10,6 +10,8 @@ export interface AuthUser {
 export interface AppState {
   requestId: string;
   user?: AuthUser;
+  /** set by `messageErrors()` (src/http/errors.ts): this route answers errors as `{ error: message }` */
+  errorsAsMessage?: boolean;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import { AppError } from '../errors.ts';
 import type { AppState } from '../http/context.ts';
-import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
+import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { IMAGE_EXTS, MIME_BY_EXT } from './formats.ts';
-import type { ImageStore } from './image-store.ts';
+import { IMAGE_EXTS, MIME_BY_EXT } from './store/formats.ts';
+import type { ImageStore } from './store/image-store.ts';
 
 
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size

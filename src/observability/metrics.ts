@@ -1,11 +1,26 @@
 import Router from '@koa/router';
 import client from 'prom-client';
 import { metricsAccess } from './metrics-access.ts';
-import type { Services } from '../roles/server.ts';
+import type { Config } from '../config.ts';
+import type { EsClient } from '../elasticsearch/client.ts';
+import type { HashPool } from '../hashing/pool.ts';
 import type { AppState } from '../http/context.ts';
+import type { Outbox } from '../kernel/outbox.ts';
+import type { OutboxRelay } from '../outbox/relay.ts';
+import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
+import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { RequestRecord } from './request-log.ts';
 
-type Deps = Pick<Services, 'outbox' | 'relay' | 'hashPool' | 'webhookDispatcher' | 'es' | 'config' | 'thumbnailQueue'>;
+/** The services whose state the metrics read on scrape. */
+export interface MetricsDeps {
+  outbox: Outbox;
+  relay: OutboxRelay;
+  hashPool: HashPool;
+  webhookDispatcher: Dispatcher;
+  es: EsClient;
+  config: Config;
+  thumbnailQueue: ThumbnailQueue;
+}
 
 export interface AppMetrics {
   readonly registry: client.Registry;
@@ -24,7 +39,7 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  * table, the hash pool); they are read on scrape by `collect` instead of being mirrored on every
  * change, so the services do not need to know metrics exist.
  */
-export function createMetrics(deps: Deps): AppMetrics {
+export function createMetrics(deps: MetricsDeps): AppMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
 

@@ -3,89 +3,23 @@
  * with (imported, never copied), response schemas come from ./schemas.ts. The registry turns this
  * list into the OpenAPI document; the contract test validates recorded responses against it.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { loginSchema } from '../accounts/schemas.ts';
-import { queryIntRange } from '../http/validate.ts';
-import { IMAGE_MIMES } from '../media/formats.ts';
-import { RATINGS } from '../posts/post-record.ts';
+import { IMAGE_MIMES } from '../media/store/formats.ts';
+import { RATINGS } from '../kernel/post-record.ts';
 import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
 import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions/schemas.ts';
 import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
-import { query as SimilarQuery } from '../search/similar/routes.ts';
+import { query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
+import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, webhookId, webhookNotFound } from './operation-kit.ts';
+export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
+import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { z } from './zod.ts';
-
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-export interface Reply {
-  description: string;
-  /** absent: no body (204, 304) or a binary body described by contentTypes alone */
-  schema?: ZodTypeAny;
-  /** default application/json */
-  contentTypes?: string[];
-  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
-}
-
-export interface Operation {
-  method: Method;
-  /** OpenAPI form: /api/post/{id} */
-  path: string;
-  operationId: string;
-  summary: string;
-  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
-  /** needs X-Access-Key or the session cookie */
-  auth?: boolean;
-  request?: RouteConfig['request'];
-  responses: Record<number, Reply>;
-}
-
-const IMAGE_TYPES = IMAGE_MIMES;
-const json = (schema: ZodTypeAny) => ({ content: { 'application/json': { schema } } });
-const error = (description: string): Reply => ({ description, schema: S.ErrorBody });
-const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };
-
-// Responses any endpoint can give: the access key is checked before routing (decisions §2), and
-// the body cap before any body is read.
-const always: Record<number, Reply> = {
-  401: error('X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required'),
-  413: error('request body over the hard cap (5 MiB)'),
-  500: error('a bug; the body never carries details'),
-};
-const issues = (description = 'the request does not match the schema (also: malformed JSON, wrong content type)'): Reply => ({ description, schema: S.ValidationIssues });
-const limited: Record<number, Reply> = { 429: { ...error('rate limit reached'), headers: retryAfter } };
-const searchDown: Record<number, Reply> = { 503: { ...error('the search index is unavailable; try again shortly'), headers: retryAfter } };
-const forbidden = error('the account lacks the permission this operation needs');
-const postNotFound = error('no post with this id (UUID or number); malformed ids too');
-const webhookNotFound = error('no webhook with this id among the caller\'s own');
-
-const postId = z.object({ id: z.string().openapi({ description: 'the post\'s UUID, or its number' }) });
-const webhookId = z.object({ id: z.string().uuid() });
-
-/**
- * A route's query schema as the document shows it: every queryInt field as an integer with the
- * range and default the route validates with (the same numbers, read from the schema), and a
- * description per field.
- */
-export function documentedQuery<T extends z.ZodRawShape>(schema: z.ZodObject<T>, descriptions: Partial<Record<keyof T & string, string>>) {
-  const shape = Object.fromEntries(
-    Object.entries(schema.shape).map(([key, field]) => {
-      const range = queryIntRange(field);
-      const shown: ZodTypeAny = range ? z.number().int().min(range.min).max(range.max).default(range.default) : field;
-      const description = descriptions[key as keyof T & string];
-      return [key, description ? shown.openapi({ description }) : shown];
-    }),
-  );
-  return z.object(shape);
-}
-
-/** Paging as GET /api/post/ takes it (decisions §4); the schema is the route's own. */
-const paging = (schema: typeof ListQuery | typeof SearchPaging) =>
-  documentedQuery(schema, { offset: 'results to skip', limit: 'page size; above 1000 lowered to 1000' });
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -100,6 +34,7 @@ const Metadata = PostMetadata.extend({
 /** `/image/search` conditions with each type's rule on its value (the route checks them in one schema). */
 const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}]`).join('');
 const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must not be empty' });
+const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
   z.object({ type: z.enum(['tagInclude', 'tagExclude', 'textContains', 'uploadedBy']), value: nonBlank }),
   z.object({
@@ -355,34 +290,21 @@ export const OPERATIONS: Operation[] = [
       416: error('range not satisfiable'),
     },
   },
-  {
-    method: 'get', path: '/healthz', operationId: 'health', tag: 'operations',
-    summary: 'Liveness: the process answers',
-    responses: { ...always, 200: { description: 'alive', schema: S.Health } },
-  },
-  {
-    method: 'get', path: '/readyz', operationId: 'readiness', tag: 'operations',
-    summary: 'Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status',
-    responses: { ...always, 200: { description: 'ready', schema: S.Readiness }, 503: { description: 'not ready', schema: S.Readiness } },
-  },
-  {
-    method: 'get', path: '/metrics', operationId: 'metrics', tag: 'operations',
-    summary: 'Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only',
-    responses: {
-      ...always,
+  operationsGet('/healthz', 'health', 'Liveness: the process answers', { 200: { description: 'alive', schema: S.Health } }),
+  operationsGet('/readyz', 'readiness', 'Readiness: SQLite answers and the posts index can serve (503 otherwise); reports the cluster status', {
+    200: { description: 'ready', schema: S.Readiness },
+    503: { description: 'not ready', schema: S.Readiness },
+  }),
+  operationsGet(
+    '/metrics',
+    'metrics',
+    'Prometheus metrics (text exposition format); needs `Authorization: Bearer <METRICS_TOKEN>` when that is set, else answers loopback clients only',
+    {
       200: { description: 'metrics', contentTypes: ['text/plain'] },
       401: error('METRICS_TOKEN is set and the bearer token is missing or wrong (or X-Access-Key is invalid)'),
       404: error('METRICS_TOKEN is unset and the client is not on a loopback address'),
     },
-  },
-  {
-    method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'operations',
-    summary: 'This document',
-    responses: { ...always, 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } },
-  },
-  {
-    method: 'get', path: '/docs', operationId: 'docs', tag: 'operations',
-    summary: 'A browsable page rendering this document',
-    responses: { ...always, 200: { description: 'HTML', contentTypes: ['text/html'] } },
-  },
+  ),
+  operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
+  operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
 ];

@@ -5,11 +5,11 @@
  * leaked passwordHash) fails the test instead of slipping through.
  */
 import { TRANSFORMS } from '../hashing/dihedral.ts';
-import { RATINGS } from '../posts/post-record.ts';
+import { RATINGS } from '../kernel/post-record.ts';
 import { MAX_TAG_LENGTH } from '../posts/schemas.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
-import { THUMBNAIL_SIZES } from '../thumbnails/sizes.ts';
-import { EVENT_KINDS } from '../webhooks/event-data.ts';
+import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
+import { EVENT_KINDS } from '../webhooks/store/events.ts';
 import { z } from './zod.ts';
 
 const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });

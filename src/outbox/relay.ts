@@ -1,8 +1,9 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { IndexChange, PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import type { Outbox, OutboxRow } from './outbox.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
+import { Loop } from '../util/loop.ts';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 1000;
@@ -18,11 +19,7 @@ const APPLY_NOW_MAX_WAIT_MS = 6000;
  * or out of order does no harm. Failures back off and retry until Elasticsearch answers again.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private stopped = true;
-  private failures = 0;
-  private draining: Promise<void> | undefined;
+  private readonly loop: Loop;
   private readonly nowQueue: { row: OutboxRow; resolve: (applied: boolean) => void }[] = [];
   private nowFlushing = false;
   readonly stats = { applied: 0, failed: 0 };
@@ -32,7 +29,19 @@ export class OutboxRelay {
     private readonly posts: PostRepository,
     private readonly index: PostsIndex,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.loop = new Loop({
+      // A batch applied: look again at once; none pending: poll.
+      pass: async () => ((await this.applyPending()) > 0 ? 0 : undefined),
+      intervalMs: IDLE_POLL_MS,
+      firstDelayMs: 0,
+      backoffMs: (failures) => Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 10)),
+      log,
+      failureMessage: 'relay could not reach the index; retrying',
+      logEveryFailures: 10,
+      recoveredMessage: 'relay caught up after failures',
+    });
+  }
 
   /** The index change that makes Elasticsearch agree with SQLite for this row's post. */
   changeFor(row: Pick<OutboxRow, 'postId' | 'postVersion'>): IndexChange {
@@ -92,19 +101,17 @@ export class OutboxRelay {
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.draining;
+  /** Resolves once the pass under way (if any) has ended. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** Runs the loop soon (after a failure elsewhere, or new rows). */
+  /** Runs the loop soon (after a failure elsewhere, or new rows); waits out a back-off. */
   kick(): void {
-    if (!this.stopped && !this.running) this.schedule(this.failures ? this.backoff() : 0);
+    this.loop.kick();
   }
 
   /** Drains everything pending once; for the CLI and tests. */
@@ -117,38 +124,10 @@ export class OutboxRelay {
     return total;
   }
 
-  private backoff(): number {
-    return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 10));
-  }
-
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped || this.running) return;
-    this.running = true;
-    let next = IDLE_POLL_MS;
-    this.draining = (async () => {
-      try {
-        const rows = this.outbox.pending(BATCH);
-        if (rows.length > 0) {
-          await this.apply(rows);
-          if (this.failures > 0) this.log.info('relay caught up after failures', { failures: this.failures });
-          this.failures = 0;
-          next = 0;
-        }
-      } catch (err) {
-        this.failures++;
-        next = this.backoff();
-        if (this.failures === 1 || this.failures % 10 === 0)
-          this.log.warn('relay could not reach the index; retrying', { failures: this.failures, retryInMs: next, err: (err as Error).message });
-      }
-    })();
-    await this.draining;
-    this.running = false;
-    if (!this.stopped) this.schedule(next);
+  /** One pass of the loop: the next batch of pending rows; how many there were. */
+  private async applyPending(): Promise<number> {
+    const rows = this.outbox.pending(BATCH);
+    await this.apply(rows);
+    return rows.length;
   }
 }

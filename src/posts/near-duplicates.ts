@@ -1,7 +1,7 @@
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { hammingDistance } from '../hashing/hamming.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { PostRepository } from './repository.ts';
+import type { Outbox } from '../kernel/outbox.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import { findWithin } from '../search/similar/find-similar.ts';
 
 /** Fewer than this many differing bits is a near-duplicate (spec §8). */

@@ -6,7 +6,7 @@ import { jsonBody, optionalBody } from '../http/body.ts';
 import type { AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import { multipart, partsOf } from '../upload/multipart.ts';
-import { toPostView } from './post-view.ts';
+import { toPostView } from '../kernel/views.ts';
 import { Force, ListQuery, PostMetadata } from './schemas.ts';
 import type { PostService } from './service.ts';
 

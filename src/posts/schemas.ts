@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from '../http/validate.ts';
-import { RATINGS } from './post-record.ts';
+import { RATINGS } from '../kernel/post-record.ts';
 
 export const MAX_TEXT = 10_000;
 export const MAX_TAGS = 64;

@@ -4,18 +4,20 @@ import { AppError, invalid } from '../errors.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
-import { EXT_BY_MIME } from '../media/formats.ts';
-import type { ImageStore } from '../media/image-store.ts';
-import type { Outbox } from '../outbox/outbox.ts';
+import { EXT_BY_MIME } from '../media/store/formats.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import type { PostChanges } from '../kernel/commit.ts';
+import { diffMetadata, isEmptyDiff } from '../kernel/diff.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
-import type { ThumbnailQueue } from '../thumbnails/queue.ts';
 import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import * as nearDuplicates from './near-duplicates.ts';
-import { imageName, type PostRecord } from './post-record.ts';
-import { toPostView } from './post-view.ts';
-import type { PostRepository } from './repository.ts';
+import { imageName } from '../kernel/media-names.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
+import { toDuplicateMatch } from '../kernel/views.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 
 /** Uploads must be smaller than this (spec §8). */
@@ -24,12 +26,14 @@ export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 export interface PostServiceDeps {
   db: Db;
   posts: PostRepository;
+  /** read by the near-duplicate check (creates not yet indexed) */
   outbox: Outbox;
+  /** the commit step every write ends with, inside its transaction */
+  changes: PostChanges;
   relay: OutboxRelay;
   postsIndex: PostsIndex;
   hashPool: HashPool;
   images: ImageStore;
-  thumbnails: ThumbnailQueue;
   log: Logger;
   /** read at call time: MEDIA_URL for the 409 body */
   config: { mediaUrl: string };
@@ -85,10 +89,7 @@ export class PostService {
       if (matches.length > 0 && !input.force) {
         const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
         if (existing.length > 0) {
-          const body = existing.map((p) => {
-            const { image: name, imageURL, id: postId, imageHash } = toPostView(p, this.deps.config.mediaUrl);
-            return { image: name, imageURL, id: postId, imageHash };
-          });
+          const body = existing.map((p) => toDuplicateMatch(p, this.deps.config.mediaUrl));
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
         }
       }
@@ -112,10 +113,9 @@ export class PostService {
             createdAt: now,
           });
           this.deps.images.settle(image);
-          // Thumbnails are made after the response (decisions §13); queued here, so never lost.
-          this.deps.thumbnails.enqueue(id, image);
           const created = this.deps.posts.getBySeq(seq)!;
-          return { row: this.deps.outbox.append('create', { post: created }, input.uploader?.id ?? null), created };
+          // Queues the thumbnail job too: thumbnails are made after the response (decisions §13), never lost.
+          return { row: this.deps.changes.created(created, input.uploader), created };
         }).immediate();
       } catch (err) {
         this.deps.images.discard(image);
@@ -131,21 +131,19 @@ export class PostService {
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
   async update(ref: string, patch: PostMetadata, initiator: AuthUser): Promise<PostRecord> {
-    const { db, posts, outbox } = this.deps;
+    const { db, posts, changes } = this.deps;
     const { row, after } = db.transaction(() => {
       const before = this.find(ref);
       const oldTags = before.tags.map((t) => t.name);
-      const text = patch.text ?? before.text;
-      const rating = patch.rating ?? before.rating;
-      const tags = patch.tags ?? oldTags;
-      const tagsChanged = tags.length !== oldTags.length || tags.some((t) => !oldTags.includes(t));
-      if (text !== before.text || rating !== before.rating || tagsChanged) {
-        posts.updateFields(before.seq, { text, rating, updatedAt: new Date().toISOString() });
-        if (tagsChanged) posts.setTags(before.seq, tags);
+      const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ?? oldTags };
+      const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
+      // Nothing changed: no new post version, but the update event still fires (below).
+      if (!isEmptyDiff(diff)) {
+        posts.updateFields(before.seq, { text: wanted.text, rating: wanted.rating, updatedAt: new Date().toISOString() });
+        if (diff.tags) posts.setTags(before.seq, wanted.tags);
       }
       const after = posts.getBySeq(before.seq)!;
-      const row = outbox.append('update', { post: after, previous: { text: before.text, rating: before.rating, tags: oldTags } }, initiator.id);
-      return { row, after };
+      return { row: changes.updated(before, after, initiator), after };
     }).immediate();
     // Stored either way; if the index is down the relay brings the change over when it returns.
     await this.deps.relay.applyNow(row);
@@ -155,12 +153,12 @@ export class PostService {
   }
 
   async delete(ref: string, initiator: AuthUser): Promise<void> {
-    const { db, posts, outbox, images } = this.deps;
+    const { db, posts, changes, images } = this.deps;
     const { row, image } = db.transaction(() => {
       const post = this.find(ref);
       posts.delete(post.seq);
       images.markForRemoval(imageName(post), post.id);
-      return { row: outbox.append('delete', { post }, initiator.id, post.version + 1), image: imageName(post) };
+      return { row: changes.deleted(post, initiator), image: imageName(post) };
     }).immediate();
     images.remove(image);
     await this.deps.relay.applyNow(row);

@@ -1,7 +1,8 @@
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { WebhookRepository } from '../webhooks/repository.ts';
+import type { Outbox } from '../kernel/outbox.ts';
+import { Loop } from '../util/loop.ts';
+import type { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 
 export interface RetentionDeps {
   db: Db;
@@ -40,11 +41,22 @@ const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
  * auto_vacuum=INCREMENTAL; VACUUM'` with the server stopped converts one.
  */
 export class Retention {
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<RetentionPass> | undefined;
-  private stopped = true;
+  private readonly loop: Loop;
 
-  constructor(private readonly deps: RetentionDeps) {}
+  constructor(private readonly deps: RetentionDeps) {
+    const every = deps.config.retentionIntervalMs;
+    this.loop = new Loop({
+      pass: async () => {
+        await this.runOnce();
+      },
+      intervalMs: every,
+      // Soon after start-up, so a server that restarts often still prunes.
+      firstDelayMs: Math.min(5_000, every),
+      log: deps.log,
+      failureMessage: 'retention pass failed; retrying at the next',
+    });
+  }
 
   private ageMs(): number {
     return this.deps.config.retentionAgeMs ?? this.deps.config.retentionDays * 86_400_000;
@@ -65,7 +77,8 @@ export class Retention {
       for (;;) {
         const n = step();
         total += n;
-        if (n < BATCH || this.stopped) return total;
+        // Not running as the server's loop (a one-off runOnce) or stopping: one batch per step.
+        if (n < BATCH || !this.loop.running) return total;
         await yieldToRequests();
       }
     };
@@ -84,21 +97,12 @@ export class Retention {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      this.runOnce()
-        .catch((err: unknown) => this.deps.log.warn('retention pass failed; retrying at the next', { err: (err as Error).message }))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.deps.config.retentionIntervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, Math.min(5_000, this.deps.config.retentionIntervalMs));
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.loop.stop();
+    // A runOnce() of someone else's may still be under way.
     await this.running?.catch(() => undefined);
   }
 }

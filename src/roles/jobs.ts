@@ -1,81 +1,93 @@
+import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
-import { openDatabase, type Db } from '../db/sqlite.ts';
-import { createHashPool, type HashPool } from '../hashing/pool.ts';
+import { openDatabase } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { ImageStore } from '../media/image-store.ts';
-import { Outbox } from '../outbox/outbox.ts';
-import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../posts/repository.ts';
-import { ThumbnailQueue } from '../thumbnails/queue.ts';
-import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { closeCore, openCore, openSearch, type Core, type SearchParts } from './wiring.ts';
+import { closeCore, connectSearch, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
 
 /**
- * The job role (decisions §13): what a CLI command wires. Each opens only what its command
- * needs; none takes the DATA_DIR lock, runs start-up recovery (it would delete a live server's
- * uploads in flight) or starts a background loop, so every job is safe beside a running server.
- * Changes a job makes reach the index at once (relay.applyNow) or, failing that, through the
- * server's relay; its webhook deliveries are sent by the server's dispatcher.
+ * The job role (decisions §13): what a CLI command wires; commands get their services here and
+ * nowhere else. Each opens only what its command needs; none takes the DATA_DIR lock, runs start-up
+ * recovery (it would delete a live server's uploads in flight) or starts a background loop, so
+ * every job is safe beside a running server. Changes a job makes reach the index at once
+ * (relay.applyNow) or, failing that, through the server's relay; its webhook deliveries are sent by
+ * the server's dispatcher.
  */
 
 /** verify, reindex: SQLite and the search index. */
-export interface IndexJob extends SearchParts {
+export interface IndexJob extends IndexParts {
   config: Config;
   log: Logger;
-  db: Db;
-  postRepository: PostRepository;
-  outbox: Outbox;
-  relay: OutboxRelay;
   close(): Promise<void>;
 }
 
 export async function openIndexJob(config: Config, log: Logger): Promise<IndexJob> {
   const search = await openSearch(config, log);
-  const db = openDatabase(config.dataDir);
-  const postRepository = new PostRepository(db);
-  const outbox = new Outbox(db);
+  const parts = wireIndex(wirePosts(openDatabase(config.dataDir)), search, log);
   return {
     config,
     log,
-    db,
-    ...search,
-    postRepository,
-    outbox,
-    relay: new OutboxRelay(outbox, postRepository, search.postsIndex, log),
+    ...parts,
     async close() {
       await search.es.close();
-      db.close();
+      parts.db.close();
     },
+  };
+}
+
+/** restore: the search engine, its index not prepared (restore refuses an index that exists). */
+export const connectSearchJob = (config: Config, log: Logger): Promise<SearchParts> => connectSearch(config, log);
+
+/** restore, once the files are in place: the restored database (opened once, migrated), and on it each step's parts. */
+export interface RestoredJob {
+  /** the thumbnail maker (worker threads: only when thumbnails are missing); its close() ends the workers */
+  files(): Omit<FilesJob, 'db'>;
+  /** what the rebuild of the index works on; the caller closes `search` */
+  index(search: SearchParts): Omit<IndexJob, 'close'>;
+  close(): void;
+}
+
+export function openRestoredJob(config: Config, log: Logger): RestoredJob {
+  const posts = wirePosts(openDatabase(config.dataDir));
+  return {
+    files() {
+      const files = wireFiles(config, log, posts, false);
+      return { posts: posts.postRepository, ...files, close: () => files.hashPool.destroy() };
+    },
+    index: (search) => ({ config, log, ...wireIndex(posts, search, log) }),
+    close: () => posts.db.close(),
   };
 }
 
 /** rethumb: SQLite, the image files and the worker pool; no Elasticsearch. */
-export interface FilesJob {
-  db: Db;
-  posts: PostRepository;
-  images: ImageStore;
-  hashPool: HashPool;
-  thumbnailer: Thumbnailer;
+export interface FilesJob extends FileParts {
+  db: PostParts['db'];
+  posts: PostParts['postRepository'];
   close(): Promise<void>;
 }
 
 export function openFilesJob(config: Config, log: Logger): FilesJob {
-  const db = openDatabase(config.dataDir);
-  const posts = new PostRepository(db);
-  const images = new ImageStore(config.dataDir, db, posts);
-  const hashPool = createHashPool({ workers: config.hashWorkers });
-  const thumbnailer = new Thumbnailer({ images, hashPool, queue: new ThumbnailQueue(db), posts, log });
+  const posts = wirePosts(openDatabase(config.dataDir));
+  const files = wireFiles(config, log, posts, false);
   return {
-    db,
-    posts,
-    images,
-    hashPool,
-    thumbnailer,
+    db: posts.db,
+    posts: posts.postRepository,
+    ...files,
     async close() {
-      await hashPool.destroy();
-      db.close();
+      await files.hashPool.destroy();
+      posts.db.close();
     },
   };
+}
+
+/** user: the accounts on SQLite alone; account removal's outbox rows wait for the server's relay. */
+export interface AccountsJob {
+  accounts: AccountService;
+  close(): void;
+}
+
+export function openAccountsJob(config: Config): AccountsJob {
+  const posts = wirePosts(openDatabase(config.dataDir));
+  return { accounts: wireAccounts(posts), close: () => posts.db.close() };
 }
 
 /** import, and tools such as the benchmarks: every service, none of the server's loops. */

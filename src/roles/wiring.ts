@@ -4,25 +4,29 @@ import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import { Outbox } from '../outbox/outbox.ts';
+import { PostChanges } from '../kernel/commit.ts';
+import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../posts/repository.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
 import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { PostHistory } from '../posts/versions/history.ts';
-import { VersionRepository } from '../posts/versions/repository.ts';
-import { TagRepository } from '../tags/repository.ts';
+import { VersionRepository } from '../kernel/version-repository.ts';
+import { TagRepository } from '../kernel/tag-repository.ts';
 import { TagService } from '../tags/service.ts';
+import { ImageSearchService } from '../search/image-search/service.ts';
+import { PostSearchService } from '../search/post-search/service.ts';
+import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
-import { ImageStore } from '../media/image-store.ts';
-import { ThumbnailQueue } from '../thumbnails/queue.ts';
+import { ImageStore } from '../media/store/image-store.ts';
+import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
-import { attachFanOut } from '../webhooks/fan-out.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../webhooks/repository.ts';
+import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
+import { UserRepository } from '../accounts/user-repository.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
@@ -40,17 +44,99 @@ export interface SearchParts {
   postsIndex: PostsIndex;
 }
 
+/**
+ * The Elasticsearch client and the posts index, not yet prepared: restore must first check that
+ * the index does not exist, which preparing it would make true.
+ */
+export async function connectSearch(config: Config, log: Logger): Promise<SearchParts> {
+  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
+  return { es, postsIndex: new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas) };
+}
+
 /** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
 export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
-  const postsIndex = new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas);
+  const search = await connectSearch(config, log);
   try {
-    await postsIndex.ensure();
+    await search.postsIndex.ensure();
   } catch (err) {
     // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
     log.warn('could not prepare the posts index yet', { err: (err as Error).message });
   }
-  return { es, postsIndex };
+  return search;
+}
+
+/**
+ * The post tables and the one commit step every post write goes through (outbox row, version,
+ * webhook deliveries, thumbnail job: src/kernel/commit.ts).
+ */
+export interface PostParts {
+  db: Db;
+  postRepository: PostRepository;
+  outbox: Outbox;
+  versions: VersionRepository;
+  webhookRepository: WebhookRepository;
+  thumbnailQueue: ThumbnailQueue;
+  changes: PostChanges;
+}
+
+/**
+ * `onCommitted` wakes whatever sends the deliveries a change queued: the server's dispatcher. A job
+ * has none running and leaves its deliveries to the server.
+ */
+export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts {
+  // Posts and versions show users' names; the users table is the accounts' to read.
+  const userNames = new UserRepository(db);
+  const postRepository = new PostRepository(db, userNames);
+  const outbox = new Outbox(db);
+  const versions = new VersionRepository(db, userNames);
+  const webhookRepository = new WebhookRepository(db);
+  const thumbnailQueue = new ThumbnailQueue(db);
+  const changes = new PostChanges({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
+  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes };
+}
+
+/** The post tables with the relay that applies their outbox to the search index (on demand: applyNow). */
+export interface IndexParts extends PostParts, SearchParts {
+  relay: OutboxRelay;
+}
+
+export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): IndexParts {
+  return { ...posts, ...search, relay: new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log) };
+}
+
+/** The image files, the worker pool and the thumbnail maker. */
+export interface FileParts {
+  images: ImageStore;
+  hashPool: HashPool;
+  thumbnailer: Thumbnailer;
+}
+
+/**
+ * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
+ * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
+ */
+export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
+  const images = new ImageStore(config.dataDir, posts.db, posts.postRepository);
+  const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
+  const thumbnailer = new Thumbnailer({
+    images,
+    hashPool,
+    queue: posts.thumbnailQueue,
+    posts: posts.postRepository,
+    log,
+    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
+  });
+  return { images, hashPool, thumbnailer };
+}
+
+/**
+ * Accounts. `web`: what logging in needs (the session secret, read or created in DATA_DIR, and the
+ * log of failed logins); `imgpost user` goes without, so it never creates the secret.
+ */
+export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
+  const { db, postRepository, changes } = posts;
+  if (!web) return new AccountService({ db, posts: postRepository, changes });
+  return new AccountService({ db, posts: postRepository, changes, sessions: new SessionSealer(loadSessionSecret(web.config)), log: web.log });
 }
 
 /** Every service of the application, constructed and idle. */
@@ -62,6 +148,8 @@ export interface Core extends SearchParts {
   outbox: Outbox;
   /** applies changes on demand (applyNow); only the server starts its polling loop */
   relay: OutboxRelay;
+  /** the commit step of every post write */
+  changes: PostChanges;
   accounts: AccountService;
   hashPool: HashPool;
   images: ImageStore;
@@ -75,29 +163,26 @@ export interface Core extends SearchParts {
   webhooks: WebhookService;
   /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
   webhookDispatcher: Dispatcher;
+  postSearch: PostSearchService;
+  imageSearch: ImageSearchService;
+  similar: SimilarService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  const postRepository = new PostRepository(db);
-  const outbox = new Outbox(db);
-  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
-  const accounts = new AccountService({ db, posts: postRepository, outbox, sessions: new SessionSealer(loadSessionSecret(config)), log });
-  const images = new ImageStore(config.dataDir, db, postRepository);
-  const hashPool = createHashPool({ workers: config.hashWorkers, maxQueue: config.hashQueueLimit });
-  const thumbnailQueue = new ThumbnailQueue(db);
-  const thumbnailer = new Thumbnailer({ images, hashPool, queue: thumbnailQueue, posts: postRepository, log, parallel: config.hashWorkers - 1 });
-  const postService = new PostService({ db, posts: postRepository, outbox, relay, postsIndex: search.postsIndex, hashPool, images, thumbnails: thumbnailQueue, log, config });
-  // Before anything writes (jobs included): every post change records its version.
-  const history = new PostHistory({ db, versions: new VersionRepository(db), postService });
-  history.attachTo(outbox);
+  // Every post write commits through posts.changes; its deliveries wake the dispatcher (started
+  // by the server only; a job's wake-up finds it idle and is harmless).
+  const posts = wirePosts(db, () => webhookDispatcher.kick());
+  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes, relay } = wireIndex(posts, search, log);
+  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true);
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
+  const accounts = wireAccounts(posts, { config, log });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config });
+  const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
-  // Deliveries are queued inside each post change's transaction; the server's dispatcher sends them.
-  const webhookRepository = new WebhookRepository(db);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  attachFanOut(outbox, webhookRepository, () => webhookDispatcher.kick());
   const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  const engine = { ...search, postRepository, config };
   return {
     config,
     log,
@@ -105,6 +190,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
+    changes,
     relay,
     accounts,
     hashPool,
@@ -118,6 +204,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhookRepository,
     webhooks,
     webhookDispatcher,
+    postSearch: new PostSearchService(engine),
+    imageSearch: new ImageSearchService(engine),
+    similar: new SimilarService({ ...engine, hashPool }),
   };
 }
 

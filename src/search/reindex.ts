@@ -1,10 +1,10 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import { replicaSettings, TARGETS_TTL_MS, type PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox } from '../outbox/outbox.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import { silentProgress, type Progress } from './progress.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface ReindexDeps {
   postsIndex: PostsIndex;

@@ -2,16 +2,17 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../db/sqlite.ts';
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
-import type { Outbox } from '../outbox/outbox.ts';
-import type { PostRecord } from '../posts/post-record.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import { silentProgress, type Progress } from './progress.ts';
+import type { PostChanges } from '../kernel/commit.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface VerifyDeps {
   db: Db;
   postsIndex: PostsIndex;
   postRepository: PostRepository;
-  outbox: Outbox;
+  /** a repair that raises a post's version commits it as a 'reindex' change */
+  changes: Pick<PostChanges, 'reindexed'>;
 }
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
@@ -160,7 +161,7 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
     if (plain._version > post.version) {
       const raised = deps.db.transaction(() => {
         const changed = deps.postRepository.raiseVersion(post.id, post.version, plain._version);
-        if (changed) deps.outbox.append('reindex', { post: { ...post, version: plain._version } }, null);
+        if (changed) deps.changes.reindexed({ ...post, version: plain._version });
         return changed;
       }).immediate();
       if (!raised) continue; // the post changed under us: start over with its new state

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
+import { UserRepository } from '../accounts/user-repository.ts';
 import type { Db } from '../db/sqlite.ts';
-import { IMAGE_FORMATS } from '../media/formats.ts';
-import { RATINGS, type Rating } from '../posts/post-record.ts';
-import { VersionRepository } from '../posts/versions/repository.ts';
-import { foldTag } from '../tags/fold.ts';
+import { postChangesOn, type SeededPost } from '../kernel/commit.ts';
+import { RATINGS, type Rating } from '../kernel/post-record.ts';
+import { PostRepository } from '../kernel/post-repository.ts';
+import { IMAGE_FORMATS } from '../media/store/formats.ts';
 import { Random } from './random.ts';
 import { WORDS } from './words.ts';
 
@@ -40,21 +41,23 @@ export function uuidV7(ms: number, rnd: Random): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-function makeUsers(db: Db, rnd: Random, n: number): { id: number; name: string }[] {
-  const insert = db.prepare(
-    `INSERT INTO users (name, email, password_hash, access_key, access_key_digest, permission, created_at)
-     VALUES (?, NULL, 'seeded:no-login', ?, ?, 6, ?) ON CONFLICT (name) DO NOTHING`,
-  );
-  const find = db.prepare('SELECT id, name FROM users WHERE name = ?');
-  const users: { id: number; name: string }[] = [];
+function makeUsers(users: UserRepository, rnd: Random, n: number): { id: number; name: string }[] {
+  const made: { id: number; name: string }[] = [];
   for (let i = 0; i < n; i++) {
     // Mixed case (uploadedBy is case-insensitive) and an all-digit name (it may also look like an id).
     const name = i % 7 === 3 ? String(1000 + i) : i % 2 ? `User_${i}` : `seeduser${i}`;
     const key = rnd.hex(43).replace(/[^a-z0-9]/g, '_');
-    insert.run(name, key, crypto.createHash('sha256').update(key).digest(), '2019-06-01T00:00:00.000Z');
-    users.push(find.get(name) as { id: number; name: string });
+    // Seeding twice into one database reuses the accounts (names are unique without regard to case).
+    const existing = users.getByName(name);
+    if (existing) {
+      made.push({ id: existing.id, name: existing.name });
+      continue;
+    }
+    const accessKeyDigest = crypto.createHash('sha256').update(key).digest();
+    const id = users.insert({ name, email: null, passwordHash: 'seeded:no-login', accessKey: key, accessKeyDigest, permission: 6, createdAt: '2019-06-01T00:00:00.000Z' });
+    made.push({ id, name });
   }
-  return users;
+  return made;
 }
 
 function makeText(rnd: Random): string {
@@ -67,7 +70,7 @@ function makeText(rnd: Random): string {
 }
 
 /**
- * Inserts `count` random posts straight into SQLite (no outbox rows, no image files): a fixture for
+ * Writes `count` random posts into SQLite (no outbox rows, no image files): a fixture for
  * tests and benchmarks. Index them afterwards with `reindex()`. Deterministic for a given seed.
  */
 export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
@@ -96,19 +99,14 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   }
   for (let i = 1; i < times.length; i++) times[i] = Math.max(times[i], times[i - 1]);
 
-  const insertPost = db.prepare(
-    `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertTag = db.prepare('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
-  const tagId = db.prepare('SELECT id FROM tags WHERE name = ?').pluck();
-  const link = db.prepare('INSERT INTO post_tags (post_seq, tag_id) VALUES (?, ?)');
-
+  const userTable = new UserRepository(db);
+  const postTable = new PostRepository(db, userTable);
+  const changes = postChangesOn(db, userTable);
   let users: { id: number; name: string }[] = [];
   db.transaction(() => {
-    users = makeUsers(db, rnd, opts.users ?? 20);
-    for (const name of tagNames) insertTag.run(name, foldTag(name));
-    const ids = tagNames.map((name) => tagId.get(name) as number);
+    users = makeUsers(userTable, rnd, opts.users ?? 20);
+    // Every tag first, in order (their ids follow it), used or not.
+    postTable.ensureTags(tagNames);
     // Cluster members land on random posts.
     const slotAt = new Map<number, { cluster: number; hash: string }>();
     for (const slot of clusterSlots) {
@@ -116,28 +114,35 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       while (slotAt.has(at) && slotAt.size < opts.count) at = (at + 1) % opts.count;
       if (slotAt.size < opts.count) slotAt.set(at, slot);
     }
-    for (let i = 0; i < opts.count; i++) {
-      const created = times[i];
-      const id = uuidV7(created, rnd);
-      const rating: Rating = rnd.weighted([[RATINGS[0], 60], [RATINGS[1], 25], [RATINGS[2], 15]] as const);
-      const [ext, mime] = rnd.pick(EXTS);
-      const owner = rnd.chance(ownerless) || users.length === 0 ? null : users[rnd.skewed(users.length, 1.5)];
-      const slot = slotAt.get(i);
-      const hash = slot?.hash ?? rnd.bits64();
-      if (slot) clusters[slot.cluster].postIds.push(id);
-      const updated = rnd.chance(0.3) ? created + rnd.int(1, 200 * 86_400_000) : created;
-      const version = updated === created ? 1 : rnd.int(2, 4);
-      const aggr = owner === null && rnd.chance(0.3) ? Math.round(rnd.next() * 1000) / 100 : null;
-      const info = insertPost.run(id, makeText(rnd), rating, ext, mime, rnd.int(64, 4000), rnd.int(64, 4000), hash, owner?.id ?? null, aggr,
-        new Date(created).toISOString(), new Date(updated).toISOString(), version);
-      const seq = Number(info.lastInsertRowid);
-      const tagSet = new Set<number>();
-      for (let n = rnd.weighted([[0, 15], [1, 20], [2, 20], [3, 15], [4, 10], [5, 8], [6, 5], [7, 4], [8, 3]] as const); n > 0; n--)
-        tagSet.add(rnd.skewed(tagCount));
-      for (const t of tagSet) link.run(seq, ids[t]);
+    // Written through the kernel's batch commit, which also gives every post its first version
+    // (decisions §9: seeded posts have a history too). Generated lazily, in the PRNG's order.
+    function* posts(): Generator<SeededPost> {
+      for (let i = 0; i < opts.count; i++) {
+        const created = times[i];
+        const id = uuidV7(created, rnd);
+        const rating: Rating = rnd.weighted([[RATINGS[0], 60], [RATINGS[1], 25], [RATINGS[2], 15]] as const);
+        const [ext, mime] = rnd.pick(EXTS);
+        const owner = rnd.chance(ownerless) || users.length === 0 ? null : users[rnd.skewed(users.length, 1.5)];
+        const slot = slotAt.get(i);
+        const hash = slot?.hash ?? rnd.bits64();
+        if (slot) clusters[slot.cluster].postIds.push(id);
+        const updated = rnd.chance(0.3) ? created + rnd.int(1, 200 * 86_400_000) : created;
+        const version = updated === created ? 1 : rnd.int(2, 4);
+        const aggr = owner === null && rnd.chance(0.3) ? Math.round(rnd.next() * 1000) / 100 : null;
+        const text = makeText(rnd);
+        const width = rnd.int(64, 4000);
+        const height = rnd.int(64, 4000);
+        const tagSet = new Set<number>();
+        for (let n = rnd.weighted([[0, 15], [1, 20], [2, 20], [3, 15], [4, 10], [5, 8], [6, 5], [7, 4], [8, 3]] as const); n > 0; n--)
+          tagSet.add(rnd.skewed(tagCount));
+        yield {
+          id, text, rating, ext, mime, width, height, hash, uploaderId: owner?.id ?? null, aggr,
+          createdAt: new Date(created).toISOString(), updatedAt: new Date(updated).toISOString(), version,
+          tags: [...tagSet].map((t) => tagNames[t]),
+        };
+      }
     }
-    // Every post has a history (decisions §9), seeded ones included.
-    new VersionRepository(db).backfillFirstVersions();
+    changes.seeded(postTable, posts());
   }).immediate();
   return { count: opts.count, users, tags: tagNames, clusters };
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
-import type { TagCount, TagRepository } from './repository.ts';
+import type { TagCount, TagRepository } from '../kernel/tag-repository.ts';
 
 /** Tags with their post counts (decisions §10); counts are exact once a write has answered. */
 export class TagService {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import type { ImageStore } from '../media/image-store.ts';
-import { imageName, type PostRecord } from '../posts/post-record.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import type { Progress } from '../search/progress.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { Progress } from '../util/progress.ts';
+import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import type { Thumbnailer } from './thumbnailer.ts';
 
 export interface RethumbOptions {

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { HashPool } from '../hashing/pool.ts';
 import type { PoolPriority } from '../hashing/priority-queue.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/image-store.ts';
-import { imageName } from '../posts/post-record.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import type { ThumbnailQueue } from './queue.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from './sizes.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
+import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
+import { Loop } from '../util/loop.ts';
 
 export interface ThumbnailerDeps {
   images: ImageStore;
@@ -51,12 +51,20 @@ const THUMBNAIL_FILE = /^([0-9a-f-]{36})\.(\d+)\.webp$/;
 export class Thumbnailer {
   private readonly inFlight = new Map<string, Promise<boolean>>();
   private readonly claimant = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private running: Promise<void> | undefined;
-  private kickedWhileRunning = false;
+  private readonly loop: Loop;
 
-  constructor(private readonly deps: ThumbnailerDeps) {}
+  constructor(private readonly deps: ThumbnailerDeps) {
+    this.loop = new Loop({
+      // `parallel` drains side by side; the pass ends when the queue has nothing due.
+      pass: async () => {
+        await Promise.all(Array.from({ length: Math.max(1, deps.parallel ?? 1) }, () => this.drain()));
+      },
+      intervalMs: IDLE_POLL_MS,
+      log: deps.log,
+      // drain() handles its own errors; this would be a bug.
+      failureMessage: 'thumbnail runner pass failed',
+    });
+  }
 
   /**
    * Makes (or remakes) the thumbnails of a post and marks its job done. False when the post is
@@ -104,40 +112,25 @@ export class Thumbnailer {
    * worker; a hash that arrives meanwhile waits for at most one thumbnail task.
    */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.loop.running) return;
     this.deps.queue.onQueued(() => this.kick());
-    this.kick();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     await Promise.allSettled(this.inFlight.values());
   }
 
+  /** A job was queued: drain soon (or once more, when a pass is under way and may have missed it). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.kickedWhileRunning = true; // a job queued just after a loop found none
-      return;
-    }
-    this.kickedWhileRunning = false;
-    clearTimeout(this.timer);
-    const loops = Math.max(1, this.deps.parallel ?? 1);
-    this.running = Promise.all(Array.from({ length: loops }, () => this.drain()))
-      .then(() => undefined)
-      .finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.timer = setTimeout(() => this.kick(), this.kickedWhileRunning ? 0 : IDLE_POLL_MS);
-      });
+    this.loop.kick();
   }
 
   /** Does due jobs until none is left (or the runner stops). */
   private async drain(): Promise<void> {
     const { queue, hashPool, log } = this.deps;
-    while (!this.stopped) {
+    while (this.loop.running) {
       // Hashing first: uploads are waiting on it, thumbnails can wait.
       if (hashPool.queueSize > 0) {
         await new Promise((r) => setTimeout(r, 50));

@@ -1,7 +1,7 @@
 /**
  * Sends queued webhook deliveries (decisions §8).
  *
- * - Deliveries are rows committed with the post change (see fan-out.ts), so nothing is lost
+ * - Deliveries are rows committed with the post change (kernel/commit.ts), so nothing is lost
  *   across a restart: whatever is still pending is sent when a dispatcher next runs.
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
@@ -11,21 +11,25 @@
  * - A failure (3xx, 4xx, 5xx, time-out, network error, refused address, template error) is retried
  *   with backoff; every attempt counts toward the webhook's consecutive failures, and the third
  *   suspends it: that delivery ends `failed`, everything else queued for it is `dropped`, and no
- *   new events are queued until the owner re-activates it (see WebhookRepository.recordAttempt).
+ *   new events are queued until the owner re-activates it (see store/results.ts).
  * - Delivery is at least once: an attempt cut short by shutdown (or a crash) is sent again later
  *   with the same X-Webhook-Delivery id, which receivers can use to recognise the repeat. (A
  *   crash also repeats the successes of its last few milliseconds, whose results were not yet
  *   written; a shutdown writes them first.)
+ *
+ * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
+ * and what a shutdown hands back. One attempt's HTTP side is attempt.ts (and send.ts); writing
+ * the results is result-writer.ts.
  */
 import crypto from 'node:crypto';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
-import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
+import { Loop } from '../util/loop.ts';
+import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
 import { EventBodies } from './event-bodies.ts';
-import type { AttemptRow, DeliveryResult, DeliveryRow, DeliveryTarget, WebhookRepository } from './repository.ts';
-import { postWebhook, SendTimeoutError } from './send.ts';
-import { checkUrlShape, createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
-
-export const SUSPEND_AFTER_FAILURES = 3;
+import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
+import { ResultWriter } from './result-writer.ts';
+import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 
 export interface DispatcherOptions {
   /** Per invocation, until response headers arrive (spec §8: 30 s). */
@@ -52,18 +56,15 @@ export interface DispatcherDeps {
   outbox: Outbox;
   log: Logger;
   /** Read at send time. */
-  config: { webhookAllowPrivate: boolean; mediaUrl: string };
+  config: AttemptContext['config'];
 }
 
-const USER_AGENT = 'imgpost-webhooks/1';
 /** Deliveries of one webhook claimed together and sent back to back (one claim transaction each). */
 const LANE_SIZE = 500;
-/** Results are written together, this long after the first of them (or at once when the dispatcher idles or stops). */
-const WRITE_DELAY_MS = 50;
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
 const LEASE_MARGIN_MS = 5_000;
-/** Stored error messages are for people; keep them short. */
-const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** The longest timer Node keeps (a retry further out is looked at again by the poll first). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * What the server and its tests use of a dispatcher: this class in the process, or
@@ -71,22 +72,12 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  */
 export type Dispatcher = Pick<WebhookDispatcher, 'start' | 'stop' | 'kick' | 'whenIdle' | 'configure' | 'stats'>;
 
-export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
-
-interface Outcome {
-  outcome: 'success' | 'failure';
-  responseStatus: number | null;
-  error: string | null;
-}
 /** A webhook's deliveries being sent by this process, in order; `next` is the one being sent or next to be. */
 interface Lane {
   deliveries: DeliveryRow[];
   next: number;
   leaseEndsAt: number;
 }
-
-/** The attempt was cut short by shutdown: no outcome to record. */
-const INTERRUPTED = Symbol('interrupted');
 
 export class WebhookDispatcher {
   private timeoutMs: number;
@@ -99,14 +90,8 @@ export class WebhookDispatcher {
   /** Identifies this process's claims in SQLite. */
   private readonly claimant = crypto.randomUUID();
   private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; lane: Lane }>();
-  private stopped = true;
-  private pumpScheduled = false;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  /** Results not yet written, in the order they happened. */
-  private results: DeliveryResult[] = [];
-  private logAfterWrite: (Record<string, unknown> & { outcome: 'success' | 'failure' })[] = [];
-  private writeTimer: NodeJS.Timeout | undefined;
+  private readonly loop: Loop;
+  private readonly writer: ResultWriter;
   private idleWaiters: (() => void)[] = [];
   readonly stats = { sent: 0, delivered: 0, failed: 0 };
 
@@ -121,6 +106,23 @@ export class WebhookDispatcher {
     this.pumpDelayMs = opts.pumpDelayMs ?? 0;
     this.events = new EventBodies(deps.outbox);
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
+    this.writer = new ResultWriter({
+      repo: deps.repo,
+      claimant: this.claimant,
+      log: deps.log,
+      retryDelayMs: (n) => this.retryDelaysMs[Math.min(n, this.retryDelaysMs.length) - 1],
+      holds: () => this.holds(),
+      // A failure scheduled a retry (or a suspension dropped a queue): look again.
+      onFailureRecorded: () => this.kick(),
+    });
+    this.loop = new Loop({
+      pass: () => this.pump(),
+      intervalMs: this.pollMs,
+      kickDelayMs: () => this.pumpDelayMs,
+      log: deps.log,
+      // pump() catches what it expects (a busy database); anything else is a bug, retried at the poll.
+      failureMessage: 'webhook dispatcher pass failed',
+    });
   }
 
   /**
@@ -132,22 +134,11 @@ export class WebhookDispatcher {
     if (opts.retryDelaysMs?.length) this.retryDelaysMs = opts.retryDelaysMs;
     if (opts.concurrency !== undefined) this.concurrency = opts.concurrency;
     if (opts.pumpDelayMs !== undefined) this.pumpDelayMs = opts.pumpDelayMs;
-    if (opts.pollMs !== undefined) {
-      this.pollMs = opts.pollMs;
-      if (!this.stopped) {
-        clearInterval(this.pollTimer);
-        this.pollTimer = setInterval(() => this.kick(), this.pollMs);
-        this.pollTimer.unref();
-      }
-    }
+    if (opts.pollMs !== undefined) this.loop.intervalMs = this.pollMs = opts.pollMs;
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.pollTimer = setInterval(() => this.kick(), this.pollMs);
-    this.pollTimer.unref();
-    this.kick();
+    this.loop.start();
   }
 
   /**
@@ -155,48 +146,52 @@ export class WebhookDispatcher {
    * they go out again (same delivery id) when a dispatcher next runs on this database.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.pollTimer);
-    clearTimeout(this.retryTimer);
+    const loopStopped = this.loop.stop();
     for (const { abort } of this.inFlight.values()) abort.abort(new Error('dispatcher stopping'));
-    await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
-    this.writeResults();
+    await Promise.allSettled([loopStopped, ...[...this.inFlight.values()].map((f) => f.promise)]);
+    this.writer.write();
     this.agents.destroy();
     this.resolveIdle();
   }
 
-  /** Looks for due deliveries soon; cheap to call often (calls coalesce). */
+  /** Looks for due deliveries soon (after pumpDelayMs); cheap to call often (calls coalesce). */
   kick(): void {
-    if (this.stopped || this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    const pump = () => {
-      this.pumpScheduled = false;
-      this.pump();
-    };
-    if (this.pumpDelayMs > 0) setTimeout(pump, this.pumpDelayMs);
-    else setImmediate(pump);
+    this.loop.kick();
   }
 
   /** Resolves once nothing is in flight or due and every result is written (tests). Scheduled retries do not count as due. */
   whenIdle(): Promise<void> {
-    if (this.inFlight.size === 0 && !this.pumpScheduled) {
-      this.writeResults();
+    if (this.inFlight.size === 0 && !this.loop.due) {
+      this.writer.write();
       return Promise.resolve();
     }
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private resolveIdle(): void {
-    if (this.inFlight.size > 0 || this.pumpScheduled) return;
-    this.writeResults();
+    if (this.inFlight.size > 0 || this.loop.due) return;
+    this.writer.write();
     const waiters = this.idleWaiters.splice(0);
     for (const w of waiters) w();
   }
 
-  private pump(): void {
-    if (this.stopped) return;
+  /** Each running lane's lease, moved on to the delivery it is sending or about to send. */
+  private holds(): DeliveryResult[] {
+    const holds: DeliveryResult[] = [];
+    for (const { lane } of this.inFlight.values()) {
+      if (lane.next < lane.deliveries.length) holds.push({ kind: 'hold', seq: lane.deliveries[lane.next].seq, until: new Date(lane.leaseEndsAt).toISOString() });
+    }
+    return holds;
+  }
+
+  /**
+   * One pass: claims lanes for the webhooks with due deliveries and no lane running, up to the
+   * concurrency, and starts them. Answers the wait until the earliest retry falls due (waking
+   * exactly then rather than at the next poll), or nothing for the poll.
+   */
+  private pump(): number | undefined {
     // What finished lanes sent must be on record before their webhooks are claimed again.
-    this.writeResults();
+    this.writer.write();
     let lanes: DeliveryRow[][] = [];
     const leaseMs = this.leaseMs();
     try {
@@ -224,8 +219,9 @@ export class WebhookDispatcher {
         });
       this.inFlight.set(webhookId, { promise, abort, lane: state });
     }
-    this.scheduleRetryWake();
     this.resolveIdle();
+    const at = this.deps.repo.nextRetryAt();
+    return at === undefined ? undefined : Math.min(this.pollMs, Math.max(0, Math.min(at - Date.now() + 5, MAX_TIMER_MS)));
   }
 
   /** A claim outlives the longest attempt, so only a crashed process's claims ever expire. */
@@ -235,7 +231,7 @@ export class WebhookDispatcher {
 
   /**
    * Sends a lane's deliveries one after another until one does not succeed. The lease moves
-   * along with it as results are written (see writeResults); whatever is left unsent needs no
+   * along with it as results are written (see holds()); whatever is left unsent needs no
    * lease given back but the head's, and the head is then retried or its webhook suspended.
    */
   private async runLane(lane: Lane, signal: AbortSignal): Promise<void> {
@@ -253,66 +249,10 @@ export class WebhookDispatcher {
       }
     } finally {
       // Stopped early: the lease may have moved to this one (a write since the last send).
-      if (lane.next < deliveries.length) this.results.push({ kind: 'release', seq: deliveries[lane.next].seq });
+      if (lane.next < deliveries.length) this.writer.release(deliveries[lane.next].seq);
       lane.next = deliveries.length;
-      this.scheduleWrite();
+      this.writer.schedule();
     }
-  }
-
-  private scheduleWrite(): void {
-    if (this.writeTimer || this.results.length === 0) return;
-    this.writeTimer = setTimeout(() => {
-      this.writeTimer = undefined;
-      this.writeResults();
-    }, WRITE_DELAY_MS);
-  }
-
-  /** Writes every pending result in one transaction, in the order they happened. */
-  private writeResults(): void {
-    clearTimeout(this.writeTimer);
-    this.writeTimer = undefined;
-    if (this.results.length === 0) return;
-    // Each running lane's lease moves on to the delivery it is sending or about to send, in the
-    // same transaction that records the ones before it: the webhook's head is always leased.
-    for (const { lane } of this.inFlight.values()) {
-      if (lane.next < lane.deliveries.length) this.results.push({ kind: 'hold', seq: lane.deliveries[lane.next].seq, until: new Date(lane.leaseEndsAt).toISOString() });
-    }
-    const results = this.results;
-    const logs = this.logAfterWrite;
-    let states: ReturnType<WebhookRepository['recordResults']>;
-    try {
-      states = this.deps.repo.recordResults(results, this.claimant, {
-        suspendAfter: SUSPEND_AFTER_FAILURES,
-        retryDelayMs: (n) => this.retryDelaysMs[Math.min(n, this.retryDelaysMs.length) - 1],
-      });
-    } catch (err) {
-      // Another process holds the write lock past the busy timeout: keep them and try again.
-      this.deps.log.warn('webhook dispatcher could not record delivery results yet', { err: (err as Error).message, results: results.length });
-      this.writeTimer = setTimeout(() => this.writeResults(), 1000);
-      return;
-    }
-    this.results = [];
-    this.logAfterWrite = [];
-    let failures = false;
-    for (const [i, r] of results.entries()) {
-      if (r.kind !== 'attempt') continue;
-      const fields = logs.shift()!;
-      if (fields.outcome === 'success') this.deps.log.debug('webhook delivered', fields);
-      else if (states[i] === 'suspended') this.deps.log.warn('webhook suspended after consecutive failures', fields);
-      else this.deps.log.info('webhook delivery failed; will retry', fields);
-      failures ||= fields.outcome === 'failure';
-    }
-    // A failure scheduled a retry (or a suspension dropped a queue): look again.
-    if (failures) this.kick();
-  }
-
-  /** Wakes exactly when the earliest retry falls due, rather than at the next poll. */
-  private scheduleRetryWake(): void {
-    clearTimeout(this.retryTimer);
-    const at = this.deps.repo.nextRetryAt();
-    if (at === undefined || this.stopped) return;
-    this.retryTimer = setTimeout(() => this.kick(), Math.max(0, Math.min(at - Date.now() + 5, 2 ** 31 - 1)));
-    this.retryTimer.unref();
   }
 
   /** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
@@ -321,15 +261,16 @@ export class WebhookDispatcher {
     const hook = this.deps.repo.target(d.webhookId);
     const row = this.events.row(d.outboxId);
     if (!hook || hook.state !== 'active' || !row || row.event === 'reindex') {
-      this.results.push({ kind: 'release', seq: d.seq });
+      this.writer.release(d.seq);
       return false;
     }
 
     const started = Date.now();
-    const result = await this.attempt(hook, row, d, signal);
+    const context = { events: this.events, agents: this.agents, timeoutMs: this.timeoutMs, config: this.deps.config };
+    const result = await attemptDelivery(context, hook, row, d, signal);
     if (result === INTERRUPTED) {
       // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
-      this.results.push({ kind: 'release', seq: d.seq });
+      this.writer.release(d.seq);
       return false;
     }
     const attempt: AttemptRow = {
@@ -343,59 +284,11 @@ export class WebhookDispatcher {
     this.stats.sent++;
     if (result.outcome === 'success') this.stats.delivered++;
     else this.stats.failed++;
-    this.results.push({ kind: 'attempt', delivery: d, attempt });
-    this.logAfterWrite.push({ webhookId: hook.id, deliveryId: d.id, event: row.event, outcome: result.outcome, status: result.responseStatus, error: result.error, ms: attempt.durationMs });
-    this.scheduleWrite();
+    this.writer.attempt(
+      { kind: 'attempt', delivery: d, attempt },
+      { webhookId: hook.id, deliveryId: d.id, event: row.event, outcome: result.outcome, status: result.responseStatus, error: result.error, ms: attempt.durationMs },
+    );
+    this.writer.schedule();
     return result.outcome === 'success';
   }
-
-  /** One invocation; never throws. */
-  private async attempt(hook: DeliveryTarget, row: OutboxRow, d: DeliveryRow, signal: AbortSignal): Promise<Outcome | typeof INTERRUPTED> {
-    const failure = (error: string, responseStatus: number | null = null): Outcome => ({ outcome: 'failure', responseStatus, error: clip(error) });
-    let body: string;
-    try {
-      // Rendered now, with the template as it is now: an edited template applies to queued events.
-      body = this.events.body(row, d.initiatorName, hook.template, this.deps.config.mediaUrl);
-    } catch (err) {
-      return failure(`template: ${(err as Error).message.replace(/^template: /, '')}`);
-    }
-    let url: URL;
-    try {
-      // IP literals never reach the agent's lookup, so the policy is applied to them here.
-      url = checkUrlShape(hook.url, this.deps.config.webhookAllowPrivate);
-    } catch (err) {
-      return failure(`refused: ${(err as Error).message}`);
-    }
-
-    if (signal.aborted) return INTERRUPTED;
-    try {
-      const status = await postWebhook(url, {
-        body,
-        agent: this.agents.forUrl(url),
-        timeoutMs: this.timeoutMs,
-        signal,
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': USER_AGENT,
-          'X-Signature': signBody(body, hook.secret),
-          'X-Webhook-Event': row.event,
-          'X-Webhook-Delivery': d.id,
-        },
-      });
-      if (status >= 200 && status < 300) return { outcome: 'success', responseStatus: status, error: null };
-      if (status >= 300 && status < 400) return failure(`redirect (HTTP ${status}) not followed`, status);
-      return failure(`HTTP ${status}`, status);
-    } catch (err) {
-      if (signal.aborted) return INTERRUPTED;
-      if (err instanceof SendTimeoutError) return failure(err.message);
-      return failure(describeNetworkError(err as Error & { code?: string }));
-    }
-  }
-}
-
-/** The socket error (or our refusal) is what the owner needs to see. */
-function describeNetworkError(e: Error & { code?: string }): string {
-  const message = e.message;
-  if (/refused to connect to/.test(message)) return `refused: ${message}`;
-  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }

@@ -6,7 +6,7 @@
  * template renders the same data to the same text, so both are kept for a little while.
  * Bounded by count and by size; a template error is never kept (it is reported per delivery).
  */
-import type { Outbox, OutboxRow } from '../outbox/outbox.ts';
+import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import { eventDataFromOutbox } from './event-data.ts';
 import { renderBody } from './service.ts';
 

@@ -3,19 +3,19 @@
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
-import type { OutboxRow, PostEventKind } from '../outbox/outbox.ts';
-import { imageUrl } from '../media/urls.ts';
-import type { PostRecord, Rating } from '../posts/post-record.ts';
+import { diffMetadata, metadataOf, type MetadataDiff } from '../kernel/diff.ts';
+import type { OutboxRow } from '../kernel/outbox.ts';
+import type { Rating } from '../kernel/post-record.ts';
+import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPost, type WebhookPostFacts } from '../kernel/views.ts';
+import type { PostEventKind } from './store/events.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
 
-export const EVENT_KINDS = ['create', 'update', 'delete'] as const satisfies readonly PostEventKind[];
 
 /** Used when a webhook has no template of its own. */
 export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
 
-/** The payload's spelling of the third rating (spec §6). */
-export type PayloadRating = 'none' | 'moderate' | 'violet';
-export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);
+// The payload's spelling of the third rating (spec §6) is the post's view's (src/kernel/views.ts).
+export { payloadRating, type PayloadRating };
 
 export interface PersonData {
   ID: number;
@@ -27,19 +27,11 @@ export interface ChangeData<T> {
   New: T;
 }
 
-export interface ChangesData {
-  text?: ChangeData<string>;
-  tags?: ChangeData<string[]>;
-  rating?: ChangeData<PayloadRating>;
-}
+/** The kernel's diff as templates see it: Old/New, and the payload's spelling of the rating. */
+export type ChangesData = { [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']> };
 
-export interface EventData {
-  ImageID: number;
-  Text: string;
-  Rating: PayloadRating;
-  Tags: string[];
-  ImageURL: string;
-  CreatedAt: Date;
+/** The post's view (src/kernel/views.ts) with the uploader as templates see it, and the changes. */
+export interface EventData extends Omit<WebhookPost, 'Uploader'> {
   Uploader: PersonData | null;
   Changes: ChangesData;
 }
@@ -53,7 +45,7 @@ export interface TemplateRoot extends EventData {
 /** The facts about one event that the data is built from; what an outbox row plus user names give. */
 export interface EventFacts {
   event: PostEventKind;
-  post: Pick<PostRecord, 'seq' | 'id' | 'ext' | 'text' | 'rating' | 'createdAt' | 'uploaderId' | 'uploaderName'> & { tags: { name: string }[] };
+  post: WebhookPostFacts;
   /** Metadata before an update. */
   previous?: { text: string; rating: Rating; tags: string[] };
   initiator: { id: number; name: string } | null;
@@ -76,17 +68,14 @@ function change<T>(oldValue: T, newValue: T): ChangeData<T> {
   });
 }
 
-const sortedNames = (names: Iterable<string>): string[] => [...new Set(names)].sort();
-
-/** Only what changed; tags compared as sets. A missing key reads as empty in templates, not an error. */
+/** Only what changed (the kernel's one diff); a missing key reads as empty in templates, not an error. */
 export function computeChanges(event: PostEventKind, post: EventFacts['post'], previous: EventFacts['previous']): ChangesData {
   const changes: ChangesData = {};
   if (event === 'update' && previous) {
-    if (previous.text !== post.text) changes.text = change(previous.text, post.text);
-    const oldTags = sortedNames(previous.tags);
-    const newTags = sortedNames(post.tags.map((t) => t.name));
-    if (oldTags.length !== newTags.length || oldTags.some((t, i) => t !== newTags[i])) changes.tags = change(oldTags, newTags);
-    if (previous.rating !== post.rating) changes.rating = change(payloadRating(previous.rating), payloadRating(post.rating));
+    const diff = diffMetadata(previous, metadataOf(post));
+    if (diff.text) changes.text = change(diff.text.old, diff.text.new);
+    if (diff.tags) changes.tags = change(diff.tags.old, diff.tags.new);
+    if (diff.rating) changes.rating = change(payloadRating(diff.rating.old), payloadRating(diff.rating.new));
   }
   return hidden(changes, lenientKeys, true);
 }
@@ -94,17 +83,10 @@ export function computeChanges(event: PostEventKind, post: EventFacts['post'], p
 export function buildEventData(f: EventFacts): TemplateRoot {
   const { post } = f;
   const changes = computeChanges(f.event, post, f.previous);
+  const view = toWebhookPost(post, f.mediaUrl);
   const data: EventData = hidden(
-    {
-      ImageID: post.seq,
-      Text: post.text,
-      Rating: payloadRating(post.rating),
-      Tags: sortedNames(post.tags.map((t) => t.name)),
-      ImageURL: imageUrl(f.mediaUrl, post),
-      CreatedAt: new Date(post.createdAt),
-      Uploader: post.uploaderId !== null && post.uploaderName !== null ? person(post.uploaderId, post.uploaderName) : null,
-      Changes: changes,
-    },
+    // The view's key order is the data's; the uploader gets its JSON spelling here.
+    { ...view, Uploader: view.Uploader && person(view.Uploader.id, view.Uploader.name), Changes: changes },
     toGoJSON,
     function (this: EventData) {
       return {

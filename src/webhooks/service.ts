@@ -3,10 +3,10 @@
  * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
  */
 import { AppError, invalid, notFound } from '../errors.ts';
-import type { PostEventKind } from '../outbox/outbox.ts';
+import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-data.ts';
-import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './repository.ts';
+import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
 import { compileTemplate, TEMPLATE_LIMITS, TemplateError, type CompiledTemplate } from './template/index.ts';

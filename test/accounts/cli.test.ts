@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { Outbox } from '../../src/outbox/outbox.ts';
-import { PostRepository } from '../../src/posts/repository.ts';
+import { postChangesOn } from '../../src/kernel/commit.ts';
+import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -96,7 +97,7 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.not(accessKey, self.accessKey);
   {
     const db = openDatabase(dir);
-    const accounts = new AccountService({ db, posts: new PostRepository(db), outbox: new Outbox(db) });
+    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
     t.is(accounts.authenticateKey(self.accessKey), undefined, 'old key no longer works');
     t.like(accounts.authenticateKey(accessKey), { name: 'alice_1', permission: 65310 });
     db.close();

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from '../../src/accounts/access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../../src/accounts/passwords.ts';
 import { AccountService } from '../../src/accounts/service.ts';
@@ -9,8 +10,8 @@ import { issueCookie, loadSessionSecret, SECRET_FILE, SessionSealer } from '../.
 import { LoginThrottle } from '../../src/accounts/throttle.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { AppError } from '../../src/errors.ts';
-import { Outbox } from '../../src/outbox/outbox.ts';
-import { PostRepository } from '../../src/posts/repository.ts';
+import { postChangesOn } from '../../src/kernel/commit.ts';
+import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const SECRET = 'a'.repeat(40);
@@ -121,8 +122,8 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const posts = new PostRepository(db);
-  const accounts = new AccountService({ db, posts, outbox: new Outbox(db) });
+  const posts = new PostRepository(db, new UserRepository(db));
+  const accounts = new AccountService({ db, posts, changes: postChangesOn(db, new UserRepository(db)) });
   const owner = await accounts.createUser({ name: 'owner', password: 'password1' });
   const other = await accounts.createUser({ name: 'other', password: 'password1' });
   const insert = (uploaderId: number) =>
@@ -159,7 +160,7 @@ test('createUser: validation, unique names without regard to case, Self without 
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const accounts = new AccountService({ db, posts: new PostRepository(db), outbox: new Outbox(db) });
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });
   t.deepEqual(Object.keys(self).sort(), ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission']);
   t.like(self, { name: 'Carol_9', permission: 6, email: 'c@example.org' });

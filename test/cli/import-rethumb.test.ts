@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { imageName, type PostRecord } from '../../src/posts/post-record.ts';
-import { THUMBNAIL_SIZES, thumbnailName } from '../../src/thumbnails/sizes.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
+import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../../src/kernel/media-names.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage } from '../helpers/fixtures.ts';
 import { imgpost, progressProblem } from './run-cli.ts';

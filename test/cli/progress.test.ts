@@ -4,7 +4,8 @@
  * process), so rate limiting is checked without sleeping.
  */
 import test from 'ava';
-import { createProgress, silentProgress } from '../../src/search/progress.ts';
+import { createProgress } from '../../src/cli/progress.ts';
+import { silentProgress } from '../../src/util/progress.ts';
 
 /** A stand-in for process.stderr that records what is written. */
 function fakeStream(isTTY: boolean) {

@@ -4,8 +4,8 @@ import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { silentProgress } from '../../src/search/progress.ts';
-import { thumbnailName } from '../../src/thumbnails/sizes.ts';
+import { silentProgress } from '../../src/util/progress.ts';
+import { thumbnailName } from '../../src/kernel/media-names.ts';
 import { rethumb } from '../../src/thumbnails/rethumb.ts';
 
 let app: TestApp;

@@ -2,7 +2,7 @@
  * Plain evaluation of `/image/search` facets (decisions §11) over the matching SQLite records, for
  * the differential test. Shares no code with src/search.
  */
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import type { RefCondition } from './search-reference.ts';
 
 export type RefFacet = 'tags' | 'rating' | 'uploader';

@@ -1,4 +1,4 @@
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { seedPosts, type SeedOptions, type SeedResult } from '../../src/seed/seed.ts';
 import { startTestApp, type TestApp } from './app.ts';

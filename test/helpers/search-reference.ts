@@ -2,7 +2,7 @@
  * Plain-JavaScript evaluation of both search endpoints over the SQLite records, written from the
  * spec and decisions §6/§7 alone (it shares no code with src/search), for differential tests.
  */
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 
 export type RefSelector =
   | { type: 'text'; op: 'contains' | 'not_contains'; value: string }

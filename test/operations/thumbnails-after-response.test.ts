@@ -15,7 +15,7 @@ import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
-import { thumbnailName } from '../../src/thumbnails/sizes.ts';
+import { thumbnailName } from '../../src/kernel/media-names.ts';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 
 const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';

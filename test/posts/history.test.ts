@@ -5,11 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { importDirectory } from '../../src/posts/import.ts';
-import { VersionRepository, type VersionRecord } from '../../src/posts/versions/repository.ts';
-import { silentProgress } from '../../src/search/progress.ts';
+import { VersionRepository, type VersionRecord } from '../../src/kernel/version-repository.ts';
+import { silentProgress } from '../../src/util/progress.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
@@ -131,7 +132,7 @@ test.serial('versions list: limit default 24, above 100 lowered to 100, bad valu
   const post = await upload(alice, { text: 'edit 0' });
   // 105 more versions written straight to the table: going through HTTP would wait on the index each time.
   const seq = app.services.postRepository.getById(post.id)!.seq;
-  const repo = new VersionRepository(app.services.db);
+  const repo = new VersionRepository(app.services.db, new UserRepository(app.services.db));
   app.services.db.transaction(() => {
     for (let i = 1; i <= 105; i++) repo.append(seq, { text: `edit ${i}`, rating: 'none', tags: [], editorId: alice.id, createdAt: new Date().toISOString() });
   })();
@@ -253,7 +254,7 @@ test('posts written in bulk by the seeder have version 1 from their state', asyn
   t.teardown(() => db.close());
   migrate(db);
   const { count } = seedPosts(db, { count: 50, tags: 20, seed: 7 });
-  const versions = new VersionRepository(db);
+  const versions = new VersionRepository(db, new UserRepository(db));
   const rows = db.prepare('SELECT seq, text, rating FROM posts').all() as { seq: number; text: string; rating: string }[];
   t.is(rows.length, count);
   for (const row of rows) {

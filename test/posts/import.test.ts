@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { importDirectory } from '../../src/posts/import.ts';
-import { silentProgress } from '../../src/search/progress.ts';
+import { silentProgress } from '../../src/util/progress.ts';
 import { startTestApp, tempDir } from '../helpers/app.ts';
 import { randomImage, vector } from '../helpers/fixtures.ts';
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { findWithin } from '../../src/search/similar/find-similar.ts';
 import { Random } from '../../src/seed/random.ts';

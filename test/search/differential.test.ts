@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { PostRecord } from '../../src/posts/post-record.ts';
-import { toPostView } from '../../src/posts/post-view.ts';
-import { foldTag } from '../../src/tags/fold.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
+import { toPostView } from '../../src/kernel/views.ts';
+import { foldTag } from '../../src/kernel/tag-fold.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { Random } from '../../src/seed/random.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { Random } from '../../src/seed/random.ts';
 import { uuidV7 } from '../../src/seed/seed.ts';
 import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { verify } from '../../src/search/verify.ts';
 import { Random } from '../../src/seed/random.ts';

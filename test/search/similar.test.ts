@@ -1,7 +1,7 @@
 import test from 'ava';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { hammingDistance } from '../../src/hashing/hamming.ts';
-import type { PostRecord } from '../../src/posts/post-record.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
 import sharp from 'sharp';
 import { TRANSFORMS, type Transform } from '../../src/hashing/dihedral.ts';
 import { findWithin, findWithinDihedral, MAX_DIFF } from '../../src/search/similar/find-similar.ts';

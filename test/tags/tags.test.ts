@@ -8,7 +8,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
-import { foldTag, prefixUpperBound } from '../../src/tags/fold.ts';
+import { foldTag, prefixUpperBound } from '../../src/kernel/tag-fold.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';

@@ -9,14 +9,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
+import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { createLogger } from '../../src/log.ts';
-import { Outbox } from '../../src/outbox/outbox.ts';
-import { PostRepository } from '../../src/posts/repository.ts';
+import { postChangesOn } from '../../src/kernel/commit.ts';
+import { Outbox } from '../../src/kernel/outbox.ts';
+import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { attachFanOut } from '../../src/webhooks/fan-out.ts';
-import { WebhookRepository } from '../../src/webhooks/repository.ts';
+import { WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 import { eventually, signatureValid, startReceiver } from './receiver.ts';
 
@@ -24,12 +25,12 @@ function setup(t: ExecutionContext) {
   const dir = tempDir('imgpost-lanes');
   const db = openDatabase(dir);
   const seed = seedPosts(db, { count: 150, seed: 3, users: 2 });
-  const posts = new PostRepository(db).list(0, 150);
+  const posts = new PostRepository(db, new UserRepository(db)).list(0, 150);
   const outbox = new Outbox(db);
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
-  attachFanOut(outbox, repo, () => dispatcher.kick());
+  const changes = postChangesOn(db, new UserRepository(db), () => dispatcher.kick());
   t.teardown(async () => {
     await dispatcher.stop();
     db.close();
@@ -42,7 +43,7 @@ function setup(t: ExecutionContext) {
     db
       .transaction(() => {
         const p = posts[i % posts.length];
-        outbox.append('update', { post: { ...p, text: `n${i}`, version: p.version + 1 }, previous: { text: p.text, rating: p.rating, tags: p.tags.map((x) => x.name) } }, seed.users[0].id);
+        changes.updated(p, { ...p, text: `n${i}`, version: p.version + 1 }, seed.users[0]);
       })
       .immediate();
   /** Another dispatcher on its own connection to the same database, as a second process would have. */

@@ -40,6 +40,11 @@ export function formatDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** A control with its label before it, tied by the control's id: how every form lays out a field. */
+export function field(control: HTMLElement, ...label: Child[]): Child[] {
+  return [h('label', { for: control.id }, ...label), control];
+}
+
 /** A live region for outcomes and errors: role=alert for errors, status otherwise. */
 export function messageBox(): { el: HTMLElement; error(text: string | Node): void; info(text: string | Node): void; clear(): void } {
   const el = h('div', { class: 'message', 'aria-live': 'polite' });

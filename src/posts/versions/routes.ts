@@ -3,7 +3,7 @@ import { PERMISSION, currentUser, requirePermission } from '../../accounts/permi
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse } from '../../http/validate.ts';
-import { toPostView } from '../post-view.ts';
+import { toPostView } from '../../kernel/views.ts';
 import type { PostHistory } from './history.ts';
 import { RevertBody, VersionsQuery } from './schemas.ts';
 

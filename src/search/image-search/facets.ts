@@ -1,9 +1,7 @@
-import { RATINGS, type Rating } from '../../posts/post-record.ts';
-import type { Condition } from './schema.ts';
+import { RATINGS, type Rating } from '../../kernel/post-record.ts';
+import type { Condition, Facet } from './schema.ts';
 
 /** `/image/search` facets (decisions §11): counts over the whole result, from aggregations. */
-export const FACETS = ['tags', 'rating', 'uploader'] as const;
-export type Facet = (typeof FACETS)[number];
 
 export const TOP_TAGS = 20;
 export const TOP_UPLOADERS = 10;

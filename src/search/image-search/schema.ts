@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { AppError, type ValidationIssue } from '../../errors.ts';
 import { parse, queryInt } from '../../http/validate.ts';
-import { RATINGS, type Rating } from '../../posts/post-record.ts';
-import { FACETS, type Facet } from './facets.ts';
+import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 
 /** `POST /image/search` request shapes (spec §4.11, decisions §7). */
+
+// The request names the facets (decisions §11); facets.ts turns them into aggregations.
+export const FACETS = ['tags', 'rating', 'uploader'] as const;
+export type Facet = (typeof FACETS)[number];
 
 export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
@@ -87,11 +89,4 @@ export function parseImageSearch(input: unknown, rawQuery: unknown): { request: 
   const paging = parse(query, rawQuery);
   const request = parse(body, input === undefined ? {} : input);
   return { request, ...paging };
-}
-
-/** This endpoint's errors are `{ error: message }` (decisions §7); one line from the issues. */
-export function issueMessage(err: AppError): string {
-  const issues = (err.details as ValidationIssue[] | undefined) ?? [];
-  if (issues.length === 0) return err.message;
-  return issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }

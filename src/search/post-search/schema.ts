@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RATINGS } from '../../posts/post-record.ts';
+import { RATINGS } from '../../kernel/post-record.ts';
 import { parse } from '../../http/validate.ts';
 import { DATE_FORMS, DATE_OPS, parseSpan, type Span } from './dates.ts';
 

@@ -1,6 +1,6 @@
 /** `/login`: POST /api/account/login sets the session cookie; then back to where the person came from. */
 import { api, errorText, ok } from '../api.ts';
-import { h, main, messageBox, pageHeading, replace } from '../dom.ts';
+import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { markSignedIn } from '../session.ts';
 
 /** Only same-site paths: `next` must not send people elsewhere. */
@@ -13,16 +13,7 @@ export async function loginPage(): Promise<void> {
   const msg = messageBox();
   const username = h('input', { id: 'username', name: 'username', autocomplete: 'username', required: true });
   const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
-  const form = h(
-    'form',
-    { class: 'stack narrow' },
-    h('label', { for: 'username' }, 'Username'),
-    username,
-    h('label', { for: 'password' }, 'Password'),
-    password,
-    h('button', { type: 'submit' }, 'Log in'),
-    msg.el,
-  );
+  const form = h('form', { class: 'stack narrow' }, field(username, 'Username'), field(password, 'Password'), h('button', { type: 'submit' }, 'Log in'), msg.el);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     msg.info('Logging in…');

@@ -1,6 +1,6 @@
 /** The editor's form (PUT /api/post/<id>) and the deleter's two-step delete (DELETE). */
 import { api, errorText, ok, type Post, type Rating } from '../api.ts';
-import { h, messageBox } from '../dom.ts';
+import { field, h, messageBox, type Child } from '../dom.ts';
 import { attachTagSuggestions } from '../suggest.ts';
 
 export const RATINGS: Rating[] = ['none', 'moderate', 'violent'];
@@ -12,25 +12,29 @@ export function ratingSelect(id: string, value: Rating): HTMLSelectElement {
 /** Tags typed as space-separated names (tag names hold no whitespace, decisions §4). */
 export const splitTags = (s: string) => [...new Set(s.split(/\s+/).filter(Boolean))];
 
+/**
+ * The text, tags (with suggestions) and rating of a post, as the upload and edit forms both ask
+ * for them: ids start with `prefix`; `post` fills them in.
+ */
+export function postFields(prefix: string, rows: number, post?: Pick<Post, 'text' | 'tags' | 'rating'>) {
+  const text = h('textarea', { id: `${prefix}text`, name: 'text', rows, maxlength: 10000 });
+  if (post) text.value = post.text;
+  const tags = h('input', { id: `${prefix}tags`, name: 'tags', autocomplete: 'off', value: post?.tags.map((t) => t.name).join(' ') });
+  const list = h('datalist', { id: `${prefix}tags-list` });
+  attachTagSuggestions(tags, list, { signs: false });
+  const rating = ratingSelect(`${prefix}rating`, post?.rating ?? 'none');
+  const nodes: Child[] = [...field(text, 'Text'), ...field(tags, 'Tags ', h('small', {}, '(separated by spaces)')), list, ...field(rating, 'Rating')];
+  return { nodes, values: () => ({ text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating }) };
+}
+
 export function editForm(post: Post, changed: (post: Post) => void): HTMLElement {
   const msg = messageBox();
-  const text = h('textarea', { id: 'edit-text', name: 'text', rows: 4, maxlength: 10000 });
-  text.value = post.text;
-  const tags = h('input', { id: 'edit-tags', name: 'tags', autocomplete: 'off', value: post.tags.map((t) => t.name).join(' ') });
-  const list = h('datalist', { id: 'edit-tags-list' });
-  attachTagSuggestions(tags, list, { signs: false });
-  const rating = ratingSelect('edit-rating', post.rating);
+  const fields = postFields('edit-', 4, post);
   const form = h(
     'form',
     { class: 'stack', 'aria-labelledby': 'edit-h' },
     h('h2', { id: 'edit-h' }, 'Edit'),
-    h('label', { for: 'edit-text' }, 'Text'),
-    text,
-    h('label', { for: 'edit-tags' }, 'Tags ', h('small', {}, '(separated by spaces)')),
-    tags,
-    list,
-    h('label', { for: 'edit-rating' }, 'Rating'),
-    rating,
+    fields.nodes,
     h('button', { type: 'submit' }, 'Save changes'),
     msg.el,
   );
@@ -38,9 +42,7 @@ export function editForm(post: Post, changed: (post: Post) => void): HTMLElement
     e.preventDefault();
     msg.info('Saving…');
     try {
-      const updated = await ok(
-        api.PUT('/api/post/{id}', { params: { path: { id: post.id } }, body: { text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating } }),
-      );
+      const updated = await ok(api.PUT('/api/post/{id}', { params: { path: { id: post.id } }, body: fields.values() }));
       changed(updated);
       // The page was drawn anew with the saved post: say so in the new form.
       const again = document.querySelector('#edit-h')?.parentElement;

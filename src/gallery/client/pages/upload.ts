@@ -3,13 +3,12 @@
  * multipart POST /api/post/. On 409 the near-duplicates are shown as thumbnails, with "Upload
  * anyway" (force=1).
  */
-import { api, ApiError, errorText, ok, PERMISSION, can, thumbnailOf, type Rating, type Schemas } from '../api.ts';
+import { api, ApiError, errorText, ok, PERMISSION, can, thumbnailOf, type Schemas } from '../api.ts';
 import { h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { dropZone } from '../drop.ts';
 import { grid } from '../grid.ts';
 import { currentUser } from '../session.ts';
-import { attachTagSuggestions } from '../suggest.ts';
-import { ratingSelect, splitTags } from './post-edit.ts';
+import { postFields } from './post-edit.ts';
 
 type Duplicates = Schemas['DuplicateMatches'];
 
@@ -25,24 +24,14 @@ export async function uploadPage(): Promise<void> {
   }
   const msg = messageBox();
   const drop = dropZone('image', 'Picture (JPEG, PNG, GIF, WebP or AVIF)');
-  const text = h('textarea', { id: 'text', name: 'text', rows: 3, maxlength: 10000 });
-  const tags = h('input', { id: 'tags', name: 'tags', autocomplete: 'off' });
-  const tagList = h('datalist', { id: 'tags-list' });
-  attachTagSuggestions(tags, tagList, { signs: false });
-  const rating = ratingSelect('rating', 'none');
+  const fields = postFields('', 3);
   const duplicates = h('section', { class: 'duplicates', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Upload');
   const form = h(
     'form',
     { class: 'stack' },
     drop.el,
-    h('label', { for: 'text' }, 'Text'),
-    text,
-    h('label', { for: 'tags' }, 'Tags ', h('small', {}, '(separated by spaces)')),
-    tags,
-    tagList,
-    h('label', { for: 'rating' }, 'Rating'),
-    rating,
+    fields.nodes,
     submit,
     msg.el,
     duplicates,
@@ -63,7 +52,7 @@ export async function uploadPage(): Promise<void> {
     msg.info('Uploading…');
     submit.disabled = true;
     try {
-      const body = { image: file.name, metadata: { text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating }, force: force ? ('1' as const) : undefined };
+      const body = { image: file.name, metadata: fields.values(), force: force ? ('1' as const) : undefined };
       const created = await ok(
         api.POST('/api/post/', {
           body,

@@ -1,5 +1,5 @@
 import type { Db } from '../db/sqlite.ts';
-import { foldTag, prefixUpperBound } from './fold.ts';
+import { foldTag, prefixUpperBound } from './tag-fold.ts';
 
 /** A tag with the number of posts that carry it. */
 export interface TagCount {

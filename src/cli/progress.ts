@@ -3,13 +3,7 @@
  * pipes get a plain line at most every few seconds (the first update and the final state always
  * show), so redirected output stays readable and CI logs still show the command moving.
  */
-export interface Progress {
-  /** sets the amount done (and optionally a new total) */
-  update(done: number, total?: number): void;
-  /** a phase label shown after the command's label, before the bar: "reindex loading [...]" */
-  phase(label: string): void;
-  done(): void;
-}
+import type { Progress } from '../util/progress.ts';
 
 export interface ProgressOptions {
   stream?: NodeJS.WriteStream;
@@ -72,6 +66,3 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
     },
   };
 }
-
-/** For library callers that want no output. */
-export const silentProgress: Progress = { update() {}, phase() {}, done() {} };

@@ -1,8 +1,11 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
-import type { PostRecord, Rating } from '../posts/post-record.ts';
+import { DeliveryTable } from '../webhooks/store/deliveries.ts';
+import type { PostEventKind } from '../webhooks/store/events.ts';
+import type { PostRecord, Rating } from './post-record.ts';
 
-export type PostEventKind = 'create' | 'update' | 'delete';
+export type { PostEventKind };
+/** 'reindex' brings the index in step without being a change anyone made: no version, no webhook. */
 export type OutboxEventKind = PostEventKind | 'reindex';
 
 export interface PreviousMetadata {
@@ -27,9 +30,6 @@ export interface OutboxRow {
   createdAt: string;
 }
 
-/** Called inside the appending transaction, so what it writes commits (or not) with the change. */
-export type OutboxSubscriber = (row: OutboxRow) => void;
-
 interface RawRow {
   id: number;
   event: OutboxEventKind;
@@ -51,16 +51,16 @@ const fromRaw = (r: RawRow): OutboxRow => ({
 });
 
 /**
- * The transactional outbox: every post change appends a row in the change's own transaction.
- * The relay brings Elasticsearch in step from it; webhook fan-out subscribes to it.
+ * The transactional outbox: every post change appends a row in the change's own transaction
+ * (through src/kernel/commit.ts, which also records what else the change sets off). The relay
+ * brings Elasticsearch in step from it; webhook deliveries point at its rows.
  */
 export class Outbox {
-  private readonly subscribers: OutboxSubscriber[] = [];
+  /** Asked which rows deliveries still point at: the webhook tables are theirs to query. */
+  private readonly deliveries: Pick<DeliveryTable, 'referencedOutboxIds'>;
 
-  constructor(private readonly db: Db) {}
-
-  subscribe(subscriber: OutboxSubscriber): void {
-    this.subscribers.push(subscriber);
+  constructor(private readonly db: Db) {
+    this.deliveries = new DeliveryTable(db, (sql) => db.prepare(sql));
   }
 
   /** Must be called inside a transaction. */
@@ -70,9 +70,7 @@ export class Outbox {
     const info = this.db
       .prepare('INSERT INTO outbox (event, post_id, post_version, initiator_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(event, payload.post.id, postVersion, initiatorId, JSON.stringify(payload), createdAt);
-    const row: OutboxRow = { id: Number(info.lastInsertRowid), event, postId: payload.post.id, postVersion, initiatorId, payload, createdAt };
-    for (const subscriber of this.subscribers) subscriber(row);
-    return row;
+    return { id: Number(info.lastInsertRowid), event, postId: payload.post.id, postVersion, initiatorId, payload, createdAt };
   }
 
   /** Prepared once: the webhook dispatcher reads a row per delivery. */
@@ -119,17 +117,23 @@ export class Outbox {
   /**
    * Retention: removes up to `limit` rows indexed and created before `before` that no webhook
    * delivery references any more (their deliveries were settled and pruned first). Unindexed rows
-   * are never touched: the relay and the near-duplicate check still need them.
+   * are never touched: the relay and the near-duplicate check still need them. Candidates are
+   * read in id order a page at a time, skipping referenced ones, until `limit` are found.
    */
   pruneIndexed(before: string, limit: number): number {
-    return this.db
-      .prepare(
-        `DELETE FROM outbox WHERE id IN (
-           SELECT o.id FROM outbox o WHERE o.indexed_at IS NOT NULL AND o.created_at < ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.outbox_id = o.id)
-           ORDER BY o.id LIMIT ?)`,
-      )
-      .run(before, limit).changes;
+    const candidates = this.db.prepare('SELECT id FROM outbox WHERE indexed_at IS NOT NULL AND created_at < ? AND id > ? ORDER BY id LIMIT ?').pluck();
+    const remove = this.db.prepare('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))');
+    return this.db.transaction(() => {
+      const doomed: number[] = [];
+      for (let after = 0; doomed.length < limit; ) {
+        const page = candidates.all(before, after, limit) as number[];
+        if (page.length === 0) break;
+        const referenced = this.deliveries.referencedOutboxIds(page);
+        for (const id of page) if (!referenced.has(id) && doomed.length < limit) doomed.push(id);
+        after = page[page.length - 1];
+      }
+      return doomed.length === 0 ? 0 : remove.run(JSON.stringify(doomed)).changes;
+    }).immediate();
   }
 
   backlog(): { count: number; oldestAgeMs: number } {

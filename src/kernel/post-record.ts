@@ -26,5 +26,3 @@ export interface PostRecord {
   /** sorted by name */
   tags: Tag[];
 }
-
-export const imageName = (p: Pick<PostRecord, 'id' | 'ext'>): string => `${p.id}.${p.ext}`;

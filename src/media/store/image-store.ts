@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../db/sqlite.ts';
-import type { PostRepository } from '../posts/repository.ts';
-import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../thumbnails/sizes.ts';
+import type { Db } from '../../db/sqlite.ts';
+import type { PostRepository } from '../../kernel/post-repository.ts';
+import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
+import { PendingFiles } from './pending-files.ts';
 
 /** A thumbnail written to a temporary path, waiting to be moved in with its image. */
 export interface TempThumbnail {
@@ -20,6 +21,7 @@ export interface TempThumbnail {
 export class ImageStore {
   readonly root: string;
   readonly tmpDir: string;
+  private readonly pending: PendingFiles;
 
   constructor(
     dataDir: string,
@@ -29,6 +31,7 @@ export class ImageStore {
   ) {
     this.root = path.join(dataDir, 'images');
     this.tmpDir = path.join(dataDir, 'tmp');
+    this.pending = new PendingFiles(db);
     fs.mkdirSync(this.root, { recursive: true });
     fs.mkdirSync(this.tmpDir, { recursive: true });
   }
@@ -45,14 +48,9 @@ export class ImageStore {
     return [this.pathOf(image), ...THUMBNAIL_SIZES.map((size) => this.pathOf(thumbnailName(id, size)))];
   }
 
-  private journal(file: string, postId: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO pending_files (path, post_id, created_at) VALUES (?, ?, ?)').run(file, postId, new Date().toISOString());
-  }
-
   /** Call inside the post transaction: the file's fate is now that of the committed row. */
   settle(image: string): void {
-    const unjournal = this.db.prepare('DELETE FROM pending_files WHERE path = ?');
-    for (const file of this.filesOf(image)) unjournal.run(file);
+    this.pending.remove(this.filesOf(image));
   }
 
   /**
@@ -65,7 +63,7 @@ export class ImageStore {
     const moves = [{ from: tempPath, to: target }, ...thumbnails.map((t) => ({ from: t.tempPath, to: this.pathOf(thumbnailName(id, t.size)) }))];
     fs.mkdirSync(path.dirname(target), { recursive: true });
     // Journal everything before the first rename: a crash part-way leaves only journaled files.
-    this.db.transaction(() => moves.forEach((m) => this.journal(m.to, postId))).immediate();
+    this.db.transaction(() => moves.forEach((m) => this.pending.add(m.to, postId))).immediate();
     for (const m of moves) fs.renameSync(m.from, m.to);
     return target;
   }
@@ -78,7 +76,7 @@ export class ImageStore {
 
   /** Call inside the delete transaction; `remove` unlinks after commit. */
   markForRemoval(image: string, postId: string): void {
-    for (const file of this.filesOf(image)) this.journal(file, postId);
+    for (const file of this.filesOf(image)) this.pending.add(file, postId);
   }
 
   remove(image: string): void {
@@ -112,14 +110,13 @@ export class ImageStore {
   recover(): { removed: number; kept: number } {
     let removed = 0;
     let kept = 0;
-    const rows = this.db.prepare('SELECT path, post_id FROM pending_files').all() as { path: string; post_id: string }[];
-    for (const row of rows) {
-      if (this.posts.exists(row.post_id)) kept++;
+    for (const row of this.pending.list()) {
+      if (this.posts.exists(row.postId)) kept++;
       else {
         fs.rmSync(row.path, { force: true });
         removed++;
       }
-      this.db.prepare('DELETE FROM pending_files WHERE path = ?').run(row.path);
+      this.pending.remove([row.path]);
     }
     for (const f of fs.readdirSync(this.tmpDir)) fs.rmSync(path.join(this.tmpDir, f), { force: true, recursive: true });
     return { removed, kept };

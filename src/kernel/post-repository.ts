@@ -1,51 +1,32 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import { foldTag } from '../tags/fold.ts';
+import { foldTag } from './tag-fold.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
+import { namesFor, type UserNames } from './user-names.ts';
 
-interface PostRow {
-  seq: number;
-  id: string;
-  text: string;
-  rating: Rating;
-  ext: string;
-  mime: string;
-  width: number;
-  height: number;
-  hash: string;
-  uploader_id: number | null;
-  uploader_name: string | null;
-  aggr: number | null;
-  created_at: string;
-  updated_at: string;
-  version: number;
-}
+/** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
+type PostRow = Omit<PostRecord, 'uploaderName' | 'tags'>;
 
-const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id,
-  u.name AS uploader_name, p.aggr, p.created_at, p.updated_at, p.version
-  FROM posts p LEFT JOIN users u ON u.id = p.uploader_id`;
+const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
+  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version
+  FROM posts p`;
 
-export interface NewPost {
-  id: string;
-  text: string;
-  rating: Rating;
-  ext: string;
-  mime: string;
-  width: number;
-  height: number;
-  hash: string;
-  uploaderId: number | null;
+/** A post to insert: what the uploader and the image give; number, version and times are the table's. */
+export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {
   aggr?: number | null;
-  createdAt: string;
   tags: string[];
-}
+};
 
 /** SQLite access for posts and their tags. Callers own the transactions. */
 export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** uploaders' names (the users table is the accounts') */
+    private readonly users: UserNames,
+  ) {
     this.stmt = statementCache(db);
   }
 
@@ -63,22 +44,15 @@ export class PostRepository {
 
   private hydrate(rows: PostRow[]): PostRecord[] {
     const tags = this.tagsOf(rows.map((r) => r.seq));
-    return rows.map((r) => ({
-      seq: r.seq,
-      id: r.id,
-      text: r.text,
-      rating: r.rating,
-      ext: r.ext,
-      mime: r.mime,
-      width: r.width,
-      height: r.height,
-      hash: r.hash,
-      uploaderId: r.uploader_id,
-      uploaderName: r.uploader_name,
-      aggr: r.aggr,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      version: r.version,
+    const names = namesFor(this.users, rows.map((r) => r.uploaderId));
+    // Field order as the record declares it: records are stored as JSON in outbox rows.
+    return rows.map(({ aggr, createdAt, updatedAt, version, ...r }) => ({
+      ...r,
+      uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
+      aggr,
+      createdAt,
+      updatedAt,
+      version,
       tags: tags.get(r.seq) ?? [],
     }));
   }
@@ -140,6 +114,16 @@ export class PostRepository {
     }
   }
 
+  /** Id and image extension of every post, in number order, read as iterated (backup, restore checks). */
+  imageRefs(): IterableIterator<{ id: string; ext: string }> {
+    return this.stmt('SELECT id, ext FROM posts ORDER BY seq').iterate() as IterableIterator<{ id: string; ext: string }>;
+  }
+
+  /** Removes a post by id, outside any change (a backup's own copy of the database); false if absent. */
+  deleteById(id: string): boolean {
+    return this.stmt('DELETE FROM posts WHERE id = ?').run(id).changes > 0;
+  }
+
   exists(id: string): boolean {
     return this.stmt('SELECT 1 FROM posts WHERE id = ?').pluck().get(id) !== undefined;
   }
@@ -168,18 +152,42 @@ export class PostRepository {
       )
       .run(post.id, post.text, post.rating, post.ext, post.mime, post.width, post.height, post.hash, post.uploaderId, post.aggr ?? null, post.createdAt, post.createdAt);
     const seq = Number(info.lastInsertRowid);
-    this.setTags(seq, post.tags);
+    this.addTags(seq, post.tags);
     return seq;
+  }
+
+  /**
+   * Posts written in bulk with their own last-change time and version (the seeder, through
+   * PostChanges.seeded): read lazily, so a million need not sit in memory.
+   */
+  insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
+    const insert = this.stmt(
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const p of posts) {
+      const info = insert.run(p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploaderId, p.aggr ?? null, p.createdAt, p.updatedAt, p.version);
+      this.addTags(Number(info.lastInsertRowid), p.tags);
+    }
+  }
+
+  /** Creates the tags among `names` that do not exist yet, in the order given (their ids follow it). */
+  ensureTags(names: Iterable<string>): void {
+    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
+    const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+    for (const name of names) create.run(name, foldTag(name));
   }
 
   /** Makes the post's tags exactly `names`, creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
-    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
-    const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+    this.addTags(seq, names);
+  }
+
+  private addTags(seq: number, names: readonly string[]): void {
     const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
     for (const name of names) {
-      create.run(name, foldTag(name));
+      this.ensureTags([name]);
       link.run(seq, name);
     }
   }

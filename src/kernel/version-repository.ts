@@ -1,5 +1,6 @@
-import type { Db } from '../../db/sqlite.ts';
-import type { Rating } from '../post-record.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { Rating } from './post-record.ts';
+import { namesFor, type UserNames } from './user-names.ts';
 
 /** A version as stored; `tags` in the order they were written (readers sort). */
 export interface VersionRecord {
@@ -25,25 +26,33 @@ interface VersionRow {
   rating: Rating;
   tags: string;
   editor_id: number | null;
-  editor_name: string | null;
   created_at: string;
 }
 
-const SELECT = `SELECT v.number, v.text, v.rating, v.tags, v.editor_id, u.name AS editor_name, v.created_at
-  FROM post_versions v LEFT JOIN users u ON u.id = v.editor_id`;
-
-const fromRow = (r: VersionRow): VersionRecord => ({
-  number: r.number,
-  text: r.text,
-  rating: r.rating,
-  tags: JSON.parse(r.tags) as string[],
-  editor: r.editor_id !== null && r.editor_name !== null ? { id: r.editor_id, name: r.editor_name } : null,
-  createdAt: r.created_at,
-});
+const SELECT = 'SELECT v.number, v.text, v.rating, v.tags, v.editor_id, v.created_at FROM post_versions v';
 
 /** SQLite access for post_versions. Callers own the transactions. */
 export class VersionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** editors' names (the users table is the accounts') */
+    private readonly users: UserNames,
+  ) {}
+
+  private hydrate(rows: VersionRow[]): VersionRecord[] {
+    const names = namesFor(this.users, rows.map((r) => r.editor_id));
+    return rows.map((r) => {
+      const name = r.editor_id === null ? undefined : names.get(r.editor_id);
+      return {
+        number: r.number,
+        text: r.text,
+        rating: r.rating,
+        tags: JSON.parse(r.tags) as string[],
+        editor: r.editor_id !== null && name !== undefined ? { id: r.editor_id, name } : null,
+        createdAt: r.created_at,
+      };
+    });
+  }
 
   /**
    * Gives every post without history a version 1 from its current state (no known editor, dated at
@@ -79,12 +88,11 @@ export class VersionRepository {
 
   /** Newest first. */
   page(postSeq: number, offset: number, limit: number): VersionRecord[] {
-    const rows = this.db.prepare(`${SELECT} WHERE v.post_seq = ? ORDER BY v.number DESC LIMIT ? OFFSET ?`).all(postSeq, limit, offset) as VersionRow[];
-    return rows.map(fromRow);
+    return this.hydrate(this.db.prepare(`${SELECT} WHERE v.post_seq = ? ORDER BY v.number DESC LIMIT ? OFFSET ?`).all(postSeq, limit, offset) as VersionRow[]);
   }
 
   get(postSeq: number, number: number): VersionRecord | undefined {
     const row = this.db.prepare(`${SELECT} WHERE v.post_seq = ? AND v.number = ?`).get(postSeq, number) as VersionRow | undefined;
-    return row && fromRow(row);
+    return row && this.hydrate([row])[0];
   }
 }

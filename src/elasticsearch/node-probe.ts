@@ -1,0 +1,33 @@
+/**
+ * What a managed node answers over HTTP (or whether its port is taken at all): the checks start,
+ * status and the start lock's waiters make. None of them throws; no answer is undefined / false.
+ */
+import net from 'node:net';
+
+async function getJson<T>(url: string): Promise<T | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// `GET /` answers 405 on this distribution; cluster health is the readiness signal.
+export const clusterHealth = async (url: string) => (await getJson<{ status?: string }>(`${url}/_cluster/health`))?.status;
+export const isReady = (status: string | undefined) => status === 'green' || status === 'yellow';
+
+export async function localNodeInfo(url: string): Promise<{ pid?: number; version?: string; home?: string } | undefined> {
+  type Node = { version?: string; process?: { id?: number }; settings?: { path?: { home?: string } } };
+  const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home';
+  const node = Object.values((await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {})[0];
+  return node && { pid: node.process?.id, version: node.version, home: node.settings?.path?.home };
+}
+
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
+    const done = (open: boolean) => { socket.destroy(); resolve(open); };
+    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
+  });
+}

@@ -1,0 +1,21 @@
+import { toPostView, type PostView } from '../../kernel/views.ts';
+import { findPage, type SearchDeps } from '../page-of-posts.ts';
+import { buildQuery, buildSort } from './query.ts';
+import type { SearchRequest } from './schema.ts';
+
+/** `/api/post/search` (spec §4.9, decisions §6). */
+export class PostSearchService {
+  constructor(private readonly deps: SearchDeps) {}
+
+  /**
+   * Runs a parsed search. Elasticsearch answers with ids only; the posts are read from SQLite (the
+   * source of truth) in the same order. A post deleted between the two steps drops out of the page.
+   */
+  async search(request: SearchRequest, paging: { offset: number; limit: number }): Promise<{ count: number; data: PostView[] }> {
+    const { postRepository, config } = this.deps;
+    const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));
+    const page = await findPage(this.deps, needles, (resolved) => ({ query: buildQuery(request.filter, resolved), sort: buildSort(request.order), ...paging }));
+    const posts = postRepository.getManyById(page.keys.map(String));
+    return { count: page.total, data: posts.map((p) => toPostView(p, config.mediaUrl)) };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * One attempt at a delivery: the event's body rendered with the webhook's template as it is now,
+ * the target URL checked against the address policy, a signed POST (send.ts), and the outcome as
+ * the owner will read it in the attempt log. It never throws: every way of failing is an outcome,
+ * except a shutdown, which is INTERRUPTED (not the receiver's fault, so nothing is recorded).
+ */
+import crypto from 'node:crypto';
+import type { OutboxRow } from '../kernel/outbox.ts';
+import type { EventBodies } from './event-bodies.ts';
+import type { DeliveryRow, DeliveryTarget } from './store/webhook-repository.ts';
+import { postWebhook, SendTimeoutError } from './send.ts';
+import { checkUrlShape, type TargetAgents } from './ssrf.ts';
+
+const USER_AGENT = 'imgpost-webhooks/1';
+/** Stored error messages are for people; keep them short. */
+const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
+
+export interface Outcome {
+  outcome: 'success' | 'failure';
+  responseStatus: number | null;
+  error: string | null;
+}
+
+/** The attempt was cut short by shutdown: no outcome to record. */
+export const INTERRUPTED = Symbol('interrupted');
+
+export interface AttemptContext {
+  events: EventBodies;
+  agents: TargetAgents;
+  /** Until response headers arrive. */
+  timeoutMs: number;
+  /** Read at send time: a change applies to the next attempt. */
+  config: { webhookAllowPrivate: boolean; mediaUrl: string };
+}
+
+export async function attemptDelivery(ctx: AttemptContext, hook: DeliveryTarget, row: OutboxRow, d: DeliveryRow, signal: AbortSignal): Promise<Outcome | typeof INTERRUPTED> {
+  const failure = (error: string, responseStatus: number | null = null): Outcome => ({ outcome: 'failure', responseStatus, error: clip(error) });
+  let body: string;
+  try {
+    // Rendered now, with the template as it is now: an edited template applies to queued events.
+    body = ctx.events.body(row, d.initiatorName, hook.template, ctx.config.mediaUrl);
+  } catch (err) {
+    return failure(`template: ${(err as Error).message.replace(/^template: /, '')}`);
+  }
+  let url: URL;
+  try {
+    // IP literals never reach the agent's lookup, so the policy is applied to them here.
+    url = checkUrlShape(hook.url, ctx.config.webhookAllowPrivate);
+  } catch (err) {
+    return failure(`refused: ${(err as Error).message}`);
+  }
+
+  if (signal.aborted) return INTERRUPTED;
+  try {
+    const status = await postWebhook(url, {
+      body,
+      agent: ctx.agents.forUrl(url),
+      timeoutMs: ctx.timeoutMs,
+      signal,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Signature': signBody(body, hook.secret),
+        'X-Webhook-Event': row.event,
+        'X-Webhook-Delivery': d.id,
+      },
+    });
+    if (status >= 200 && status < 300) return { outcome: 'success', responseStatus: status, error: null };
+    if (status >= 300 && status < 400) return failure(`redirect (HTTP ${status}) not followed`, status);
+    return failure(`HTTP ${status}`, status);
+  } catch (err) {
+    if (signal.aborted) return INTERRUPTED;
+    if (err instanceof SendTimeoutError) return failure(err.message);
+    return failure(describeNetworkError(err as Error & { code?: string }));
+  }
+}
+
+/** The socket error (or our refusal) is what the owner needs to see. */
+function describeNetworkError(e: Error & { code?: string }): string {
+  const message = e.message;
+  if (/refused to connect to/.test(message)) return `refused: ${message}`;
+  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}

@@ -1,0 +1,94 @@
+/**
+ * The dependency rule (README, "Architecture"; the layer list in .dependency-cruiser.cjs), checked
+ * by dependency-cruiser: the tree obeys it, and the same configuration refuses an upward import,
+ * a sideways import between siblings and a loop between files, shown on small trees of their own
+ * so the check itself cannot silently pass everything.
+ */
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+
+// The CLI run by this very node (no shell, no .bin shims), as test/run-suite.ts runs ava.
+const pkgDir = path.join(ROOT, 'node_modules', 'dependency-cruiser');
+const bin = path.join(pkgDir, (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.depcruise);
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+function cruise(cwd: string, config: string, ...roots: string[]): Violation[] {
+  const run = spawnSync(process.execPath, [bin, ...roots, '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (!run.stdout) throw new Error(`depcruise failed (${run.status}): ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+/** A throwaway tree with the project's configuration and the given files. */
+function tree(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-deprule-'));
+  fs.copyFileSync(CONFIG, path.join(dir, '.dependency-cruiser.cjs'));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowImportingTsExtensions: true, noEmit: true } }));
+  for (const [name, body] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), body);
+  }
+  return dir;
+}
+
+const describe = (vs: Violation[]) => vs.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).join('\n');
+
+test('the source tree obeys the dependency rule', (t) => {
+  const violations = cruise(ROOT, CONFIG, 'src', 'workers');
+  t.deepEqual(violations, [], describe(violations));
+});
+
+test('an import from a lower layer to a higher one is refused', (t) => {
+  const dir = tree({
+    'src/kernel/post-record.ts': "import { upload } from '../posts/service.ts';\nexport const record = upload;\n",
+    'src/posts/service.ts': 'export const upload = 1;\n',
+  });
+  try {
+    const violations = cruise(dir, '.dependency-cruiser.cjs', 'src');
+    t.true(
+      violations.some((v) => v.rule.name === 'layer:src/kernel' && v.to === 'src/posts/service.ts'),
+      describe(violations),
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('siblings on one line may not import each other, and files may not form a loop', (t) => {
+  const dir = tree({
+    'src/search/service.ts': "import { tag } from '../tags/service.ts';\nexport const search = tag;\n",
+    'src/tags/service.ts': 'export const tag = 1;\n',
+    'src/posts/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
+    'src/posts/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+  });
+  try {
+    const violations = cruise(dir, '.dependency-cruiser.cjs', 'src');
+    t.true(violations.some((v) => v.rule.name === 'layer:src/search' && v.to === 'src/tags/service.ts'), describe(violations));
+    t.true(violations.some((v) => v.rule.name === 'no-circular'), describe(violations));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a routes file may not be imported by a service', (t) => {
+  const dir = tree({
+    'src/posts/service.ts': "import { router } from './routes.ts';\nexport const s = router;\n",
+    'src/posts/routes.ts': 'export const router = 1;\n',
+  });
+  try {
+    const violations = cruise(dir, '.dependency-cruiser.cjs', 'src');
+    t.true(violations.some((v) => v.rule.name === 'service-not-http'), describe(violations));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
