@@ -111,9 +111,9 @@ export type StoreFailure =
   | 'misconfigured'; // the bucket does not exist
 
 /**
- * The store failed: 503 for the request that needed it, nothing acknowledged lost. Carries the code
- * 'unavailable' (503 in src/http/errors.ts) until src/errors.ts has a 'store_unavailable' code of
- * its own; `details` says which store, which operation and why, for the log.
+ * The store failed: 503 for the request that needed it, nothing acknowledged lost. Code
+ * 'store_unavailable' (503 in src/http/errors.ts); `details` says which store, which operation and
+ * why, for the log.
  */
 export class StoreUnavailableError extends AppError {
   constructor(
@@ -122,7 +122,7 @@ export class StoreUnavailableError extends AppError {
     readonly reason: StoreFailure,
     override readonly cause?: unknown,
   ) {
-    super('unavailable', `the image store is unavailable (${reason.replace('_', ' ')}); try again shortly`, { store, operation, reason }, 1);
+    super('store_unavailable', `the image store is unavailable (${reason.replace('_', ' ')}); try again shortly`, { store, operation, reason }, 1);
     this.name = 'StoreUnavailableError';
   }
 

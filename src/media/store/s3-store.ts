@@ -8,7 +8,10 @@ import {
   CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { ConfigError } from '../../config.ts';
+import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, type S3Settings } from '../../config.ts';
+
+// Parsed with the rest of the configuration (MEDIA_STORE, S3_*); re-exported for the S3 tools.
+export { parseS3Location, s3StoreConfigFromEnv, DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS } from '../../config.ts';
 import {
   ChecksumMismatchError,
   RangeNotSatisfiableError,
@@ -46,22 +49,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
  * presigned PUT they would sign the checksum of an empty body.
  */
 
-export interface S3StoreConfig {
-  bucket: string;
-  /** Key prefix inside the bucket: '' or ending in '/'. */
-  prefix: string;
-  /** Unset: AWS S3 for the region. */
-  endpoint?: string;
-  region: string;
-  /** Unset: the SDK's default chain (environment, profile, instance role). */
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  /** Path-style URLs (`endpoint/bucket/key`), needed by most S3-compatible stores. */
-  forcePathStyle: boolean;
-  /** Default 10 000. */
-  timeoutMs?: number;
-  /** Default 3. */
-  maxAttempts?: number;
+export interface S3StoreConfig extends S3Settings {
   /** Where the SDK's own warnings go (socket pool at capacity, ...); default: nowhere (never the console). */
   logger?: SdkLogger;
 }
@@ -70,60 +58,8 @@ export interface S3StoreConfig {
 export interface SdkLogger { trace(...a: unknown[]): void; debug(...a: unknown[]): void; info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }
 const silent: SdkLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 const MIB = 1024 * 1024;
-
-/** `s3://bucket/prefix` → bucket and a prefix that is '' or ends in '/'. */
-export function parseS3Location(value: string): { bucket: string; prefix: string } {
-  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
-  if (!m) throw new Error('expected s3://bucket or s3://bucket/prefix (bucket: 3-63 of a-z, 0-9, ".", "-")');
-  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (/(^|\/)\.{1,2}(\/|$)|\/\/|[\\\0]/.test(prefix)) throw new Error('the prefix must not hold empty, "." or ".." segments');
-  return { bucket: m[1], prefix: prefix ? `${prefix}/` : '' };
-}
-
-/**
- * The store's settings from the environment (decisions §17), or undefined for MEDIA_STORE=local/unset.
- * Throws ConfigError with one line naming the bad setting, as src/config.ts does; meant to move
- * there when MEDIA_STORE is wired.
- */
-export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3StoreConfig | undefined {
-  const store = env.MEDIA_STORE ?? '';
-  if (store === '' || store === 'local') return undefined;
-  const bad = (name: string, why: string): never => { throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: ${why}`); };
-  let location: { bucket: string; prefix: string } = { bucket: '', prefix: '' };
-  try { location = parseS3Location(store); } catch (err) { bad('MEDIA_STORE', `expected "local" or s3://bucket/prefix; ${(err as Error).message}`); }
-  const endpoint = env.S3_ENDPOINT || undefined;
-  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) bad('S3_ENDPOINT', 'must be an http(s) URL without a path');
-  const flag = (name: string, fallback: boolean) => {
-    const v = (env[name] ?? '').toLowerCase();
-    if (v === '') return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-    if (['0', 'false', 'no', 'off'].includes(v)) return false;
-    return bad(name, 'expected 1 or 0');
-  };
-  const number = (name: string, fallback: number, min: number) => {
-    const v = env[name] ?? '';
-    if (v === '') return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < min) bad(name, `expected a whole number ≥ ${min}`);
-    return Number(v);
-  };
-  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
-  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
-  if (!!accessKeyId !== !!secretAccessKey) bad(accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID', 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK\'s default credentials)');
-  return {
-    ...location,
-    endpoint: endpoint?.replace(/\/$/, ''),
-    region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
-    accessKeyId,
-    secretAccessKey,
-    // An endpoint of its own is almost always an S3-compatible store wanting path-style URLs.
-    forcePathStyle: flag('S3_FORCE_PATH_STYLE', endpoint !== undefined),
-    timeoutMs: number('S3_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100),
-    maxAttempts: number('S3_MAX_ATTEMPTS', 3, 1),
-  };
-}
 
 /** An S3 client with this module's settings: our own retries and deadlines, keep-alive connections, no flexible checksums. */
 export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs' | 'logger'>): S3Client {
