@@ -8,7 +8,9 @@ import type net from 'node:net';
  * connection, for every request or for the next `count` ones. Not a mock: what it passes through is
  * answered by the real server.
  */
-export type Fault = { kind: 'error500' } | { kind: 'slow'; ms: number } | { kind: 'hang' } | { kind: 'reset' };
+export type Fault = { kind: 'error500' } | { kind: 'slow'; ms: number } | { kind: 'hang' } | { kind: 'reset' }
+  // passed through and answered by the server (the write is done), but the answer never reaches the client
+  | { kind: 'swallowAnswer'; method?: string };
 
 export interface FaultProxy {
   endpoint: string;
@@ -18,20 +20,26 @@ export interface FaultProxy {
   heal(): void;
   /** Requests seen, by method and path. */
   readonly seen: string[];
+  /** Requests answered upstream whose answer was swallowed: method, path, status. */
+  readonly swallowed: string[];
   close(): Promise<void>;
 }
 
 export async function faultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
+  // Its own pool, destroyed on close: idle keep-alive sockets would keep the test process up.
+  const agent = new http.Agent({ keepAlive: true });
   let fault: Fault | undefined;
   let remaining = Infinity;
   const seen: string[] = [];
+  const swallowed: string[] = [];
   const sockets = new Set<net.Socket>();
   const hanging = new Set<http.ServerResponse>();
 
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    const active = fault && remaining > 0 ? fault : undefined;
+    const matches = fault?.kind !== 'swallowAnswer' || !fault.method || fault.method === req.method;
+    const active = fault && remaining > 0 && matches ? fault : undefined;
     if (active) remaining--;
     if (active?.kind === 'hang') {
       hanging.add(res);
@@ -51,7 +59,13 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     const forward = () => {
-      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+        if (active?.kind === 'swallowAnswer') {
+          answer.resume();
+          swallowed.push(`${req.method} ${req.url} ${answer.statusCode}`);
+          hanging.add(res);
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
@@ -67,10 +81,12 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     seen,
+    swallowed,
     inject(f, count) { fault = f; remaining = count ?? Infinity; },
     heal() { fault = undefined; for (const r of hanging) r.destroy(); hanging.clear(); },
     async close() {
       for (const s of sockets) s.destroy();
+      agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

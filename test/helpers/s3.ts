@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createBucketIfMissing, S3MediaStore, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-store.ts';
-import { LOCAL_REGION, startManagedS3, stopManagedS3, type ManagedS3Options } from '../../src/s3/managed-s3.ts';
+import { LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options } from '../../src/s3/managed-s3.ts';
 
 /**
  * A real S3 server for tests (issue 26): S3Proxy with the filesystem backend, run through the
@@ -195,4 +195,25 @@ let shared: Promise<TestS3> | undefined;
 export function testS3(): Promise<TestS3> {
   shared ??= dedicatedS3().catch((err) => { shared = undefined; throw err; });
   return shared;
+}
+
+/**
+ * The suite's one S3Proxy (like Elasticsearch's node on 9277): `npm test`'s pretest starts it with
+ * `imgpost s3 start` (IMGPOST_S3_HOME, port 9390 by default), and this starts it too when it is not
+ * running (a file run alone), under the managed code's lock. It is never stopped by a test; each
+ * app gets a bucket of its own (`sharedS3Env`). For stop/kill/pause tests use `dedicatedS3()`.
+ */
+let suiteS3: Promise<import('../../src/s3/managed-s3.ts').ManagedS3Status> | undefined;
+export function suiteS3Status() {
+  suiteS3 ??= startManagedS3({}).catch((err) => { suiteS3 = undefined; throw err; });
+  return suiteS3;
+}
+
+/** MEDIA_STORE and S3_* settings for a fresh bucket on the suite's S3Proxy. */
+export async function sharedS3Env(): Promise<Record<string, string>> {
+  const status = await suiteS3Status();
+  const bucket = `t-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const client = s3ClientFor({ endpoint: status.endpoint, region: status.region, forcePathStyle: true, accessKeyId: status.accessKeyId, secretAccessKey: status.secretAccessKey });
+  try { await createBucketIfMissing(client, bucket); } finally { client.destroy(); }
+  return mediaStoreEnv(status, bucket);
 }
