@@ -2,7 +2,8 @@ import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { closeCore, connectSearch, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
+import type { MediaStore } from '../media/store/media-store.ts';
+import { closeCore, connectSearch, createMediaStore, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires; commands get their services here and
@@ -99,3 +100,6 @@ export async function openToolJob(config: Config, log: Logger): Promise<ToolJob>
   const core = await openCore(config, log);
   return { ...core, close: () => closeCore(core) };
 }
+
+/** The media store MEDIA_STORE names, for backup and restore (close it when done). */
+export const openMediaStoreJob = (config: Config, log: Logger): MediaStore => createMediaStore(config, log);

@@ -5,6 +5,9 @@
  * reads and deletes: 503 (store_unavailable) within the time-out, no orphan object once the sweep
  * ran, nothing acknowledged lost.
  */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
 import { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
@@ -12,6 +15,8 @@ import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { cli } from '../reliability/child-server.ts';
+import { tempDir } from '../helpers/app.ts';
 
 const TIMEOUT_MS = 1500;
 let app: TestApp;
@@ -20,9 +25,10 @@ let bucket: S3MediaStore;
 let user: TestUser;
 const acked: { id: string; image: string }[] = [];
 let seed = 26_000;
+let env: Record<string, string>;
 
 test.before(async () => {
-  const env = await sharedS3Env();
+  env = await sharedS3Env();
   proxy = await faultProxy(env.S3_ENDPOINT);
   // The test's own view of the bucket, straight to S3Proxy (not through the faults).
   bucket = new S3MediaStore({ bucket: env.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, ''), prefix: '', endpoint: env.S3_ENDPOINT, region: env.S3_REGION, accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
@@ -165,4 +171,43 @@ test.serial('a delete while the store fails commits; its objects stay journaled 
   proxy.heal();
   await noOrphans(t);
   await everyAckedComplete(t);
+});
+
+/** Every object of a store with its sha256. */
+async function contents(store: S3MediaStore): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for await (const o of store.list('')) {
+    const read = (await store.get(o.key))!;
+    const hash = createHash('sha256');
+    for await (const c of read.body) hash.update(c as Buffer);
+    out[o.key] = hash.digest('hex');
+  }
+  return out;
+}
+
+test.serial('backup reads the objects from the bucket; restore puts them into an empty bucket, byte for byte', async (t) => {
+  t.is((await upload()).status, 201);
+  await thumbnailsSettled(app);
+  const dest = tempDir('imgpost-s3-backup');
+  const restoredDir = path.join(tempDir('imgpost-s3-restore'), 'data');
+  t.teardown(() => { fs.rmSync(dest, { recursive: true, force: true }); fs.rmSync(path.dirname(restoredDir), { recursive: true, force: true }); });
+  const backedUp = await cli(['backup', dest], { ...env, DATA_DIR: app.dataDir, LOG_LEVEL: 'warn' });
+  t.is(backedUp.code, 0, backedUp.stderr);
+  const source = await contents(bucket);
+  const snapshot = path.join('snapshots', fs.readdirSync(path.join(dest, 'snapshots')).find((d) => !d.startsWith('.'))!);
+  const files = fs.readdirSync(path.join(dest, snapshot, 'files'), { recursive: true }).filter((f) => String(f).includes('.'));
+  t.deepEqual(files.map(String).sort(), Object.keys(source).sort());
+
+  const target = await sharedS3Env();
+  const restored = await cli(['restore', path.join(dest, snapshot), '--skip-reindex', '--json'], { ...target, DATA_DIR: restoredDir, LOG_LEVEL: 'warn' });
+  t.is(restored.code, 0, restored.stderr);
+  const into = new S3MediaStore({ bucket: target.MEDIA_STORE.slice(5).replace(/\/.*$/, ''), prefix: '', endpoint: target.S3_ENDPOINT, region: target.S3_REGION, accessKeyId: target.S3_ACCESS_KEY_ID, secretAccessKey: target.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
+  t.teardown(() => into.close());
+  t.deepEqual(await contents(into), source);
+  t.false(fs.existsSync(path.join(restoredDir, 'images')), 'no local copies left');
+  // Not into a bucket that holds objects.
+  const again = await cli(['restore', path.join(dest, snapshot), '--skip-reindex'], { ...target, DATA_DIR: `${restoredDir}-2`, LOG_LEVEL: 'warn' });
+  t.is(again.code, 1);
+  t.regex(again.stderr, /is not empty/);
+  fs.rmSync(`${restoredDir}-2`, { recursive: true, force: true });
 });
