@@ -124,7 +124,7 @@ test('a missing bucket and wrong credentials are store failures (503), not "not 
   t.is(e4!.reason, 'denied');
   // An AppError with the code src/http/errors.ts turns into 503, and a Retry-After.
   t.true(e3 instanceof AppError);
-  t.is(e3!.code, 'unavailable');
+  t.is(e3!.code, 'store_unavailable');
   t.is(e3!.retryAfter, 1);
   t.like(e3!.details, { store: wrongKey.location, operation: 'head aa/x.jpg', reason: 'denied' });
 });
