@@ -5,17 +5,13 @@
  * - between the commit and the thumbnail: the upload was acknowledged with background thumbnails off.
  * After the restart: no orphan object, every acknowledged post complete (image and thumbnails).
  */
-import fs from 'node:fs';
 import test from 'ava';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { S3MediaStore } from '../../src/media/store/s3-store.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
+import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
-import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
-
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await check()); await new Promise((r) => setTimeout(r, 50))) {
@@ -28,31 +24,14 @@ test('kill -9 between the object write and the commit, and between the commit an
   const s3 = await sharedS3Env();
   const proxy = await faultProxy(s3.S3_ENDPOINT);
   const bucket = new S3MediaStore({ bucket: s3.MEDIA_STORE.slice(5).replace(/\/.*$/, ''), prefix: '', endpoint: s3.S3_ENDPOINT, region: s3.S3_REGION, accessKeyId: s3.S3_ACCESS_KEY_ID, secretAccessKey: s3.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
-  const dataDir = tempDir('imgpost-s3-crash');
-  const prefix = uniquePrefix();
-  const env = {
-    ...s3,
-    S3_ENDPOINT: proxy.endpoint,
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
-    HASH_WORKERS: '2',
-    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
-    BACKGROUND_THUMBNAILS: '0',
-  };
+  // A DATA_DIR and index prefix of its own (removed after), on the S3 store through the fault injector.
+  const env = { ...(await isolatedEnv(t, 's3-crash')), ...s3, S3_ENDPOINT: proxy.endpoint, BACKGROUND_THUMBNAILS: '0' };
   let server: ChildServer | undefined;
   t.teardown(async () => {
     proxy.heal();
     await server?.stop();
     await proxy.close();
     bucket.close();
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const keys = async () => {
     const out: string[] = [];

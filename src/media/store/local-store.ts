@@ -3,18 +3,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import {
-  ChecksumMismatchError,
-  RangeNotSatisfiableError,
-  StoreUnavailableError,
-  type ByteRange,
-  type ListedObject,
-  type MediaStore,
-  type ObjectRead,
-  type PutOptions,
-  type PutSource,
-  type StoredObject,
-} from './media-store.ts';
+import { ChecksumMismatchError, RangeNotSatisfiableError, StoreUnavailableError } from './media-store.ts';
+import type { ByteRange, ListedObject, MediaStore, ObjectRead, PutOptions, PutSource, StoredObject } from './media-store.ts';
 
 /**
  * The local media store (`MEDIA_STORE=local`, the default): DATA_DIR/images/<shard>/<name>, the
