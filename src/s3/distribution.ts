@@ -1,9 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
 import { acquireFileLock } from './file-lock.ts';
+
+// Shared with the Elasticsearch distribution; re-exported for managed-s3.ts.
+export { findMaven, lastLines, readText };
 
 /**
  * The S3 server the project runs for tests and local use (issue 26): S3Proxy from Maven Central,
@@ -26,8 +29,6 @@ export const INSTALL_HINT = 'apt-get install openjdk-17-jdk-headless maven';
 // A first run downloads 55 MB while holding the lock, so waiters must be patient.
 const DOWNLOAD_LOCK_WAIT_MS = 15 * 60_000;
 
-export const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
-export const lastLines = (text: string, n: number) => text.split('\n').filter((s) => s.trim()).slice(-n);
 
 /** The cache: IMGPOST_S3_HOME, else ~/.cache/imgpost/s3proxy (S3Proxy runs as whoever starts it, root included). */
 export function s3Home(): string {
@@ -37,19 +38,7 @@ export function s3Home(): string {
 
 export const jarPath = (home = s3Home()) => path.join(home, 'download', S3PROXY_JAR);
 
-function which(cmd: string): string | undefined {
-  const executable = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
-  return (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
-}
 
-function javaMajor(home: string): number | undefined {
-  const java = path.join(home, 'bin', 'java');
-  if (!fs.existsSync(java)) return undefined;
-  const parse = (m: RegExpExecArray | null) => (m ? Number(m[1] === '1' ? m[2] : m[1]) : undefined);
-  // The JDK's release file is instant; `java -version` (the fallback) starts a JVM.
-  return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? ''))
-    ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
-}
 
 export interface JavaInstall { home: string; major: number; bin: string }
 
@@ -66,24 +55,7 @@ export function findJava(): JavaInstall | undefined {
   return undefined;
 }
 
-export function findMaven(): string | undefined {
-  const fromHome = [process.env.MAVEN_HOME, process.env.M2_HOME].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
-  return which('mvn') ?? fromHome.find((f) => fs.existsSync(f));
-}
 
-/** Runs a command to completion; on failure the error carries the end of its output. */
-function runTool(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-4000); };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.find((a) => a.includes(':')) ?? args[0]} failed (exit ${code}): ${lastLines(out, 10).join(' | ')}`)));
-  });
-}
 
 /** A complete jar: a zip whose end-of-central-directory record is there (a cut download lacks it). */
 function looksComplete(jar: string): boolean {
