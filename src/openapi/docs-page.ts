@@ -65,7 +65,7 @@ export function docsPage(nonce: string): string {
   const opHtml = (path, method, op) => {
     const params = (op.parameters || []).map((p) => '<tr><td>' + esc(p.name) + '</td><td>' + esc(p.in) + (p.required ? ', required' : '') + '</td><td>' + esc(show(p.schema)) + '</td><td>' + esc(p.description || p.schema?.description || '') + '</td></tr>').join('');
     const responses = Object.entries(op.responses || {}).map(([status, r]) => '<div><span class="status">' + esc(status) + '</span> ' + esc(r.description || '') + '</div>' + content(r.content)).join('');
-    return '<details class="op" data-text="' + esc((path + ' ' + (op.summary || '')).toLowerCase()) + '"><summary><span class="m ' + method + '">' + method + '</span><span class="path">' + esc(path) + '</span><span class="sum">' + esc(op.summary || '') + '</span>' + (op.security ? '<span class="lock">needs a credential</span>' : '') + '</summary><div class="body">' +
+    return '<details class="op" data-text="' + esc((path + ' ' + (op.summary || '')).toLowerCase()) + '"><summary><span class="m ' + method + '">' + method + '</span><span class="path">' + esc(path) + '</span><span class="sum">' + esc(op.summary || '') + '</span>' + (op.security && op.security.length && !op.security.some((r) => !Object.keys(r).length) ? '<span class="lock">needs a credential</span>' : '') + '</summary><div class="body">' +
       (params ? '<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th><th></th></tr>' + params + '</table>' : '') +
       (op.requestBody ? '<h4>Request body</h4>' + content(op.requestBody.content) : '') + '<h4>Responses</h4>' + responses + '</div></details>';
   };

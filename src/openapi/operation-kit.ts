@@ -28,8 +28,14 @@ export interface Operation {
   operationId: string;
   summary: string;
   tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations';
-  /** needs X-Access-Key or the session cookie */
-  auth?: boolean;
+  /**
+   * Which credentials the operation takes; the registry turns it into the operation's `security`
+   * (registry.ts), so a new operation only sets this. Absent or false: public, every credential
+   * optional (an invalid one is still 401). true: the access key, an app key or the session cookie.
+   * 'account': the access key or the session cookie only; an app key is 403 (managing keys,
+   * passkeys or the account key, decisions §14).
+   */
+  auth?: boolean | 'account';
   request?: RouteConfig['request'];
   responses: Record<number, Reply>;
 }

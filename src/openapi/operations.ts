@@ -77,7 +77,7 @@ export const OPERATIONS: Operation[] = [
     responses: { ...always, 200: { description: 'the caller', schema: S.Self } },
   },
   {
-    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: true,
+    method: 'get', path: '/api/account/reset-key', operationId: 'resetAccessKey', tag: 'accounts', auth: 'account',
     summary: 'Replace the caller\'s access key; the old one stops working at once',
     responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey } },
   },
@@ -306,5 +306,6 @@ export const OPERATIONS: Operation[] = [
     },
   ),
   operationsGet('/openapi.json', 'openapi', 'This document', { 200: { description: 'OpenAPI 3.1', schema: S.OpenApiDocument } }),
+  operationsGet('/openapi-3.0.json', 'openapi30', 'This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17)', { 200: { description: 'OpenAPI 3.0.3', schema: S.OpenApiDocument } }),
   operationsGet('/docs', 'docs', 'A browsable page rendering this document', { 200: { description: 'HTML', contentTypes: ['text/html'] } }),
 ];

@@ -238,12 +238,12 @@ export const DeliveryAttempt = z
 
 export const OpenApiDocument = z
   .object({
-    openapi: z.string().regex(/^3\.1\.\d+$/),
+    openapi: z.string().regex(/^3\.[01]\.\d+$/),
     info: z.object({ title: z.string(), version: z.string() }).passthrough(),
     paths: z.record(z.record(z.unknown())),
   })
   .passthrough()
-  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one)' });
+  .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one), or its 3.0 rendering' });
 
 export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
 

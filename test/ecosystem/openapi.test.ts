@@ -200,7 +200,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/post/${second.id}`, { headers: as(user) });
 
   // operations
-  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) await call('GET', p);
+  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs']) await call('GET', p);
 }
 
 test.serial('every response of a run over all endpoints matches the document', async (t) => {

@@ -82,6 +82,7 @@ const ROWS: Row[] = [
   { method: 'GET', route: '/readyz', expect: PUBLIC(200), call: () => ({ path: '/readyz' }) },
   { method: 'GET', route: '/metrics', expect: PUBLIC(200), call: () => ({ path: '/metrics' }) },
   { method: 'GET', route: '/openapi.json', expect: PUBLIC(200), call: () => ({ path: '/openapi.json' }) },
+  { method: 'GET', route: '/openapi-3.0.json', expect: PUBLIC(200), call: () => ({ path: '/openapi-3.0.json' }) },
   { method: 'GET', route: '/docs', expect: PUBLIC(200), call: () => ({ path: '/docs' }) },
   { method: 'POST', route: '/api/account/login', expect: PUBLIC(200), call: () => ({ path: '/api/account/login', json: { username: users.other.name, password: 'correct horse battery' } }) },
   { method: 'GET', route: '/api/account', expect: SIGNED_IN(200), call: () => ({ path: '/api/account' }) },

@@ -385,6 +385,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi-3.0.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document as OpenAPI 3.0, for tools that do not take 3.1 (openapi-generator 7.17) */
+        get: operations["openapi30"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -414,32 +431,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /** A post was created, updated or deleted (body shown: the default template) */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "X-Signature": string;
-                    "X-Webhook-Event": "create" | "update" | "delete";
-                    "X-Webhook-Delivery": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["DefaultWebhookBody"];
-                };
-            };
-            responses: {
-                /** @description any 2xx is success; 3xx, 4xx, 5xx, a time-out (30 s) or a network error is a failure */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -792,7 +784,7 @@ export interface components {
              */
             cluster: "green" | "yellow" | "red" | "unreachable";
         };
-        /** @description An OpenAPI 3.1 document (this one) */
+        /** @description An OpenAPI 3.1 document (this one), or its 3.0 rendering */
         OpenApiDocument: {
             openapi: string;
             info: {
@@ -2942,6 +2934,53 @@ export interface operations {
             };
         };
     };
+    openapi30: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.0.3 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     docs: {
         parameters: {
             query?: never;
@@ -2986,6 +3025,32 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    postEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Signature": string;
+                "X-Webhook-Event": "create" | "update" | "delete";
+                "X-Webhook-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DefaultWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description any 2xx is success; 3xx, 4xx, 5xx, a time-out (30 s) or a network error is a failure */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
