@@ -21,7 +21,7 @@ const layers = [
   // the post kernel: the post record, its tables, file names, the diff, the one commit step
   ['src/kernel'],
   // outside systems: the search engine and the image files
-  ['src/elasticsearch', 'src/media/store'],
+  ['src/elasticsearch', 'src/media/store', 'src/s3'],
   // HTTP plumbing shared by every feature's routes (validation, context, the error table)
   ['src/http'],
   ['src/upload'],

@@ -49,9 +49,85 @@ export interface Config {
   registration: 'closed' | 'open';
   /** the permission a signed-up account gets */
   registrationPermission: number;
+  /** the background sweep of pending_files (failed deletes retried, objects of failed uploads removed): MEDIA_SWEEP_INTERVAL_MS, MEDIA_SWEEP_GRACE_MS */
+  mediaSweep: { intervalMs: number; graceMs: number };
+  /** MEDIA_STORE: undefined for `local` (DATA_DIR/images, the default), else the S3 store's settings */
+  s3?: S3Settings;
 }
 
 export class ConfigError extends Error {}
+
+/** An S3 media store's settings (MEDIA_STORE=s3://bucket/prefix, S3_*: decisions §17). */
+export interface S3Settings {
+  bucket: string;
+  /** Key prefix inside the bucket: '' or ending in '/'. */
+  prefix: string;
+  /** Unset: AWS S3 for the region. */
+  endpoint?: string;
+  region: string;
+  /** Unset: the SDK's default chain (environment, profile, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Path-style URLs (`endpoint/bucket/key`), needed by most S3-compatible stores. */
+  forcePathStyle: boolean;
+  /** Default 10 000. */
+  timeoutMs?: number;
+  /** Default 3. */
+  maxAttempts?: number;
+}
+
+export const DEFAULT_S3_TIMEOUT_MS = 10_000;
+
+/** `s3://bucket/prefix` → bucket and a prefix that is '' or ends in '/'. */
+export function parseS3Location(value: string): { bucket: string; prefix: string } {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
+  if (!m) throw new Error('expected s3://bucket or s3://bucket/prefix (bucket: 3-63 of a-z, 0-9, ".", "-")');
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (/(^|\/)\.{1,2}(\/|$)|\/\/|[\\\0]/.test(prefix)) throw new Error('the prefix must not hold empty, "." or ".." segments');
+  return { bucket: m[1], prefix: prefix ? `${prefix}/` : '' };
+}
+
+/**
+ * The store's settings from the environment (decisions §17), or undefined for MEDIA_STORE=local/unset.
+ * Throws ConfigError with one line naming the bad setting, as src/config.ts does.
+ */
+export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Settings | undefined {
+  const store = env.MEDIA_STORE ?? '';
+  if (store === '' || store === 'local') return undefined;
+  const bad = (name: string, why: string): never => { throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: ${why}`); };
+  let location: { bucket: string; prefix: string } = { bucket: '', prefix: '' };
+  try { location = parseS3Location(store); } catch (err) { bad('MEDIA_STORE', `expected "local" or s3://bucket/prefix; ${(err as Error).message}`); }
+  const endpoint = env.S3_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) bad('S3_ENDPOINT', 'must be an http(s) URL without a path');
+  const flag = (name: string, fallback: boolean) => {
+    const v = (env[name] ?? '').toLowerCase();
+    if (v === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off'].includes(v)) return false;
+    return bad(name, 'expected 1 or 0');
+  };
+  const number = (name: string, fallback: number, min: number) => {
+    const v = env[name] ?? '';
+    if (v === '') return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min) bad(name, `expected a whole number ≥ ${min}`);
+    return Number(v);
+  };
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (!!accessKeyId !== !!secretAccessKey) bad(accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID', 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK\'s default credentials)');
+  return {
+    ...location,
+    endpoint: endpoint?.replace(/\/$/, ''),
+    region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    // An endpoint of its own is almost always an S3-compatible store wanting path-style URLs.
+    forcePathStyle: flag('S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    timeoutMs: number('S3_TIMEOUT_MS', DEFAULT_S3_TIMEOUT_MS, 100),
+    maxAttempts: number('S3_MAX_ATTEMPTS', 3, 1),
+  };
+}
+
 
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
@@ -99,6 +175,10 @@ const schema = z.object({
     .transform(Number)
     .refine((n) => n <= 0xffff, 'at most 0xFFFF')
     .default('6'),
+  // Checked by s3StoreConfigFromEnv (with S3_*); listed so that a bad value is named here too.
+  MEDIA_STORE: z.string().optional(),
+  MEDIA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
+  MEDIA_SWEEP_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(10 * 60_000),
   ELASTICSEARCH_REPLICAS: z
     .string()
     .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
@@ -147,5 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backgroundThumbnails: e.BACKGROUND_THUMBNAILS,
     registration: e.REGISTRATION,
     registrationPermission: e.REGISTRATION_PERMISSION,
+    mediaSweep: { intervalMs: e.MEDIA_SWEEP_INTERVAL_MS, graceMs: e.MEDIA_SWEEP_GRACE_MS },
+    s3: s3StoreConfigFromEnv(env),
   };
 }

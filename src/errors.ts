@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'too_large'
   | 'rate_limited'
   | 'unavailable' // a dependency (Elasticsearch) is down
+  | 'store_unavailable' // the media store (local disk or S3) failed or timed out: nothing was stored
   | 'login_failed';
 
 export interface ValidationIssue {

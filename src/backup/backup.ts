@@ -9,13 +9,14 @@ import type { Progress } from '../util/progress.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';
-import { copyHashed, createThrottle, hashFile, tryLink } from './files.ts';
+import { copyHashed, copyStreamHashed, createThrottle, hashFile, tryLink } from './files.ts';
 import {
   completeDir, DB_FILE, fsyncDir, LATEST_FILE, latestSnapshot, listPartials, listSnapshots, MANIFEST_FILE,
   partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,
 } from './layout.ts';
 import { FORMAT, FORMAT_VERSION, readManifest, type FileEntry, type Manifest } from './manifest.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
+import { mediaKey, type MediaStore } from '../media/store/media-store.ts';
 
 export interface BackupOptions {
   dataDir: string;
@@ -29,6 +30,11 @@ export interface BackupOptions {
   progress: (total: number) => Progress;
   /** one-line notes for the operator (stderr) */
   note?: (line: string) => void;
+  /**
+   * MEDIA_STORE=s3: the objects are read from the bucket by key (the snapshot's files/<shard>/<name>
+   * layout is the same, so a snapshot restores into either kind of store). Unset: DATA_DIR/images.
+   */
+  media?: MediaStore;
 }
 
 export interface BackupResult {
@@ -121,6 +127,7 @@ interface CopyInput {
   prev: Map<string, FileEntry>;
   maxBytesPerSecond: number;
   progress: (total: number) => Progress;
+  media?: MediaStore;
 }
 
 interface CopyOutput {
@@ -152,6 +159,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
 
   /** Stores one file; false when the source does not exist. */
   const store = async (fileName: string): Promise<boolean> => {
+    if (input.media) return storeObject(fileName, input.media);
     const rel = storedPath(fileName);
     const source = path.join(dataDir, 'images', rel.slice(rel.indexOf('/') + 1));
     const target = path.join(dir, rel);
@@ -182,6 +190,30 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
     }
   };
 
+  /** The same from an object store: unchanged objects (size and last-modified) linked, others downloaded. */
+  const storeObject = async (fileName: string, media: MediaStore): Promise<boolean> => {
+    const rel = storedPath(fileName);
+    const target = path.join(dir, rel);
+    const head = await media.head(mediaKey(fileName));
+    if (!head) return false;
+    const mtimeMs = head.lastModified?.getTime() ?? 0;
+    const before = prev.get(rel);
+    if (prevDir && before && before.bytes === head.size && before.mtimeMs === mtimeMs && tryLink(path.join(prevDir, rel), target)) {
+      out.files.push({ ...before, mtimeMs });
+      out.linked.files++;
+      out.linked.bytes += before.bytes;
+      return true;
+    }
+    const read = await media.get(mediaKey(fileName));
+    if (!read) return false;
+    const copy = await copyStreamHashed(read.body, target);
+    out.files.push({ path: rel, ...copy, mtimeMs });
+    out.copied.files++;
+    out.copied.bytes += copy.bytes;
+    await throttle(copy.bytes);
+    return true;
+  };
+
   try {
     for (const post of snap.posts) {
       const names = [imageName(post), ...THUMBNAIL_SIZES.map((size) => thumbnailName(post.id, size))];
@@ -199,7 +231,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
           snap.dropPost(post.id);
           out.deletedDuringBackup.push(post.id);
         } else if (missing[0] === names[0]) {
-          throw new Error(`the image file of post ${post.id} is missing from ${path.join(dataDir, 'images')}; the backup would lack it`);
+          throw new Error(`the image file of post ${post.id} is missing from ${input.media?.location ?? path.join(dataDir, 'images')}; the backup would lack it`);
         } else {
           out.missingThumbnails.push(...missing);
         }

@@ -1,6 +1,8 @@
 import { backup } from '../backup/backup.ts';
 import { parseByteRate } from '../backup/files.ts';
 import { loadConfig } from '../config.ts';
+import { createLogger } from '../log.ts';
+import { openMediaStoreJob } from '../roles/jobs.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 
@@ -41,7 +43,10 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  // MEDIA_STORE=s3: the objects are read from the bucket (the snapshot holds the files themselves either way).
+  const media = config.s3 ? openMediaStoreJob(config, createLogger('warn')) : undefined;
   const result = await backup({
+    media,
     dataDir: config.dataDir,
     dest: positionals[0],
     includeSecrets: values['include-secrets'] === true,
@@ -49,7 +54,7 @@ export async function run(args: string[]): Promise<number> {
     keep,
     progress: (total) => createProgress('backup', total, { unit: 'files' }),
     note: (line) => process.stderr.write(`imgpost backup: ${line}\n`),
-  });
+  }).finally(() => media?.close());
   const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
   process.stderr.write(
     `backed up ${result.posts} posts (${result.files} files, ${mb(result.bytes)} MB; database ${mb(result.database.bytes)} MB) ` +

@@ -12,6 +12,7 @@ interface CommandModule {
 // One line per command: name, one-line summary, module.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   es: { summary: 'run the local Elasticsearch node, or a local cluster with --nodes N (start, stop, status)', load: () => import('./es-command.ts') },
+  s3: { summary: 'run a local S3 server (S3Proxy) for the S3 media store (start, stop, status)', load: () => import('./s3-command.ts') },
   user: { summary: 'manage accounts (add, list, set-permission, reset-key, remove)', load: () => import('./user-command.ts') },
   reindex: { summary: 'rebuild the search index from SQLite and swap it in, with no search downtime', load: () => import('./reindex-command.ts') },
   import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },

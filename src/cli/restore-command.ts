@@ -1,9 +1,10 @@
 import { makeMissingThumbnails, rebuildIndex } from '../backup/after-restore.ts';
 import { ManifestError } from '../backup/manifest.ts';
 import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } from '../backup/restore.ts';
+import { assertStoreEmpty, pushRestoredFiles } from '../backup/push-to-store.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { connectSearchJob, openRestoredJob } from '../roles/jobs.ts';
+import { connectSearchJob, openMediaStoreJob, openRestoredJob } from '../roles/jobs.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 
@@ -51,7 +52,23 @@ export async function run(args: string[]): Promise<number> {
       if (search && !values['replace-index'] && (await search.es.indices.existsAlias({ name: search.postsIndex.alias })))
         return fail(`the index ${search.postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
 
+      // MEDIA_STORE=s3: the bucket (or prefix) must be empty, checked before anything is written.
+      const media = config.s3 ? openMediaStoreJob(config, log) : undefined;
+      try {
+        if (media) await assertStoreEmpty(media);
+      } catch (err) {
+        media?.close();
+        throw err;
+      }
       const restored = restoreSnapshot(snapshot, config.dataDir, (total) => createProgress('restore', total, { unit: 'files' }));
+      if (media) {
+        try {
+          const pushed = await pushRestoredFiles(config.dataDir, media, (total) => createProgress('restore to store', total, { unit: 'files' }));
+          process.stderr.write(`put ${pushed} files into ${media.location}\n`);
+        } finally {
+          media.close();
+        }
+      }
       const job = openRestoredJob(config, log);
       let indexed;
       let thumbnails;

@@ -1,7 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
+
+// Shared with the S3Proxy distribution (src/s3); re-exported for the managed node.
+export { findMaven, javaMajor, lastLines, readText };
 
 /**
  * The Elasticsearch distribution a managed node runs from, and the tools it takes to get and run it.
@@ -20,20 +23,8 @@ export interface DistributionPaths { home: string; zipDir: string; zip: string; 
 
 export interface JavaInstall { home: string; major: number }
 
-export const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
 
-function which(cmd: string): string | undefined {
-  const executable = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
-  return (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
-}
 
-export function javaMajor(home: string): number | undefined {
-  const java = path.join(home, 'bin', 'java');
-  if (!fs.existsSync(java)) return undefined;
-  const parse = (m: RegExpExecArray | null) => (m ? Number(m[1] === '1' ? m[2] : m[1]) : undefined);
-  // The JDK's release file is instant; `java -version` (the fallback) starts a JVM.
-  return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? '')) ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
-}
 
 /** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
 export function findJava(log: (line: string) => void): JavaInstall | undefined {
@@ -52,26 +43,8 @@ export function findJava(log: (line: string) => void): JavaInstall | undefined {
   return found[0];
 }
 
-export function findMaven(): string | undefined {
-  const fromHome = [process.env.MAVEN_HOME, process.env.M2_HOME].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
-  return which('mvn') ?? fromHome.find((f) => fs.existsSync(f));
-}
 
-/** Runs a command to completion; on failure the error carries the end of its output. */
-function runTool(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-4000); };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args[0]} failed (exit ${code}): ${lastLines(out, 10).join(' | ')}`)));
-  });
-}
 
-export const lastLines = (text: string, n: number) => text.split('\n').filter((s) => s.trim()).slice(-n);
 
 /** Idempotent; the caller must hold the cache's start lock (see managed-node.ts), as the cleanup below relies on it. */
 export async function ensureInstalled(l: DistributionPaths, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {

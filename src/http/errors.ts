@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   rate_limited: 429,
   unavailable: 503,
+  store_unavailable: 503,
 };
 
 /** One line from a validation error's issues, for routes that answer `{ error: message }`. */

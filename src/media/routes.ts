@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import Router from '@koa/router';
 import { AppError } from '../errors.ts';
 import type { AppState } from '../http/context.ts';
@@ -6,6 +5,7 @@ import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { IMAGE_EXTS, MIME_BY_EXT } from './store/formats.ts';
 import type { ImageStore } from './store/image-store.ts';
+import { RangeNotSatisfiableError, type ByteRange } from './store/media-store.ts';
 
 
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
@@ -14,66 +14,80 @@ const IMAGE_NAME = new RegExp(
   `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:${IMAGE_EXTS.join('|')}|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
 );
 
-/** Parses a single `bytes=` range; undefined means "serve it all", null means unsatisfiable. */
-function parseRange(header: string, size: number): { start: number; end: number } | null | undefined {
+/** Parses a single `bytes=` range; undefined means "serve it all" (or a form we do not take), null unsatisfiable. */
+function parseRange(header: string): ByteRange | null | undefined {
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
-  let start: number;
-  let end: number;
-  if (m[1] === '') {
-    start = Math.max(0, size - Number(m[2]));
-    end = size - 1;
-  } else {
-    start = Number(m[1]);
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  }
-  return start > end || start >= size ? null : { start, end };
+  if (m[1] === '') return { suffix: Number(m[2]) };
+  if (m[2] !== '' && Number(m[2]) < Number(m[1])) return null;
+  return m[2] === '' ? { start: Number(m[1]) } : { start: Number(m[1]), end: Number(m[2]) };
 }
 
-async function statOrNull(file: string): Promise<fs.Stats | null> {
-  return fs.promises.stat(file).catch(() => null);
-}
-
+/**
+ * GET /media/<name>: streamed from the media store (the local directory or S3, decisions §17), one
+ * store request per response, with the same ETag, Range and caching whichever the store. A store
+ * that fails or does not answer within its time-out is a 503 (store_unavailable), never a hang.
+ * (A CDN or the bucket itself can serve media instead: MEDIA_URL.)
+ */
 export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbnailer, 'ensure'> }): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/media/:image', async (ctx) => {
     const image = ctx.params.image;
     if (!IMAGE_NAME.test(image)) throw new AppError('not_found', 'not found');
-    const file = deps.images.pathOf(image);
-    let stat = await statOrNull(file);
+    const rangeHeader = ctx.get('range');
+    // If-Range names the ETag, which needs the size: a range is asked for, and dropped below if it no longer matches.
+    const range = rangeHeader ? parseRange(rangeHeader) : undefined;
+    const open = async () => {
+      try {
+        const read = await deps.images.open(image, { range: range ?? undefined });
+        if (read && range === null) {
+          read.body.destroy();
+          return new RangeNotSatisfiableError(read.size);
+        }
+        return read;
+      } catch (err) {
+        if (err instanceof RangeNotSatisfiableError) return err;
+        throw err;
+      }
+    };
+    let read = await open();
     // A post's thumbnail URLs are valid from its first response, but its thumbnails are made
     // after it: one asked for before the background work reached it is made now.
-    if (!stat && image.endsWith('.webp') && image.split('.').length === 3 && (await deps.thumbnailer.ensure(image))) stat = await statOrNull(file);
-    if (!stat) throw new AppError('not_found', 'not found');
+    if (!read && image.endsWith('.webp') && image.split('.').length === 3 && (await deps.thumbnailer.ensure(image))) read = await open();
+    if (!read) throw new AppError('not_found', 'not found');
+    const size = read instanceof RangeNotSatisfiableError ? read.size : read.size;
     // A post's file never changes under its name, so name and size make a strong validator.
-    const etag = `"${image.slice(0, 36)}-${stat.size.toString(16)}"`;
+    const etag = `"${image.slice(0, 36)}-${size.toString(16)}"`;
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('Accept-Ranges', 'bytes');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = MIME_BY_EXT[image.slice(image.lastIndexOf('.') + 1)];
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
-      ctx.status = 304;
-      return;
+    const ifRange = ctx.get('if-range');
+    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag) || (range && ifRange && ifRange !== etag)) {
+      if (!(read instanceof RangeNotSatisfiableError)) read.body.destroy();
+      if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+        ctx.status = 304;
+        return;
+      }
+      // If-Range no longer matches: the whole file.
+      read = await deps.images.open(image);
+      if (!read) throw new AppError('not_found', 'not found');
     }
-    const rangeHeader = ctx.get('range');
-    const range = rangeHeader && (!ctx.get('if-range') || ctx.get('if-range') === etag) ? parseRange(rangeHeader, stat.size) : undefined;
-    if (range === null) {
+    if (read instanceof RangeNotSatisfiableError) {
       ctx.status = 416;
-      ctx.set('Content-Range', `bytes */${stat.size}`);
+      ctx.set('Content-Range', `bytes */${size}`);
       ctx.body = { error: 'range not satisfiable' };
       return;
     }
-    if (range) {
+    if (read.range) {
       ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
-      ctx.length = range.end - range.start + 1;
-      ctx.body = fs.createReadStream(file, range);
+      ctx.set('Content-Range', `bytes ${read.range.start}-${read.range.end}/${size}`);
     } else {
       ctx.status = 200;
-      ctx.length = stat.size;
-      ctx.body = fs.createReadStream(file);
     }
+    ctx.length = read.length;
+    ctx.body = read.body;
   });
   return router;
 }

@@ -113,6 +113,7 @@ export const OPERATIONS: Operation[] = [
     },
     responses: {
       ...always, ...limited, ...searchDown,
+      503: { ...error('the search index or the media store (MEDIA_STORE) is unavailable: nothing was stored; try again shortly'), headers: retryAfter },
       201: { description: 'created', schema: S.CreatedPost },
       400: issues('not an accepted image, bad metadata or force'),
       403: forbidden,
@@ -287,6 +288,7 @@ export const OPERATIONS: Operation[] = [
       304: { description: 'not modified (If-None-Match)' },
       404: error('no such file'),
       416: error('range not satisfiable'),
+      503: { ...error('the media store (MEDIA_STORE, e.g. S3) failed or did not answer in time; try again shortly'), headers: retryAfter },
     },
   },
   operationsGet('/healthz', 'health', 'Liveness: the process answers', { 200: { description: 'alive', schema: S.Health } }),

@@ -83,8 +83,7 @@ export class PostService {
     const image = imageName({ id, ext });
     // Always consult the index, even with force: an upload while it is unreachable is 503 and stores nothing.
     const lookup = await nearDuplicates.lookUp(this.deps.postsIndex, this.deps.outbox, this.deps.posts, info.hash);
-    return this.uploadLock.run(async () => {
-      // Only SQLite from here to the commit: the lock is held for a millisecond, not an index round trip.
+    const refuseDuplicates = () => {
       const matches = nearDuplicates.since(lookup, this.deps.posts, info.hash);
       if (matches.length > 0 && !input.force) {
         const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
@@ -93,10 +92,18 @@ export class PostService {
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
         }
       }
-      this.deps.images.adopt(file.path, image, id);
-      let committed;
-      try {
-        committed = this.deps.db.transaction(() => {
+    };
+    // Checked once before the file goes to the store (no write for a known duplicate) and again
+    // under the lock; the store write stays outside the lock, so a slow store never serialises
+    // uploads. A store failure is a 503 with nothing committed (adopt undoes its writes).
+    refuseDuplicates();
+    await this.deps.images.adopt(file.path, image, id);
+    let committed;
+    try {
+      committed = await this.uploadLock.run(async () => {
+        // Only SQLite from here to the commit: the lock is held for a millisecond, not a store or index round trip.
+        refuseDuplicates();
+        return this.deps.db.transaction(() => {
           const now = new Date().toISOString();
           const seq = this.deps.posts.insert({
             id,
@@ -117,16 +124,15 @@ export class PostService {
           // Queues the thumbnail job too: thumbnails are made after the response (decisions §13), never lost.
           return { row: this.deps.changes.created(created, input.uploader), created };
         }).immediate();
-      } catch (err) {
-        this.deps.images.discard(image);
-        throw err;
-      }
-      return committed;
-    }).then(async ({ row, created }) => {
-      await this.deps.relay.applyNow(row);
-      // As for update: a delete that raced the index write does not undo this answer.
-      return this.deps.posts.getById(id) ?? created;
-    });
+      });
+    } catch (err) {
+      // Nothing committed: the objects go (or stay journaled for the sweep when the store is down).
+      await this.deps.images.discard(image);
+      throw err;
+    }
+    await this.deps.relay.applyNow(committed.row);
+    // As for update: a delete that raced the index write does not undo this answer.
+    return this.deps.posts.getById(id) ?? committed.created;
   }
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
@@ -175,7 +181,11 @@ export class PostService {
 
   /** After a commit made of editWithin/deleteWithin: removes the deleted files, brings the index in step. */
   async settle(rows: OutboxRow[], removedImages: string[]): Promise<void> {
-    for (const image of removedImages) this.deps.images.remove(image);
+    // A store that fails now leaves the objects journaled: the background sweep retries the delete.
+    for (const image of removedImages) {
+      const failed = await this.deps.images.remove(image);
+      if (failed > 0) this.deps.log.warn('could not delete a deleted post\'s files yet; the sweep retries', { image, failed });
+    }
     for (const row of rows) await this.deps.relay.applyNow(row);
   }
 }

@@ -3,7 +3,8 @@ import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { closeCore, connectSearch, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
+import type { MediaStore } from '../media/store/media-store.ts';
+import { closeCore, connectSearch, createMediaStore, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires; commands get their services here and
@@ -111,3 +112,5 @@ export function openTagJobsJob(config: Config): TagJobsJob {
   const db = openDatabase(config.dataDir);
   return { jobs: new TagJobRepository(db), close: () => db.close() };
 }
+/** The media store MEDIA_STORE names, for backup and restore (close it when done). */
+export const openMediaStoreJob = (config: Config, log: Logger): MediaStore => createMediaStore(config, log);

@@ -3,6 +3,7 @@ import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { Retention } from '../retention/retention.ts';
+import { Loop } from '../util/loop.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { relyingParty } from '../passkeys/service.ts';
 import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
@@ -37,8 +38,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   }
 
   // Only the owner may do this: uploads of a live server are in DATA_DIR/tmp and pending_files.
-  const recovered = core.images.recover();
-  if (recovered.removed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // With S3 this also retries deletes that failed; a store that is down leaves its rows for the background sweep.
+  const recovered = await core.images.recover();
+  if (recovered.removed > 0 || recovered.failed > 0) log.warn('removed image files left by an interrupted write', recovered);
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });
@@ -57,6 +59,19 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   retention.start();
   // Resumes any implication job a crash or stop interrupted (its cursor is durable).
   core.implicationRunner.loop.start();
+  // Deletes that failed and objects of uploads that failed while the store was down (journaled in
+  // pending_files) are retried here, not only at the next start.
+  const mediaSweep = new Loop({
+    pass: async () => {
+      const swept = await core.images.sweep({ olderThanMs: config.mediaSweep.graceMs });
+      if (swept.removed > 0 || swept.failed > 0) log.info('media sweep', swept);
+    },
+    intervalMs: config.mediaSweep.intervalMs,
+    firstDelayMs: config.mediaSweep.intervalMs,
+    log,
+    failureMessage: 'media sweep failed',
+  });
+  mediaSweep.start();
 
   return {
     ...core,
@@ -64,6 +79,7 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
     retention,
     async close() {
       await core.implicationRunner.loop.stop();
+      await mediaSweep.stop();
       await retention.stop();
       await core.thumbnailer.stop();
       await core.webhookDispatcher.stop();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
@@ -25,6 +26,9 @@ import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/store/image-store.ts';
+import { LocalMediaStore } from '../media/store/local-store.ts';
+import type { MediaStore } from '../media/store/media-store.ts';
+import { S3MediaStore } from '../media/store/s3-store.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
@@ -126,12 +130,20 @@ export interface FileParts {
   thumbnailer: Thumbnailer;
 }
 
+/** The media store MEDIA_STORE names (decisions §17): DATA_DIR/images by default, else an S3 bucket. */
+export function createMediaStore(config: Config, log: Logger): MediaStore {
+  if (!config.s3) return new LocalMediaStore(path.join(config.dataDir, 'images'));
+  // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
+  const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
+  return new S3MediaStore({ ...config.s3, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
+}
+
 /**
  * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
  * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
  */
 export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
-  const images = new ImageStore(config.dataDir, posts.db, posts.postRepository);
+  const images = new ImageStore(createMediaStore(config, log), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
   const thumbnailer = new Thumbnailer({
     images,
@@ -280,5 +292,6 @@ export async function openCore(config: Config, log: Logger): Promise<Core> {
 export async function closeCore(core: Core): Promise<void> {
   await core.hashPool.destroy();
   await core.es.close();
+  core.images.store.close();
   core.db.close();
 }

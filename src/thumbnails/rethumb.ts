@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { ImageStore } from '../media/store/image-store.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
@@ -45,12 +44,12 @@ export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<
 
   const one = async (post: PostRecord): Promise<void> => {
     const image = imageName(post);
-    if (opts.missingOnly && THUMBNAIL_SIZES.every((size) => fs.existsSync(deps.images.pathOf(thumbnailName(post.id, size))))) {
+    if (opts.missingOnly && (await Promise.all(THUMBNAIL_SIZES.map((size) => deps.images.exists(thumbnailName(post.id, size))))).every(Boolean)) {
       result.skipped++;
       return;
     }
     try {
-      if (!fs.existsSync(deps.images.pathOf(image))) throw new Error(`image file ${image} is missing`);
+      if (!(await deps.images.exists(image))) throw new Error(`image file ${image} is missing`);
       if (await deps.thumbnailer.make(post.id, image, 'urgent')) result.regenerated++;
       else result.gone++;
     } catch (err) {

@@ -82,8 +82,9 @@ export class Thumbnailer {
     const { images, hashPool, queue } = this.deps;
     const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(images.tmpDir, `thumb-${this.claimant}-${thumbnailName(postId, size)}`) }));
     try {
-      await hashPool.thumbnails(images.pathOf(image), temps.map((t) => ({ size: t.size, path: t.tempPath })), priority);
-      const kept = images.replaceThumbnails(image, postId, temps);
+      // S3: the image is fetched to a temp file for the workers (and removed after).
+      await images.withLocalFile(image, (file) => hashPool.thumbnails(file, temps.map((t) => ({ size: t.size, path: t.tempPath })), priority));
+      const kept = await images.replaceThumbnails(image, postId, temps);
       queue.done(postId);
       return kept;
     } catch (err) {
@@ -104,7 +105,7 @@ export class Thumbnailer {
     const post = this.deps.posts.getById(m[1]);
     if (!post) return false;
     await this.make(post.id, imageName(post), 'urgent');
-    return fs.existsSync(this.deps.images.pathOf(file));
+    return this.deps.images.exists(file);
   }
 
   /**

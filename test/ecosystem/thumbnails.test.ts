@@ -148,7 +148,7 @@ test.serial('a crash between moving the files in and the insert: start-up recove
     fs.writeFileSync(p, 'x');
     return p;
   };
-  images.adopt(temp('crash.png'), `${id}.png`, id, [
+  await images.adopt(temp('crash.png'), `${id}.png`, id, [
     { size: 320, tempPath: temp('crash.320.webp') },
     { size: 1024, tempPath: temp('crash.1024.webp') },
   ]);
@@ -156,7 +156,7 @@ test.serial('a crash between moving the files in and the insert: start-up recove
   t.is(files.length, 3);
   t.true(files.every((f) => fs.existsSync(f)));
   // No row was ever inserted: what start-up recovery finds after the crash.
-  const { removed } = images.recover();
+  const { removed } = await images.recover();
   t.true(removed >= 3);
   t.true(files.every((f) => !fs.existsSync(f)));
 });

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.ts';
 import { startServer, type Services } from '../../src/roles/server.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { recordResponses } from '../ecosystem/response-recorder.ts';
+import { sharedS3Env } from './s3.ts';
 
 export interface TestApp {
   url: string;
@@ -33,12 +34,15 @@ export const uniquePrefix = () => `t${process.pid}-${crypto.randomBytes(4).toStr
  */
 export async function startTestApp(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
+  // IMGPOST_TEST_MEDIA_STORE=s3: the same tests on the S3 store (a fresh bucket on the suite's S3Proxy).
+  const store = process.env.IMGPOST_TEST_MEDIA_STORE === 's3' && !env.MEDIA_STORE ? await sharedS3Env() : {};
   const config = loadConfig({
     DATA_DIR: dataDir,
     ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
     WEBHOOK_ALLOW_PRIVATE: '1',
     HASH_WORKERS: '2',
     LOG_LEVEL: 'debug',
+    ...store,
     ...(process.env.ELASTICSEARCH_URL ? { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL } : {}),
     ...env,
   });

@@ -27,7 +27,8 @@ async function fingerprint() {
       else files.push(path.join(dir, e.name));
     }
   };
-  walk(path.join(app.dataDir, 'images'));
+  // The media store's objects (DATA_DIR/images, or the bucket under IMGPOST_TEST_MEDIA_STORE=s3).
+  for await (const o of app.services.images.store.list('')) files.push(o.key);
   walk(path.join(app.dataDir, 'tmp'));
   const db = app.services.db;
   return {

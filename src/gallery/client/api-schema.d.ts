@@ -1697,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the search index is unavailable; try again shortly */
+            /** @description the search index or the media store (MEDIA_STORE) is unavailable: nothing was stored; try again shortly */
             503: {
                 headers: {
                     /** @description seconds until a retry may succeed */
@@ -3616,6 +3616,17 @@ export interface operations {
             /** @description a bug; the body never carries details */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the media store (MEDIA_STORE, e.g. S3) failed or did not answer in time; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

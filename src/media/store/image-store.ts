@@ -1,8 +1,12 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/sqlite.ts';
 import type { PostRepository } from '../../kernel/post-repository.ts';
 import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
+import { MIME_BY_EXT } from './formats.ts';
+import { mediaKey, StoreUnavailableError, type ByteRange, type MediaStore, type ObjectRead } from './media-store.ts';
 import { PendingFiles } from './pending-files.ts';
 
 /** A thumbnail written to a temporary path, waiting to be moved in with its image. */
@@ -11,114 +15,228 @@ export interface TempThumbnail {
   tempPath: string;
 }
 
+/** Journal rows younger than this belong to writes that may still be in flight (the background sweep leaves them). */
+export const SWEEP_GRACE_MS = 10 * 60_000;
+
+const typeOf = (name: string) => MIME_BY_EXT[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
+
 /**
- * Image files under DATA_DIR/images, sharded by the last two characters of the post id
- * (UUID v7 ids start with the time, so their tails spread evenly).
- * Every move in or out is journaled in `pending_files` until the post transaction settles it.
- * A post's thumbnails (`<id>.<size>.webp`) share its shard and its fate: they are journaled,
- * settled and removed together with the image, so no file outlives its row.
+ * A post's image and thumbnails over the MediaStore (MEDIA_STORE: DATA_DIR/images or an S3 bucket,
+ * decisions §17), under the keys `<shard>/<name>` (mediaKey). This is the PostMedia contract of
+ * media-store.ts. Every write in or removal out is journaled in `pending_files` (the key's locator:
+ * the absolute path for the local store, as before, or `s3://bucket/prefix/key`) until the post
+ * transaction settles it, so a crash or a failed commit leaves no object behind for long: `sweep`
+ * (at start-up, and in the background for rows older than SWEEP_GRACE_MS) deletes every journaled
+ * object whose post does not exist, and retries deletes that failed.
+ * A post's thumbnails (`<id>.<size>.webp`) share its fate: journaled, settled and removed with it.
  */
 export class ImageStore {
-  readonly root: string;
   readonly tmpDir: string;
   private readonly pending: PendingFiles;
 
   constructor(
+    readonly store: MediaStore,
     dataDir: string,
     private readonly db: Db,
     /** whether a post exists: its repository owns that question */
     private readonly posts: Pick<PostRepository, 'exists'>,
   ) {
-    this.root = path.join(dataDir, 'images');
     this.tmpDir = path.join(dataDir, 'tmp');
     this.pending = new PendingFiles(db);
-    fs.mkdirSync(this.root, { recursive: true });
     fs.mkdirSync(this.tmpDir, { recursive: true });
   }
 
-  /** Absolute path of an image name `<id>.<ext>` or thumbnail name `<id>.<size>.webp`; the caller has validated the name. */
-  pathOf(image: string): string {
-    const id = image.slice(0, image.indexOf('.'));
-    return path.join(this.root, id.slice(-2), image);
+  /** The journal's name for a file: its store locator. */
+  private locatorOf(name: string): string {
+    return this.store.locator(mediaKey(name));
   }
 
-  /** Every file that belongs to the post whose image this is: the image, then its thumbnails. */
+  /** The local store's file of an image or thumbnail name (tools and tests of a local DATA_DIR); throws for S3. */
+  pathOf(name: string): string {
+    if (this.store.kind !== 'local') throw new Error(`${this.store.location} has no local files`);
+    return this.store.locator(mediaKey(name));
+  }
+
+  /** pathOf for each of a post's files. */
   filesOf(image: string): string[] {
-    const id = image.slice(0, image.indexOf('.'));
-    return [this.pathOf(image), ...THUMBNAIL_SIZES.map((size) => this.pathOf(thumbnailName(id, size)))];
+    return this.namesOf(image).map((n) => this.pathOf(n));
   }
 
-  /** Call inside the post transaction: the file's fate is now that of the committed row. */
+  /** Every file name that belongs to the post whose image this is: the image, then its thumbnails. */
+  namesOf(image: string): string[] {
+    const id = image.slice(0, image.indexOf('.'));
+    return [image, ...THUMBNAIL_SIZES.map((size) => thumbnailName(id, size))];
+  }
+
+  /** Call inside the post transaction: the files' fate is now that of the committed row. */
   settle(image: string): void {
-    this.pending.remove(this.filesOf(image));
+    this.pending.remove(this.namesOf(image).map((n) => this.locatorOf(n)));
   }
 
   /**
-   * Moves an uploaded temp file (and its temp thumbnails) to their final names, journaled until
-   * `settle` runs in the post transaction.
+   * Puts an uploaded temp file (and any temp thumbnails) under their keys, journaled until `settle`
+   * runs in the post transaction. The local store renames (as before: no copy); S3 puts and the temp
+   * file stays for the caller to remove. A store failure throws StoreUnavailableError after undoing
+   * what it could (the journal keeps the rest for `sweep`).
    */
-  adopt(tempPath: string, image: string, postId: string, thumbnails: TempThumbnail[] = []): string {
-    const target = this.pathOf(image);
+  async adopt(tempPath: string, image: string, postId: string, thumbnails: TempThumbnail[] = []): Promise<void> {
     const id = image.slice(0, image.indexOf('.'));
-    const moves = [{ from: tempPath, to: target }, ...thumbnails.map((t) => ({ from: t.tempPath, to: this.pathOf(thumbnailName(id, t.size)) }))];
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    // Journal everything before the first rename: a crash part-way leaves only journaled files.
-    this.db.transaction(() => moves.forEach((m) => this.pending.add(m.to, postId))).immediate();
-    for (const m of moves) fs.renameSync(m.from, m.to);
-    return target;
+    const moves = [{ from: tempPath, name: image }, ...thumbnails.map((t) => ({ from: t.tempPath, name: thumbnailName(id, t.size) }))];
+    // Journal everything before the first write: a crash part-way leaves only journaled objects.
+    this.db.transaction(() => moves.forEach((m) => this.pending.add(this.locatorOf(m.name), postId))).immediate();
+    try {
+      for (const m of moves) await this.putFile(m.from, m.name, true);
+    } catch (err) {
+      await this.discard(image);
+      throw err;
+    }
   }
 
-  /** Undoes `adopt` after the post transaction failed. */
-  discard(image: string): void {
-    for (const file of this.filesOf(image)) fs.rmSync(file, { force: true });
-    this.settle(image);
+  /** Local: rename (`move`) or copy; S3: put. */
+  private async putFile(from: string, name: string, move: boolean): Promise<void> {
+    const key = mediaKey(name);
+    if (this.store.kind === 'local' && move) {
+      const target = this.store.locator(key);
+      try {
+        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await fsp.rename(from, target);
+        return;
+      } catch (err) {
+        throw new StoreUnavailableError(this.store.location, `put ${key}`, 'server_error', err);
+      }
+    }
+    await this.store.put(key, { path: from }, { contentType: typeOf(name) });
   }
 
-  /** Call inside the delete transaction; `remove` unlinks after commit. */
+  /** Undoes `adopt` after the post transaction failed; what cannot be deleted now stays journaled for `sweep`. */
+  async discard(image: string): Promise<void> {
+    await this.deleteJournaled(this.namesOf(image));
+  }
+
+  /** Call inside the delete transaction; `remove` deletes after commit. */
   markForRemoval(image: string, postId: string): void {
-    for (const file of this.filesOf(image)) this.pending.add(file, postId);
+    for (const name of this.namesOf(image)) this.pending.add(this.locatorOf(name), postId);
   }
 
-  remove(image: string): void {
-    for (const file of this.filesOf(image)) fs.rmSync(file, { force: true });
-    this.settle(image);
+  /** Deletes a deleted post's files; a failure leaves them journaled, and `sweep` retries. Never throws. */
+  async remove(image: string): Promise<number> {
+    return this.deleteJournaled(this.namesOf(image));
+  }
+
+  /** Deletes each object and unjournals it; returns how many failed (left journaled). */
+  private async deleteJournaled(names: string[]): Promise<number> {
+    const results = await Promise.allSettled(names.map(async (name) => {
+      await this.store.delete(mediaKey(name));
+      this.pending.remove([this.locatorOf(name)]);
+    }));
+    return results.filter((r) => r.status === 'rejected').length;
+  }
+
+  /** Whether the object of a file name exists (rethumb --missing, the thumbnail route). */
+  async exists(name: string): Promise<boolean> {
+    return (await this.store.head(mediaKey(name))) !== undefined;
+  }
+
+  /** The object for GET /media; undefined when there is none. */
+  open(name: string, opts: { range?: ByteRange } = {}): Promise<ObjectRead | undefined> {
+    return this.store.get(mediaKey(name), opts);
   }
 
   /**
-   * Puts regenerated thumbnails in place for an existing post (`imgpost rethumb`), which may run
-   * beside a server deleting that post. The existence check and the renames happen under SQLite's
-   * write lock, so no delete can commit in between: a thumbnail only ever appears while its row
-   * exists, and a later delete removes it with the image. Returns false (temp files removed) when
-   * the post is gone.
+   * Runs `use` on a local file holding the image: the file itself for the local store, a temporary
+   * copy for S3 (the image workers read files). Throws when the image does not exist.
    */
-  replaceThumbnails(image: string, postId: string, thumbnails: TempThumbnail[]): boolean {
+  async withLocalFile<T>(image: string, use: (file: string) => Promise<T>): Promise<T> {
+    if (this.store.kind === 'local') {
+      const file = this.store.locator(mediaKey(image));
+      if (!fs.existsSync(file)) throw new Error(`image file ${image} is missing`);
+      return use(file);
+    }
+    const read = await this.store.get(mediaKey(image));
+    if (!read) throw new Error(`image file ${image} is missing`);
+    const copy = path.join(this.tmpDir, `copy-${process.pid}-${Math.random().toString(36).slice(2)}-${image}`);
+    try {
+      await pipeline(read.body, fs.createWriteStream(copy));
+      return await use(copy);
+    } finally {
+      await fsp.rm(copy, { force: true });
+    }
+  }
+
+  /**
+   * Puts regenerated thumbnails in place for an existing post (`imgpost rethumb`, the thumbnail
+   * runner), which may run beside a delete of that post. The thumbnails are journaled, written,
+   * then kept only if the post still exists, checked under SQLite's write lock so no delete commits
+   * in between; a delete that committed meanwhile has them deleted here. Returns false when the post
+   * is gone. The temp files are the caller's to remove.
+   */
+  async replaceThumbnails(image: string, postId: string, thumbnails: TempThumbnail[]): Promise<boolean> {
     const id = image.slice(0, image.indexOf('.'));
+    const names = thumbnails.map((t) => thumbnailName(id, t.size));
+    if (this.store.kind === 'local') {
+      // As before: renames under the write lock, so a thumbnail only ever appears while its row exists.
+      return this.db.transaction(() => {
+        if (!this.posts.exists(postId)) return false;
+        const dir = path.dirname(this.store.locator(mediaKey(image)));
+        fs.mkdirSync(dir, { recursive: true });
+        thumbnails.forEach((t, i) => fs.renameSync(t.tempPath, this.store.locator(mediaKey(names[i]))));
+        return true;
+      }).immediate();
+    }
+    if (!this.posts.exists(postId)) return false;
+    this.db.transaction(() => names.forEach((n) => this.pending.add(this.locatorOf(n), postId))).immediate();
+    try {
+      for (const [i, t] of thumbnails.entries()) await this.putFile(t.tempPath, names[i], false);
+    } catch (err) {
+      // Of an existing post: a thumbnail is made again on its first request; the sweep settles the rows.
+      if (!this.posts.exists(postId)) await this.deleteJournaled(names);
+      throw err;
+    }
     const kept = this.db.transaction(() => {
-      if (!this.posts.exists(postId)) return false;
-      fs.mkdirSync(path.dirname(this.pathOf(image)), { recursive: true });
-      for (const t of thumbnails) fs.renameSync(t.tempPath, this.pathOf(thumbnailName(id, t.size)));
-      return true;
+      const exists = this.posts.exists(postId);
+      // Re-journaled: a delete's `remove` may have unjournaled them before these puts landed.
+      if (exists) this.pending.remove(names.map((n) => this.locatorOf(n)));
+      else names.forEach((n) => this.pending.add(this.locatorOf(n), postId));
+      return exists;
     }).immediate();
-    if (!kept) for (const t of thumbnails) fs.rmSync(t.tempPath, { force: true });
+    if (!kept) await this.deleteJournaled(names);
     return kept;
   }
 
   /**
-   * Start-up recovery after a crash: journaled files whose post row does not reference them are
-   * removed; temp uploads are cleared.
+   * Recovery (start-up, then in the background): every journal row whose post does not exist has
+   * its object deleted (writes of a failed or interrupted upload, deletes that failed) and the row
+   * removed; rows of existing posts are settled. `olderThanMs` leaves younger rows alone (writes in
+   * flight). A store that is down leaves its rows for the next pass.
    */
-  recover(): { removed: number; kept: number } {
-    let removed = 0;
-    let kept = 0;
+  async sweep(opts: { olderThanMs?: number } = {}): Promise<{ removed: number; kept: number; failed: number }> {
+    const result = { removed: 0, kept: 0, failed: 0 };
+    const cutoff = Date.now() - (opts.olderThanMs ?? 0);
+    const local = this.store.kind === 'local' ? `${this.store.locator('00/x').slice(0, -'00/x'.length)}` : this.store.location;
     for (const row of this.pending.list()) {
-      if (this.posts.exists(row.postId)) kept++;
-      else {
-        fs.rmSync(row.path, { force: true });
-        removed++;
+      if (Date.parse(row.createdAt) > cutoff) continue;
+      if (this.posts.exists(row.postId)) {
+        result.kept++;
+        this.pending.remove([row.path]);
+        continue;
       }
-      this.pending.remove([row.path]);
+      // Rows another store wrote (before `media migrate` switched MEDIA_STORE) are not this store's to act on.
+      if (!row.path.startsWith(local)) continue;
+      try {
+        await this.store.delete(row.path.slice(local.length));
+        this.pending.remove([row.path]);
+        result.removed++;
+      } catch {
+        result.failed++;
+      }
     }
+    return result;
+  }
+
+  /** Start-up recovery: the sweep with no grace period (only the owner runs it), and temp uploads cleared. */
+  async recover(): Promise<{ removed: number; kept: number; failed: number }> {
+    const result = await this.sweep();
     for (const f of fs.readdirSync(this.tmpDir)) fs.rmSync(path.join(this.tmpDir, f), { force: true, recursive: true });
-    return { removed, kept };
+    return result;
   }
 }

@@ -2,7 +2,8 @@ import type { Db } from '../../db/sqlite.ts';
 
 /**
  * The `pending_files` journal: a file moved in or about to be removed is listed here until the
- * post transaction that decides its fate commits (ImageStore.settle). After a crash, start-up
+ * post transaction that decides its fate commits (ImageStore.settle). `path` is the store's locator of the object's key (an absolute path for
+ * the local store). After a crash, start-up
  * recovery reads what is left.
  */
 export class PendingFiles {
@@ -17,8 +18,8 @@ export class PendingFiles {
     for (const file of files) unjournal.run(file);
   }
 
-  list(): { path: string; postId: string }[] {
-    return this.db.prepare('SELECT path, post_id AS postId FROM pending_files').all() as { path: string; postId: string }[];
+  list(): { path: string; postId: string; createdAt: string }[] {
+    return this.db.prepare('SELECT path, post_id AS postId, created_at AS createdAt FROM pending_files').all() as { path: string; postId: string; createdAt: string }[];
   }
 
   /**

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
+import { acquireFileLock } from './file-lock.ts';
+
+// Shared with the Elasticsearch distribution; re-exported for managed-s3.ts.
+export { findMaven, lastLines, readText };
+
+/**
+ * The S3 server the project runs for tests and local use (issue 26): S3Proxy from Maven Central,
+ * the self-contained jar (`jar-with-dependencies` classifier, 55 MB, Main-Class org.gaul.s3proxy.Main,
+ * Java 17+), fetched with `mvn dependency:copy` into a cache outside the repo, as the managed
+ * Elasticsearch node's distribution is. Kept apart from an instance's lifecycle (managed-s3.ts).
+ *
+ * Self-contained on purpose: src/s3 sits beside src/elasticsearch in the layer list, so it cannot
+ * borrow that folder's JDK and Maven finders.
+ */
+
+export const S3PROXY_VERSION = '4.1.0';
+/** groupId:artifactId:version:packaging:classifier, as `mvn dependency:copy -Dartifact=` takes it. */
+export const S3PROXY_ARTIFACT = `org.gaul:s3proxy:${S3PROXY_VERSION}:jar:jar-with-dependencies`;
+export const S3PROXY_JAR = `s3proxy-${S3PROXY_VERSION}-jar-with-dependencies.jar`;
+export const S3PROXY_JAVA_MIN = 17;
+
+export const INSTALL_HINT = 'apt-get install openjdk-17-jdk-headless maven';
+
+// A first run downloads 55 MB while holding the lock, so waiters must be patient.
+const DOWNLOAD_LOCK_WAIT_MS = 15 * 60_000;
+
+
+/** The cache: IMGPOST_S3_HOME, else ~/.cache/imgpost/s3proxy (S3Proxy runs as whoever starts it, root included). */
+export function s3Home(): string {
+  if (process.env.IMGPOST_S3_HOME) return path.resolve(process.env.IMGPOST_S3_HOME);
+  return path.join(os.homedir(), '.cache', 'imgpost', 's3proxy');
+}
+
+export const jarPath = (home = s3Home()) => path.join(home, 'download', S3PROXY_JAR);
+
+
+
+export interface JavaInstall { home: string; major: number; bin: string }
+
+/** JAVA_HOME, the `java` on PATH, then /usr/lib/jvm: the first Java 17 or newer (S3Proxy has no upper bound). */
+export function findJava(): JavaInstall | undefined {
+  const candidates = [process.env.JAVA_HOME];
+  const onPath = which('java');
+  if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
+  if (fs.existsSync('/usr/lib/jvm')) candidates.push(...fs.readdirSync('/usr/lib/jvm').sort().map((d) => path.join('/usr/lib/jvm', d)));
+  for (const home of new Set(candidates.filter((c): c is string => !!c))) {
+    const major = javaMajor(home) ?? 0;
+    if (major >= S3PROXY_JAVA_MIN) return { home, major, bin: path.join(home, 'bin', 'java') };
+  }
+  return undefined;
+}
+
+
+
+/** A complete jar: a zip whose end-of-central-directory record is there (a cut download lacks it). */
+function looksComplete(jar: string): boolean {
+  try {
+    const size = fs.statSync(jar).size;
+    if (size < 1024 * 1024) return false;
+    const fd = fs.openSync(jar, 'r');
+    try {
+      const tail = Buffer.alloc(Math.min(size, 65_557));
+      fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+      return tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) >= 0;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The jar's path, downloading it first if the cache lacks it: `mvn -q -B dependency:copy
+ * -Dartifact=org.gaul:s3proxy:<version>:jar:jar-with-dependencies -DoutputDirectory=<partial dir>`
+ * (Maven checks the repository's checksums and keeps a copy in ~/.m2), then a rename into place,
+ * so a half download never looks finished. Idempotent and safe to call from several processes at once.
+ */
+export async function ensureJar(opts: { home?: string; log?: (line: string) => void } = {}): Promise<string> {
+  const home = opts.home ?? s3Home();
+  const log = opts.log ?? (() => {});
+  const jar = jarPath(home);
+  if (looksComplete(jar)) return jar;
+  const dir = path.dirname(jar);
+  await fsp.mkdir(dir, { recursive: true });
+  const release = await acquireFileLock(path.join(dir, 'download.lock'), {
+    waitMs: DOWNLOAD_LOCK_WAIT_MS,
+    onWait: (holder) => log(`another process (pid ${holder ?? '?'}) is downloading S3Proxy; waiting for it…`),
+    done: () => looksComplete(jar),
+  });
+  if (!release) return jar;
+  try {
+    if (looksComplete(jar)) return jar;
+    // We hold the lock, so partial directories are leftovers of an interrupted run.
+    for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('.partial-'))) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    fs.rmSync(jar, { force: true });
+    const java = findJava();
+    const mvn = findMaven();
+    if (!java || !mvn) {
+      throw new Error(`S3Proxy needs ${[!java && `a Java ${S3PROXY_JAVA_MIN}+ JDK`, !mvn && 'Maven'].filter(Boolean).join(' and ')} to be fetched and run locally: ${INSTALL_HINT}`);
+    }
+    const partial = path.join(dir, `.partial-${process.pid}`);
+    await fsp.mkdir(partial, { recursive: true });
+    log(`downloading S3Proxy ${S3PROXY_VERSION} (55 MB) from Maven Central…`);
+    const t0 = Date.now();
+    try {
+      await runTool(mvn, ['-q', '-B', 'dependency:copy', `-Dartifact=${S3PROXY_ARTIFACT}`, `-DoutputDirectory=${partial}`],
+        { cwd: partial, env: { ...process.env, JAVA_HOME: java.home } });
+      const got = path.join(partial, S3PROXY_JAR);
+      if (!looksComplete(got)) throw new Error(`mvn dependency:copy left no complete ${S3PROXY_JAR} in ${partial}`);
+      await fsp.rename(got, jar);
+    } finally {
+      await fsp.rm(partial, { recursive: true, force: true });
+    }
+    log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return jar;
+  } finally {
+    release();
+  }
+}

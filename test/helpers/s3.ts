@@ -1,0 +1,219 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createBucketIfMissing, S3MediaStore, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-store.ts';
+import { LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options } from '../../src/s3/managed-s3.ts';
+
+/**
+ * A real S3 server for tests (issue 26): S3Proxy with the filesystem backend, run through the
+ * managed-s3 code from the cached jar (fetched from Maven Central on first use), in a temp
+ * directory on a free port of its own. `testS3()` starts one per test file (ava runs each file in
+ * its own process) and every later call in that file reuses it; give each test a bucket of its own
+ * with `newBucket()`. `dedicatedS3()` starts one that a test may stop, kill or pause (SIGSTOP).
+ * Either is killed and its directory removed when the test's process ends, however it ends.
+ */
+export interface TestS3 {
+  endpoint: string;
+  port: number;
+  dir: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The store settings for a bucket (and key prefix, '' or ending in '/'). */
+  config(bucket: string, prefix?: string, extra?: Partial<S3StoreConfig>): S3StoreConfig;
+  /** Creates a bucket with a fresh name through the S3 API and returns the name. */
+  newBucket(): Promise<string>;
+  /** A fresh bucket and an S3MediaStore on it (close it, or let the process end). */
+  newStore(opts?: { prefix?: string; timeoutMs?: number; maxAttempts?: number }): Promise<{ store: S3MediaStore; bucket: string }>;
+  /** The S3Proxy process, while it runs. */
+  pid(): number | undefined;
+  /** SIGTERM; resolves once it has exited (the port then refuses connections). */
+  stop(): Promise<void>;
+  /** SIGKILL. */
+  kill(): Promise<void>;
+  /** SIGSTOP: connections are accepted by the kernel but never answered (a hung store). */
+  pause(): void;
+  /** SIGCONT. */
+  resume(): void;
+  /** Starts it again on the same directory (data kept) and port. */
+  start(): Promise<void>;
+  /** Stops it and removes its directory; safe to call twice. */
+  close(): Promise<void>;
+}
+
+const DIR_PREFIX = 'imgpost-s3-';
+const PORT_LOCK_PREFIX = 'imgpost-s3-port-';
+const OWNER_FILE = 'owner';
+const portLock = (port: number) => path.join(os.tmpdir(), `${PORT_LOCK_PREFIX}${port}.lock`);
+
+const alive = (pid: number) => {
+  try { process.kill(pid, 0); return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
+};
+const readPid = (file: string) => {
+  try { const pid = Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]); return Number.isInteger(pid) && pid > 0 ? pid : undefined; } catch { return undefined; }
+};
+/** The S3Proxy of a directory, if that process still runs that directory's properties (never signal a reused pid). */
+function proxyPid(dir: string): number | undefined {
+  const pid = readPid(path.join(dir, 'run', 's3proxy.pid'));
+  if (pid === undefined || !alive(pid)) return undefined;
+  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(dir, 's3proxy.properties')) ? pid : undefined; } catch { return undefined; }
+}
+
+function destroySync(dir: string, port: number): void {
+  const pid = proxyPid(dir);
+  if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (readPid(portLock(port)) === process.pid) fs.rmSync(portLock(port), { force: true });
+}
+
+// Servers this process has open, for the exit and signal hooks.
+const open = new Map<string, number>();
+const destroyAll = () => { for (const [dir, port] of open) destroySync(dir, port); open.clear(); };
+function onSignal(signal: NodeJS.Signals) {
+  destroyAll();
+  unhook();
+  process.kill(process.pid, signal);
+}
+const hooked = { exit: destroyAll, SIGTERM: onSignal, SIGINT: onSignal, SIGHUP: onSignal } as const;
+function hook() {
+  if (open.size > 0) return;
+  process.on('exit', hooked.exit);
+  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(s, hooked[s]);
+}
+function unhook() {
+  process.off('exit', hooked.exit);
+  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(s, hooked[s]);
+}
+
+/** Removes what a test process that died without cleaning up left behind. */
+function sweepStale(): void {
+  const tmp = os.tmpdir();
+  for (const name of fs.readdirSync(tmp)) {
+    const file = path.join(tmp, name);
+    if (name.startsWith(PORT_LOCK_PREFIX)) {
+      const owner = readPid(file);
+      if (owner !== undefined && !alive(owner)) fs.rmSync(file, { force: true });
+    } else if (name.startsWith(DIR_PREFIX)) {
+      const [owner, port] = (() => { try { return fs.readFileSync(path.join(file, OWNER_FILE), 'utf8').trim().split(/\s+/).map(Number); } catch { return []; } })();
+      const age = (() => { try { return Date.now() - fs.statSync(file).mtimeMs; } catch { return 0; } })();
+      if (!(owner > 0) ? age < 60_000 : alive(owner)) continue;
+      const pid = proxyPid(file);
+      if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      fs.rmSync(file, { recursive: true, force: true });
+      if (port > 0 && readPid(portLock(port)) === owner) fs.rmSync(portLock(port), { force: true });
+    }
+  }
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A free port below the ephemeral range (no outgoing connection is given it while the server is down), reserved by a lock file. */
+async function reservePort(): Promise<number> {
+  let low = 32768;
+  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* not Linux */ }
+  const [min, max] = low - 1 > 12_000 ? [10_000, low - 1] : [10_000, 65_535];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = min + Math.floor(Math.random() * (max - min));
+    if (!(await portFree(port))) continue;
+    try { fs.writeFileSync(portLock(port), `${process.pid}\n`, { flag: 'wx' }); } catch { continue; }
+    return port;
+  }
+  throw new Error('found no free port for a test S3Proxy');
+}
+
+export async function dedicatedS3(opts: { log?: (line: string) => void } = {}): Promise<TestS3> {
+  sweepStale();
+  const port = await reservePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
+  fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${port}\n`);
+  hook();
+  open.set(dir, port);
+  const credentials = { accessKeyId: `test-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(18).toString('base64url') };
+  const managed: ManagedS3Options = { dir, port, credentials, heap: '192m', log: opts.log };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const base = { endpoint, region: LOCAL_REGION, forcePathStyle: true, ...credentials };
+  let closed = false;
+  const release = () => {
+    if (!open.has(dir)) return;
+    destroySync(dir, port);
+    open.delete(dir);
+    if (open.size === 0) unhook();
+  };
+  const s3: TestS3 = {
+    endpoint, port, dir, region: LOCAL_REGION, ...credentials,
+    config: (bucket, prefix = '', extra = {}) => ({ ...base, bucket, prefix, ...extra }),
+    async newBucket() {
+      const bucket = `t-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+      const client = s3ClientFor(base);
+      try { await createBucketIfMissing(client, bucket); } finally { client.destroy(); }
+      return bucket;
+    },
+    async newStore(o = {}) {
+      const bucket = await s3.newBucket();
+      return { bucket, store: new S3MediaStore(s3.config(bucket, o.prefix ?? '', { timeoutMs: o.timeoutMs, maxAttempts: o.maxAttempts })) };
+    },
+    pid: () => proxyPid(dir),
+    async start() {
+      if (closed) throw new Error('the test S3Proxy was closed');
+      await startManagedS3(managed);
+    },
+    async stop() {
+      await stopManagedS3(managed);
+      if (!(await portFree(port))) throw new Error(`port ${port} still answers after S3Proxy was stopped`);
+    },
+    async kill() {
+      await stopManagedS3({ ...managed, kill: true });
+    },
+    pause() { const pid = proxyPid(dir); if (pid !== undefined) process.kill(pid, 'SIGSTOP'); },
+    resume() { const pid = proxyPid(dir); if (pid !== undefined) process.kill(pid, 'SIGCONT'); },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try { await stopManagedS3({ ...managed, kill: true }); } finally { release(); }
+    },
+  };
+  try {
+    await s3.start();
+  } catch (err) {
+    await s3.close();
+    throw err;
+  }
+  return s3;
+}
+
+let shared: Promise<TestS3> | undefined;
+
+/** The test file's S3Proxy: started by the first call, reused by every later one in this process. */
+export function testS3(): Promise<TestS3> {
+  shared ??= dedicatedS3().catch((err) => { shared = undefined; throw err; });
+  return shared;
+}
+
+/**
+ * The suite's one S3Proxy (like Elasticsearch's node on 9277): `npm test`'s pretest starts it with
+ * `imgpost s3 start` (IMGPOST_S3_HOME, port 9390 by default), and this starts it too when it is not
+ * running (a file run alone), under the managed code's lock. It is never stopped by a test; each
+ * app gets a bucket of its own (`sharedS3Env`). For stop/kill/pause tests use `dedicatedS3()`.
+ */
+let suiteS3: Promise<import('../../src/s3/managed-s3.ts').ManagedS3Status> | undefined;
+export function suiteS3Status() {
+  suiteS3 ??= startManagedS3({}).catch((err) => { suiteS3 = undefined; throw err; });
+  return suiteS3;
+}
+
+/** MEDIA_STORE and S3_* settings for a fresh bucket on the suite's S3Proxy. */
+export async function sharedS3Env(): Promise<Record<string, string>> {
+  const status = await suiteS3Status();
+  const bucket = `t-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const client = s3ClientFor({ endpoint: status.endpoint, region: status.region, forcePathStyle: true, accessKeyId: status.accessKeyId, secretAccessKey: status.secretAccessKey });
+  try { await createBucketIfMissing(client, bucket); } finally { client.destroy(); }
+  return mediaStoreEnv(status, bucket);
+}
