@@ -45,7 +45,13 @@ export async function captureEngineCalls(services: ToolJob, requests: { path: st
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
-  const service = new ImageSearchService({ es: recording, postsIndex: services.postsIndex, postRepository: services.postRepository, config: services.config });
+  const service = new ImageSearchService({
+    es: recording,
+    postsIndex: services.postsIndex,
+    postRepository: services.postRepository,
+    config: services.config,
+    userIdOf: (name) => services.accounts.users.getByName(name)?.id,
+  });
   const out: EngineCall[][] = [];
   for (const r of requests) {
     calls = [];
