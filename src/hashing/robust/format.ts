@@ -1,0 +1,34 @@
+/**
+ * The stored form of a robust descriptor (posts.robust): byte 0 the format, byte 1 the PDQ
+ * quality (0..100), then the hashes (the full hash, then one per window in WINDOWS order, 32
+ * bytes each, words big-endian). The format names the raster size, the trim and the window set:
+ * a descriptor of another format is treated as not computed. A picture that could not be read
+ * is stored as quality 0 and no hashes: computed, and never matching.
+ */
+import { WINDOWS } from './descriptor.ts';
+import type { Descriptor } from './rule.ts';
+
+export const FORMAT = 1;
+const HASHES = 1 + WINDOWS.length;
+
+export function encodeDescriptor(d: Descriptor): Buffer {
+  const out = Buffer.alloc(2 + d.hashes.length * 4);
+  out[0] = FORMAT;
+  out[1] = Math.max(0, Math.min(255, Math.round(d.quality)));
+  d.hashes.forEach((w, i) => out.writeUInt32BE(w >>> 0, 2 + i * 4));
+  return out;
+}
+
+/** An unreadable picture: computed, never matching. */
+export const UNREADABLE: Descriptor = { quality: 0, hashes: new Uint32Array(0) };
+
+/** null: not computed under this format. */
+export function decodeDescriptor(buf: Buffer | Uint8Array | null | undefined): Descriptor | null {
+  if (!buf || buf.length < 2 || buf[0] !== FORMAT) return null;
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.length);
+  const words = (b.length - 2) / 4;
+  if (words !== 0 && words !== HASHES * 8) return null;
+  const hashes = new Uint32Array(words);
+  for (let i = 0; i < words; i++) hashes[i] = b.readUInt32BE(2 + i * 4);
+  return { quality: b[1], hashes };
+}
