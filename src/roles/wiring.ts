@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
@@ -31,7 +32,6 @@ import type { MediaStore } from '../media/store/media-store.ts';
 import { S3MediaStore } from '../media/store/s3-store.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
@@ -175,43 +175,18 @@ export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logg
   });
 }
 
-/** Every service of the application, constructed and idle. */
-export interface Core extends SearchParts {
-  config: Config;
-  log: Logger;
-  db: Db;
+/**
+ * Every service of the application, constructed and idle: what the app is built from
+ * (AppServices), and what only the roles use besides.
+ */
+export interface Core extends SearchParts, AppServices {
   postRepository: PostRepository;
-  outbox: Outbox;
-  /** applies changes on demand (applyNow); only the server starts its polling loop */
-  relay: OutboxRelay;
   /** the commit step of every post write */
   changes: PostChanges;
-  accounts: AccountService;
-  hashPool: HashPool;
-  images: ImageStore;
-  thumbnailQueue: ThumbnailQueue;
-  thumbnailer: Thumbnailer;
-  postService: PostService;
-  history: PostHistory;
-  /** deletion requests and merges (decisions §15) */
-  moderation: ModerationService;
   tagRepository: TagRepository;
-  tags: TagService;
-  tagGovernance: TagGovernance;
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
-  webhooks: WebhookService;
-  /** sends deliveries on a thread of its own; only the server starts it (jobs leave their deliveries to the server) */
-  webhookDispatcher: Dispatcher;
-  postSearch: PostSearchService;
-  imageSearch: ImageSearchService;
-  similar: SimilarService;
-  preferences: PreferenceStore;
-  userAdmin: UserAdmin;
-  favorites: FavoriteService;
-  quickSearch: QuickSearch;
-  passkeys: PasskeyService;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
