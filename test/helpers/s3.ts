@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { createBucketIfMissing, S3MediaStore, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-store.ts';
 import { LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options } from '../../src/s3/managed-s3.ts';
+import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
 /**
  * A real S3 server for tests (issue 26): S3Proxy with the filesystem backend, run through the
@@ -43,17 +42,6 @@ export interface TestS3 {
   close(): Promise<void>;
 }
 
-const DIR_PREFIX = 'imgpost-s3-';
-const PORT_LOCK_PREFIX = 'imgpost-s3-port-';
-const OWNER_FILE = 'owner';
-const portLock = (port: number) => path.join(os.tmpdir(), `${PORT_LOCK_PREFIX}${port}.lock`);
-
-const alive = (pid: number) => {
-  try { process.kill(pid, 0); return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
-};
-const readPid = (file: string) => {
-  try { const pid = Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]); return Number.isInteger(pid) && pid > 0 ? pid : undefined; } catch { return undefined; }
-};
 /** The S3Proxy of a directory, if that process still runs that directory's properties (never signal a reused pid). */
 function proxyPid(dir: string): number | undefined {
   const pid = readPid(path.join(dir, 'run', 's3proxy.pid'));
@@ -61,92 +49,16 @@ function proxyPid(dir: string): number | undefined {
   try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(dir, 's3proxy.properties')) ? pid : undefined; } catch { return undefined; }
 }
 
-function destroySync(dir: string, port: number): void {
-  const pid = proxyPid(dir);
-  if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (readPid(portLock(port)) === process.pid) fs.rmSync(portLock(port), { force: true });
-}
-
-// Servers this process has open, for the exit and signal hooks.
-const open = new Map<string, number>();
-const destroyAll = () => { for (const [dir, port] of open) destroySync(dir, port); open.clear(); };
-function onSignal(signal: NodeJS.Signals) {
-  destroyAll();
-  unhook();
-  process.kill(process.pid, signal);
-}
-const hooked = { exit: destroyAll, SIGTERM: onSignal, SIGINT: onSignal, SIGHUP: onSignal } as const;
-function hook() {
-  if (open.size > 0) return;
-  process.on('exit', hooked.exit);
-  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(s, hooked[s]);
-}
-function unhook() {
-  process.off('exit', hooked.exit);
-  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(s, hooked[s]);
-}
-
-/** Removes what a test process that died without cleaning up left behind. */
-function sweepStale(): void {
-  const tmp = os.tmpdir();
-  for (const name of fs.readdirSync(tmp)) {
-    const file = path.join(tmp, name);
-    if (name.startsWith(PORT_LOCK_PREFIX)) {
-      const owner = readPid(file);
-      if (owner !== undefined && !alive(owner)) fs.rmSync(file, { force: true });
-    } else if (name.startsWith(DIR_PREFIX)) {
-      const [owner, port] = (() => { try { return fs.readFileSync(path.join(file, OWNER_FILE), 'utf8').trim().split(/\s+/).map(Number); } catch { return []; } })();
-      const age = (() => { try { return Date.now() - fs.statSync(file).mtimeMs; } catch { return 0; } })();
-      if (!(owner > 0) ? age < 60_000 : alive(owner)) continue;
-      const pid = proxyPid(file);
-      if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-      fs.rmSync(file, { recursive: true, force: true });
-      if (port > 0 && readPid(portLock(port)) === owner) fs.rmSync(portLock(port), { force: true });
-    }
-  }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A free port below the ephemeral range (no outgoing connection is given it while the server is down), reserved by a lock file. */
-async function reservePort(): Promise<number> {
-  let low = 32768;
-  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* not Linux */ }
-  const [min, max] = low - 1 > 12_000 ? [10_000, low - 1] : [10_000, 65_535];
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = min + Math.floor(Math.random() * (max - min));
-    if (!(await portFree(port))) continue;
-    try { fs.writeFileSync(portLock(port), `${process.pid}\n`, { flag: 'wx' }); } catch { continue; }
-    return port;
-  }
-  throw new Error('found no free port for a test S3Proxy');
-}
+const PROXY_SLOT: SlotKind = { dirPrefix: 'imgpost-s3-', portLockPrefix: 'imgpost-s3-port-', pidOf: proxyPid, what: 'a test S3Proxy' };
 
 export async function dedicatedS3(opts: { log?: (line: string) => void } = {}): Promise<TestS3> {
-  sweepStale();
-  const port = await reservePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
-  fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${port}\n`);
-  hook();
-  open.set(dir, port);
+  const slot = await reserveSlot(PROXY_SLOT);
+  const { dir, port } = slot;
   const credentials = { accessKeyId: `test-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(18).toString('base64url') };
   const managed: ManagedS3Options = { dir, port, credentials, heap: '192m', log: opts.log };
   const endpoint = `http://127.0.0.1:${port}`;
   const base = { endpoint, region: LOCAL_REGION, forcePathStyle: true, ...credentials };
   let closed = false;
-  const release = () => {
-    if (!open.has(dir)) return;
-    destroySync(dir, port);
-    open.delete(dir);
-    if (open.size === 0) unhook();
-  };
   const s3: TestS3 = {
     endpoint, port, dir, region: LOCAL_REGION, ...credentials,
     config: (bucket, prefix = '', extra = {}) => ({ ...base, bucket, prefix, ...extra }),
@@ -177,7 +89,7 @@ export async function dedicatedS3(opts: { log?: (line: string) => void } = {}): 
     async close() {
       if (closed) return;
       closed = true;
-      try { await stopManagedS3({ ...managed, kill: true }); } finally { release(); }
+      try { await stopManagedS3({ ...managed, kill: true }); } finally { slot.release(); }
     },
   };
   try {
