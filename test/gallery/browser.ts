@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS_DIR = path.resolve(new URL('../../docs/screenshots/', import.meta.url).pathname);
@@ -52,6 +52,15 @@ export async function openBrowser(baseURL: string): Promise<BrowserSession> {
 /** Waits until the gallery's script has drawn the page (it sets body[data-ready]). */
 export async function ready(page: Page): Promise<void> {
   await page.waitForSelector('body[data-ready="1"]');
+}
+
+/**
+ * Whether `locator` becomes visible within a few seconds. The account and post pages draw some
+ * controls after a request settles, so an instant `isVisible()` races the page; this waits, and
+ * answers false (failing the assertion) only when the element never appears.
+ */
+export async function shows(locator: Locator, timeout = 10_000): Promise<boolean> {
+  return locator.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
 }
 
 /**

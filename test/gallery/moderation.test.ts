@@ -9,7 +9,7 @@ import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { openBrowser, ready, screenshots, type BrowserSession } from './browser.ts';
+import { openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -89,8 +89,8 @@ test.serial('request deletion as one user; a moderator sees it in the queue and 
   await ready(page);
   const card = page.locator('.card.request', { hasText: 'This is a repost of an older picture.' });
   await card.waitFor();
-  t.true(await card.getByText('rosa').isVisible());
-  t.true(await card.locator('img').isVisible());
+  t.true(await shows(card.getByText('rosa')));
+  t.true(await shows(card.locator('img')));
   await screenshots(page, 'moderation');
   await card.getByRole('button', { name: /^Approve the request/ }).click();
   await card.getByText('Approved: the post was deleted.').waitFor();

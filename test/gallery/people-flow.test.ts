@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { addVirtualAuthenticator } from '../passkeys/authenticator.ts';
-import { openBrowser, ready, screenshots, type BrowserSession } from './browser.ts';
+import { openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -66,7 +66,7 @@ test.serial('sign up, add a passkey, log out, sign in with the passkey', async (
   await page.getByLabel('Passkey name (optional)').fill('virtual key');
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   await page.getByText('Added virtual key').waitFor();
-  t.true(await page.getByRole('button', { name: 'Remove virtual key' }).isVisible());
+  t.true(await shows(page.getByRole('button', { name: 'Remove virtual key' })));
 
   // An app key with only the create bit, shown once.
   await page.getByLabel('App key name').fill('uploader bot');
@@ -74,7 +74,7 @@ test.serial('sign up, add a passkey, log out, sign in with the passkey', async (
   await page.getByRole('button', { name: 'Create app key' }).click();
   t.context.state.appKey = (await page.locator('#new-app-key').textContent())!;
   t.regex(t.context.state.appKey, /^[A-Za-z0-9_]{43}$/);
-  t.true(await page.getByRole('button', { name: 'Revoke uploader bot' }).isVisible());
+  t.true(await shows(page.getByRole('button', { name: 'Revoke uploader bot' })));
   await screenshots(page, 'account-people');
 
   await page.getByRole('button', { name: 'Log out' }).click();
@@ -106,7 +106,7 @@ test.serial('favorite a post, see it on /favorites; the post page previews in ch
   await ready(page);
   t.is(await page.locator('meta[property="og:title"]').getAttribute('content'), 'a calm lake');
   t.regex((await page.locator('meta[name="twitter:image"]').getAttribute('content'))!, new RegExp(`/media/${calm}\\.1024\\.webp$`));
-  t.true(await page.getByRole('button', { name: 'Copy image' }).isVisible());
+  t.true(await shows(page.getByRole('button', { name: 'Copy image' })));
   const favorite = page.locator('#favorite');
   await page.waitForFunction(() => document.querySelector('#favorite')?.textContent?.includes('(0)'));
   await favorite.click();
