@@ -32,8 +32,10 @@ import { benchSimilar } from './similar.ts';
 import { benchTags } from './tags.ts';
 import { benchUpload } from './upload.ts';
 import { benchWebhookDrain } from './webhook-drain.ts';
+import { runSection, writeSection } from './lib/section.ts';
+import { SECTIONS } from './sections.ts';
 
-const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only webhook-drain] [--drain-deliveries N]
+const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only NAME] [--drain-deliveries N]
 
   --sizes N,N             corpus sizes in posts (default 100000,1000000)
   --quick                 a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
@@ -41,6 +43,9 @@ const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--kee
   --keep                  leave the data directories and indices in place (for poking at them)
   --only webhook-drain    measure only the webhook backlog drain; its result replaces that figure
                           in the existing results file (the other figures keep their run's numbers)
+  --only SECTION          run one feature section (below) alone; its block in RESULTS.md is replaced
+                          (--sizes, when given, is passed to it; otherwise it picks its own size)
+  --only core             the core figures above without the feature sections
   --drain-deliveries N    deliveries in the webhook drain (default 50000; 10000 with --quick)
 `;
 
@@ -58,7 +63,7 @@ function parse() {
     },
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(`${USAGE}\nSections: ${Object.keys(SECTIONS).join(', ') || 'none yet'}\n`);
     process.exit(0);
   }
   const quick = values.quick ?? false;
@@ -67,8 +72,9 @@ function parse() {
     process.stderr.write(`--sizes: expected comma-separated post counts from 1000 to 5000000\n\n${USAGE}`);
     process.exit(2);
   }
-  if (values.only !== undefined && values.only !== 'webhook-drain') {
-    process.stderr.write(`--only: the one figure that can run alone is webhook-drain\n\n${USAGE}`);
+  const only = values.only;
+  if (only !== undefined && only !== 'webhook-drain' && only !== 'core' && !(only in SECTIONS)) {
+    process.stderr.write(`--only: expected webhook-drain, core or a section (${Object.keys(SECTIONS).join(', ')})\n\n${USAGE}`);
     process.exit(2);
   }
   const drainDeliveries = Number((values['drain-deliveries'] ?? (quick ? '10000' : '50000')).replace(/_/g, ''));
@@ -76,7 +82,7 @@ function parse() {
     process.stderr.write(`--drain-deliveries: expected a count from 100 to 1000000\n\n${USAGE}`);
     process.exit(2);
   }
-  return { quick, sizes, keep: values.keep ?? false, onlyDrain: values.only === 'webhook-drain', drainDeliveries };
+  return { quick, sizes, givenSizes: values.sizes !== undefined, keep: values.keep ?? false, only, drainDeliveries };
 }
 
 /** The seeder's tags are `tag_N`: 1-7 characters type anything from every tag ("t") to a handful ("tag_12"). */
@@ -234,11 +240,31 @@ async function drainOnly(quick: boolean, p: RunParams): Promise<void> {
   process.exit(results.webhookDrainError ? 1 : 0);
 }
 
+/** The feature sections (all, or the one named), each written as soon as it ends; true when all succeeded. */
+async function sections(names: string[], quick: boolean, sizes: number[] | undefined): Promise<boolean> {
+  let ok = true;
+  const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
+  for (const name of names) {
+    const section = await SECTIONS[name]();
+    log(`section ${name}: ${section.summary}`);
+    try {
+      const report = await runSection(section, { quick, sizes, log: (line) => log(`${name}: ${line}`) }, command);
+      const files = writeSection(report, quick);
+      log(`section ${name}: wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)}`);
+    } catch (err) {
+      ok = false;
+      log(`section ${name} FAILED: ${(err as Error).stack ?? err}`);
+    }
+  }
+  return ok;
+}
+
 async function main(): Promise<void> {
-  const { quick, sizes, keep, onlyDrain, drainDeliveries } = parse();
+  const { quick, sizes, givenSizes, keep, only, drainDeliveries } = parse();
   const started = Date.now();
   const p = params(quick, sizes, drainDeliveries);
-  if (onlyDrain) return drainOnly(quick, p);
+  if (only === 'webhook-drain') return drainOnly(quick, p);
+  if (only !== undefined && only !== 'core') process.exit((await sections([only], quick, givenSizes ? sizes : undefined)) ? 0 : 1);
   process.on('SIGINT', () => {
     log('interrupted: cleaning up');
     void cleanUp().finally(() => process.exit(130));
@@ -295,7 +321,9 @@ async function main(): Promise<void> {
     log(`wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)} after ${results.seconds} s`);
   }
   const failed = results.hashingError || results.webhookDrainError || results.sizes.some((s) => s.error);
-  process.exit(failed ? 1 : 0);
+  // The sections pick their own corpus sizes (each states its own) unless --sizes names them.
+  const sectionsOk = only === 'core' || (await sections(Object.keys(SECTIONS), quick, givenSizes ? sizes : undefined));
+  process.exit(failed || !sectionsOk ? 1 : 0);
 }
 
 main().catch(async (err) => {

@@ -1,0 +1,9 @@
+/**
+ * The feature sections of `npm run bench` (see lib/section.ts), in the order the full run takes
+ * them; `npm run bench -- --only NAME` runs one. Loaded lazily: a section's imports cost nothing
+ * when it does not run.
+ */
+import type { BenchSection } from './lib/section.ts';
+
+export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
+};
