@@ -6,4 +6,5 @@
 import type { BenchSection } from './lib/section.ts';
 
 export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
+  community: () => import('./community.ts').then((m) => m.section),
 };

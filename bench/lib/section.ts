@@ -61,12 +61,12 @@ export interface SectionReport extends SectionOutcome {
 const MARK = { ok: '✅ met', missed: '❌ missed', none: '—' } as const;
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-export function renderSection(r: SectionReport): string {
+export function renderSection(r: SectionReport, dir = 'sections'): string {
   const out = [
     `<!-- ${r.name}:start -->`,
     `## ${r.title}`,
     '',
-    `Measured by \`${r.command}\` at ${r.measuredAt} in ${Math.round(r.seconds)} s (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end). Raw figures: [sections/${r.name}.json](sections/${r.name}.json).`,
+    `Measured by \`${r.command}\` at ${r.measuredAt} in ${Math.round(r.seconds)} s (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end). Raw figures: [${dir}/${r.name}.json](${dir}/${r.name}.json).`,
     '',
     '| figure | corpus | ours | anchor in the same run | ratio | goal | met? |',
     '|---|---|---|---|---|---|---|',
@@ -85,7 +85,7 @@ export function writeSection(r: SectionReport, quick: boolean): { md: string; js
   fs.writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
   const md = path.join(ROOT, 'bench', quick ? 'RESULTS.quick.md' : 'RESULTS.md');
   const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '# Benchmark results\n';
-  const block = renderSection(r);
+  const block = renderSection(r, path.basename(dir));
   const existing = new RegExp(`<!-- ${r.name}:start -->[\\s\\S]*?<!-- ${r.name}:end -->`);
   const next = existing.test(previous) ? previous.replace(existing, () => block) : `${previous.trimEnd()}\n\n${block}\n`;
   fs.writeFileSync(md, next);
