@@ -26,7 +26,7 @@ const layers = [
   ['src/http'],
   ['src/upload'],
   // features, each routes → service → repositories/engine, lower lines first
-  ['src/thumbnails', 'src/outbox'],
+  ['src/thumbnails', 'src/outbox', 'src/robust'],
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys'],
   ['src/posts', 'src/favorites'],

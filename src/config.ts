@@ -45,6 +45,8 @@ export interface Config {
   retentionIntervalMs: number;
   /** tests only (BACKGROUND_THUMBNAILS=0): leave queued thumbnails to first requests and the next start */
   backgroundThumbnails: boolean;
+  /** decisions §16: the server computes robust descriptors after uploads and backfills old posts (ROBUST_DESCRIPTORS=0: not, tests only); ROBUST_PAUSE_MS: a pause after each one */
+  robustDescriptors: { enabled: boolean; pauseMs: number };
   /** decisions §14: whether visitors may create accounts (POST /api/account/register) */
   registration: 'closed' | 'open';
   /** the permission a signed-up account gets */
@@ -167,6 +169,8 @@ const schema = z.object({
   RETENTION_AGE_MS: z.coerce.number().int().min(0).optional(),
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
   BACKGROUND_THUMBNAILS: flag.default('1'),
+  ROBUST_DESCRIPTORS: flag.default('1'),
+  ROBUST_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   REGISTRATION: z.enum(['closed', 'open']).default('closed'),
   // Bits as a decimal or 0x-hex number; at most 0xFFFF like every permission.
   REGISTRATION_PERMISSION: z
@@ -225,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionAgeMs: e.RETENTION_AGE_MS,
     retentionIntervalMs: e.RETENTION_INTERVAL_MS,
     backgroundThumbnails: e.BACKGROUND_THUMBNAILS,
+    robustDescriptors: { enabled: e.ROBUST_DESCRIPTORS, pauseMs: e.ROBUST_PAUSE_MS },
     registration: e.REGISTRATION,
     registrationPermission: e.REGISTRATION_PERMISSION,
     mediaSweep: { intervalMs: e.MEDIA_SWEEP_INTERVAL_MS, graceMs: e.MEDIA_SWEEP_GRACE_MS },

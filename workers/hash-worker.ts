@@ -9,7 +9,9 @@ import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type ThumbnailRequest } from '../src/hashing/tasks.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type RobustRequest, type RobustResult, type ThumbnailRequest } from '../src/hashing/tasks.ts';
+import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
+import { BASE } from '../src/hashing/robust/grey.ts';
 import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
 type Format = ImageFormat;
@@ -125,5 +127,28 @@ export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<M
     );
   } catch (err) {
     throw decodeFailure(err);
+  }
+}
+
+/**
+ * Named task `robust` (decisions §16): the robust descriptor of an accepted image, after the upload
+ * was answered (the 409 rule needs only the 64-bit hash). The grey raster is the one the evaluation
+ * measured (bench/robust/evaluate.ts): at most BASE px on the long side, EXIF orientation applied.
+ * An image that no longer decodes is answered as unreadable rather than thrown: the caller stores
+ * that, so the backfill does not retry it forever.
+ */
+export async function robust({ path }: RobustRequest): Promise<RobustResult> {
+  const buf = await readFile(path);
+  try {
+    const { data, info } = await sharp(buf, { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true })
+      .greyscale()
+      .resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (data.length !== info.width * info.height) return { quality: 0, hashes: new Uint32Array(0) };
+    const d = robustDescriptor({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) });
+    return { quality: d.quality, hashes: d.hashes };
+  } catch {
+    return { quality: 0, hashes: new Uint32Array(0) };
   }
 }

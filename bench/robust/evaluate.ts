@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { dctHash } from '../../src/hashing/phash.ts';
 import { BASE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { robustMatch, SEGMENT_BITS } from '../../src/hashing/robust/rule.ts';
+import { MIN_SHARED, robustMatch, SEGMENT_BITS } from '../../src/hashing/robust/rule.ts';
 import { descriptorFromHex, descriptorToHex, matchDescriptors, MIN_QUALITY, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
@@ -111,9 +111,16 @@ const candidates: Candidate[] = [
     thresholds: THRESHOLDS,
   })),
   {
-    // THE rule of the application (src/hashing/robust/rule.ts): w20, and the two descriptors share a 16-bit index segment
+    // the rule before issue 25's integration: one shared segment (a weak filter for the index)
     name: 'trim+pdq+w20+seg16',
-    describe: `as trim+pdq+w20, and the pair must share at least one ${SEGMENT_BITS}-bit index segment (src/hashing/robust/rule.ts: what the Elasticsearch lookup finds exactly)`,
+    describe: `as trim+pdq+w20, and the pair must share at least one ${SEGMENT_BITS}-bit index segment (the earlier rule)`,
+    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, 1)?.distance ?? Infinity,
+    thresholds: [64, 72],
+  },
+  {
+    // THE rule of the application (src/hashing/robust/rule.ts): w20, and MIN_SHARED shared 16-bit index segment terms
+    name: `trim+pdq+w20+seg16x${MIN_SHARED}`,
+    describe: `as trim+pdq+w20, and the pair must share at least ${MIN_SHARED} ${SEGMENT_BITS}-bit index segment terms (src/hashing/robust/rule.ts: what the Elasticsearch lookup finds exactly)`,
     dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256)?.distance ?? Infinity,
     thresholds: [64, 72],
   },

@@ -1,4 +1,8 @@
 import { hashSegments } from '../hashing/hamming.ts';
+import { MIN_QUALITY } from '../hashing/robust/descriptor.ts';
+import { decodeDescriptor } from '../hashing/robust/format.ts';
+import { storedTerms } from '../hashing/robust/index-terms.ts';
+import { SEGMENT_BITS } from '../hashing/robust/rule.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 
@@ -27,6 +31,13 @@ export interface PostDocument {
   /** decisions §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows */
   favorites: number;
   favorited_by: number[];
+  /**
+   * decisions §16: the robust descriptor's 16-bit segment terms (src/hashing/robust/index-terms.ts):
+   * its full hash's, and those of the full hash and every window. Empty while it is not computed,
+   * and for a picture too flat to match (quality below MIN_QUALITY).
+   */
+  robust_full: string[];
+  robust_any: string[];
 }
 
 /**
@@ -43,7 +54,15 @@ export function trigrams(lowered: string): string[] {
   return grams;
 }
 
-export function toPostDocument(p: PostRecord): PostDocument {
+/** The index terms of a stored descriptor (posts.robust); none when it is absent or cannot match. */
+export function robustTerms(robust: Uint8Array | undefined): { robust_full: string[]; robust_any: string[] } {
+  const d = decodeDescriptor(robust);
+  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0) return { robust_full: [], robust_any: [] };
+  return storedTerms(d.hashes, SEGMENT_BITS);
+}
+
+/** `robust`: the post's stored descriptor (posts.robust), read beside the record; absent when none (the relay, reindex and verify always pass what SQLite holds). */
+export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument {
   const lowered = p.text.toLowerCase();
   const [s0, s1, s2, s3] = hashSegments(p.hash);
   return {
@@ -69,5 +88,6 @@ export function toPostDocument(p: PostRecord): PostDocument {
     hash_s3: s3,
     favorites: p.favorites,
     favorited_by: p.favoritedBy,
+    ...robustTerms(robust),
   };
 }

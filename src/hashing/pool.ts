@@ -9,7 +9,7 @@ import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import { workerExecArgv } from '../util/worker-exec-argv.ts';
 import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type ThumbnailRequest } from './tasks.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type RobustRequest, type RobustResult, type ThumbnailRequest } from './tasks.ts';
 
 export type { ImageInfo };
 
@@ -21,6 +21,11 @@ export interface HashPool {
    * work waits behind every hash (default `urgent`: someone is waiting for it).
    */
   thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority): Promise<MadeThumbnail[]>;
+  /**
+   * The robust descriptor of an accepted image (decisions §16); `background` by default (made after
+   * the upload is answered, and by the backfill). An unreadable image answers quality 0, no hashes.
+   */
+  robust(path: string, priority?: PoolPriority): Promise<RobustResult>;
   readonly queueSize: number;
   readonly utilization: number;
   destroy(): Promise<void>;
@@ -29,8 +34,8 @@ export interface HashPool {
 const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
 
 export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
-  // Two tasks share the worker file: the default export (analyse) and the named `thumbnails`.
-  const pool = new Piscina<AnalyseRequest | ThumbnailRequest, ImageInfo>({
+  // Three tasks share the worker file: the default export (analyse) and the named `thumbnails` and `robust`.
+  const pool = new Piscina<AnalyseRequest | ThumbnailRequest | RobustRequest, ImageInfo>({
     filename: WORKER,
     minThreads: opts.workers,
     maxThreads: opts.workers,
@@ -58,6 +63,16 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
+        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
+        throw err;
+      }
+    },
+    async robust(path, priority = 'background') {
+      try {
+        const made: unknown = await pool.run({ path, ...priorityOption(priority) }, { name: 'robust' });
+        return made as RobustResult;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
         if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }

@@ -46,3 +46,17 @@ export interface MadeThumbnail {
   width: number;
   height: number;
 }
+
+/** The robust descriptor task (decisions §16): an accepted image's grey raster, trimmed and hashed. */
+export interface RobustRequest {
+  path: string;
+}
+
+/**
+ * The descriptor of src/hashing/robust/descriptor.ts as it crosses the worker boundary; an image the
+ * worker could not decode comes back as quality 0 and no hashes (computed, never matching).
+ */
+export interface RobustResult {
+  quality: number;
+  hashes: Uint32Array;
+}

@@ -5,6 +5,7 @@ import { TagRules } from './tag-rules.ts';
 import type { PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
+import { RobustDescriptors } from './robust-descriptors.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
 type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy'>;
@@ -27,6 +28,8 @@ export class PostRepository {
   readonly favorites: FavoriteRepository;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
+  /** the robust descriptors (decisions §16): kept apart from the record, which outbox rows and every read carry */
+  readonly robust: RobustDescriptors;
 
   constructor(
     private readonly db: Db,
@@ -36,6 +39,7 @@ export class PostRepository {
     this.stmt = statementCache(db);
     this.favorites = new FavoriteRepository(db);
     this.tagRules = new TagRules(db);
+    this.robust = new RobustDescriptors(db);
   }
 
   /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */

@@ -98,6 +98,23 @@ export function toSimilarItem(p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: strin
   return transform === undefined ? item : { ...item, transform };
 }
 
+/** One robust match of `/api/post/similar?robust=1` (decisions §16): `score` 0..1, `kind` what was detected. */
+export interface RobustItem {
+  id: string;
+  image: string;
+  imageURL: string;
+  score: number;
+  kind: 'similar' | 'crop' | 'border' | 'overlay';
+}
+
+export const toRobustItem = (p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: string, score: number, kind: RobustItem['kind']): RobustItem => ({
+  id: p.id,
+  image: imageName(p),
+  imageURL: imageUrl(mediaUrl, p),
+  score,
+  kind,
+});
+
 /** The payload's spelling of the third rating (spec §6). */
 export type PayloadRating = 'none' | 'moderate' | 'violet';
 export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);

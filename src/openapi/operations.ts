@@ -12,7 +12,7 @@ import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions
 import { body as ImageSearchBody, MAX_CONDITIONS, MAX_MATCH_LENGTH, query as ImageSearchQuery, RATING_ALIASES } from '../search/image-search/schema.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector } from '../search/post-search/schema.ts';
-import { query as SimilarQuery } from '../search/similar/schema.ts';
+import { postQuery as PostSimilarQuery, query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
 import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, webhookId, webhookNotFound } from './operation-kit.ts';
@@ -198,10 +198,24 @@ export const OPERATIONS: Operation[] = [
         maxDiff: 'most differing bits',
         limit: 'most matches returned',
         transforms: 'dihedral: also find mirrored and rotated (90/180/270) copies, each match then names its `transform`; absent: the plain lookup',
+        robust: '1: also `robust`, the posts the robust method (decisions §16) judges the same picture (crops, borders, captions) that are not in `similar`',
       }),
       body: { required: true, content: { 'multipart/form-data': { schema: z.object({ image: binary('the image to compare') }) } } },
     },
     responses: { ...always, ...limited, ...searchDown, 200: { description: 'the hash and the matches', schema: S.SimilarResult }, 400: issues('not an accepted image, or bad query') },
+  },
+  {
+    method: 'get', path: '/api/post/{id}/similar', operationId: 'similarToPost', tag: 'search',
+    summary: 'Posts whose image is similar to this post\'s (the post itself left out)',
+    request: {
+      params: postId,
+      query: documentedQuery(PostSimilarQuery, {
+        maxDiff: 'most differing bits',
+        limit: 'most matches returned (in each list)',
+        robust: '1: also `robust` (decisions §16); empty while the post\'s robust descriptor is not computed yet',
+      }),
+    },
+    responses: { ...always, ...searchDown, 200: { description: 'the post\'s hash and the matches', schema: S.SimilarResult }, 400: issues('bad query'), 404: postNotFound },
   },
   {
     method: 'post', path: '/image/search', operationId: 'imageSearch', tag: 'search',

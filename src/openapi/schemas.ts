@@ -210,6 +210,22 @@ export const SimilarResult = z
         })
         .strict(),
     ),
+    robust: z
+      .array(
+        z
+          .object({
+            id: uuid,
+            image: z.string(),
+            imageURL: z.string().url(),
+            score: z.number().min(0).max(1).openapi({ description: '1 - differing bits / 256 of the best compared pair of robust hashes' }),
+            kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
+              description: '`crop`: the image asked about is this post\'s picture cropped; `overlay`: it is this post\'s picture with something added (a band, a caption, a larger frame); `similar`: the whole pictures match',
+            }),
+          })
+          .strict(),
+      )
+      .optional()
+      .openapi({ description: 'only with robust=1 (decisions §16): posts judged the same picture by the robust method, not already in `similar`, best first' }),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });

@@ -46,7 +46,7 @@ export class OutboxRelay {
   /** The index change that makes Elasticsearch agree with SQLite for this row's post. */
   changeFor(row: Pick<OutboxRow, 'postId' | 'postVersion'>): IndexChange {
     const post = this.posts.getById(row.postId);
-    return post ? { postId: post.id, version: post.version, doc: toPostDocument(post) } : { postId: row.postId, version: row.postVersion, doc: null };
+    return post ? { postId: post.id, version: post.version, doc: toPostDocument(post, this.posts.robust.ofId(post.id)) } : { postId: row.postId, version: row.postVersion, doc: null };
   }
 
   /**

@@ -37,6 +37,8 @@ export interface PostServiceDeps {
   log: Logger;
   /** read at call time: MEDIA_URL for the 409 body */
   config: { mediaUrl: string };
+  /** after a new post's response is settled: its robust descriptor is made in the background (decisions §16) */
+  onCreated?: () => void;
 }
 
 export interface CreatePostInput {
@@ -131,6 +133,7 @@ export class PostService {
       throw err;
     }
     await this.deps.relay.applyNow(committed.row);
+    this.deps.onCreated?.();
     // As for update: a delete that raced the index write does not undo this answer.
     return this.deps.posts.getById(id) ?? committed.created;
   }

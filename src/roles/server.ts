@@ -11,7 +11,7 @@ import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
 /**
  * The server role (decisions §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
- * webhook dispatcher, the thumbnail runner and retention. CLI commands use src/roles/jobs.ts instead.
+ * webhook dispatcher, the thumbnail runner, the robust descriptors and retention. CLI commands use src/roles/jobs.ts instead.
  */
 export interface Services extends Core {
   ownerLock: OwnerLock;
@@ -57,6 +57,8 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   if (config.backgroundThumbnails) core.thumbnailer.start();
   const retention = new Retention(core);
   retention.start();
+  // Robust descriptors: new posts' and the backfill's (posts.robust IS NULL is its durable cursor).
+  if (config.robustDescriptors.enabled) core.descriptors.start();
   // Resumes any implication job a crash or stop interrupted (its cursor is durable).
   core.implicationRunner.loop.start();
   // Deletes that failed and objects of uploads that failed while the store was down (journaled in
@@ -79,6 +81,7 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
     retention,
     async close() {
       await core.implicationRunner.loop.stop();
+      await core.descriptors.stop();
       await mediaSweep.stop();
       await retention.stop();
       await core.thumbnailer.stop();

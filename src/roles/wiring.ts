@@ -32,6 +32,7 @@ import type { MediaStore } from '../media/store/media-store.ts';
 import { S3MediaStore } from '../media/store/s3-store.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
+import { DescriptorRunner } from '../robust/descriptor-runner.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
@@ -187,6 +188,8 @@ export interface Core extends SearchParts, AppServices {
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
+  /** robust descriptors after uploads and for older posts (decisions §16); only the server starts it */
+  descriptors: DescriptorRunner;
 }
 
 /** Constructs every service on an open database and search index; starts nothing. */
@@ -198,7 +201,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true);
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config });
+  const descriptors = new DescriptorRunner({ db, posts: postRepository, changes, images, hashPool, log, onStored: () => relay.kick(), pauseMs: config.robustDescriptors.pauseMs });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, onCreated: () => descriptors.kick() });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
@@ -239,6 +243,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     tagGovernance,
     implicationRunner,
     webhookRepository,
+    descriptors,
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
@@ -247,7 +252,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     userAdmin: new UserAdmin(accounts),
     favorites,
     quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
-    similar: new SimilarService({ ...engine, hashPool }),
+    similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };
 }

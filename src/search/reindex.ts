@@ -80,8 +80,10 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     const inflight = new Set<Promise<void>>();
     let failed: unknown;
     for (const records of postRepository.batches(batch)) {
+      // The robust descriptors come with their batch (one statement), so the new index carries their terms.
+      const robust = postRepository.robust.ofSeqs(records.map((r) => r.seq));
       const p = postsIndex
-        .apply(records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r) })), { targets: [index] })
+        .apply(records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) })), { targets: [index] })
         .then(
           () => {
             posts += records.length;

@@ -60,9 +60,9 @@ async function fetchDocs(postsIndex: PostsIndex, index: string, ids: string[]): 
   return out;
 }
 
-function compare(post: PostRecord, doc: EsDoc | undefined): Drift | undefined {
+function compare(post: PostRecord, robust: Uint8Array | undefined, doc: EsDoc | undefined): Drift | undefined {
   if (!doc?.found) return { kind: 'missing', postId: post.id };
-  const expected = toPostDocument(post) as unknown as Record<string, unknown>;
+  const expected = toPostDocument(post, robust) as unknown as Record<string, unknown>;
   const fields = Object.keys({ ...expected, ...doc.source }).filter((k) => !isDeepStrictEqual(expected[k], doc.source?.[k]));
   const reasons = [...(doc.version !== post.version ? [`version ${doc.version} != ${post.version}`] : []), ...fields];
   return reasons.length ? { kind: 'stale', postId: post.id, reason: reasons.join(', ') } : undefined;
@@ -102,8 +102,9 @@ async function scan(deps: VerifyDeps, index: string, opts: VerifyOptions): Promi
   let posts = 0;
   for (const records of deps.postRepository.batches(batch)) {
     const docs = await fetchDocs(deps.postsIndex, index, records.map((p) => p.id));
+    const robust = deps.postRepository.robust.ofSeqs(records.map((p) => p.seq));
     for (const post of records) {
-      const d = compare(post, docs.get(post.id));
+      const d = compare(post, robust.get(post.seq), docs.get(post.id));
       if (d) drift.push(d);
     }
     posts += records.length;
@@ -137,7 +138,7 @@ async function recheck(deps: VerifyDeps, index: string, drift: Drift[]): Promise
       if (doc?.found) out.push({ kind: 'orphan', postId: id });
       continue;
     }
-    const d = compare(post, doc);
+    const d = compare(post, deps.postRepository.robust.ofId(id), doc);
     if (d) out.push(d);
   }
   return out;
@@ -156,7 +157,7 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
   for (let attempt = 0; attempt < 3; attempt++) {
     const post = deps.postRepository.getById(postId);
     if (!post) return true; // deleted meanwhile: the relay removes it
-    const plain = await es.index({ index, id: post.id, document: toPostDocument(post) });
+    const plain = await es.index({ index, id: post.id, document: toPostDocument(post, deps.postRepository.robust.ofId(post.id)) });
     let version = post.version;
     if (plain._version > post.version) {
       const raised = deps.db.transaction(() => {
@@ -168,7 +169,7 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
       version = plain._version;
     }
     try {
-      await es.index({ index, id: post.id, document: toPostDocument({ ...post, version }), version, version_type: 'external_gte' });
+      await es.index({ index, id: post.id, document: toPostDocument({ ...post, version }, deps.postRepository.robust.ofId(post.id)), version, version_type: 'external_gte' });
     } catch (err) {
       // A newer change already landed: it carries the current record, which is what we wanted.
       if ((err as { statusCode?: number }).statusCode !== 409) throw err;

@@ -42,6 +42,9 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     WEBHOOK_ALLOW_PRIVATE: '1',
     HASH_WORKERS: '2',
     LOG_LEVEL: 'debug',
+    // Robust descriptors (decisions §16) are background work that raises post versions and adds
+    // outbox rows after each upload; only the tests about them switch them on.
+    ROBUST_DESCRIPTORS: '0',
     ...store,
     ...(process.env.ELASTICSEARCH_URL ? { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL } : {}),
     ...env,
@@ -73,6 +76,15 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Waits until every post has its robust descriptor (ROBUST_DESCRIPTORS=1) and the index has its terms. */
+export async function descriptorsSettled(app: TestApp, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (app.services.postRepository.robust.pendingCount() > 0 || app.services.outbox.backlog().count > 0) {
+    if (Date.now() > deadline) throw new Error(`robust descriptors not done in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**

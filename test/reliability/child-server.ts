@@ -28,13 +28,16 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
+/** As in test/helpers/app.ts: robust descriptors only where a test asks for them. */
+const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0' };
+
 /**
  * Starts `src/main.ts` on `env.PORT` and resolves once /healthz answers. Under IMGPOST_RECORD_RESPONSES
  * (as `npm test` runs) the child records its responses too, for the OpenAPI check.
  */
 export async function startChild(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
   const recorder = childRecorderArgs({ ...process.env, ...env }.IMGPOST_RECORD_RESPONSES);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...recorder, 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...recorder, 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...CHILD_DEFAULTS, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = keepLog();
   child.stderr!.on('data', (c: Buffer) => log.add(c.toString()));
   const stderr = () => log.text();

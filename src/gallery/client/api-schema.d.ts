@@ -248,6 +248,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/post/{id}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Posts whose image is similar to this post's (the post itself left out) */
+        get: operations["similarToPost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/image/search": {
         parameters: {
             query?: never;
@@ -1131,6 +1148,21 @@ export interface components {
                 /** @description differing bits (under `transform` when present) */
                 diff: number;
                 transform?: components["schemas"]["Transform"];
+            }[];
+            /** @description only with robust=1 (decisions §16): posts judged the same picture by the robust method, not already in `similar`, best first */
+            robust?: {
+                /** Format: uuid */
+                id: string;
+                image: string;
+                /** Format: uri */
+                imageURL: string;
+                /** @description 1 - differing bits / 256 of the best compared pair of robust hashes */
+                score: number;
+                /**
+                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame); `similar`: the whole pictures match
+                 * @enum {string}
+                 */
+                kind: "similar" | "crop" | "border" | "overlay";
             }[];
         };
         /** @description only when the request names `facets`: counts over the whole result, not the page */
@@ -2790,6 +2822,7 @@ export interface operations {
                 maxDiff?: number;
                 limit?: number;
                 transforms?: "dihedral";
+                robust?: "0" | "1";
             };
             header?: never;
             path?: never;
@@ -2848,6 +2881,88 @@ export interface operations {
                 headers: {
                     /** @description seconds until a retry may succeed */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the search index is unavailable; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    similarToPost: {
+        parameters: {
+            query?: {
+                maxDiff?: number;
+                limit?: number;
+                robust?: "0" | "1";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the post's hash and the matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimilarResult"];
+                };
+            };
+            /** @description bad query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,10 +3,10 @@ import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse } from '../../http/validate.ts';
 import { multipart, partsOf } from '../../upload/multipart.ts';
-import { query } from './schema.ts';
+import { postQuery, query } from './schema.ts';
 import type { SimilarService } from './service.ts';
 
-/** POST /api/post/similar (spec §4.10, decisions §5). Public. */
+/** POST /api/post/similar (spec §4.10, decisions §5, §16) and GET /api/post/{id}/similar (decisions §16). Public, as reading a post is. */
 export function similarRoutes(deps: { similar: SimilarService; tmpDir: string }): Router<AppState> {
   const router = new Router<AppState>();
   router.post('/api/post/similar', multipart(deps.tmpDir, ['image']), async (ctx) => {
@@ -14,6 +14,10 @@ export function similarRoutes(deps: { similar: SimilarService; tmpDir: string })
     const file = partsOf(ctx).files.image;
     if (!file) throw invalid(['image'], 'the image part is required', 'invalid_type', 'file', 'undefined');
     ctx.body = await deps.similar.find(file.path, params);
+  });
+  router.get('/api/post/:id/similar', async (ctx) => {
+    const params = parse(postQuery, ctx.query);
+    ctx.body = await deps.similar.findForPost(ctx.params.id, params);
   });
   return router;
 }

@@ -8,6 +8,13 @@ export const query = z.object({
   limit: queryInt({ min: 1, max: 100, default: 24 }),
   /** decisions §11: also mirrored and rotated copies */
   transforms: z.enum(['dihedral']).optional(),
+  /** decisions §16: also the robust matches (crops, borders, captions), at most `limit` of them */
+  robust: z.enum(['0', '1']).default('0'),
 });
 
 export type SimilarQuery = z.output<typeof query>;
+
+/** `GET /api/post/{id}/similar` query: as POST's, without transforms (a stored post has only its own hash). */
+export const postQuery = query.omit({ transforms: true });
+
+export type PostSimilarQuery = z.output<typeof postQuery>;

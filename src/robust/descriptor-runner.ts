@@ -1,0 +1,130 @@
+/**
+ * Computes the robust descriptor (decisions §16) of every post that has none: each new post after
+ * its upload was answered (the upload kicks the runner; the 409 rule needs only the 64-bit hash),
+ * and the posts from before migration 013 (the backfill). One loop does both, because "no
+ * descriptor yet" is durable state: posts.robust IS NULL. The runner takes them in post-number
+ * order and stores each one in its own transaction, so a kill -9 loses at most the descriptor being
+ * computed, and the next start resumes at the first NULL. Work runs on the hash pool at background
+ * priority, and waits while an upload's hash is queued.
+ */
+import type { Db } from '../db/sqlite.ts';
+import type { HashPool } from '../hashing/pool.ts';
+import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
+import type { PostChanges } from '../kernel/commit.ts';
+import { imageName } from '../kernel/media-names.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { PendingDescriptor } from '../kernel/robust-descriptors.ts';
+import type { Logger } from '../log.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
+import { Loop } from '../util/loop.ts';
+
+export interface DescriptorRunnerDeps {
+  db: Db;
+  posts: PostRepository;
+  changes: PostChanges;
+  images: ImageStore;
+  hashPool: HashPool;
+  log: Logger;
+  /** descriptors were stored: their 'reindex' rows wait for the relay */
+  onStored: () => void;
+  /** ROBUST_PAUSE_MS: a pause after each descriptor, to leave the CPU to other work (default 0) */
+  pauseMs?: number;
+}
+
+const BATCH = 50;
+/** The safety-net poll: posts that arrived without a kick (imports), and posts skipped after failures. */
+const IDLE_POLL_MS = 30_000;
+/** A post whose image keeps failing (not missing: the store is unreachable, say) is passed over after this many tries in a run. */
+const TRIES = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class DescriptorRunner {
+  readonly loop: Loop;
+  /** posts up to this number were done or passed over in this run */
+  private cursor = 0;
+  private failing = { seq: 0, tries: 0 };
+  readonly stats = { stored: 0, unreadable: 0 };
+
+  constructor(private readonly deps: DescriptorRunnerDeps) {
+    this.loop = new Loop({
+      pass: () => this.pass(),
+      intervalMs: IDLE_POLL_MS,
+      backoffMs: (failures) => Math.min(60_000, 500 * 2 ** Math.min(failures, 7)),
+      log: deps.log,
+      failureMessage: 'robust descriptors: a pass failed; retrying',
+      logEveryFailures: 10,
+    });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** A post was created: compute its descriptor soon. */
+  kick(): void {
+    this.loop.kick();
+  }
+
+  /** One batch in post-number order; answers 0 (go on at once) while there is more. */
+  private async pass(): Promise<number | void> {
+    const { posts, hashPool, onStored } = this.deps;
+    const batch = posts.robust.pending(this.cursor, BATCH);
+    if (batch.length === 0) {
+      // Passed-over posts are tried again on the next poll.
+      this.cursor = 0;
+      return;
+    }
+    let stored = 0;
+    try {
+      for (const p of batch) {
+        if (!this.loop.running) break;
+        // Uploads first: someone waits for their hash, nobody for a descriptor.
+        while (hashPool.queueSize > 0 && this.loop.running) await sleep(50);
+        if (!this.loop.running) break;
+        try {
+          if (await this.storeOne(p)) stored++;
+          this.cursor = p.seq;
+        } catch (err) {
+          if (this.failing.seq !== p.seq) this.failing = { seq: p.seq, tries: 0 };
+          if (++this.failing.tries < TRIES) throw err;
+          this.deps.log.warn('robust descriptors: passing over a post until the next poll', { postId: p.id, err: (err as Error).message });
+          this.cursor = p.seq;
+        }
+        if (this.deps.pauseMs) await sleep(this.deps.pauseMs);
+      }
+    } finally {
+      if (stored > 0) onStored();
+    }
+    return 0;
+  }
+
+  /** Computes and stores one post's descriptor; false when the post went or already has one. */
+  private async storeOne(p: PendingDescriptor): Promise<boolean> {
+    const { db, posts, changes, images, hashPool } = this.deps;
+    const image = imageName(p);
+    let descriptor;
+    try {
+      descriptor = await images.withLocalFile(image, (file) => hashPool.robust(file, 'background'));
+    } catch (err) {
+      if (!posts.exists(p.id)) return false;
+      // Only a file that is really gone is stored as unreadable; a store that does not answer is retried.
+      if (await images.exists(image)) throw err;
+      descriptor = UNREADABLE;
+      this.stats.unreadable++;
+    }
+    const blob = encodeDescriptor(descriptor);
+    const done = db.transaction(() => {
+      if (!posts.robust.store(p.seq, blob)) return false;
+      const post = posts.getBySeq(p.seq);
+      if (post) changes.reindexed(post);
+      return true;
+    }).immediate();
+    if (done) this.stats.stored++;
+    return done;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Robust near-duplicates through the API (decisions §16): `?robust=1` on POST /api/post/similar and
+ * GET /api/post/{id}/similar, with real photographs (test/fixtures/photos) and the evaluation set's
+ * own transforms (bench/robust/transforms.ts).
+ */
+import sharp from 'sharp';
+import test from 'ava';
+import { TRANSFORMS } from '../../bench/robust/transforms.ts';
+import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
+import { uploadForm } from '../helpers/fixtures.ts';
+import { createUser, type TestUser } from '../helpers/users.ts';
+
+const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
+const copyOf = (transform: string, photo = 'chelsea.jpg') => TRANSFORMS.find((t) => t.name === transform)!.apply(PHOTOS + photo, 0);
+
+let app: TestApp;
+let user: TestUser;
+const posts: Record<string, string> = {};
+
+const upload = async (image: Buffer, text: string): Promise<string> => {
+  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image, force: '1', metadata: { text } }) });
+  if (res.status !== 201) throw new Error(`upload ${text}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+};
+
+const similar = async (image: Buffer, query = 'robust=1') => {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'query');
+  const res = await app.request(`/api/post/similar?${query}`, { method: 'POST', body: form });
+  return { status: res.status, body: await res.json() };
+};
+
+const flat = () => sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer();
+const tiny = () => sharp({ create: { width: 4, height: 3, channels: 3, background: '#203040' } }).png().toBuffer();
+
+test.before(async () => {
+  app = await startTestApp({ ROBUST_DESCRIPTORS: '1' });
+  user = await createUser(app, 0x2 | 0x4);
+  const fs = await import('node:fs');
+  for (const name of ['chelsea', 'coffee', 'motorcycle']) posts[name] = await upload(fs.readFileSync(`${PHOTOS}${name}.jpg`), name);
+  posts.flat = await upload(await flat(), 'flat');
+  posts.tiny = await upload(await tiny(), 'tiny');
+  posts.captioned = await upload(await copyOf('caption', 'coffee.jpg'), 'captioned coffee');
+  await descriptorsSettled(app);
+});
+test.after.always(() => app?.close());
+
+test('crops, borders and captions of a photograph are robust matches, with score and kind, and nothing unrelated is', async (t) => {
+  for (const [transform, kinds] of [
+    ['crop10-side', ['crop']],
+    ['crop10-centre', ['crop']],
+    ['border-black', ['similar', 'crop', 'overlay']],
+    ['caption', ['overlay']],
+  ] as const) {
+    const { status, body } = await similar(await copyOf(transform));
+    t.is(status, 200, transform);
+    t.regex(body.hash, /^[01]{64}$/);
+    const inSimilar = body.similar.some((s: { id: string }) => s.id === posts.chelsea);
+    const hit = body.robust.find((r: { id: string }) => r.id === posts.chelsea);
+    t.true(inSimilar !== Boolean(hit), `${transform}: found in exactly one list`);
+    // the 64-bit hash misses these (a 10 % crop moves it by about 14 bits, a caption further)
+    if (transform !== 'border-black') t.truthy(hit, `${transform}: a robust match`);
+    if (hit) {
+      t.deepEqual(Object.keys(hit).sort(), ['id', 'image', 'imageURL', 'kind', 'score']);
+      t.is(hit.image, `${posts.chelsea}.jpg`);
+      t.is(hit.imageURL, `${app.url}/media/${posts.chelsea}.jpg`);
+      t.true(hit.score > 0.7 && hit.score <= 1, `${transform}: score ${hit.score}`);
+      t.true((kinds as readonly string[]).includes(hit.kind), `${transform}: kind ${hit.kind}`);
+    }
+    const others = body.robust.filter((r: { id: string }) => r.id !== posts.chelsea);
+    t.deepEqual(others, [], `${transform}: no unrelated robust match`);
+  }
+});
+
+test('without robust=1 the answer has no robust list; a bad robust value is 400', async (t) => {
+  const image = await copyOf('crop10-side');
+  const plain = await similar(image, '');
+  t.is(plain.status, 200);
+  t.false('robust' in plain.body);
+  for (const bad of ['robust=yes', 'robust=2', 'robust=']) {
+    const res = await similar(image, bad);
+    t.is(res.status, 400, bad);
+    t.true(JSON.stringify(res.body).includes('robust'), `${bad}: names the parameter`);
+  }
+  const get = await app.request(`/api/post/${posts.chelsea}/similar?robust=maybe`);
+  t.is(get.status, 400);
+});
+
+test('GET /api/post/{id}/similar?robust=1 lists a stored captioned copy, never the post itself', async (t) => {
+  const res = await app.request(`/api/post/${posts.coffee}/similar?robust=1`);
+  t.is(res.status, 200);
+  const body = await res.json();
+  const ids = [...body.similar, ...body.robust].map((m: { id: string }) => m.id);
+  t.false(ids.includes(posts.coffee));
+  const hit = body.robust.find((r: { id: string }) => r.id === posts.captioned);
+  t.truthy(hit, JSON.stringify(body));
+  t.is(hit.kind, 'crop', 'the captioned post contains the coffee picture: coffee is a crop of it');
+  t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
+  const plain = await (await app.request(`/api/post/${posts.coffee}/similar`)).json();
+  t.false('robust' in plain);
+  t.is((await app.request('/api/post/00000000-0000-7000-8000-000000000000/similar?robust=1')).status, 404);
+});
+
+test('a flat or tiny picture gets no robust matches and is nobody\'s', async (t) => {
+  for (const image of [await flat(), await tiny()]) {
+    const { status, body } = await similar(image);
+    t.is(status, 200);
+    t.deepEqual(body.robust, []);
+  }
+  for (const name of ['flat', 'tiny']) {
+    const body = await (await app.request(`/api/post/${posts[name]}/similar?robust=1`)).json();
+    t.deepEqual(body.robust, [], name);
+  }
+  for (const name of ['chelsea', 'coffee', 'motorcycle']) {
+    const body = await (await app.request(`/api/post/${posts[name]}/similar?robust=1`)).json();
+    t.false(body.robust.some((r: { id: string }) => r.id === posts.flat || r.id === posts.tiny), name);
+  }
+});
