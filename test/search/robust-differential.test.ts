@@ -1,0 +1,110 @@
+/**
+ * Differential check of the robust lookup (decisions §16, issue 25): for a few hundred posts, what
+ * GET /api/post/{id}/similar?robust=1 answers (the index's candidates, then the rule on their
+ * stored descriptors) is exactly what a linear scan of SQLite under the same rule returns
+ * (src/hashing/robust/rule.ts), in the same order. The descriptors are variants of real ones
+ * (photographs of test/fixtures/photos and copies of them) with bits flipped segment by segment,
+ * so pairs fall on both sides of each condition: shared segment terms and distance.
+ */
+import test from 'ava';
+import sharp from 'sharp';
+import { TRANSFORMS } from '../../bench/robust/transforms.ts';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
+import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
+import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
+import { BASE } from '../../src/hashing/robust/grey.ts';
+import { robustMatch, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import { hamming256 } from '../../src/hashing/robust/pdq.ts';
+import type { PostRecord } from '../../src/kernel/post-record.ts';
+import { scanRobust } from '../../src/search/similar/robust-lookup.ts';
+import { Random } from '../../src/seed/random.ts';
+import { uuidV7 } from '../../src/seed/seed.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
+const rnd = new Random(25);
+let app: TestApp;
+const planted: { post: PostRecord; d: Descriptor }[] = [];
+
+async function real(image: Buffer): Promise<Descriptor> {
+  const { data, info } = await sharp(image, { autoOrient: true }).greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const d = robustDescriptor({ width: info.width, height: info.height, pixels: data });
+  return { quality: d.quality, hashes: d.hashes };
+}
+
+/** Each hash of `d` with a few segments kept and the others' bits flipped at rate p: distances 0..~90 bits. */
+function variant(d: Descriptor): Descriptor {
+  const hashes = Uint32Array.from(d.hashes);
+  for (let h = 0; h < hashes.length / 8; h++) {
+    const p = 0.02 + rnd.next() * 0.33;
+    const kept = new Set(Array.from({ length: rnd.int(0, 3) }, () => rnd.int(0, 15)));
+    for (let bit = 0; bit < 256; bit++) if (!kept.has(bit >> 4) && rnd.next() < p) hashes[h * 8 + (bit >> 5)] ^= 1 << (31 - (bit & 31));
+  }
+  return { quality: d.quality, hashes };
+}
+
+const randomHash = () => Array.from({ length: 64 }, () => (rnd.next() < 0.5 ? '0' : '1')).join('');
+
+test.before(async () => {
+  app = await startTestApp();
+  const fs = await import('node:fs');
+  const bases: Descriptor[] = [];
+  for (const photo of ['chelsea.jpg', 'coffee.jpg', 'motorcycle.jpg']) {
+    bases.push(await real(fs.readFileSync(PHOTOS + photo)));
+    bases.push(await real(await TRANSFORMS.find((t) => t.name === 'caption')!.apply(PHOTOS + photo, 0)));
+  }
+  const descriptors = bases.flatMap((b) => [b, ...Array.from({ length: 39 }, () => variant(b))]);
+  // flat pictures: stored, never matching
+  for (let i = 0; i < 8; i++) descriptors.push({ ...variant(bases[i % bases.length]), quality: rnd.int(0, 49) });
+  const { postRepository, postsIndex, db } = app.services;
+  db.transaction(() => {
+    for (const d of descriptors) {
+      const at = Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
+      const id = uuidV7(at, rnd);
+      const seq = postRepository.insert({ id, text: 'planted', rating: 'none', ext: 'png', mime: 'image/png', width: 8, height: 8, hash: randomHash(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+      postRepository.robust.store(seq, encodeDescriptor(d));
+      planted.push({ post: postRepository.getBySeq(seq)!, d });
+    }
+  })();
+  await postsIndex.apply(planted.map(({ post }) => ({ postId: post.id, version: post.version, doc: toPostDocument(post, postRepository.robust.ofId(post.id)) })), { refresh: true });
+});
+test.after.always(() => app?.close());
+
+test('the pairs straddle both conditions of the rule', (t) => {
+  let oneSegmentOnly = 0;
+  let tooFar = 0;
+  let matches = 0;
+  for (const a of planted.slice(0, 60))
+    for (const b of planted) {
+      if (a === b) continue;
+      const shared = sharedSegments(a.d.hashes, b.d.hashes);
+      const near = robustMatch(a.d, b.d, THRESHOLD, 0) !== null;
+      if (near && shared === 1) oneSegmentOnly++;
+      if (shared >= 2 && !near && a.d.quality >= 50 && b.d.quality >= 50) tooFar++;
+      if (robustMatch(a.d, b.d)) matches++;
+    }
+  t.true(oneSegmentOnly > 0, 'within the distance but sharing one segment term (left out by both)');
+  t.true(tooFar > 0, 'candidates of the index beyond the distance');
+  t.true(matches > 100, `${matches} matching pairs`);
+  t.is(hamming256(planted[0].d.hashes, planted[0].d.hashes), 0);
+});
+
+test('the indexed lookup answers exactly what a scan of SQLite under the same rule returns', async (t) => {
+  const store = app.services.postRepository.robust;
+  let compared = 0;
+  for (let i = 0; i < planted.length; i += 8) {
+    const { post, d } = planted[i];
+    const res = await app.request(`/api/post/${post.id}/similar?robust=1&limit=100`);
+    t.is(res.status, 200);
+    const body = (await res.json()) as { similar: unknown[]; robust: { id: string; score: number; kind: string }[] };
+    t.deepEqual(body.similar, []);
+    const scan = scanRobust(store, d).filter((m) => m.id !== post.id).slice(0, 100);
+    t.deepEqual(
+      body.robust.map((r) => [r.id, r.score, r.kind]),
+      scan.map((m) => [m.id, m.score, m.kind]),
+      `post ${i}`,
+    );
+    compared += scan.length;
+  }
+  t.true(compared > 200, `${compared} matches compared`);
+});
