@@ -176,6 +176,11 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('POST', '/api/post/search', { json: { filter: [{ type: 'text', op: 'contains', value: 5 }] } });
   await call('POST', '/api/post/similar', { form: uploadForm({ image }) });
   await call('POST', '/api/post/similar?maxDiff=12', { form: uploadForm({ image }) });
+  await call('POST', '/api/post/similar?robust=1', { form: uploadForm({ image }) });
+  await call('POST', '/api/post/similar?robust=yes', { form: uploadForm({ image }) });
+  await call('GET', `/api/post/${second.id}/similar?robust=1`);
+  await call('GET', `/api/post/${second.id}/similar?maxDiff=99`);
+  await call('GET', '/api/post/not-a-post/similar');
   await call('POST', '/image/search', { json: { conditions: [{ type: 'tagInclude', value: 'c' }], orderBy: 'uploadDate', order: 'desc' } });
   await call('POST', '/image/search?limit=0', { json: { conditions: [] } });
   await call('POST', '/image/search', { json: { conditions: [{ type: 'nope', value: 'x' }] } });

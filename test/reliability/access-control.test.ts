@@ -92,6 +92,7 @@ const ROWS: Row[] = [
   { method: 'POST', route: '/api/post/search', expect: PUBLIC(200), call: () => ({ path: '/api/post/search', json: {} }) },
   { method: 'POST', route: '/image/search', expect: PUBLIC(200), call: () => ({ path: '/image/search', json: { conditions: [] } }) },
   { method: 'POST', route: '/api/post/similar', expect: PUBLIC(200), call: async () => ({ path: '/api/post/similar', body: uploadForm({ image: await randomImage(1) }) }) },
+  { method: 'GET', route: '/api/post/:id/similar', expect: PUBLIC(200), call: () => ({ path: `/api/post/${post.id}/similar?robust=1` }) },
   { method: 'POST', route: '/api/post/', expect: PERMITTED(201), call: async () => ({ path: '/api/post/', body: uploadForm({ image: await randomImage(seed++) }) }) },
   { method: 'PUT', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { text: `edited by ${who}` } }) },
   { method: 'PATCH', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { tags: [who] } }) },
