@@ -6,6 +6,7 @@
 import sharp from 'sharp';
 import test from 'ava';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
+import { reindex } from '../../src/search/reindex.ts';
 import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -115,4 +116,13 @@ test('a flat or tiny picture gets no robust matches and is nobody\'s', async (t)
     const body = await (await app.request(`/api/post/${posts[name]}/similar?robust=1`)).json();
     t.false(body.robust.some((r: { id: string }) => r.id === posts.flat || r.id === posts.tiny), name);
   }
+});
+
+// Serial, so it runs before the others: the index they ask is the rebuilt one.
+test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust terms', async (t) => {
+  const before = await app.services.postsIndex.aliasTarget();
+  const result = await reindex(app.services, { settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+  t.not(result.index, before);
+  const body = await (await app.request(`/api/post/${posts.coffee}/similar?robust=1`)).json();
+  t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
 });
