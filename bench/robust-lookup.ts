@@ -1,0 +1,120 @@
+/**
+ * The robust lookup (decisions §16, issue 25) at scale: p50/p99 of the indexed lookup
+ * (src/search/similar/robust-lookup.ts findRobust: Elasticsearch candidates sharing MIN_SHARED
+ * segment terms, then the rule on their descriptors read from SQLite in one statement) against a
+ * linear scan of the same descriptors in SQLite under the same rule (scanRobust), in the same run,
+ * interleaved query by query; the two answers are compared for every query.
+ *
+ *   npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts   # the descriptors
+ *   npx tsx bench/robust-lookup.ts [posts=100000] [queries=100]
+ *
+ * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
+ * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
+ * all 21 hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
+ * written straight into SQLite, the index is built by the production reindex (src/search/reindex.ts)
+ * and merged to one segment as `imgpost reindex` does. Queries: copies of the set picked at random
+ * (their originals are in the corpus). In process: no HTTP.
+ */
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { WINDOWS, WINDOW_SETS, descriptorFromHex } from '../src/hashing/robust/descriptor.ts';
+import { encodeDescriptor } from '../src/hashing/robust/format.ts';
+import { BASE } from '../src/hashing/robust/grey.ts';
+import type { Descriptor } from '../src/hashing/robust/rule.ts';
+import { createLogger } from '../src/log.ts';
+import { openToolJob } from '../src/roles/jobs.ts';
+import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
+import { reindex } from '../src/search/reindex.ts';
+import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
+import { Random } from '../src/seed/random.ts';
+import { HASH_CACHE } from './robust/paths.ts';
+import { benchEnv, tempDir } from './lib/env.ts';
+import { fmt, nowMs, summarize } from './lib/stats.ts';
+
+const posts = Number(process.argv[2] ?? 100_000);
+const queries = Number(process.argv[3] ?? 100);
+const log = (line: string) => process.stderr.write(`[robust-lookup ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const rnd = new Random(2525);
+
+// The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them).
+const DIR = `${HASH_CACHE}-${BASE}`;
+const ALL = WINDOW_SETS.w32;
+const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
+const load = (file: string): Descriptor => {
+  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number };
+  return { hashes: descriptorFromHex(pick.map((i) => h.robust[i])), quality: h.quality };
+};
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const real = files.map(load);
+const copies = files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3);
+log(`${real.length} real descriptors from ${DIR}`);
+
+const seg = (w: Uint32Array, h: number, s: number) => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
+function unrelated(d: Descriptor): Descriptor {
+  const k = rnd.int(1, 15);
+  const out = new Uint32Array(d.hashes.length);
+  for (let h = 0; h < d.hashes.length / 8; h++)
+    for (let s = 0; s < 16; s++) {
+      let v = seg(d.hashes, h, (s + k) % 16);
+      for (let b = 0; b < 16; b++) if (rnd.next() < 0.03) v ^= 1 << b;
+      out[h * 8 + (s >> 1)] |= (v << (s & 1 ? 0 : 16)) >>> 0;
+    }
+  return { hashes: out, quality: d.quality };
+}
+
+const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
+const dataDir = tempDir('robust-lookup');
+const prefix = `bench-${process.pid}-robust`;
+const services = await openToolJob(loadConfig(benchEnv({ dataDir, prefix, esUrl })), createLogger('warn'));
+try {
+  const t0 = nowMs();
+  const insert = services.db.prepare(
+    `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
+     VALUES (?, '', 'none', 'png', 'image/png', 1, 1, ?, ?, ?, ?)`,
+  );
+  services.db.transaction(() => {
+    const start = Date.parse('2024-01-01T00:00:00Z');
+    for (let i = 0; i < Math.max(posts, real.length); i++) {
+      const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
+      const at = new Date(start + i * 1000).toISOString();
+      insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+    }
+  })();
+  log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
+  const t1 = nowMs();
+  await reindex(services, { settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+  const indexSeconds = (nowMs() - t1) / 1000;
+  await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
+  log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
+
+  const store = services.postRepository.robust;
+  const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
+  for (const q of qs.slice(0, 5)) await findRobust(services.postsIndex, store, q); // warm-up
+  const ours: number[] = [];
+  const scan: number[] = [];
+  let differ = 0;
+  let found = 0;
+  for (const q of qs) {
+    let t = nowMs();
+    const a = await findRobust(services.postsIndex, store, q);
+    ours.push(nowMs() - t);
+    t = nowMs();
+    const b = scanRobust(store, q);
+    scan.push(nowMs() - t);
+    found += a.length;
+    if (JSON.stringify(a.map((m) => [m.id, m.distance])) !== JSON.stringify(b.map((m) => [m.id, m.distance]))) differ++;
+  }
+  const o = summarize(ours);
+  const s = summarize(scan);
+  const n = services.postRepository.count();
+  process.stdout.write(
+    `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
+      `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} | ` +
+      `${fmt(found / queries)} matches per query; indexing ${fmt(indexSeconds)} s |\n`,
+  );
+} finally {
+  await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+  await services.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
