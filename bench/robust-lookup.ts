@@ -83,7 +83,8 @@ try {
   })();
   log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
   const t1 = nowMs();
-  await reindex(services, { settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+  // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
+  await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
   const indexSeconds = (nowMs() - t1) / 1000;
   await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
   log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);

@@ -2,11 +2,15 @@
  * Moderation and the tag page in a real Chromium (issue 24, decisions §15): one person asks for a
  * post's removal with a reason, a moderator sees it in the queue and approves, and the post is gone;
  * the tag page shows the count, aliases and implications, and a tag governor adds an alias there.
- * A moderator merges a near-duplicate into the post it copies from the post page. Screenshots at
+ * A moderator merges a near-duplicate into the post it copies from the post page, and a captioned
+ * copy (a robust match, decisions §16) from its "Possible duplicates"; the upload page shows
+ * possible duplicates as soon as a cropped copy is chosen. Screenshots at
  * both widths go to docs/screenshots (moderation, post-request-deletion, tag).
  */
 import anyTest, { type TestFn } from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import fs from 'node:fs';
+import { TRANSFORMS } from '../../bench/robust/transforms.ts';
+import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
@@ -19,22 +23,31 @@ interface Context {
   postId: string;
   /** two uploads of one picture: a near-duplicate pair to merge */
   copies: { id: string }[];
+  /** a photograph and a captioned copy of it: a robust match the hash misses */
+  photo: { id: string };
+  captioned: { id: string };
 }
+const PHOTO = new URL('../fixtures/photos/chelsea.jpg', import.meta.url).pathname;
+const robustCopy = (name: string) => TRANSFORMS.find((x) => x.name === name)!.apply(PHOTO, 0);
 const test = anyTest as TestFn<Context>;
 const PASSWORD = 'correct horse battery';
 
 test.before(async (t) => {
-  const app = await startTestApp();
+  const app = await startTestApp({ ROBUST_DESCRIPTORS: '1' });
   const requester = await createUser(app, 0x2 | 0x4, 'rosa');
   const moderator = await createUser(app, 0x2 | 0x4 | 0x1000 | 0x2000, 'maud');
-  const upload = async (seed: number, metadata: unknown) => {
-    const res = await app.request('/api/post/', { method: 'POST', headers: requester.headers, body: uploadForm({ image: await randomImage(seed, 320, 240), metadata, force: '1' }) });
+  const upload = async (seed: number | Buffer, metadata: unknown) => {
+    const image = typeof seed === 'number' ? await randomImage(seed, 320, 240) : seed;
+    const res = await app.request('/api/post/', { method: 'POST', headers: requester.headers, body: uploadForm({ image, metadata, force: '1' }) });
     if (res.status !== 201) throw new Error(`upload: ${res.status}`);
     return (await res.json()) as { id: string };
   };
   const post = await upload(2401, { text: 'A cat asleep on the sofa', tags: ['cat', 'sofa'] });
   await upload(2402, { text: 'Another cat', tags: ['cat', 'animal'] });
   const copies = [await upload(2403, { tags: ['beach'] }), await upload(2403, { tags: ['sunset'] })];
+  const photo = await upload(fs.readFileSync(PHOTO), { tags: ['chelsea'] });
+  const captioned = await upload(await robustCopy('caption'), { tags: ['meme'] });
+  await descriptorsSettled(app);
   const govern = async (method: string, path: string, body?: unknown) => {
     const res = await app.request(path, { method, headers: { ...moderator.headers, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -42,7 +55,7 @@ test.before(async (t) => {
   await govern('PUT', '/api/tag/kitty/alias', { target: 'cat' });
   await govern('PUT', '/api/tag/cat/implies/animal');
   const session = await openBrowser(app.url);
-  t.context = { app, requester, moderator, session, postId: post.id, copies };
+  t.context = { app, requester, moderator, session, postId: post.id, copies, photo, captioned };
 });
 
 test.beforeEach((t) => {
@@ -134,5 +147,27 @@ test.serial('"merge into this" beside a near-duplicate: the copy goes, its tags 
   await ready(page);
   t.deepEqual(await page.locator('.tags a').allTextContents(), ['beach', 'sunset']);
   t.is((await t.context.app.request(`/api/post/${copy.id}`)).status, 404);
+  t.deepEqual(t.context.session.takeErrors(), []);
+});
+
+test.serial('possible duplicates: on the upload page when a cropped copy is chosen; "merge into this" for a captioned copy on its post page', async (t) => {
+  const { page } = t.context.session;
+  const { photo, captioned } = t.context;
+  await page.goto('/upload');
+  await ready(page);
+  await page.locator('input[type=file]').setInputFiles({ name: 'cropped.png', mimeType: 'image/png', buffer: await robustCopy('crop10-side') });
+  const possible = page.getByRole('list', { name: 'Possible duplicates' });
+  t.true(await shows(possible), 'possible duplicates shown');
+  t.deepEqual(await possible.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), [`/post/${photo.id}`]);
+
+  await page.goto(`/post/${captioned.id}`);
+  await ready(page);
+  const list = page.getByRole('list', { name: 'Possible duplicates' });
+  t.true(await shows(list), 'possible duplicates listed');
+  await list.getByRole('button', { name: `Merge this post into post ${photo.id.slice(0, 8)}: its tags join that post and this one is deleted` }).click();
+  await page.waitForURL((url) => url.pathname === `/post/${photo.id}`);
+  await ready(page);
+  t.deepEqual(await page.locator('.tags a').allTextContents(), ['chelsea', 'meme']);
+  t.is((await t.context.app.request(`/api/post/${captioned.id}`)).status, 404);
   t.deepEqual(t.context.session.takeErrors(), []);
 });

@@ -4,6 +4,7 @@ import { h } from './dom.ts';
 import { grid } from './grid.ts';
 
 export type SimilarMatch = Schemas['SimilarResult']['similar'][number];
+export type RobustMatch = NonNullable<Schemas['SimilarResult']['robust']>[number];
 
 const TRANSFORM_WORDS: Record<string, string> = {
   none: 'same orientation',
@@ -48,3 +49,43 @@ export function similarGrid(matches: SimilarMatch[], label: string): HTMLElement
 }
 
 export const noMatches = () => h('p', { class: 'empty' }, 'No similar images found.');
+
+/** How a robust match relates to the picture asked about (decisions §16's `kind`). */
+const KIND_WORDS: Record<RobustMatch['kind'], string> = {
+  similar: 'same picture',
+  crop: 'cropped',
+  border: 'with borders',
+  overlay: 'with something added',
+};
+
+/** The robust matches of a picture chosen for upload (POST /api/post/similar?robust=1): possible duplicates the 409 does not catch. */
+export async function findPossibleDuplicates(image: Blob, name: string): Promise<{ similar: SimilarMatch[]; robust: RobustMatch[] }> {
+  const result = await ok(
+    api.POST('/api/post/similar', {
+      params: { query: { robust: '1', limit: 12 } },
+      body: { image: name },
+      bodySerializer: () => {
+        const form = new FormData();
+        form.append('image', image, name);
+        return form;
+      },
+    }),
+  );
+  return { similar: result.similar, robust: result.robust ?? [] };
+}
+
+/** A stored post's robust matches (GET /api/post/{id}/similar?robust=1). */
+export async function postPossibleDuplicates(id: string): Promise<RobustMatch[]> {
+  const result = await ok(api.GET('/api/post/{id}/similar', { params: { path: { id }, query: { robust: '1', limit: 24 } } }));
+  return result.robust ?? [];
+}
+
+export function robustGrid(matches: RobustMatch[], label: string): HTMLElement {
+  return grid(
+    matches.map((m) => {
+      const caption = `${Math.round(m.score * 100)} % alike, ${KIND_WORDS[m.kind] ?? m.kind}`;
+      return { href: `/post/${m.id}`, thumbnail: thumbnailOf(m.imageURL, m.id), alt: `Possible duplicate, post ${m.id.slice(0, 8)}: ${caption}`, caption };
+    }),
+    label,
+  );
+}

@@ -1,12 +1,12 @@
 /**
  * `/post/<id>`: the image, its text, tags (links to searches), rating, uploader and dates; similar
- * images including mirrored and rotated copies; the version history (revert for editors); the edit
+ * images including mirrored and rotated copies; possible duplicates (robust matches, decisions §16); the version history (revert for editors); the edit
  * form for editors and delete for deleters (./post-edit.ts).
  */
 import { api, ApiError, can, errorText, ok, PERMISSION, type Post, type Self } from '../api.ts';
 import { formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { currentUser } from '../session.ts';
-import { findSimilar, noMatches, similarGrid } from '../similar-list.ts';
+import { findSimilar, noMatches, postPossibleDuplicates, robustGrid, similarGrid } from '../similar-list.ts';
 import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
@@ -57,6 +57,31 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
   return section;
 }
 
+/**
+ * Decisions §16: the posts the robust method judges the same picture (crops, borders, captions)
+ * that the hash misses; "Merge into this" for moderators, as beside the near-duplicates.
+ */
+function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElement {
+  const section = h('section', { class: 'possible-duplicates', 'aria-labelledby': 'possible-h' }, h('h2', { id: 'possible-h' }, 'Possible duplicates'));
+  const msg = messageBox();
+  section.append(msg.el);
+  void (async () => {
+    try {
+      const matches = await postPossibleDuplicates(post.id);
+      if (!matches.length) {
+        section.append(h('p', { class: 'empty' }, 'No cropped, framed or captioned copies found.'));
+        return;
+      }
+      const found = robustGrid(matches, 'Possible duplicates');
+      if (can(self, PERMISSION.delete)) addMergeButtons(found, post);
+      section.append(found);
+    } catch (err) {
+      msg.error(errorText(err));
+    }
+  })();
+  return section;
+}
+
 export async function postPage(id: string): Promise<void> {
   let post: Post;
   try {
@@ -70,10 +95,10 @@ export async function postPage(id: string): Promise<void> {
   }
   const self: Self | undefined = await currentUser().catch(() => undefined);
   // Looked up once: edits change metadata, never the image.
-  render(post, self, similarSection(post, self));
+  render(post, self, [similarSection(post, self), possibleDuplicatesSection(post, self)]);
 }
 
-function render(post: Post, self: Self | undefined, similar: HTMLElement): void {
+function render(post: Post, self: Self | undefined, similar: HTMLElement[]): void {
   const rerender = (changed: Post) => render(changed, self, similar);
   const title = post.text.trim() ? (post.text.length > 60 ? `${post.text.slice(0, 57)}…` : post.text) : `Post ${post.id.slice(0, 8)}`;
   const figure = h(
@@ -99,5 +124,5 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement): void 
     ),
   );
   const history = historySection(post, editing, rerender);
-  replace(main(), pageHeading(title), content, similar, history);
+  replace(main(), pageHeading(title), content, ...similar, history);
 }

@@ -1,13 +1,16 @@
 /**
  * `/upload`: a picture (picker or drop), text, tags with suggestions and a rating, sent as the
  * multipart POST /api/post/. On 409 the near-duplicates are shown as thumbnails, with "Upload
- * anyway" (force=1).
+ * anyway" (force=1). When a picture is chosen, its robust matches (decisions §16: crops, borders,
+ * captions of posts already here, which the 409 does not catch) are shown as "possible duplicates"
+ * before anything is sent.
  */
 import { api, ApiError, errorText, ok, PERMISSION, can, thumbnailOf, type Schemas } from '../api.ts';
 import { h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { dropZone } from '../drop.ts';
 import { grid } from '../grid.ts';
 import { currentUser } from '../session.ts';
+import { findPossibleDuplicates, robustGrid, similarGrid } from '../similar-list.ts';
 import { postFields } from './post-edit.ts';
 
 type Duplicates = Schemas['DuplicateMatches'];
@@ -26,6 +29,7 @@ export async function uploadPage(): Promise<void> {
   const drop = dropZone('image', 'Picture (JPEG, PNG, GIF, WebP or AVIF)');
   const fields = postFields('', 3);
   const duplicates = h('section', { class: 'duplicates', 'aria-live': 'polite' });
+  const possible = h('section', { class: 'possible-duplicates', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Upload');
   const form = h(
     'form',
@@ -35,11 +39,34 @@ export async function uploadPage(): Promise<void> {
     submit,
     msg.el,
     duplicates,
+    possible,
   );
+  // Only the answer for the picture chosen last is shown.
+  let chosen = 0;
   drop.onChange(() => {
     duplicates.replaceChildren();
+    possible.replaceChildren();
     msg.clear();
+    const file = drop.file();
+    if (file) void showPossibleDuplicates(file, ++chosen);
   });
+
+  async function showPossibleDuplicates(file: File, turn: number): Promise<void> {
+    try {
+      const { similar, robust } = await findPossibleDuplicates(file, file.name);
+      if (turn !== chosen) return;
+      if (!similar.length && !robust.length) return;
+      replace(
+        possible,
+        h('h2', {}, 'Possible duplicates'),
+        h('p', {}, 'These posts may show the same picture (perhaps cropped, framed or captioned). You can still upload.'),
+        similar.length ? similarGrid(similar, 'Near-duplicates by the image hash') : null,
+        robust.length ? robustGrid(robust, 'Possible duplicates') : null,
+      );
+    } catch {
+      // A hint only: the upload itself reports real problems.
+    }
+  }
 
   const send = async (force: boolean) => {
     const file = drop.file();
