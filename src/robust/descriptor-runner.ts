@@ -40,6 +40,7 @@ const TRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class DescriptorRunner {
+  /** the server starts and stops it; an upload kicks it (a new post's descriptor soon) */
   readonly loop: Loop;
   /** posts up to this number were done or passed over in this run */
   private cursor = 0;
@@ -55,19 +56,6 @@ export class DescriptorRunner {
       failureMessage: 'robust descriptors: a pass failed; retrying',
       logEveryFailures: 10,
     });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** A post was created: compute its descriptor soon. */
-  kick(): void {
-    this.loop.kick();
   }
 
   /** One batch in post-number order; answers 0 (go on at once) while there is more. */

@@ -58,7 +58,7 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   const retention = new Retention(core);
   retention.start();
   // Robust descriptors: new posts' and the backfill's (posts.robust IS NULL is its durable cursor).
-  if (config.robustDescriptors.enabled) core.descriptors.start();
+  if (config.robustDescriptors.enabled) core.descriptors.loop.start();
   // Resumes any implication job a crash or stop interrupted (its cursor is durable).
   core.implicationRunner.loop.start();
   // Deletes that failed and objects of uploads that failed while the store was down (journaled in
@@ -81,7 +81,7 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
     retention,
     async close() {
       await core.implicationRunner.loop.stop();
-      await core.descriptors.stop();
+      await core.descriptors.loop.stop();
       await mediaSweep.stop();
       await retention.stop();
       await core.thumbnailer.stop();

@@ -202,7 +202,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
   const descriptors = new DescriptorRunner({ db, posts: postRepository, changes, images, hashPool, log, onStored: () => relay.kick(), pauseMs: config.robustDescriptors.pauseMs });
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, onCreated: () => descriptors.kick() });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, onCreated: () => descriptors.loop.kick() });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
