@@ -4,14 +4,14 @@
  * `<segment>:<hex>` (the segment number keeps equal bits at different places apart).
  *
  *   stored:  `robust_full` = the full hash's terms; `robust_any` = the terms of the full hash and of every window;
- *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, as a
- *            bool/should of constant-score terms (score = segments shared), best candidates first;
- *            then the exact distance (matchDescriptors) on the candidates' stored descriptors.
+ *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, one
+ *            `term` clause each, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
+ *            then the rest of the rule (src/hashing/robust/rule.ts) on the candidates' descriptors.
  *
- * Exact (pigeonhole) only while threshold < 256 / bits: two hashes within T bits then share a segment
- * exactly. Beyond it (the chosen threshold is, see bench/robust/RESULTS.md) the terms are a ranking
- * (LSH-like): bench/robust/check-index.ts measures how many true matches share at least one or two
- * segments and how many unrelated posts do.
+ * Pigeonhole would make one shared segment exact only while threshold < 256 / bits; the chosen
+ * threshold is beyond it, so the shared-term count is part of the rule itself instead, and
+ * bench/robust/check-index.ts measures how many true matches share at least s terms and how many
+ * unrelated posts do.
  */
 
 export function segmentCount(bits: number): number {
