@@ -102,6 +102,8 @@ export async function uploadPage(): Promise<void> {
   };
 
   function showDuplicates(matches: Duplicates): void {
+    // The refusal lists the near-duplicates itself; the hint before sending would repeat them.
+    possible.replaceChildren();
     msg.error(`This picture looks like ${matches.length === 1 ? 'a post that is' : `${matches.length} posts that are`} already here.`);
     const anyway = h('button', { type: 'button', id: 'upload-anyway' }, 'Upload anyway');
     anyway.addEventListener('click', () => void send(true));
