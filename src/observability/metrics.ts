@@ -8,6 +8,7 @@ import type { AppState } from '../http/context.ts';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../outbox/relay.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
+import type { RobustDescriptors } from '../kernel/robust-descriptors.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { RequestRecord } from './request-log.ts';
 
@@ -20,6 +21,8 @@ export interface MetricsDeps {
   es: EsClient;
   config: Config;
   thumbnailQueue: ThumbnailQueue;
+  /** posts.robust, through the post repository */
+  postRepository: { robust: Pick<RobustDescriptors, 'pendingCount'> };
 }
 
 export interface AppMetrics {
@@ -130,6 +133,15 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
     registers: [registry],
     collect() {
       this.set(deps.thumbnailQueue.size());
+    },
+  });
+
+  new client.Gauge({
+    name: 'imgpost_robust_descriptors_pending',
+    help: 'Posts without a robust descriptor yet (decisions §16: new uploads and the backfill of older posts)',
+    registers: [registry],
+    collect() {
+      this.set(deps.postRepository.robust.pendingCount());
     },
   });
 

@@ -126,3 +126,8 @@ test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust te
   const body = await (await app.request(`/api/post/${posts.coffee}/similar?robust=1`)).json();
   t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
 });
+
+test('/metrics reports the posts still waiting for their descriptor', async (t) => {
+  const text = await (await app.request('/metrics')).text();
+  t.regex(text, /^imgpost_robust_descriptors_pending 0$/m);
+});
