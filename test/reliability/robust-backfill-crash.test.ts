@@ -36,7 +36,7 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   const uploader = await accounts.accounts.createUser({ name: 'uploader', password: 'correct horse battery', permission: 0x2 | 0x4 });
   accounts.close();
 
-  // Posts from a server that computes no descriptors (as before migration 013).
+  // Posts from a server that computes no descriptors (as before migration 015).
   server = await startChild({ ...env, ROBUST_DESCRIPTORS: '0' });
   const upload = async (image: Buffer) => {
     const res = await fetch(`${server!.url}/api/post/`, { method: 'POST', headers: { 'X-Access-Key': uploader.accessKey }, body: uploadForm({ image, force: '1' }) });
