@@ -15,7 +15,7 @@ import { body as PostSearchBody, selector as PostSearchSelector } from '../searc
 import { query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
-import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, webhookId, webhookNotFound } from './operation-kit.ts';
+import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, signedIn, webhookId, webhookNotFound } from './operation-kit.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
@@ -69,7 +69,7 @@ export const OPERATIONS: Operation[] = [
     request: { body: { required: true, ...json(loginSchema) } },
     responses: {
       ...always,
-      200: { description: 'logged in', schema: S.Self, headers: { 'Set-Cookie': { description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax', schema: { type: 'string' } } } },
+      200: signedIn('logged in'),
       400: issues(),
       401: { description: 'invalid username/password (a JSON string), or an invalid X-Access-Key (an error object)', schema: z.union([S.LoginFailure, S.ErrorBody]) },
       429: { ...error('too many failed logins for this name or address'), headers: retryAfter },
