@@ -69,18 +69,19 @@ export class DirectUploads {
   ) {}
 
   /** A presigned PUT to a fresh key for `user`; 409 when the store is local (no bucket to put to). */
-  async grant(user: AuthUser, request: { contentType?: string; size?: number }): Promise<UploadUrl> {
+  async grant(user: AuthUser, request: { contentType?: string; size?: number; expiresIn?: number }): Promise<UploadUrl> {
     const { store, grants, settings } = this.deps;
     if (!store.presignPut)
       throw new AppError('conflict', 'direct uploads need an S3 media store (MEDIA_STORE=s3://...); this server keeps images locally: send the image to POST /api/post/ as multipart/form-data');
     if (request.size !== undefined && request.size >= settings.maxImageBytes) throw imageTooBig(['size'], request.size, settings.maxImageBytes);
     const id = uuidv7();
     const now = Date.now();
-    const expiresAt = now + settings.expiresInS * 1000;
+    const expiresIn = Math.min(request.expiresIn ?? settings.expiresInS, settings.expiresInS);
+    const expiresAt = now + expiresIn * 1000;
     const contentType = request.contentType ?? 'application/octet-stream';
     // Journaled before the URL exists: no object can be put under a key the sweep does not know.
     grants.insert({ id, userId: user.id, contentType, size: request.size ?? null, createdAt: now, expiresAt });
-    const signed = await store.presignPut(objectKey(id), { expiresIn: settings.expiresInS, contentType, contentLength: request.size });
+    const signed = await store.presignPut(objectKey(id), { expiresIn, contentType, contentLength: request.size });
     return { key: id, method: 'PUT', url: signed.url, headers: signed.headers, expiresAt: new Date(expiresAt).toISOString() };
   }
 
