@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, invalid } from '../../errors.ts';
 import type { AuthUser } from '../../http/context.ts';
 import type { Logger } from '../../log.ts';
-import type { MediaStore } from '../../media/store/media-store.ts';
+import { StoreUnavailableError, type MediaStore } from '../../media/store/media-store.ts';
 import type { UploadedFile } from '../../upload/multipart.ts';
 import { UUID_PATTERN, uuidv7 } from '../../util/uuid.ts';
 import type { UploadGrantRepository } from './grant-repository.ts';
@@ -81,7 +81,10 @@ export class DirectUploads {
     const contentType = request.contentType ?? 'application/octet-stream';
     // Journaled before the URL exists: no object can be put under a key the sweep does not know.
     grants.insert({ id, userId: user.id, contentType, size: request.size ?? null, createdAt: now, expiresAt });
-    const signed = await store.presignPut(objectKey(id), { expiresIn, contentType, contentLength: request.size });
+    // Signing is local, but credentials from the SDK's default chain may need a lookup that fails: 503, never 500.
+    const signed = await store.presignPut(objectKey(id), { expiresIn, contentType, contentLength: request.size }).catch((err: unknown) => {
+      throw new StoreUnavailableError(store.location, 'presign put', 'denied', err);
+    });
     return { key: id, method: 'PUT', url: signed.url, headers: signed.headers, expiresAt: new Date(expiresAt).toISOString() };
   }
 
@@ -97,7 +100,8 @@ export class DirectUploads {
     if (!UUID_PATTERN.test(key) || !grants.claim(key.toLowerCase(), user.id, now)) {
       const g = UUID_PATTERN.test(key) ? grants.get(key.toLowerCase()) : undefined;
       if (!g || g.userId !== user.id) throw refuse('key names no upload of yours (ask POST /api/post/upload-url for one)');
-      if (g.claimedAt !== null) throw new AppError('conflict', 'this upload is being made into a post by another request');
+      // 400 like every other refusal of a key: a 409 from this route always lists near-duplicates.
+      if (g.claimedAt !== null) throw refuse('this upload is being made into a post by another request');
       throw refuse('the upload has expired; ask POST /api/post/upload-url for a new one', 'expired');
     }
     const id = key.toLowerCase();
@@ -120,7 +124,10 @@ export class DirectUploads {
       if (head.size >= settings.maxImageBytes) throw imageTooBig(['image'], head.size, settings.maxImageBytes);
       const read = await store.get(objectKey(id));
       if (!read) throw refuse('nothing was uploaded under this key yet', 'invalid_type');
-      await pipeline(read.body, fs.createWriteStream(temp));
+      await pipeline(read.body, fs.createWriteStream(temp)).catch((err: unknown) => {
+        // The store went away mid-body (the SDK's idle time-out, a reset): as any store failure, 503.
+        throw new StoreUnavailableError(store.location, `get uploads/${id}`, 'unreachable', err);
+      });
       const grant = grants.get(id)!;
       return { file: { path: temp, size: (await fsp.stat(temp)).size, mimetype: grant.contentType }, finish: release };
     } catch (err) {
