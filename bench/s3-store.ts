@@ -17,7 +17,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { createBucketIfMissing, s3ClientFor } from '../src/media/store/s3-store.ts';
+import { mediaKey } from '../src/media/store/media-store.ts';
+import { createBucketIfMissing, S3MediaStore, s3ClientFor } from '../src/media/store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../src/s3/managed-s3.ts';
 import { cpuSeconds } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
@@ -50,7 +51,8 @@ function multipartForm(bytes: Bytes, i: number): FormData {
 
 async function upload(server: Server, bytes: Bytes, i: number): Promise<void> {
   const text = await expect(await fetch(`${server.url}/api/post/`, { method: 'POST', headers: server.headers, body: multipartForm(bytes, i) }), 201, 'upload');
-  server.images.push(JSON.parse(text).imageURL as string);
+  // By name: imageURL names PUBLIC_URL, whose port is 0 for a server on PORT=0.
+  server.images.push(`${server.url}/media/${JSON.parse(text).image as string}`);
 }
 
 async function direct(server: Server, bytes: Bytes, i: number): Promise<void> {
@@ -145,15 +147,32 @@ export const section: BenchSection = {
               uploads[server.kind].push(res.rps);
             }
           }
-          log('GET /media req/s, alternating');
+          log('GET /media req/s, alternating; and the bucket alone (presigned GETs straight to S3Proxy)');
           for (const server of both) await thumbnailsDone(server);
-          const media: Record<string, number[]> = { local: [], s3: [] };
-          for (const server of both) check(await closedLoop({ concurrency: CLIENTS, durationMs: 1500, task: (i) => readMedia(server, i) }), `media warm-up ${server.kind}`);
+          // The bucket's own ceiling on this box: the same objects read from S3Proxy without the server.
+          const bucketStore = new S3MediaStore({ ...s3, bucket, prefix: '', forcePathStyle: true });
+          const signed = await Promise.all(remote.images.map((u) => bucketStore.presignGet(mediaKey(u.slice(u.lastIndexOf('/') + 1)), { expiresIn: 3600 })));
+          bucketStore.close();
+          const readBucket = async (i: number) => {
+            const res = await fetch(signed[(i * 7919) % signed.length].url);
+            if (res.status !== 200 || (await res.arrayBuffer()).byteLength === 0) throw new HttpError(`presigned GET: ${res.status}`);
+          };
+          const media: Record<string, number[]> = { local: [], s3: [], bucket: [] };
+          // CPU seconds per request of the server process and of S3Proxy, summed over the windows.
+          const cpu: Record<string, { server: number; s3proxy: number; requests: number }> = { local: { server: 0, s3proxy: 0, requests: 0 }, s3: { server: 0, s3proxy: 0, requests: 0 }, bucket: { server: 0, s3proxy: 0, requests: 0 } };
+          const windows: [string, (i: number) => Promise<void>, number][] = [['local', (i) => readMedia(local, i), local.pid], ['s3', (i) => readMedia(remote, i), remote.pid], ['bucket', readBucket, remote.pid]];
+          for (const [, task] of windows) check(await closedLoop({ concurrency: CLIENTS, durationMs: 1500, task }), 'media warm-up');
           for (let r = 0; r < reps; r++) {
-            for (const server of r % 2 === 0 ? both : [...both].reverse()) {
-              media[server.kind].push(check(await closedLoop({ concurrency: CLIENTS, durationMs: ms, task: (i) => readMedia(server, r * 100_000 + i) }), `media ${server.kind}`).rps);
+            for (const [kind, task, pid] of r % 2 === 0 ? windows : [...windows].reverse()) {
+              const [c0, p0] = [cpuSeconds(pid), cpuSeconds(s3.pid ?? 0)];
+              const res = check(await closedLoop({ concurrency: CLIENTS, durationMs: ms, task: (i) => task(r * 100_000 + i) }), `media ${kind}`);
+              media[kind].push(res.rps);
+              cpu[kind].server += cpuSeconds(pid) - c0;
+              cpu[kind].s3proxy += cpuSeconds(s3.pid ?? 0) - p0;
+              cpu[kind].requests += res.requests;
             }
           }
+          const perReq = (kind: string, who: 'server' | 's3proxy') => `${fmt((1000 * cpu[kind][who]) / cpu[kind].requests)} ms`;
 
           log(`20 MB: ${bigN} multipart and ${bigN} direct uploads on the S3 server, alternating`);
           const viaForm: { wallS: number; cpuS: number }[] = [];
@@ -167,7 +186,7 @@ export const section: BenchSection = {
           for (let i = 0; i < bigN; i++) localForm.push(await timed(local, () => upload(local, big, 950_000 + i)));
 
           const m = (xs: number[]) => median(xs);
-          const [uL, uS, gL, gS] = [m(uploads.local), m(uploads.s3), m(media.local), m(media.s3)];
+          const [uL, uS, gL, gS, gB] = [m(uploads.local), m(uploads.s3), m(media.local), m(media.s3), m(media.bucket)];
           const mb = jpegs.reduce((n, b) => n + b.length, 0) / jpegs.length / 1e6;
           const per = (xs: { wallS: number; cpuS: number }[]) => ({ wallS: m(xs.map((x) => x.wallS)), cpuS: m(xs.map((x) => x.cpuS)) });
           const [f, k, lf] = [per(viaForm), per(viaKey), per(localForm)];
@@ -175,10 +194,11 @@ export const section: BenchSection = {
           rows.push(
             { figure: 'Uploads/s, 1-MP JPEG, 8 clients (S3 store)', corpus: 'the run\'s uploads', ours: `${fmt(uS)} uploads/s`, anchor: `local store: ${fmt(uL)} uploads/s`, ratio: `${fmt((100 * uS) / uL)} %`, goal: '≥ 80 % of local', met: uS >= 0.8 * uL ? 'met' : 'missed' },
             { figure: '`GET /media/<image>` req/s, 8 clients (S3 store, streamed)', corpus: `${remote.images.length} images of ~${fmt(mb)} MB`, ours: `${fmt(gS)} req/s (${fmt(gS * mb)} MB/s)`, anchor: `local store: ${fmt(gL)} req/s (${fmt(gL * mb)} MB/s)`, ratio: `${fmt((100 * gS) / gL)} %`, goal: '≥ 90 % of local', met: gS >= 0.9 * gL ? 'met' : 'missed' },
+            { figure: '`GET` of the same objects straight from the bucket (presigned, no server): the ceiling of any redirect on this box', corpus: `${remote.images.length} images`, ours: `${fmt(gB)} req/s; S3Proxy ${perReq('bucket', 's3proxy')} CPU per read`, anchor: `through the server: ${fmt(gS)} req/s, server ${perReq('s3', 'server')} + S3Proxy ${perReq('s3', 's3proxy')} CPU per read; local store: server ${perReq('local', 'server')} CPU per read`, ratio: `bucket alone ${fmt((100 * gB) / gL)} % of local`, goal: 'none (bounds the row above)', met: 'none' },
             { figure: `Direct upload of a ${fmt(big.length / 1e6)} MB JPEG (S3 store, one at a time)`, corpus: '—', ours: show(k), anchor: `multipart POST of the same file: ${show(f)}`, ratio: `wall ${fmt(k.wallS / f.wallS)}×, server CPU ${fmt(k.cpuS / f.cpuS)}×`, goal: 'none stated (report)', met: 'none' },
             { figure: `Multipart upload of the ${fmt(big.length / 1e6)} MB JPEG, S3 against local`, corpus: '—', ours: `S3: ${show(f)}`, anchor: `local: ${show(lf)}`, ratio: `wall ${fmt(f.wallS / lf.wallS)}×, server CPU ${fmt(f.cpuS / lf.cpuS)}×`, goal: 'none stated (report)', met: 'none' },
           );
-          data = { s3proxy: s3.version, reps, windowMs: ms, uploads, media, big: { bytes: big.length, viaForm, viaKey, localForm } };
+          data = { s3proxy: s3.version, reps, windowMs: ms, uploads, media, mediaCpu: cpu, big: { bytes: big.length, viaForm, viaKey, localForm } };
         });
       });
     } finally {
