@@ -139,7 +139,8 @@ export class DirectUploads {
   /**
    * Deletes the objects of grants never claimed (past expiry and the PUT margin) and of claims older
    * than `claimGraceMs` (a create a crash interrupted), then their rows. A store that is down
-   * leaves the rows for the next pass.
+   * leaves the rows for the next pass: the first failure ends this one, so a dead store costs one
+   * time-out (at start-up too), not one per row.
    */
   async sweep(claimGraceMs: number): Promise<{ removed: number; failed: number }> {
     const { store, grants } = this.deps;
@@ -152,6 +153,7 @@ export class DirectUploads {
         result.removed++;
       } catch {
         result.failed++;
+        break;
       }
     }
     return result;
