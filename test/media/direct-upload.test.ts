@@ -3,19 +3,23 @@
  * with fetch, then the create naming the key. Every refusal a multipart upload of the same bytes
  * gets, the direct upload gets too, with the same body; keys that do not exist, belong to another
  * user or have expired are 400; without the permission 401/403; an unclaimed key's object is
- * deleted once its grant has expired. On the local store the endpoint answers 409.
+ * deleted once its grant has expired; a store failing while a create reads the key is 503 and the
+ * key works once the store is back. On the local store the endpoint answers 409. The app reaches
+ * S3Proxy through a fault injector (transparent until told otherwise; presigned URLs pass it too).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import test from 'ava';
 import { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm, vector, type UploadOptions } from '../helpers/fixtures.ts';
+import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { pngBomb } from '../reliability/fuzz-data.ts';
 
 let app: TestApp;
 let bucket: S3MediaStore;
+let proxy: FaultProxy;
 let alice: TestUser;
 let bob: TestUser;
 let seed = 126_000;
@@ -23,14 +27,17 @@ let seed = 126_000;
 test.before(async () => {
   const env = await sharedS3Env();
   // Swept often, so that an unclaimed key's deletion is seen within a second or two.
-  app = await startTestApp({ ...env, MEDIA_SWEEP_INTERVAL_MS: '200', RATE_LIMIT_UPLOADS_PER_MINUTE: '0', RATE_LIMIT_WRITES_PER_MINUTE: '0' });
+  proxy = await faultProxy(env.S3_ENDPOINT);
+  app = await startTestApp({ ...env, S3_ENDPOINT: proxy.endpoint, S3_TIMEOUT_MS: '1500', S3_MAX_ATTEMPTS: '2', MEDIA_SWEEP_INTERVAL_MS: '200', RATE_LIMIT_UPLOADS_PER_MINUTE: '0', RATE_LIMIT_WRITES_PER_MINUTE: '0' });
   bucket = new S3MediaStore({ bucket: env.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, ''), prefix: '', endpoint: env.S3_ENDPOINT, region: env.S3_REGION, accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
   alice = await createUser(app, 0x2 | 0x4);
   bob = await createUser(app, 0x2 | 0x4);
 });
 
 test.after.always(async () => {
+  proxy?.heal();
   await app?.close();
+  await proxy?.close();
   bucket?.close();
 });
 
@@ -156,6 +163,17 @@ test.serial('a non-image, a 900 MP image, 4 MiB and 6 MiB objects, a duplicate: 
   t.deepEqual(await refused.json(), await (await multipart({ image: vector('rgb-100x75-q70.jpg'), type: 'image/jpeg' })).json());
   const forced = await create(alice, copy.key, { force: '1' });
   t.is(forced.status, 201);
+});
+
+test.serial('the store failing while a create reads the key: 503, and the same key works once it is back', async (t) => {
+  const g = await put(alice, await randomImage(seed++));
+  proxy.inject({ kind: 'error500' });
+  t.teardown(() => proxy.heal());
+  const failed = await create(alice, g.key);
+  t.is(failed.status, 503);
+  t.regex((await failed.json()).error, /image store is unavailable/);
+  proxy.heal();
+  t.is((await create(alice, g.key)).status, 201);
 });
 
 test.serial('without the create permission: 401 and 403, for the URL and for the create', async (t) => {
