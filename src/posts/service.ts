@@ -148,13 +148,13 @@ export class PostService {
   async createFromUpload(input: Omit<CreatePostInput, 'file' | 'uploader'> & { key: string; uploader: AuthUser }): Promise<PostRecord> {
     if (!this.deps.directUploads) throw invalid(['key'], 'key names no upload of yours');
     const claimed = await this.deps.directUploads.claim(input.key, input.uploader);
-    let committed = false;
+    let postId: string | undefined;
     try {
       const post = await this.create({ ...input, file: claimed.file });
-      committed = true;
+      postId = post.id;
       return post;
     } finally {
-      await claimed.finish(committed);
+      await claimed.finish(postId);
     }
   }
 

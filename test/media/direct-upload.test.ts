@@ -186,7 +186,12 @@ test.serial('without the create permission: 401 and 403, for the URL and for the
   t.is((await app.request('/api/post/upload-url', { headers: alice.headers })).status, 405);
 });
 
-test.serial('an expired key is 400 and its unclaimed object is deleted after its time', async (t) => {
+test.serial('an expired key is 400; objects of unclaimed keys, and PUT again to a used one, are deleted after their time', async (t) => {
+  // Used, then put again while its URL is still good: that object too must not outlive the grant.
+  const used = await put(alice, await randomImage(seed++), { contentType: 'image/png', expiresIn: 3 });
+  t.is((await create(alice, used.key)).status, 201);
+  t.is((await fetch(used.url, { method: 'PUT', headers: used.headers, body: new Uint8Array(await randomImage(seed++)) })).status, 200);
+  t.true((await uploadKeys()).includes(`uploads/${used.key}`));
   const short = await put(alice, await randomImage(seed++), { contentType: 'image/png', expiresIn: 1 });
   t.true((await uploadKeys()).includes(`uploads/${short.key}`));
   await until('the grant expired', async () => Date.now() > Date.parse(short.expiresAt) + 50);
@@ -198,6 +203,8 @@ test.serial('an expired key is 400 and its unclaimed object is deleted after its
   // Expiry plus the margin for a PUT still landing (as long as the grant lived, at most a minute), then the next sweep.
   await until('the unclaimed upload was deleted', async () => !(await uploadKeys()).includes(`uploads/${short.key}`));
   t.true(Date.now() >= Date.parse(short.expiresAt) + 1000);
+  await until('the object put again to a used key was deleted', async () => !(await uploadKeys()).includes(`uploads/${used.key}`));
+  t.true(Date.now() >= Date.parse(used.expiresAt) + 3000);
 });
 
 test.serial('with the local store, POST /api/post/upload-url is 409 and says to upload multipart', async (t) => {

@@ -10,6 +10,7 @@ CREATE TABLE upload_grants (
   size         INTEGER,               -- signed into the URL when the client gave it
   created_at   INTEGER NOT NULL,
   expires_at   INTEGER NOT NULL,      -- neither the PUT nor the claim is accepted after this
-  claimed_at   INTEGER                -- set while a create reads the object; cleared again when that create fails
+  claimed_at   INTEGER,               -- set while a create reads the object; cleared again when that create fails
+  post_id      TEXT                   -- the post the upload became: the key is used (the row stays until the grant expires)
 );
 CREATE INDEX upload_grants_by_expiry ON upload_grants (expires_at);

@@ -16,13 +16,14 @@ import type { UploadGrantRepository } from './grant-repository.ts';
  * then creates the post naming the key (multipart part `key` in place of `image`). The server reads
  * the object into a temp file and the create goes on exactly as for a multipart upload (size,
  * format, pixels, near-duplicates: the same 400/409/413), the image being put under the post's own
- * key; the uploaded object is then deleted.
+ * key; the uploaded object is then deleted and the key cannot be used again.
  *
- * Journal: the grant row is written before the URL is handed out, so every object a client can put
- * has a row. The media sweep (`sweep`) deletes the object of a grant unclaimed past its expiry (plus
- * a margin for a PUT begun just before it), and of a claim a crash interrupted. A create that fails
- * releases the claim, so the same key can be named again (e.g. with force=1 after a 409) until it
- * expires. The URL and its signature are never logged.
+ * Journal: the grant row is written before the URL is handed out and kept until the grant has
+ * expired (plus a margin for a PUT begun just before), so every object a client can put has a row:
+ * the media sweep (`sweep`) then deletes the object, whether the key was never used, used (the
+ * create deleted it at once, but the URL took PUTs until it expired) or claimed by a create a crash
+ * interrupted. A create that fails releases the claim, so the same key can be named again (e.g. with
+ * force=1 after a 409) until it expires. The URL and its signature are never logged.
  */
 
 export interface DirectUploadSettings {
@@ -43,10 +44,10 @@ export interface UploadUrl {
   expiresAt: string;
 }
 
-/** A claimed grant's object, read into a temp file: hand `file` to the create, then call `finish`. */
+/** A claimed grant's object, read into a temp file: hand `file` to the create, then call `finish` with the post it became (undefined: the create failed). */
 export interface ClaimedUpload {
   file: UploadedFile;
-  finish(committed: boolean): Promise<void>;
+  finish(postId: string | undefined): Promise<void>;
 }
 
 /** The margin past a grant's expiry before its object is deleted: a PUT begun at the last second may still be landing. */
@@ -101,21 +102,21 @@ export class DirectUploads {
       const g = UUID_PATTERN.test(key) ? grants.get(key.toLowerCase()) : undefined;
       if (!g || g.userId !== user.id) throw refuse('key names no upload of yours (ask POST /api/post/upload-url for one)');
       // 400 like every other refusal of a key: a 409 from this route always lists near-duplicates.
+      if (g.postId !== null) throw refuse(`this upload was already made into post ${g.postId}`);
       if (g.claimedAt !== null) throw refuse('this upload is being made into a post by another request');
       throw refuse('the upload has expired; ask POST /api/post/upload-url for a new one', 'expired');
     }
     const id = key.toLowerCase();
     const temp = path.join(this.deps.tmpDir, `direct-${id}`);
-    const release = async (committed: boolean) => {
+    const release = async (postId: string | undefined) => {
       await fsp.rm(temp, { force: true });
-      if (!committed) return grants.unclaim(id);
-      try {
-        await store.delete(objectKey(id));
-        grants.remove(id);
-      } catch (err) {
-        // The row stays claimed: the sweep deletes the object once the claim is stale.
-        this.deps.log.warn('could not delete a claimed direct upload yet; the sweep retries', { key: id, err: (err as Error).message });
-      }
+      if (postId === undefined) return grants.unclaim(id);
+      grants.used(id, postId);
+      // The row stays, claimed for good, until the grant expires: the URL still takes PUTs until
+      // then, and the sweep deletes whatever one left (and this object, if this delete fails).
+      await store.delete(objectKey(id)).catch((err: unknown) => {
+        this.deps.log.warn('could not delete a used direct upload yet; the sweep retries', { key: id, err: (err as Error).message });
+      });
     };
     try {
       const head = await store.head(objectKey(id));
@@ -131,14 +132,14 @@ export class DirectUploads {
       const grant = grants.get(id)!;
       return { file: { path: temp, size: (await fsp.stat(temp)).size, mimetype: grant.contentType }, finish: release };
     } catch (err) {
-      await release(false);
+      await release(undefined);
       throw err;
     }
   }
 
   /**
-   * Deletes the objects of grants never claimed (past expiry and the PUT margin) and of claims older
-   * than `claimGraceMs` (a create a crash interrupted), then their rows. A store that is down
+   * Deletes the objects of expired grants (past the PUT margin: never claimed, used, or claimed by a
+   * create a crash interrupted, once the claim is older than `claimGraceMs`), then their rows. A store that is down
    * leaves the rows for the next pass: the first failure ends this one, so a dead store costs one
    * time-out (at start-up too), not one per row.
    */
