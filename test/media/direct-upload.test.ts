@@ -2,8 +2,8 @@
  * Direct uploads (issue 26) on the suite's real S3Proxy: POST /api/post/upload-url, a presigned PUT
  * with fetch, then the create naming the key. Every refusal a multipart upload of the same bytes
  * gets, the direct upload gets too, with the same body; keys that do not exist, belong to another
- * user or have expired are 400; without the permission 401/403; an unclaimed key's object is
- * deleted once its grant has expired; a store failing while a create reads the key is 503 and the
+ * user or have expired are 400; without the permission 401/403; an unclaimed key's object, and one
+ * put again to a used key while its URL is good, are deleted once the grant has expired; a store failing while a create reads the key is 503 and the
  * key works once the store is back. On the local store the endpoint answers 409. The app reaches
  * S3Proxy through a fault injector (transparent until told otherwise; presigned URLs pass it too).
  */
