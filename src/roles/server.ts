@@ -41,6 +41,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // With S3 this also retries deletes that failed; a store that is down leaves its rows for the background sweep.
   const recovered = await core.images.recover();
   if (recovered.removed > 0 || recovered.failed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // Expired direct-upload grants, those a crash interrupted included (no claim is in flight before we listen).
+  const grants = await core.directUploads.sweep(0);
+  if (grants.removed > 0 || grants.failed > 0) log.warn('removed direct uploads never made into posts', grants);
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });
@@ -65,6 +68,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
     pass: async () => {
       const swept = await core.images.sweep({ olderThanMs: config.mediaSweep.graceMs });
       if (swept.removed > 0 || swept.failed > 0) log.info('media sweep', swept);
+      // Objects of expired direct-upload grants (never used, used, or a claim older than the grace: interrupted).
+      const grants = await core.directUploads.sweep(config.mediaSweep.graceMs);
+      if (grants.removed > 0 || grants.failed > 0) log.info('direct-upload sweep', grants);
     },
     intervalMs: config.mediaSweep.intervalMs,
     firstDelayMs: config.mediaSweep.intervalMs,

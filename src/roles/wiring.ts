@@ -13,6 +13,9 @@ import { PostRepository } from '../kernel/post-repository.ts';
 import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
+import { DirectUploads } from '../posts/direct-upload/direct-uploads.ts';
+import { UploadGrantRepository } from '../posts/direct-upload/grant-repository.ts';
+import { bodyCapFor } from '../http/body.ts';
 import { PostHistory } from '../posts/versions/history.ts';
 import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
 import { ModerationService } from '../moderation/service.ts';
@@ -198,7 +201,14 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true);
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config });
+  const directUploads = new DirectUploads({
+    store: images.store,
+    grants: new UploadGrantRepository(db),
+    tmpDir: images.tmpDir,
+    log,
+    settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
+  });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
@@ -231,6 +241,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailQueue,
     thumbnailer,
     postService,
+    directUploads,
     history,
     // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
     moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
