@@ -41,6 +41,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // With S3 this also retries deletes that failed; a store that is down leaves its rows for the background sweep.
   const recovered = await core.images.recover();
   if (recovered.removed > 0 || recovered.failed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // `imgpost media migrate` recorded the store in use; MEDIA_STORE only names where a new DATA_DIR starts.
+  const inUse = core.images.stores.activeName();
+  if (inUse !== core.images.stores.configured) log.warn(`using the media store ${inUse}, recorded by imgpost media migrate; MEDIA_STORE names ${core.images.stores.configured}: set it to ${inUse}`);
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });
