@@ -87,7 +87,8 @@ export async function migrateMedia(deps: MigrationDeps, opts: MigrateOptions): P
     let cursor = state.cursorSeq;
     let done = 0;
     for (;;) {
-      const page = deps.posts.imageRefsBetween(cursor, state.uptoSeq, 32);
+      // Small pages: a killed run redoes at most one (each object is then found copied and checked, not put again).
+      const page = deps.posts.imageRefsBetween(cursor, state.uptoSeq, Math.max(8, (opts.parallel ?? 4) * 4));
       if (page.length === 0) break;
       const before = copier.counts.copied;
       await copier.posts(page, () => progress.update(++done));
