@@ -26,9 +26,9 @@ import type { MediaStores } from './store/stores.ts';
  * new store only, reads the new store first and falls back to the old one, and deletes from both:
  * nothing written during the copy can be left behind in the old store. Then every post numbered up
  * to the switch is copied (source sha256 checked against the bytes read back from the destination),
- * the cursor recorded after each batch, so a killed run resumes where it stopped. Writes the server
- * had journaled on the old store at the switch (in `pending_files`, taken in the switch's
- * transaction) are copied once they have settled. Then `migrating_from` is cleared: reads stop
+ * the cursor recorded after each batch, so a killed run resumes where it stopped. Uploads the server
+ * had journaled on the old store at the switch (in `pending_files`, read in the switch's
+ * transaction) are copied once they have committed. Then `migrating_from` is cleared: reads stop
  * falling back, and the old store is no longer used (the operator deletes it).
  */
 
@@ -60,6 +60,9 @@ export interface MigrateResult {
   to: string;
   /** continued a migration an earlier run started */
   resumed: boolean;
+  /** the resume point this run started from, and the last post the copy covers (numbered at the switch) */
+  startedAfterSeq: number;
+  uptoSeq: number;
   /** posts whose files were checked in this run */
   posts: number;
   /** objects put into the new store and checked in this run */
@@ -108,7 +111,7 @@ export async function migrateMedia(deps: MigrationDeps, opts: MigrateOptions): P
   } finally {
     await copier.close();
   }
-  return { from, to: opts.to, resumed, posts: copier.counts.posts, copied: copier.counts.copied, alreadyThere: copier.counts.alreadyThere, bytes: copier.counts.bytes, missingImages: copier.missing, ms: Date.now() - started };
+  return { from, to: opts.to, resumed, startedAfterSeq: state.cursorSeq, uptoSeq: state.uptoSeq, posts: copier.counts.posts, copied: copier.counts.copied, alreadyThere: copier.counts.alreadyThere, bytes: copier.counts.bytes, missingImages: copier.missing, ms: Date.now() - started };
 }
 
 /**
@@ -137,8 +140,11 @@ async function switchStores(deps: MigrationDeps, to: string, note?: (line: strin
   }
   const prefix = locatorPrefix(deps.stores.byName(from));
   deps.db.transaction(() => {
-    // Under the write lock: every write the server journaled on the old store before this commits is in flight or done.
-    const inFlight = [...new Set(deps.pending.list().filter((r) => r.path.startsWith(prefix)).map((r) => r.postId))];
+    // Under the write lock: every upload the server journaled on the old store before this commits
+    // is in flight (its post not committed yet) or done. Rows of existing posts are thumbnails in
+    // flight, made again on demand if they land in the old store after the copy, or rows a killed
+    // migration left: neither is waited for.
+    const inFlight = [...new Set(deps.pending.list().filter((r) => r.path.startsWith(prefix) && !deps.posts.exists(r.postId)).map((r) => r.postId))];
     deps.states.begin(to, from, deps.posts.lastSeq(), inFlight);
   }).immediate();
   note?.(`switched: the server now writes to ${to} and reads from ${from} what is not copied yet`);
