@@ -1,7 +1,9 @@
 import { TagJobRepository } from '../tags/job-repository.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/sqlite.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DATABASE_FILE, openDatabase } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
 import type { MediaStore } from '../media/store/media-store.ts';
 import { PendingFiles } from '../media/store/pending-files.ts';
@@ -125,6 +127,8 @@ export const openMediaStoreJob = (config: Config, log: Logger): MediaStore => cr
  * undefined for DATA_DIR/images. Refused while a migration copies: the objects are in two stores.
  */
 export function openActiveMediaStoreJob(config: Config, log: Logger): MediaStore | undefined {
+  // No database (yet): nothing recorded, and the backup itself says what is wrong.
+  if (!fs.existsSync(path.join(config.dataDir, DATABASE_FILE))) return config.s3 ? createMediaStore(config, log) : undefined;
   const db = openDatabase(config.dataDir);
   try {
     const state = new MediaStoreStates(db).get();
