@@ -64,6 +64,11 @@ export class MediaStoreStates {
     };
   }
 
+  /** Only the stores (what every media operation reads: no JSON to parse), or undefined with no row. */
+  inUse(): { active: string; migratingFrom: string | null } | undefined {
+    return this.stmt('SELECT active, migrating_from AS migratingFrom FROM media_store WHERE id = 1').get() as { active: string; migratingFrom: string | null } | undefined;
+  }
+
   /** The switch: writes go to `to` from now on, reads fall back to `from`. Call inside a write transaction. */
   begin(to: string, from: string, uptoSeq: number, inFlight: string[]): void {
     this.stmt(`INSERT INTO media_store (id, active, migrating_from, upto_seq, cursor_seq, in_flight, copied, switched_at, finished_at)

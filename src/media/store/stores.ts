@@ -17,7 +17,7 @@ export class MediaStores {
   private readonly opened = new Map<string, MediaStore>();
 
   constructor(
-    private readonly states: Pick<MediaStoreStates, 'get'>,
+    private readonly states: Pick<MediaStoreStates, 'inUse'>,
     /** MEDIA_STORE's name (`local` or `s3://bucket/prefix/`): the store in use while no migration ever ran */
     readonly configured: string,
     private readonly open: (name: string) => MediaStore,
@@ -25,13 +25,13 @@ export class MediaStores {
 
   /** The name of the store writes go to. */
   activeName(): string {
-    return this.states.get()?.active ?? this.configured;
+    return this.states.inUse()?.active ?? this.configured;
   }
 
   current(): CurrentStores {
-    const state = this.states.get();
+    const state = this.states.inUse();
     if (!state) return { active: this.byName(this.configured) };
-    return { active: this.byName(state.active), previous: state.migratingFrom === undefined ? undefined : this.byName(state.migratingFrom) };
+    return { active: this.byName(state.active), previous: state.migratingFrom === null ? undefined : this.byName(state.migratingFrom) };
   }
 
   byName(name: string): MediaStore {
