@@ -91,7 +91,7 @@ export async function migrateMedia(deps: MigrationDeps, opts: MigrateOptions): P
     let done = 0;
     for (;;) {
       // Small pages: a killed run redoes at most one (each object is then found copied and checked, not put again).
-      const page = deps.posts.imageRefsBetween(cursor, state.uptoSeq, Math.max(8, (opts.parallel ?? 4) * 4));
+      const page = deps.posts.imageRefsBetween(cursor, state.uptoSeq, Math.max(4, (opts.parallel ?? 4) * 4));
       if (page.length === 0) break;
       const before = copier.counts.copied;
       await copier.posts(page, () => progress.update(++done));
