@@ -3,7 +3,7 @@
  * on the local store, the suite's S3Proxy, the CLI. Local → S3 killed with SIGKILL part-way, run
  * again: it resumes and finishes, every image is byte-identical (sha256) in the bucket, the server
  * answered every GET /media and accepted every upload meanwhile, and afterwards serves from the
- * bucket (the local files moved away). Then back to local once. And, while the first images are
+ * bucket (the local files moved away), and a backup reads the bucket. Then back to local once. And, while the first images are
  * uploaded, the refusals: an unknown store, the store already in use, a bucket that does not exist:
  * a clear message, an exit code, nothing changed.
  */
@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { S3MediaStore } from '../../src/media/store/s3-store.ts';
-import { isolatedEnv } from '../backup/env.ts';
+import { destDir, isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
@@ -80,7 +80,7 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
     cli(['media', 'migrate', '--to', 'local'], env),
     cli(['media', 'migrate', '--to', 's3://no-such-bucket-imgpost/x'], env),
   ]);
-  for (let i = 0; i < 3; i++) await Promise.all([upload(), upload(), upload(), upload()]);
+  await Promise.all(Array.from({ length: 12 }, upload));
   mark('uploaded');
   const initial = [...posts.keys()];
   const [unknown, same, noBucket] = await refusals;
@@ -170,6 +170,8 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
 
   // Served from the bucket: the local files moved away, every image still answers with its bytes, and an upload lands in the bucket.
   fs.renameSync(images, `${images}.old`);
+  // A backup reads the recorded store too (MEDIA_STORE still says local, and the local files are gone).
+  const backup = cli(['backup', destDir(t), '--json'], env);
   for (const [name, sum] of posts) {
     const res = await fetch(`${url}/media/${name}`);
     t.is(res.status, 200, name);
@@ -179,6 +181,9 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   objects = await bucketObjects(bucket);
   for (const name of posts.keys()) t.true(objects.has(shardOf(name)), name);
   t.false(fs.existsSync(path.join(images, shardOf([...posts.keys()].at(-1)!))), 'the new upload is not a local file');
+  const backedUp = await backup;
+  t.is(backedUp.code, 0, backedUp.stderr);
+  t.true(JSON.parse(backedUp.stdout).posts >= initial.length, backedUp.stdout);
 
   mark('served from bucket');
   // 3. Back to local, once: every image a local file with its bytes, served with the bucket emptied.
