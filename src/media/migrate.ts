@@ -63,6 +63,8 @@ export interface MigrateResult {
   /** the resume point this run started from, and the last post the copy covers (numbered at the switch) */
   startedAfterSeq: number;
   uptoSeq: number;
+  /** uploads journaled on the old store but not committed at the switch (copied once committed) */
+  inFlight: number;
   /** posts whose files were checked in this run */
   posts: number;
   /** objects put into the new store and checked in this run */
@@ -111,7 +113,7 @@ export async function migrateMedia(deps: MigrationDeps, opts: MigrateOptions): P
   } finally {
     await copier.close();
   }
-  return { from, to: opts.to, resumed, startedAfterSeq: state.cursorSeq, uptoSeq: state.uptoSeq, posts: copier.counts.posts, copied: copier.counts.copied, alreadyThere: copier.counts.alreadyThere, bytes: copier.counts.bytes, missingImages: copier.missing, ms: Date.now() - started };
+  return { from, to: opts.to, resumed, startedAfterSeq: state.cursorSeq, uptoSeq: state.uptoSeq, inFlight: state.inFlight.length, posts: copier.counts.posts, copied: copier.counts.copied, alreadyThere: copier.counts.alreadyThere, bytes: copier.counts.bytes, missingImages: copier.missing, ms: Date.now() - started };
 }
 
 /**

@@ -150,6 +150,7 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   t.is(second.code, 0, second.stderr);
   const result = JSON.parse(second.stdout);
   t.like(result, { from: 'local', to: `${target}/`, resumed: true, missingImages: [] });
+  t.log(`second run: ${JSON.stringify(result)}`);
   t.true(result.startedAfterSeq > 0 && result.startedAfterSeq < result.uptoSeq, `resumed after post #${result.startedAfterSeq} of #${result.uptoSeq}`);
   // Resumed after the posts already done; of the rest, what the killed run had put is checked, not put again.
   // (posts numbered up to the switch after the resume point, and uploads in flight at the switch)
