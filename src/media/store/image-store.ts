@@ -69,7 +69,7 @@ export class ImageStore {
     return store.locator(mediaKey(name));
   }
 
-  /** The first store (active, then a migration's source) that holds the object, with its metadata. */
+  /** The first store (active, then a migration's source) that holds the object. */
   private async holder(name: string): Promise<MediaStore | undefined> {
     for (const store of this.all()) if (await store.head(mediaKey(name))) return store;
     return undefined;
