@@ -190,7 +190,9 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   // 3. Back to local, once: every image a local file with its bytes, served with the bucket emptied.
   const back = await cli(['media', 'migrate', '--to', 'local', '--json'], env);
   t.is(back.code, 0, back.stderr);
-  t.like(JSON.parse(back.stdout), { from: `${target}/`, to: 'local', resumed: false, missingImages: [] });
+  const backResult = JSON.parse(back.stdout);
+  t.log(`back: ${back.stdout.trim()}`);
+  t.like(backResult, { from: `${target}/`, to: 'local', resumed: false, missingImages: [] });
   for (const [name, sum] of posts) t.is(sha256(fs.readFileSync(path.join(images, shardOf(name)))), sum, name);
   for (const key of objects.keys()) await bucket.delete(key);
   for (const [name, sum] of posts) {
