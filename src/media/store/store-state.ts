@@ -3,7 +3,7 @@ import { statementCache, type Statement } from '../../db/statements.ts';
 import { parseS3Location } from '../../config.ts';
 
 /**
- * The `media_store` table (migration 013), its one owner: which store is in use once
+ * The `media_store` table (migration 014), its one owner: which store is in use once
  * `imgpost media migrate` has moved the images, and the migration's progress. No row: MEDIA_STORE
  * names the store. Store names are `local` or `s3://bucket/prefix/` (canonical: see storeName).
  */
