@@ -44,6 +44,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // Expired direct-upload grants, those a crash interrupted included (no claim is in flight before we listen).
   const grants = await core.directUploads.sweep(0);
   if (grants.removed > 0 || grants.failed > 0) log.warn('removed direct uploads never made into posts', grants);
+  // `imgpost media migrate` recorded the store in use; MEDIA_STORE only names where a new DATA_DIR starts.
+  const inUse = core.images.stores.activeName();
+  if (inUse !== core.images.stores.configured) log.warn(`using the media store ${inUse}, recorded by imgpost media migrate; MEDIA_STORE names ${core.images.stores.configured}: set it to ${inUse}`);
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });

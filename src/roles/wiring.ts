@@ -33,6 +33,8 @@ import { ImageStore } from '../media/store/image-store.ts';
 import { LocalMediaStore } from '../media/store/local-store.ts';
 import type { MediaStore } from '../media/store/media-store.ts';
 import { S3MediaStore } from '../media/store/s3-store.ts';
+import { MediaStoreStates } from '../media/store/store-state.ts';
+import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
@@ -133,12 +135,27 @@ export interface FileParts {
   thumbnailer: Thumbnailer;
 }
 
-/** The media store MEDIA_STORE names (decisions §17): DATA_DIR/images by default, else an S3 bucket. */
-export function createMediaStore(config: Config, log: Logger): MediaStore {
-  if (!config.s3) return new LocalMediaStore(path.join(config.dataDir, 'images'));
+/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
+export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
+
+/**
+ * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
+ * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
+ */
+export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {
+  if (name === 'local') return new LocalMediaStore(path.join(config.dataDir, 'images'));
+  const settings = config.s3 && name === configuredStoreName(config) ? config.s3 : config.s3At(name, setting);
   // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
   const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
-  return new S3MediaStore({ ...config.s3, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
+  return new S3MediaStore({ ...settings, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
+}
+
+/** The media store MEDIA_STORE names: DATA_DIR/images by default, else an S3 bucket. */
+export const createMediaStore = (config: Config, log: Logger): MediaStore => openMediaStoreNamed(config, log, configuredStoreName(config));
+
+/** The store in use: the one `imgpost media migrate` recorded in the database, else MEDIA_STORE's. */
+export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStores {
+  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) => openMediaStoreNamed(config, log, name));
 }
 
 /**
@@ -146,7 +163,7 @@ export function createMediaStore(config: Config, log: Logger): MediaStore {
  * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
  */
 export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
-  const images = new ImageStore(createMediaStore(config, log), config.dataDir, posts.db, posts.postRepository);
+  const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
   const thumbnailer = new Thumbnailer({
     images,
@@ -278,6 +295,6 @@ export async function openCore(config: Config, log: Logger): Promise<Core> {
 export async function closeCore(core: Core): Promise<void> {
   await core.hashPool.destroy();
   await core.es.close();
-  core.images.store.close();
+  core.images.stores.close();
   core.db.close();
 }
