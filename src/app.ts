@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { errorHandler } from './http/errors.ts';
-import { bodyCap } from './http/body.ts';
+import { bodyCap, bodyCapFor } from './http/body.ts';
 import { methodGuard } from './http/method-guard.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
@@ -14,6 +14,7 @@ import { favoriteRoutes } from './favorites/routes.ts';
 import { passkeyRoutes } from './passkeys/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
+import type { DirectUploads } from './posts/direct-upload/direct-uploads.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
@@ -60,6 +61,7 @@ export interface AppServices extends MetricsDeps {
   images: ImageStore;
   thumbnailer: Thumbnailer;
   postService: PostService;
+  directUploads: DirectUploads;
   history: PostHistory;
   moderation: ModerationService;
   tags: TagService;
@@ -92,7 +94,7 @@ export function createApp(services: AppServices): Koa<AppState> {
   const metrics = createMetrics(services);
   app.use(requestLog(services.log, [metrics.observeRequest]));
   app.use(errorHandler(services.log));
-  app.use(bodyCap());
+  app.use(bodyCap(bodyCapFor(services.config.maxImageBytes)));
   // Before every router: an invalid X-Access-Key is 401 even on public endpoints (decisions §2).
   app.use(authenticate(services));
   // After authentication, so writes count per user as well as per address.
@@ -126,7 +128,7 @@ export function createApp(services: AppServices): Koa<AppState> {
       ctx.body = { error: `method ${ctx.method} is not allowed here` };
     }
   });
-  app.use(methodGuard({ '/api/post/search': ['POST'], '/api/post/similar': ['POST'], '/api/webhook/preview': ['POST'] }));
+  app.use(methodGuard({ '/api/post/upload-url': ['POST'], '/api/post/search': ['POST'], '/api/post/similar': ['POST'], '/api/webhook/preview': ['POST'] }));
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

@@ -55,7 +55,19 @@ export interface Config {
   mediaSweep: { intervalMs: number; graceMs: number };
   /** MEDIA_STORE: undefined for `local` (DATA_DIR/images, the default), else the S3 store's settings */
   s3?: S3Settings;
+  /** UPLOAD_MAX_BYTES: an image must be smaller than this (spec §8: 4 MiB); the body cap is 1 MiB more */
+  maxImageBytes: number;
+  /** DIRECT_UPLOAD_EXPIRES_S: how long a direct upload's presigned PUT (and its key) is good for */
+  directUploadExpiresS: number;
+  /**
+   * The settings of another bucket with the same S3_* settings: the store `imgpost media migrate`
+   * recorded as the active one (src/media/store/store-state.ts), which may differ from MEDIA_STORE.
+   */
+  s3At(location: string, setting?: string): S3Settings;
 }
+
+/** Spec §8: an image upload is smaller than 4 MiB. */
+export const DEFAULT_MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 
 export class ConfigError extends Error {}
 
@@ -96,9 +108,18 @@ export function parseS3Location(value: string): { bucket: string; prefix: string
 export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Settings | undefined {
   const store = env.MEDIA_STORE ?? '';
   if (store === '' || store === 'local') return undefined;
-  const bad = (name: string, why: string): never => { throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: ${why}`); };
-  let location: { bucket: string; prefix: string } = { bucket: '', prefix: '' };
-  try { location = parseS3Location(store); } catch (err) { bad('MEDIA_STORE', `expected "local" or s3://bucket/prefix; ${(err as Error).message}`); }
+  return s3StoreConfigAt(store, env, 'MEDIA_STORE');
+}
+
+/**
+ * The settings of the bucket at `location` (s3://bucket/prefix) with the S3_* settings of `env`:
+ * MEDIA_STORE's store, or the one `imgpost media migrate` moved the images to. `setting` names
+ * where the location came from in the error.
+ */
+export function s3StoreConfigAt(location: string, env: NodeJS.ProcessEnv = process.env, setting = 'MEDIA_STORE'): S3Settings {
+  const bad = (name: string, why: string): never => { throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(name === setting ? location : env[name] ?? '')}: ${why}`); };
+  let parsedLocation: { bucket: string; prefix: string } = { bucket: '', prefix: '' };
+  try { parsedLocation = parseS3Location(location); } catch (err) { bad(setting, `expected "local" or s3://bucket/prefix; ${(err as Error).message}`); }
   const endpoint = env.S3_ENDPOINT || undefined;
   if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) bad('S3_ENDPOINT', 'must be an http(s) URL without a path');
   const flag = (name: string, fallback: boolean) => {
@@ -118,7 +139,7 @@ export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Se
   const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
   if (!!accessKeyId !== !!secretAccessKey) bad(accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID', 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK\'s default credentials)');
   return {
-    ...location,
+    ...parsedLocation,
     endpoint: endpoint?.replace(/\/$/, ''),
     region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
     accessKeyId,
@@ -183,6 +204,10 @@ const schema = z.object({
   MEDIA_STORE: z.string().optional(),
   MEDIA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
   MEDIA_SWEEP_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(10 * 60_000),
+  // Above the spec's 4 MiB only on purpose (the benchmark's 20 MB files); at most 1 GiB.
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(DEFAULT_MAX_IMAGE_BYTES),
+  // At most 7 days: the longest an S3 presigned URL may live.
+  DIRECT_UPLOAD_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 86_400).default(900),
   ELASTICSEARCH_REPLICAS: z
     .string()
     .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
@@ -234,5 +259,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registrationPermission: e.REGISTRATION_PERMISSION,
     mediaSweep: { intervalMs: e.MEDIA_SWEEP_INTERVAL_MS, graceMs: e.MEDIA_SWEEP_GRACE_MS },
     s3: s3StoreConfigFromEnv(env),
+    maxImageBytes: e.UPLOAD_MAX_BYTES,
+    directUploadExpiresS: e.DIRECT_UPLOAD_EXPIRES_S,
+    s3At: (location, setting = 'the recorded media store') => s3StoreConfigAt(location, env, setting),
   };
 }

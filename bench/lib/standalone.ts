@@ -11,8 +11,10 @@ export interface Standalone {
   dataDir: string;
   /** a job on the bench's DATA_DIR, for building the corpus (the server process owns the directory) */
   services: ToolJob;
-  /** starts the server process on the DATA_DIR; stopped when the bench ends */
+  /** starts the server process on the DATA_DIR (configured from `env` as it is then); stopped when the bench ends */
   startServer(): Promise<string>;
+  /** the server process's pid once started (for its CPU time, /proc/<pid>/stat) */
+  serverPid(): number | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function standalone(name: string, keep: boolean, body: (s: Standalo
   const services = await openToolJob(loadConfig(env), createLogger('warn'));
   let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
-    await body({ env, dataDir, services, startServer: async () => (server = await startServerProcess(env)).url });
+    await body({ env, dataDir, services, startServer: async () => (server = await startServerProcess(env)).url, serverPid: () => server?.pid });
   } finally {
     await server?.stop();
     await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});

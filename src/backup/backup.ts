@@ -9,7 +9,8 @@ import type { Progress } from '../util/progress.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';
-import { copyHashed, copyStreamHashed, createThrottle, hashFile, tryLink } from './files.ts';
+import { createThrottle } from '../util/byte-rate.ts';
+import { copyHashed, copyStreamHashed, hashFile, tryLink } from './files.ts';
 import {
   completeDir, DB_FILE, fsyncDir, LATEST_FILE, latestSnapshot, listPartials, listSnapshots, MANIFEST_FILE,
   partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,

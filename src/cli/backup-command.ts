@@ -1,8 +1,8 @@
 import { backup } from '../backup/backup.ts';
-import { parseByteRate } from '../backup/files.ts';
+import { parseByteRate } from '../util/byte-rate.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openMediaStoreJob } from '../roles/jobs.ts';
+import { openActiveMediaStoreJob } from '../roles/jobs.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 
@@ -43,8 +43,9 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  // MEDIA_STORE=s3: the objects are read from the bucket (the snapshot holds the files themselves either way).
-  const media = config.s3 ? openMediaStoreJob(config, createLogger('warn')) : undefined;
+  // An S3 store (MEDIA_STORE's, or the one `media migrate` moved to): the objects are read from the
+  // bucket (the snapshot holds the files themselves either way).
+  const media = openActiveMediaStoreJob(config, createLogger('warn'));
   const result = await backup({
     media,
     dataDir: config.dataDir,

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   rethumb: { summary: 'regenerate the WebP thumbnails of existing posts, with progress', load: () => import('./rethumb-command.ts') },
   backup: { summary: 'copy a consistent snapshot of DATA_DIR into DEST while the server runs', load: () => import('./backup-command.ts') },
   restore: { summary: 'restore a backup into an empty DATA_DIR and rebuild the search index', load: () => import('./restore-command.ts') },
+  media: { summary: 'move the images to another media store while the server runs (migrate --to local|s3://...), status', load: () => import('./media-command.ts') },
   tag: { summary: 'show the jobs applying tag implications to existing posts (tag jobs [--json])', load: () => import('./tag-command.ts') },
   verify: { summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it', load: () => import('./verify-command.ts') },
 };
@@ -32,7 +33,7 @@ Exit status:
   0   success
   1   the command ran and failed or found a problem (verify: drift; import: files that
       are not images; rethumb: posts that failed; backup/restore: failed or
-      refused; user: unknown user, invalid values)
+      refused; media: refused or failed part-way; user: unknown user, invalid values)
   2   usage error (unknown command or option, missing argument) or invalid configuration
 `;
 

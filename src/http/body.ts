@@ -6,6 +6,9 @@ import type { AppState } from './context.ts';
 export const HARD_BODY_CAP = 5 * 1024 * 1024;
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
+/** The cap for a server whose images may be larger than the spec's (UPLOAD_MAX_BYTES): room for the multipart framing and metadata. */
+export const bodyCapFor = (maxImageBytes: number): number => Math.max(HARD_BODY_CAP, maxImageBytes + 1024 * 1024);
+
 const badRequest = (message: string, code = 'invalid_request') =>
   new AppError('validation', message, [{ code, expected: '', received: '', path: [], message }]);
 

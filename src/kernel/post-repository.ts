@@ -140,6 +140,16 @@ export class PostRepository {
     return this.stmt('SELECT id, ext FROM posts ORDER BY seq').iterate() as IterableIterator<{ id: string; ext: string }>;
   }
 
+  /** Id, image extension and number of the posts numbered in (afterSeq, uptoSeq], in number order, `limit` at most (media migrate). */
+  imageRefsBetween(afterSeq: number, uptoSeq: number, limit: number): { seq: number; id: string; ext: string }[] {
+    return this.stmt('SELECT seq, id, ext FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(afterSeq, uptoSeq, limit) as { seq: number; id: string; ext: string }[];
+  }
+
+  /** How many posts are numbered in (afterSeq, uptoSeq]. */
+  countBetween(afterSeq: number, uptoSeq: number): number {
+    return this.stmt('SELECT count(*) FROM posts WHERE seq > ? AND seq <= ?').pluck().get(afterSeq, uptoSeq) as number;
+  }
+
   /** Removes a post by id, outside any change (a backup's own copy of the database); false if absent. */
   deleteById(id: string): boolean {
     return this.stmt('DELETE FROM posts WHERE id = ?').run(id).changes > 0;

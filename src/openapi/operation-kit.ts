@@ -42,6 +42,12 @@ export interface Operation {
 
 export const json = (schema: ZodTypeAny) => ({ content: { 'application/json': { schema } } });
 export const error = (description: string): Reply => ({ description, schema: S.ErrorBody });
+/** The reply of every operation that signs the caller in: Self, and the session cookie. */
+export const signedIn = (description: string): Reply => ({
+  description,
+  schema: S.Self,
+  headers: { 'Set-Cookie': { description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax', schema: { type: 'string' } } },
+});
 export const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };
 
 // Responses any endpoint can give: the access key is checked before routing (decisions §2), and

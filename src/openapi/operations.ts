@@ -15,13 +15,14 @@ import { body as PostSearchBody, selector as PostSearchSelector } from '../searc
 import { postQuery as PostSimilarQuery, query as SimilarQuery } from '../search/similar/schema.ts';
 import { MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../tags/schemas.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../webhooks/schemas.ts';
-import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, webhookId, webhookNotFound } from './operation-kit.ts';
+import { always, documentedQuery, error, forbidden, issues, json, limited, operationsGet, paging, postId, postNotFound, retryAfter, searchDown, signedIn, webhookId, webhookNotFound } from './operation-kit.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
+import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 
@@ -69,7 +70,7 @@ export const OPERATIONS: Operation[] = [
     request: { body: { required: true, ...json(loginSchema) } },
     responses: {
       ...always,
-      200: { description: 'logged in', schema: S.Self, headers: { 'Set-Cookie': { description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax', schema: { type: 'string' } } } },
+      200: signedIn('logged in'),
       400: issues(),
       401: { description: 'invalid username/password (a JSON string), or an invalid X-Access-Key (an error object)', schema: z.union([S.LoginFailure, S.ErrorBody]) },
       429: { ...error('too many failed logins for this name or address'), headers: retryAfter },
@@ -95,14 +96,15 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'post', path: '/api/post/', operationId: 'createPost', tag: 'posts', auth: true,
-    summary: 'Upload an image as a new post (needs the create-post permission)',
+    summary: 'Upload an image as a new post, or make one of a direct upload\'s key (needs the create-post permission)',
     request: {
       body: {
         required: true,
         content: {
           'multipart/form-data': {
             schema: z.object({
-              image: binary('JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels'),
+              image: binary('JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; required unless `key` is sent').optional(),
+              key: z.string().uuid().optional().openapi({ description: 'instead of `image`: the key of the caller\'s direct upload (POST /api/post/upload-url), read from the bucket and checked as an image part would be' }),
               metadata: Metadata.optional().openapi({ description: 'absent fields: text "", tags [], rating none' }),
               force: Force.openapi({ description: '1 or true: store even when near-duplicates exist' }),
             }),
@@ -115,7 +117,7 @@ export const OPERATIONS: Operation[] = [
       ...always, ...limited, ...searchDown,
       503: { ...error('the search index or the media store (MEDIA_STORE) is unavailable: nothing was stored; try again shortly'), headers: retryAfter },
       201: { description: 'created', schema: S.CreatedPost },
-      400: issues('not an accepted image, bad metadata or force'),
+      400: issues('not an accepted image, bad metadata or force; a `key` that is not the caller\'s, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key`'),
       403: forbidden,
       409: { description: 'near-duplicates exist (fewer than 4 differing bits) and force is not set', schema: S.DuplicateMatches },
     },
@@ -326,4 +328,5 @@ export const OPERATIONS: Operation[] = [
   ...PEOPLE_OPERATIONS,
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
+  ...DIRECT_UPLOAD_OPERATIONS,
 ];

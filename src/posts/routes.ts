@@ -2,17 +2,19 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { PERMISSION, currentUser, requirePermission } from '../accounts/permissions.ts';
 import { invalid } from '../errors.ts';
-import { jsonBody, optionalBody } from '../http/body.ts';
+import { bodyCapFor, jsonBody, optionalBody } from '../http/body.ts';
 import type { AppState, AuthUser } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import { multipart, partsOf } from '../upload/multipart.ts';
 import { toPostView } from '../kernel/views.ts';
-import { Force, ListQuery, PostMetadata } from './schemas.ts';
+import { Force, ListQuery, PostMetadata, UploadUrlRequest } from './schemas.ts';
+import type { DirectUploads } from './direct-upload/direct-uploads.ts';
 import type { PostService } from './service.ts';
 
 export interface PostRoutesDeps {
   postService: PostService;
-  config: { mediaUrl: string };
+  directUploads: DirectUploads;
+  config: { mediaUrl: string; maxImageBytes: number };
   /** The caller as Self, for the create response. */
   selfOf(user: AuthUser): Record<string, unknown>;
   tmpDir: string;
@@ -46,14 +48,26 @@ export function postRoutes(deps: PostRoutesDeps): Router<AppState> {
     ctx.body = view(deps.postService.find(ctx.params.id));
   });
 
-  router.post('/', requirePermission(PERMISSION.createPost), multipart(deps.tmpDir, ['image']), async (ctx) => {
+  // Direct uploads (issue 26): a presigned PUT to the bucket; the create then names its key.
+  router.post('/upload-url', requirePermission(PERMISSION.createPost), jsonBody(), async (ctx) => {
+    const request = parse(UploadUrlRequest, optionalBody(ctx));
+    ctx.body = await deps.directUploads.grant(currentUser(ctx), request);
+  });
+
+  const cap = bodyCapFor(deps.config.maxImageBytes);
+  router.post('/', requirePermission(PERMISSION.createPost), multipart(deps.tmpDir, ['image'], cap), async (ctx) => {
     const { files, fields } = partsOf(ctx);
+    // The image itself, or `key`: the key of a direct upload the caller put in the bucket.
     const file = files.image;
-    if (!file) throw invalid(['image'], 'image is required', 'invalid_type', 'file', 'undefined');
+    const key = fields.key;
+    if (file && key !== undefined) throw invalid(['key'], 'send either an image part or a key, not both');
+    if (!file && key === undefined) throw invalid(['image'], 'image is required', 'invalid_type', 'file', 'undefined');
     const metadata = parseMetadataPart(fields.metadata);
     const { force } = parse(ForcePart, { force: fields.force });
     const user = currentUser(ctx);
-    const post = await deps.postService.create({ file, metadata, force, uploader: user });
+    const post = file
+      ? await deps.postService.create({ file, metadata, force, uploader: user })
+      : await deps.postService.createFromUpload({ key: key!, metadata, force, uploader: user });
     ctx.status = 201;
     ctx.body = { ...view(post), uploader: deps.selfOf(user) };
   });

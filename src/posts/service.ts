@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_IMAGE_BYTES } from '../config.ts';
 import type { Db } from '../db/sqlite.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -19,9 +20,10 @@ import type { PostRecord } from '../kernel/post-record.ts';
 import { toDuplicateMatch } from '../kernel/views.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
+import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.ts';
 
-/** Uploads must be smaller than this (spec §8). */
-export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+/** Uploads must be smaller than this (spec §8) unless UPLOAD_MAX_BYTES says otherwise. */
+export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
 
 export interface PostServiceDeps {
   db: Db;
@@ -35,8 +37,10 @@ export interface PostServiceDeps {
   hashPool: HashPool;
   images: ImageStore;
   log: Logger;
-  /** read at call time: MEDIA_URL for the 409 body */
-  config: { mediaUrl: string };
+  /** read at call time: MEDIA_URL for the 409 body, UPLOAD_MAX_BYTES */
+  config: { mediaUrl: string; maxImageBytes?: number };
+  /** creates naming a direct upload's key (absent: every key is unknown) */
+  directUploads?: DirectUploads;
   /** after a new post's response is settled: its robust descriptor is made in the background (decisions §16) */
   onCreated?: () => void;
 }
@@ -71,7 +75,8 @@ export class PostService {
 
   async create(input: CreatePostInput): Promise<PostRecord> {
     const { file } = input;
-    if (file.size >= MAX_IMAGE_BYTES) throw invalid(['image'], `image must be smaller than ${MAX_IMAGE_BYTES} bytes`, 'too_big', `< ${MAX_IMAGE_BYTES} bytes`, `${file.size} bytes`);
+    const max = this.deps.config.maxImageBytes ?? MAX_IMAGE_BYTES;
+    if (file.size >= max) throw imageTooBig(['image'], file.size, max);
     if (file.size === 0) throw invalid(['image'], 'image is empty');
     const declared = file.mimetype?.toLowerCase().split(';')[0].trim() ?? '';
     if (declared && !declared.startsWith('image/') && declared !== 'application/octet-stream')
@@ -136,6 +141,24 @@ export class PostService {
     this.deps.onCreated?.();
     // As for update: a delete that raced the index write does not undo this answer.
     return this.deps.posts.getById(id) ?? committed.created;
+  }
+
+  /**
+   * A create naming a direct upload's key (issue 26): the user's object is claimed and read, then
+   * created exactly as a multipart upload; the uploaded object goes once the post committed, and
+   * stays claimable (until it expires) when the create failed.
+   */
+  async createFromUpload(input: Omit<CreatePostInput, 'file' | 'uploader'> & { key: string; uploader: AuthUser }): Promise<PostRecord> {
+    if (!this.deps.directUploads) throw invalid(['key'], 'key names no upload of yours');
+    const claimed = await this.deps.directUploads.claim(input.key, input.uploader);
+    let postId: string | undefined;
+    try {
+      const post = await this.create({ ...input, file: claimed.file });
+      postId = post.id;
+      return post;
+    } finally {
+      await claimed.finish(postId);
+    }
   }
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */

@@ -1,10 +1,15 @@
 import { TagJobRepository } from '../tags/job-repository.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/sqlite.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DATABASE_FILE, openDatabase } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
 import type { MediaStore } from '../media/store/media-store.ts';
-import { closeCore, connectSearch, createMediaStore, openCore, openSearch, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
+import { PendingFiles } from '../media/store/pending-files.ts';
+import { MediaStoreStates } from '../media/store/store-state.ts';
+import type { MigrationDeps } from '../media/migrate.ts';
+import { closeCore, connectSearch, createMediaStore, openCore, openMediaStoreNamed, openSearch, wireAccounts, wireFiles, wireIndex, wireMediaStores, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires; commands get their services here and
@@ -50,6 +55,8 @@ export interface RestoredJob {
 
 export function openRestoredJob(config: Config, log: Logger): RestoredJob {
   const posts = wirePosts(openDatabase(config.dataDir));
+  // The backup's row named the store it was taken from; the files went into MEDIA_STORE's.
+  new MediaStoreStates(posts.db).clear();
   return {
     files() {
       const files = wireFiles(config, log, posts, false);
@@ -112,5 +119,45 @@ export function openTagJobsJob(config: Config): TagJobsJob {
   const db = openDatabase(config.dataDir);
   return { jobs: new TagJobRepository(db), close: () => db.close() };
 }
-/** The media store MEDIA_STORE names, for backup and restore (close it when done). */
+/** The media store MEDIA_STORE names, for restore (close it when done). */
 export const openMediaStoreJob = (config: Config, log: Logger): MediaStore => createMediaStore(config, log);
+
+/**
+ * backup: the store in use (the one `imgpost media migrate` recorded, else MEDIA_STORE's), or
+ * undefined for DATA_DIR/images. Refused while a migration copies: the objects are in two stores.
+ */
+export function openActiveMediaStoreJob(config: Config, log: Logger): MediaStore | undefined {
+  // No database (yet): nothing recorded, and the backup itself says what is wrong.
+  if (!fs.existsSync(path.join(config.dataDir, DATABASE_FILE))) return config.s3 ? createMediaStore(config, log) : undefined;
+  const db = openDatabase(config.dataDir);
+  try {
+    const state = new MediaStoreStates(db).get();
+    if (state?.migratingFrom !== undefined) throw new Error(`a media migration from ${state.migratingFrom} to ${state.active} is under way: finish it (imgpost media migrate --to ${state.active}) before a backup`);
+    const name = state?.active ?? (config.s3 ? undefined : 'local');
+    if (name === 'local') return undefined;
+    return name === undefined ? createMediaStore(config, log) : openMediaStoreNamed(config, log, name);
+  } finally {
+    db.close();
+  }
+}
+
+/** media migrate: the post table, the journal, the recorded store and the stores by name (SQLite and the stores; no Elasticsearch). */
+export interface MediaMigrationJob extends MigrationDeps {
+  close(): void;
+}
+
+export function openMediaMigrationJob(config: Config, log: Logger): MediaMigrationJob {
+  const posts = wirePosts(openDatabase(config.dataDir));
+  const stores = wireMediaStores(config, log, posts.db);
+  return {
+    db: posts.db,
+    posts: posts.postRepository,
+    states: new MediaStoreStates(posts.db),
+    pending: new PendingFiles(posts.db),
+    stores,
+    close() {
+      stores.close();
+      posts.db.close();
+    },
+  };
+}

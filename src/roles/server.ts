@@ -41,6 +41,12 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // With S3 this also retries deletes that failed; a store that is down leaves its rows for the background sweep.
   const recovered = await core.images.recover();
   if (recovered.removed > 0 || recovered.failed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  // Expired direct-upload grants, those a crash interrupted included (no claim is in flight before we listen).
+  const grants = await core.directUploads.sweep(0);
+  if (grants.removed > 0 || grants.failed > 0) log.warn('removed direct uploads never made into posts', grants);
+  // `imgpost media migrate` recorded the store in use; MEDIA_STORE only names where a new DATA_DIR starts.
+  const inUse = core.images.stores.activeName();
+  if (inUse !== core.images.stores.configured) log.warn(`using the media store ${inUse}, recorded by imgpost media migrate; MEDIA_STORE names ${core.images.stores.configured}: set it to ${inUse}`);
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });
@@ -67,6 +73,9 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
     pass: async () => {
       const swept = await core.images.sweep({ olderThanMs: config.mediaSweep.graceMs });
       if (swept.removed > 0 || swept.failed > 0) log.info('media sweep', swept);
+      // Objects of expired direct-upload grants (never used, used, or a claim older than the grace: interrupted).
+      const grants = await core.directUploads.sweep(config.mediaSweep.graceMs);
+      if (grants.removed > 0 || grants.failed > 0) log.info('direct-upload sweep', grants);
     },
     intervalMs: config.mediaSweep.intervalMs,
     firstDelayMs: config.mediaSweep.intervalMs,

@@ -13,6 +13,9 @@ import { PostRepository } from '../kernel/post-repository.ts';
 import { AccountService } from '../accounts/service.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
+import { DirectUploads } from '../posts/direct-upload/direct-uploads.ts';
+import { UploadGrantRepository } from '../posts/direct-upload/grant-repository.ts';
+import { bodyCapFor } from '../http/body.ts';
 import { PostHistory } from '../posts/versions/history.ts';
 import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
 import { ModerationService } from '../moderation/service.ts';
@@ -30,6 +33,8 @@ import { ImageStore } from '../media/store/image-store.ts';
 import { LocalMediaStore } from '../media/store/local-store.ts';
 import type { MediaStore } from '../media/store/media-store.ts';
 import { S3MediaStore } from '../media/store/s3-store.ts';
+import { MediaStoreStates } from '../media/store/store-state.ts';
+import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
@@ -131,12 +136,27 @@ export interface FileParts {
   thumbnailer: Thumbnailer;
 }
 
-/** The media store MEDIA_STORE names (decisions §17): DATA_DIR/images by default, else an S3 bucket. */
-export function createMediaStore(config: Config, log: Logger): MediaStore {
-  if (!config.s3) return new LocalMediaStore(path.join(config.dataDir, 'images'));
+/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
+export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
+
+/**
+ * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
+ * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
+ */
+export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {
+  if (name === 'local') return new LocalMediaStore(path.join(config.dataDir, 'images'));
+  const settings = config.s3 && name === configuredStoreName(config) ? config.s3 : config.s3At(name, setting);
   // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
   const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
-  return new S3MediaStore({ ...config.s3, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
+  return new S3MediaStore({ ...settings, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
+}
+
+/** The media store MEDIA_STORE names: DATA_DIR/images by default, else an S3 bucket. */
+export const createMediaStore = (config: Config, log: Logger): MediaStore => openMediaStoreNamed(config, log, configuredStoreName(config));
+
+/** The store in use: the one `imgpost media migrate` recorded in the database, else MEDIA_STORE's. */
+export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStores {
+  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) => openMediaStoreNamed(config, log, name));
 }
 
 /**
@@ -144,7 +164,7 @@ export function createMediaStore(config: Config, log: Logger): MediaStore {
  * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
  */
 export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
-  const images = new ImageStore(createMediaStore(config, log), config.dataDir, posts.db, posts.postRepository);
+  const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
   const thumbnailer = new Thumbnailer({
     images,
@@ -202,7 +222,14 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
   const descriptors = new DescriptorRunner({ db, posts: postRepository, changes, images, hashPool, log, onStored: () => relay.kick(), pauseMs: config.robustDescriptors.pauseMs });
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, onCreated: () => descriptors.loop.kick() });
+  const directUploads = new DirectUploads({
+    store: images.store,
+    grants: new UploadGrantRepository(db),
+    tmpDir: images.tmpDir,
+    log,
+    settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
+  });
+  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads, onCreated: () => descriptors.loop.kick() });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
@@ -235,6 +262,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     thumbnailQueue,
     thumbnailer,
     postService,
+    directUploads,
     history,
     // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
     moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
@@ -272,6 +300,6 @@ export async function openCore(config: Config, log: Logger): Promise<Core> {
 export async function closeCore(core: Core): Promise<void> {
   await core.hashPool.destroy();
   await core.es.close();
-  core.images.store.close();
+  core.images.stores.close();
   core.db.close();
 }

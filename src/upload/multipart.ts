@@ -39,13 +39,13 @@ async function removeUploadDir(dir: string): Promise<void> {
  * Parses multipart/form-data with koa-body (formidable), writing file parts to `tmpDir`.
  * Temp files are removed after the request unless a handler moved them away.
  */
-export function multipart(tmpDir: string, fileFields: string[]): Koa.Middleware<AppState> {
+export function multipart(tmpDir: string, fileFields: string[], cap = HARD_BODY_CAP): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) throw badPart([], 'expected a body of type multipart/form-data');
     // A directory per request: whatever the parser wrote, even for a body it then refused, goes with it.
     const uploadDir = await fs.promises.mkdtemp(path.join(tmpDir, 'upload-'));
     try {
-      await unlessClientLeaves(ctx.req, parserFor(uploadDir)(ctx as never, async () => {}));
+      await unlessClientLeaves(ctx.req, parserFor(uploadDir, cap)(ctx as never, async () => {}));
       (ctx.state as AppState & { parts?: MultipartParts }).parts = collectParts(ctx, fileFields);
       await next();
     } finally {
@@ -72,7 +72,7 @@ function unlessClientLeaves(req: IncomingMessage, parsing: Promise<unknown>): Pr
   });
 }
 
-function parserFor(uploadDir: string) {
+function parserFor(uploadDir: string, cap: number) {
   return koaBody({
     multipart: true,
     json: false,
@@ -80,8 +80,8 @@ function parserFor(uploadDir: string) {
     text: false,
     formidable: {
       uploadDir,
-      maxFileSize: HARD_BODY_CAP,
-      maxTotalFileSize: HARD_BODY_CAP,
+      maxFileSize: cap,
+      maxTotalFileSize: cap,
       maxFields: 20,
       maxFieldsSize: FIELD_PART_LIMIT,
       maxFiles: 8,

@@ -11,6 +11,12 @@ import type { TestApp } from '../helpers/app.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src/cli/main.ts');
 
+/**
+ * A backstop against a hung command, not a speed check: `rethumb` of 85 large images beside an upload
+ * storm took over 60 s on a loaded 2-core box, and a kill here reads as exit code -1.
+ */
+const CLI_TIMEOUT_MS = 240_000;
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -30,7 +36,7 @@ export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<Cl
   const started = Date.now();
   return new Promise((resolve) => {
     // node --import tsx rather than npx, so npm's notices do not mix into stderr.
-    execFile(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });

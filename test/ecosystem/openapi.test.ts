@@ -16,6 +16,7 @@ import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { SoftwareAuthenticator } from '../passkeys/software-authenticator.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { sharedS3Env } from '../helpers/s3.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { checkRecordings, formatViolations } from './contract.ts';
 import { JsonSchemaValidator } from './json-schema.ts';
@@ -89,6 +90,32 @@ test('GET /docs is a self-contained page under a strict CSP', async (t) => {
   t.false(/(src|href)="https?:/.test(html));
 });
 
+/**
+ * Direct uploads (issue 26): 409 on this app's local store; the rest on a second app whose store is
+ * the suite's S3Proxy (it records into the same directory).
+ */
+async function directUploads(call: (method: string, url: string, init?: { json?: unknown; form?: FormData; headers?: Record<string, string> }) => Promise<Response>): Promise<void> {
+  const local = await createUser(app, 0x2);
+  await call('POST', '/api/post/upload-url', { headers: local.headers, json: { contentType: 'image/png' } }); // 409
+  const s3app = await startTestApp(await sharedS3Env());
+  try {
+    const [user, weak] = [await createUser(s3app, 0x2), await createUser(s3app, 0)];
+    const at = (url: string, init: { json?: unknown; form?: FormData; headers: Record<string, string> }) =>
+      s3app.request(url, { method: 'POST', headers: { ...init.headers, ...(init.json ? { 'Content-Type': 'application/json' } : {}) }, body: init.json ? JSON.stringify(init.json) : init.form });
+    const image = await randomImage(9150);
+    const grant = await (await at('/api/post/upload-url', { headers: user.headers, json: { contentType: 'image/png', size: image.length } })).json();
+    await fetch(grant.url, { method: 'PUT', headers: grant.headers, body: new Uint8Array(image) });
+    const form = uploadForm({ metadata: { text: 'direct' } });
+    form.append('key', grant.key);
+    await (await at('/api/post/', { headers: user.headers, form })).arrayBuffer(); // 201
+    await (await at('/api/post/', { headers: user.headers, form })).arrayBuffer(); // 400: used
+    await (await at('/api/post/upload-url', { headers: user.headers, json: { size: 'big' } })).arrayBuffer(); // 400
+    await (await at('/api/post/upload-url', { headers: weak.headers, json: {} })).arrayBuffer(); // 403
+  } finally {
+    await s3app.close();
+  }
+}
+
 /** Exercises every endpoint, successes and the usual failures; returns nothing, the recorder keeps it all. */
 async function representativeRun(user: TestUser, weak: TestUser): Promise<void> {
   const call = async (method: string, url: string, init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) => {
@@ -124,6 +151,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image: await randomImage(9101), metadata: { rating: 'awful' } }) });
   await call('POST', '/api/post/', { headers: as(weak), form: uploadForm({ image: await randomImage(9102) }) }); // 403
   const second = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9103, 120, 400, 'jpeg'), type: 'image/jpeg' }) }));
+  await directUploads(call);
   await call('GET', '/api/post/');
   await call('GET', '/api/post/?offset=1&limit=1');
   await call('GET', '/api/post/?limit=-1');
@@ -303,7 +331,7 @@ test.serial('every response of a run over all endpoints matches the document', a
   t.deepEqual(withoutSuccess.map((op) => op.operationId), []);
   // And the documented error shapes were exercised too.
   const seen = (id: string, status: number) => report.seen.get(id)?.has(status) ?? false;
-  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['listPostVersions', 400], ['listPostVersions', 404], ['revertPost', 400], ['revertPost', 403], ['revertPost', 404], ['listTags', 400], ['getTag', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
+  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['createUploadUrl', 200], ['createUploadUrl', 400], ['createUploadUrl', 403], ['createUploadUrl', 409], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['listPostVersions', 400], ['listPostVersions', 404], ['revertPost', 400], ['revertPost', 403], ['revertPost', 404], ['listTags', 400], ['getTag', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
     t.true(seen(id, status), `${id} ${status} was not exercised`);
 });
 

@@ -65,7 +65,7 @@ export interface paths {
         /** List posts, newest first */
         get: operations["listPosts"];
         put?: never;
-        /** Upload an image as a new post (needs the create-post permission) */
+        /** Upload an image as a new post, or make one of a direct upload's key (needs the create-post permission) */
         post: operations["createPost"];
         delete?: never;
         options?: never;
@@ -850,6 +850,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/post/upload-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A presigned PUT to the S3 store for a new post's image (needs the create-post permission); then create the post naming its key */
+        post: operations["createUploadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     postEvent: {
@@ -1374,6 +1391,26 @@ export interface components {
             challenge: string;
             rpId?: string;
         };
+        UploadUrl: {
+            /**
+             * Format: uuid
+             * @description name it as the `key` part of POST /api/post/ (in place of `image`)
+             */
+            key: string;
+            /** @enum {string} */
+            method: "PUT";
+            /**
+             * Format: uri
+             * @description presigned: PUT the image's bytes here, straight to the bucket
+             */
+            url: string;
+            /** @description send these with the PUT exactly as given (they are signed): `content-type`, and `content-length` when `size` was given */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description ISO time after which neither the PUT nor a create naming the key is accepted; an object never claimed is then deleted */
+            expiresAt: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1634,9 +1671,14 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels
+                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; required unless `key` is sent
                      */
-                    image: string;
+                    image?: string;
+                    /**
+                     * Format: uuid
+                     * @description instead of `image`: the key of the caller's direct upload (POST /api/post/upload-url), read from the bucket and checked as an image part would be
+                     */
+                    key?: string;
                     /** @description absent fields: text "", tags [], rating none */
                     metadata?: {
                         /** @description at most 10000 UTF-16 code units (maxLength counts code points, so it is the looser bound) */
@@ -1664,7 +1706,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPost"];
                 };
             };
-            /** @description not an accepted image, bad metadata or force */
+            /** @description not an accepted image, bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5919,6 +5961,113 @@ export interface operations {
             /** @description a bug; the body never carries details */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createUploadUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description image/* or application/octet-stream (default); the PUT must send it */
+                    contentType?: string;
+                    /** @description bytes; when given the PUT must be exactly this long, and an image too large is refused here (400) */
+                    size?: number;
+                    /** @description seconds; at most DIRECT_UPLOAD_EXPIRES_S (default 900), a longer life is lowered to it */
+                    expiresIn?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the URL, its headers and the key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadUrl"];
+                };
+            };
+            /** @description contentType not an image type, size not an integer or too large, or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server keeps images locally (MEDIA_STORE=local): upload with POST /api/post/ as multipart/form-data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit reached */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the media store's credentials could not be had; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

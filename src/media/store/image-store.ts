@@ -6,8 +6,9 @@ import type { Db } from '../../db/sqlite.ts';
 import type { PostRepository } from '../../kernel/post-repository.ts';
 import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
 import { MIME_BY_EXT } from './formats.ts';
-import { mediaKey, StoreUnavailableError, type ByteRange, type MediaStore, type ObjectRead } from './media-store.ts';
+import { locatorPrefix, mediaKey, StoreUnavailableError, type ByteRange, type MediaStore, type ObjectRead } from './media-store.ts';
 import { PendingFiles } from './pending-files.ts';
+import type { MediaStores } from './stores.ts';
 
 /** A thumbnail written to a temporary path, waiting to be moved in with its image. */
 export interface TempThumbnail {
@@ -29,13 +30,19 @@ const typeOf = (name: string) => MIME_BY_EXT[name.slice(name.lastIndexOf('.') + 
  * (at start-up, and in the background for rows older than SWEEP_GRACE_MS) deletes every journaled
  * object whose post does not exist, and retries deletes that failed.
  * A post's thumbnails (`<id>.<size>.webp`) share its fate: journaled, settled and removed with it.
+ *
+ * The store is looked up on every operation (MediaStores: the `media_store` row of
+ * `imgpost media migrate`, else MEDIA_STORE), so a live server follows a migration: a write picks
+ * its store inside the transaction that journals it (a migration's switch, another write
+ * transaction, is thus either before it or sees its journal rows); reads try the active store, then
+ * the one a migration is copying from; deletes remove from both.
  */
 export class ImageStore {
   readonly tmpDir: string;
   private readonly pending: PendingFiles;
 
   constructor(
-    readonly store: MediaStore,
+    readonly stores: MediaStores,
     dataDir: string,
     private readonly db: Db,
     /** whether a post exists: its repository owns that question */
@@ -46,9 +53,26 @@ export class ImageStore {
     fs.mkdirSync(this.tmpDir, { recursive: true });
   }
 
-  /** The journal's name for a file: its store locator. */
-  private locatorOf(name: string): string {
-    return this.store.locator(mediaKey(name));
+  /** The store writes go to now. */
+  get store(): MediaStore {
+    return this.stores.current().active;
+  }
+
+  /** The active store, then the one a migration is copying from. */
+  private all(): MediaStore[] {
+    const { active, previous } = this.stores.current();
+    return previous ? [active, previous] : [active];
+  }
+
+  /** The journal's name for a file: its locator in `store`. */
+  private locatorOf(name: string, store: MediaStore = this.store): string {
+    return store.locator(mediaKey(name));
+  }
+
+  /** The first store (active, then a migration's source) that holds the object. */
+  private async holder(name: string): Promise<MediaStore | undefined> {
+    for (const store of this.all()) if (await store.head(mediaKey(name))) return store;
+    return undefined;
   }
 
   /** The local store's file of an image or thumbnail name (tools and tests of a local DATA_DIR); throws for S3. */
@@ -70,7 +94,7 @@ export class ImageStore {
 
   /** Call inside the post transaction: the files' fate is now that of the committed row. */
   settle(image: string): void {
-    this.pending.remove(this.namesOf(image).map((n) => this.locatorOf(n)));
+    for (const store of this.all()) this.pending.remove(this.namesOf(image).map((n) => this.locatorOf(n, store)));
   }
 
   /**
@@ -83,9 +107,14 @@ export class ImageStore {
     const id = image.slice(0, image.indexOf('.'));
     const moves = [{ from: tempPath, name: image }, ...thumbnails.map((t) => ({ from: t.tempPath, name: thumbnailName(id, t.size) }))];
     // Journal everything before the first write: a crash part-way leaves only journaled objects.
-    this.db.transaction(() => moves.forEach((m) => this.pending.add(this.locatorOf(m.name), postId))).immediate();
+    // The store is chosen in the same transaction (see the class comment).
+    const store = this.db.transaction(() => {
+      const active = this.store;
+      moves.forEach((m) => this.pending.add(this.locatorOf(m.name, active), postId));
+      return active;
+    }).immediate();
     try {
-      for (const m of moves) await this.putFile(m.from, m.name, true);
+      for (const m of moves) await this.putFile(store, m.from, m.name, true);
     } catch (err) {
       await this.discard(image);
       throw err;
@@ -93,19 +122,19 @@ export class ImageStore {
   }
 
   /** Local: rename (`move`) or copy; S3: put. */
-  private async putFile(from: string, name: string, move: boolean): Promise<void> {
+  private async putFile(store: MediaStore, from: string, name: string, move: boolean): Promise<void> {
     const key = mediaKey(name);
-    if (this.store.kind === 'local' && move) {
-      const target = this.store.locator(key);
+    if (store.kind === 'local' && move) {
+      const target = store.locator(key);
       try {
         await fsp.mkdir(path.dirname(target), { recursive: true });
         await fsp.rename(from, target);
         return;
       } catch (err) {
-        throw new StoreUnavailableError(this.store.location, `put ${key}`, 'server_error', err);
+        throw new StoreUnavailableError(store.location, `put ${key}`, 'server_error', err);
       }
     }
-    await this.store.put(key, { path: from }, { contentType: typeOf(name) });
+    await store.put(key, { path: from }, { contentType: typeOf(name) });
   }
 
   /** Undoes `adopt` after the post transaction failed; what cannot be deleted now stays journaled for `sweep`. */
@@ -115,7 +144,7 @@ export class ImageStore {
 
   /** Call inside the delete transaction; `remove` deletes after commit. */
   markForRemoval(image: string, postId: string): void {
-    for (const name of this.namesOf(image)) this.pending.add(this.locatorOf(name), postId);
+    for (const store of this.all()) for (const name of this.namesOf(image)) this.pending.add(this.locatorOf(name, store), postId);
   }
 
   /** Deletes a deleted post's files; a failure leaves them journaled, and `sweep` retries. Never throws. */
@@ -123,23 +152,24 @@ export class ImageStore {
     return this.deleteJournaled(this.namesOf(image));
   }
 
-  /** Deletes each object and unjournals it; returns how many failed (left journaled). */
-  private async deleteJournaled(names: string[]): Promise<number> {
-    const results = await Promise.allSettled(names.map(async (name) => {
-      await this.store.delete(mediaKey(name));
-      this.pending.remove([this.locatorOf(name)]);
-    }));
+  /** Deletes each object (from every current store) and unjournals it; returns how many failed (left journaled). */
+  private async deleteJournaled(names: string[], stores = this.all()): Promise<number> {
+    const results = await Promise.allSettled(stores.flatMap((store) => names.map(async (name) => {
+      await store.delete(mediaKey(name));
+      this.pending.remove([this.locatorOf(name, store)]);
+    })));
     return results.filter((r) => r.status === 'rejected').length;
   }
 
   /** Whether the object of a file name exists (rethumb --missing, the thumbnail route). */
   async exists(name: string): Promise<boolean> {
-    return (await this.store.head(mediaKey(name))) !== undefined;
+    return (await this.holder(name)) !== undefined;
   }
 
   /** The object for GET /media; undefined when there is none. */
-  open(name: string, opts: { range?: ByteRange } = {}): Promise<ObjectRead | undefined> {
-    return this.store.get(mediaKey(name), opts);
+  async open(name: string, opts: { range?: ByteRange } = {}): Promise<ObjectRead | undefined> {
+    const [active, previous] = this.all();
+    return (await active.get(mediaKey(name), opts)) ?? (await previous?.get(mediaKey(name), opts));
   }
 
   /**
@@ -147,12 +177,10 @@ export class ImageStore {
    * copy for S3 (the image workers read files). Throws when the image does not exist.
    */
   async withLocalFile<T>(image: string, use: (file: string) => Promise<T>): Promise<T> {
-    if (this.store.kind === 'local') {
-      const file = this.store.locator(mediaKey(image));
-      if (!fs.existsSync(file)) throw new Error(`image file ${image} is missing`);
-      return use(file);
-    }
-    const read = await this.store.get(mediaKey(image));
+    const store = await this.holder(image);
+    if (!store) throw new Error(`image file ${image} is missing`);
+    if (store.kind === 'local') return use(store.locator(mediaKey(image)));
+    const read = await store.get(mediaKey(image));
     if (!read) throw new Error(`image file ${image} is missing`);
     const copy = path.join(this.tmpDir, `copy-${process.pid}-${Math.random().toString(36).slice(2)}-${image}`);
     try {
@@ -173,33 +201,36 @@ export class ImageStore {
   async replaceThumbnails(image: string, postId: string, thumbnails: TempThumbnail[]): Promise<boolean> {
     const id = image.slice(0, image.indexOf('.'));
     const names = thumbnails.map((t) => thumbnailName(id, t.size));
-    if (this.store.kind === 'local') {
-      // As before: renames under the write lock, so a thumbnail only ever appears while its row exists.
-      return this.db.transaction(() => {
-        if (!this.posts.exists(postId)) return false;
-        const dir = path.dirname(this.store.locator(mediaKey(image)));
-        fs.mkdirSync(dir, { recursive: true });
-        thumbnails.forEach((t, i) => fs.renameSync(t.tempPath, this.store.locator(mediaKey(names[i]))));
+    // The store is chosen inside the transaction that renames (local) or journals (S3): see the class comment.
+    const picked = this.db.transaction((): boolean | MediaStore => {
+      if (!this.posts.exists(postId)) return false;
+      const store = this.store;
+      if (store.kind === 'local') {
+        // As before: renames under the write lock, so a thumbnail only ever appears while its row exists.
+        fs.mkdirSync(path.dirname(store.locator(mediaKey(image))), { recursive: true });
+        thumbnails.forEach((t, i) => fs.renameSync(t.tempPath, store.locator(mediaKey(names[i]))));
         return true;
-      }).immediate();
-    }
-    if (!this.posts.exists(postId)) return false;
-    this.db.transaction(() => names.forEach((n) => this.pending.add(this.locatorOf(n), postId))).immediate();
+      }
+      names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
+      return store;
+    }).immediate();
+    if (typeof picked === 'boolean') return picked;
+    const store = picked;
     try {
-      for (const [i, t] of thumbnails.entries()) await this.putFile(t.tempPath, names[i], false);
+      for (const [i, t] of thumbnails.entries()) await this.putFile(store, t.tempPath, names[i], false);
     } catch (err) {
       // Of an existing post: a thumbnail is made again on its first request; the sweep settles the rows.
-      if (!this.posts.exists(postId)) await this.deleteJournaled(names);
+      if (!this.posts.exists(postId)) await this.deleteJournaled(names, [store]);
       throw err;
     }
     const kept = this.db.transaction(() => {
       const exists = this.posts.exists(postId);
       // Re-journaled: a delete's `remove` may have unjournaled them before these puts landed.
-      if (exists) this.pending.remove(names.map((n) => this.locatorOf(n)));
-      else names.forEach((n) => this.pending.add(this.locatorOf(n), postId));
+      if (exists) this.pending.remove(names.map((n) => this.locatorOf(n, store)));
+      else names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
       return exists;
     }).immediate();
-    if (!kept) await this.deleteJournaled(names);
+    if (!kept) await this.deleteJournaled(names, [store]);
     return kept;
   }
 
@@ -212,7 +243,8 @@ export class ImageStore {
   async sweep(opts: { olderThanMs?: number } = {}): Promise<{ removed: number; kept: number; failed: number }> {
     const result = { removed: 0, kept: 0, failed: 0 };
     const cutoff = Date.now() - (opts.olderThanMs ?? 0);
-    const local = this.store.kind === 'local' ? `${this.store.locator('00/x').slice(0, -'00/x'.length)}` : this.store.location;
+    // What each current store's locators start with (the key follows).
+    const stores = this.all().map((store) => ({ store, prefix: locatorPrefix(store) }));
     for (const row of this.pending.list()) {
       if (Date.parse(row.createdAt) > cutoff) continue;
       if (this.posts.exists(row.postId)) {
@@ -220,10 +252,12 @@ export class ImageStore {
         this.pending.remove([row.path]);
         continue;
       }
-      // Rows another store wrote (before `media migrate` switched MEDIA_STORE) are not this store's to act on.
-      if (!row.path.startsWith(local)) continue;
+      // Rows of a store no longer in use (a finished `media migrate`'s old store) are left alone:
+      // that store is the operator's to delete whole.
+      const owner = stores.find((s) => row.path.startsWith(s.prefix));
+      if (!owner) continue;
       try {
-        await this.store.delete(row.path.slice(local.length));
+        await owner.store.delete(row.path.slice(owner.prefix.length));
         this.pending.remove([row.path]);
         result.removed++;
       } catch {

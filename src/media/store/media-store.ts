@@ -24,6 +24,12 @@ export function mediaKey(name: string): string {
   return `${id.slice(-2)}/${name}`;
 }
 
+/** What every locator of a store starts with, the key following (to tell which store a journal row names). */
+export function locatorPrefix(store: MediaStore): string {
+  const probe = store.locator('00/x');
+  return probe.slice(0, -'00/x'.length);
+}
+
 /** The bytes to store: a file (read, never moved or removed) or a buffer. */
 export type PutSource = { path: string } | { buffer: Buffer };
 

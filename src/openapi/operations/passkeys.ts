@@ -4,7 +4,7 @@
  * @simplewebauthn/server).
  */
 import { authenticationBody, loginOptionsBody, registrationBody } from '../../passkeys/schemas.ts';
-import { always, error, issues, json, type Operation } from '../operation-kit.ts';
+import { always, error, issues, json, signedIn, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
 import { z } from '../zod.ts';
 
@@ -59,7 +59,7 @@ export const PASSKEY_OPERATIONS: Operation[] = [
     request: { body: { required: true, ...json(authenticationBody) } },
     responses: {
       ...always,
-      200: { description: 'signed in', schema: S.Self, headers: { 'Set-Cookie': { description: 'nmsl_cookie=...', schema: { type: 'string' } } } },
+      200: signedIn('signed in'),
       400: issues('not an assertion'),
       401: error('refused: unknown passkey, unknown, used or expired challenge, another origin or relying party, another account\'s passkey, or a bad signature'),
       409: noRelyingParty,

@@ -5,7 +5,7 @@
 import { appKeySchema, preferencesSchema, registerSchema, userListQuery, userPatchSchema } from '../../accounts/schemas.ts';
 import { favoriteBody, quickSearchBody } from '../../favorites/routes.ts';
 import { ListQuery } from '../../posts/schemas.ts';
-import { always, documentedQuery, error, forbidden, issues, json, paging, postId, postNotFound, retryAfter, searchDown, type Operation } from '../operation-kit.ts';
+import { always, documentedQuery, error, forbidden, issues, json, paging, postId, postNotFound, retryAfter, searchDown, signedIn, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
 import { z } from '../zod.ts';
 
@@ -38,7 +38,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     request: { body: { required: true, ...json(registerSchema) } },
     responses: {
       ...always,
-      201: { description: 'the new account', schema: S.Self, headers: { 'Set-Cookie': { description: 'nmsl_cookie=...', schema: { type: 'string' } } } },
+      201: signedIn('the new account'),
       400: issues('a name of 4 to 32 letters, digits or underscores and a password of at least 8 characters are needed'),
       403: error('sign-up is closed'),
       409: error('the name is taken'),
