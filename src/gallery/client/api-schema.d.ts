@@ -4112,7 +4112,7 @@ export interface operations {
             /** @description the new account */
             201: {
                 headers: {
-                    /** @description nmsl_cookie=... */
+                    /** @description nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -5775,7 +5775,7 @@ export interface operations {
             /** @description signed in */
             200: {
                 headers: {
-                    /** @description nmsl_cookie=... */
+                    /** @description nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
