@@ -35,6 +35,7 @@ import type { MediaStore } from '../media/store/media-store.ts';
 import { S3MediaStore } from '../media/store/s3-store.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
+import { MediaRedirect } from '../media/redirect.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
@@ -208,6 +209,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
   });
+  const mediaRedirect = config.mediaRedirect.mode === 'presigned'
+    ? new MediaRedirect({ store: images.store, posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
+    : undefined;
   const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
@@ -240,6 +244,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     images,
     thumbnailQueue,
     thumbnailer,
+    mediaRedirect,
     postService,
     directUploads,
     history,
