@@ -47,6 +47,7 @@ export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbn
       // private: a shared cache must not hand one client's signed URL to others past its life.
       ctx.set('Cache-Control', `private, max-age=${to.maxAgeS}`);
       ctx.body = '';
+      ctx.remove('Content-Type');
       return;
     }
     const rangeHeader = ctx.get('range');
