@@ -360,7 +360,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range */
+        /** An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range; or a redirect to the bucket (MEDIA_REDIRECT=presigned) */
         get: operations["getMedia"];
         put?: never;
         post?: never;
@@ -3612,6 +3612,17 @@ export interface operations {
                     "image/avif": string;
                 };
             };
+            /** @description with MEDIA_REDIRECT=presigned: the file is at Location, a presigned URL of the bucket that expires (MEDIA_REDIRECT_EXPIRES_S); Range and validators then apply there */
+            302: {
+                headers: {
+                    /** @description a short-lived presigned GET of the object */
+                    Location?: string;
+                    /** @description private, max-age=<seconds, below the URL's remaining life> */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description not modified (If-None-Match) */
             304: {
                 headers: {
@@ -3997,7 +4008,7 @@ export interface operations {
             /** @description the new account */
             201: {
                 headers: {
-                    /** @description nmsl_cookie=... */
+                    /** @description nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -5660,7 +5671,7 @@ export interface operations {
             /** @description signed in */
             200: {
                 headers: {
-                    /** @description nmsl_cookie=... */
+                    /** @description nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
