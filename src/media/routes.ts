@@ -42,12 +42,12 @@ export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbn
     if (deps.mediaRedirect) {
       const to = await deps.mediaRedirect.locate(image);
       if (!to) throw new AppError('not_found', 'not found');
-      ctx.status = 302;
       ctx.set('Location', to.url);
       // private: a shared cache must not hand one client's signed URL to others past its life.
       ctx.set('Cache-Control', `private, max-age=${to.maxAgeS}`);
-      ctx.body = '';
-      ctx.remove('Content-Type');
+      // An explicitly empty body (Content-Length 0); Koa turns a null body into a 204, so the status follows it.
+      ctx.body = null;
+      ctx.status = 302;
       return;
     }
     const rangeHeader = ctx.get('range');

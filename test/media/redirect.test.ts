@@ -44,6 +44,7 @@ async function upload(seed: number): Promise<{ id: string; image: string; bytes:
 async function redirectOf(t: import('ava').ExecutionContext, name: string): Promise<string> {
   const res = await app.request(`/media/${name}`, { redirect: 'manual' });
   t.is(res.status, 302, name);
+  t.is(await res.text(), '');
   const maxAge = Number(/^private, max-age=(\d+)$/.exec(res.headers.get('cache-control') ?? '')?.[1] ?? NaN);
   t.true(maxAge > 0 && maxAge < EXPIRES_S, `max-age ${maxAge} within the URL's ${EXPIRES_S} s`);
   const location = res.headers.get('location')!;
