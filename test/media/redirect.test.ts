@@ -4,7 +4,10 @@
  * to a presigned GET with a private max-age under the URL's life; following it gives the stored
  * bytes (sha256) with the right type, Range included; unknown names, a wrong extension and a deleted
  * post are 404 without a Location; no signed URL reaches the server's log; the gallery's CSP allows
- * the bucket's origin. On the local store the setting stops the server at start-up (exit 2).
+ * the bucket's origin. With the store failing, a queued thumbnail (whose object is looked up) is 503
+ * and an image still redirects (existence comes from the database: the documented choice). On the
+ * local store the setting stops the server at start-up (exit 2). The app reaches S3Proxy through a
+ * fault injector (transparent until told otherwise; the presigned URLs name it too).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,6 +15,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -20,16 +24,21 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 let app: TestApp;
 let user: TestUser;
 let env: Record<string, string>;
+let proxy: FaultProxy;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test.before(async () => {
-  env = await sharedS3Env();
+  const shared = await sharedS3Env();
+  proxy = await faultProxy(shared.S3_ENDPOINT);
+  env = { ...shared, S3_ENDPOINT: proxy.endpoint, S3_TIMEOUT_MS: '1500', S3_MAX_ATTEMPTS: '2' };
   app = await startTestApp({ ...env, MEDIA_REDIRECT: 'presigned', MEDIA_REDIRECT_EXPIRES_S: String(EXPIRES_S), BACKGROUND_THUMBNAILS: '0' });
   user = await createUser(app, 0x2 | 0x4 | 0x2000);
 });
 
 test.after.always(async () => {
+  proxy?.heal();
   await app?.close();
+  await proxy?.close();
 });
 
 async function upload(seed: number): Promise<{ id: string; image: string; bytes: Buffer }> {
@@ -100,6 +109,20 @@ test.serial('unknown names, a wrong extension and a deleted post are 404 without
   }
   t.is((await app.request(`/api/post/${post.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
   for (const name of [post.image, `${post.id}.320.webp`]) t.is((await app.request(`/media/${name}`, { redirect: 'manual' })).status, 404, name);
+});
+
+test.serial('the store failing: a queued thumbnail is 503 within the time-out, an image still redirects', async (t) => {
+  const post = await upload(31_002);
+  t.teardown(() => proxy.heal());
+  proxy.inject({ kind: 'error500' });
+  const started = Date.now();
+  const thumb = await app.request(`/media/${post.id}.320.webp`, { redirect: 'manual' });
+  t.is(thumb.status, 503);
+  t.regex(((await thumb.json()) as { error: string }).error, /^the image store is unavailable/);
+  t.true(Date.now() - started < 6000, `answered in ${Date.now() - started} ms`);
+  t.is((await app.request(`/media/${post.image}`, { redirect: 'manual' })).status, 302);
+  proxy.heal();
+  t.is((await app.request(`/media/${post.id}.320.webp`)).status, 200);
 });
 
 test('on the local store the setting stops the server at start-up with a clear message', async (t) => {
