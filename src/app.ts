@@ -36,6 +36,7 @@ import type { FavoriteService } from './favorites/service.ts';
 import type { QuickSearch } from './favorites/quick-search.ts';
 import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media/store/image-store.ts';
+import type { MediaRedirect } from './media/redirect.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';
 import type { PostHistory } from './posts/versions/history.ts';
@@ -60,6 +61,8 @@ export interface AppServices extends MetricsDeps {
   accounts: AccountService;
   images: ImageStore;
   thumbnailer: Thumbnailer;
+  /** MEDIA_REDIRECT=presigned: GET /media answers with a redirect to the bucket; else it streams */
+  mediaRedirect?: MediaRedirect;
   postService: PostService;
   directUploads: DirectUploads;
   history: PostHistory;

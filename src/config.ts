@@ -64,6 +64,11 @@ export interface Config {
    * recorded as the active one (src/media/store/store-state.ts), which may differ from MEDIA_STORE.
    */
   s3At(location: string, setting?: string): S3Settings;
+  /**
+   * MEDIA_REDIRECT, MEDIA_REDIRECT_EXPIRES_S: `off` streams GET /media through the server (the
+   * default); `presigned` answers it with a 302 to a short-lived presigned GET of the object (S3 only).
+   */
+  mediaRedirect: { mode: 'off' | 'presigned'; expiresS: number };
 }
 
 /** Spec §8: an image upload is smaller than 4 MiB. */
@@ -208,6 +213,9 @@ const schema = z.object({
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(DEFAULT_MAX_IMAGE_BYTES),
   // At most 7 days: the longest an S3 presigned URL may live.
   DIRECT_UPLOAD_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 86_400).default(900),
+  MEDIA_REDIRECT: z.enum(['off', 'presigned']).default('off'),
+  // At least 10 s, so that the redirect's own max-age (below the URL's life) is worth caching.
+  MEDIA_REDIRECT_EXPIRES_S: z.coerce.number().int().min(10).max(7 * 86_400).default(300),
   ELASTICSEARCH_REPLICAS: z
     .string()
     .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'a number of replicas (1) or a range (0-1, 0-all)')
@@ -225,6 +233,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
   }
   const e = parsed.data;
+  const s3 = s3StoreConfigFromEnv(env);
+  // Refused rather than ignored: a deployment that asked for redirects and silently streams would
+  // be measured, sized and fronted (CSP, CORS) for the wrong thing.
+  if (e.MEDIA_REDIRECT === 'presigned' && !s3) {
+    throw new ConfigError('invalid configuration: MEDIA_REDIRECT="presigned": needs an S3 media store (MEDIA_STORE=s3://bucket/prefix); the local store always streams GET /media (unset MEDIA_REDIRECT or set it to off)');
+  }
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   const publicUrl = e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`;
   return {
@@ -258,9 +272,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registration: e.REGISTRATION,
     registrationPermission: e.REGISTRATION_PERMISSION,
     mediaSweep: { intervalMs: e.MEDIA_SWEEP_INTERVAL_MS, graceMs: e.MEDIA_SWEEP_GRACE_MS },
-    s3: s3StoreConfigFromEnv(env),
+    s3,
     maxImageBytes: e.UPLOAD_MAX_BYTES,
     directUploadExpiresS: e.DIRECT_UPLOAD_EXPIRES_S,
     s3At: (location, setting = 'the recorded media store') => s3StoreConfigAt(location, env, setting),
+    mediaRedirect: { mode: e.MEDIA_REDIRECT, expiresS: e.MEDIA_REDIRECT_EXPIRES_S },
   };
 }

@@ -38,8 +38,9 @@ const originOf = (url: string) => {
  * them, decisions §1), blob: for the previews of picked files. connect-src includes the media origin
  * because the post page fetches its image to look for similar ones.
  */
-function contentSecurityPolicy(mediaUrl: string): string {
-  const media = originOf(mediaUrl);
+function contentSecurityPolicy(mediaUrl: string, redirectOrigin?: string): string {
+  // MEDIA_REDIRECT=presigned: /media answers with a redirect to the bucket, whose origin CSP checks too.
+  const media = [originOf(mediaUrl), redirectOrigin].filter(Boolean).join(' ');
   return [
     "default-src 'self'",
     `img-src 'self' ${media} blob: data:`,
@@ -89,6 +90,7 @@ function previewOf(deps: GalleryDeps, ref: string): LinkPreview | undefined {
 interface GalleryDeps {
   config: { mediaUrl: string; publicUrl: string; registration: 'open' | 'closed' };
   postService: { find(ref: string): PostRecord };
+  mediaRedirect?: { readonly origin?: string };
 }
 
 export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
@@ -108,7 +110,7 @@ export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
   for (const [route, title] of Object.entries(PAGES)) {
     router.get(route, async (ctx) => {
       const js = await clientScript();
-      ctx.set('Content-Security-Policy', contentSecurityPolicy(deps.config.mediaUrl));
+      ctx.set('Content-Security-Policy', contentSecurityPolicy(deps.config.mediaUrl, deps.mediaRedirect?.origin));
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'same-origin');
       ctx.set('Cache-Control', 'no-cache');

@@ -155,6 +155,11 @@ export class PostRepository {
     return this.stmt('DELETE FROM posts WHERE id = ?').run(id).changes > 0;
   }
 
+  /** The image extension of a post, or undefined when there is no such post (GET /media's redirect: one indexed read). */
+  imageExt(id: string): string | undefined {
+    return this.stmt('SELECT ext FROM posts WHERE id = ?').pluck().get(id) as string | undefined;
+  }
+
   exists(id: string): boolean {
     return this.stmt('SELECT 1 FROM posts WHERE id = ?').pluck().get(id) !== undefined;
   }

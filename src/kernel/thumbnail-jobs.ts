@@ -78,6 +78,11 @@ export class ThumbnailQueue {
     return released;
   }
 
+  /** Whether the post's thumbnails are still to be made (a job queued, failed-for-good ones included). */
+  isQueued(postId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM thumbnail_jobs WHERE post_id = ?').pluck().get(postId) !== undefined;
+  }
+
   /** Jobs still to do (failed-for-good ones included). */
   size(): number {
     return this.db.prepare('SELECT count(*) FROM thumbnail_jobs').pluck().get() as number;

@@ -4,6 +4,7 @@ import type { AppState } from '../http/context.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { IMAGE_EXTS, MIME_BY_EXT } from './store/formats.ts';
+import type { MediaRedirect } from './redirect.ts';
 import type { ImageStore } from './store/image-store.ts';
 import { RangeNotSatisfiableError, type ByteRange } from './store/media-store.ts';
 
@@ -28,12 +29,27 @@ function parseRange(header: string): ByteRange | null | undefined {
  * store request per response, with the same ETag, Range and caching whichever the store. A store
  * that fails or does not answer within its time-out is a 503 (store_unavailable), never a hang.
  * (A CDN or the bucket itself can serve media instead: MEDIA_URL.)
+ *
+ * With `mediaRedirect` (MEDIA_REDIRECT=presigned, S3 only) it answers 302 to a short-lived
+ * presigned GET of the object instead (src/media/redirect.ts); ETag, Range and conditional requests
+ * are then the bucket's. The Location is never logged (the request log has the route, not headers).
  */
-export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbnailer, 'ensure'> }): Router<AppState> {
+export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbnailer, 'ensure'>; mediaRedirect?: MediaRedirect }): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/media/:image', async (ctx) => {
     const image = ctx.params.image;
     if (!IMAGE_NAME.test(image)) throw new AppError('not_found', 'not found');
+    const to = deps.mediaRedirect && (await deps.mediaRedirect.locate(image));
+    if (deps.mediaRedirect && to !== 'stream') {
+      if (!to) throw new AppError('not_found', 'not found');
+      ctx.set('Location', to.url);
+      // private: a shared cache must not hand one client's signed URL to others past its life.
+      ctx.set('Cache-Control', `private, max-age=${to.maxAgeS}`);
+      // An explicitly empty body (Content-Length 0); Koa turns a null body into a 204, so the status follows it.
+      ctx.body = null;
+      ctx.status = 302;
+      return;
+    }
     const rangeHeader = ctx.get('range');
     // If-Range names the ETag, which needs the size: a range is asked for, and dropped below if it no longer matches.
     const range = rangeHeader ? parseRange(rangeHeader) : undefined;

@@ -38,6 +38,7 @@ import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
+import { MediaRedirect } from '../media/redirect.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
@@ -229,6 +230,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
   });
+  const mediaRedirect = config.mediaRedirect.mode === 'presigned'
+    ? new MediaRedirect({ store: () => (images.stores.current().previous ? undefined : images.store), posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
+    : undefined;
   const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads, onCreated: () => descriptors.loop.kick() });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
@@ -261,6 +265,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     images,
     thumbnailQueue,
     thumbnailer,
+    mediaRedirect,
     postService,
     directUploads,
     history,

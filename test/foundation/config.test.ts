@@ -23,6 +23,15 @@ test('PUBLIC_URL and MEDIA_URL drive returned URLs', (t) => {
   t.is(loadConfig({ MEDIA_URL: 'https://cdn.example/m' }).mediaUrl, 'https://cdn.example/m');
 });
 
+test('MEDIA_REDIRECT: off by default; presigned only with an S3 store; the URL life bounded', (t) => {
+  t.deepEqual(loadConfig({}).mediaRedirect, { mode: 'off', expiresS: 300 });
+  const s3 = { MEDIA_STORE: 's3://imgpost', S3_ENDPOINT: 'http://127.0.0.1:9' };
+  t.deepEqual(loadConfig({ ...s3, MEDIA_REDIRECT: 'presigned', MEDIA_REDIRECT_EXPIRES_S: '60' }).mediaRedirect, { mode: 'presigned', expiresS: 60 });
+  t.throws(() => loadConfig({ MEDIA_REDIRECT: 'presigned' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT="presigned": needs an S3 media store/ });
+  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT: 'yes' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT="yes"/ });
+  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT_EXPIRES_S: '5' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT_EXPIRES_S="5"/ });
+});
+
 for (const [name, value] of [
   ['PORT', 'abc'],
   ['PORT', '70000'],

@@ -77,6 +77,9 @@ test.before(async () => {
 });
 test.after.always(() => app?.close());
 
+/** POST /api/post/upload-url once authorised: a grant on an S3 store, 409 (upload multipart) on the local one. */
+const DIRECT_UPLOAD = process.env.IMGPOST_TEST_MEDIA_STORE === 's3' ? 200 : 409;
+
 const ROWS: Row[] = [
   { method: 'GET', route: '/healthz', expect: PUBLIC(200), call: () => ({ path: '/healthz' }) },
   { method: 'GET', route: '/readyz', expect: PUBLIC(200), call: () => ({ path: '/readyz' }) },
@@ -94,6 +97,7 @@ const ROWS: Row[] = [
   { method: 'POST', route: '/api/post/similar', expect: PUBLIC(200), call: async () => ({ path: '/api/post/similar', body: uploadForm({ image: await randomImage(1) }) }) },
   { method: 'GET', route: '/api/post/:id/similar', expect: PUBLIC(200), call: () => ({ path: `/api/post/${post.id}/similar?robust=1` }) },
   { method: 'POST', route: '/api/post/', expect: PERMITTED(201), call: async () => ({ path: '/api/post/', body: uploadForm({ image: await randomImage(seed++) }) }) },
+  { method: 'POST', route: '/api/post/upload-url', expect: PERMITTED(DIRECT_UPLOAD), call: () => ({ path: '/api/post/upload-url', json: { contentType: 'image/png' } }) },
   { method: 'PUT', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { text: `edited by ${who}` } }) },
   { method: 'PATCH', route: '/api/post/:id', expect: PERMITTED(200), call: (who) => ({ path: `/api/post/${post.id}`, json: { tags: [who] } }) },
   { method: 'GET', route: '/api/post/:id/versions', expect: PUBLIC(200), call: () => ({ path: `/api/post/${post.id}/versions` }) },

@@ -377,7 +377,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range */
+        /** An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range; or a redirect to the bucket (MEDIA_REDIRECT=presigned) */
         get: operations["getMedia"];
         put?: never;
         post?: never;
@@ -3726,6 +3726,17 @@ export interface operations {
                     "image/webp": string;
                     "image/avif": string;
                 };
+            };
+            /** @description with MEDIA_REDIRECT=presigned: the file is at Location, a presigned URL of the bucket that expires (MEDIA_REDIRECT_EXPIRES_S); Range and validators then apply there */
+            302: {
+                headers: {
+                    /** @description a short-lived presigned GET of the object */
+                    Location?: string;
+                    /** @description private, max-age=<seconds, below the URL's remaining life> */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description not modified (If-None-Match) */
             304: {

@@ -93,8 +93,13 @@ export interface MediaStore {
   /** Every object whose key starts with `prefix`, in key order (orphan cleanup, migration, backup). */
   list(prefix: string, opts?: { startAfter?: string }): AsyncIterable<ListedObject>;
 
-  /** A short-lived URL that reads the object (GET /media may redirect to it); absent on the local store. */
-  presignGet?(key: string, opts: { expiresIn: number; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest>;
+  /**
+   * A short-lived URL that reads the object (GET /media's redirect); absent on the local store.
+   * `signingDate` (default now) makes the URL reproducible: the same key, date and life give the same URL.
+   */
+  presignGet?(key: string, opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest>;
+  /** The origin presigned URLs point at (a page's CSP must allow it when GET /media redirects); absent on the local store. */
+  readonly publicOrigin?: string;
   /**
    * A short-lived URL a client puts the object to (direct uploads). With `contentLength` the client
    * must send exactly that many bytes; the content type is always part of the signature. Absent on

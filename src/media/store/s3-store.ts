@@ -147,6 +147,16 @@ function rangeHeader(range: ByteRange): string {
   return 'suffix' in range ? `bytes=-${range.suffix}` : `bytes=${range.start}-${range.end ?? ''}`;
 }
 
+/**
+ * The origin of the store's object URLs, as the SDK builds them: the endpoint (path style) or the
+ * bucket's virtual host under it; AWS's regional endpoint without S3_ENDPOINT.
+ */
+export function s3PublicOrigin(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'bucket' | 'forcePathStyle'>): string {
+  const base = new URL(c.endpoint ?? `https://s3.${c.region}.amazonaws.com`);
+  // The SDK keeps path style for bucket names that cannot be a host name label under TLS (dots).
+  return c.forcePathStyle || (base.protocol === 'https:' && c.bucket.includes('.')) ? base.origin : `${base.protocol}//${c.bucket}.${base.host}`;
+}
+
 export class S3MediaStore implements MediaStore {
   readonly kind = 's3' as const;
   readonly location: string;
@@ -156,7 +166,10 @@ export class S3MediaStore implements MediaStore {
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
 
+  readonly publicOrigin: string;
+
   constructor(config: S3StoreConfig, client?: S3Client) {
+    this.publicOrigin = s3PublicOrigin(config);
     this.bucket = config.bucket;
     this.prefix = config.prefix;
     this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -293,10 +306,11 @@ export class S3MediaStore implements MediaStore {
     } while (token);
   }
 
-  async presignGet(key: string, opts: { expiresIn: number; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest> {
+  async presignGet(key: string, opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest> {
     const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), ResponseContentType: opts.responseContentType, ResponseCacheControl: opts.responseCacheControl });
-    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresIn });
-    return { method: 'GET', url, headers: {}, expiresAt: new Date(Date.now() + opts.expiresIn * 1000) };
+    const signingDate = opts.signingDate ?? new Date();
+    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signingDate });
+    return { method: 'GET', url, headers: {}, expiresAt: new Date(signingDate.getTime() + opts.expiresIn * 1000) };
   }
 
   async presignPut(key: string, opts: { expiresIn: number; contentType: string; contentLength?: number }): Promise<PresignedRequest> {
