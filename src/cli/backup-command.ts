@@ -2,7 +2,7 @@ import { backup } from '../backup/backup.ts';
 import { parseByteRate } from '../util/byte-rate.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openActiveMediaStoreJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 
@@ -45,6 +45,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   // An S3 store (MEDIA_STORE's, or the one `media migrate` moved to): the objects are read from the
   // bucket (the snapshot holds the files themselves either way).
+  const { openActiveMediaStoreJob } = await jobsRole();
   const media = openActiveMediaStoreJob(config, createLogger('warn'));
   const result = await backup({
     media,

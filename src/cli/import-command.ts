@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openToolJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { importDirectory } from '../posts/import.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
@@ -35,6 +35,7 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const { openToolJob } = await jobsRole();
   const services = await openToolJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await importDirectory(services.postService, services.images.tmpDir, dir, {

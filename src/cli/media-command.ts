@@ -3,7 +3,7 @@ import { createLogger } from '../log.ts';
 import { migrateMedia, MigrationRefused } from '../media/migrate.ts';
 import { StoreUnavailableError } from '../media/store/media-store.ts';
 import { storeName } from '../media/store/store-state.ts';
-import { openMediaMigrationJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { parseByteRate } from '../util/byte-rate.ts';
 import { parseCommand } from './args.ts';
 import { createProgress } from './progress.ts';
@@ -62,6 +62,7 @@ export async function run(args: string[]): Promise<number> {
   const parallel = values.parallel === undefined ? 4 : Number(values.parallel);
   if (!(Number.isInteger(parallel) && parallel >= 1 && parallel <= 64)) return usageError('--parallel must be an integer from 1 to 64');
 
+  const { openMediaMigrationJob } = await jobsRole();
   const job = openMediaMigrationJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     // The S3_* settings are checked when the store is opened: a ConfigError is exit 2, as for the server.
@@ -97,7 +98,8 @@ export async function run(args: string[]): Promise<number> {
   }
 }
 
-function status(config: ReturnType<typeof loadConfig>, json: boolean): number {
+async function status(config: ReturnType<typeof loadConfig>, json: boolean): Promise<number> {
+  const { openMediaMigrationJob } = await jobsRole();
   const job = openMediaMigrationJob(config, createLogger('warn'));
   try {
     const state = job.states.get();

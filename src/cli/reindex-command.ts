@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openIndexJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 import { reindex } from '../search/reindex.ts';
@@ -31,6 +31,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const config = loadConfig();
   // Only warnings: the progress bar is the command's own output on stderr.
+  const { openIndexJob } = await jobsRole();
   const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await reindex(services, { batch, progress: (total) => createProgress('reindex', total) });

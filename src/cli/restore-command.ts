@@ -4,7 +4,7 @@ import { claimEmptyDataDir, RestoreRefused, resolveSnapshot, restoreSnapshot } f
 import { assertStoreEmpty, pushRestoredFiles } from '../backup/push-to-store.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { connectSearchJob, openMediaStoreJob, openRestoredJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 
@@ -45,6 +45,7 @@ export async function run(args: string[]): Promise<number> {
     lock = claimEmptyDataDir(config.dataDir);
     const doReindex = values['skip-reindex'] !== true;
     const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
+    const { connectSearchJob } = await jobsRole();
     const search = doReindex ? await connectSearchJob(config, log) : null;
     try {
       // Checked before any file is written: restoring into a prefix a live service uses would
@@ -53,6 +54,7 @@ export async function run(args: string[]): Promise<number> {
         return fail(`the index ${search.postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
 
       // MEDIA_STORE=s3: the bucket (or prefix) must be empty, checked before anything is written.
+      const { openMediaStoreJob } = await jobsRole();
       const media = config.s3 ? openMediaStoreJob(config, log) : undefined;
       try {
         if (media) await assertStoreEmpty(media);
@@ -69,6 +71,7 @@ export async function run(args: string[]): Promise<number> {
           media.close();
         }
       }
+      const { openRestoredJob } = await jobsRole();
       const job = openRestoredJob(config, log);
       let indexed;
       let thumbnails;

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openFilesJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
@@ -24,6 +24,7 @@ export async function run(args: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const config = loadConfig();
+  const { openFilesJob } = await jobsRole();
   const job = openFilesJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const result = await rethumb(

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { openTagJobsJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import type { TagJob } from '../tags/job-repository.ts';
 import { parseCommand } from './args.ts';
 
@@ -38,6 +38,7 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`imgpost tag: --limit is a positive integer\n\n${USAGE}`);
     return 2;
   }
+  const { openTagJobsJob } = await jobsRole();
   const job = openTagJobsJob(loadConfig());
   try {
     const jobs = job.jobs.list(limit);

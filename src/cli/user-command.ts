@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { checkPermission, validateNewUser, type AccountService, type NewUserInput } from '../accounts/service.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { openAccountsJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 
 /**
  * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in
@@ -180,6 +180,7 @@ export async function run(args: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  const { openAccountsJob } = await jobsRole();
   const job = openAccountsJob(config);
   try {
     const result = await sub.run(job.accounts, parsed);

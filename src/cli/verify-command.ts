@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openIndexJob } from '../roles/jobs.ts';
+import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
 import { verify, type VerifyResult } from '../search/verify.ts';
@@ -39,6 +39,7 @@ export async function run(args: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const config = loadConfig();
+  const { openIndexJob } = await jobsRole();
   const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const repairing = values.repair === true;

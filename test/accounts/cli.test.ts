@@ -13,7 +13,6 @@ import { tempDir } from '../helpers/app.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // tsx's own binary rather than `npx tsx`, so npm's notices do not mix into stderr.
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const SELF_KEYS = ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission'];
 
 interface Result {
@@ -24,9 +23,10 @@ interface Result {
 
 function imgpost(dataDir: string, ...args: string[]): Promise<Result> {
   return new Promise((resolve) => {
+    // node --import tsx, as test/cli/run-cli.ts runs it: the tsx binary would start a second node process.
     execFile(
-      TSX,
-      ['src/cli/main.ts', ...args],
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
       // A data dir of its own; no Elasticsearch settings at all: user commands must not need it.
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
