@@ -4,6 +4,7 @@ import type { ExecutionContext } from 'ava';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { freePort } from '../reliability/child-server.ts';
+import { sharedS3Env } from '../helpers/s3.ts';
 
 export const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 
@@ -28,6 +29,8 @@ export async function isolatedEnv(t: ExecutionContext, label: string): Promise<R
     HASH_WORKERS: '2',
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
     RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+    // IMGPOST_TEST_MEDIA_STORE=s3 (npm run test:s3): a fresh bucket on the suite's S3Proxy, as test apps get.
+    ...(process.env.IMGPOST_TEST_MEDIA_STORE === 's3' ? await sharedS3Env() : {}),
   };
 }
 

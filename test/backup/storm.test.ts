@@ -153,7 +153,8 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
       const res = await fetch(`${copy.url}/media/${name}`, { method: 'HEAD' });
       t.is(res.status, 200, `${name} is missing`);
     }
-  t.is(fs.readdirSync(path.join(target.DATA_DIR, 'images')).length > 0, true);
+  // On the local store they are files of the restored DATA_DIR; on S3 (npm run test:s3) objects of its bucket, served above.
+  if (!target.MEDIA_STORE) t.is(fs.readdirSync(path.join(target.DATA_DIR, 'images')).length > 0, true);
 
   const verified = await cli(['verify', '--json'], target);
   t.is(verified.code, 0, `imgpost verify: ${verified.stderr}`);
