@@ -10,7 +10,8 @@ import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names
 import { snapshotDatabase, type DatabaseSnapshot } from './database-snapshot.ts';
 import { lockDestination } from './dest-lock.ts';
 import { createThrottle } from '../util/byte-rate.ts';
-import { copyHashed, copyStreamHashed, hashFile, tryLink } from './files.ts';
+import { copyStreamHashed } from '../util/hashed-stream.ts';
+import { copyHashed, hashFile, tryLink } from './files.ts';
 import {
   completeDir, DB_FILE, fsyncDir, LATEST_FILE, latestSnapshot, listPartials, listSnapshots, MANIFEST_FILE,
   partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,
@@ -207,7 +208,7 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
     }
     const read = await media.get(mediaKey(fileName));
     if (!read) return false;
-    const copy = await copyStreamHashed(read.body, target);
+    const copy = await copyStreamHashed(read.body, target, { sync: true });
     out.files.push({ path: rel, ...copy, mtimeMs });
     out.copied.files++;
     out.copied.bytes += copy.bytes;

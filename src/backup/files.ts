@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 
 const CHUNK = 1 << 20;
 
@@ -33,25 +32,6 @@ export function copyHashed(from: string, to: string): { bytes: number; sha256: s
     }
   } finally {
     fs.closeSync(src);
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-/** copyHashed for a stream (an object read from the media store). */
-export async function copyStreamHashed(from: Readable, to: string): Promise<{ bytes: number; sha256: string }> {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  const hash = crypto.createHash('sha256');
-  let bytes = 0;
-  const out = await fs.promises.open(to, 'w', 0o644);
-  try {
-    for await (const chunk of from as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      await out.write(chunk);
-    }
-    await out.sync();
-  } finally {
-    await out.close();
   }
   return { bytes, sha256: hash.digest('hex') };
 }

@@ -1,14 +1,11 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Db } from '../db/sqlite.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import { createThrottle } from '../util/byte-rate.ts';
+import { copyStreamHashed, hashStream } from '../util/hashed-stream.ts';
 import type { Progress } from '../util/progress.ts';
 import { MIME_BY_EXT } from './store/formats.ts';
 import { locatorPrefix, mediaKey, type MediaStore } from './store/media-store.ts';
@@ -200,8 +197,8 @@ class Copier {
     try {
       const read = await this.source.get(key);
       if (!read) return (await this.target.head(key)) !== undefined;
-      const source = await hashInto(read.body, file);
-      await this.throttle(source.size);
+      const source = await copyStreamHashed(read.body, file, { sync: false });
+      await this.throttle(source.bytes);
       if ((await this.sha256Of(key)) === source.sha256) {
         this.counts.alreadyThere++;
         return true;
@@ -224,7 +221,7 @@ class Copier {
         this.deps.pending.remove([locator]);
       }
       this.counts.copied++;
-      this.counts.bytes += source.size;
+      this.counts.bytes += source.bytes;
       return true;
     } finally {
       await fsp.rm(file, { force: true });
@@ -234,27 +231,10 @@ class Copier {
   /** The sha256 of the object's bytes as the new store returns them; undefined when it has none. */
   private async sha256Of(key: string): Promise<string | undefined> {
     const read = await this.target.get(key);
-    if (!read) return undefined;
-    const sha = createHash('sha256');
-    for await (const chunk of read.body) sha.update(chunk as Buffer);
-    return sha.digest('hex');
+    return read && hashStream(read.body);
   }
 
   async close(): Promise<void> {
     if (this.tmp) await fsp.rm(this.tmp, { recursive: true, force: true });
   }
-}
-
-/** Streams a body into a file, hashing it on the way. */
-async function hashInto(body: Readable, file: string): Promise<{ sha256: string; size: number }> {
-  const sha = createHash('sha256');
-  let size = 0;
-  await pipeline(body, async function* (chunks: AsyncIterable<Buffer>) {
-    for await (const chunk of chunks) {
-      sha.update(chunk);
-      size += chunk.length;
-      yield chunk;
-    }
-  }, fs.createWriteStream(file));
-  return { sha256: sha.digest('hex'), size };
 }

@@ -3,13 +3,14 @@ import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { MIME_BY_EXT } from './store/formats.ts';
 import { mediaKey, type MediaStore } from './store/media-store.ts';
+import type { MediaStores } from './store/stores.ts';
 
 export interface MediaRedirectDeps {
   /**
-   * The store to sign for, read per request (`imgpost media migrate` may switch it under a live
-   * server); undefined while a migration copies, when an object may still be in the old store only.
+   * The stores in use, read per request: `imgpost media migrate` may switch them under a live
+   * server, and while it copies an object may still be in the old store only.
    */
-  store: () => MediaStore | undefined;
+  stores: Pick<MediaStores, 'current'>;
   posts: Pick<PostRepository, 'imageExt'>;
   thumbnails: Pick<ThumbnailQueue, 'isQueued'>;
   thumbnailer: Pick<Thumbnailer, 'ensure'>;
@@ -52,7 +53,7 @@ export class MediaRedirect {
 
   /** The origin the URLs point at: pages that show media must allow it (CSP). */
   get origin(): string | undefined {
-    return this.deps.store()?.publicOrigin;
+    return this.deps.stores.current().active.publicOrigin;
   }
 
   /**
@@ -60,8 +61,8 @@ export class MediaRedirect {
    * (a migration to the local directory) or a migration is copying; `name` has been validated by the route.
    */
   async locate(name: string): Promise<MediaLocation | 'stream' | undefined> {
-    const store = this.deps.store();
-    if (!store?.presignGet) return 'stream';
+    const { active: store, previous } = this.deps.stores.current();
+    if (previous || !store.presignGet) return 'stream';
     const [id, ...rest] = name.split('.');
     const ext = this.deps.posts.imageExt(id);
     if (ext === undefined) return undefined;

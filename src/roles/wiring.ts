@@ -231,7 +231,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
   });
   const mediaRedirect = config.mediaRedirect.mode === 'presigned'
-    ? new MediaRedirect({ store: () => (images.stores.current().previous ? undefined : images.store), posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
+    ? new MediaRedirect({ stores: images.stores, posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
     : undefined;
   const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads, onCreated: () => descriptors.loop.kick() });
   const history = new PostHistory({ db, versions, postService });
