@@ -77,8 +77,9 @@ export class ImageStore {
 
   /** The local store's file of an image or thumbnail name (tools and tests of a local DATA_DIR); throws for S3. */
   pathOf(name: string): string {
-    if (this.store.kind !== 'local') throw new Error(`${this.store.location} has no local files`);
-    return this.store.locator(mediaKey(name));
+    const store = this.store;
+    if (store.kind !== 'local') throw new Error(`${store.location} has no local files`);
+    return store.locator(mediaKey(name));
   }
 
   /** pathOf for each of a post's files. */
