@@ -1,11 +1,24 @@
 import fs from 'node:fs';
-import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
+import { createRequire } from 'node:module';
+import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
 
 export type EsClient = Client;
 
+// The client library is loaded when the first client is made (or an error is classified), not at
+// import: it is about a third of a CLI process's start-up, and the commands that touch only SQLite
+// (user, tag, media status, the --help of every command) never need it. The suite starts hundreds.
+type EsModule = typeof import('@elastic/elasticsearch');
+const load = createRequire(import.meta.url);
+let esModule: EsModule | undefined;
+const library = (): EsModule => (esModule ??= load('@elastic/elasticsearch') as EsModule);
+
+/** The client library's error classes. */
+export const esErrors = (): EsModule['errors'] => library().errors;
+
 export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
   const nodes = es.url.split(',');
+  const { Client, ClusterConnectionPool } = library();
   return new Client({
     nodes,
     // With several nodes, one that fails is left out (and pinged again after a minute) instead of
@@ -26,6 +39,7 @@ export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & {
 
 /** True when the error means "Elasticsearch could not be reached", as opposed to a request it refused. */
 export function isConnectionError(err: unknown): boolean {
+  const errors = esErrors();
   return (
     err instanceof errors.ConnectionError ||
     err instanceof errors.TimeoutError ||

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { errors } from '@elastic/elasticsearch';
-import type { EsClient } from './client.ts';
+import { esErrors, type EsClient } from './client.ts';
 import type { PostDocument } from './post-document.ts';
 
 const MAPPING_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../es-mappings/posts.json');
@@ -210,5 +209,5 @@ export class PostsIndex {
 }
 
 export function isVersionConflict(err: unknown): boolean {
-  return err instanceof errors.ResponseError && err.statusCode === 409;
+  return err instanceof esErrors().ResponseError && err.statusCode === 409;
 }

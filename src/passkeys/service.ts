@@ -1,13 +1,9 @@
 import net from 'node:net';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { nowIso } from '../db/sqlite.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
@@ -17,6 +13,10 @@ import type { AccountService } from '../accounts/service.ts';
 import { issueCookie, type IssuedCookie } from '../accounts/session-cookie.ts';
 import type { Self } from '../accounts/user-repository.ts';
 import { PasskeyRepository, type ChallengeRecord, type PasskeySummary } from './repository.ts';
+
+// Loaded at the first ceremony, not at start-up: about 0.13 s that every CLI process and most
+// servers never need.
+const webauthn = () => import('@simplewebauthn/server');
 
 /** decisions §14: a challenge answers once, within 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -101,7 +101,7 @@ export class PasskeyService {
     const rp = this.rp();
     const existing = this.repo.ofUser(user.id);
     if (existing.length >= MAX_PASSKEYS) throw new AppError('conflict', `an account has at most ${MAX_PASSKEYS} passkeys`);
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: 'imgpost',
       rpID: rp.id,
       userName: user.name,
@@ -120,7 +120,7 @@ export class PasskeyService {
     const refuse = (why: string) => invalid([], `passkey not registered: ${why}`);
     const challenge = this.take(body, 'register', refuse);
     if (challenge.userId !== user.id) throw refuse('the options were made for another account');
-    const verified = await verifiedBy(refuse, () => verifyRegistrationResponse({ response: body, ...expected(challenge, rp) }));
+    const verified = await verifiedBy(refuse, async () => (await webauthn()).verifyRegistrationResponse({ response: body, ...expected(challenge, rp) }));
     if (!verified.verified || !verified.registrationInfo) throw refuse('the authenticator\'s answer did not verify');
     const { credential } = verified.registrationInfo;
     if (this.repo.byCredentialId(credential.id)) throw new AppError('conflict', 'this passkey is registered already');
@@ -146,7 +146,7 @@ export class PasskeyService {
     const user = username ? this.deps.accounts.users.getByName(username) : undefined;
     // An unknown name gets options like any other (no account probing); no passkey can answer them.
     const allow = user ? this.repo.ofUser(user.id).map((p) => ({ id: p.credentialId, transports: p.transports as never })) : undefined;
-    const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', ...(allow ? { allowCredentials: allow } : {}) });
+    const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', ...(allow ? { allowCredentials: allow } : {}) });
     this.issue(options.challenge, 'login', username ? (user?.id ?? 0) : null);
     return options;
   }
@@ -159,7 +159,7 @@ export class PasskeyService {
     if (!passkey) throw refuse('unknown passkey');
     if (challenge.userId !== null && challenge.userId !== passkey.userId) throw refuse('this passkey belongs to another account');
     const credential = { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never };
-    const verified = await verifiedBy(refuse, () => verifyAuthenticationResponse({ response: body, credential, ...expected(challenge, rp) }));
+    const verified = await verifiedBy(refuse, async () => (await webauthn()).verifyAuthenticationResponse({ response: body, credential, ...expected(challenge, rp) }));
     if (!verified.verified) throw refuse('the signature did not verify');
     this.repo.used(passkey.id, verified.authenticationInfo.newCounter, nowIso());
     const self = this.deps.accounts.self(passkey.userId);

@@ -1,6 +1,5 @@
-import { errors } from '@elastic/elasticsearch';
 import type { EsClient } from '../elasticsearch/client.ts';
-import { isConnectionError } from '../elasticsearch/client.ts';
+import { esErrors, isConnectionError } from '../elasticsearch/client.ts';
 import { AppError } from '../errors.ts';
 
 /** A sort clause as Elasticsearch takes it: `{ field: { order, missing? } }` or `'_score'`-style objects. */
@@ -51,12 +50,12 @@ const keyOf = (hit: RawHit): string | number => hit.sort![hit.sort!.length - 1] 
 
 /** True for "from + size is past index.max_result_window" (a lowered window included). */
 export function isWindowError(err: unknown): boolean {
-  return err instanceof errors.ResponseError && /result window is too large/i.test(JSON.stringify(err.body ?? err.message));
+  return err instanceof esErrors().ResponseError && /result window is too large/i.test(JSON.stringify(err.body ?? err.message));
 }
 
 /** The index vanished under a request (a reindex just deleted the previous index) or a PIT expired. */
 function isGoneError(err: unknown): boolean {
-  if (!(err instanceof errors.ResponseError)) return false;
+  if (!(err instanceof esErrors().ResponseError)) return false;
   const text = JSON.stringify(err.body ?? err.message);
   return /index_not_found_exception|index_closed_exception|search_context_missing_exception|No search context found/i.test(text);
 }
@@ -109,7 +108,7 @@ async function fromSizeWithAggs(es: EsClient, req: PageRequest, aggs: Record<str
   // filter_path drops `hits` altogether from a page past the last match.
   const answers = res.responses as unknown as (Partial<RawResponse> & { error?: unknown; status?: number })[];
   const failed = answers.find((a) => a.error);
-  if (failed) throw new errors.ResponseError({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} as never });
+  if (failed) throw new (esErrors().ResponseError)({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} as never });
   const counted = answers[answers.length - 1];
   const keys = req.limit === 0 ? [] : (answers[0].hits?.hits ?? []).map(keyOf);
   return { total: totalOf(counted as RawResponse), keys, ...(counted.aggregations ? { aggregations: counted.aggregations } : {}) };

@@ -4,10 +4,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Presigner, s3Sdk } from './s3-sdk.ts';
 import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, type S3Settings } from '../../config.ts';
 
 // Parsed with the rest of the configuration (MEDIA_STORE, S3_*); re-exported for the S3 tools.
@@ -65,7 +63,7 @@ const MIB = 1024 * 1024;
 export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs' | 'logger'>): S3Client {
   const timeoutMs = c.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const agent = { keepAlive: true, maxSockets: 64 };
-  return new S3Client({
+  return new (s3Sdk().S3Client)({
     endpoint: c.endpoint,
     region: c.region,
     forcePathStyle: c.forcePathStyle,
@@ -89,13 +87,13 @@ export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forc
 /** Creates the bucket unless it exists; true when it was created. */
 export async function createBucketIfMissing(client: S3Client, bucket: string): Promise<boolean> {
   try {
-    await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
+    await client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
     return false;
   } catch (err) {
     if (statusOf(err) !== 404) throw err;
   }
   try {
-    await client.send(new CreateBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
+    await client.send(new (s3Sdk().CreateBucketCommand)({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
     return true;
   } catch (err) {
     if (['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes((err as Error).name)) return false;
@@ -225,7 +223,7 @@ export class S3MediaStore implements MediaStore {
     const sum = await digest(source);
     if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== sum.sha256) throw new ChecksumMismatchError(key, opts.sha256, sum.sha256);
     const out = await this.run(`put ${key}`, (abortSignal) =>
-      this.client.send(new PutObjectCommand({
+      this.client.send(new (s3Sdk().PutObjectCommand)({
         Bucket: this.bucket,
         Key: objectKey,
         // A file is opened anew for each attempt (a stream cannot be replayed).
@@ -243,7 +241,7 @@ export class S3MediaStore implements MediaStore {
     const objectKey = this.objectKey(key);
     try {
       const out = await this.run(`get ${key}`, (abortSignal) =>
-        this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: opts.range && rangeHeader(opts.range) }), { abortSignal }));
+        this.client.send(new (s3Sdk().GetObjectCommand)({ Bucket: this.bucket, Key: objectKey, Range: opts.range && rangeHeader(opts.range) }), { abortSignal }));
       const body = out.Body as Readable;
       const length = out.ContentLength ?? 0;
       // `bytes start-end/size` when the store honoured the range (a 206).
@@ -269,7 +267,7 @@ export class S3MediaStore implements MediaStore {
   async head(key: string): Promise<StoredObject | undefined> {
     const objectKey = this.objectKey(key);
     try {
-      const out = await this.run(`head ${key}`, (abortSignal) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
+      const out = await this.run(`head ${key}`, (abortSignal) => this.client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
       return { key, size: out.ContentLength ?? 0, etag: out.ETag ?? '', sha256: out.Metadata?.sha256, contentType: out.ContentType, lastModified: out.LastModified };
     } catch (err) {
       if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) return undefined;
@@ -280,7 +278,7 @@ export class S3MediaStore implements MediaStore {
   async delete(key: string): Promise<void> {
     const objectKey = this.objectKey(key);
     try {
-      await this.run(`delete ${key}`, (abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
+      await this.run(`delete ${key}`, (abortSignal) => this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
     } catch (err) {
       if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) return;
       throw err;
@@ -291,7 +289,7 @@ export class S3MediaStore implements MediaStore {
     let token: string | undefined;
     do {
       const page = await this.run(`list ${prefix || '(all)'}`, (abortSignal) =>
-        this.client.send(new ListObjectsV2Command({
+        this.client.send(new (s3Sdk().ListObjectsV2Command)({
           Bucket: this.bucket,
           Prefix: `${this.prefix}${prefix}`,
           ContinuationToken: token,
@@ -307,23 +305,23 @@ export class S3MediaStore implements MediaStore {
   }
 
   async presignGet(key: string, opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest> {
-    const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), ResponseContentType: opts.responseContentType, ResponseCacheControl: opts.responseCacheControl });
+    const command = new (s3Sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), ResponseContentType: opts.responseContentType, ResponseCacheControl: opts.responseCacheControl });
     const signingDate = opts.signingDate ?? new Date();
-    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signingDate });
+    const url = await s3Presigner().getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signingDate });
     return { method: 'GET', url, headers: {}, expiresAt: new Date(signingDate.getTime() + opts.expiresIn * 1000) };
   }
 
   async presignPut(key: string, opts: { expiresIn: number; contentType: string; contentLength?: number }): Promise<PresignedRequest> {
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), ContentType: opts.contentType, ContentLength: opts.contentLength });
+    const command = new (s3Sdk().PutObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), ContentType: opts.contentType, ContentLength: opts.contentLength });
     const headers: Record<string, string> = { 'content-type': opts.contentType };
     if (opts.contentLength !== undefined) headers['content-length'] = String(opts.contentLength);
     // Signed headers: the client must send this type (and length), or the store refuses the PUT.
-    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signableHeaders: new Set(Object.keys(headers)) });
+    const url = await s3Presigner().getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signableHeaders: new Set(Object.keys(headers)) });
     return { method: 'PUT', url, headers, expiresAt: new Date(Date.now() + opts.expiresIn * 1000) };
   }
 
   async check(): Promise<void> {
-    await this.run('check', (abortSignal) => this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal })).catch((err) => {
+    await this.run('check', (abortSignal) => this.client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: this.bucket }), { abortSignal })).catch((err) => {
       // HeadBucket answers a missing bucket with a bare 404.
       if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) throw new StoreUnavailableError(this.location, 'check', 'misconfigured', err);
       throw err;
