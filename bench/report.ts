@@ -1,6 +1,6 @@
 import { notesFor } from './notes.ts';
 import type { RunResults, SizeResults } from './results.ts';
-import { fmt, fmtMs, fmtRatio } from './lib/stats.ts';
+import { fmt, fmtMs, fmtRatio, median } from './lib/stats.ts';
 import type { LatencySummary, Repeated } from './lib/stats.ts';
 
 /** Renders bench/RESULTS.md from one run's results: every number in it comes from `results`. */
@@ -69,6 +69,19 @@ export function rowsFor(results: RunResults): Row[] {
       goal: drainGoal,
       verdict: d.correct && d.ours.median >= 2000 && d.ratio >= 0.5 ? 'met' : 'missed',
     });
+    if (d.before) {
+      const cpu = (runs: { cpuMsPerDelivery: number }[]) => median(runs.map((r) => r.cpuMsPerDelivery));
+      const cpuRatio = cpu(d.before.runs) / cpu(d.oursRuns);
+      rows.push({
+        figure: `Webhook drain: node-fetch (ours) against the ${d.before.label} client, same dispatcher${alone ? ' ²' : ''}`,
+        corpus: '—',
+        ours: `${rep(d.ours, 'deliveries/s')}; ${(cpu(d.oursRuns) * 1000).toFixed(0)} µs sender CPU per delivery`,
+        anchors: `${d.before.label}, alternating: ${rep(d.before.drains, 'deliveries/s')}; ${(cpu(d.before.runs) * 1000).toFixed(0)} µs per delivery`,
+        ratio: `${pct(d.before.ratio)} of its rate; CPU ${pct(cpuRatio)} (before ÷ ours)`,
+        goal: 'node-fetch within 15 % of the drain (rate and CPU per delivery)',
+        verdict: d.before.ratio >= 0.85 && cpuRatio >= 0.85 ? 'met' : 'missed',
+      });
+    }
   } else if (results.webhookDrainError || results.params.webhookDrain)
     rows.push({ figure: 'Webhook backlog drain', corpus: '—', ours: '—', anchors: '—', ratio: '—', goal: drainGoal, verdict: 'failed' });
 

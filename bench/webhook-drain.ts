@@ -31,6 +31,7 @@ import { PostRepository } from '../src/kernel/post-repository.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import type { PostWebhook } from '../src/webhooks/send.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
@@ -43,6 +44,12 @@ export interface WebhookDrainOptions {
   receivers: number;
   /** drains of ours; the anchor runs once more (before, between and after) */
   reps: number;
+  /**
+   * Another HTTP client for the dispatcher (the http.request one delivery used before node-fetch):
+   * drained as often as ours, alternating with it (ours first in odd repetitions, it first in even
+   * ones), between the same anchors.
+   */
+  before?: { label: string; send: PostWebhook };
   log?: (line: string) => void;
 }
 
@@ -70,6 +77,8 @@ export interface WebhookDrainResult {
   ratio: number;
   oursRuns: DrainRun[];
   anchorRuns: DrainRun[];
+  /** the dispatcher with the `before` client, when one was given; ratio: ours (median) ÷ its drains (median) */
+  before?: { label: string; drains: Repeated; runs: DrainRun[]; ratio: number };
   /** every run delivered every event once, in order, correctly signed */
   correct: boolean;
   /** when and how this figure was measured (it can be measured alone: `--only webhook-drain`) */
@@ -241,9 +250,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         );
       });
 
-    const oursOnce = async (count = perHook) => {
+    const oursOnce = async (count = perHook, send?: PostWebhook) => {
       queueEvents(db, changes, posts.slice(0, count), initiator);
-      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } });
+      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
       try {
         return await measure(receivers, count * hooks.length, async () => {
           dispatcher.start();
@@ -265,21 +274,33 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const warm = Math.min(perHook, 1000);
     await anchorOnce(warm);
     await oursOnce(warm);
+    if (opts.before) await oursOnce(warm, opts.before.send);
 
     const anchorRuns: DrainRun[] = [];
     const oursRuns: DrainRun[] = [];
+    const beforeRuns: DrainRun[] = [];
+    const drainOurs = async () => {
+      oursRuns.push(await oursOnce());
+      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+    };
+    const drainBefore = async (b: NonNullable<WebhookDrainOptions['before']>) => {
+      beforeRuns.push(await oursOnce(perHook, b.send));
+      log(`webhook drain: ${b.label} ${Math.round(beforeRuns.at(-1)!.perSecond)} deliveries/s, ${beforeRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+    };
     for (let r = 0; r < opts.reps; r++) {
       anchorRuns.push(await anchorOnce());
       log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s; ours, ${total} deliveries`);
-      oursRuns.push(await oursOnce());
-      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s`);
+      if (opts.before && r % 2 === 1) await drainBefore(opts.before);
+      await drainOurs();
+      if (opts.before && r % 2 === 0) await drainBefore(opts.before);
     }
     anchorRuns.push(await anchorOnce());
     log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s`);
 
     const ours = repeated(oursRuns.map((r) => r.perSecond));
     const anchor = repeated(anchorRuns.map((r) => r.perSecond));
-    const correct = [...oursRuns, ...anchorRuns].every(
+    const before = opts.before && beforeRuns.length ? repeated(beforeRuns.map((r) => r.perSecond)) : undefined;
+    const correct = [...oursRuns, ...beforeRuns, ...anchorRuns].every(
       (r) => r.check.received === total && r.check.badSignatures === 0 && r.check.outOfOrder === 0 && r.check.perReceiver.every((n) => n === perHook),
     );
     return {
@@ -292,6 +313,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       ratio: ours.median / anchor.median,
       oursRuns,
       anchorRuns,
+      before: before && { label: opts.before!.label, drains: before, runs: beforeRuns, ratio: ours.median / before.median },
       correct,
       measuredAt: new Date().toISOString(),
     };
