@@ -50,6 +50,11 @@ export interface WebhookDrainOptions {
    * ones), between the same anchors.
    */
   before?: { label: string; send: PostWebhook };
+  /**
+   * Called as each counted drain of a dispatcher starts (label "ours" or the before client's);
+   * what it returns is awaited as that drain ends. bench/webhook-client-profile.ts profiles with it.
+   */
+  onDrain?: (label: string) => Promise<() => Promise<void>>;
   log?: (line: string) => void;
 }
 
@@ -163,8 +168,9 @@ function queueEvents(db: Db, changes: PostChanges, posts: ReturnType<PostReposit
   return rows;
 }
 
-async function measure(receivers: Receivers, n: number, send: () => Promise<void>): Promise<DrainRun> {
+async function measure(receivers: Receivers, n: number, send: () => Promise<void>, watch?: () => Promise<() => Promise<void>>): Promise<DrainRun> {
   await receivers.expect(n);
+  const unwatch = await watch?.();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const rcpu0 = receivers.cpuSeconds();
@@ -173,6 +179,7 @@ async function measure(receivers: Receivers, n: number, send: () => Promise<void
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);
+  await unwatch?.();
   return { seconds, perSecond: n / seconds, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: ((receivers.cpuSeconds() - rcpu0) * 1000) / n, check: await receivers.report() };
 }
 
@@ -250,7 +257,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         );
       });
 
-    const oursOnce = async (count = perHook, send?: PostWebhook) => {
+    const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
       queueEvents(db, changes, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
       try {
@@ -262,7 +269,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
             await new Promise((r) => setTimeout(r, 5));
           }
           await dispatcher.whenIdle(); // every result written
-        });
+        }, label && opts.onDrain ? () => opts.onDrain!(label) : undefined);
       } finally {
         await dispatcher.stop();
         const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
@@ -280,11 +287,11 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const oursRuns: DrainRun[] = [];
     const beforeRuns: DrainRun[] = [];
     const drainOurs = async () => {
-      oursRuns.push(await oursOnce());
+      oursRuns.push(await oursOnce(perHook, undefined, 'ours'));
       log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
     };
     const drainBefore = async (b: NonNullable<WebhookDrainOptions['before']>) => {
-      beforeRuns.push(await oursOnce(perHook, b.send));
+      beforeRuns.push(await oursOnce(perHook, b.send, b.label));
       log(`webhook drain: ${b.label} ${Math.round(beforeRuns.at(-1)!.perSecond)} deliveries/s, ${beforeRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
     };
     for (let r = 0; r < opts.reps; r++) {

@@ -32,19 +32,33 @@ export const MAX_DRAIN_MS = 1000;
  * delivery open a new connection while this one was still busy. A receiver that streams a large
  * body, or dawdles over it, loses its connection (destroying node-fetch's body stream destroys
  * the response under it, and with it the socket). A connection lost while draining changes
- * nothing: the status is already known.
+ * nothing: the status is already known. Resolves false when the body was cut off.
  */
-function drain(body: NodeJS.ReadableStream & { destroy(): void }): Promise<void> {
-  return new Promise<void>((resolve) => {
+function drain(body: NodeJS.ReadableStream & { destroy(): void }, empty: boolean): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    // No body announced (204, Content-Length: 0, the usual answer): only its end is awaited.
+    if (empty) {
+      let ended = false;
+      body.once('end', () => resolve((ended = true)));
+      body.once('close', () => resolve(ended));
+      body.once('error', () => resolve(false));
+      body.resume();
+      return;
+    }
     let read = 0;
-    const timer = setTimeout(() => body.destroy(), MAX_DRAIN_MS);
+    let cut = false;
+    const cutOff = () => {
+      cut = true;
+      body.destroy();
+    };
+    const timer = setTimeout(cutOff, MAX_DRAIN_MS);
     const done = () => {
       clearTimeout(timer);
-      resolve();
+      resolve(!cut);
     };
     body.on('data', (chunk: Buffer) => {
       read += chunk.length;
-      if (read > MAX_DRAIN_BYTES) body.destroy();
+      if (read > MAX_DRAIN_BYTES) cutOff();
     });
     body.on('end', done);
     body.on('close', done);
@@ -52,21 +66,39 @@ function drain(body: NodeJS.ReadableStream & { destroy(): void }): Promise<void>
   });
 }
 
+/**
+ * The time-out until headers aborts a controller that is shared by the sends of one shutdown
+ * signal (one per dispatcher lane, whose sends go one at a time): a new AbortController per
+ * request, and a listener on the shutdown signal for each, were a measurable part of a delivery's
+ * CPU (bench/RESULTS.md). A controller is replaced once it fired, and once a response was cut off
+ * (node-fetch leaves its abort listener on the signal when a response does not end).
+ */
+const controllers = new WeakMap<AbortSignal, AbortController>();
+
+function controllerFor(shutdown: AbortSignal): AbortController {
+  let c = controllers.get(shutdown);
+  if (!c) {
+    const fresh = new AbortController();
+    shutdown.addEventListener('abort', () => fresh.abort(), { once: true });
+    controllers.set(shutdown, (c = fresh));
+  }
+  return c;
+}
+
 async function once(url: URL, o: SendOptions): Promise<number> {
-  // One controller for both ends of a request: the time-out until headers, and shutdown.
-  const controller = new AbortController();
+  const controller = controllerFor(o.signal);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
+    controllers.delete(o.signal);
     controller.abort();
   }, o.timeoutMs);
-  const onAbort = () => controller.abort();
-  o.signal.addEventListener('abort', onAbort, { once: true });
   try {
     // compress: false sends no Accept-Encoding (the body is thrown away); redirects are reported, not followed.
     const res = await fetch(url, { method: 'POST', agent: o.agent, headers: o.headers, body: o.body, signal: controller.signal, compress: false, redirect: 'manual' });
     clearTimeout(timer);
-    if (res.body) await drain(res.body as unknown as NodeJS.ReadableStream & { destroy(): void });
+    const empty = res.status === 204 || res.headers.get('content-length') === '0';
+    if (res.body && !(await drain(res.body as unknown as NodeJS.ReadableStream & { destroy(): void }, empty))) controllers.delete(o.signal);
     return res.status;
   } catch (err) {
     if (o.signal.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('aborted');
@@ -74,7 +106,6 @@ async function once(url: URL, o: SendOptions): Promise<number> {
     throw err;
   } finally {
     clearTimeout(timer);
-    o.signal.removeEventListener('abort', onAbort);
   }
 }
 
