@@ -1,6 +1,6 @@
 /**
  * Where the dispatcher's CPU goes with each HTTP client: the webhook drain (webhook-drain.ts) with
- * node-fetch (ours) and the http.request client alternating, a V8 CPU profile taken of each
+ * the http.request client (ours) and node-fetch alternating, a V8 CPU profile taken of each
  * counted drain alone (the dispatcher runs on the bench's main thread; the anchors, warm-ups and
  * setup are not profiled). Prints, per client, the CPU per delivery and the top self-time frames
  * and groups; writes the .cpuprofile files (open them in Chrome's DevTools) to --out.
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { postWebhookHttpRequest } from './lib/send-http-request.ts';
+import { postWebhookNodeFetch } from './lib/send-node-fetch.ts';
 import { benchWebhookDrain } from './webhook-drain.ts';
 
 interface ProfileNode {
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     deliveries,
     receivers: 5,
     reps: Number(values.reps ?? 2),
-    before: { label: 'http.request', send: postWebhookHttpRequest },
+    compare: { label: 'node-fetch', send: postWebhookNodeFetch },
     log: (line) => process.stderr.write(`${line}\n`),
     onDrain: async (label) => {
       await session.post('Profiler.start');
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
       };
     },
   });
-  const runsOf = { ours: result.oursRuns, 'http.request': result.before!.runs };
+  const runsOf = { ours: result.oursRuns, 'node-fetch': result.compared!.runs };
   for (const [label, list] of profiles) {
     const runs = runsOf[label as keyof typeof runsOf];
     const cpu = runs.reduce((s, r) => s + r.cpuMsPerDelivery, 0) / runs.length;
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     const t = selfTimes(list);
     const n = result.deliveries * list.length;
     const line = ([k, ms]: [string, number]) => `  ${((ms / t.total) * 100).toFixed(1).padStart(5)} %  ${((ms * 1000) / n).toFixed(1).padStart(6)} µs/delivery  ${k}`;
-    console.log(`\n## ${label === 'ours' ? 'node-fetch (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`);
+    console.log(`\n## ${label === 'ours' ? 'http.request (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`);
     console.log(`profiled ${(t.total / 1000).toFixed(2)} s over ${n} deliveries (${((t.total * 1000) / n).toFixed(0)} µs wall per delivery)\ngroups:`);
     for (const g of t.groups) console.log(line(g));
     console.log('top self-time frames:');

@@ -45,13 +45,13 @@ export interface WebhookDrainOptions {
   /** drains of ours; the anchor runs once more (before, between and after) */
   reps: number;
   /**
-   * Another HTTP client for the dispatcher (the http.request one delivery used before node-fetch):
-   * drained as often as ours, alternating with it (ours first in odd repetitions, it first in even
-   * ones), between the same anchors.
+   * Another HTTP client for the dispatcher (node-fetch, bench/lib/send-node-fetch.ts): drained as
+   * often as ours, alternating with it (ours first in odd repetitions, it first in even ones),
+   * between the same anchors.
    */
-  before?: { label: string; send: PostWebhook };
+  compare?: { label: string; send: PostWebhook };
   /**
-   * Called as each counted drain of a dispatcher starts (label "ours" or the before client's);
+   * Called as each counted drain of a dispatcher starts (label "ours" or the compared client's);
    * what it returns is awaited as that drain ends. bench/webhook-client-profile.ts profiles with it.
    */
   onDrain?: (label: string) => Promise<() => Promise<void>>;
@@ -82,8 +82,8 @@ export interface WebhookDrainResult {
   ratio: number;
   oursRuns: DrainRun[];
   anchorRuns: DrainRun[];
-  /** the dispatcher with the `before` client, when one was given; ratio: ours (median) ÷ its drains (median) */
-  before?: { label: string; drains: Repeated; runs: DrainRun[]; ratio: number };
+  /** the dispatcher with the `compare` client, when one was given; ratio: ours (median) ÷ its drains (median) */
+  compared?: { label: string; drains: Repeated; runs: DrainRun[]; ratio: number };
   /** every run delivered every event once, in order, correctly signed */
   correct: boolean;
   /** when and how this figure was measured (it can be measured alone: `--only webhook-drain`) */
@@ -281,33 +281,33 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const warm = Math.min(perHook, 1000);
     await anchorOnce(warm);
     await oursOnce(warm);
-    if (opts.before) await oursOnce(warm, opts.before.send);
+    if (opts.compare) await oursOnce(warm, opts.compare.send);
 
     const anchorRuns: DrainRun[] = [];
     const oursRuns: DrainRun[] = [];
-    const beforeRuns: DrainRun[] = [];
+    const comparedRuns: DrainRun[] = [];
     const drainOurs = async () => {
       oursRuns.push(await oursOnce(perHook, undefined, 'ours'));
       log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
     };
-    const drainBefore = async (b: NonNullable<WebhookDrainOptions['before']>) => {
-      beforeRuns.push(await oursOnce(perHook, b.send, b.label));
-      log(`webhook drain: ${b.label} ${Math.round(beforeRuns.at(-1)!.perSecond)} deliveries/s, ${beforeRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+    const drainCompared = async (b: NonNullable<WebhookDrainOptions['compare']>) => {
+      comparedRuns.push(await oursOnce(perHook, b.send, b.label));
+      log(`webhook drain: ${b.label} ${Math.round(comparedRuns.at(-1)!.perSecond)} deliveries/s, ${comparedRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
     };
     for (let r = 0; r < opts.reps; r++) {
       anchorRuns.push(await anchorOnce());
       log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s; ours, ${total} deliveries`);
-      if (opts.before && r % 2 === 1) await drainBefore(opts.before);
+      if (opts.compare && r % 2 === 1) await drainCompared(opts.compare);
       await drainOurs();
-      if (opts.before && r % 2 === 0) await drainBefore(opts.before);
+      if (opts.compare && r % 2 === 0) await drainCompared(opts.compare);
     }
     anchorRuns.push(await anchorOnce());
     log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s`);
 
     const ours = repeated(oursRuns.map((r) => r.perSecond));
     const anchor = repeated(anchorRuns.map((r) => r.perSecond));
-    const before = opts.before && beforeRuns.length ? repeated(beforeRuns.map((r) => r.perSecond)) : undefined;
-    const correct = [...oursRuns, ...beforeRuns, ...anchorRuns].every(
+    const compared = opts.compare && comparedRuns.length ? repeated(comparedRuns.map((r) => r.perSecond)) : undefined;
+    const correct = [...oursRuns, ...comparedRuns, ...anchorRuns].every(
       (r) => r.check.received === total && r.check.badSignatures === 0 && r.check.outOfOrder === 0 && r.check.perReceiver.every((n) => n === perHook),
     );
     return {
@@ -320,7 +320,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       ratio: ours.median / anchor.median,
       oursRuns,
       anchorRuns,
-      before: before && { label: opts.before!.label, drains: before, runs: beforeRuns, ratio: ours.median / before.median },
+      compared: compared && { label: opts.compare!.label, drains: compared, runs: comparedRuns, ratio: ours.median / compared.median },
       correct,
       measuredAt: new Date().toISOString(),
     };

@@ -29,7 +29,7 @@ export const INTERRUPTED = Symbol('interrupted');
 export interface AttemptContext {
   events: EventBodies;
   agents: TargetAgents;
-  /** The HTTP client (send.ts's node-fetch POST unless the dispatcher was given another). */
+  /** The HTTP client (send.ts's http.request POST unless the dispatcher was given another). */
   send: PostWebhook;
   /** Until response headers arrive. */
   timeoutMs: number;

@@ -50,7 +50,7 @@ export interface DispatcherOptions {
   pumpDelayMs?: number;
   /** Resolver for the connect-time address check (tests inject one). */
   resolver?: Resolver;
-  /** The HTTP client; the drain bench passes the http.request one it compares node-fetch with. */
+  /** The HTTP client (send.ts); the drain bench passes node-fetch's to compare the two. */
   send?: PostWebhook;
 }
 

@@ -1,11 +1,15 @@
 /**
- * One webhook POST through node-fetch (the design's named client) over the dispatcher's keep-alive
- * agents. node-fetch hands the agent to http.request, so every new connection still goes through
- * the agent's address-checking lookup, and a reused one only ever reaches an address checked when
- * it was opened (ssrf.ts).
+ * One webhook POST over node:http(s) with the dispatcher's keep-alive agents (see ssrf.ts for why
+ * reused connections still only ever reach checked addresses). Plain http.request rather than
+ * node-fetch, which the design card names: it tells us whether a socket was reused, which the
+ * retry below needs, and node-fetch cost about twice the CPU per delivery (issue 28, measured and
+ * profiled in bench/RESULTS.md): node-fetch 3 streams every request body and every response
+ * through stream.pipeline, and in Node 20 each pipeline makes an AbortController and, when it
+ * finishes, an AbortError DOMException with a stack trace; plus its Request, Headers and Response
+ * objects per delivery. The drain bench keeps measuring it (`--drain-node-fetch`).
  */
-import type http from 'node:http';
-import fetch, { FetchError } from 'node-fetch';
+import http from 'node:http';
+import https from 'node:https';
 
 export interface SendOptions {
   body: string;
@@ -26,103 +30,74 @@ export class SendTimeoutError extends Error {}
 export const MAX_DRAIN_BYTES = 64 * 1024;
 export const MAX_DRAIN_MS = 1000;
 
-/**
- * The status decides the outcome; the body is read to its end (a few bytes, normally) so the
- * connection is back in the pool before the next send: resolving at the headers made the next
- * delivery open a new connection while this one was still busy. A receiver that streams a large
- * body, or dawdles over it, loses its connection (destroying node-fetch's body stream destroys
- * the response under it, and with it the socket). A connection lost while draining changes
- * nothing: the status is already known. Resolves false when the body was cut off.
- */
-function drain(body: NodeJS.ReadableStream & { destroy(): void }, empty: boolean): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    // No body announced (204, Content-Length: 0, the usual answer): only its end is awaited.
-    if (empty) {
-      let ended = false;
-      body.once('end', () => resolve((ended = true)));
-      body.once('close', () => resolve(ended));
-      body.once('error', () => resolve(false));
-      body.resume();
-      return;
-    }
-    let read = 0;
-    let cut = false;
-    const cutOff = () => {
-      cut = true;
-      body.destroy();
-    };
-    const timer = setTimeout(cutOff, MAX_DRAIN_MS);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(!cut);
-    };
-    body.on('data', (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > MAX_DRAIN_BYTES) cutOff();
+function once(url: URL, o: SendOptions): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(url, {
+      method: 'POST',
+      agent: o.agent,
+      headers: { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body, 'utf8')) },
     });
-    body.on('end', done);
-    body.on('close', done);
-    body.on('error', done);
+    let settled = false;
+    const finish = (err: Error | undefined, status = 0) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onAbort);
+      if (err) reject(Object.assign(err, { reused: req.reusedSocket }));
+      else resolve({ status, reused: req.reusedSocket });
+    };
+    const timer = setTimeout(() => {
+      finish(new SendTimeoutError(`timed out after ${o.timeoutMs} ms`));
+      req.destroy();
+    }, o.timeoutMs);
+    const onAbort = () => {
+      finish(o.signal.reason instanceof Error ? o.signal.reason : new Error('aborted'));
+      req.destroy();
+    };
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    let status: number | undefined;
+    // After the headers, the outcome is known: a connection lost while draining the body changes nothing.
+    req.on('error', (err) => (status === undefined ? finish(err) : finish(undefined, status)));
+    req.on('response', (res) => {
+      // The status decides the outcome; the body is of no interest. It is read to its end (a few
+      // bytes, normally) so the connection is back in the pool before the next send: resolving
+      // at the headers made the next delivery open a new connection while this one was still
+      // busy. A receiver that streams a large body, or dawdles over it, loses its connection.
+      clearTimeout(timer);
+      status = res.statusCode ?? 0;
+      const done = () => {
+        clearTimeout(drainTimer);
+        finish(undefined, status);
+      };
+      const drainTimer = setTimeout(() => res.destroy(), MAX_DRAIN_MS);
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_DRAIN_BYTES) res.destroy();
+      });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', () => {});
+    });
+    req.end(o.body, 'utf8');
   });
 }
 
 /**
- * The time-out until headers aborts a controller that is shared by the sends of one shutdown
- * signal (one per dispatcher lane, whose sends go one at a time): a new AbortController per
- * request, and a listener on the shutdown signal for each, were a measurable part of a delivery's
- * CPU (bench/RESULTS.md). A controller is replaced once it fired, and once a response was cut off
- * (node-fetch leaves its abort listener on the signal when a response does not end).
- */
-const controllers = new WeakMap<AbortSignal, AbortController>();
-
-function controllerFor(shutdown: AbortSignal): AbortController {
-  let c = controllers.get(shutdown);
-  if (!c) {
-    const fresh = new AbortController();
-    shutdown.addEventListener('abort', () => fresh.abort(), { once: true });
-    controllers.set(shutdown, (c = fresh));
-  }
-  return c;
-}
-
-async function once(url: URL, o: SendOptions): Promise<number> {
-  const controller = controllerFor(o.signal);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controllers.delete(o.signal);
-    controller.abort();
-  }, o.timeoutMs);
-  try {
-    // compress: false sends no Accept-Encoding (the body is thrown away); redirects are reported, not followed.
-    const res = await fetch(url, { method: 'POST', agent: o.agent, headers: o.headers, body: o.body, signal: controller.signal, compress: false, redirect: 'manual' });
-    clearTimeout(timer);
-    const empty = res.status === 204 || res.headers.get('content-length') === '0';
-    if (res.body && !(await drain(res.body as unknown as NodeJS.ReadableStream & { destroy(): void }, empty))) controllers.delete(o.signal);
-    return res.status;
-  } catch (err) {
-    if (o.signal.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('aborted');
-    if (timedOut) throw new SendTimeoutError(`timed out after ${o.timeoutMs} ms`);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
+ * POSTs the body; resolves with the status, rejects with the network error (or SendTimeoutError).
  * A receiver may close an idle keep-alive connection just as we reuse it; that request never
  * reached it, so it is sent once more on a fresh connection (as Node's documentation advises)
- * rather than counted as the receiver's failure. node-fetch does not say whether the socket was a
- * reused one, so a reset before any answer is retried once either way; a repeat is possible only
- * if the receiver got the request and then reset the connection without answering, and
- * at-least-once allows it: the X-Webhook-Delivery id is the same.
+ * rather than counted as the receiver's failure. A repeat is possible only if the receiver got
+ * the request and then reset the connection without answering, and at-least-once allows it: the
+ * X-Webhook-Delivery id is the same.
  */
 export const postWebhook: PostWebhook = async (url, o) => {
   try {
-    return await once(url, o);
+    return (await once(url, o)).status;
   } catch (err) {
-    const code = err instanceof FetchError ? err.code : undefined;
-    if (o.signal.aborted || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
-    return once(url, o);
+    const e = err as NodeJS.ErrnoException & { reused?: boolean };
+    if (!e.reused || o.signal.aborted || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw err;
+    return (await once(url, o)).status;
   }
 };
