@@ -1,6 +1,6 @@
 import { notesFor } from './notes.ts';
 import type { RunResults, SizeResults } from './results.ts';
-import { fmt, fmtMs, fmtRatio } from './lib/stats.ts';
+import { fmt, fmtMs, fmtRatio, median } from './lib/stats.ts';
 import type { LatencySummary, Repeated } from './lib/stats.ts';
 
 /** Renders bench/RESULTS.md from one run's results: every number in it comes from `results`. */
@@ -69,6 +69,18 @@ export function rowsFor(results: RunResults): Row[] {
       goal: drainGoal,
       verdict: d.correct && d.ours.median >= 2000 && d.ratio >= 0.5 ? 'met' : 'missed',
     });
+    if (d.compared) {
+      const cpu = (runs: { cpuMsPerDelivery: number }[]) => median(runs.map((r) => r.cpuMsPerDelivery));
+      rows.push({
+        figure: `Webhook drain: the dispatcher's http.request client (ours) against ${d.compared.label}, same dispatcher${alone ? ' ²' : ''}`,
+        corpus: '—',
+        ours: `${rep(d.ours, 'deliveries/s')}; ${(cpu(d.oursRuns) * 1000).toFixed(0)} µs sender CPU per delivery`,
+        anchors: `${d.compared.label}, alternating: ${rep(d.compared.drains, 'deliveries/s')}; ${(cpu(d.compared.runs) * 1000).toFixed(0)} µs per delivery`,
+        ratio: `${d.compared.label} at ${pct(1 / d.compared.ratio)} of the rate, ${pct(cpu(d.compared.runs) / cpu(d.oursRuns))} of the CPU per delivery`,
+        goal: `${d.compared.label} would be used if within 15 % (issue 28)`,
+        verdict: 'info',
+      });
+    }
   } else if (results.webhookDrainError || results.params.webhookDrain)
     rows.push({ figure: 'Webhook backlog drain', corpus: '—', ours: '—', anchors: '—', ratio: '—', goal: drainGoal, verdict: 'failed' });
 

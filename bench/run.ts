@@ -31,11 +31,13 @@ import { benchSearch } from './search.ts';
 import { benchSimilar } from './similar.ts';
 import { benchTags } from './tags.ts';
 import { benchUpload } from './upload.ts';
-import { benchWebhookDrain } from './webhook-drain.ts';
+import { benchWebhookDrain, type WebhookDrainOptions } from './webhook-drain.ts';
+import { postWebhookNodeFetch } from './lib/send-node-fetch.ts';
 import { runSection, writeSection } from './lib/section.ts';
 import { SECTIONS } from './sections.ts';
 
 const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only NAME] [--drain-deliveries N]
+                       [--drain-reps N] [--drain-node-fetch]
 
   --sizes N,N             corpus sizes in posts (default 100000,1000000)
   --quick                 a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
@@ -47,6 +49,9 @@ const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--kee
                           (--sizes, when given, is passed to it; otherwise it picks its own size)
   --only core             the core figures above without the feature sections
   --drain-deliveries N    deliveries in the webhook drain (default 50000; 10000 with --quick)
+  --drain-reps N          drains of ours between anchors (default 2; 1 with --quick)
+  --drain-node-fetch      also drain with a node-fetch client, alternating with ours
+                          (bench/lib/send-node-fetch.ts; the design's client, not used: issue 28)
 `;
 
 const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -59,6 +64,8 @@ function parse() {
       keep: { type: 'boolean' },
       only: { type: 'string' },
       'drain-deliveries': { type: 'string' },
+      'drain-reps': { type: 'string' },
+      'drain-node-fetch': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -82,7 +89,13 @@ function parse() {
     process.stderr.write(`--drain-deliveries: expected a count from 100 to 1000000\n\n${USAGE}`);
     process.exit(2);
   }
-  return { quick, sizes, givenSizes: values.sizes !== undefined, keep: values.keep ?? false, only, drainDeliveries };
+  const drainReps = values['drain-reps'] === undefined ? undefined : Number(values['drain-reps']);
+  if (drainReps !== undefined && (!Number.isInteger(drainReps) || drainReps < 1 || drainReps > 20)) {
+    process.stderr.write(`--drain-reps: expected a count from 1 to 20\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const drainCompare = values['drain-node-fetch'] ? { label: 'node-fetch', send: postWebhookNodeFetch } : undefined;
+  return { quick, sizes, givenSizes: values.sizes !== undefined, keep: values.keep ?? false, only, drainDeliveries, drainReps, drainCompare };
 }
 
 /** The seeder's tags are `tag_N`: 1-7 characters type anything from every tag ("t") to a handful ("tag_12"). */
@@ -219,7 +232,7 @@ function write(results: RunResults, quick: boolean): { md: string; json: string 
 }
 
 /** The drain alone: its result replaces that figure in the existing results; nothing else is measured. */
-async function drainOnly(quick: boolean, p: RunParams): Promise<void> {
+async function drainOnly(quick: boolean, p: RunParams, compare: WebhookDrainOptions['compare']): Promise<void> {
   const file = resultFiles(quick).json;
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const results: RunResults = fs.existsSync(file)
@@ -229,7 +242,7 @@ async function drainOnly(quick: boolean, p: RunParams): Promise<void> {
   const loadAverage = os.loadavg().map((n) => Math.round(n * 100) / 100);
   log(`webhook drain alone: ${p.webhookDrain!.deliveries} deliveries to ${p.webhookDrain!.receivers} receivers; load average ${loadAverage.join(', ')}`);
   try {
-    results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, log })), command, loadAverage };
+    results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, compare, log })), command, loadAverage };
     delete results.webhookDrainError;
   } catch (err) {
     results.webhookDrainError = (err as Error).stack ?? String(err);
@@ -260,10 +273,11 @@ async function sections(names: string[], quick: boolean, sizes: number[] | undef
 }
 
 async function main(): Promise<void> {
-  const { quick, sizes, givenSizes, keep, only, drainDeliveries } = parse();
+  const { quick, sizes, givenSizes, keep, only, drainDeliveries, drainReps, drainCompare } = parse();
   const started = Date.now();
   const p = params(quick, sizes, drainDeliveries);
-  if (only === 'webhook-drain') return drainOnly(quick, p);
+  if (drainReps !== undefined) p.webhookDrain!.reps = drainReps;
+  if (only === 'webhook-drain') return drainOnly(quick, p, drainCompare);
   if (only !== undefined && only !== 'core') process.exit((await sections([only], quick, givenSizes ? sizes : undefined)) ? 0 : 1);
   process.on('SIGINT', () => {
     log('interrupted: cleaning up');
@@ -301,7 +315,7 @@ async function main(): Promise<void> {
     }
     // Needs no corpus and no Elasticsearch: SQLite, the dispatcher and loopback receivers.
     try {
-      results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, log })), command: results.command };
+      results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, compare: drainCompare, log })), command: results.command };
     } catch (err) {
       results.webhookDrainError = (err as Error).stack ?? String(err);
       log(`webhook drain FAILED: ${results.webhookDrainError}`);

@@ -31,6 +31,7 @@ import { PostRepository } from '../src/kernel/post-repository.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import type { PostWebhook } from '../src/webhooks/send.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
@@ -43,6 +44,17 @@ export interface WebhookDrainOptions {
   receivers: number;
   /** drains of ours; the anchor runs once more (before, between and after) */
   reps: number;
+  /**
+   * Another HTTP client for the dispatcher (node-fetch, bench/lib/send-node-fetch.ts): drained as
+   * often as ours, alternating with it (ours first in odd repetitions, it first in even ones),
+   * between the same anchors.
+   */
+  compare?: { label: string; send: PostWebhook };
+  /**
+   * Called as each counted drain of a dispatcher starts (label "ours" or the compared client's);
+   * what it returns is awaited as that drain ends. bench/webhook-client-profile.ts profiles with it.
+   */
+  onDrain?: (label: string) => Promise<() => Promise<void>>;
   log?: (line: string) => void;
 }
 
@@ -70,6 +82,8 @@ export interface WebhookDrainResult {
   ratio: number;
   oursRuns: DrainRun[];
   anchorRuns: DrainRun[];
+  /** the dispatcher with the `compare` client, when one was given; ratio: ours (median) ÷ its drains (median) */
+  compared?: { label: string; drains: Repeated; runs: DrainRun[]; ratio: number };
   /** every run delivered every event once, in order, correctly signed */
   correct: boolean;
   /** when and how this figure was measured (it can be measured alone: `--only webhook-drain`) */
@@ -154,8 +168,9 @@ function queueEvents(db: Db, changes: PostChanges, posts: ReturnType<PostReposit
   return rows;
 }
 
-async function measure(receivers: Receivers, n: number, send: () => Promise<void>): Promise<DrainRun> {
+async function measure(receivers: Receivers, n: number, send: () => Promise<void>, watch?: () => Promise<() => Promise<void>>): Promise<DrainRun> {
   await receivers.expect(n);
+  const unwatch = await watch?.();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const rcpu0 = receivers.cpuSeconds();
@@ -164,6 +179,7 @@ async function measure(receivers: Receivers, n: number, send: () => Promise<void
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);
+  await unwatch?.();
   return { seconds, perSecond: n / seconds, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: ((receivers.cpuSeconds() - rcpu0) * 1000) / n, check: await receivers.report() };
 }
 
@@ -241,9 +257,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         );
       });
 
-    const oursOnce = async (count = perHook) => {
+    const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
       queueEvents(db, changes, posts.slice(0, count), initiator);
-      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } });
+      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
       try {
         return await measure(receivers, count * hooks.length, async () => {
           dispatcher.start();
@@ -253,7 +269,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
             await new Promise((r) => setTimeout(r, 5));
           }
           await dispatcher.whenIdle(); // every result written
-        });
+        }, label && opts.onDrain ? () => opts.onDrain!(label) : undefined);
       } finally {
         await dispatcher.stop();
         const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
@@ -265,21 +281,33 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const warm = Math.min(perHook, 1000);
     await anchorOnce(warm);
     await oursOnce(warm);
+    if (opts.compare) await oursOnce(warm, opts.compare.send);
 
     const anchorRuns: DrainRun[] = [];
     const oursRuns: DrainRun[] = [];
+    const comparedRuns: DrainRun[] = [];
+    const drainOurs = async () => {
+      oursRuns.push(await oursOnce(perHook, undefined, 'ours'));
+      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+    };
+    const drainCompared = async (b: NonNullable<WebhookDrainOptions['compare']>) => {
+      comparedRuns.push(await oursOnce(perHook, b.send, b.label));
+      log(`webhook drain: ${b.label} ${Math.round(comparedRuns.at(-1)!.perSecond)} deliveries/s, ${comparedRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+    };
     for (let r = 0; r < opts.reps; r++) {
       anchorRuns.push(await anchorOnce());
       log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s; ours, ${total} deliveries`);
-      oursRuns.push(await oursOnce());
-      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s`);
+      if (opts.compare && r % 2 === 1) await drainCompared(opts.compare);
+      await drainOurs();
+      if (opts.compare && r % 2 === 0) await drainCompared(opts.compare);
     }
     anchorRuns.push(await anchorOnce());
     log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s`);
 
     const ours = repeated(oursRuns.map((r) => r.perSecond));
     const anchor = repeated(anchorRuns.map((r) => r.perSecond));
-    const correct = [...oursRuns, ...anchorRuns].every(
+    const compared = opts.compare && comparedRuns.length ? repeated(comparedRuns.map((r) => r.perSecond)) : undefined;
+    const correct = [...oursRuns, ...comparedRuns, ...anchorRuns].every(
       (r) => r.check.received === total && r.check.badSignatures === 0 && r.check.outOfOrder === 0 && r.check.perReceiver.every((n) => n === perHook),
     );
     return {
@@ -292,6 +320,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       ratio: ours.median / anchor.median,
       oursRuns,
       anchorRuns,
+      compared: compared && { label: opts.compare!.label, drains: compared, runs: comparedRuns, ratio: ours.median / compared.median },
       correct,
       measuredAt: new Date().toISOString(),
     };

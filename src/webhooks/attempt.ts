@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { OutboxRow } from '../kernel/outbox.ts';
 import type { EventBodies } from './event-bodies.ts';
 import type { DeliveryRow, DeliveryTarget } from './store/webhook-repository.ts';
-import { postWebhook, SendTimeoutError } from './send.ts';
+import { SendTimeoutError, type PostWebhook } from './send.ts';
 import { checkUrlShape, type TargetAgents } from './ssrf.ts';
 
 const USER_AGENT = 'imgpost-webhooks/1';
@@ -29,6 +29,8 @@ export const INTERRUPTED = Symbol('interrupted');
 export interface AttemptContext {
   events: EventBodies;
   agents: TargetAgents;
+  /** The HTTP client (send.ts's http.request POST unless the dispatcher was given another). */
+  send: PostWebhook;
   /** Until response headers arrive. */
   timeoutMs: number;
   /** Read at send time: a change applies to the next attempt. */
@@ -54,7 +56,7 @@ export async function attemptDelivery(ctx: AttemptContext, hook: DeliveryTarget,
 
   if (signal.aborted) return INTERRUPTED;
   try {
-    const status = await postWebhook(url, {
+    const status = await ctx.send(url, {
       body,
       agent: ctx.agents.forUrl(url),
       timeoutMs: ctx.timeoutMs,

@@ -43,9 +43,9 @@ type Stats = WebhookDispatcher['stats'];
 
 /** Messages to the worker. */
 export type ToWorker =
-  | { type: 'init'; dataDir: string; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver'> }
+  | { type: 'init'; dataDir: string; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver' | 'send'> }
   | { type: 'kick' | 'start'; config: LiveConfig }
-  | { type: 'configure'; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver'> }
+  | { type: 'configure'; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver' | 'send'> }
   | { type: 'whenIdle' | 'stop'; config: LiveConfig; id: number };
 
 /** Messages from the worker. */
@@ -60,7 +60,7 @@ export class DispatcherThread implements Dispatcher {
   private nextId = 1;
   private readonly waiting = new Map<number, () => void>();
   /** configure() before start(): applied when the worker starts */
-  private options: Omit<DispatcherOptions, 'resolver'> = { pumpDelayMs: PUMP_DELAY_MS };
+  private options: Omit<DispatcherOptions, 'resolver' | 'send'> = { pumpDelayMs: PUMP_DELAY_MS };
   private restartTimer: NodeJS.Timeout | undefined;
   /** start() was called and stop() was not: the thread runs once there is work */
   private running = false;
@@ -132,7 +132,7 @@ export class DispatcherThread implements Dispatcher {
     this.send({ type: 'kick', config: this.live() });
   }
 
-  configure(options: Omit<DispatcherOptions, 'resolver'>): void {
+  configure(options: Omit<DispatcherOptions, 'resolver' | 'send'>): void {
     this.options = { ...this.options, ...options };
     this.send({ type: 'configure', config: this.live(), options });
   }

@@ -29,6 +29,7 @@ import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts'
 import { EventBodies } from './event-bodies.ts';
 import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
 import { ResultWriter } from './result-writer.ts';
+import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 
 export interface DispatcherOptions {
@@ -49,6 +50,8 @@ export interface DispatcherOptions {
   pumpDelayMs?: number;
   /** Resolver for the connect-time address check (tests inject one). */
   resolver?: Resolver;
+  /** The HTTP client (send.ts); the drain bench passes node-fetch's to compare the two. */
+  send?: PostWebhook;
 }
 
 export interface DispatcherDeps {
@@ -86,6 +89,7 @@ export class WebhookDispatcher {
   private concurrency: number;
   private pumpDelayMs: number;
   private readonly agents: TargetAgents;
+  private readonly send: PostWebhook;
   private readonly events: EventBodies;
   /** Identifies this process's claims in SQLite. */
   private readonly claimant = crypto.randomUUID();
@@ -105,6 +109,7 @@ export class WebhookDispatcher {
     this.concurrency = opts.concurrency ?? 64;
     this.pumpDelayMs = opts.pumpDelayMs ?? 0;
     this.events = new EventBodies(deps.outbox);
+    this.send = opts.send ?? postWebhook;
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
     this.writer = new ResultWriter({
       repo: deps.repo,
@@ -129,7 +134,7 @@ export class WebhookDispatcher {
    * Changes timing at run time. The composition root builds the dispatcher with the spec's
    * values; tests lower them here instead of waiting 30 s for a time-out.
    */
-  configure(opts: Omit<DispatcherOptions, 'resolver'>): void {
+  configure(opts: Omit<DispatcherOptions, 'resolver' | 'send'>): void {
     if (opts.timeoutMs !== undefined) this.timeoutMs = opts.timeoutMs;
     if (opts.retryDelaysMs?.length) this.retryDelaysMs = opts.retryDelaysMs;
     if (opts.concurrency !== undefined) this.concurrency = opts.concurrency;
@@ -266,7 +271,7 @@ export class WebhookDispatcher {
     }
 
     const started = Date.now();
-    const context = { events: this.events, agents: this.agents, timeoutMs: this.timeoutMs, config: this.deps.config };
+    const context = { events: this.events, agents: this.agents, send: this.send, timeoutMs: this.timeoutMs, config: this.deps.config };
     const result = await attemptDelivery(context, hook, row, d, signal);
     if (result === INTERRUPTED) {
       // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.

@@ -1,8 +1,12 @@
 /**
  * One webhook POST over node:http(s) with the dispatcher's keep-alive agents (see ssrf.ts for why
- * reused connections still only ever reach checked addresses). Plain http.request rather than a
- * fetch implementation: per delivery it saves the Request/Headers/stream objects, and it tells us
- * whether a socket was reused, which keep-alive needs (below).
+ * reused connections still only ever reach checked addresses). Plain http.request rather than
+ * node-fetch, which the design card names: it tells us whether a socket was reused, which the
+ * retry below needs, and node-fetch cost about twice the CPU per delivery (issue 28, measured and
+ * profiled in bench/RESULTS.md): node-fetch 3 streams every request body and every response
+ * through stream.pipeline, and in Node 20 each pipeline makes an AbortController and, when it
+ * finishes, an AbortError DOMException with a stack trace; plus its Request, Headers and Response
+ * objects per delivery. The drain bench keeps measuring it (`--drain-node-fetch`).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -17,11 +21,14 @@ export interface SendOptions {
   signal: AbortSignal;
 }
 
+/** POSTs the body; resolves with the status, rejects with the network error (or SendTimeoutError). */
+export type PostWebhook = (url: URL, o: SendOptions) => Promise<number>;
+
 export class SendTimeoutError extends Error {}
 
 /** Response bodies are of no interest; this much is read so the connection can be reused, beyond it the connection is dropped. */
-const MAX_DRAIN_BYTES = 64 * 1024;
-const MAX_DRAIN_MS = 1000;
+export const MAX_DRAIN_BYTES = 64 * 1024;
+export const MAX_DRAIN_MS = 1000;
 
 function once(url: URL, o: SendOptions): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
@@ -85,7 +92,7 @@ function once(url: URL, o: SendOptions): Promise<{ status: number; reused: boole
  * the request and then reset the connection without answering, and at-least-once allows it: the
  * X-Webhook-Delivery id is the same.
  */
-export async function postWebhook(url: URL, o: SendOptions): Promise<number> {
+export const postWebhook: PostWebhook = async (url, o) => {
   try {
     return (await once(url, o)).status;
   } catch (err) {
@@ -93,4 +100,4 @@ export async function postWebhook(url: URL, o: SendOptions): Promise<number> {
     if (!e.reused || o.signal.aborted || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw err;
     return (await once(url, o)).status;
   }
-}
+};
