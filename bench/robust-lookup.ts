@@ -7,6 +7,9 @@
  *
  *   npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts   # the descriptors
  *   npx tsx bench/robust-lookup.ts [posts=100000] [queries=100]
+ *   ROBUST_LOOKUP_KEEP=/some/dir npx tsx bench/robust-lookup.ts ...   # keep SQLite and the index there:
+ *     a later run with the same dir and posts skips the build (an index takes ~10 min per 1M posts on
+ *     an idle box), so the lookup can be measured again after a change to the query side only
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
  * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
@@ -62,33 +65,53 @@ function unrelated(d: Descriptor): Descriptor {
 }
 
 const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
-const dataDir = tempDir('robust-lookup');
-const prefix = `bench-${process.pid}-robust`;
+const keep = process.env.ROBUST_LOOKUP_KEEP;
+const dataDir = keep ?? tempDir('robust-lookup');
+const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robust`;
+const builtMarker = keep && join(keep, `built-${posts}`);
+const reuse = !!builtMarker && fs.existsSync(builtMarker);
+if (keep) fs.mkdirSync(keep, { recursive: true });
 const services = await openToolJob(loadConfig(benchEnv({ dataDir, prefix, esUrl })), createLogger('warn'));
 try {
   const t0 = nowMs();
-  const insert = services.db.prepare(
-    `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
-     VALUES (?, '', 'none', 'png', 'image/png', 1, 1, ?, ?, ?, ?)`,
-  );
-  services.db.transaction(() => {
-    const start = Date.parse('2024-01-01T00:00:00Z');
+  let indexSeconds = NaN;
+  if (reuse) {
+    // the same random sequence as the build, so the queries are the same ones
     for (let i = 0; i < Math.max(posts, real.length); i++) {
-      const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
-      const at = new Date(start + i * 1000).toISOString();
-      insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+      if (i >= real.length) unrelated(real[rnd.int(0, real.length - 1)]);
+      rnd.bits64();
     }
-  })();
-  log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
-  const t1 = nowMs();
-  // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
-  await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
-  const indexSeconds = (nowMs() - t1) / 1000;
-  // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
-  await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1, wait_for_completion: false });
-  const segments = async () => (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries?.segments?.count ?? 0;
-  while ((await segments()) > 1) await new Promise((r) => setTimeout(r, 2000));
-  log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
+    indexSeconds = Number(fs.readFileSync(builtMarker, 'utf8'));
+    log(`reusing ${services.postRepository.count()} posts and their index from ${keep} (built in ${indexSeconds.toFixed(1)} s)`);
+  } else {
+    const insert = services.db.prepare(
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
+       VALUES (?, '', 'none', 'png', 'image/png', 1, 1, ?, ?, ?, ?)`,
+    );
+    services.db.transaction(() => {
+      const start = Date.parse('2024-01-01T00:00:00Z');
+      for (let i = 0; i < Math.max(posts, real.length); i++) {
+        const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
+        const at = new Date(start + i * 1000).toISOString();
+        insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+      }
+    })();
+    log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
+    const t1 = nowMs();
+    // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
+    await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+    indexSeconds = (nowMs() - t1) / 1000;
+    // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
+    await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1, wait_for_completion: false });
+    const segments = async () => (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries?.segments?.count ?? 0;
+    while ((await segments()) > 1) await new Promise((r) => setTimeout(r, 2000));
+    log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
+    if (builtMarker) fs.writeFileSync(builtMarker, `${indexSeconds}\n`);
+  }
+  if (process.env.ROBUST_LOOKUP_BUILD_ONLY === '1') {
+    await services.close();
+    process.exit(0);
+  }
 
   const store = services.postRepository.robust;
   const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
@@ -116,7 +139,7 @@ try {
       `${fmt(found / queries)} matches per query; indexing ${fmt(indexSeconds)} s |\n`,
   );
 } finally {
-  await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+  if (!keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
   await services.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
 }
