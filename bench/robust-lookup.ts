@@ -16,7 +16,8 @@
  * all 21 hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
  * written straight into SQLite, the index is built by the production reindex (src/search/reindex.ts)
  * and merged to one segment as `imgpost reindex` does. Queries: copies of the set picked at random
- * (their originals are in the corpus). In process: no HTTP.
+ * (their originals are in the corpus). In process: no HTTP. Each query also runs through the first
+ * integration's lookup (bench/robust/previous-lookup.ts), interleaved, for before and after in one run.
  */
 import fs from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,7 @@ import { reindex } from '../src/search/reindex.ts';
 import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';
 import { HASH_CACHE } from './robust/paths.ts';
+import { previousFindRobust } from './robust/previous-lookup.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
 
@@ -115,26 +117,38 @@ try {
 
   const store = services.postRepository.robust;
   const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
-  for (const q of qs.slice(0, 5)) await findRobust(services.postsIndex, store, q); // warm-up
+  for (const q of qs.slice(0, 5)) await Promise.all([findRobust(services.postsIndex, store, q), previousFindRobust(services.postsIndex, store, q)]); // warm-up
   const ours: number[] = [];
+  const previous: number[] = [];
   const scan: number[] = [];
   let differ = 0;
   let found = 0;
-  for (const q of qs) {
+  const timed = async <T>(into: number[], f: () => Promise<T>): Promise<T> => {
+    const t0 = nowMs();
+    const r = await f();
+    into.push(nowMs() - t0);
+    return r;
+  };
+  for (const [i, q] of qs.entries()) {
+    // alternate which lookup goes first: the second one meets the first one's terms in Elasticsearch's caches
+    const ourFirst = i % 2 === 0;
+    const p0 = ourFirst ? undefined : await timed(previous, () => previousFindRobust(services.postsIndex, store, q));
+    const a = await timed(ours, () => findRobust(services.postsIndex, store, q));
+    const p = p0 ?? (await timed(previous, () => previousFindRobust(services.postsIndex, store, q)));
     let t = nowMs();
-    const a = await findRobust(services.postsIndex, store, q);
-    ours.push(nowMs() - t);
-    t = nowMs();
     const b = scanRobust(store, q);
     scan.push(nowMs() - t);
     found += a.length;
-    if (JSON.stringify(a.map((m) => [m.id, m.distance])) !== JSON.stringify(b.map((m) => [m.id, m.distance]))) differ++;
+    const key = (list: typeof a) => JSON.stringify(list.map((m) => [m.id, m.distance]));
+    if (key(a) !== key(b) || key(p) !== key(b)) differ++;
   }
   const o = summarize(ours);
   const s = summarize(scan);
+  const pr = summarize(previous);
   const n = services.postRepository.count();
   process.stdout.write(
     `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
+      `previous lookup (bench/robust/previous-lookup.ts) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
       `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} | ` +
       `${fmt(found / queries)} matches per query; indexing ${fmt(indexSeconds)} s |\n`,
   );
