@@ -7,13 +7,17 @@
  *
  *   npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts   # the descriptors
  *   npx tsx bench/robust-lookup.ts [posts=100000] [queries=100]
+ *   ROBUST_LOOKUP_KEEP=/some/dir npx tsx bench/robust-lookup.ts ...   # keep SQLite and the index there:
+ *     a later run with the same dir and posts skips the build (an index takes ~10 min per 1M posts on
+ *     an idle box), so the lookup can be measured again after a change to the query side only
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
  * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
  * all 21 hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
  * written straight into SQLite, the index is built by the production reindex (src/search/reindex.ts)
  * and merged to one segment as `imgpost reindex` does. Queries: copies of the set picked at random
- * (their originals are in the corpus). In process: no HTTP.
+ * (their originals are in the corpus). In process: no HTTP. Each query also runs through the first
+ * integration's lookup (bench/robust/previous-lookup.ts), interleaved, for before and after in one run.
  */
 import fs from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +33,7 @@ import { reindex } from '../src/search/reindex.ts';
 import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';
 import { HASH_CACHE } from './robust/paths.ts';
+import { previousFindRobust } from './robust/previous-lookup.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
 
@@ -62,61 +67,93 @@ function unrelated(d: Descriptor): Descriptor {
 }
 
 const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
-const dataDir = tempDir('robust-lookup');
-const prefix = `bench-${process.pid}-robust`;
+const keep = process.env.ROBUST_LOOKUP_KEEP;
+const dataDir = keep ?? tempDir('robust-lookup');
+const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robust`;
+const builtMarker = keep && join(keep, `built-${posts}`);
+const reuse = !!builtMarker && fs.existsSync(builtMarker);
+if (keep) fs.mkdirSync(keep, { recursive: true });
 const services = await openToolJob(loadConfig(benchEnv({ dataDir, prefix, esUrl })), createLogger('warn'));
 try {
   const t0 = nowMs();
-  const insert = services.db.prepare(
-    `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
-     VALUES (?, '', 'none', 'png', 'image/png', 1, 1, ?, ?, ?, ?)`,
-  );
-  services.db.transaction(() => {
-    const start = Date.parse('2024-01-01T00:00:00Z');
+  let indexSeconds = NaN;
+  if (reuse) {
+    // the same random sequence as the build, so the queries are the same ones
     for (let i = 0; i < Math.max(posts, real.length); i++) {
-      const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
-      const at = new Date(start + i * 1000).toISOString();
-      insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+      if (i >= real.length) unrelated(real[rnd.int(0, real.length - 1)]);
+      rnd.bits64();
     }
-  })();
-  log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
-  const t1 = nowMs();
-  // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
-  await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
-  const indexSeconds = (nowMs() - t1) / 1000;
-  // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
-  await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1, wait_for_completion: false });
-  const segments = async () => (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries?.segments?.count ?? 0;
-  while ((await segments()) > 1) await new Promise((r) => setTimeout(r, 2000));
-  log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
+    indexSeconds = Number(fs.readFileSync(builtMarker, 'utf8'));
+    log(`reusing ${services.postRepository.count()} posts and their index from ${keep} (built in ${indexSeconds.toFixed(1)} s)`);
+  } else {
+    const insert = services.db.prepare(
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
+       VALUES (?, '', 'none', 'png', 'image/png', 1, 1, ?, ?, ?, ?)`,
+    );
+    services.db.transaction(() => {
+      const start = Date.parse('2024-01-01T00:00:00Z');
+      for (let i = 0; i < Math.max(posts, real.length); i++) {
+        const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
+        const at = new Date(start + i * 1000).toISOString();
+        insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+      }
+    })();
+    log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
+    const t1 = nowMs();
+    // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
+    await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+    indexSeconds = (nowMs() - t1) / 1000;
+    // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
+    await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1, wait_for_completion: false });
+    const segments = async () => (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries?.segments?.count ?? 0;
+    while ((await segments()) > 1) await new Promise((r) => setTimeout(r, 2000));
+    log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
+    if (builtMarker) fs.writeFileSync(builtMarker, `${indexSeconds}\n`);
+  }
+  if (process.env.ROBUST_LOOKUP_BUILD_ONLY === '1') {
+    await services.close();
+    process.exit(0);
+  }
 
   const store = services.postRepository.robust;
   const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
-  for (const q of qs.slice(0, 5)) await findRobust(services.postsIndex, store, q); // warm-up
+  for (const q of qs.slice(0, 5)) await Promise.all([findRobust(services.postsIndex, store, q), previousFindRobust(services.postsIndex, store, q)]); // warm-up
   const ours: number[] = [];
+  const previous: number[] = [];
   const scan: number[] = [];
   let differ = 0;
   let found = 0;
-  for (const q of qs) {
+  const timed = async <T>(into: number[], f: () => Promise<T>): Promise<T> => {
+    const t0 = nowMs();
+    const r = await f();
+    into.push(nowMs() - t0);
+    return r;
+  };
+  for (const [i, q] of qs.entries()) {
+    // alternate which lookup goes first: the second one meets the first one's terms in Elasticsearch's caches
+    const ourFirst = i % 2 === 0;
+    const p0 = ourFirst ? undefined : await timed(previous, () => previousFindRobust(services.postsIndex, store, q));
+    const a = await timed(ours, () => findRobust(services.postsIndex, store, q));
+    const p = p0 ?? (await timed(previous, () => previousFindRobust(services.postsIndex, store, q)));
     let t = nowMs();
-    const a = await findRobust(services.postsIndex, store, q);
-    ours.push(nowMs() - t);
-    t = nowMs();
     const b = scanRobust(store, q);
     scan.push(nowMs() - t);
     found += a.length;
-    if (JSON.stringify(a.map((m) => [m.id, m.distance])) !== JSON.stringify(b.map((m) => [m.id, m.distance]))) differ++;
+    const key = (list: typeof a) => JSON.stringify(list.map((m) => [m.id, m.distance]));
+    if (key(a) !== key(b) || key(p) !== key(b)) differ++;
   }
   const o = summarize(ours);
   const s = summarize(scan);
+  const pr = summarize(previous);
   const n = services.postRepository.count();
   process.stdout.write(
     `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
+      `previous lookup (bench/robust/previous-lookup.ts) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
       `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} | ` +
       `${fmt(found / queries)} matches per query; indexing ${fmt(indexSeconds)} s |\n`,
   );
 } finally {
-  await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+  if (!keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
   await services.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
 }

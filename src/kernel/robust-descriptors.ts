@@ -62,6 +62,12 @@ export class RobustDescriptors {
     return new Map(rows.map((r) => [r.seq, r.robust]));
   }
 
+  /** The candidates' descriptors alone (the rule needs nothing else), by number, in one statement; posts without one are left out. */
+  descriptors(seqs: number[]): { seq: number; robust: Buffer }[] {
+    if (seqs.length === 0) return [];
+    return this.stmt('SELECT seq, robust FROM posts WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs)) as { seq: number; robust: Buffer }[];
+  }
+
   /** The candidates of a lookup, by number, in one statement (posts without one are left out). */
   stored(seqs: number[]): StoredDescriptor[] {
     if (seqs.length === 0) return [];

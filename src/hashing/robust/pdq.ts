@@ -42,39 +42,52 @@ function qualityOf(grid: Float64Array): number {
   return Math.min(100, Math.floor(gradient / 90));
 }
 
+// Scratch buffers, reused by every call (a worker hashes one picture at a time, synchronously).
+const H = N / 2;
+const plus = new Float64Array(H * N);
+const minus = new Float64Array(H * N);
+const T = new Float64Array(K * N);
+const B = new Float64Array(K * K);
+const sorted = new Float64Array(K * K);
+
 function finish(grid: Float64Array, quality: number): Pdq {
   // B = D A D^T: first T = D A (16x64), then B = T D^T (16x16). D[i][63 - y] = (-1)^(i+1) D[i][y],
   // so each stage folds the input in half first (sums for even i + 1, differences for odd).
-  const H = N / 2;
-  const plus = new Float64Array(H * N);
-  const minus = new Float64Array(H * N);
   for (let y = 0; y < H; y++) {
+    const top = y * N;
+    const bottom = (N - 1 - y) * N;
     for (let x = 0; x < N; x++) {
-      const a = grid[y * N + x];
-      const b = grid[(N - 1 - y) * N + x];
-      plus[y * N + x] = a + b;
-      minus[y * N + x] = a - b;
+      const a = grid[top + x];
+      const b = grid[bottom + x];
+      plus[top + x] = a + b;
+      minus[top + x] = a - b;
     }
   }
-  const T = new Float64Array(K * N);
+  // Loops ordered so the inner one walks memory contiguously; each T[i][x] still receives its terms
+  // in ascending y, one product at a time, so the sums (and the bits) are exactly those of the
+  // straightforward order (no fused multiply-add in JavaScript).
+  T.fill(0);
   for (let i = 0; i < K; i++) {
     const src = (i & 1) === 1 ? plus : minus; // i + 1 even: symmetric
-    for (let x = 0; x < N; x++) {
-      let s = 0;
-      for (let y = 0; y < H; y++) s += D[i * N + y] * src[y * N + x];
-      T[i * N + x] = s;
+    const row = i * N;
+    for (let y = 0; y < H; y++) {
+      const d = D[row + y];
+      const at = y * N;
+      for (let x = 0; x < N; x++) T[row + x] += d * src[at + x];
     }
   }
-  const B = new Float64Array(K * K);
   for (let i = 0; i < K; i++) {
+    const row = i * N;
     for (let j = 0; j < K; j++) {
+      const dj = j * N;
       let s = 0;
-      if ((j & 1) === 1) for (let x = 0; x < H; x++) s += (T[i * N + x] + T[i * N + N - 1 - x]) * D[j * N + x];
-      else for (let x = 0; x < H; x++) s += (T[i * N + x] - T[i * N + N - 1 - x]) * D[j * N + x];
+      if ((j & 1) === 1) for (let x = 0; x < H; x++) s += (T[row + x] + T[row + N - 1 - x]) * D[dj + x];
+      else for (let x = 0; x < H; x++) s += (T[row + x] - T[row + N - 1 - x]) * D[dj + x];
       B[i * K + j] = s;
     }
   }
-  const sorted = Float64Array.from(B).sort();
+  sorted.set(B);
+  sorted.sort();
   const median = (sorted[127] + sorted[128]) / 2;
   const bits = new Uint32Array(8);
   for (let k = 0; k < K * K; k++) if (B[k] > median) bits[k >> 5] |= 1 << (k & 31);

@@ -63,6 +63,8 @@ export function sharesSegments(a: Uint32Array, b: Uint32Array, needed = MIN_SHAR
 export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, needed = MIN_SHARED): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   if (a.hashes.length === 0 || b.hashes.length === 0) return null;
-  if (!sharesSegments(a.hashes, b.hashes, needed)) return null;
-  return matchDescriptors(a, b, threshold);
+  // Distance first: it is the cheaper test and the one most candidates fail (the conditions are ANDed,
+  // so the order does not change the answer).
+  const m = matchDescriptors(a, b, threshold);
+  return m && sharesSegments(a.hashes, b.hashes, needed) ? m : null;
 }
