@@ -10,6 +10,12 @@
  * so the rebuild uses them: no download, which node-gyp could not do here anyway. `.ci/run` passes the
  * same nodedir to `npm ci`, so there the first build is already right and this only checks.
  *
+ * It must also have been compiled against the headers of exactly that version, not only the same ABI:
+ * Node 24.19 changed node::ObjectWrap's inline code (a cleanup hook), and better-sqlite3 12 compiled
+ * against those headers aborts the process when a Statement is garbage collected outside a context
+ * (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook; README, "Runtime"). So the
+ * build's headers (build/config.gypi names their directory) must match the runtime's version.
+ *
  * sharp needs nothing: its prebuilt packages use N-API, which does not depend on the Node version.
  * Plain CommonJS, no dependencies: it runs before anything else can be trusted to load.
  */
@@ -30,13 +36,34 @@ function probe() {
   return spawnSync(runtime, ['-e', PROBE], { cwd: root, encoding: 'utf8' });
 }
 
+/** The Node version whose headers better-sqlite3 was compiled against, when its build says. */
+function builtAgainst() {
+  try {
+    const gypi = fs.readFileSync(path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'build', 'config.gypi'), 'utf8');
+    const nodedir = /"nodedir":\s*"([^"]+)"/.exec(gypi)?.[1];
+    const header = path.join(nodedir, 'include', 'node', 'node_version.h');
+    // The same directory may hold another version by now (npm replaced the package in place): a build
+    // older than the headers' arrival (ctime: set by the extraction, not by the tarball) does not count.
+    if (fs.statSync(path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'build', 'Release', 'better_sqlite3.node')).mtimeMs < fs.statSync(header).ctimeMs) return undefined;
+    const h = fs.readFileSync(header, 'utf8');
+    const part = (name) => new RegExp(`#define NODE_${name}_VERSION (\\d+)`).exec(h)?.[1];
+    return `v${part('MAJOR')}.${part('MINOR')}.${part('PATCH')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+const runtimeVersion = spawnSync(runtime, ['-p', 'process.version'], { encoding: 'utf8' }).stdout.trim();
 let result = probe();
-if (result.status === 0) {
-  process.stdout.write(`native addons load in ${runtime} (${result.stdout})\n`);
+const headersVersion = builtAgainst();
+if (result.status === 0 && headersVersion === runtimeVersion) {
+  process.stdout.write(`native addons load in ${runtime} (${result.stdout}, better-sqlite3 built against its headers)\n`);
   process.exit(0);
 }
-const reason = (result.stderr || '').split('\n').find((line) => /NODE_MODULE_VERSION|Error/.test(line)) ?? `exit code ${result.status}`;
-process.stdout.write(`better-sqlite3 does not load in ${runtime}: ${reason.trim()}\nrebuilding it against ${headers ?? 'node-gyp\'s default headers'}\n`);
+const reason = result.status === 0
+  ? `it was built against the headers of ${headersVersion ?? 'an unknown Node version'}, not ${runtimeVersion}'s`
+  : (result.stderr || '').split('\n').find((line) => /NODE_MODULE_VERSION|Error/.test(line)) ?? `exit code ${result.status}`;
+process.stdout.write(`better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()}\nrebuilding it against ${headers ?? 'node-gyp\'s default headers'}\n`);
 
 // npm's own node-gyp: npm sets npm_config_node_gyp for lifecycle scripts.
 const nodeGyp = process.env.npm_config_node_gyp;
