@@ -17,6 +17,7 @@
  * build's headers (build/config.gypi names their directory) must match the runtime's version.
  *
  * sharp needs nothing: its prebuilt packages use N-API, which does not depend on the Node version.
+ * `--check` only reports (exit code 1 when a rebuild is due), for test/foundation/runtime.test.ts.
  * Plain CommonJS, no dependencies: it runs before anything else can be trusted to load.
  */
 'use strict';
@@ -63,6 +64,10 @@ if (result.status === 0 && headersVersion === runtimeVersion) {
 const reason = result.status === 0
   ? `it was built against the headers of ${headersVersion ?? 'an unknown Node version'}, not ${runtimeVersion}'s`
   : (result.stderr || '').split('\n').find((line) => /NODE_MODULE_VERSION|Error/.test(line)) ?? `exit code ${result.status}`;
+if (process.argv.includes('--check')) {
+  process.stderr.write(`better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()} (npm run postinstall rebuilds it)\n`);
+  process.exit(1);
+}
 process.stdout.write(`better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()}\nrebuilding it against ${headers ?? 'node-gyp\'s default headers'}\n`);
 
 // npm's own node-gyp: npm sets npm_config_node_gyp for lifecycle scripts.

@@ -4,7 +4,7 @@
  * node_modules/.bin/node comes first on PATH; `npm start` must run the server on that same node and
  * say which in its "listening" line, and `npx` must too.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -24,6 +24,10 @@ test('the suite runs on Node 24 or newer, with better-sqlite3 built for its ABI'
   const db = new Database(':memory:');
   t.is((db.prepare('select 1 as one').get() as { one: number }).one, 1);
   db.close();
+  // ...and compiled against this very version's headers: better-sqlite3 12 built against Node >= 24.19's
+  // headers aborts on a Statement's garbage collection (README, "Runtime"); the postinstall's check.
+  const check = spawnSync(process.execPath, ['scripts/native-addons.cjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
+  t.is(check.status, 0, check.stderr);
 });
 
 test('npm exec (npx) runs the same node as the suite', async (t) => {
