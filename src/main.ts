@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     throw err;
   }
   services.ownerLock.describe(config.publicUrl);
-  services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port });
+  // The runtime in the log, as npm start runs the pinned Node (README, "Runtime"), not the system's.
+  services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port, node: process.version });
 
   let stopping = false;
   const stop = async (signal: string) => {

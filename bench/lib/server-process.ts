@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ensureBuild } from '../../scripts/build.mjs';
 import { ROOT } from './env.ts';
 
 /**
- * The server as its own process (`node --import tsx src/main.ts`), as it runs in production: the
- * load generator then does not share its event loop, and its RSS can be read alone.
+ * The server as its own process, as it runs in production (the compiled server.js of
+ * scripts/build.mjs): the load generator then does not share its event loop, and its RSS can be read
+ * alone. IMGPOST_BENCH_START=tsx runs `node --import tsx src/main.ts` instead (the start mode before
+ * issue 28, for a comparison in one session); another checkout's tree always runs that way.
  */
 export interface ServerProcess {
   url: string;
@@ -16,8 +20,9 @@ export interface ServerProcess {
 const START_TIMEOUT_MS = 120_000;
 
 /** `root`: another checkout's tree (same node_modules), e.g. the base commit for a before/after in one session. */
-export function startServerProcess(env: Record<string, string>, root = ROOT): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+export async function startServerProcess(env: Record<string, string>, root = ROOT): Promise<ServerProcess> {
+  const args = root !== ROOT || process.env.IMGPOST_BENCH_START === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : [path.join(await ensureBuild(), 'server.js')];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
     // info level: the "listening" line carries the port chosen for PORT=0.
     env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },

@@ -40,7 +40,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
     minThreads: opts.workers,
     maxThreads: opts.workers,
     maxQueue: opts.maxQueue ?? Infinity,
-    execArgv: workerExecArgv(),
+    execArgv: workerExecArgv(WORKER),
     taskQueue: new PriorityTaskQueue(),
   });
 

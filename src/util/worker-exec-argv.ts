@@ -1,12 +1,12 @@
 /**
- * Node flags for a worker thread whose code is TypeScript (workers/*.ts): each worker thread must
- * load tsx itself. Worker threads inherit process.execArgv, which already carries tsx's hooks under
- * `tsx file.ts`, `node --import tsx` and ava's `--import=tsx`; add it (as a resolved URL, so the
- * process cwd does not matter) only when the parent registered tsx some other way, e.g.
- * programmatically.
+ * Node flags for a worker thread. Compiled workers (dist/, scripts/build.mjs) need none beyond the
+ * inherited ones. TypeScript workers (workers/*.ts) must load tsx themselves: worker threads inherit
+ * process.execArgv, which already carries tsx's hooks under `tsx file.ts`, `node --import tsx` and
+ * ava's `--import=tsx`; add it (as a resolved URL, so the process cwd does not matter) only when the
+ * parent registered tsx some other way, e.g. programmatically.
  */
-export function workerExecArgv(): string[] {
+export function workerExecArgv(workerFile: string | URL): string[] {
   const inherited = process.execArgv;
-  if (inherited.some((arg) => /tsx/.test(arg))) return inherited;
+  if (String(workerFile).endsWith('.js') || inherited.some((arg) => /tsx/.test(arg))) return inherited;
   return [...inherited, '--import', import.meta.resolve('tsx')];
 }

@@ -88,7 +88,7 @@ export class DispatcherThread implements Dispatcher {
 
   private spawn(): void {
     if (this.worker || !this.running) return;
-    const worker = new Worker(TS_ENTRY, { execArgv: workerExecArgv(), workerData: { entry: WORKER } });
+    const worker = new Worker(TS_ENTRY, { execArgv: workerExecArgv(WORKER), workerData: { entry: WORKER } });
     this.worker = worker;
     worker.on('message', (m: FromWorker) => this.receive(m));
     worker.on('error', (err) => this.deps.log.error('webhook dispatcher thread failed', { err }));

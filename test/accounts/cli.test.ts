@@ -10,6 +10,7 @@ import { postChangesOn } from '../../src/kernel/commit.ts';
 import { PasskeyRepository } from '../../src/passkeys/repository.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // tsx's own binary rather than `npx tsx`, so npm's notices do not mix into stderr.
@@ -23,10 +24,10 @@ interface Result {
 
 function imgpost(dataDir: string, ...args: string[]): Promise<Result> {
   return new Promise((resolve) => {
-    // node --import tsx, as test/cli/run-cli.ts runs it: the tsx binary would start a second node process.
+    // The compiled CLI on this very node, as test/cli/run-cli.ts runs it (test/helpers/compiled.ts).
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [CLI_JS, ...args],
       // A data dir of its own; no Elasticsearch settings at all: user commands must not need it.
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

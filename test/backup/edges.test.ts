@@ -12,6 +12,7 @@ import { cli } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
 import { destDir, isolatedEnv } from './env.ts';
 import { startSource } from './source.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const fileIn = (dataDir: string, name: string) => path.join(dataDir, 'images', name.slice(0, name.indexOf('.')).slice(-2), name);
@@ -45,7 +46,7 @@ test('a post deleted after the database snapshot, before its files were copied, 
   const last = ids[ids.length - 1];
   const dest = destDir(t);
   // Slow enough that the last post's files are copied seconds after the first file appears.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backup', dest, '--max-rate', '1k', '--json'], {
+  const child = spawn(process.execPath, [CLI_JS, 'backup', dest, '--max-rate', '1k', '--json'], {
     cwd: ROOT,
     env: { ...process.env, ...source.env },
     stdio: ['ignore', 'pipe', 'pipe'],

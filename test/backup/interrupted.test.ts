@@ -11,6 +11,7 @@ import { cli } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
 import { destDir, isolatedEnv } from './env.ts';
 import { startSource, type Source } from './source.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -27,7 +28,7 @@ const countFiles = (dir: string): number =>
 
 /** Starts a slow backup (1 KiB/s), waits until it has copied a few files, then kills it with -9. */
 async function killMidway(source: Source, dest: string): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backup', dest, '--max-rate', '1k'], {
+  const child = spawn(process.execPath, [CLI_JS, 'backup', dest, '--max-rate', '1k'], {
     cwd: ROOT,
     env: { ...process.env, ...source.env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApp } from '../helpers/app.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = path.join(ROOT, 'src/cli/main.ts');
 
 /**
  * A backstop against a hung command, not a speed check: `rethumb` of 85 large images beside an upload
@@ -35,8 +35,8 @@ export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<Cl
   };
   const started = Date.now();
   return new Promise((resolve) => {
-    // node --import tsx rather than npx, so npm's notices do not mix into stderr.
-    execFile(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (err, stdout, stderr) => {
+    // The compiled CLI on this very node rather than npx, so npm's notices do not mix into stderr.
+    execFile(process.execPath, [CLI_JS, ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });

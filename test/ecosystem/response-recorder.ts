@@ -64,7 +64,7 @@ export function recordResponses(app: Koa<any>, dir: string): void {
 }
 
 /**
- * For a server in a child process (`node --import tsx src/main.ts`): every Koa app of the process
+ * For a server in a child process (`node dist/<build>/server.js`): every Koa app of the process
  * records, added when the app is first turned into a request handler (listen calls app.callback()).
  */
 export async function installChildRecorder(dir: string): Promise<void> {
@@ -78,7 +78,7 @@ export async function installChildRecorder(dir: string): Promise<void> {
 }
 
 /**
- * The node arguments that make a child process record into `dir` (after `--import tsx`):
+ * The node arguments that make a child process record into `dir` (Node 24 strips this file's types itself):
  * an inline module that loads this file and installs the recorder before the entry point runs.
  * Worker threads (the hashing pool) inherit these arguments but serve nothing and may lack the
  * .ts loader: the module does nothing there.

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { SERVER_JS } from '../helpers/compiled.ts';
 
 const run = promisify(execFile);
 
@@ -56,7 +57,7 @@ test('ELASTICSEARCH_URL takes one node or a comma-separated list, normalised', (
 });
 
 test('the server exits non-zero with one line naming a bad setting', async (t) => {
-  const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
+  const err = await run(process.execPath, [SERVER_JS], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
   t.not(err.code, 0);
   const lines = String(err.stderr).trim().split('\n');
   t.is(lines.length, 1);

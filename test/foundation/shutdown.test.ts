@@ -14,6 +14,7 @@ import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { cli, freePort } from '../reliability/child-server.ts';
+import { SERVER_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
@@ -58,7 +59,7 @@ async function startServer(t: ExecutionContext): Promise<Child> {
   if (added.code !== 0) throw new Error(`user add: ${added.stderr}`);
   const key = JSON.parse(added.stdout).accessKey as string;
 
-  proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  proc = spawn(process.execPath, [SERVER_JS], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>

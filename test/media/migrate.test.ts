@@ -17,6 +17,7 @@ import { destDir, isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const sha256 = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -121,7 +122,7 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
 
   // 1. Paced to take ~5 s, killed with SIGKILL once more than a page of posts (4 with --parallel 1) is in the bucket, so the resume point has moved.
   const rate = Math.max(1024, Math.ceil(localBytes / 5));
-  const first = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'media', 'migrate', '--to', target, '--max-rate', String(rate), '--parallel', '1'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const first = spawn(process.execPath, [CLI_JS, 'media', 'migrate', '--to', target, '--max-rate', String(rate), '--parallel', '1'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let firstErr = '';
   first.stderr!.on('data', (c: Buffer) => (firstErr += c.toString()));
   const firstExit = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));

@@ -18,6 +18,7 @@ import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
+import { SERVER_JS } from '../helpers/compiled.ts';
 
 const EXPIRES_S = 120;
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -127,7 +128,7 @@ test.serial('the store failing: a queued thumbnail is 503 within the time-out, a
 
 test('on the local store the setting stops the server at start-up with a clear message', async (t) => {
   const dataDir = tempDir('redirect-local');
-  const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const err = await promisify(execFile)(process.execPath, [SERVER_JS], {
     cwd: ROOT,
     env: { ...process.env, MEDIA_STORE: 'local', MEDIA_REDIRECT: 'presigned', DATA_DIR: dataDir, PORT: '0' },
     timeout: 30_000,

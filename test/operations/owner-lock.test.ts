@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import test from 'ava';
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { SERVER_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
@@ -15,7 +16,7 @@ const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 /** Runs a server process to its exit (it must exit by itself) and returns its code and stderr. */
 function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [SERVER_JS], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {

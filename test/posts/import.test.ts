@@ -7,6 +7,7 @@ import { importDirectory } from '../../src/posts/import.ts';
 import { silentProgress } from '../../src/util/progress.ts';
 import { startTestApp, tempDir } from '../helpers/app.ts';
 import { randomImage, vector } from '../helpers/fixtures.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ test('import: legacy posts without owner, near-duplicates skipped unless --force
   }
 
   // The CLI, as an operator runs it: --force brings in the near-duplicate too.
-  const forced = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'import', dir, '--force', '--json'], {
+  const forced = await run(process.execPath, [CLI_JS, 'import', dir, '--force', '--json'], {
     env: { ...process.env, DATA_DIR: app.dataDir, ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277', ELASTICSEARCH_INDEX_PREFIX: services.config.elasticsearch.indexPrefix, LOG_LEVEL: 'warn' },
   }).catch((e) => e);
   t.is(forced.code, 1, 'exit 1: one file was not an image');

@@ -1,8 +1,9 @@
-/** The real server and CLI as child processes (`node --import tsx ...`), as they run in production. */
+/** The real server and CLI as child processes (the compiled JavaScript, test/helpers/compiled.ts), as they run in production. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
+import { SERVER_JS, CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -37,7 +38,7 @@ const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0' };
  */
 export async function startChild(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
   const recorder = childRecorderArgs({ ...process.env, ...env }.IMGPOST_RECORD_RESPONSES);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...recorder, 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...CHILD_DEFAULTS, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...recorder, SERVER_JS], { cwd: ROOT, env: { ...process.env, ...CHILD_DEFAULTS, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = keepLog();
   child.stderr!.on('data', (c: Buffer) => log.add(c.toString()));
   const stderr = () => log.text();
@@ -111,7 +112,7 @@ function keepLog(): { add(chunk: string): void; text(): string } {
 /** `imgpost <args>` as a child process; resolves with its exit code and output, never rejects on a non-zero exit. */
 export async function cli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [CLI_JS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string; message: string };

@@ -4,6 +4,7 @@ import test from 'ava';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { verify } from '../../src/search/verify.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 let fx: SeededApp;
 test.before(async () => {
@@ -24,7 +25,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
     HASH_WORKERS: '1',
   };
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/main.ts', 'verify', ...args], { env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI_JS, 'verify', ...args], { env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout: string; stderr: string };
