@@ -34,7 +34,7 @@ const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', '
 
 const KINDS = ['tagInclude', 'textContains', 'textMatch', 'ratingEq+tag', 'uploadedBy', 'none'] as const;
 
-export function bodies(seed: SeedResult, n: number): { kind: string; path: string; body: unknown }[] {
+export function bodies(seed: Pick<SeedResult, 'tags' | 'users'>, n: number): { kind: string; path: string; body: unknown }[] {
   const rnd = new Random(99);
   const out: { kind: string; path: string; body: unknown }[] = [];
   for (let i = 0; i < n; i++) {
@@ -129,7 +129,7 @@ export interface FacetsResult {
   beforeWithThroughput?: Repeated;
 }
 
-export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOptions): Promise<FacetsResult> {
+export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url: string, opts: FacetsOptions): Promise<FacetsResult> {
   const list = bodies(seed, 300);
   let facetsSeen = 0;
   const task = (facets: boolean) => async (i: number) => {
