@@ -1,6 +1,6 @@
 /**
  * The page-view load (issue 28): `npx tsx bench/load/page-views.ts [--corpus DIR] [--posts N]
- * [--seconds 600] [--clients 50] [--think-ms 0] [--warmup 30] [--label NAME] [--no-append]`.
+ * [--seconds 600] [--clients 50] [--think-ms 0] [--warmup 30] [--label NAME] [--no-append] [--cpu-prof DIR]`.
  *
  * `clients` simulated people (bench/load/person.ts) each open the home page, a search page (a Zipf
  * mix of popular and rare queries, most with facets, some with textMatch) or now and then a post
@@ -37,6 +37,7 @@ const { values: a } = parseArgs({
     'think-ms': { type: 'string', default: '0' },
     warmup: { type: 'string', default: '30' },
     label: { type: 'string' },
+    'cpu-prof': { type: 'string' },
     'no-append': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -72,7 +73,10 @@ async function main(): Promise<number> {
   log(`corpus of ${corpus.posts} posts ready in ${((Date.now() - t0) / 1000).toFixed(0)} s (${corpus.dir})`);
   let server: ServerProcess | undefined;
   try {
-    server = await startServerProcess(corpus.env);
+    // --cpu-prof DIR: a V8 profile of the server (and of npm's and any wrapper's processes: the file names carry the pid).
+    const preload = path.join(import.meta.dirname, '../lib/cpu-profile-preload.cjs');
+    const prof: Record<string, string> = a['cpu-prof'] ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(), CPU_PROFILE_DIR: path.resolve(a['cpu-prof']) } : {};
+    server = await startServerProcess({ ...corpus.env, ...prof });
     const esPid = await elasticsearchPid(ES_URL);
     const queries = queryUniverse(corpus.tags, corpus.users);
     const world: World = { base: server.url, queries, zipf: new Zipf(queries.length, 1), tags: corpus.tags, writerKey: corpus.writer.accessKey, uploads: await uploadPool(corpus.dir), mix: DEFAULT_MIX, counts: { full: 0, notModified: 0, bytes: 0 } };
