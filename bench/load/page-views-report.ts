@@ -16,6 +16,13 @@ export interface MinuteRow {
   rssMedianMiB: number;
   serverCores: number;
   esCores: number;
+  /** at the minute's end: resident anonymous and file-backed memory, threads; the main thread's V8 heap and external memory (/metrics) */
+  rssAnonMiB?: number;
+  rssFileMiB?: number;
+  threads?: number;
+  heapTotalMiB?: number;
+  heapUsedMiB?: number;
+  externalMiB?: number;
 }
 
 type Summary = { n: number; p50: number; p90: number; p99: number; max: number; mean: number };
@@ -46,7 +53,7 @@ export interface PageViewRun {
 
 const FILE = path.join(ROOT, 'bench/load/pageviews.json');
 const ms = (v: number) => (Number.isFinite(v) ? `${fmt(v)} ms` : '—');
-const mib = (v: number) => `${Math.round(v)} MiB`;
+const mib = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} MiB` : '—');
 
 /** Per-minute medians of the last `minutes` minutes of RSS samples, their spread as a share of the lowest: flat means a small spread. */
 export function rssFlatness(run: PageViewRun, minutes = 10): { medians: number[]; spread: number } | undefined {
@@ -93,9 +100,12 @@ export function renderRun(r: PageViewRun): string {
     '',
     '<details><summary>Per minute</summary>',
     '',
-    '| minute | page views/s | p50 | p99 | errors | server RSS | server cores | ES cores |',
-    '|---|---|---|---|---|---|---|---|',
-    ...r.minutes.map((m) => `| ${m.minute} | ${fmt(m.perSecond)} | ${ms(m.p50)} | ${ms(m.p99)} | ${m.errors} | ${mib(m.rssMedianMiB)} | ${fmt(m.serverCores)} | ${fmt(m.esCores)} |`),
+    '| minute | page views/s | p50 | p99 | errors | server RSS (median) | anon / file at the end | main-thread V8 heap used / total, external | threads | server cores | ES cores |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...r.minutes.map(
+      (m) =>
+        `| ${m.minute} | ${fmt(m.perSecond)} | ${ms(m.p50)} | ${ms(m.p99)} | ${m.errors} | ${mib(m.rssMedianMiB)} | ${mib(m.rssAnonMiB ?? Number.NaN)} / ${mib(m.rssFileMiB ?? Number.NaN)} | ${mib(m.heapUsedMiB ?? Number.NaN)} / ${mib(m.heapTotalMiB ?? Number.NaN)}, ${mib(m.externalMiB ?? Number.NaN)} | ${m.threads ?? '—'} | ${fmt(m.serverCores)} | ${fmt(m.esCores)} |`,
+    ),
     '',
     '</details>',
     '',

@@ -57,6 +57,28 @@ const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const log = (line: string) => process.stderr.write(`[page-views ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const KINDS: ActionKind[] = [...PAGE_VIEWS, 'edit', 'upload'];
 
+/** The server's resident memory split into anonymous (heaps, malloc) and file-backed (code, mapped files), and its thread count. */
+function readMemory(pid: number): { rssAnonMiB: number; rssFileMiB: number; threads: number } {
+  try {
+    const st = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(st)?.[1] ?? Number.NaN);
+    return { rssAnonMiB: kb('RssAnon') / 1024, rssFileMiB: kb('RssFile') / 1024, threads: kb('Threads') };
+  } catch {
+    return { rssAnonMiB: Number.NaN, rssFileMiB: Number.NaN, threads: Number.NaN };
+  }
+}
+
+/** The main thread's V8 heap and external memory, from the server's own /metrics (open to loopback). */
+async function mainThreadHeap(base: string): Promise<{ heapTotalMiB?: number; heapUsedMiB?: number; externalMiB?: number }> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+    return { heapTotalMiB: value('nodejs_heap_size_total_bytes'), heapUsedMiB: value('nodejs_heap_size_used_bytes'), externalMiB: value('nodejs_external_memory_bytes') };
+  } catch {
+    return {};
+  }
+}
+
 async function uploadPool(corpusDir: string): Promise<Buffer[]> {
   const dir = path.join(corpusDir, 'pool');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jpg')).slice(0, 32);
@@ -113,7 +135,9 @@ async function main(): Promise<number> {
         const c = cpuNow();
         const wall = (c.at - minuteCpu.at) / 1000;
         const recent = rss.filter((p) => p.s > s - 60).map((p) => p.mib).sort((x, y) => x - y);
-        minutes.push({ minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: (c.server - minuteCpu.server) / wall, esCores: (c.es - minuteCpu.es) / wall });
+        const row: MinuteRow = { ...readMemory(server!.pid), minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: (c.server - minuteCpu.server) / wall, esCores: (c.es - minuteCpu.es) / wall };
+        minutes.push(row);
+        void mainThreadHeap(server!.url).then((h) => Object.assign(row, h));
         generatorRss.push(process.memoryUsage().rss / 2 ** 20);
         const m = minutes[minutes.length - 1];
         log(`minute ${m.minute}: ${m.pageViews} page views (${m.perSecond.toFixed(1)}/s), p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ${m.errors} errors, server RSS ${m.rssMedianMiB.toFixed(0)} MiB, cores server ${m.serverCores.toFixed(2)} ES ${m.esCores.toFixed(2)}`);
