@@ -55,7 +55,7 @@ try {
   const list = bodies(seed, 300);
   const anchor = { esUrl, plain: await captureEngineCalls(services, list), faceted: await captureEngineCalls(services, list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))) };
   const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
-  const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url });
+  const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url, cpuOf: { serverPid: server.pid, beforePid: before?.pid, esPid: await elasticsearchPid(esUrl) } });
   process.stdout.write(`${JSON.stringify({ posts: Number(a.posts), startedServerFrom: a.before ?? null, cpuWholeRun: cpu.stop(), ...result }, null, 1)}\n`);
 } finally {
   for (const s of servers.reverse()) await s.stop();
