@@ -44,7 +44,7 @@ export interface PageViewRun {
   pageViews: Summary;
   byKind: Record<string, Summary & { errors: number; firstErrors: string[] }>;
   media: { full: number; notModified: number; bytes: number };
-  cpu: { serverSeconds: number; esSeconds: number };
+  cpu: { serverSeconds: number; esSeconds: number; loadGeneratorSeconds?: number };
   minutes: MinuteRow[];
   /** server RSS, one sample a second */
   rss: { s: number; mib: number }[];
@@ -83,7 +83,7 @@ export function renderRun(r: PageViewRun): string {
     '',
     `${r.clients} people, ${r.thinkMs ? `exponential think time of ${r.thinkMs} ms mean between actions` : 'no think time (each starts the next action when the last ends)'}, ${r.warmupSeconds} s warm-up not counted, then ${fmt(r.seconds)} s measured on ${r.posts.toLocaleString('en')} posts. ` +
       `**${views.toLocaleString('en')} page views, ${fmt(views / r.seconds)} page views/s, p50 ${ms(r.pageViews.p50)}, p99 ${ms(r.pageViews.p99)}, ${errors} errors.** ` +
-      `CPU per page view (the writes' share included): server ${ms((1000 * r.cpu.serverSeconds) / views)}, Elasticsearch ${ms((1000 * r.cpu.esSeconds) / views)} (server ${fmt(r.cpu.serverSeconds / r.seconds)} cores, Elasticsearch ${fmt(r.cpu.esSeconds / r.seconds)} cores on average). ` +
+      `CPU per page view (the writes' share included): server ${ms((1000 * r.cpu.serverSeconds) / views)}, Elasticsearch ${ms((1000 * r.cpu.esSeconds) / views)}${r.cpu.loadGeneratorSeconds !== undefined ? `, the load generator ${ms((1000 * r.cpu.loadGeneratorSeconds) / views)}` : ''} (server ${fmt(r.cpu.serverSeconds / r.seconds)} cores, Elasticsearch ${fmt(r.cpu.esSeconds / r.seconds)} cores on average). ` +
       `Media: ${r.media.full.toLocaleString('en')} full answers (${fmt(r.media.bytes / 2 ** 20)} MiB), ${r.media.notModified.toLocaleString('en')} 304s to If-None-Match.`,
     '',
     '| action | count | per s | p50 | p90 | p99 | max | errors |',

@@ -118,6 +118,8 @@ async function main(): Promise<number> {
     const deadline = measureFrom + SECONDS * 1000;
     let cpu0 = { server: 0, es: 0, at: 0 };
     let cpuEnd: typeof cpu0 | undefined;
+    let self0 = process.cpuUsage();
+    let selfSeconds = Number.NaN;
     let minuteCpu = { server: 0, es: 0, at: 0 };
     const cpuNow = () => ({ server: cpuSeconds(server!.pid), es: esPid ? cpuSeconds(esPid) : Number.NaN, at: performance.now() });
     const sampler = setInterval(() => {
@@ -125,6 +127,7 @@ async function main(): Promise<number> {
       if (!measuring && now >= measureFrom) {
         measuring = true;
         cpu0 = minuteCpu = cpuNow();
+        self0 = process.cpuUsage();
         world.counts.full = world.counts.notModified = world.counts.bytes = 0;
       }
       if (!measuring || cpuEnd) return;
@@ -145,7 +148,11 @@ async function main(): Promise<number> {
         minute = new Histogram();
         minuteErrors = 0;
         // The measured span ends at the deadline; actions still running then are not counted.
-        if (now >= deadline) cpuEnd = c;
+        if (now >= deadline) {
+          cpuEnd = c;
+          const used = process.cpuUsage(self0);
+          selfSeconds = (used.user + used.system) / 1e6;
+        }
       }
     }, 1000);
 
@@ -199,7 +206,7 @@ async function main(): Promise<number> {
       pageViews: pages.summary(),
       byKind: Object.fromEntries(KINDS.map((k) => [k, { ...total.get(k)!.summary(), errors: errors.get(k)!.count, firstErrors: errors.get(k)!.first }])),
       media: { ...world.counts },
-      cpu: { serverSeconds: end.server - cpu0.server, esSeconds: end.es - cpu0.es },
+      cpu: { serverSeconds: end.server - cpu0.server, esSeconds: end.es - cpu0.es, loadGeneratorSeconds: selfSeconds },
       minutes,
       rss,
       loadGeneratorRssMiB: generatorRss,
