@@ -150,11 +150,14 @@ function sizeRows(s: SizeResults): Row[] {
     if (x.anchorWithoutThroughput && x.anchorWithThroughput) {
       const without = x.withoutThroughput.median / x.anchorWithoutThroughput.median;
       const withF = x.withThroughput.median / x.anchorWithThroughput.median;
+      // CPU per request in the same windows: who pays for the gap (server, engine, load generator).
+      const c = x.cpuPerRequest;
+      const cpu = (name: string, server: boolean) => (c?.[name] ? ` (CPU per request:${server ? ` server ${fmt(c[name].server)} ms,` : ''} Elasticsearch ${fmt(c[name].elasticsearch)} ms, load generator ${fmt(c[name].loadGenerator)} ms)` : '');
       rows.push({
         figure: '`/image/search` against the raw engine (its own query bodies straight to Elasticsearch, same load generator and clients, alternating windows)',
         corpus,
-        ours: `without facets ${rep(x.withoutThroughput, 'req/s')}; with ${rep(x.withThroughput, 'req/s')}`,
-        anchors: `engine alone: without ${rep(x.anchorWithoutThroughput, 'req/s')}; with ${rep(x.anchorWithThroughput, 'req/s')}`,
+        ours: `without facets ${rep(x.withoutThroughput, 'req/s')}${cpu('without', true)}; with ${rep(x.withThroughput, 'req/s')}${cpu('with', true)}`,
+        anchors: `engine alone: without ${rep(x.anchorWithoutThroughput, 'req/s')}${cpu('anchorWithout', false)}; with ${rep(x.anchorWithThroughput, 'req/s')}${cpu('anchorWith', false)}`,
         ratio: `without ${pct(without)}; with ${pct(withF)}`,
         goal: 'each ≥ 85 % of its anchor; with facets ≥ 50 % of without',
         verdict: judge(without >= 0.85 && withF >= 0.85 && x.throughputRatio >= 0.5 && x.errors === 0, s.posts, false),

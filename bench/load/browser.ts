@@ -17,8 +17,25 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets:
 
 export class HttpStatusError extends Error {}
 
-/** One request; the body is read to its end. Any status not in `expect` throws. */
-export function request(base: string, method: string, path: string, o: { headers?: Record<string, string>; body?: Buffer | string; expect?: number[] } = {}): Promise<Reply> {
+type RequestOptions = { headers?: Record<string, string>; body?: Buffer | string; expect?: number[] };
+
+/**
+ * One request; the body is read to its end. Any status not in `expect` throws. A kept-alive
+ * connection the server closed just as it was reused (ECONNRESET/EPIPE before any answer) is retried
+ * once on a new one, as browsers do (and as Node's documentation advises, `request.reusedSocket`).
+ */
+export async function request(base: string, method: string, path: string, o: RequestOptions = {}): Promise<Reply> {
+  try {
+    return await once(base, method, path, o);
+  } catch (err) {
+    if (!(err instanceof StaleSocketError)) throw err;
+    return once(base, method, path, o);
+  }
+}
+
+class StaleSocketError extends Error {}
+
+function once(base: string, method: string, path: string, o: RequestOptions): Promise<Reply> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -36,7 +53,7 @@ export function request(base: string, method: string, path: string, o: { headers
       },
     );
     req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${url.pathname}: no answer in 60 s`)));
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => reject(req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') ? new StaleSocketError(err.message) : err));
     req.end(o.body);
   });
 }
