@@ -100,6 +100,8 @@ async function main(): Promise<number> {
     const prof: Record<string, string> = a['cpu-prof'] ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(), CPU_PROFILE_DIR: path.resolve(a['cpu-prof']) } : {};
     server = await startServerProcess({ ...corpus.env, ...prof });
     const esPid = await elasticsearchPid(ES_URL);
+    // At the start: its load average is the one before the run (the report adds the one at the end).
+    const machine = await machineInfo(ES_URL);
     const queries = queryUniverse(corpus.tags, corpus.users);
     const world: World = { base: server.url, queries, zipf: new Zipf(queries.length, 1), tags: corpus.tags, writerKey: corpus.writer.accessKey, uploads: await uploadPool(corpus.dir), mix: DEFAULT_MIX, counts: { full: 0, notModified: 0, bytes: 0 } };
     log(`server pid ${server.pid} at ${server.url}; ${CLIENTS} people, ${THINK_MS} ms mean think time, ${WARMUP} s warm-up then ${SECONDS} s`);
@@ -192,9 +194,9 @@ async function main(): Promise<number> {
     for (const k of PAGE_VIEWS) pages.merge(total.get(k)!);
     const run: PageViewRun = {
       label: a.label ?? `${CLIENTS} people, ${SECONDS} s`,
-      command: `npx tsx bench/load/page-views.ts ${process.argv.slice(2).join(' ')}`.trim(),
+      command: `npx tsx bench/load/page-views.ts ${process.argv.slice(2).map((x) => (/[\s'"]/.test(x) ? `'${x}'` : x)).join(' ')}`.trim(),
       startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
-      machine: await machineInfo(ES_URL),
+      machine,
       loadAverageEnd: os.loadavg().map((n) => Math.round(n * 100) / 100),
       posts: corpus.posts,
       clients: CLIENTS,
