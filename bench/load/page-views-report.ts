@@ -16,6 +16,8 @@ export interface MinuteRow {
   rssMedianMiB: number;
   serverCores: number;
   esCores: number;
+  /** the box's 1-minute load average at the minute's end (the box is shared: other work shows here) */
+  loadAverage?: number;
   /** at the minute's end: resident anonymous and file-backed memory, threads; the main thread's V8 heap and external memory (/metrics) */
   rssAnonMiB?: number;
   rssFileMiB?: number;
@@ -100,11 +102,11 @@ export function renderRun(r: PageViewRun): string {
     '',
     '<details><summary>Per minute</summary>',
     '',
-    '| minute | page views/s | p50 | p99 | errors | server RSS (median) | anon / file at the end | main-thread V8 heap used / total, external | threads | server cores | ES cores |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| minute | load average | page views/s | p50 | p99 | errors | server RSS (median) | anon / file at the end | main-thread V8 heap used / total, external | threads | server cores | ES cores |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.minutes.map(
       (m) =>
-        `| ${m.minute} | ${fmt(m.perSecond)} | ${ms(m.p50)} | ${ms(m.p99)} | ${m.errors} | ${mib(m.rssMedianMiB)} | ${mib(m.rssAnonMiB ?? Number.NaN)} / ${mib(m.rssFileMiB ?? Number.NaN)} | ${mib(m.heapUsedMiB ?? Number.NaN)} / ${mib(m.heapTotalMiB ?? Number.NaN)}, ${mib(m.externalMiB ?? Number.NaN)} | ${m.threads ?? '—'} | ${fmt(m.serverCores)} | ${fmt(m.esCores)} |`,
+        `| ${m.minute} | ${m.loadAverage !== undefined ? fmt(m.loadAverage) : '—'} | ${fmt(m.perSecond)} | ${ms(m.p50)} | ${ms(m.p99)} | ${m.errors} | ${mib(m.rssMedianMiB)} | ${mib(m.rssAnonMiB ?? Number.NaN)} / ${mib(m.rssFileMiB ?? Number.NaN)} | ${mib(m.heapUsedMiB ?? Number.NaN)} / ${mib(m.heapTotalMiB ?? Number.NaN)}, ${mib(m.externalMiB ?? Number.NaN)} | ${m.threads ?? '—'} | ${fmt(m.serverCores)} | ${fmt(m.esCores)} |`,
     ),
     '',
     '</details>',

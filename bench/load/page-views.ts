@@ -140,7 +140,7 @@ async function main(): Promise<number> {
         const c = cpuNow();
         const wall = (c.at - minuteCpu.at) / 1000;
         const recent = rss.filter((p) => p.s > s - 60).map((p) => p.mib).sort((x, y) => x - y);
-        const row: MinuteRow = { ...readMemory(server!.pid), minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: (c.server - minuteCpu.server) / wall, esCores: (c.es - minuteCpu.es) / wall };
+        const row: MinuteRow = { ...readMemory(server!.pid), loadAverage: os.loadavg()[0], minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: (c.server - minuteCpu.server) / wall, esCores: (c.es - minuteCpu.es) / wall };
         minutes.push(row);
         void mainThreadHeap(server!.url).then((h) => Object.assign(row, h));
         generatorRss.push(process.memoryUsage().rss / 2 ** 20);
