@@ -22,24 +22,26 @@ type RequestOptions = { headers?: Record<string, string>; body?: Buffer | string
 /**
  * One request; the body is read to its end. Any status not in `expect` throws. A kept-alive
  * connection the server closed just as it was reused (ECONNRESET/EPIPE before any answer) is retried
- * once on a new one, as browsers do (and as Node's documentation advises, `request.reusedSocket`).
+ * once on a new connection, as browsers do (and as Node's documentation advises, `request.reusedSocket`);
+ * "socket hang up" is Node's ECONNRESET before any answer.
  */
 export async function request(base: string, method: string, path: string, o: RequestOptions = {}): Promise<Reply> {
   try {
     return await once(base, method, path, o);
   } catch (err) {
     if (!(err instanceof StaleSocketError)) throw err;
-    return once(base, method, path, o);
+    // On a new connection: the next pooled one may have been closed by the same idle time-out.
+    return once(base, method, path, o, true);
   }
 }
 
 class StaleSocketError extends Error {}
 
-function once(base: string, method: string, path: string, o: RequestOptions): Promise<Reply> {
+function once(base: string, method: string, path: string, o: RequestOptions, fresh = false): Promise<Reply> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, headers: { ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}), ...o.headers } },
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: fresh ? false : agent, headers: { ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}), ...o.headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -81,7 +81,7 @@ export function renderRun(r: PageViewRun): string {
   const lines = [
     `### ${r.label}`,
     '',
-    `\`${r.command}\`, started ${r.startedAt} (commit ${r.machine.commit}, Node ${r.machine.node}, Elasticsearch ${r.machine.elasticsearch} with ${r.machine.elasticsearchHeap} heap; load average ${r.machine.loadAverage.join(' / ')} at the start, ${r.loadAverageEnd.join(' / ')} at the end).`,
+    `\`${r.command}\`, started ${r.startedAt} (commit ${r.machine.commit}, Node ${r.machine.node}, Elasticsearch ${r.machine.elasticsearch} with ${r.machine.elasticsearchHeap} heap; load average ${r.machine.loadAverage.length ? `${r.machine.loadAverage.join(' / ')} at the start, ` : ''}${r.loadAverageEnd.join(' / ')} at the end).`,
     '',
     `${r.clients} people, ${r.thinkMs ? `exponential think time of ${r.thinkMs} ms mean between actions` : 'no think time (each starts the next action when the last ends)'}, ${r.warmupSeconds} s warm-up not counted, then ${fmt(r.seconds)} s measured on ${r.posts.toLocaleString('en')} posts. ` +
       `**${views.toLocaleString('en')} page views, ${fmt(views / r.seconds)} page views/s, p50 ${ms(r.pageViews.p50)}, p99 ${ms(r.pageViews.p99)}, ${errors} errors.** ` +
