@@ -1,7 +1,7 @@
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
 import { replay, type EngineCall } from './anchors/engine-direct.ts';
-import type { CpuSplit } from './lib/cpu.ts';
+import { cpuSeconds, type CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';
 import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
@@ -34,7 +34,7 @@ const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', '
 
 const KINDS = ['tagInclude', 'textContains', 'textMatch', 'ratingEq+tag', 'uploadedBy', 'none'] as const;
 
-export function bodies(seed: SeedResult, n: number): { kind: string; path: string; body: unknown }[] {
+export function bodies(seed: Pick<SeedResult, 'tags' | 'users'>, n: number): { kind: string; path: string; body: unknown }[] {
   const rnd = new Random(99);
   const out: { kind: string; path: string; body: unknown }[] = [];
   for (let i = 0; i < n; i++) {
@@ -108,6 +108,15 @@ export interface FacetsOptions {
   reps: number;
   repMs: number;
   concurrency: number;
+  /** CPU per request of each variant's windows (server: ours, or the second server's for its variants) */
+  cpuOf?: { serverPid: number; beforePid?: number; esPid?: number };
+}
+
+/** CPU milliseconds per request over a variant's windows: who pays for each request. */
+export interface CpuPerRequest {
+  server: number;
+  elasticsearch: number;
+  loadGenerator: number;
 }
 
 export interface FacetsResult {
@@ -127,9 +136,10 @@ export interface FacetsResult {
   anchorWithThroughput?: Repeated;
   beforeWithoutThroughput?: Repeated;
   beforeWithThroughput?: Repeated;
+  cpuPerRequest?: Record<string, CpuPerRequest>;
 }
 
-export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOptions): Promise<FacetsResult> {
+export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url: string, opts: FacetsOptions): Promise<FacetsResult> {
   const list = bodies(seed, 300);
   let facetsSeen = 0;
   const task = (facets: boolean) => async (i: number) => {
@@ -172,10 +182,21 @@ export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOpt
   for (const name of Object.keys(variants)) if (name !== 'with' && name !== 'without') await closedLoop({ concurrency: opts.concurrency, durationMs: 1000, task: variants[name] });
   let errors = 0;
   let firstError: string | undefined;
+  const spent = new Map<string, { server: number; es: number; self: number; requests: number }>();
+  const c = opts.cpuOf;
   for (let r = 0; r < opts.reps; r++) {
     const names = Object.keys(variants);
     for (const name of r % 2 ? names.reverse() : names) {
+      const pid = c && (name.startsWith('before') ? c.beforePid : name.startsWith('anchor') ? undefined : c.serverPid);
+      const before = { server: pid ? cpuSeconds(pid) : 0, es: c?.esPid ? cpuSeconds(c.esPid) : Number.NaN, self: process.cpuUsage() };
       const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => variants[name](i * 13 + r) });
+      const self = process.cpuUsage(before.self);
+      const acc = spent.get(name) ?? { server: 0, es: 0, self: 0, requests: 0 };
+      acc.server += pid ? cpuSeconds(pid) - before.server : 0;
+      acc.es += c?.esPid ? cpuSeconds(c.esPid) - before.es : Number.NaN;
+      acc.self += (self.user + self.system) / 1e6;
+      acc.requests += run.requests;
+      spent.set(name, acc);
       runs.get(name)!.push(run.rps);
       errors += run.errors;
       firstError ??= run.firstError;
@@ -190,5 +211,6 @@ export async function benchFacets(seed: SeedResult, url: string, opts: FacetsOpt
   const tw = repeated(runsWith);
   const two = repeated(runsWithout);
   return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency,
-    anchorWithoutThroughput: extra('anchorWithout'), anchorWithThroughput: extra('anchorWith'), beforeWithoutThroughput: extra('beforeWithout'), beforeWithThroughput: extra('beforeWith') };
+    anchorWithoutThroughput: extra('anchorWithout'), anchorWithThroughput: extra('anchorWith'), beforeWithoutThroughput: extra('beforeWithout'), beforeWithThroughput: extra('beforeWith'),
+    ...(c ? { cpuPerRequest: Object.fromEntries([...spent].map(([name, x]) => [name, { server: (1000 * x.server) / x.requests, elasticsearch: (1000 * x.es) / x.requests, loadGenerator: (1000 * x.self) / x.requests }])) } : {}) };
 }

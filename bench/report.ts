@@ -162,11 +162,14 @@ function sizeRows(s: SizeResults): Row[] {
     if (x.anchorWithoutThroughput && x.anchorWithThroughput) {
       const without = x.withoutThroughput.median / x.anchorWithoutThroughput.median;
       const withF = x.withThroughput.median / x.anchorWithThroughput.median;
+      // CPU per request in the same windows: who pays for the gap (server, engine, load generator).
+      const c = x.cpuPerRequest;
+      const cpu = (name: string, server: boolean) => (c?.[name] ? ` (CPU per request:${server ? ` server ${fmt(c[name].server)} ms,` : ''} Elasticsearch ${fmt(c[name].elasticsearch)} ms, load generator ${fmt(c[name].loadGenerator)} ms)` : '');
       rows.push({
         figure: '`/image/search` against the raw engine (its own query bodies straight to Elasticsearch, same load generator and clients, alternating windows)',
         corpus,
-        ours: `without facets ${rep(x.withoutThroughput, 'req/s')}; with ${rep(x.withThroughput, 'req/s')}`,
-        anchors: `engine alone: without ${rep(x.anchorWithoutThroughput, 'req/s')}; with ${rep(x.anchorWithThroughput, 'req/s')}`,
+        ours: `without facets ${rep(x.withoutThroughput, 'req/s')}${cpu('without', true)}; with ${rep(x.withThroughput, 'req/s')}${cpu('with', true)}`,
+        anchors: `engine alone: without ${rep(x.anchorWithoutThroughput, 'req/s')}${cpu('anchorWithout', false)}; with ${rep(x.anchorWithThroughput, 'req/s')}${cpu('anchorWith', false)}`,
         ratio: `without ${pct(without)}; with ${pct(withF)}`,
         goal: 'each ≥ 85 % of its anchor; with facets ≥ 50 % of without',
         verdict: judge(without >= 0.85 && withF >= 0.85 && x.throughputRatio >= 0.5 && x.errors === 0, s.posts, false),
@@ -307,7 +310,7 @@ export function renderReport(results: RunResults): string {
     'npm run bench -- --only webhook-drain         # the webhook drain alone (--drain-deliveries N for another count)',
     '```',
     '',
-    'The suite seeds SQLite directly (`src/seed`, seed 1) in a fresh DATA_DIR under the system temp directory, fills Elasticsearch through `reindex()` under its own index prefix, runs the server as a child process (`node --import tsx src/main.ts`) for the HTTP figures, and removes its data and indices when done. Sources: `bench/run.ts` (orchestration), one file per figure (`bench/hashing.ts`, `webhook-drain.ts`, `similar.ts`, `search.ts`, `image-search.ts`, `upload.ts`, `reindex.ts`, `memory.ts`), the anchors in `bench/anchors/`.',
+    'The suite seeds SQLite directly (`src/seed`, seed 1) in a fresh DATA_DIR under the system temp directory, fills Elasticsearch through `reindex()` under its own index prefix, runs the server as a child process (`npm start`, whatever that runs; `bench/lib/server-process.ts`) for the HTTP figures, and removes its data and indices when done. Sources: `bench/run.ts` (orchestration), one file per figure (`bench/hashing.ts`, `webhook-drain.ts`, `similar.ts`, `search.ts`, `image-search.ts`, `upload.ts`, `reindex.ts`, `memory.ts`), the anchors in `bench/anchors/`.',
     '',
   );
   return out.join('\n');

@@ -203,7 +203,7 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
       plain: await captureEngineCalls(services, facetBodies),
       faceted: await captureEngineCalls(services, facetBodies.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))),
     };
-    out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor });
+    out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor, cpuOf: { serverPid: server.pid, esPid } });
     log(`${size}: tag autocomplete against its SQL and a plain count`);
     out.tags = { ...(await benchTags(services.db, server.url, seed.tags, p.tags!)), tagNames: seed.tags.length };
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
