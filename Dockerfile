@@ -56,4 +56,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # service's graceful shutdown runs: stop accepting, finish requests, close the pool and SQLite.
 STOPSIGNAL SIGTERM
 # scripts/build.mjs finds the build made above and runs server.js in this same process.
-CMD ["node", "scripts/build.mjs", "server"]
+CMD ["node", "--max-semi-space-size=16", "scripts/build.mjs", "server"]
