@@ -4,9 +4,14 @@
  * process.execArgv, which already carries tsx's hooks under `tsx file.ts`, `node --import tsx` and
  * ava's `--import=tsx`; add it (as a resolved URL, so the process cwd does not matter) only when the
  * parent registered tsx some other way, e.g. programmatically.
+ *
+ * V8 heap flags (`npm start` runs `node --max-semi-space-size=16`) are left out: a Worker refuses
+ * them in its execArgv, and they are process-wide, so the worker's isolate has them already.
  */
+const V8_HEAP_FLAG = /^--max-(semi|old)-space-size(=|$)/;
+
 export function workerExecArgv(workerFile: string | URL): string[] {
-  const inherited = process.execArgv;
+  const inherited = process.execArgv.filter((arg) => !V8_HEAP_FLAG.test(arg));
   if (String(workerFile).endsWith('.js') || inherited.some((arg) => /tsx/.test(arg))) return inherited;
   return [...inherited, '--import', import.meta.resolve('tsx')];
 }
