@@ -55,17 +55,11 @@ export class RobustDescriptors {
     return (this.stmt('SELECT robust FROM posts WHERE id = ?').pluck().get(id) as Buffer | null | undefined) ?? undefined;
   }
 
-  /** Descriptors by post number (posts without one are left out): reindex's documents. */
+  /** Descriptors by post number (posts without one are left out): reindex's documents, the robust lookup's candidates. */
   ofSeqs(seqs: number[]): Map<number, Buffer> {
     if (seqs.length === 0) return new Map();
     const rows = this.stmt('SELECT seq, robust FROM posts WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs)) as { seq: number; robust: Buffer }[];
     return new Map(rows.map((r) => [r.seq, r.robust]));
-  }
-
-  /** The candidates' descriptors alone (the rule needs nothing else), by number, in one statement; posts without one are left out. */
-  descriptors(seqs: number[]): { seq: number; robust: Buffer }[] {
-    if (seqs.length === 0) return [];
-    return this.stmt('SELECT seq, robust FROM posts WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs)) as { seq: number; robust: Buffer }[];
   }
 
   /** The candidates of a lookup, by number, in one statement (posts without one are left out). */

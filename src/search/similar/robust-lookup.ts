@@ -70,11 +70,13 @@ export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor): 
   }
 }
 
-function matchOf(query: Descriptor, row: StoredDescriptor): RobustHit | null {
-  const stored = decodeDescriptor(row.robust);
-  const m = stored && robustMatch(query, stored);
-  return m ? { ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt } : null;
+/** The rule on one stored descriptor (null: no match, or a descriptor that does not decode). */
+function ruleOn(query: Descriptor, robust: Buffer): RobustMatch | null {
+  const stored = decodeDescriptor(robust);
+  return stored && robustMatch(query, stored);
 }
+
+const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
 
 /** Every robust match of `query` among the indexed posts, best first. */
 export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor): Promise<RobustHit[]> {
@@ -82,14 +84,13 @@ export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptor
   const seqs = await candidateSeqs(postsIndex, query);
   // The rule on every candidate's descriptor, then the posts' details for the few that match.
   const matches = new Map<number, RobustMatch>();
-  for (const row of store.descriptors(seqs)) {
-    const stored = decodeDescriptor(row.robust);
-    const m = stored && robustMatch(query, stored);
-    if (m) matches.set(row.seq, m);
+  for (const [seq, robust] of store.ofSeqs(seqs)) {
+    const m = ruleOn(query, robust);
+    if (m) matches.set(seq, m);
   }
   return store
     .stored([...matches.keys()])
-    .map((row) => ({ ...matches.get(row.seq)!, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt }))
+    .map((row) => hitOf(matches.get(row.seq)!, row))
     .sort(byScore);
 }
 
@@ -98,8 +99,8 @@ export function scanRobust(store: RobustDescriptors, query: Descriptor): RobustH
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
   const out: RobustHit[] = [];
   for (const row of store.all()) {
-    const m = matchOf(query, row);
-    if (m) out.push(m);
+    const m = ruleOn(query, row.robust);
+    if (m) out.push(hitOf(m, row));
   }
   return out.sort(byScore);
 }
