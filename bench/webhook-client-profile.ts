@@ -5,7 +5,11 @@
  * setup are not profiled). Prints, per client, the CPU per delivery and the top self-time frames
  * and groups; writes the .cpuprofile files (open them in Chrome's DevTools) to --out.
  *
- *   npx tsx bench/webhook-client-profile.ts [--deliveries 10000] [--reps 2] [--out /tmp/webhook-profiles]
+ * With --ours-only, only the http.request client is drained (no node-fetch drains): to compare
+ * one client across runtimes, run it under each (`npx tsx` for the pinned Node, `/usr/bin/node
+ * --import tsx` for the system's) and compare the printed groups.
+ *
+ *   npx tsx bench/webhook-client-profile.ts [--deliveries 10000] [--reps 2] [--out /tmp/webhook-profiles] [--ours-only]
  */
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -39,6 +43,7 @@ function group(url: string, name: string): string {
   if (/abort_controller|event_target|node:events|node:internal\/events/.test(url)) return 'node: events, AbortController, EventTarget';
   if (/node:internal\/url|node:url/.test(url)) return 'node: URL';
   if (/node:internal\/timers|node:timers/.test(url)) return 'node: timers';
+  if (/node:internal\/crypto|node:crypto/.test(url)) return 'node: crypto';
   if (url.startsWith('node:')) return 'node: other';
   if (url === '') return `native: ${name || '(anonymous)'}`;
   return 'other JavaScript';
@@ -63,11 +68,11 @@ function selfTimes(profiles: Profile[]) {
     }
   }
   const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
-  return { total, frames: top(frames, 25), groups: top(groups, 20) };
+  return { total, frames: top(frames, 40), groups: top(groups, 20) };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { deliveries: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { deliveries: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' }, 'ours-only': { type: 'boolean' } } });
   const deliveries = Number(values.deliveries ?? 10_000);
   const out = values.out ?? '/tmp/webhook-profiles';
   fs.mkdirSync(out, { recursive: true });
@@ -80,7 +85,7 @@ async function main(): Promise<void> {
     deliveries,
     receivers: 5,
     reps: Number(values.reps ?? 2),
-    compare: { label: 'node-fetch', send: postWebhookNodeFetch },
+    compare: values['ours-only'] ? undefined : { label: 'node-fetch', send: postWebhookNodeFetch },
     log: (line) => process.stderr.write(`${line}\n`),
     onDrain: async (label) => {
       await session.post('Profiler.start');
@@ -93,7 +98,7 @@ async function main(): Promise<void> {
       };
     },
   });
-  const runsOf = { ours: result.oursRuns, 'node-fetch': result.compared!.runs };
+  const runsOf = { ours: result.oursRuns, 'node-fetch': result.compared?.runs ?? [] };
   for (const [label, list] of profiles) {
     const runs = runsOf[label as keyof typeof runsOf];
     const cpu = runs.reduce((s, r) => s + r.cpuMsPerDelivery, 0) / runs.length;
@@ -107,7 +112,8 @@ async function main(): Promise<void> {
     console.log('top self-time frames:');
     for (const f of t.frames) console.log(line(f));
   }
-  console.log(`\nprofiles in ${out}; every drain correct: ${result.correct}`);
+  console.log(`\n${process.version}; anchor (plain loop, not profiled) ${result.anchorRuns.map((r) => Math.round(r.perSecond)).join(', ')} deliveries/s`);
+  console.log(`profiles in ${out}; every drain correct: ${result.correct}`);
   session.disconnect();
 }
 

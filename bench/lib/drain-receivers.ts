@@ -24,7 +24,10 @@ export interface ReceiversReport {
 
 type Msg = { secrets?: string[]; expect?: number; report?: boolean };
 
-let secrets: Buffer[] = [];
+// Strings, not Buffers: on Node 24, createHmac with a Buffer key throws and catches two errors per
+// call to learn that it is not a KeyObject (24 against 5 µs; bench/RESULTS.md "node24"), which
+// would load the receivers' side of a Node 24 drain and not a Node 20 one.
+let secrets: string[] = [];
 let expected = Number.POSITIVE_INFINITY;
 let state = fresh(0);
 
@@ -55,7 +58,7 @@ function handle(i: number, req: http.IncomingMessage, res: http.ServerResponse):
 
 process.on('message', async (msg: Msg) => {
   if (msg.secrets) {
-    secrets = msg.secrets.map((s) => Buffer.from(s, 'utf8'));
+    secrets = msg.secrets;
     state = fresh(secrets.length);
     const ports: number[] = [];
     for (let i = 0; i < secrets.length; i++) {
