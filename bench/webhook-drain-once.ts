@@ -1,0 +1,34 @@
+/**
+ * One webhook drain (webhook-drain.ts: ours between anchors, checked at the receivers) printed as
+ * one JSON line, without rewriting RESULTS.md or results.json: for comparing runtimes or commits
+ * by alternating runs of it from each tree (issue 28, bench/RESULTS.md "node24"), e.g.
+ *
+ *   /usr/bin/node --import tsx bench/webhook-drain-once.ts 20000 3 node20
+ *   npx tsx bench/webhook-drain-once.ts 20000 3 node24
+ *
+ * Arguments: deliveries (20000), drains of ours (3), a tag for the line.
+ */
+import os from 'node:os';
+import { benchWebhookDrain, type DrainRun } from './webhook-drain.ts';
+
+const [deliveries = 20_000, reps = 3] = process.argv.slice(2, 4).map(Number);
+const tag = process.argv[4] ?? '';
+const r = await benchWebhookDrain({ deliveries, receivers: 5, reps });
+const each = (runs: DrainRun[], f: (x: DrainRun) => number) => runs.map((x) => Math.round(f(x))).join(' ');
+console.log(
+  JSON.stringify({
+    tag,
+    node: process.version,
+    at: new Date().toISOString().slice(11, 19),
+    load: os.loadavg()[0].toFixed(1),
+    oursMedian: Math.round(r.ours.median),
+    anchorMedian: Math.round(r.anchor.median),
+    ratio: +r.ratio.toFixed(3),
+    ours: each(r.oursRuns, (x) => x.perSecond),
+    anchor: each(r.anchorRuns, (x) => x.perSecond),
+    oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
+    anchorCpuUs: each(r.anchorRuns, (x) => x.cpuMsPerDelivery * 1000),
+    recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),
+    correct: r.correct,
+  }),
+);
