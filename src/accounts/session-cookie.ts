@@ -32,12 +32,15 @@ export interface SessionPayload {
 }
 
 export class SessionSealer {
-  private readonly key: Buffer;
+  private readonly key: crypto.KeyObject;
 
   constructor(secret: string) {
     // HKDF gives a uniform 256-bit key whatever the secret's form, and binds it to this one use,
-    // so the same SESSION_SECRET could safely key something else later.
-    this.key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'imgpost', 'nmsl_cookie/aes-256-gcm/v1', 32));
+    // so the same SESSION_SECRET could safely key something else later. Held as a KeyObject: on
+    // Node 24 a Buffer key costs every createCipheriv/createDecipheriv two thrown and caught
+    // TypeErrors (its isKeyObject/isCryptoKey checks), 53-64 against 5-10 µs per call
+    // (bench/RESULTS.md "node24"), and every request with a session cookie opens one.
+    this.key = crypto.createSecretKey(Buffer.from(crypto.hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'imgpost', 'nmsl_cookie/aes-256-gcm/v1', 32)));
   }
 
   seal(payload: SessionPayload): string {
