@@ -55,5 +55,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # node itself is PID 1 and gets SIGTERM directly (no npm/npx wrapper in between), so the
 # service's graceful shutdown runs: stop accepting, finish requests, close the pool and SQLite.
 STOPSIGNAL SIGTERM
-# scripts/build.mjs finds the build made above and runs server.js in this same process.
-CMD ["node", "--max-semi-space-size=16", "scripts/build.mjs", "server"]
+# scripts/start.sh sets the memory settings and execs node, which finds the build made above.
+CMD ["sh", "scripts/start.sh"]

@@ -18,6 +18,14 @@ type Format = ImageFormat;
 
 const MAX_PIXELS = 100_000_000;
 
+// libvips keeps the results of recent operations (up to 50 MB and 100 operations, process-wide) in
+// case the same input comes again. Here it never does: every task is another file. The cache only
+// held memory (issue 28: server RSS under the page-view load).
+sharp.cache(false);
+// One libvips thread per task: the pool already runs one task per core, so libvips' own threads
+// (a pool per core in each worker) added no throughput, only threads and their malloc arenas.
+sharp.concurrency(1);
+
 const TYPES: Record<Format, { mime: string; ext: string }> = IMAGE_FORMATS;
 
 const invalid = (message: string) => new Error(INVALID_PREFIX + message);

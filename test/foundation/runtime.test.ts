@@ -52,13 +52,13 @@ test('npm start runs the server on the same node and says which in its "listenin
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   let stderr = '';
-  const listening = await new Promise<{ node?: string; port?: number }>((resolve, reject) => {
+  const listening = await new Promise<{ node?: string; port?: number; pid?: number }>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       for (const line of stderr.split('\n')) {
         if (!line.includes('"listening"')) continue;
         try {
-          resolve(JSON.parse(line) as { node?: string; port?: number });
+          resolve(JSON.parse(line) as { node?: string; port?: number; pid?: number });
         } catch {
           // a partial line: the rest is on its way
         }
@@ -70,4 +70,9 @@ test('npm start runs the server on the same node and says which in its "listenin
   t.is(listening.port, Number(env.PORT));
   const metrics = await (await fetch(`http://127.0.0.1:${env.PORT}/metrics`)).text();
   t.regex(metrics, new RegExp(`nodejs_version_info\\{version="${process.version}"`));
+  // ...with the memory settings of scripts/start.sh (README, "Runtime"), in the serving process itself.
+  const argv = fs.readFileSync(`/proc/${listening.pid}/cmdline`, 'utf8').split('\0');
+  t.true(argv.includes('--max-semi-space-size=8') && argv.includes('--heap-growing-percent=30'), argv.join(' '));
+  const environ = fs.readFileSync(`/proc/${listening.pid}/environ`, 'utf8').split('\0');
+  t.true(environ.includes('MALLOC_ARENA_MAX=2') && environ.includes('MALLOC_MMAP_THRESHOLD_=131072'));
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { fileBody } from './file-body.ts';
 import { ChecksumMismatchError, RangeNotSatisfiableError, StoreUnavailableError } from './media-store.ts';
 import type { ByteRange, ListedObject, MediaStore, ObjectRead, PutOptions, PutSource, StoredObject } from './media-store.ts';
 
@@ -85,8 +86,8 @@ export class LocalMediaStore implements MediaStore {
       range = 'suffix' in r ? { start: Math.max(0, head.size - r.suffix), end: head.size - 1 } : { start: r.start, end: Math.min(r.end ?? head.size - 1, head.size - 1) };
       if (range.start > range.end || range.start >= head.size) throw new RangeNotSatisfiableError(head.size);
     }
-    const body = fs.createReadStream(this.locator(key), range);
-    return { ...head, body, range, length: range ? range.end - range.start + 1 : head.size };
+    const length = range ? range.end - range.start + 1 : head.size;
+    return { ...head, body: fileBody(this.locator(key), range?.start ?? 0, length), range, length };
   }
 
   async delete(key: string): Promise<void> {
