@@ -1,13 +1,14 @@
 /**
- * How the rule's stop-list (src/hashing/robust/rule.ts STOP_VALUES) was chosen: the 16-bit segment
- * values that occur in most descriptors (flat regions and plain gradients give the same few bit
- * patterns, such as 0000, 00ff, ffff), and what leaving the K most common ones out of the shared-term
- * count does to
- *   - the true pairs kept (copy vs its own original within the threshold, the evaluation set), and
- *   - the candidates a lookup fetches, on a sample of bench/robust-lookup.ts's corpus (same seed, same
- *     queries), scaled to 1M posts.
+ * How condition 4 of the rule (src/hashing/robust/rule.ts MAX_CANDIDATES) was chosen, and the
+ * alternative measured beside it. Some lookups meet many candidates because a few 16-bit segment
+ * values occur in many descriptors (flat regions and plain gradients give the same bit patterns).
+ *  1. A stop-list: the K most common values never count as shared. Per K: the true pairs kept (copy
+ *     vs its own original within the threshold, the evaluation set) and the candidates per lookup
+ *     on a sample of bench/robust-lookup.ts's corpus (same seed, same queries), scaled to 1M posts.
+ *  2. A cap: only the N candidates sharing the most terms (ties: lower post number). Per N: the true
+ *     pairs whose original would rank N or lower among the candidates at 1M posts.
  *
- *   npx tsx bench/robust/stop-list.ts [sample=100000] [K,K,...]
+ *   npx tsx bench/robust/candidates.ts [sample=100000] [K,K,...]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
