@@ -22,9 +22,7 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { WINDOWS, WINDOW_SETS, descriptorFromHex } from '../src/hashing/robust/descriptor.ts';
 import { encodeDescriptor } from '../src/hashing/robust/format.ts';
-import { BASE } from '../src/hashing/robust/grey.ts';
 import type { Descriptor } from '../src/hashing/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
@@ -32,7 +30,7 @@ import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';
-import { HASH_CACHE } from './robust/paths.ts';
+import { DIR, realDescriptors, SEED, unrelated as unrelatedOf } from './robust/corpus.ts';
 import { previousFindRobust } from './robust/previous-lookup.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
@@ -40,31 +38,10 @@ import { fmt, nowMs, summarize } from './lib/stats.ts';
 const posts = Number(process.argv[2] ?? 100_000);
 const queries = Number(process.argv[3] ?? 100);
 const log = (line: string) => process.stderr.write(`[robust-lookup ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const rnd = new Random(2525);
-
-// The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them).
-const DIR = `${HASH_CACHE}-${BASE}`;
-const ALL = WINDOW_SETS.w32;
-const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
-const load = (file: string): Descriptor => {
-  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number };
-  return { hashes: descriptorFromHex(pick.map((i) => h.robust[i])), quality: h.quality };
-};
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
-const real = files.map(load);
-const copies = files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3);
+const rnd = new Random(SEED);
+const { real, copies } = realDescriptors();
 log(`${real.length} real descriptors from ${DIR}`);
-
-const seg = (w: Uint32Array, h: number, s: number) => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
-function unrelated(d: Descriptor): Descriptor {
-  const k = rnd.int(1, 15);
-  const out = new Uint32Array(d.hashes.length);
-  for (let h = 0; h < d.hashes.length / 8; h++)
-    for (let s = 0; s < 16; s++) out[h * 8 + (s >> 1)] |= (seg(d.hashes, h, (s + k) % 16) << (s & 1 ? 0 : 16)) >>> 0;
-  // about 3 % of the bits (8 of each 256) flipped
-  for (let h = 0; h < d.hashes.length / 8; h++) for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
-  return { hashes: out, quality: d.quality };
-}
+const unrelated = (d: Descriptor) => unrelatedOf(rnd, d);
 
 const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
 const keep = process.env.ROBUST_LOOKUP_KEEP;

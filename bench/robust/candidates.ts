@@ -10,28 +10,18 @@
  *
  *   npx tsx bench/robust/candidates.ts [sample=100000] [K,K,...]
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { descriptorFromHex, matchDescriptors, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { BASE } from '../../src/hashing/robust/grey.ts';
+import { readFileSync } from 'node:fs';
+import { matchDescriptors } from '../../src/hashing/robust/descriptor.ts';
 import { MIN_SHARED, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import { Random } from '../../src/seed/random.ts';
-import { HASH_CACHE, MANIFEST, type Manifest } from './paths.ts';
+import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
+import { MANIFEST, type Manifest } from './paths.ts';
 
 const sample = Number(process.argv[2] ?? 100_000);
 const levels = (process.argv[3] ?? '0,4,8,12,16,24,32,48,64').split(',').map(Number);
-const DIR = `${HASH_CACHE}-${BASE}`;
-const ALL = WINDOW_SETS.w32;
-const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
-const load = (file: string): Descriptor => {
-  const h = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number };
-  return { hashes: descriptorFromHex(pick.map((i) => h.robust[i])), quality: h.quality };
-};
-const seg = (w: Uint32Array, h: number, s: number) => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
 
 // ---- value frequencies: in how many of the 4,800 real descriptors a value occurs at any segment of any hash
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
-const real = files.map(load);
+const { files, real, copies } = realDescriptors();
 const freq = new Uint32Array(65536);
 for (const d of real) {
   const seen = new Set<number>();
@@ -45,24 +35,17 @@ console.log(ranked.slice(0, Math.max(...levels)).map((v) => `${hex(v)} ${((100 *
 
 // ---- true pairs kept (as check-index.ts, on the served window set)
 const manifest: Manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
-const originals = manifest.photos.map((p) => load(`${p.id}.png.json`));
+const originals = manifest.photos.map((p) => loadDescriptor(`${p.id}.png.json`));
 const pairs: [Descriptor, Descriptor][] = [];
 for (const f of files.filter((f) => f.split('.').length > 3)) {
   const i = manifest.photos.findIndex((p) => f.startsWith(p.id + '.'));
-  const q = load(f);
+  const q = loadDescriptor(f);
   if (i >= 0 && matchDescriptors(q, originals[i], THRESHOLD)) pairs.push([q, originals[i]]);
 }
 
 // ---- the bench's corpus (bench/robust-lookup.ts, seed 2525), the first `sample` posts kept; its queries
-const rnd = new Random(2525);
-function unrelated(d: Descriptor): Descriptor {
-  const k = rnd.int(1, 15);
-  const out = new Uint32Array(d.hashes.length);
-  for (let h = 0; h < d.hashes.length / 8; h++)
-    for (let s = 0; s < 16; s++) out[h * 8 + (s >> 1)] |= (seg(d.hashes, h, (s + k) % 16) << (s & 1 ? 0 : 16)) >>> 0;
-  for (let h = 0; h < d.hashes.length / 8; h++) for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
-  return { hashes: out, quality: d.quality };
-}
+const rnd = new Random(SEED);
+const unrelated = (d: Descriptor) => unrelatedOf(rnd, d);
 const POSTS = 1_000_000;
 const corpus: Uint32Array[] = [];
 for (let i = 0; i < POSTS; i++) {
@@ -70,7 +53,6 @@ for (let i = 0; i < POSTS; i++) {
   if (i < sample) corpus.push(d.hashes);
   rnd.bits64();
 }
-const copies = files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3);
 const queries = Array.from({ length: 100 }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
 
 // postings: key s*65536+v -> posts holding it in robust_any / robust_full (CSR)
