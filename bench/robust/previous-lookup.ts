@@ -1,23 +1,23 @@
 /**
- * The robust lookup as the first integration served it (commit 07940b4), kept for bench/robust-lookup.ts
- * to measure before and after in one run: one `term` clause per distinct query term (about 336),
- * pages of 5,000 over `seq`, every candidate's full row read from SQLite, the rule's shared-term
- * test before the distance. Same candidates and answer as src/search/similar/robust-lookup.ts.
+ * The robust lookup before condition 4 (commit 815e6c8), kept for bench/robust-lookup.ts to measure
+ * before and after in one run: the same 32 clauses in filter context, every candidate returned,
+ * sorted by `seq` in pages of 10,000, then the rule on their descriptors from SQLite. It has no cap
+ * on candidates, so where the cap binds it may find a match the served lookup leaves out.
  */
 import type { PostsIndex } from '../../src/elasticsearch/posts-index.ts';
-import { matchDescriptors, MIN_QUALITY } from '../../src/hashing/robust/descriptor.ts';
+import { MIN_QUALITY, type RobustMatch } from '../../src/hashing/robust/descriptor.ts';
 import { decodeDescriptor } from '../../src/hashing/robust/format.ts';
-import { queryTerms } from '../../src/hashing/robust/index-terms.ts';
-import { MIN_SHARED, SEGMENT_BITS, sharesSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import { querySegments } from '../../src/hashing/robust/index-terms.ts';
+import { MIN_SHARED, robustMatch, SEGMENT_BITS, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import type { RobustDescriptors } from '../../src/kernel/robust-descriptors.ts';
 import { byScore, type RobustHit } from '../../src/search/similar/robust-lookup.ts';
 
-const PAGE = 5000;
+const PAGE = 10_000;
 
 export async function previousFindRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor): Promise<RobustHit[]> {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
-  const { inAny, inFull } = queryTerms(query.hashes, SEGMENT_BITS);
-  const should = [...inAny.map((t) => ({ term: { robust_any: t } })), ...inFull.map((t) => ({ term: { robust_full: t } }))];
+  const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS);
+  const should = [...inAny.map((t) => ({ term: { robust_any: t } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => ({ terms: { robust_full: ts } }))];
   const seqs: number[] = [];
   let after: number[] | undefined;
   for (;;) {
@@ -35,12 +35,14 @@ export async function previousFindRobust(postsIndex: PostsIndex, store: RobustDe
     if (res.hits.hits.length < PAGE) break;
     after = [seqs[seqs.length - 1]];
   }
-  const out: RobustHit[] = [];
-  for (const row of store.stored(seqs)) {
-    const d = decodeDescriptor(row.robust);
-    if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0 || !sharesSegments(query.hashes, d.hashes)) continue;
-    const m = matchDescriptors(query, d, THRESHOLD);
-    if (m) out.push({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
+  const matches = new Map<number, RobustMatch>();
+  for (const [seq, robust] of store.ofSeqs(seqs)) {
+    const d = decodeDescriptor(robust);
+    const m = d && robustMatch(query, d);
+    if (m) matches.set(seq, m);
   }
-  return out.sort(byScore);
+  return store
+    .stored([...matches.keys()])
+    .map((row) => ({ ...matches.get(row.seq)!, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt }))
+    .sort(byScore);
 }

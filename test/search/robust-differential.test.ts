@@ -16,7 +16,7 @@ import { BASE } from '../../src/hashing/robust/grey.ts';
 import { robustMatch, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { scanRobust } from '../../src/search/similar/robust-lookup.ts';
+import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
 import { Random } from '../../src/seed/random.ts';
 import { uuidV7 } from '../../src/seed/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -107,4 +107,19 @@ test('the indexed lookup answers exactly what a scan of SQLite under the same ru
     compared += scan.length;
   }
   t.true(compared > 200, `${compared} matches compared`);
+});
+
+test('where the cap on candidates binds, the lookup keeps the same ones as the scan (most shared terms, then lowest number)', async (t) => {
+  const { postsIndex, postRepository } = app.services;
+  let capped = 0;
+  for (let i = 0; i < planted.length; i += 24) {
+    const { d } = planted[i];
+    const all = scanRobust(postRepository.robust, d, Infinity);
+    for (const cap of [3, 20]) {
+      const scan = scanRobust(postRepository.robust, d, cap);
+      if (scan.length < all.length) capped++;
+      t.deepEqual((await findRobust(postsIndex, postRepository.robust, d, cap)).map((m) => [m.id, m.distance]), scan.map((m) => [m.id, m.distance]), `post ${i}, cap ${cap}`);
+    }
+  }
+  t.true(capped > 5, `the cap left matches out in ${capped} lookups`);
 });

@@ -8,7 +8,9 @@
  *      Elasticsearch lookup counts its clauses: each segment s where a's full hash equals segment s
  *      of any of b's hashes (a `robust_any` clause), plus each segment s where one of a's windows
  *      equals segment s of b's full hash (a `robust_full` clause), and
- *   3. the best compared pair (full/full, a.full/b.window, a.window/b.full) is within THRESHOLD bits.
+ *   3. the best compared pair (full/full, a.full/b.window, a.window/b.full) is within THRESHOLD bits,
+ *   4. and, for a lookup among many posts, b is one of the MAX_CANDIDATES posts meeting 1 and 2 that
+ *      share the most terms with a (see below).
  * Condition 2 is what the index finds exactly. Two shared segments, not one: on the evaluation set
  * (bench/robust/check-index.ts) one shared segment admits 1.8 % of unrelated posts as candidates
  * (a lookup of p50 596 ms at 20,000 posts), two admit 0.15 % and keep 97 % of the true matches.
@@ -21,6 +23,20 @@ export const THRESHOLD = 72;
 export const SEGMENT_BITS = 16;
 /** shared segment terms a candidate needs (the lookup's `minimum_should_match`) */
 export const MIN_SHARED = 2;
+/**
+ * Condition 4 (of a lookup, not of a pair): of the posts meeting conditions 1 and 2, only the
+ * MAX_CANDIDATES sharing the most terms (then the lowest post numbers: `byShared`) are compared.
+ * Common segment values (flat regions, plain gradients) make a few lookups meet up to ~16,000
+ * candidates at 1M posts, and returning them all was what bounded the lookup's p99. Sharing many
+ * terms is what true copies do: bench/robust/candidates.ts estimates that 0.15 % of the evaluation
+ * set's true pairs would rank below 1,000 at 1M posts (none is affected among its 240 originals).
+ */
+export const MAX_CANDIDATES = 1000;
+
+/** The order of condition 4: more shared terms first, then the lower post number. */
+export const byShared = (a: { shared: number; seq: number }, b: { shared: number; seq: number }): number => b.shared - a.shared || a.seq - b.seq;
+
+const NO_STOP: ReadonlySet<number> = new Set();
 
 export interface Descriptor {
   hashes: Uint32Array;
@@ -30,26 +46,31 @@ export interface Descriptor {
 /** 16-bit segment s (0..15) of hash h of a descriptor's words, as index-terms.ts cuts it. */
 const seg = (w: Uint32Array, h: number, s: number): number => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
 
-/** Condition 2's count: the clauses of the lookup of a that stored post b satisfies (0..32). */
-export function sharedSegments(a: Uint32Array, b: Uint32Array): number {
+/**
+ * Condition 2's count: the clauses of the lookup of a that stored post b satisfies (0..32).
+ * `stop`: values never counted (a measured alternative to condition 4, not the rule: bench/robust/candidates.ts).
+ */
+export function sharedSegments(a: Uint32Array, b: Uint32Array, stop: ReadonlySet<number> = NO_STOP): number {
   const na = a.length / 8;
   const nb = b.length / 8;
   let shared = 0;
   for (let s = 0; s < 16; s++) {
     const af = seg(a, 0, s);
-    for (let j = 0; j < nb; j++) {
-      if (seg(b, j, s) === af) {
-        shared++;
-        break;
+    if (!stop.has(af))
+      for (let j = 0; j < nb; j++) {
+        if (seg(b, j, s) === af) {
+          shared++;
+          break;
+        }
       }
-    }
     const bf = seg(b, 0, s);
-    for (let i = 1; i < na; i++) {
-      if (seg(a, i, s) === bf) {
-        shared++;
-        break;
+    if (!stop.has(bf))
+      for (let i = 1; i < na; i++) {
+        if (seg(a, i, s) === bf) {
+          shared++;
+          break;
+        }
       }
-    }
   }
   return shared;
 }

@@ -3,12 +3,13 @@
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
  *  1. Candidates: the posts whose document shares at least MIN_SHARED segment terms with the query
- *     (in filter context, no scoring: a bool of 32 clauses with `minimum_should_match`, per segment
- *     the query's full-hash `term` in `robust_any` and the `terms` of its windows in `robust_full`:
- *     exactly condition 2 of the rule, counted as `sharedSegments` counts). All of them, paged over
- *     `seq`; only the number comes back (no _source, no _id). One clause per segment rather than
- *     one per distinct term (about 336): the same count at less cost (1M posts: p50 18.7 against
- *     22.5 ms, p99 81 against 90 ms with the smaller pages and reads below; bench/RESULTS.md).
+ *     (a bool of 32 clauses with `minimum_should_match`, per segment the query's full-hash `term` in
+ *     `robust_any` and the `terms` of its windows in `robust_full`, each scoring 1: the score is the
+ *     shared-term count exactly as `sharedSegments` counts it, condition 2), the MAX_CANDIDATES with
+ *     the highest score, then the lowest post number (condition 4), in one request; only the sort
+ *     values come back (no _source, no _id, `filter_path`). The cap replaced paging over every
+ *     candidate: common segment values gave a few lookups up to ~16,000 of them at 1M posts, and
+ *     building and sending those hits was the lookup's p99 (bench/RESULTS.md, "Robust near-duplicates").
  *  2. Their descriptors from SQLite in one statement (number and descriptor only; the post's id,
  *     extension and date are read for the matches alone), and the rule itself (`robustMatch`) on each.
  * So the answer is exactly what a scan of SQLite under the same rule returns (scanRobust below; the
@@ -18,7 +19,7 @@ import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import type { RobustMatch } from '../../hashing/robust/descriptor.ts';
 import { decodeDescriptor } from '../../hashing/robust/format.ts';
 import { querySegments } from '../../hashing/robust/index-terms.ts';
-import { MIN_SHARED, robustMatch, SEGMENT_BITS, type Descriptor } from '../../hashing/robust/rule.ts';
+import { byShared, MAX_CANDIDATES, MIN_SHARED, robustMatch, SEGMENT_BITS, sharedSegments, type Descriptor } from '../../hashing/robust/rule.ts';
 import { MIN_QUALITY } from '../../hashing/robust/descriptor.ts';
 import type { RobustDescriptors, StoredDescriptor } from '../../kernel/robust-descriptors.ts';
 import { translateEsError } from '../engine.ts';
@@ -30,41 +31,40 @@ export interface RobustHit extends RobustMatch {
   createdAt: string;
 }
 
-/** Candidates per page: the index's max_result_window (es-mappings/posts.json), so most lookups take one request. */
-const PAGE = 10_000;
-
 /** best first: highest score, then newest, then by id */
 export const byScore = (a: RobustHit, b: RobustHit): number =>
   b.score - a.score || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** The query clauses: per segment, the query's full-hash term in `robust_any` and its windows' terms in `robust_full`. */
+/**
+ * The query: per segment, the query's full-hash term in `robust_any` and its windows' terms in
+ * `robust_full`, each clause scoring exactly 1 (constant_score), so a candidate's score is its
+ * shared-term count (`sharedSegments`), an integer a float sums exactly.
+ */
 export function candidateQuery(query: Descriptor): Record<string, unknown> {
   const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS);
-  const should = [...inAny.map((t) => ({ term: { robust_any: t } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => ({ terms: { robust_full: ts } }))];
-  return { bool: { filter: [{ bool: { should, minimum_should_match: MIN_SHARED } }] } };
+  const one = (filter: unknown) => ({ constant_score: { filter, boost: 1 } });
+  const should = [...inAny.map((t) => one({ term: { robust_any: t } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } }))];
+  return { bool: { should, minimum_should_match: MIN_SHARED } };
 }
 
-/** Post numbers of every candidate (condition 2 of the rule), ascending. */
-export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor): Promise<number[]> {
-  const seqs: number[] = [];
-  let after: number[] | undefined;
+/**
+ * Post numbers of the candidates (conditions 2 and 4 of the rule), in `byShared` order: the `cap`
+ * sharing the most terms, then the lowest numbers. One request; only the sort values come back
+ * (`filter_path`: building and sending the hits, not matching the terms, was the heavy part).
+ */
+export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, cap = MAX_CANDIDATES): Promise<number[]> {
   try {
-    for (;;) {
-      const res = await postsIndex.client.search({
-        index: postsIndex.alias,
-        query: candidateQuery(query),
-        size: PAGE,
-        sort: [{ seq: 'asc' }],
-        _source: false,
-        stored_fields: ['_none_'],
-        track_total_hits: false,
-        ...(after ? { search_after: after } : {}),
-      });
-      const hits = res.hits.hits;
-      for (const h of hits) seqs.push(Number(h.sort![0]));
-      if (hits.length < PAGE) return seqs;
-      after = [seqs[seqs.length - 1]];
-    }
+    const res = await postsIndex.client.search({
+      index: postsIndex.alias,
+      query: candidateQuery(query),
+      size: cap,
+      sort: [{ _score: { order: 'desc' } }, { seq: { order: 'asc' } }],
+      _source: false,
+      stored_fields: ['_none_'],
+      track_total_hits: false,
+      filter_path: ['hits.hits.sort'],
+    });
+    return (res.hits?.hits ?? []).map((h) => Number(h.sort![1]));
   } catch (err) {
     return translateEsError(err);
   }
@@ -78,10 +78,10 @@ function ruleOn(query: Descriptor, robust: Buffer): RobustMatch | null {
 
 const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
 
-/** Every robust match of `query` among the indexed posts, best first. */
-export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor): Promise<RobustHit[]> {
+/** Every robust match of `query` among the indexed posts, best first (`cap`: condition 4's bound, smaller only in tests). */
+export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES): Promise<RobustHit[]> {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
-  const seqs = await candidateSeqs(postsIndex, query);
+  const seqs = await candidateSeqs(postsIndex, query, cap);
   // The rule on every candidate's descriptor, then the posts' details for the few that match.
   const matches = new Map<number, RobustMatch>();
   for (const [seq, robust] of store.ofSeqs(seqs)) {
@@ -94,11 +94,22 @@ export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptor
     .sort(byScore);
 }
 
-/** The same rule over every stored descriptor (a linear scan): the reference the lookup is checked and measured against. */
-export function scanRobust(store: RobustDescriptors, query: Descriptor): RobustHit[] {
+/**
+ * The same rule over every stored descriptor (a linear scan): the reference the lookup is checked
+ * and measured against. Condition 4 as the index applies it: the posts an index holds terms for
+ * (quality ≥ MIN_QUALITY) sharing at least MIN_SHARED terms, in `byShared` order, the first `cap`.
+ */
+export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES): RobustHit[] {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
-  const out: RobustHit[] = [];
+  const candidates: { shared: number; seq: number; row: StoredDescriptor }[] = [];
   for (const row of store.all()) {
+    const stored = decodeDescriptor(row.robust);
+    if (!stored || stored.quality < MIN_QUALITY || stored.hashes.length === 0) continue;
+    const shared = sharedSegments(query.hashes, stored.hashes);
+    if (shared >= MIN_SHARED) candidates.push({ shared, seq: row.seq, row });
+  }
+  const out: RobustHit[] = [];
+  for (const { row } of candidates.sort(byShared).slice(0, cap)) {
     const m = ruleOn(query, row.robust);
     if (m) out.push(hitOf(m, row));
   }

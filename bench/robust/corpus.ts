@@ -1,0 +1,43 @@
+/**
+ * bench/robust-lookup.ts's corpus, shared with bench/robust/candidates.ts (which samples it): the
+ * evaluation set's real descriptors (cached by evaluate.ts) and unrelated ones made from them.
+ */
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { descriptorFromHex, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
+import { BASE } from '../../src/hashing/robust/grey.ts';
+import type { Descriptor } from '../../src/hashing/robust/rule.ts';
+import type { Random } from '../../src/seed/random.ts';
+import { HASH_CACHE } from './paths.ts';
+
+/** The seed of the corpus and of its queries. */
+export const SEED = 2525;
+
+// The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them).
+export const DIR = `${HASH_CACHE}-${BASE}`;
+const ALL = WINDOW_SETS.w32;
+const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
+export const loadDescriptor = (file: string): Descriptor => {
+  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number };
+  return { hashes: descriptorFromHex(pick.map((i) => h.robust[i])), quality: h.quality };
+};
+
+/** Every cached descriptor (originals and copies, by file name), and which of them are copies. */
+export function realDescriptors(): { files: string[]; real: Descriptor[]; copies: { f: string; i: number }[] } {
+  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+  return { files, real: files.map(loadDescriptor), copies: files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3) };
+}
+
+/** 16-bit segment s of hash h of a descriptor's words. */
+export const seg = (w: Uint32Array, h: number, s: number): number => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
+
+/** A real descriptor with its 16 segments rotated by 1-15 places (the same in all 21 hashes) and 3 % of its bits flipped. */
+export function unrelated(rnd: Random, d: Descriptor): Descriptor {
+  const k = rnd.int(1, 15);
+  const out = new Uint32Array(d.hashes.length);
+  for (let h = 0; h < d.hashes.length / 8; h++)
+    for (let s = 0; s < 16; s++) out[h * 8 + (s >> 1)] |= (seg(d.hashes, h, (s + k) % 16) << (s & 1 ? 0 : 16)) >>> 0;
+  // about 3 % of the bits (8 of each 256) flipped
+  for (let h = 0; h < d.hashes.length / 8; h++) for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
+  return { hashes: out, quality: d.quality };
+}
