@@ -1,4 +1,4 @@
-import type { EsClient } from '../elasticsearch/client.ts';
+import { isConnectionError, type EsClient } from '../elasticsearch/client.ts';
 
 /** One search's answer in an `_msearch` response, as far as `filter_path` leaves it. */
 export type MsearchAnswer = Record<string, unknown> & { error?: unknown; status?: number };
@@ -18,9 +18,9 @@ const MAX_BATCH = 32;
  * searches start in the same turn; each request to the engine cost the server a system call and the
  * client's per-request work (transport, undici, parsing), together about a quarter of
  * `/image/search`'s CPU (issue 28). The engine runs an `_msearch`'s searches independently, so each
- * caller's answers, errors included, are what its own request would have got; a failed request
- * (the engine unreachable) fails every caller in it, each then handling the error as before. A
- * caller alone in its turn sends exactly the request it would have sent without batching.
+ * caller's answers, errors included, are what its own request would have got; an engine that cannot
+ * be reached fails every caller in it, each then handling the error as before. A caller alone in
+ * its turn sends exactly the request it would have sent without batching.
  */
 export class MsearchBatcher {
   private readonly queues = new Map<string, Pending[]>();
@@ -70,6 +70,12 @@ export class MsearchBatcher {
         at += n;
       }
     } catch (err) {
+      // A request refused as a whole (one search's own error comes back in its answer instead) goes
+      // again caller by caller, so no caller's search can fail another's; an unreachable engine fails all.
+      if (queue.length > 1 && !isConnectionError(err)) {
+        for (const p of queue) void this.send(index, filterPath, [p]);
+        return;
+      }
       for (const p of queue) p.reject(err);
     }
   }
