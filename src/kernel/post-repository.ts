@@ -14,6 +14,9 @@ const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites
   FROM posts p`;
 
+/** A post as an `/image/search` item needs it (imageItemsBySeq). */
+export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] };
+
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
 export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {
   aggr?: number | null;
@@ -96,6 +99,22 @@ export class PostRepository {
   getManyBySeq(seqs: number[]): PostRecord[] {
     const bySeq = new Map(this.getMany('seq', seqs).map((p) => [p.seq, p]));
     return seqs.flatMap((seq) => bySeq.get(seq) ?? []);
+  }
+
+  /**
+   * What an `/image/search` item shows of each post (number, id, text, rating, extension and tag
+   * names in name order), by number, in the order asked; numbers that no longer exist are left out.
+   * One statement for the page: the tags come as a JSON array per row, so no record is built (the
+   * full hydration was a fifth of the endpoint's CPU, issue 28).
+   */
+  imageItemsBySeq(seqs: number[]): ImageItemRow[] {
+    if (seqs.length === 0) return [];
+    const rows = this.stmt(
+      `SELECT p.seq, p.id, p.text, p.rating, p.ext,
+         (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags
+       FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
+    ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames'> & { tags: string })[];
+    return rows.map((r) => ({ seq: r.seq, id: r.id, text: r.text, rating: r.rating, ext: r.ext, tagNames: JSON.parse(r.tags) as string[] }));
   }
 
   private getMany(key: 'id' | 'seq', values: (string | number)[]): PostRecord[] {

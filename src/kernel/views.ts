@@ -75,13 +75,17 @@ export interface ImageSearchImage {
   tags: string[];
 }
 
-export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearchImage => ({
+export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearchImage =>
+  imageSearchItem({ seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) }, mediaUrl);
+
+/** The same item from the few columns it shows (PostRepository.imageItemsBySeq). */
+export const imageSearchItem = (p: Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] }, mediaUrl: string): ImageSearchImage => ({
   text: p.text,
   rating: p.rating,
   id: p.seq,
   imageUrl: imageUrl(mediaUrl, p),
   thumbnailUrl: thumbnailUrl(mediaUrl, p.id, SMALL_THUMBNAIL),
-  tags: p.tags.map((t) => t.name),
+  tags: p.tagNames,
 });
 
 /** One match of `/api/post/similar` (spec §4.10): `transform` only when mirrored and rotated copies were asked for. */

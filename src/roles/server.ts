@@ -25,7 +25,7 @@ export interface Services extends Core {
  * from an interrupted run, and starts the background work. The caller listens (createApp + listen)
  * and records its URL with `ownerLock.describe(url)`.
  */
-export async function startServer(config: Config = loadConfig(), log: Logger = createLogger(config.logLevel)): Promise<Services> {
+export async function startServer(config: Config = loadConfig(), log: Logger = createLogger(config.logLevel, undefined, { batched: true })): Promise<Services> {
   // First, before anything slow or anything that touches files: a second server fails at once.
   const ownerLock = acquireOwnerLock(config.dataDir);
   let core: Core;

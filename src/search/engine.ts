@@ -1,6 +1,7 @@
 import type { EsClient } from '../elasticsearch/client.ts';
 import { esErrors, isConnectionError } from '../elasticsearch/client.ts';
 import { AppError } from '../errors.ts';
+import { msearchBatcher, type MsearchAnswer } from './msearch-batch.ts';
 
 /** A sort clause as Elasticsearch takes it: `{ field: { order, missing? } }` or `'_score'`-style objects. */
 export type SortClause = Record<string, { order: 'asc' | 'desc'; missing?: '_first' | '_last'; unmapped_type?: string }>;
@@ -93,9 +94,9 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
   const count = { query: req.query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) };
   const page = { query: req.query, sort: req.sort, from: req.offset, size: req.limit, track_total_hits: false, _source: false, stored_fields: '_none_' };
   const searches = req.limit === 0 ? [{ request_cache: true }, count] : [{}, page, { request_cache: true }, count];
-  const res = await es.msearch({ index: req.index, searches: searches as never, filter_path: 'responses.hits.total,responses.hits.hits.sort,responses.aggregations,responses.error,responses.status' });
+  // Batched with the other searches of this turn (msearch-batch.ts).
+  const answers = (await msearchBatcher(es).run(req.index, searches, 'responses.hits.total,responses.hits.hits.sort,responses.aggregations,responses.error,responses.status')) as (Partial<RawResponse> & MsearchAnswer)[];
   // filter_path drops `hits` altogether from a page past the last match.
-  const answers = res.responses as unknown as (Partial<RawResponse> & { error?: unknown; status?: number })[];
   const failed = answers.find((a) => a.error);
   if (failed) throw new (esErrors().ResponseError)({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} as never });
   const counted = answers[answers.length - 1];

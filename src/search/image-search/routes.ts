@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { messageErrors } from '../../http/errors.ts';
+import { fastParseImageSearch } from './fast-parse.ts';
 import { parseImageSearch } from './schema.ts';
 import type { ImageSearchService } from './service.ts';
 
@@ -10,7 +11,7 @@ export function imageSearchRoutes(deps: { imageSearch: ImageSearchService }): Ro
   const router = new Router<AppState>();
   // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.
   router.post('/image/search', messageErrors(), jsonBody(), async (ctx) => {
-    const { request, offset, limit } = parseImageSearch(requestBody(ctx), ctx.query);
+    const { request, offset, limit } = fastParseImageSearch(requestBody(ctx), ctx.query) ?? parseImageSearch(requestBody(ctx), ctx.query);
     ctx.body = { error: null, data: await deps.imageSearch.search(request, { offset, limit }) };
   });
   return router;

@@ -1,4 +1,4 @@
-import { toImageSearchImage, type ImageSearchImage } from '../../kernel/views.ts';
+import { imageSearchItem, type ImageSearchImage } from '../../kernel/views.ts';
 import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
 import { buildImageQuery, buildImageSort } from './query.ts';
@@ -44,7 +44,7 @@ export class ImageSearchService {
       ...paging,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
     }));
-    const images = postRepository.getManyBySeq(page.keys.map(Number)).map((p) => toImageSearchImage(p, config.mediaUrl));
+    const images = postRepository.imageItemsBySeq(page.keys.map(Number)).map((p) => imageSearchItem(p, config.mediaUrl));
     return { total: page.total, images, ...(request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {}) };
   }
 }
