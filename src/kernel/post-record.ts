@@ -30,3 +30,6 @@ export interface PostRecord {
   /** their user ids, ascending: the search document's `favorited_by`; never shown in a view */
   favoritedBy: number[];
 }
+
+/** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */
+export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] };

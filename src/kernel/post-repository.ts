@@ -2,7 +2,7 @@ import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 import { TagRules } from './tag-rules.ts';
-import type { PostRecord, Rating, Tag } from './post-record.ts';
+import type { ImageItemRow, PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
 import { RobustDescriptors } from './robust-descriptors.ts';
@@ -13,9 +13,6 @@ type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy'>;
 const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites
   FROM posts p`;
-
-/** A post as an `/image/search` item needs it (imageItemsBySeq). */
-export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] };
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
 export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {

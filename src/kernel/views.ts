@@ -7,7 +7,7 @@
 import type { Transform } from '../hashing/dihedral.ts';
 import { sortedTags } from './diff.ts';
 import { imageName, imageUrl, SMALL_THUMBNAIL, thumbnailUrl, thumbnailUrls, type ThumbnailSize } from './media-names.ts';
-import type { PostRecord, Rating } from './post-record.ts';
+import type { ImageItemRow, PostRecord, Rating } from './post-record.ts';
 
 /** The spec's Post (§2), as every endpoint returns it. `uploader` may be replaced by Self on create. */
 export interface PostView {
@@ -79,7 +79,7 @@ export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearch
   imageSearchItem({ seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) }, mediaUrl);
 
 /** The same item from the few columns it shows (PostRepository.imageItemsBySeq). */
-export const imageSearchItem = (p: Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] }, mediaUrl: string): ImageSearchImage => ({
+export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchImage => ({
   text: p.text,
   rating: p.rating,
   id: p.seq,

@@ -101,16 +101,17 @@ export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptor
  */
 export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES): RobustHit[] {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
-  const candidates: { shared: number; seq: number; row: StoredDescriptor }[] = [];
+  const candidates: { shared: number; seq: number; row: StoredDescriptor; stored: Descriptor }[] = [];
   for (const row of store.all()) {
     const stored = decodeDescriptor(row.robust);
     if (!stored || stored.quality < MIN_QUALITY || stored.hashes.length === 0) continue;
     const shared = sharedSegments(query.hashes, stored.hashes);
-    if (shared >= MIN_SHARED) candidates.push({ shared, seq: row.seq, row });
+    if (shared >= MIN_SHARED) candidates.push({ shared, seq: row.seq, row, stored });
   }
   const out: RobustHit[] = [];
-  for (const { row } of candidates.sort(byShared).slice(0, cap)) {
-    const m = ruleOn(query, row.robust);
+  // The rule on the descriptor decoded above (ruleOn would decode it again).
+  for (const { row, stored } of candidates.sort(byShared).slice(0, cap)) {
+    const m = robustMatch(query, stored);
     if (m) out.push(hitOf(m, row));
   }
   return out.sort(byScore);
