@@ -28,6 +28,8 @@ export interface Config {
   sessionSecret?: string;
   webhookAllowPrivate: boolean;
   hashWorkers: number;
+  /** the server lets a hash worker beyond the first go after this long without work (src/hashing/pool.ts) */
+  hashWorkerIdleMs: number;
   /** uploads waiting for a hash worker before more are refused with 503 */
   hashQueueLimit: number;
   /** requests per minute per user and per client address; 0 disables */
@@ -185,6 +187,7 @@ const schema = z.object({
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: flag.default('0'),
   HASH_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  HASH_WORKER_IDLE_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
   HASH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(100_000).default(128),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     hashWorkers: e.HASH_WORKERS,
+    hashWorkerIdleMs: e.HASH_WORKER_IDLE_MS,
     hashQueueLimit: e.HASH_QUEUE_LIMIT,
     rateLimit: { writesPerMinute: e.RATE_LIMIT_WRITES_PER_MINUTE, uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE },
     logLevel: e.LOG_LEVEL,

@@ -28,26 +28,67 @@ export interface HashPool {
   robust(path: string, priority?: PoolPriority): Promise<RobustResult>;
   readonly queueSize: number;
   readonly utilization: number;
+  /** workers running now (fewer than configured while idle, see `idleMs`) */
+  readonly threads: number;
   destroy(): Promise<void>;
 }
 
 const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
 
-export function createHashPool(opts: { workers: number; maxQueue?: number }): HashPool {
+type Tasks = AnalyseRequest | ThumbnailRequest | RobustRequest;
+
+/** A piscina pool and the tasks given to it that have not settled yet (running or queued). */
+interface Lane {
+  pool: Piscina<Tasks, ImageInfo>;
+  load: number;
+}
+
+function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: number): Lane {
   // Three tasks share the worker file: the default export (analyse) and the named `thumbnails` and `robust`.
-  const pool = new Piscina<AnalyseRequest | ThumbnailRequest | RobustRequest, ImageInfo>({
+  const pool = new Piscina<Tasks, ImageInfo>({
     filename: WORKER,
-    minThreads: opts.workers,
-    maxThreads: opts.workers,
-    maxQueue: opts.maxQueue ?? Infinity,
+    minThreads: threads.min,
+    maxThreads: threads.max,
+    ...(idleMs === undefined ? {} : { idleTimeout: idleMs }),
+    maxQueue,
     execArgv: workerExecArgv(WORKER),
     taskQueue: new PriorityTaskQueue(),
   });
+  return { pool, load: 0 };
+}
+
+/**
+ * `idleMs` (the server): one worker always, the others only while work piles up, each leaving after
+ * this long without any. A worker is an isolate with sharp loaded, about 18 MiB of the server's
+ * memory, and a server mostly serves pages: under the page-view load at 1M posts (issue 28) the pool
+ * gets a few images a second (post pages' similar lookups, uploads) and one worker is busy a tenth of
+ * the time. piscina starts a worker whenever a task finds every worker busy, which at that rate kept
+ * the second one alive for good; so the first worker has a pool of its own, and an urgent task goes to
+ * the overflow pool only when the first already has one running and one waiting. Background work
+ * (thumbnails, robust descriptors) stays on the first worker and never starts another.
+ * Without `idleMs` (jobs), all workers share one pool and live as long as it.
+ */
+export function createHashPool(opts: { workers: number; maxQueue?: number; idleMs?: number }): HashPool {
+  const maxQueue = opts.maxQueue ?? Infinity;
+  const elastic = opts.idleMs !== undefined && opts.workers > 1;
+  const first = lane(elastic ? { min: 1, max: 1 } : { min: opts.workers, max: opts.workers }, maxQueue);
+  const overflow = elastic ? lane({ min: 0, max: opts.workers - 1 }, maxQueue, opts.idleMs) : undefined;
+  const lanes = overflow ? [first, overflow] : [first];
+
+  const run = async (task: Tasks, options: { name?: string }, priority: PoolPriority): Promise<unknown> => {
+    const to = overflow && priority === 'urgent' && first.load >= 2 ? overflow : first;
+    to.load++;
+    try {
+      return await to.pool.run(task, options);
+    } finally {
+      to.load--;
+    }
+  };
 
   return {
     async analyse(path, opts) {
       try {
-        return await pool.run({ path, ...(opts?.dihedral ? { dihedral: true } : {}) });
+        return (await run({ path, ...(opts?.dihedral ? { dihedral: true } : {}) }, {}, 'urgent')) as ImageInfo;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
@@ -58,7 +99,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
     },
     async thumbnails(path, outputs, priority = 'urgent') {
       try {
-        const made: unknown = await pool.run({ path, outputs, ...priorityOption(priority) }, { name: 'thumbnails' });
+        const made = await run({ path, outputs, ...priorityOption(priority) }, { name: 'thumbnails' }, priority);
         return made as MadeThumbnail[];
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -69,7 +110,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
     },
     async robust(path, priority = 'background') {
       try {
-        const made: unknown = await pool.run({ path, ...priorityOption(priority) }, { name: 'robust' });
+        const made = await run({ path, ...priorityOption(priority) }, { name: 'robust' }, priority);
         return made as RobustResult;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -78,11 +119,17 @@ export function createHashPool(opts: { workers: number; maxQueue?: number }): Ha
       }
     },
     get queueSize() {
-      return pool.queueSize;
+      return lanes.reduce((n, l) => n + l.pool.queueSize, 0);
     },
     get utilization() {
-      return pool.utilization;
+      // Each pool's share of its own capacity, weighed by that capacity.
+      return lanes.reduce((u, l) => u + l.pool.utilization * l.pool.options.maxThreads, 0) / opts.workers;
     },
-    destroy: () => pool.destroy(),
+    get threads() {
+      return lanes.reduce((n, l) => n + l.pool.threads.length, 0);
+    },
+    destroy: async () => {
+      await Promise.all(lanes.map((l) => l.pool.destroy()));
+    },
   };
 }

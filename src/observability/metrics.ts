@@ -128,6 +128,15 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   });
 
   new client.Gauge({
+    name: 'imgpost_hash_pool_threads',
+    help: 'Hashing workers running (the server keeps one and starts the others when images overlap)',
+    registers: [registry],
+    collect() {
+      this.set(deps.hashPool.threads);
+    },
+  });
+
+  new client.Gauge({
     name: 'imgpost_thumbnail_jobs',
     help: 'Posts whose thumbnails are still to be made (background work after the upload)',
     registers: [registry],

@@ -162,11 +162,12 @@ export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStore
 
 /**
  * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
- * thumbnails made on all workers but one, which stays free for uploads). A job has neither.
+ * thumbnails made on all workers but one, which stays free for uploads) and its idle workers let go.
+ * A job has none of them: it keeps its workers busy until it ends.
  */
 export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
   const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
-  const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit } : {}) });
+  const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}) });
   const thumbnailer = new Thumbnailer({
     images,
     hashPool,

@@ -115,3 +115,26 @@ test.serial('failed Elasticsearch requests are counted by error class', async (t
   await t.throwsAsync(app.services.es.get({ index: `${app.services.config.elasticsearch.indexPrefix}-missing`, id: '1' }));
   t.is(await count(), before + 1);
 });
+
+test.serial('the server keeps one hash worker while idle, starts the second when images pile up, and lets it go', async (t) => {
+  const pooled = await startTestApp({ HASH_WORKERS: '2', HASH_WORKER_IDLE_MS: '1500' });
+  try {
+    const threads = async () => sample(await (await pooled.request('/metrics')).text(), 'imgpost_hash_pool_threads');
+    t.is(await threads(), 1);
+    const uploader = await createUser(pooled, 0x2 | 0x4 | 0x2000);
+    const images = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => randomImage(5100 + i)));
+    const ups = await Promise.all(images.map((image) => pooled.request('/api/post/', { method: 'POST', headers: uploader.headers, body: uploadForm({ image }) })));
+    t.deepEqual(ups.map((r) => r.status), [201, 201, 201, 201, 201, 201]);
+    t.is(await threads(), 2);
+    // Then, with nothing to do for HASH_WORKER_IDLE_MS, back to one.
+    const deadline = Date.now() + 15_000;
+    let now = 2;
+    while (now !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = (await threads())!;
+    }
+    t.is(now, 1);
+  } finally {
+    await pooled.close();
+  }
+});
