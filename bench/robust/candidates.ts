@@ -97,7 +97,7 @@ console.log('| stop-list K | true pairs kept (≥ 2 shared) | candidates p50 | p
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const k of levels) {
   const stop = new Set(ranked.slice(0, k));
-  const kept = pairs.filter(([q, o]) => sharedSegments(q.hashes, o.hashes, stop) >= MIN_SHARED).length;
+  const kept = pairs.filter(([q, o]) => sharedSegments(q.hashes, o.hashes, 0, stop) >= MIN_SHARED).length;
   const c = queries.map((q) => candidates(q.hashes, stop) * scale);
   console.log(`| ${k} | ${((100 * kept) / pairs.length).toFixed(1)} % | ${pct(c, 50)} | ${pct(c, 90)} | ${pct(c, 99)} | ${Math.max(...c)} |`);
 }

@@ -22,7 +22,20 @@ export const THRESHOLD = 72;
 /** bits per index segment (16 segments of a 256-bit hash) */
 export const SEGMENT_BITS = 16;
 /** shared segment terms a candidate needs (the lookup's `minimum_should_match`) */
-export const MIN_SHARED = 2;
+export const MIN_SHARED = 3;
+/**
+ * Condition 2's probe radius: a segment counts as shared when the two 16-bit values differ in at
+ * most PROBE_RADIUS bits (the lookup asks for each query value and its neighbours within the radius:
+ * `probes`). 0 = exactly equal.
+ */
+export const PROBE_RADIUS = 1;
+
+/** Condition 2's parameters: THE rule's (INDEX_CONDITION), others only where benches and tests measure them. */
+export interface IndexCondition {
+  needed: number;
+  radius: number;
+}
+export const INDEX_CONDITION: IndexCondition = { needed: MIN_SHARED, radius: PROBE_RADIUS };
 /**
  * Condition 4 (of a lookup, not of a pair): of the posts meeting conditions 1 and 2, only the
  * MAX_CANDIDATES sharing the most terms (then the lowest post numbers: `byShared`) are compared.
@@ -46,11 +59,40 @@ export interface Descriptor {
 /** 16-bit segment s (0..15) of hash h of a descriptor's words, as index-terms.ts cuts it. */
 const seg = (w: Uint32Array, h: number, s: number): number => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
 
+/** bits set in a 16-bit value */
+function popcount16(x: number): number {
+  x -= (x >>> 1) & 0x5555;
+  x = (x & 0x3333) + ((x >>> 2) & 0x3333);
+  x = (x + (x >>> 4)) & 0x0f0f;
+  return (x + (x >>> 8)) & 0x1f;
+}
+
+/** Whether two segment values count as shared under probe radius r. */
+const near = (x: number, y: number, r: number): boolean => x === y || (r > 0 && popcount16(x ^ y) <= r);
+
 /**
- * Condition 2's count: the clauses of the lookup of a that stored post b satisfies (0..32).
+ * The values of `bits` bits within Hamming distance `radius` of v (v first): what the lookup asks
+ * for one query segment value, so a stored value counts exactly when `near` says so.
+ */
+export function probes(v: number, radius = PROBE_RADIUS, bits = SEGMENT_BITS): number[] {
+  const out = [v];
+  const flip = (from: number, x: number, left: number): void => {
+    for (let b = from; b < bits; b++) {
+      out.push(x ^ (1 << b));
+      if (left > 1) flip(b + 1, x ^ (1 << b), left - 1);
+    }
+  };
+  if (radius > 0) flip(0, v, radius);
+  return out;
+}
+
+/**
+ * Condition 2's count: the clauses of the lookup of a that stored post b satisfies (0..32): per
+ * segment s, whether a's full hash is within `radius` bits of segment s of any of b's hashes, and
+ * whether one of a's windows is within `radius` bits of segment s of b's full hash.
  * `stop`: values never counted (a measured alternative to condition 4, not the rule: bench/robust/candidates.ts).
  */
-export function sharedSegments(a: Uint32Array, b: Uint32Array, stop: ReadonlySet<number> = NO_STOP): number {
+export function sharedSegments(a: Uint32Array, b: Uint32Array, radius = PROBE_RADIUS, stop: ReadonlySet<number> = NO_STOP): number {
   const na = a.length / 8;
   const nb = b.length / 8;
   let shared = 0;
@@ -58,7 +100,7 @@ export function sharedSegments(a: Uint32Array, b: Uint32Array, stop: ReadonlySet
     const af = seg(a, 0, s);
     if (!stop.has(af))
       for (let j = 0; j < nb; j++) {
-        if (seg(b, j, s) === af) {
+        if (near(seg(b, j, s), af, radius)) {
           shared++;
           break;
         }
@@ -66,7 +108,7 @@ export function sharedSegments(a: Uint32Array, b: Uint32Array, stop: ReadonlySet
     const bf = seg(b, 0, s);
     if (!stop.has(bf))
       for (let i = 1; i < na; i++) {
-        if (seg(a, i, s) === bf) {
+        if (near(seg(a, i, s), bf, radius)) {
           shared++;
           break;
         }
@@ -76,16 +118,16 @@ export function sharedSegments(a: Uint32Array, b: Uint32Array, stop: ReadonlySet
 }
 
 /** Condition 2: the query's terms meet the stored post's terms often enough. */
-export function sharesSegments(a: Uint32Array, b: Uint32Array, needed = MIN_SHARED): boolean {
-  return sharedSegments(a, b) >= needed;
+export function sharesSegments(a: Uint32Array, b: Uint32Array, needed = MIN_SHARED, radius = PROBE_RADIUS): boolean {
+  return sharedSegments(a, b, radius) >= needed;
 }
 
 /** The robust match of query a against stored b, or null. */
-export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, needed = MIN_SHARED): RobustMatch | null {
+export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, needed = MIN_SHARED, radius = PROBE_RADIUS): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   if (a.hashes.length === 0 || b.hashes.length === 0) return null;
   // Distance first: it is the cheaper test and the one most candidates fail (the conditions are ANDed,
   // so the order does not change the answer).
   const m = matchDescriptors(a, b, threshold);
-  return m && sharesSegments(a.hashes, b.hashes, needed) ? m : null;
+  return m && sharesSegments(a.hashes, b.hashes, needed, radius) ? m : null;
 }
