@@ -272,9 +272,10 @@ lines.push('');
 // most goal rows met among those within the false-match goal (ties: the lower threshold)
 const windowKeys = keys.filter((k) => k.startsWith('trim+pdq+w'));
 const chosenKey = process.env.ROBUST_CHOSEN ?? windowKeys.find(goalsMet) ?? windowKeys.filter((k) => overallFp(k) <= 0.001).sort((a, b) => goalRows(b) - goalRows(a))[0];
-const shown = ['phash64@8', 'trim+phash64@8', 'trim+pdq@31', 'trim+pdq+w20@72', chosenKey].filter((k, i, a) => table[k] && a.indexOf(k) === i);
+const servedKey = `${segName(MIN_SHARED, PROBE_RADIUS)}@72`;
+const shown = ['phash64@8', 'trim+phash64@8', 'trim+pdq@31', 'trim+pdq+w20@72', servedKey, chosenKey].filter((k, i, a) => table[k] && a.indexOf(k) === i);
 lines.push(`## Per transform: recall / false-match rate`, '');
-lines.push(`Chosen: **${chosenKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`, '');
+lines.push(`Chosen: **${chosenKey}**; served (THE rule of src/hashing/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`, '');
 lines.push(`| transform | goal | ${shown.join(' | ')} | ${chosenKey}, not astronomical |`);
 lines.push(`| --- | --- | ${shown.map(() => '---').join(' | ')} | --- |`);
 for (const name of [...TRANSFORMS.map((t) => t.name), 'originals']) {
@@ -295,6 +296,10 @@ lines.push(`| goal rows met | | ${segKeys.map((k) => `${goalRows(k)} of ${TRANSF
 lines.push(`| false matches, all rows | ≤ 0.1 % | ${segKeys.map((k) => pct(overallFp(k), 3)).join(' | ')} |`);
 lines.push(`| candidates (unrelated pairs meeting condition 2) | | - | ${SEG_VARIANTS.map((v) => { const f = fetched[segName(v.needed, v.radius)]; return `${pct(f.fetched / f.pairs, 3)} (${Math.round((f.fetched / f.pairs) * 1e6).toLocaleString('en-US')})`; }).join(' | ')} |`);
 lines.push('');
+// the hand-written reading of the table above, kept across runs (edit it between the markers)
+const NOTES = /<!-- index-condition:start -->[\s\S]*?<!-- index-condition:end -->/;
+const kept = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8').match(NOTES)?.[0] : undefined;
+lines.push(kept ?? '<!-- index-condition:start -->\n<!-- index-condition:end -->', '');
 lines.push('## Hashing throughput', '');
 lines.push(`${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (${BASE} px grey raster, trim, hashes). sharp concurrency 1; the box is shared, so compare rows of the same run only.`, '');
 lines.push('| pipeline | images/s (wall) | vs today | images per CPU-second | vs today |');
