@@ -154,7 +154,7 @@ try {
     `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
       `the exact-term rule's lookup (2 equal segments) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
       (scans ? `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical to the scan: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} ` : 'no scans (ROBUST_LOOKUP_SCANS=0) ') +
-      `(the exact-term rule: ${exactDiffer === 0 ? 'the same' : `${exactDiffer} queries differ; matches ours adds: ${addedReal} real descriptors, ${addedMadeUp} made-up unrelated ones; matches only it finds: ${exactOnlyReal} real, ${exactOnly} made-up`}) | ` +
+      (scans ? `(the exact-term rule: ${exactDiffer === 0 ? 'the same' : `${exactDiffer} queries differ; matches ours adds: ${addedReal} real descriptors, ${addedMadeUp} made-up unrelated ones; matches only it finds: ${exactOnlyReal} real, ${exactOnly} made-up`}) ` : '') + '| ' +
       `${fmt(found / queries)} matches per query (exact-term rule ${fmt(foundExact / queries)}); indexing ${fmt(indexSeconds)} s |\n`,
   );
 } finally {
