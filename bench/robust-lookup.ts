@@ -1,30 +1,31 @@
 /**
  * The robust lookup (decisions §16, issue 25) at scale: p50/p99 of the indexed lookup
  * (src/search/similar/robust-lookup.ts findRobust: the Elasticsearch candidates sharing the most of at
- * least MIN_SHARED segment terms, at most MAX_CANDIDATES, then the rule on their descriptors read from
+ * least MIN_SHARED segments (probed within PROBE_RADIUS bits), at most MAX_CANDIDATES, then the rule on their descriptors read from
  * SQLite in one statement) against a linear scan of the same descriptors in SQLite under the same
  * rule (scanRobust), in the same run (the lookups first, the scans after); the two answers are
- * compared for every query.
+ * compared for every query. The anchor, interleaved with it: the same lookup under the rule before its
+ * probes (2 exactly equal segments: `EXACT`), for before and after in one run.
  *
  *   npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts   # the descriptors
  *   npx tsx bench/robust-lookup.ts [posts=100000] [queries=100]
  *   ROBUST_LOOKUP_KEEP=/some/dir npx tsx bench/robust-lookup.ts ...   # keep SQLite and the index there:
  *     a later run with the same dir and posts skips the build (an index takes ~10 min per 1M posts on
  *     an idle box), so the lookup can be measured again after a change to the query side only
+ *   ROBUST_LOOKUP_SCANS=0 ...   # the lookups alone (a second timing; the scan, ~7 s a query at 1M, and the comparison skipped)
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
  * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
  * all 21 hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
  * written straight into SQLite, the index is built by the production reindex (src/search/reindex.ts)
  * and merged to one segment as `imgpost reindex` does. Queries: copies of the set picked at random
- * (their originals are in the corpus). In process: no HTTP. Each query also runs through the
- * lookup before the candidate cap (bench/robust/previous-lookup.ts), interleaved, for before and after in one run.
+ * (their originals are in the corpus). In process: no HTTP.
  */
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { encodeDescriptor } from '../src/hashing/robust/format.ts';
-import type { Descriptor } from '../src/hashing/robust/rule.ts';
+import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/hashing/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
@@ -32,9 +33,12 @@ import { reindex } from '../src/search/reindex.ts';
 import { findRobust, scanRobust, type RobustHit } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';
 import { DIR, realDescriptors, SEED, unrelated as unrelatedOf } from './robust/corpus.ts';
-import { previousFindRobust } from './robust/previous-lookup.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
+
+/** condition 2 before issue 25's probes: 2 segments, exactly equal */
+const EXACT: IndexCondition = { needed: 2, radius: 0 };
+const exactLookup = (postsIndex: Parameters<typeof findRobust>[0], store: Parameters<typeof findRobust>[1], q: Descriptor) => findRobust(postsIndex, store, q, MAX_CANDIDATES, EXACT);
 
 const posts = Number(process.argv[2] ?? 100_000);
 const queries = Number(process.argv[3] ?? 100);
@@ -95,12 +99,12 @@ try {
 
   const store = services.postRepository.robust;
   const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
-  for (const q of qs.slice(0, 5)) await Promise.all([findRobust(services.postsIndex, store, q), previousFindRobust(services.postsIndex, store, q)]); // warm-up
+  for (const q of qs.slice(0, 5)) await Promise.all([findRobust(services.postsIndex, store, q), exactLookup(services.postsIndex, store, q)]); // warm-up
   const ours: number[] = [];
-  const previous: number[] = [];
+  const exactTimes: number[] = [];
   const scan: number[] = [];
   let differ = 0;
-  let previousDiffer = 0;
+  let exactDiffer = 0;
   let found = 0;
   const timed = async <T>(into: number[], f: () => Promise<T>): Promise<T> => {
     const t0 = nowMs();
@@ -114,36 +118,44 @@ try {
   for (const [i, q] of qs.entries()) {
     // alternate which lookup goes first: the second one meets the first one's terms in Elasticsearch's caches
     const ourFirst = i % 2 === 0;
-    const p0 = ourFirst ? undefined : await timed(previous, () => previousFindRobust(services.postsIndex, store, q));
+    const p0 = ourFirst ? undefined : await timed(exactTimes, () => exactLookup(services.postsIndex, store, q));
     const a = await timed(ours, () => findRobust(services.postsIndex, store, q));
-    const p = p0 ?? (await timed(previous, () => previousFindRobust(services.postsIndex, store, q)));
+    const p = p0 ?? (await timed(exactTimes, () => exactLookup(services.postsIndex, store, q)));
     answers.push({ a, p });
   }
-  let previousLeftOut = 0;
-  let leftOutReal = 0;
+  let addedMadeUp = 0;
+  let addedReal = 0;
+  let foundExact = 0;
+  let exactOnly = 0;
+  let exactOnlyReal = 0;
+  const scans = process.env.ROBUST_LOOKUP_SCANS !== '0';
   for (const [i, q] of qs.entries()) {
     const { a, p } = answers[i];
+    found += a.length;
+    foundExact += p.length;
+    if (!scans) continue;
     const t = nowMs();
     const b = scanRobust(store, q);
     scan.push(nowMs() - t);
-    found += a.length;
     const key = (list: RobustHit[]) => JSON.stringify(list.map((m) => [m.id, m.distance]));
     if (key(a) !== key(b)) differ++;
-    // the previous lookup had no cap on candidates (condition 4): it may find a match ranked below it
-    if (key(p) !== key(b)) previousDiffer++;
-    const kept = new Set(b.map((m) => m.seq));
-    for (const m of p) if (!kept.has(m.seq)) (m.seq <= real.length ? leftOutReal++ : previousLeftOut++);
+    // the exact-term rule finds fewer: the matches it leaves out that ours finds, real or made up
+    if (key(p) !== key(b)) exactDiffer++;
+    const exactSeqs = new Set(p.map((m) => m.seq));
+    for (const m of b) if (!exactSeqs.has(m.seq)) (m.seq <= real.length ? addedReal++ : addedMadeUp++);
+    const oursSeqs = new Set(b.map((m) => m.seq));
+    for (const m of p) if (!oursSeqs.has(m.seq)) (m.seq <= real.length ? exactOnlyReal++ : exactOnly++);
   }
   const o = summarize(ours);
   const s = summarize(scan);
-  const pr = summarize(previous);
+  const pr = summarize(exactTimes);
   const n = services.postRepository.count();
   process.stdout.write(
     `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
-      `previous lookup before the cap (bench/robust/previous-lookup.ts) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
-      `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical to the scan: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} ` +
-      `(previous lookup: ${previousDiffer === 0 ? 'the same' : `${previousDiffer} queries differ; matches it adds: ${leftOutReal} real descriptors, ${previousLeftOut} made-up unrelated ones`}) | ` +
-      `${fmt(found / queries)} matches per query; indexing ${fmt(indexSeconds)} s |\n`,
+      `the exact-term rule's lookup (2 equal segments) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
+      (scans ? `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical to the scan: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} ` : 'no scans (ROBUST_LOOKUP_SCANS=0) ') +
+      (scans ? `(the exact-term rule: ${exactDiffer === 0 ? 'the same' : `${exactDiffer} queries differ; matches ours adds: ${addedReal} real descriptors, ${addedMadeUp} made-up unrelated ones; matches only it finds: ${exactOnlyReal} real, ${exactOnly} made-up`}) ` : '') + '| ' +
+      `${fmt(found / queries)} matches per query (exact-term rule ${fmt(foundExact / queries)}); indexing ${fmt(indexSeconds)} s |\n`,
   );
 } finally {
   if (!keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});

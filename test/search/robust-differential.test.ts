@@ -4,7 +4,9 @@
  * stored descriptors) is exactly what a linear scan of SQLite under the same rule returns
  * (src/hashing/robust/rule.ts), in the same order. The descriptors are variants of real ones
  * (photographs of test/fixtures/photos and copies of them) with bits flipped segment by segment,
- * so pairs fall on both sides of each condition: shared segment terms and distance.
+ * so pairs fall on both sides of each condition: shared segments and distance. Some segments keep
+ * their value but for one bit (shared only through the lookup's probes) or two (never shared under
+ * PROBE_RADIUS 1), so a lookup that probed otherwise than the scan counts would answer differently.
  */
 import test from 'ava';
 import sharp from 'sharp';
@@ -13,7 +15,7 @@ import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
 import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
 import { BASE } from '../../src/hashing/robust/grey.ts';
-import { robustMatch, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import { MIN_SHARED, PROBE_RADIUS, robustMatch, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
@@ -32,13 +34,24 @@ async function real(image: Buffer): Promise<Descriptor> {
   return { quality: d.quality, hashes: d.hashes };
 }
 
-/** Each hash of `d` with a few segments kept and the others' bits flipped at rate p: distances 0..~90 bits. */
+const flip = (hashes: Uint32Array, h: number, bit: number) => (hashes[h * 8 + (bit >> 5)] ^= 1 << (31 - (bit & 31)));
+
+/**
+ * Each hash of `d` with a few segments kept (some exactly, some but for 1 or 2 bits) and the others'
+ * bits flipped at rate p: distances 0..~90 bits.
+ */
 function variant(d: Descriptor): Descriptor {
   const hashes = Uint32Array.from(d.hashes);
   for (let h = 0; h < hashes.length / 8; h++) {
     const p = 0.02 + rnd.next() * 0.33;
-    const kept = new Set(Array.from({ length: rnd.int(0, 3) }, () => rnd.int(0, 15)));
-    for (let bit = 0; bit < 256; bit++) if (!kept.has(bit >> 4) && rnd.next() < p) hashes[h * 8 + (bit >> 5)] ^= 1 << (31 - (bit & 31));
+    const kept = new Set(Array.from({ length: rnd.int(0, 4) }, () => rnd.int(0, 15)));
+    for (let bit = 0; bit < 256; bit++) if (!kept.has(bit >> 4) && rnd.next() < p) flip(hashes, h, bit);
+    for (const s of kept) {
+      const off = rnd.int(0, 2); // bits off in a kept segment: 0, 1 (probed) or 2 (beyond the probes)
+      const first = rnd.int(0, 15);
+      if (off >= 1) flip(hashes, h, s * 16 + first);
+      if (off === 2) flip(hashes, h, s * 16 + ((first + rnd.int(1, 15)) % 16));
+    }
   }
   return { quality: d.quality, hashes };
 }
@@ -70,22 +83,33 @@ test.before(async () => {
 });
 test.after.always(() => app?.close());
 
-test('the pairs straddle both conditions of the rule', (t) => {
-  let oneSegmentOnly = 0;
+/** the posts the differential test below looks up */
+const queried = () => planted.filter((_, i) => i % 8 === 0);
+
+test('the pairs straddle both conditions of the rule, and the probes decide some of them', (t) => {
+  let oneShort = 0;
   let tooFar = 0;
   let matches = 0;
-  for (const a of planted.slice(0, 60))
+  let throughProbes = 0;
+  let beyondProbes = 0;
+  for (const a of queried())
     for (const b of planted) {
       if (a === b) continue;
       const shared = sharedSegments(a.d.hashes, b.d.hashes);
       const near = robustMatch(a.d, b.d, THRESHOLD, 0) !== null;
-      if (near && shared === 1) oneSegmentOnly++;
-      if (shared >= 2 && !near && a.d.quality >= 50 && b.d.quality >= 50) tooFar++;
+      if (near && shared === MIN_SHARED - 1) oneShort++;
+      if (shared >= MIN_SHARED && !near && a.d.quality >= 50 && b.d.quality >= 50) tooFar++;
       if (robustMatch(a.d, b.d)) matches++;
+      // matches only because a segment within PROBE_RADIUS bits counts: a lookup asking exact terms would miss them
+      if (near && shared >= MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, 0) < MIN_SHARED) throughProbes++;
+      // would match if segments one bit further counted: a lookup probing wider would return them
+      if (near && shared < MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, PROBE_RADIUS + 1) >= MIN_SHARED) beyondProbes++;
     }
-  t.true(oneSegmentOnly > 0, 'within the distance but sharing one segment term (left out by both)');
+  t.true(oneShort > 0, 'within the distance but one shared segment short (left out by both)');
   t.true(tooFar > 0, 'candidates of the index beyond the distance');
   t.true(matches > 100, `${matches} matching pairs`);
+  t.true(throughProbes > 10, `${throughProbes} matching pairs need a probed segment`);
+  t.true(beyondProbes > 10, `${beyondProbes} pairs within the distance have a segment just beyond the probes`);
   t.is(hamming256(planted[0].d.hashes, planted[0].d.hashes), 0);
 });
 

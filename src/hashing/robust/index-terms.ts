@@ -4,8 +4,9 @@
  * `<segment>:<hex>` (the segment number keeps equal bits at different places apart).
  *
  *   stored:  `robust_full` = the full hash's terms; `robust_any` = the terms of the full hash and of every window;
- *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, one
- *            `term` clause each, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
+ *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, each
+ *            with its neighbours within the rule's probe radius, one `terms` clause per segment and
+ *            side, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
  *            then the rest of the rule (src/hashing/robust/rule.ts) on the candidates' descriptors.
  *
  * Pigeonhole would make one shared segment exact only while threshold < 256 / bits; the chosen
@@ -13,24 +14,26 @@
  * bench/robust/check-index.ts measures how many true matches share at least s terms and how many
  * unrelated posts do.
  */
+import { probes } from './rule.ts';
 
 export function segmentCount(bits: number): number {
   if (![8, 16].includes(bits)) throw new RangeError('segments of 8 or 16 bits');
   return 256 / bits;
 }
 
-/** The terms of hash number `hashIndex` of a descriptor's words (8 words per hash). */
-export function hashTerms(words: Uint32Array, hashIndex: number, bits = 8): string[] {
+/** The segment values of hash number `hashIndex` of a descriptor's words (8 words per hash). */
+function hashValues(words: Uint32Array, hashIndex: number, bits: number): number[] {
   const n = segmentCount(bits);
   const per = 32 / bits;
   const mask = (1 << bits) - 1;
-  const out: string[] = [];
-  for (let s = 0; s < n; s++) {
-    const word = words[hashIndex * 8 + Math.floor(s / per)];
-    const v = (word >>> ((per - 1 - (s % per)) * bits)) & mask;
-    out.push(`${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`);
-  }
+  const out: number[] = [];
+  for (let s = 0; s < n; s++) out.push((words[hashIndex * 8 + Math.floor(s / per)] >>> ((per - 1 - (s % per)) * bits)) & mask);
   return out;
+}
+
+/** The terms of hash number `hashIndex` of a descriptor's words (8 words per hash). */
+export function hashTerms(words: Uint32Array, hashIndex: number, bits = 8): string[] {
+  return hashValues(words, hashIndex, bits).map((v, s) => `${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`);
 }
 
 /** What a post stores: `robust_full` and `robust_any` (deduplicated). */
@@ -49,14 +52,21 @@ export function queryTerms(words: Uint32Array, bits = 8): { inAny: string[]; inF
 
 /**
  * The lookup's clauses grouped by segment, as the rule counts them (src/hashing/robust/rule.ts
- * `sharedSegments`): for each segment s, the query's full-hash term (against `robust_any`) and the
- * set of its windows' terms at s (against `robust_full`, where a post has exactly one term per
- * segment, so at most one of the set can match). One clause per group, so the lookup sends 32
- * clauses instead of one per distinct term (about 336), with the same count.
+ * `sharedSegments`): for each segment s, the query's full-hash value and its neighbours within
+ * `radius` bits (`probes`, against `robust_any`), and the same for each of its windows' values at s,
+ * as one set (against `robust_full`, where a post has exactly one term per segment, so the clause
+ * holds exactly when one window is within the radius). One clause per group, so the lookup sends 32
+ * clauses instead of one per distinct term, with the same count.
  */
-export function querySegments(words: Uint32Array, bits = 8): { inAny: string[]; inFull: string[][] } {
+export function querySegments(words: Uint32Array, bits = 8, radius = 0): { inAny: string[][]; inFull: string[][] } {
   const n = segmentCount(bits);
-  const inFull: Set<string>[] = Array.from({ length: n }, () => new Set());
-  for (let h = 1; h < words.length / 8; h++) hashTerms(words, h, bits).forEach((t, s) => inFull[s].add(t));
-  return { inAny: hashTerms(words, 0, bits), inFull: inFull.map((set) => [...set]) };
+  const term = (s: number, v: number) => `${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`;
+  const near = (s: number, values: Iterable<number>) => {
+    const out = new Set<string>();
+    for (const v of values) for (const p of probes(v, radius, bits)) out.add(term(s, p));
+    return [...out];
+  };
+  const inFull: Set<number>[] = Array.from({ length: n }, () => new Set());
+  for (let h = 1; h < words.length / 8; h++) hashValues(words, h, bits).forEach((v, s) => inFull[s].add(v));
+  return { inAny: hashValues(words, 0, bits).map((v, s) => near(s, [v])), inFull: inFull.map((set, s) => near(s, set)) };
 }

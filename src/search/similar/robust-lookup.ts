@@ -2,9 +2,10 @@
  * The robust lookup (decisions §16): every stored post that matches a descriptor under THE rule of
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
- *  1. Candidates: the posts whose document shares at least MIN_SHARED segment terms with the query
- *     (a bool of 32 clauses with `minimum_should_match`, per segment the query's full-hash `term` in
- *     `robust_any` and the `terms` of its windows in `robust_full`, each scoring 1: the score is the
+ *  1. Candidates: the posts whose document shares at least MIN_SHARED segments with the query
+ *     (a bool of 32 clauses with `minimum_should_match`, per segment the `terms` of the query's
+ *     full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
+ *     windows' values and their neighbours in `robust_full`, each scoring 1: the score is the
  *     shared-term count exactly as `sharedSegments` counts it, condition 2), the MAX_CANDIDATES with
  *     the highest score, then the lowest post number (condition 4), in one request; only the sort
  *     values come back (no _source, no _id, `filter_path`). The cap replaced paging over every
@@ -19,7 +20,7 @@ import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import type { RobustMatch } from '../../hashing/robust/descriptor.ts';
 import { decodeDescriptor } from '../../hashing/robust/format.ts';
 import { querySegments } from '../../hashing/robust/index-terms.ts';
-import { byShared, MAX_CANDIDATES, MIN_SHARED, robustMatch, SEGMENT_BITS, sharedSegments, type Descriptor } from '../../hashing/robust/rule.ts';
+import { byShared, INDEX_CONDITION, MAX_CANDIDATES, robustMatch, THRESHOLD, SEGMENT_BITS, sharedSegments, type Descriptor, type IndexCondition } from '../../hashing/robust/rule.ts';
 import { MIN_QUALITY } from '../../hashing/robust/descriptor.ts';
 import type { RobustDescriptors, StoredDescriptor } from '../../kernel/robust-descriptors.ts';
 import { translateEsError } from '../engine.ts';
@@ -36,15 +37,16 @@ export const byScore = (a: RobustHit, b: RobustHit): number =>
   b.score - a.score || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * The query: per segment, the query's full-hash term in `robust_any` and its windows' terms in
- * `robust_full`, each clause scoring exactly 1 (constant_score), so a candidate's score is its
- * shared-term count (`sharedSegments`), an integer a float sums exactly.
+ * The query: per segment, the query's full-hash value and its neighbours within the probe radius in
+ * `robust_any`, and its windows' values and their neighbours in `robust_full`, each clause scoring
+ * exactly 1 (constant_score), so a candidate's score is its shared-segment count (`sharedSegments`),
+ * an integer a float sums exactly.
  */
-export function candidateQuery(query: Descriptor): Record<string, unknown> {
-  const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS);
+export function candidateQuery(query: Descriptor, condition: IndexCondition = INDEX_CONDITION): Record<string, unknown> {
+  const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS, condition.radius);
   const one = (filter: unknown) => ({ constant_score: { filter, boost: 1 } });
-  const should = [...inAny.map((t) => one({ term: { robust_any: t } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } }))];
-  return { bool: { should, minimum_should_match: MIN_SHARED } };
+  const should = [...inAny.map((ts) => one({ terms: { robust_any: ts } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } }))];
+  return { bool: { should, minimum_should_match: condition.needed } };
 }
 
 /**
@@ -52,11 +54,11 @@ export function candidateQuery(query: Descriptor): Record<string, unknown> {
  * sharing the most terms, then the lowest numbers. One request; only the sort values come back
  * (`filter_path`: building and sending the hits, not matching the terms, was the heavy part).
  */
-export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, cap = MAX_CANDIDATES): Promise<number[]> {
+export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): Promise<number[]> {
   try {
     const res = await postsIndex.client.search({
       index: postsIndex.alias,
-      query: candidateQuery(query),
+      query: candidateQuery(query, condition),
       size: cap,
       sort: [{ _score: { order: 'desc' } }, { seq: { order: 'asc' } }],
       _source: false,
@@ -71,21 +73,24 @@ export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, c
 }
 
 /** The rule on one stored descriptor (null: no match, or a descriptor that does not decode). */
-function ruleOn(query: Descriptor, robust: Buffer): RobustMatch | null {
+function ruleOn(query: Descriptor, robust: Buffer, condition: IndexCondition): RobustMatch | null {
   const stored = decodeDescriptor(robust);
-  return stored && robustMatch(query, stored);
+  return stored && robustMatch(query, stored, THRESHOLD, condition.needed, condition.radius);
 }
 
 const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
 
-/** Every robust match of `query` among the indexed posts, best first (`cap`: condition 4's bound, smaller only in tests). */
-export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES): Promise<RobustHit[]> {
+/**
+ * Every robust match of `query` among the indexed posts, best first (`cap`: condition 4's bound,
+ * smaller only in tests; `condition`: condition 2's parameters, others than the rule's only in benches and tests).
+ */
+export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): Promise<RobustHit[]> {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
-  const seqs = await candidateSeqs(postsIndex, query, cap);
+  const seqs = await candidateSeqs(postsIndex, query, cap, condition);
   // The rule on every candidate's descriptor, then the posts' details for the few that match.
   const matches = new Map<number, RobustMatch>();
   for (const [seq, robust] of store.ofSeqs(seqs)) {
-    const m = ruleOn(query, robust);
+    const m = ruleOn(query, robust, condition);
     if (m) matches.set(seq, m);
   }
   return store
@@ -97,21 +102,21 @@ export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptor
 /**
  * The same rule over every stored descriptor (a linear scan): the reference the lookup is checked
  * and measured against. Condition 4 as the index applies it: the posts an index holds terms for
- * (quality ≥ MIN_QUALITY) sharing at least MIN_SHARED terms, in `byShared` order, the first `cap`.
+ * (quality ≥ MIN_QUALITY) sharing at least `condition.needed` segments, in `byShared` order, the first `cap`.
  */
-export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES): RobustHit[] {
+export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): RobustHit[] {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
   const candidates: { shared: number; seq: number; row: StoredDescriptor; stored: Descriptor }[] = [];
   for (const row of store.all()) {
     const stored = decodeDescriptor(row.robust);
     if (!stored || stored.quality < MIN_QUALITY || stored.hashes.length === 0) continue;
-    const shared = sharedSegments(query.hashes, stored.hashes);
-    if (shared >= MIN_SHARED) candidates.push({ shared, seq: row.seq, row, stored });
+    const shared = sharedSegments(query.hashes, stored.hashes, condition.radius);
+    if (shared >= condition.needed) candidates.push({ shared, seq: row.seq, row, stored });
   }
   const out: RobustHit[] = [];
   // The rule on the descriptor decoded above (ruleOn would decode it again).
   for (const { row, stored } of candidates.sort(byShared).slice(0, cap)) {
-    const m = robustMatch(query, stored);
+    const m = robustMatch(query, stored, THRESHOLD, condition.needed, condition.radius);
     if (m) out.push(hitOf(m, row));
   }
   return out.sort(byScore);
