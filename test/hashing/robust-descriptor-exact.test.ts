@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { createHashPool } from '../../src/hashing/pool.ts';
 import { robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
 import { integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { toHex } from '../../src/hashing/robust/pdq.ts';
+import { medianOf, toHex } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 
 /**
@@ -31,7 +31,7 @@ test.after.always(async () => {
 
 // Copies as the evaluation makes them (lossless PNG, so only the decoder's version matters), and an
 // EXIF-rotated one for the worker's autoOrient.
-const TRANSFORMS: Record<string, (s: sharp.Sharp, w: number, h: number) => sharp.Sharp> = {
+const TRANSFORMS: Record<string, (s: Sharp, w: number, h: number) => Sharp> = {
   original: (s) => s,
   crop10side: (s, w, h) => s.extract({ left: Math.round(w * 0.1), top: 0, width: w - Math.round(w * 0.1), height: h }).png(),
   crop20centre: (s, w, h) => s.extract({ left: Math.round(w * 0.1), top: Math.round(h * 0.1), width: Math.round(w * 0.8), height: Math.round(h * 0.8) }).png(),
@@ -92,6 +92,23 @@ test('descriptors of synthetic rasters (every window set, the trimmed 64-bit has
     else t.is(digest, expected.synthetic[name], name);
   }
   if (write) t.pass();
+});
+
+test('the median by selection is the median by sorting, ties and signed zeros included', (t) => {
+  let seed = 99;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const pools = [[0], [-0, 0], [1, 2], [-1, -0, 0, 1], [3, 3, 3, 5, -2], [0.1, 0.2, 0.30000000000000004, -7e-17, 7e-17]];
+  for (let round = 0; round < 3000; round++) {
+    const values = new Float64Array(256);
+    const pool = pools[round % pools.length];
+    for (let i = 0; i < 256; i++) values[i] = round % 7 === 6 ? (rnd() - 0.5) * 1e4 : pool[Math.floor(rnd() * pool.length)];
+    const sorted = Float64Array.from(values).sort();
+    const want = (sorted[127] + sorted[128]) / 2;
+    const got = medianOf(values);
+    // Only the comparisons against it make bits: equal as numbers (-0 == 0) is what counts.
+    if (got !== want) t.fail(`round ${round}: ${got} against ${want}`);
+  }
+  t.pass();
 });
 
 if (write) test.after.always(() => writeFileSync(EXPECTED, JSON.stringify(expected, null, 1) + '\n'));
