@@ -18,6 +18,7 @@ import { descriptorToHex, robustDescriptor, WINDOW_SETS } from '../../src/hashin
 import { BASE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 import { CACHE, DERIVED, ORIGINALS } from './paths.ts';
+import { syntheticRasters } from './synthetic-rasters.ts';
 
 const RASTERS = join(CACHE, `rasters-${BASE}.bin`);
 
@@ -52,27 +53,6 @@ async function evaluationRasters(): Promise<[string, Grey][]> {
     at += 6 + n;
     out.push([name, { width, height, pixels: new Uint8Array(buf.subarray(at, at + width * height)) }]);
     at += width * height;
-  }
-  return out;
-}
-
-/** Deterministic rasters that stress what photographs rarely do: ties, flat areas, odd sizes. */
-function syntheticRasters(): [string, Grey][] {
-  let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const make = (name: string, width: number, height: number, f: (x: number, y: number) => number): [string, Grey] => {
-    const pixels = new Uint8Array(width * height);
-    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels[y * width + x] = Math.max(0, Math.min(255, Math.round(f(x, y))));
-    return [name, { width, height, pixels }];
-  };
-  const out: [string, Grey][] = [];
-  for (const [w, h] of [[128, 128], [128, 85], [37, 128], [64, 64], [65, 63], [3, 2], [1, 1], [128, 1], [1, 128], [2, 128], [200, 150]]) {
-    out.push(make(`noise-${w}x${h}`, w, h, () => rnd() * 256));
-    out.push(make(`flat-${w}x${h}`, w, h, () => 117));
-    out.push(make(`grad-${w}x${h}`, w, h, (x, y) => (x * 255) / Math.max(1, w - 1) * 0.6 + (y * 255) / Math.max(1, h - 1) * 0.4));
-    out.push(make(`checker-${w}x${h}`, w, h, (x, y) => ((x >> 3) + (y >> 3)) % 2 ? 230 : 20));
-    out.push(make(`framed-${w}x${h}`, w, h, (x, y) => (x < w / 8 || y < h / 8 || x >= w - w / 8 || y >= h - h / 8 ? 0 : 60 + rnd() * 140)));
-    out.push(make(`stripes-${w}x${h}`, w, h, (x) => (x % 2 ? 255 : 0)));
   }
   return out;
 }
