@@ -7,7 +7,7 @@
  * So only full-against-window and full-against-full pairs are compared (1 + 2 * WINDOWS.length),
  * never window against window, which keeps the false-match rate and the index small.
  */
-import { hamming256, pdq, toHex, fromHex } from './pdq.ts';
+import { hamming256, pdqInto, toHex, fromHex } from './pdq.ts';
 import { integral, type Box, type Grey } from './grey.ts';
 import { trimBorders } from './trim.ts';
 
@@ -63,12 +63,11 @@ export function subBox(b: Box, s: WindowSpec): Box {
 export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[] } = {}): RobustDescriptor {
   const trimmed = trimBorders(g);
   const I = integral(g);
-  const full = pdq(I, trimmed);
   const specs = options.windows === false ? [] : Array.isArray(options.windows) ? options.windows : WINDOWS;
   const hashes = new Uint32Array(8 * (1 + specs.length));
-  hashes.set(full.bits, 0);
-  specs.forEach((s, i) => hashes.set(pdq(I, subBox(trimmed, s), false).bits, 8 * (i + 1)));
-  return { trimmed, width: g.width, height: g.height, quality: full.quality, hashes };
+  const quality = pdqInto(I, trimmed, true, hashes, 0);
+  for (let i = 0; i < specs.length; i++) pdqInto(I, subBox(trimmed, specs[i]), false, hashes, 8 * (i + 1));
+  return { trimmed, width: g.width, height: g.height, quality, hashes };
 }
 
 export interface RobustMatch {

@@ -70,48 +70,75 @@ function fractionalSum(I: Integral, x: number, y: number): number {
 
 /**
  * The box's area-averaged n x n grid of means, row-major. Separable: the summed-area table is
- * interpolated at the n + 1 column edges on every row, then at the n + 1 row edges, so a grid costs
- * about (height + n) * n operations whatever the box.
+ * interpolated at the n + 1 column edges on the rows the row edges fall between, then at the n + 1
+ * row edges, so a grid costs about (box height + n) * n operations whatever the box.
  */
 export function downsample(I: Integral, box: Box, n: number): Float64Array {
+  return downsampleInto(I, box, n, new Float64Array(n * n));
+}
+
+// Scratch for downsampleInto, grown on demand: a descriptor resamples 21 boxes of one picture, and
+// allocating (and zeroing) these for each was a visible part of its time.
+let cx = new Int32Array(0);
+let fx = new Float64Array(0);
+let rowEdge = new Float64Array(0);
+let S = new Float64Array(0);
+
+/**
+ * downsample() into out (n * n). Every value comes from the same operations in the same order as
+ * the first implementation (stored descriptors depend on it); the only change is that rows of the
+ * table no row edge falls next to are not interpolated.
+ */
+export function downsampleInto(I: Integral, box: Box, n: number, out: Float64Array): Float64Array {
   const W = I.width + 1;
-  const H = I.height + 1;
   const m = n + 1;
+  if (cx.length < m) {
+    cx = new Int32Array(m);
+    fx = new Float64Array(m);
+    S = new Float64Array(m * m);
+  }
+  if (rowEdge.length < (I.height + 1) * m) rowEdge = new Float64Array((I.height + 1) * m);
+  // locals, not the module's bindings, inside the loops: V8 then keeps them in registers
+  const sat = I.sat, cxs = cx, fxs = fx, edges = rowEdge, s = S;
+  const { x: bx, y: by, w: bw, h: bh } = box;
+  const width = I.width, height = I.height;
   // column edges: index and weight of the SAT column to the left
-  const cx = new Int32Array(m);
-  const fx = new Float64Array(m);
   for (let k = 0; k < m; k++) {
-    const x = Math.min(Math.max(box.x + (box.w * k) / n, 0), I.width);
-    const xi = Math.min(Math.floor(x), I.width - 1);
-    cx[k] = xi;
-    fx[k] = x - xi;
+    const x = Math.min(Math.max(bx + (bw * k) / n, 0), width);
+    const xi = Math.min(Math.floor(x), width - 1);
+    cxs[k] = xi;
+    fxs[k] = x - xi;
   }
-  // rowEdge[r * m + k] = SAT at (x = edge k, y = r)
-  const rowEdge = new Float64Array(H * m);
-  for (let r = 0; r < H; r++) {
+  // the SAT rows the row edges interpolate between: [first, last]
+  const yiAt = (l: number) => Math.min(Math.floor(Math.min(Math.max(by + (bh * l) / n, 0), height)), height - 1);
+  const first = Math.min(yiAt(0), yiAt(n));
+  const last = Math.max(yiAt(0), yiAt(n)) + 1;
+  // edges[(r - first) * m + k] = SAT at (x = edge k, y = r)
+  for (let r = first; r <= last; r++) {
     const base = r * W;
+    const o = (r - first) * m;
     for (let k = 0; k < m; k++) {
-      const a = I.sat[base + cx[k]];
-      rowEdge[r * m + k] = a + (I.sat[base + cx[k] + 1] - a) * fx[k];
+      const a = sat[base + cxs[k]];
+      edges[o + k] = a + (sat[base + cxs[k] + 1] - a) * fxs[k];
     }
   }
-  // S[l * m + k] = SAT at (edge k, row edge l)
-  const S = new Float64Array(m * m);
+  // s[l * m + k] = SAT at (edge k, row edge l)
   for (let l = 0; l < m; l++) {
-    const y = Math.min(Math.max(box.y + (box.h * l) / n, 0), I.height);
-    const yi = Math.min(Math.floor(y), I.height - 1);
+    const y = Math.min(Math.max(by + (bh * l) / n, 0), height);
+    const yi = Math.min(Math.floor(y), height - 1);
     const fy = y - yi;
+    const o0 = (yi - first) * m;
+    const o1 = o0 + m;
     for (let k = 0; k < m; k++) {
-      const a = rowEdge[yi * m + k];
-      S[l * m + k] = a + (rowEdge[(yi + 1) * m + k] - a) * fy;
+      const a = edges[o0 + k];
+      s[l * m + k] = a + (edges[o1 + k] - a) * fy;
     }
   }
-  const area = (box.w / n) * (box.h / n);
-  const out = new Float64Array(n * n);
-  if (area <= 0) return out;
+  const area = (bw / n) * (bh / n);
+  if (area <= 0) return out.fill(0, 0, n * n);
   for (let j = 0; j < n; j++) {
     for (let i = 0; i < n; i++) {
-      out[j * n + i] = (S[(j + 1) * m + i + 1] - S[j * m + i + 1] - S[(j + 1) * m + i] + S[j * m + i]) / area;
+      out[j * n + i] = (s[(j + 1) * m + i + 1] - s[j * m + i + 1] - s[(j + 1) * m + i] + s[j * m + i]) / area;
     }
   }
   return out;

@@ -8,14 +8,14 @@
  * instead of the Jarosz tent filter, and the grey is libvips' b-w instead of Rec. 601 luma. So the
  * bits are not interchangeable with other PDQ implementations; distances behave the same way.
  */
-import { downsample, type Box, type Integral } from './grey.ts';
+import { downsampleInto, type Box, type Integral } from './grey.ts';
 
 const N = 64;
 const K = 16;
 
 /** D[i][j] = sqrt(2/64) cos(pi / 128 (i + 1)(2j + 1)), i < 16, j < 64 */
-const D = new Float64Array(K * N);
-for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) D[i * N + j] = Math.sqrt(2 / N) * Math.cos((Math.PI / (2 * N)) * (i + 1) * (2 * j + 1));
+const DCT = new Float64Array(K * N);
+for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) DCT[i * N + j] = Math.sqrt(2 / N) * Math.cos((Math.PI / (2 * N)) * (i + 1) * (2 * j + 1));
 
 export interface Pdq {
   /** 256 bits as 8 unsigned 32-bit words, bit k of the coefficient order (row-major 16x16) at word k >> 5, bit k & 31 */
@@ -25,8 +25,9 @@ export interface Pdq {
 
 export function pdqOfGrid(grid: Float64Array, withQuality = true): Pdq {
   if (grid.length !== N * N) throw new RangeError(`pdq needs a ${N}x${N} grid`);
-  const quality = withQuality ? qualityOf(grid) : -1;
-  return finish(grid, quality);
+  const bits = new Uint32Array(8);
+  finish(grid, bits, 0);
+  return { bits, quality: withQuality ? qualityOf(grid) : -1 };
 }
 
 /** PDQ's quality: sum of |neighbour differences| in percent of full scale, /90, capped at 100. */
@@ -44,15 +45,28 @@ function qualityOf(grid: Float64Array): number {
 
 // Scratch buffers, reused by every call (a worker hashes one picture at a time, synchronously).
 const H = N / 2;
-const plus = new Float64Array(H * N);
-const minus = new Float64Array(H * N);
-const T = new Float64Array(K * N);
-const B = new Float64Array(K * K);
-const sorted = new Float64Array(K * K);
+const PLUS = new Float64Array(H * N);
+const MINUS = new Float64Array(H * N);
+const T_ = new Float64Array(K * N);
+const FOLD_PLUS = new Float64Array(K * H);
+const FOLD_MINUS = new Float64Array(K * H);
+const B_ = new Float64Array(K * K);
+const scratch = new Float64Array(K * K);
+const grid = new Float64Array(N * N);
 
-function finish(grid: Float64Array, quality: number): Pdq {
-  // B = D A D^T: first T = D A (16x64), then B = T D^T (16x16). D[i][63 - y] = (-1)^(i+1) D[i][y],
-  // so each stage folds the input in half first (sums for even i + 1, differences for odd).
+/**
+ * Stored descriptors must stay valid, so every coefficient is computed by exactly the floating-point
+ * operations of the first implementation, in the same order (no fused multiply-add in JavaScript, so
+ * equal operations give equal bits): T = D A (16x64) with each T[i][x] summed over ascending y from 0,
+ * then B = T D^T with each B[i][j] summed over ascending x. What changed is only how the loops reach
+ * memory: several outputs are summed at once in local variables (registers) instead of a
+ * read-modify-write of T per product, and the folded rows of T are formed once instead of once per j.
+ * D[i][63 - y] = (-1)^(i+1) D[i][y], so each stage folds its input in half first (sums for even
+ * i + 1, differences for odd).
+ */
+function finish(grid: Float64Array, out: Uint32Array, at: number): void {
+  // locals, not the module's bindings, inside the loops: V8 then keeps them in registers
+  const D = DCT, plus = PLUS, minus = MINUS, T = T_, foldPlus = FOLD_PLUS, foldMinus = FOLD_MINUS, B = B_;
   for (let y = 0; y < H; y++) {
     const top = y * N;
     const bottom = (N - 1 - y) * N;
@@ -63,40 +77,115 @@ function finish(grid: Float64Array, quality: number): Pdq {
       minus[top + x] = a - b;
     }
   }
-  // Loops ordered so the inner one walks memory contiguously; each T[i][x] still receives its terms
-  // in ascending y, one product at a time, so the sums (and the bits) are exactly those of the
-  // straightforward order (no fused multiply-add in JavaScript).
-  T.fill(0);
-  for (let i = 0; i < K; i++) {
-    const src = (i & 1) === 1 ? plus : minus; // i + 1 even: symmetric
-    const row = i * N;
-    for (let y = 0; y < H; y++) {
-      const d = D[row + y];
-      const at = y * N;
-      for (let x = 0; x < N; x++) T[row + x] += d * src[at + x];
+  // Four rows of D of one parity (they read the same folded half) times two columns: eight sums.
+  for (let g = 0; g < 4; g++) {
+    const i0 = (g & 1) + (g >> 1) * 8; // {0,2,4,6}, {1,3,5,7}, {8,...,14}, {9,...,15}
+    const src = (i0 & 1) === 1 ? plus : minus; // i + 1 even: symmetric
+    const r0 = i0 * N, r1 = r0 + 2 * N, r2 = r0 + 4 * N, r3 = r0 + 6 * N;
+    for (let x = 0; x < N; x += 2) {
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+      for (let y = 0; y < H; y++) {
+        const s = src[y * N + x];
+        const t = src[y * N + x + 1];
+        const d0 = D[r0 + y], d1 = D[r1 + y], d2 = D[r2 + y], d3 = D[r3 + y];
+        a0 += d0 * s; b0 += d0 * t;
+        a1 += d1 * s; b1 += d1 * t;
+        a2 += d2 * s; b2 += d2 * t;
+        a3 += d3 * s; b3 += d3 * t;
+      }
+      T[r0 + x] = a0; T[r0 + x + 1] = b0;
+      T[r1 + x] = a1; T[r1 + x + 1] = b1;
+      T[r2 + x] = a2; T[r2 + x + 1] = b2;
+      T[r3 + x] = a3; T[r3 + x + 1] = b3;
     }
   }
   for (let i = 0; i < K; i++) {
     const row = i * N;
-    for (let j = 0; j < K; j++) {
-      const dj = j * N;
-      let s = 0;
-      if ((j & 1) === 1) for (let x = 0; x < H; x++) s += (T[row + x] + T[row + N - 1 - x]) * D[dj + x];
-      else for (let x = 0; x < H; x++) s += (T[row + x] - T[row + N - 1 - x]) * D[dj + x];
-      B[i * K + j] = s;
+    for (let x = 0; x < H; x++) {
+      const a = T[row + x];
+      const b = T[row + N - 1 - x];
+      foldPlus[i * H + x] = a + b;
+      foldMinus[i * H + x] = a - b;
     }
   }
-  sorted.set(B);
-  sorted.sort();
-  const median = (sorted[127] + sorted[128]) / 2;
-  const bits = new Uint32Array(8);
-  for (let k = 0; k < K * K; k++) if (B[k] > median) bits[k >> 5] |= 1 << (k & 31);
-  return { bits, quality };
+  // B[i][j] for four j of one parity (one folded row) at a time.
+  for (let i = 0; i < K; i++) {
+    for (let g = 0; g < 4; g++) {
+      const j0 = (g & 1) + (g >> 1) * 8;
+      const src = (j0 & 1) === 1 ? foldPlus : foldMinus;
+      const f0 = i * H, e0 = j0 * N, e1 = e0 + 2 * N, e2 = e0 + 4 * N, e3 = e0 + 6 * N;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let x = 0; x < H; x++) {
+        const f = src[f0 + x];
+        s0 += f * D[e0 + x];
+        s1 += f * D[e1 + x];
+        s2 += f * D[e2 + x];
+        s3 += f * D[e3 + x];
+      }
+      const o = i * K + j0;
+      B[o] = s0; B[o + 2] = s1; B[o + 4] = s2; B[o + 6] = s3;
+    }
+  }
+  const median = medianOf(B);
+  for (let w = 0; w < 8; w++) {
+    let word = 0;
+    for (let b = 0; b < 32; b++) if (B[w * 32 + b] > median) word |= 1 << b;
+    out[at + w] = word;
+  }
+}
+
+/**
+ * (128th + 129th smallest) / 2 of the 256 coefficients, as sorting them gave, by selection: the two
+ * values are the same numbers whichever way they are found (a -0 where the sort had +0, or back,
+ * changes no comparison). A NaN (no real picture makes one) keeps the sort, which orders NaN last.
+ */
+export function medianOf(values: Float64Array): number {
+  const a = scratch;
+  a.set(values);
+  const n = a.length;
+  const k = n / 2 - 1;
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== a[i]) {
+      a.sort();
+      return (a[k] + a[k + 1]) / 2;
+    }
+  }
+  // Wirth's selection: afterwards a[0..k) <= a[k] <= a(k..n).
+  let l = 0, m = n - 1;
+  while (l < m) {
+    const x = a[k];
+    let i = l, j = m;
+    do {
+      while (a[i] < x) i++;
+      while (x < a[j]) j--;
+      if (i <= j) {
+        const t = a[i]; a[i] = a[j]; a[j] = t;
+        i++;
+        j--;
+      }
+    } while (i <= j);
+    if (j < k) l = i;
+    if (k < i) m = j;
+  }
+  let next = a[k + 1];
+  for (let i = k + 2; i < n; i++) if (a[i] < next) next = a[i];
+  return (a[k] + next) / 2;
+}
+
+/**
+ * The box's hash written at out[at..at + 8), without allocating (a descriptor is 21 of them).
+ * Returns the quality, or -1 unless asked for (windows do not need it: the full hash carries it).
+ */
+export function pdqInto(I: Integral, box: Box, withQuality: boolean, out: Uint32Array, at: number): number {
+  downsampleInto(I, box, N, grid);
+  finish(grid, out, at);
+  return withQuality ? qualityOf(grid) : -1;
 }
 
 /** quality is -1 unless asked for (windows do not need it: the picture's full hash carries it) */
 export function pdq(I: Integral, box: Box, withQuality = true): Pdq {
-  return pdqOfGrid(downsample(I, box, N), withQuality);
+  const bits = new Uint32Array(8);
+  return { bits, quality: pdqInto(I, box, withQuality, bits, 0) };
 }
 
 function popcount(v: number): number {
