@@ -9,22 +9,32 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-/** Past this many callers a batch goes at once rather than at the end of the turn. */
+/** Past this many callers a batch goes at once rather than waiting. */
 const MAX_BATCH = 32;
+/**
+ * `_msearch` requests of one batcher at the engine at once. While they are out, new searches wait
+ * and go together when one comes back (group commit): under load the batches grow by themselves, at
+ * no cost to a lone search, which goes at the end of its turn as before. Two keep the engine's search
+ * threads busy (each `_msearch` runs several of its searches at once) while one batch's answers
+ * travel back.
+ */
+const MAX_IN_FLIGHT = 2;
 
 /**
- * The `_msearch` requests of one turn of the event loop, for the same index and `filter_path`, go to
- * Elasticsearch as one request, each caller getting its own answers back in order. Under load many
- * searches start in the same turn; each request to the engine cost the server a system call and the
- * client's per-request work (transport, undici, parsing), together about a quarter of
- * `/image/search`'s CPU (issue 28). The engine runs an `_msearch`'s searches independently, so each
- * caller's answers, errors included, are what its own request would have got; an engine that cannot
- * be reached fails every caller in it, each then handling the error as before. A caller alone in
- * its turn sends exactly the request it would have sent without batching.
+ * The `_msearch` requests that start while the engine is busy, for the same index and `filter_path`,
+ * go to Elasticsearch as one request, each caller getting its own answers back in order. Under load
+ * many searches start close together; each request to the engine cost the server a system call and
+ * the client's per-request work (transport, undici, parsing), together about a quarter of
+ * `/image/search`'s CPU (issue 28), and the engine its own per-request work. The engine runs an
+ * `_msearch`'s searches independently, so each caller's answers, errors included, are what its own
+ * request would have got; an engine that cannot be reached fails every caller in it, each then
+ * handling the error as before. A caller alone sends exactly the request it would have sent without
+ * batching.
  */
 export class MsearchBatcher {
   private readonly queues = new Map<string, Pending[]>();
   private scheduled = false;
+  private inFlight = 0;
 
   constructor(private readonly es: EsClient) {}
 
@@ -38,22 +48,34 @@ export class MsearchBatcher {
       queue.push({ searches, resolve, reject });
       if (queue.length >= MAX_BATCH) {
         this.queues.delete(key);
-        void this.send(index, filterPath, queue);
-      } else if (!this.scheduled) {
+        this.dispatch(key, queue);
+      } else if (!this.scheduled && this.inFlight < MAX_IN_FLIGHT) {
         this.scheduled = true;
         setImmediate(() => this.flush());
       }
     });
   }
 
+  /** Sends what waits, as far as the in-flight limit allows; the rest goes when a request comes back. */
   private flush(): void {
     this.scheduled = false;
-    const batches = [...this.queues];
-    this.queues.clear();
-    for (const [key, queue] of batches) {
-      const cut = key.indexOf('\n');
-      void this.send(key.slice(0, cut), key.slice(cut + 1), queue);
+    for (const [key, queue] of this.queues) {
+      if (this.inFlight >= MAX_IN_FLIGHT) return;
+      this.queues.delete(key);
+      this.dispatch(key, queue);
     }
+  }
+
+  private dispatch(key: string, queue: Pending[]): void {
+    const cut = key.indexOf('\n');
+    this.inFlight++;
+    void this.send(key.slice(0, cut), key.slice(cut + 1), queue).finally(() => {
+      this.inFlight--;
+      if (this.queues.size > 0 && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
   }
 
   private async send(index: string, filterPath: string, queue: Pending[]): Promise<void> {
