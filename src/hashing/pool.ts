@@ -37,6 +37,9 @@ const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
 
 type Tasks = AnalyseRequest | ThumbnailRequest | RobustRequest;
 
+/** Tasks given to the first worker (running and waiting) from which an urgent one goes to the overflow pool. */
+const OVERFLOW_AT = 3;
+
 /** A piscina pool and the tasks given to it that have not settled yet (running or queued). */
 interface Lane {
   pool: Piscina<Tasks, ImageInfo>;
@@ -64,7 +67,10 @@ function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: 
  * gets a few images a second (post pages' similar lookups, uploads) and one worker is busy a tenth of
  * the time. piscina starts a worker whenever a task finds every worker busy, which at that rate kept
  * the second one alive for good; so the first worker has a pool of its own, and an urgent task goes to
- * the overflow pool only when the first already has one running and one waiting. Background work
+ * the overflow pool only when the first already has one running and two waiting (OVERFLOW_AT): a
+ * worker takes longer to start (~0.2 s) than the first takes to clear a task or two, so only a
+ * backlog (an upload burst) is worth one, and each start and exit moves the server's memory by
+ * ~15 MiB (the 30-minute page-view run with one waiting: per-minute medians spanning 8.6 %). Background work
  * (thumbnails, robust descriptors) stays on the first worker and never starts another.
  * Without `idleMs` (jobs), all workers share one pool and live as long as it.
  */
@@ -76,7 +82,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
   const lanes = overflow ? [first, overflow] : [first];
 
   const run = async (task: Tasks, options: { name?: string }, priority: PoolPriority): Promise<unknown> => {
-    const to = overflow && priority === 'urgent' && first.load >= 2 ? overflow : first;
+    const to = overflow && priority === 'urgent' && first.load >= OVERFLOW_AT ? overflow : first;
     to.load++;
     try {
       return await to.pool.run(task, options);
