@@ -111,10 +111,10 @@ export const section: BenchSection = {
       };
       const edit = async (i: number) =>
         call(`${url}/api/post/${c.ids[(i * 7919) % c.ids.length]}`, { method: 'PUT', headers: { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' }, body: JSON.stringify({ text: `edit ${i}` }) }, 200);
-      // Each loop warmed up first (a cold first window of edits measured 71-96 edits/s against 108-217
-      // in the next ones, on either runtime), and timed
-      // with the CPU it cost the server and the engine: an edit waits for its group's bulk and
-      // explicit refresh, so its rate is mostly the engine's (the runtime comparison of issue 28).
+      // Each loop warmed up first (a cold first window of edits measured 71-96 edits/s against
+      // 108-217 in the next ones, on either runtime), and timed with the CPU it cost the server and
+      // the engine: an edit waits for its group's bulk and explicit refresh, so its rate is mostly
+      // the engine's (the runtime comparison of issue 28).
       const esPid = await elasticsearchPid(s.env.ELASTICSEARCH_URL);
       const timed = async (what: string, task: (i: number) => Promise<void>) => {
         await closedLoop({ concurrency: 8, durationMs: 1000, task });
