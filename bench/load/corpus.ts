@@ -83,6 +83,7 @@ function linkMedia(dataDir: string, rows: { id: string; ext: string }[], pool: {
  * over all of them (decisions §16: posts.robust IS NULL is its cursor) and spend a hash worker on it
  * for hours at 1M. The backfill is a one-time migration, not the steady state a load measures: the
  * seeded posts are marked computed-and-unreadable (never matching); uploads still get theirs.
+ * seedPosts now stores that itself; this marks corpora seeded before it did.
  */
 export function markDescriptorsDone(db: Db): number {
   return db.prepare('UPDATE posts SET robust = ? WHERE robust IS NULL').run(encodeDescriptor(UNREADABLE)).changes;
@@ -107,7 +108,6 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string 
     const t1 = Date.now();
     await reindex(services, { settleMs: 50, graceMs: 0 });
     log(`indexed in ${((Date.now() - t1) / 1000).toFixed(0)} s; media links`);
-    markDescriptorsDone(services.db);
     const writer = await services.accounts.createUser({ name: 'load_runner', password: 'load runner password', permission: 0x2 | 0x4 | 0x2000 });
     const pool = await mediaPool(o.dir);
     const rows = services.db.prepare('SELECT id, ext FROM posts').all() as { id: string; ext: string }[];

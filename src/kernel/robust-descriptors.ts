@@ -50,6 +50,14 @@ export class RobustDescriptors {
     return this.stmt('UPDATE posts SET robust = ?, version = version + 1 WHERE seq = ? AND robust IS NULL').run(robust, seq).changes === 1;
   }
 
+  /**
+   * Stores `robust` for every post above `afterSeq` that has none, without raising index versions:
+   * for posts written in bulk before they are first indexed (the seeder's, which have no image files).
+   */
+  storeAbove(afterSeq: number, robust: Buffer): number {
+    return this.stmt('UPDATE posts SET robust = ? WHERE robust IS NULL AND seq > ?').run(robust, afterSeq).changes;
+  }
+
   /** The descriptor of one post (undefined: no such post or none yet). */
   ofId(id: string): Buffer | undefined {
     return (this.stmt('SELECT robust FROM posts WHERE id = ?').pluck().get(id) as Buffer | null | undefined) ?? undefined;

@@ -94,8 +94,9 @@ export class MsearchBatcher {
     } catch (err) {
       // A request refused as a whole (one search's own error comes back in its answer instead) goes
       // again caller by caller, so no caller's search can fail another's; an unreachable engine fails all.
+      // Awaited, so the retries hold this request's in-flight slot until they are answered.
       if (queue.length > 1 && !isConnectionError(err)) {
-        for (const p of queue) void this.send(index, filterPath, [p]);
+        await Promise.all(queue.map((p) => this.send(index, filterPath, [p])));
         return;
       }
       for (const p of queue) p.reject(err);
