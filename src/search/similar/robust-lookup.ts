@@ -3,7 +3,7 @@
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
  *  1. Candidates: the posts whose document shares at least MIN_SHARED segments with the query
- *     (a bool of 32 clauses with `minimum_should_match`, per segment the `terms` of the query's
+ *     (a bool of 32 clauses, at least MIN_SHARED of them by `min_score`, per segment the `terms` of the query's
  *     full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
  *     windows' values and their neighbours in `robust_full`, each scoring 1: the score is the
  *     shared-term count exactly as `sharedSegments` counts it, condition 2), the MAX_CANDIDATES with
@@ -41,31 +41,44 @@ export const byScore = (a: RobustHit, b: RobustHit): number =>
  * `robust_any`, and its windows' values and their neighbours in `robust_full`, each clause scoring
  * exactly 1 (constant_score), so a candidate's score is its shared-segment count (`sharedSegments`),
  * an integer a float sums exactly.
+ *
+ * Any one clause suffices here; the request drops the documents scoring below `condition.needed`
+ * (`min_score`, candidateSeqs). The same documents in the same order as `minimum_should_match:
+ * needed`, since the score is the clause count, but Lucene scores a plain disjunction in bulk and a
+ * minimum-should-match one document at a time: Elasticsearch's `took` p50 17 → 5 ms at 1M posts
+ * (bench/RESULTS.md, issue 25, fifth pass).
  */
 export function candidateQuery(query: Descriptor, condition: IndexCondition = INDEX_CONDITION): Record<string, unknown> {
   const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS, condition.radius);
   const one = (filter: unknown) => ({ constant_score: { filter, boost: 1 } });
   const should = [...inAny.map((ts) => one({ terms: { robust_any: ts } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } }))];
-  return { bool: { should, minimum_should_match: condition.needed } };
+  return { bool: { should, minimum_should_match: 1 } };
 }
 
 /**
- * Post numbers of the candidates (conditions 2 and 4 of the rule), in `byShared` order: the `cap`
- * sharing the most terms, then the lowest numbers. One request; only the sort values come back
- * (`filter_path`: building and sending the hits, not matching the terms, was the heavy part).
+ * The candidates' request (conditions 2 and 4 of the rule): the `cap` posts sharing the most terms,
+ * then the lowest numbers, in `byShared` order; only the sort values come back (`filter_path`:
+ * building and sending the hits, not matching the terms, was the heavy part).
  */
+export function candidateRequest(index: string, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION) {
+  return {
+    index,
+    query: candidateQuery(query, condition),
+    // condition 2: at least `needed` clauses (each scores 1; see candidateQuery)
+    min_score: condition.needed,
+    size: cap,
+    sort: [{ _score: { order: 'desc' as const } }, { seq: { order: 'asc' as const } }],
+    _source: false,
+    stored_fields: ['_none_'],
+    track_total_hits: false,
+    filter_path: ['hits.hits.sort'],
+  };
+}
+
+/** Post numbers of the candidates, in `byShared` order, in one request (candidateRequest). */
 export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): Promise<number[]> {
   try {
-    const res = await postsIndex.client.search({
-      index: postsIndex.alias,
-      query: candidateQuery(query, condition),
-      size: cap,
-      sort: [{ _score: { order: 'desc' } }, { seq: { order: 'asc' } }],
-      _source: false,
-      stored_fields: ['_none_'],
-      track_total_hits: false,
-      filter_path: ['hits.hits.sort'],
-    });
+    const res = await postsIndex.client.search(candidateRequest(postsIndex.alias, query, cap, condition));
     return (res.hits?.hits ?? []).map((h) => Number(h.sort![1]));
   } catch (err) {
     return translateEsError(err);
