@@ -131,7 +131,7 @@ const candidates: Candidate[] = [
     // the rule before issue 25's integration: one shared segment (a weak filter for the index)
     name: 'trim+pdq+w20+seg16',
     describe: `as trim+pdq+w20, and the pair must share at least one ${SEGMENT_BITS}-bit index segment (the earlier rule)`,
-    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, 1)?.distance ?? Infinity,
+    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, { needed: 1, radius: PROBE_RADIUS })?.distance ?? Infinity,
     thresholds: [64, 72],
   },
   ...SEG_VARIANTS.map(({ needed, radius }) => ({
@@ -142,7 +142,7 @@ const candidates: Candidate[] = [
       `as trim+pdq+w20, and the pair must share at least ${needed} ${SEGMENT_BITS}-bit index segment terms` +
       (radius ? `, a segment counting as shared when within ${radius} bit${radius > 1 ? 's' : ''} (the lookup probes each query value's neighbours)` : ', exactly equal') +
       (needed === MIN_SHARED && radius === PROBE_RADIUS ? ' (THE rule, src/hashing/robust/rule.ts: what the Elasticsearch lookup finds exactly)' : ''),
-    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, needed, radius)?.distance ?? Infinity,
+    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, { needed, radius })?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(words(q, 'w20'), words(o, 'w20'), radius) >= needed,
     thresholds: [64, 72],
   })),

@@ -51,7 +51,7 @@ for (let r = 0; r < rounds; r++) {
     const matches: number[] = [];
     for (const [seq, buf] of rows) {
       const d = decodeDescriptor(buf);
-      if (d && robustMatch(q, d, THRESHOLD, INDEX_CONDITION.needed, INDEX_CONDITION.radius)) matches.push(seq);
+      if (d && robustMatch(q, d, THRESHOLD, INDEX_CONDITION)) matches.push(seq);
     }
     const t5 = nowMs();
     store.stored(matches);

@@ -96,7 +96,7 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
     for (const b of planted) {
       if (a === b) continue;
       const shared = sharedSegments(a.d.hashes, b.d.hashes);
-      const near = robustMatch(a.d, b.d, THRESHOLD, 0) !== null;
+      const near = robustMatch(a.d, b.d, THRESHOLD, { needed: 0, radius: PROBE_RADIUS }) !== null;
       if (near && shared === MIN_SHARED - 1) oneShort++;
       if (shared >= MIN_SHARED && !near && a.d.quality >= 50 && b.d.quality >= 50) tooFar++;
       if (robustMatch(a.d, b.d)) matches++;

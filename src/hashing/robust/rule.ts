@@ -132,16 +132,16 @@ export function sharedSegments(a: Uint32Array, b: Uint32Array, radius = PROBE_RA
 }
 
 /** Condition 2: the query's terms meet the stored post's terms often enough. */
-export function sharesSegments(a: Uint32Array, b: Uint32Array, needed = MIN_SHARED, radius = PROBE_RADIUS): boolean {
-  return sharedSegments(a, b, radius) >= needed;
+export function sharesSegments(a: Uint32Array, b: Uint32Array, condition: IndexCondition = INDEX_CONDITION): boolean {
+  return sharedSegments(a, b, condition.radius) >= condition.needed;
 }
 
 /** The robust match of query a against stored b, or null. */
-export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, needed = MIN_SHARED, radius = PROBE_RADIUS): RobustMatch | null {
+export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, condition: IndexCondition = INDEX_CONDITION): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   if (a.hashes.length === 0 || b.hashes.length === 0) return null;
   // Distance first: it is the cheaper test and the one most candidates fail (the conditions are ANDed,
   // so the order does not change the answer).
   const m = matchDescriptors(a, b, threshold);
-  return m && sharesSegments(a.hashes, b.hashes, needed, radius) ? m : null;
+  return m && sharesSegments(a.hashes, b.hashes, condition) ? m : null;
 }

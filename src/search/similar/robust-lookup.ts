@@ -88,7 +88,7 @@ export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, c
 /** The rule on one stored descriptor (null: no match, or a descriptor that does not decode). */
 function ruleOn(query: Descriptor, robust: Buffer, condition: IndexCondition): RobustMatch | null {
   const stored = decodeDescriptor(robust);
-  return stored && robustMatch(query, stored, THRESHOLD, condition.needed, condition.radius);
+  return stored && robustMatch(query, stored, THRESHOLD, condition);
 }
 
 const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
@@ -129,7 +129,7 @@ export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MA
   const out: RobustHit[] = [];
   // The rule on the descriptor decoded above (ruleOn would decode it again).
   for (const { row, stored } of candidates.sort(byShared).slice(0, cap)) {
-    const m = robustMatch(query, stored, THRESHOLD, condition.needed, condition.radius);
+    const m = robustMatch(query, stored, THRESHOLD, condition);
     if (m) out.push(hitOf(m, row));
   }
   return out.sort(byScore);
