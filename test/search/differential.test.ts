@@ -2,6 +2,7 @@ import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { toPostView } from '../../src/kernel/views.ts';
 import { foldTag } from '../../src/kernel/tag-fold.ts';
+import { MsearchBatcher } from '../../src/search/msearch-batch.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { Random } from '../../src/seed/random.ts';
@@ -325,4 +326,23 @@ test.serial('GET /api/tag agrees with a plain count over SQLite through uploads,
   for (const id of mine) t.is((await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers })).status, 204);
   await check('after deleting the rest');
   t.log(`${queries} tag queries checked`);
+});
+
+test('a batch the engine refuses as a whole goes again caller by caller: the good searches are answered, the bad one alone fails', async (t) => {
+  const { es, postsIndex } = fx.app.services;
+  // A batcher of its own, so the app's searches never share this batch.
+  const batcher = new MsearchBatcher(es);
+  const good = (tag: string) => [{}, { size: 0, track_total_hits: true, query: { term: { tags: tag } } }];
+  // An unknown top-level key: Elasticsearch cannot parse the body, so it refuses the whole `_msearch` (400).
+  const bad = [{}, { size: 0, no_such_option: true }];
+  const tags = fx.seed.tags.slice(0, 3);
+  const filter = 'responses.hits.total,responses.error,responses.status';
+  const runs = [...tags.map((tag) => batcher.run(postsIndex.alias, good(tag), filter)), batcher.run(postsIndex.alias, bad, filter)];
+  const settled = await Promise.allSettled(runs);
+  for (const [i, tag] of tags.entries()) {
+    const s = settled[i];
+    t.is(s.status, 'fulfilled', `the search for ${tag} is answered`);
+    if (s.status === 'fulfilled') t.is((s.value[0].hits as { total: { value: number } }).total.value, posts.filter((p) => p.tags.some((x) => x.name === tag)).length);
+  }
+  t.is(settled[3].status, 'rejected', 'the unparsable search fails, alone');
 });
