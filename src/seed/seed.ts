@@ -144,7 +144,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         };
       }
     }
-    const before = db.prepare('SELECT coalesce(max(seq), 0) FROM posts').pluck().get() as number;
+    const before = postTable.lastSeq();
     changes.seeded(postTable, posts());
     // Seeded posts have no image files: their descriptors are unreadable (never matching), as the
     // server's backfill would find out one post and one reindex at a time, in the background of
