@@ -17,19 +17,6 @@ const K = 16;
 const DCT = new Float64Array(K * N);
 for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) DCT[i * N + j] = Math.sqrt(2 / N) * Math.cos((Math.PI / (2 * N)) * (i + 1) * (2 * j + 1));
 
-export interface Pdq {
-  /** 256 bits as 8 unsigned 32-bit words, bit k of the coefficient order (row-major 16x16) at word k >> 5, bit k & 31 */
-  bits: Uint32Array;
-  quality: number;
-}
-
-export function pdqOfGrid(grid: Float64Array, withQuality = true): Pdq {
-  if (grid.length !== N * N) throw new RangeError(`pdq needs a ${N}x${N} grid`);
-  const bits = new Uint32Array(8);
-  finish(grid, bits, 0);
-  return { bits, quality: withQuality ? qualityOf(grid) : -1 };
-}
-
 /** PDQ's quality: sum of |neighbour differences| in percent of full scale, /90, capped at 100. */
 function qualityOf(grid: Float64Array): number {
   let gradient = 0;
@@ -173,19 +160,15 @@ export function medianOf(values: Float64Array): number {
 }
 
 /**
- * The box's hash written at out[at..at + 8), without allocating (a descriptor is 21 of them).
- * Returns the quality, or -1 unless asked for (windows do not need it: the full hash carries it).
+ * The box's hash written at out[at..at + 8), without allocating (a descriptor is 21 of them): 256
+ * bits as 8 unsigned 32-bit words, bit k of the coefficient order (row-major 16x16) at word k >> 5,
+ * bit k & 31. Returns the quality, or -1 unless asked for (windows do not need it: the full hash
+ * carries it).
  */
 export function pdqInto(I: Integral, box: Box, withQuality: boolean, out: Uint32Array, at: number): number {
   downsampleInto(I, box, N, grid);
   finish(grid, out, at);
   return withQuality ? qualityOf(grid) : -1;
-}
-
-/** quality is -1 unless asked for (windows do not need it: the picture's full hash carries it) */
-export function pdq(I: Integral, box: Box, withQuality = true): Pdq {
-  const bits = new Uint32Array(8);
-  return { bits, quality: pdqInto(I, box, withQuality, bits, 0) };
 }
 
 function popcount(v: number): number {
