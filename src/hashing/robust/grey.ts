@@ -109,10 +109,13 @@ export function downsampleInto(I: Integral, box: Box, n: number, out: Float64Arr
     cxs[k] = xi;
     fxs[k] = x - xi;
   }
-  // the SAT rows the row edges interpolate between: [first, last]
-  const yiAt = (l: number) => Math.min(Math.floor(Math.min(Math.max(by + (bh * l) / n, 0), height)), height - 1);
-  const first = Math.min(yiAt(0), yiAt(n));
-  const last = Math.max(yiAt(0), yiAt(n)) + 1;
+  // row edge l and the SAT row above it; the SAT rows the row edges interpolate between: [first, last]
+  const edgeY = (l: number) => Math.min(Math.max(by + (bh * l) / n, 0), height);
+  const rowAbove = (y: number) => Math.min(Math.floor(y), height - 1);
+  const top = rowAbove(edgeY(0));
+  const bottom = rowAbove(edgeY(n));
+  const first = Math.min(top, bottom);
+  const last = Math.max(top, bottom) + 1;
   // edges[(r - first) * m + k] = SAT at (x = edge k, y = r)
   for (let r = first; r <= last; r++) {
     const base = r * W;
@@ -124,8 +127,8 @@ export function downsampleInto(I: Integral, box: Box, n: number, out: Float64Arr
   }
   // s[l * m + k] = SAT at (edge k, row edge l)
   for (let l = 0; l < m; l++) {
-    const y = Math.min(Math.max(by + (bh * l) / n, 0), height);
-    const yi = Math.min(Math.floor(y), height - 1);
+    const y = edgeY(l);
+    const yi = rowAbove(y);
     const fy = y - yi;
     const o0 = (yi - first) * m;
     const o1 = o0 + m;
