@@ -32,7 +32,7 @@ import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { candidateRequest, findRobust, scanRobust, type RobustHit } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';
-import { DIR, realDescriptors, SEED, unrelated as unrelatedOf } from './robust/corpus.ts';
+import { DIR, pickQueries, realDescriptors, SEED, skipCorpus, unrelated as unrelatedOf } from './robust/corpus.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
 
@@ -61,10 +61,7 @@ try {
   let indexSeconds = NaN;
   if (reuse) {
     // the same random sequence as the build, so the queries are the same ones
-    for (let i = 0; i < Math.max(posts, real.length); i++) {
-      if (i >= real.length) unrelated(real[rnd.int(0, real.length - 1)]);
-      rnd.bits64();
-    }
+    skipCorpus(rnd, real, posts);
     indexSeconds = Number(fs.readFileSync(builtMarker, 'utf8'));
     log(`reusing ${services.postRepository.count()} posts and their index from ${keep} (built in ${indexSeconds.toFixed(1)} s)`);
   } else {
@@ -98,7 +95,7 @@ try {
   }
 
   const store = services.postRepository.robust;
-  const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
+  const qs = pickQueries(rnd, real, copies, queries);
   // The fifth pass's "before" in the same run: the same lookup with the candidates' request as the
   // fourth pass sent it (`minimum_should_match: needed` inside the bool, no `min_score`).
   const fourthPass = (req: ReturnType<typeof candidateRequest>) => {

@@ -41,3 +41,20 @@ export function unrelated(rnd: Random, d: Descriptor): Descriptor {
   for (let h = 0; h < d.hashes.length / 8; h++) for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
   return { hashes: out, quality: d.quality };
 }
+
+/**
+ * Advances `rnd` past bench/robust-lookup.ts's build of `posts` posts (for each post past the real
+ * ones an unrelated descriptor, then every post's 64-bit hash), so that what it draws next are the
+ * same queries as the build's run: for a run on a kept index, and for bench/robust/lookup-split.ts.
+ */
+export function skipCorpus(rnd: Random, real: Descriptor[], posts: number): void {
+  for (let i = 0; i < Math.max(posts, real.length); i++) {
+    if (i >= real.length) unrelated(rnd, real[rnd.int(0, real.length - 1)]);
+    rnd.bits64();
+  }
+}
+
+/** The bench's queries: copies of the set picked at random (their originals are in the corpus). */
+export function pickQueries(rnd: Random, real: Descriptor[], copies: { i: number }[], queries: number): Descriptor[] {
+  return Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
+}

@@ -16,7 +16,7 @@ import { candidateRequest } from '../../src/search/similar/robust-lookup.ts';
 import { Random } from '../../src/seed/random.ts';
 import { benchEnv } from '../lib/env.ts';
 import { fmt, nowMs, summarize } from '../lib/stats.ts';
-import { realDescriptors, SEED, unrelated } from './corpus.ts';
+import { pickQueries, realDescriptors, SEED, skipCorpus } from './corpus.ts';
 
 const posts = Number(process.argv[2] ?? 1_000_000);
 const queries = Number(process.argv[3] ?? 100);
@@ -25,11 +25,8 @@ const keep = process.env.ROBUST_LOOKUP_KEEP!;
 const esUrl = process.env.ELASTICSEARCH_URL!;
 const rnd = new Random(SEED);
 const { real, copies } = realDescriptors();
-for (let i = 0; i < Math.max(posts, real.length); i++) {
-  if (i >= real.length) unrelated(rnd, real[rnd.int(0, real.length - 1)]);
-  rnd.bits64();
-}
-const qs = Array.from({ length: queries }, () => real[copies[rnd.int(0, copies.length - 1)].i]);
+skipCorpus(rnd, real, posts);
+const qs = pickQueries(rnd, real, copies, queries);
 const services = await openToolJob(loadConfig(benchEnv({ dataDir: keep, prefix: `bench-keep-${posts}-robust`, esUrl })), createLogger('warn'));
 const store = services.postRepository.robust;
 const steps = ['build', 'stringify', 'es wall', 'es took', 'sqlite', 'rule', 'details', 'total'] as const;
