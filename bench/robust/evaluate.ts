@@ -100,6 +100,8 @@ function words(h: Hashes, set: string): Uint32Array {
   }
   return v;
 }
+/** the served descriptor (full hash and the w20 windows) of cached hashes */
+const w20 = (h: Hashes) => ({ hashes: words(h, 'w20'), quality: h.quality });
 const THRESHOLDS = [24, 31, 40, 48, 56, 64, 72];
 /** condition 2 variants measured (issue 25): shared segments needed, probe radius in bits */
 const SEG_VARIANTS = [
@@ -128,10 +130,10 @@ const candidates: Candidate[] = [
     thresholds: THRESHOLDS,
   })),
   {
-    // the rule before issue 25's integration: one shared segment (a weak filter for the index)
+    // the rule before issue 25's integration: one exactly equal segment (a weak filter for the index)
     name: 'trim+pdq+w20+seg16',
-    describe: `as trim+pdq+w20, and the pair must share at least one ${SEGMENT_BITS}-bit index segment (the earlier rule)`,
-    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, { needed: 1, radius: PROBE_RADIUS })?.distance ?? Infinity,
+    describe: `as trim+pdq+w20, and the pair must share at least one ${SEGMENT_BITS}-bit index segment exactly equal (the earlier rule)`,
+    dist: (q: Hashes, o: Hashes) => robustMatch(w20(q), w20(o), 256, { needed: 1, radius: 0 })?.distance ?? Infinity,
     thresholds: [64, 72],
   },
   ...SEG_VARIANTS.map(({ needed, radius }) => ({
@@ -142,8 +144,8 @@ const candidates: Candidate[] = [
       `as trim+pdq+w20, and the pair must share at least ${needed} ${SEGMENT_BITS}-bit index segment terms` +
       (radius ? `, a segment counting as shared when within ${radius} bit${radius > 1 ? 's' : ''} (the lookup probes each query value's neighbours)` : ', exactly equal') +
       (needed === MIN_SHARED && radius === PROBE_RADIUS ? ' (THE rule, src/hashing/robust/rule.ts: what the Elasticsearch lookup finds exactly)' : ''),
-    dist: (q: Hashes, o: Hashes) => robustMatch({ hashes: words(q, 'w20'), quality: q.quality }, { hashes: words(o, 'w20'), quality: o.quality }, 256, { needed, radius })?.distance ?? Infinity,
-    candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(words(q, 'w20'), words(o, 'w20'), radius) >= needed,
+    dist: (q: Hashes, o: Hashes) => robustMatch(w20(q), w20(o), 256, { needed, radius })?.distance ?? Infinity,
+    candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(w20(q).hashes, w20(o).hashes, radius) >= needed,
     thresholds: [64, 72],
   })),
 ];
