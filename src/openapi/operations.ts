@@ -46,7 +46,7 @@ const ImageSearchCondition = z.union([
     type: z.literal('ratingEq'),
     value: z
       .string()
-      .regex(new RegExp(`^\\s*(?:${[...RATINGS, ...Object.keys(RATING_ALIASES)].map(caseless).join('|')})\\s*$`, 'u'))
+      .regex(new RegExp(`^\\s*(?:${[...RATINGS, ...RATING_ALIASES.keys()].map(caseless).join('|')})\\s*$`, 'u'))
       .openapi({ description: 'a rating, any case (violet is violent)' }),
   }),
   z.object({ type: z.literal('textMatch'), value: nonBlank.openapi({ description: `trimmed; 1 to ${MAX_MATCH_LENGTH} characters (UTF-16 code units)` }) }),

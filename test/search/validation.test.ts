@@ -40,6 +40,7 @@ test('empty filter, 51 selectors, offsets, impossible dates and unknown keys are
     ['unknown selector type', { filter: [{ type: 'colour', op: 'eq', value: 'red' }] }, [0, 'type']],
     ['unknown op', { filter: [{ type: 'tag', op: 'contains', value: 'x' }] }, [0, 'op']],
     ['bad rating', { filter: [{ type: 'rating', value: 'violet' }] }, [0, 'value']],
+    ['prototype name as rating', { filter: [{ type: 'rating', value: 'constructor' }] }, [0, 'value']],
     ['4 order items', { order: Array.from({ length: 4 }, () => ({ key: 'id' })) }, ['order']],
     ['unknown order key', { order: [{ key: 'text' }] }, ['order', 0, 'key']],
     ['body not an object', [text('a')], []],
@@ -80,6 +81,8 @@ test('/image/search: 400 as { error } for 51 conditions, unknown types, empty va
     ['unknown type', { conditions: [{ type: 'colourIs', value: 'red' }] }, ''],
     ['empty value', { conditions: [{ type: 'textContains', value: '   ' }] }, ''],
     ['bad rating', { conditions: [{ type: 'ratingEq', value: 'spicy' }] }, ''],
+    // Names Object.prototype carries: a lookup by the request's value must not find them (a fuzz 500).
+    ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((value): [string, unknown, string] => [`rating ${value}`, { conditions: [{ type: 'ratingEq', value }] }, '']),
     ['non-string value', { conditions: [{ type: 'tagInclude', value: 3 }] }, ''],
     ['limit=0', { conditions: [] }, '?limit=0'],
     ['offset=-1', { conditions: [] }, '?offset=-1'],

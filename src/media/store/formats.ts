@@ -21,11 +21,15 @@ export const IMAGE_MIMES: string[] = formats.map((f) => f.mime);
 /** Stored extensions (`<id>.<ext>`). */
 export const IMAGE_EXTS: string[] = formats.map((f) => f.ext);
 
+// Looked up by a request's Content-Type or a file name's extension: no prototype, so a name such as
+// `constructor` finds nothing.
+const lookup = (entries: Iterable<readonly [string, string]>): Record<string, string> => Object.assign(Object.create(null), Object.fromEntries(entries));
+
 /** A declared Content-Type (canonical or a common alias) to the stored extension. */
-export const EXT_BY_MIME: Record<string, string> = Object.fromEntries(formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])));
+export const EXT_BY_MIME: Record<string, string> = lookup(formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])));
 
 /** Stored extension to Content-Type; thumbnails are `.webp` too. */
-export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(formats.map((f) => [f.ext, f.mime]));
+export const MIME_BY_EXT: Record<string, string> = lookup(formats.map((f) => [f.ext, f.mime]));
 
 /** File names `imgpost import` treats as images. */
 export const IMPORTABLE_FILE = new RegExp(`\\.(?:${formats.flatMap((f) => f.fileExts).join('|')})$`, 'i');

@@ -1,5 +1,4 @@
-import { RATINGS, type Rating } from '../../kernel/post-record.ts';
-import { CONDITION_TYPES, FACETS, MAX_CONDITIONS, MAX_IMAGE_LIMIT, MAX_MATCH_LENGTH, RATING_ALIASES, type Condition, type Facet, type ImageOrderBy, type ImageSearchRequest } from './schema.ts';
+import { CONDITION_TYPES, FACETS, MAX_CONDITIONS, MAX_IMAGE_LIMIT, MAX_MATCH_LENGTH, ratingNamed, type Condition, type Facet, type ImageOrderBy, type ImageSearchRequest } from './schema.ts';
 
 /**
  * The common `/image/search` request read without zod: a well-formed body and query give exactly
@@ -32,8 +31,7 @@ function condition(raw: unknown): Condition | undefined {
   if (value.length === 0) return undefined;
   switch (type) {
     case 'ratingEq': {
-      const lower = value.toLowerCase();
-      const rating = (RATINGS as readonly string[]).includes(lower) ? (lower as Rating) : RATING_ALIASES[lower];
+      const rating = ratingNamed(value.toLowerCase());
       return rating ? { type: 'ratingEq', value: rating } : undefined;
     }
     case 'uploadedBy': {

@@ -31,8 +31,14 @@ export interface ImageSearchRequest {
   facets?: Facet[];
 }
 
-// The webhook payload spells the third rating `violet` (spec §6); accept it here too.
-export const RATING_ALIASES: Record<string, Rating> = { violet: 'violent' };
+// The webhook payload spells the third rating `violet` (spec §6); accept it here too. A Map, not an
+// object: a request's value is the key, and `constructor` must not find Object.prototype's.
+export const RATING_ALIASES: ReadonlyMap<string, Rating> = new Map([['violet', 'violent']]);
+
+/** A rating or its alias, already lower-cased; undefined for anything else. */
+export function ratingNamed(lower: string): Rating | undefined {
+  return (RATINGS as readonly string[]).includes(lower) ? (lower as Rating) : RATING_ALIASES.get(lower);
+}
 
 const condition = z
   .object({
@@ -42,8 +48,7 @@ const condition = z
   .transform((c, ctx): Condition => {
     switch (c.type) {
       case 'ratingEq': {
-        const value = c.value.toLowerCase();
-        const rating = (RATINGS as readonly string[]).includes(value) ? (value as Rating) : RATING_ALIASES[value];
+        const rating = ratingNamed(c.value.toLowerCase());
         if (!rating) {
           ctx.addIssue({ code: 'custom', path: ['value'], message: `rating must be one of ${RATINGS.join(', ')}` });
           return z.NEVER;
