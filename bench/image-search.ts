@@ -1,7 +1,7 @@
 import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
 import { replay, type EngineCall } from './anchors/engine-direct.ts';
-import { cpuSeconds, type CpuSplit } from './lib/cpu.ts';
+import { CpuTally, cpuWindow, type CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';
 import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
@@ -182,21 +182,17 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
   for (const name of Object.keys(variants)) if (name !== 'with' && name !== 'without') await closedLoop({ concurrency: opts.concurrency, durationMs: 1000, task: variants[name] });
   let errors = 0;
   let firstError: string | undefined;
-  const spent = new Map<string, { server: number; es: number; self: number; requests: number }>();
+  const spent = new Map<string, CpuTally<'server' | 'elasticsearch'>>();
   const c = opts.cpuOf;
   for (let r = 0; r < opts.reps; r++) {
     const names = Object.keys(variants);
     for (const name of r % 2 ? names.reverse() : names) {
+      // The anchor windows go straight to Elasticsearch: no server of ours in them.
       const pid = c && (name.startsWith('before') ? c.beforePid : name.startsWith('anchor') ? undefined : c.serverPid);
-      const before = { server: pid ? cpuSeconds(pid) : 0, es: c?.esPid ? cpuSeconds(c.esPid) : Number.NaN, self: process.cpuUsage() };
+      const closeWindow = cpuWindow({ server: pid, elasticsearch: c?.esPid });
       const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => variants[name](i * 13 + r) });
-      const self = process.cpuUsage(before.self);
-      const acc = spent.get(name) ?? { server: 0, es: 0, self: 0, requests: 0 };
-      acc.server += pid ? cpuSeconds(pid) - before.server : 0;
-      acc.es += c?.esPid ? cpuSeconds(c.esPid) - before.es : Number.NaN;
-      acc.self += (self.user + self.system) / 1e6;
-      acc.requests += run.requests;
-      spent.set(name, acc);
+      if (!spent.has(name)) spent.set(name, new CpuTally());
+      spent.get(name)!.add(closeWindow(), run.requests);
       runs.get(name)!.push(run.rps);
       errors += run.errors;
       firstError ??= run.firstError;
@@ -212,5 +208,5 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
   const two = repeated(runsWithout);
   return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency,
     anchorWithoutThroughput: extra('anchorWithout'), anchorWithThroughput: extra('anchorWith'), beforeWithoutThroughput: extra('beforeWithout'), beforeWithThroughput: extra('beforeWith'),
-    ...(c ? { cpuPerRequest: Object.fromEntries([...spent].map(([name, x]) => [name, { server: (1000 * x.server) / x.requests, elasticsearch: (1000 * x.es) / x.requests, loadGenerator: (1000 * x.self) / x.requests }])) } : {}) };
+    ...(c ? { cpuPerRequest: Object.fromEntries([...spent].map(([name, x]) => [name, { server: x.perRequestMs('server'), elasticsearch: x.perRequestMs('elasticsearch'), loadGenerator: x.perRequestMs('self') }])) } : {}) };
 }

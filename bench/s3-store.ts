@@ -22,13 +22,13 @@ import sharp from 'sharp';
 import { mediaKey } from '../src/media/store/media-store.ts';
 import { createBucketIfMissing, S3MediaStore, s3ClientFor } from '../src/media/store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../src/s3/managed-s3.ts';
-import { cpuSeconds } from './lib/cpu.ts';
+import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { closedLoop, HttpError, type LoadResult } from './lib/http-load.ts';
 import { generateImages } from './lib/images.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { fmt, nowMs } from './lib/stats.ts';
+import { fmt } from './lib/stats.ts';
 
 const MIB = 1024 * 1024;
 const CLIENTS = 8;
@@ -99,10 +99,10 @@ async function thumbnailsDone(server: Server): Promise<void> {
 /** One 20 MB upload by `how`, alone on the server: its wall time and the server's CPU seconds. */
 async function timed(server: Server, how: () => Promise<void>): Promise<{ wallS: number; cpuS: number }> {
   await thumbnailsDone(server);
-  const cpu0 = cpuSeconds(server.pid);
-  const t0 = nowMs();
+  const closeWindow = cpuWindow({ server: server.pid });
   await how();
-  return { wallS: (nowMs() - t0) / 1000, cpuS: cpuSeconds(server.pid) - cpu0 };
+  const spent = closeWindow();
+  return { wallS: spent.wallS, cpuS: spent.server };
 }
 
 export const section: BenchSection = {
@@ -147,20 +147,18 @@ export const section: BenchSection = {
             log('uploads/s, alternating local and S3');
             const uploads: Record<string, number[]> = { local: [], s3: [] };
             // CPU seconds of the server and of S3Proxy per upload, its background thumbnails included (waited for).
-            const upCpu: Record<string, { server: number; s3proxy: number; uploads: number }> = { local: { server: 0, s3proxy: 0, uploads: 0 }, s3: { server: 0, s3proxy: 0, uploads: 0 } };
+            const upCpu: Record<string, CpuTally<'server' | 's3proxy'>> = { local: new CpuTally(), s3: new CpuTally() };
             for (let r = 0; r < reps; r++) {
               for (const server of r % 2 === 0 ? both : [...both].reverse()) {
                 await thumbnailsDone(server);
-                const [c0, p0] = [cpuSeconds(server.pid), cpuSeconds(s3.pid ?? 0)];
+                const closeWindow = cpuWindow({ server: server.pid, s3proxy: s3.pid });
                 const res = check(await closedLoop({ concurrency: CLIENTS, durationMs: ms, task: (i) => up(server)(r * 100_000 + i) }), `uploads ${server.kind}`);
                 uploads[server.kind].push(res.rps);
                 await thumbnailsDone(server);
-                upCpu[server.kind].server += cpuSeconds(server.pid) - c0;
-                upCpu[server.kind].s3proxy += cpuSeconds(s3.pid ?? 0) - p0;
-                upCpu[server.kind].uploads += res.requests;
+                upCpu[server.kind].add(closeWindow(), res.requests);
               }
             }
-            const perUpload = (kind: string, who: 'server' | 's3proxy') => `${fmt((1000 * upCpu[kind][who]) / upCpu[kind].uploads)} ms`;
+            const perUpload = (kind: string, who: 'server' | 's3proxy') => `${fmt(upCpu[kind].perRequestMs(who))} ms`;
             log('GET /media req/s, alternating; and the bucket alone (presigned GETs straight to S3Proxy)');
             check(await closedLoop({ concurrency: CLIENTS, durationMs: 120_000, maxRequests: Math.min(remote.images.length, 240), task: up(redirect) }), 'uploads to the redirect server');
             for (const server of [...both, redirect]) await thumbnailsDone(server);
@@ -174,21 +172,19 @@ export const section: BenchSection = {
             };
             const media: Record<string, number[]> = { local: [], s3: [], redirect: [], bucket: [] };
             // CPU seconds per request of the server process and of S3Proxy, summed over the windows.
-            const cpu: Record<string, { server: number; s3proxy: number; requests: number }> = { local: { server: 0, s3proxy: 0, requests: 0 }, s3: { server: 0, s3proxy: 0, requests: 0 }, redirect: { server: 0, s3proxy: 0, requests: 0 }, bucket: { server: 0, s3proxy: 0, requests: 0 } };
+            const cpu: Record<string, CpuTally<'server' | 's3proxy'>> = { local: new CpuTally(), s3: new CpuTally(), redirect: new CpuTally(), bucket: new CpuTally() };
             // The redirect window: fetch follows the 302 to S3Proxy (keep-alive to both), so a read is two requests.
             const windows: [string, (i: number) => Promise<void>, number][] = [['local', (i) => readMedia(local, i), local.pid], ['s3', (i) => readMedia(remote, i), remote.pid], ['redirect', (i) => readMedia(redirect, i), redirect.pid], ['bucket', readBucket, remote.pid]];
             for (const [, task] of windows) check(await closedLoop({ concurrency: CLIENTS, durationMs: 1500, task }), 'media warm-up');
             for (let r = 0; r < reps; r++) {
               for (const [kind, task, pid] of r % 2 === 0 ? windows : [...windows].reverse()) {
-                const [c0, p0] = [cpuSeconds(pid), cpuSeconds(s3.pid ?? 0)];
+                const closeWindow = cpuWindow({ server: pid, s3proxy: s3.pid });
                 const res = check(await closedLoop({ concurrency: CLIENTS, durationMs: ms, task: (i) => task(r * 100_000 + i) }), `media ${kind}`);
                 media[kind].push(res.rps);
-                cpu[kind].server += cpuSeconds(pid) - c0;
-                cpu[kind].s3proxy += cpuSeconds(s3.pid ?? 0) - p0;
-                cpu[kind].requests += res.requests;
+                cpu[kind].add(closeWindow(), res.requests);
               }
             }
-            const perReq = (kind: string, who: 'server' | 's3proxy') => `${fmt((1000 * cpu[kind][who]) / cpu[kind].requests)} ms`;
+            const perReq = (kind: string, who: 'server' | 's3proxy') => `${fmt(cpu[kind].perRequestMs(who))} ms`;
 
             log(`20 MB: ${bigN} multipart and ${bigN} direct uploads on the S3 server, alternating`);
             const viaForm: { wallS: number; cpuS: number }[] = [];
@@ -203,15 +199,16 @@ export const section: BenchSection = {
 
             const m = (xs: number[]) => median(xs);
             const [uL, uS, gL, gS, gR, gB] = [m(uploads.local), m(uploads.s3), m(media.local), m(media.s3), m(media.redirect), m(media.bucket)];
-            const cpuRatio = (kind: string) => fmt((100 * cpu.local.server / cpu.local.requests) / ((cpu[kind].server + cpu[kind].s3proxy) / cpu[kind].requests));
+            // The local store's server CPU against the S3 store's server and S3Proxy CPU, per request.
+            const cpuRatio = (t: Record<string, CpuTally<'server' | 's3proxy'>>, kind: string) => fmt((100 * t.local.perRequestMs('server')) / (t[kind].perRequestMs('server') + t[kind].perRequestMs('s3proxy')));
             const mb = jpegs.reduce((n, b) => n + b.length, 0) / jpegs.length / 1e6;
             const per = (xs: { wallS: number; cpuS: number }[]) => ({ wallS: m(xs.map((x) => x.wallS)), cpuS: m(xs.map((x) => x.cpuS)) });
             const [f, k, lf] = [per(viaForm), per(viaKey), per(localForm)];
             const show = (x: { wallS: number; cpuS: number }) => `${fmt(x.wallS)} s wall, ${fmt(x.cpuS)} CPU-s on the server`;
             rows.push(
-              { figure: 'Uploads/s, 1-MP JPEG, 8 clients (S3 store)', corpus: 'the run\'s uploads', ours: `${fmt(uS)} uploads/s; CPU per upload (thumbnails included): server ${perUpload('s3', 'server')}, S3Proxy ${perUpload('s3', 's3proxy')}`, anchor: `local store: ${fmt(uL)} uploads/s; server ${perUpload('local', 'server')} CPU per upload`, ratio: `${fmt((100 * uS) / uL)} % (from CPU per upload: ${fmt((100 * upCpu.local.server / upCpu.local.uploads) / ((upCpu.s3.server + upCpu.s3.s3proxy) / upCpu.s3.uploads))} %)`, goal: '≥ 80 % of local', met: uS >= 0.8 * uL ? 'met' : 'missed' },
-              { figure: '`GET /media/<image>` req/s, 8 clients (S3 store, streamed)', corpus: `${remote.images.length} images of ~${fmt(mb)} MB`, ours: `${fmt(gS)} req/s (${fmt(gS * mb)} MB/s)`, anchor: `local store: ${fmt(gL)} req/s (${fmt(gL * mb)} MB/s)`, ratio: `${fmt((100 * gS) / gL)} % (from CPU per read: ${cpuRatio('s3')} %)`, goal: 'none (the default; the goal is the redirect\'s, next row)', met: 'none' },
-              { figure: '`GET /media/<image>` req/s, 8 clients (S3 store, MEDIA_REDIRECT=presigned, client follows the 302)', corpus: `${redirect.images.length} images of ~${fmt(mb)} MB`, ours: `${fmt(gR)} req/s (${fmt(gR * mb)} MB/s); CPU per read: server ${perReq('redirect', 'server')}, S3Proxy ${perReq('redirect', 's3proxy')}`, anchor: `local store: ${fmt(gL)} req/s; server ${perReq('local', 'server')} CPU per read`, ratio: `${fmt((100 * gR) / gL)} % (from CPU per read: ${cpuRatio('redirect')} %)`, goal: '≥ 90 % of local (media via redirect or CDN)', met: gR >= 0.9 * gL ? 'met' : 'missed' },
+              { figure: 'Uploads/s, 1-MP JPEG, 8 clients (S3 store)', corpus: 'the run\'s uploads', ours: `${fmt(uS)} uploads/s; CPU per upload (thumbnails included): server ${perUpload('s3', 'server')}, S3Proxy ${perUpload('s3', 's3proxy')}`, anchor: `local store: ${fmt(uL)} uploads/s; server ${perUpload('local', 'server')} CPU per upload`, ratio: `${fmt((100 * uS) / uL)} % (from CPU per upload: ${cpuRatio(upCpu, 's3')} %)`, goal: '≥ 80 % of local', met: uS >= 0.8 * uL ? 'met' : 'missed' },
+              { figure: '`GET /media/<image>` req/s, 8 clients (S3 store, streamed)', corpus: `${remote.images.length} images of ~${fmt(mb)} MB`, ours: `${fmt(gS)} req/s (${fmt(gS * mb)} MB/s)`, anchor: `local store: ${fmt(gL)} req/s (${fmt(gL * mb)} MB/s)`, ratio: `${fmt((100 * gS) / gL)} % (from CPU per read: ${cpuRatio(cpu, 's3')} %)`, goal: 'none (the default; the goal is the redirect\'s, next row)', met: 'none' },
+              { figure: '`GET /media/<image>` req/s, 8 clients (S3 store, MEDIA_REDIRECT=presigned, client follows the 302)', corpus: `${redirect.images.length} images of ~${fmt(mb)} MB`, ours: `${fmt(gR)} req/s (${fmt(gR * mb)} MB/s); CPU per read: server ${perReq('redirect', 'server')}, S3Proxy ${perReq('redirect', 's3proxy')}`, anchor: `local store: ${fmt(gL)} req/s; server ${perReq('local', 'server')} CPU per read`, ratio: `${fmt((100 * gR) / gL)} % (from CPU per read: ${cpuRatio(cpu, 'redirect')} %)`, goal: '≥ 90 % of local (media via redirect or CDN)', met: gR >= 0.9 * gL ? 'met' : 'missed' },
               { figure: '`GET` of the same objects straight from the bucket (presigned, no server): the ceiling of any redirect on this box', corpus: `${remote.images.length} images`, ours: `${fmt(gB)} req/s; S3Proxy ${perReq('bucket', 's3proxy')} CPU per read`, anchor: `through the server: ${fmt(gS)} req/s, server ${perReq('s3', 'server')} + S3Proxy ${perReq('s3', 's3proxy')} CPU per read; local store: server ${perReq('local', 'server')} CPU per read`, ratio: `bucket alone ${fmt((100 * gB) / gL)} % of local`, goal: 'none (bounds the row above)', met: 'none' },
               { figure: `Direct upload of a ${fmt(big.length / 1e6)} MB JPEG (S3 store, one at a time)`, corpus: '—', ours: show(k), anchor: `multipart POST of the same file: ${show(f)}`, ratio: `wall ${fmt(k.wallS / f.wallS)}×, server CPU ${fmt(k.cpuS / f.cpuS)}×`, goal: 'none stated (report)', met: 'none' },
               { figure: `Multipart upload of the ${fmt(big.length / 1e6)} MB JPEG, S3 against local`, corpus: '—', ours: `S3: ${show(f)}`, anchor: `local: ${show(lf)}`, ratio: `wall ${fmt(f.wallS / lf.wallS)}×, server CPU ${fmt(f.cpuS / lf.cpuS)}×`, goal: 'none stated (report)', met: 'none' },

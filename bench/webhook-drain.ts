@@ -36,6 +36,7 @@ import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
+import { cpuWindow } from './lib/cpu.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
 
@@ -104,7 +105,7 @@ interface Receivers {
   expect(n: number): Promise<void>;
   done(): Promise<void>;
   report(): Promise<ReceiversReport>;
-  cpuSeconds(): number;
+  pid: number;
   stop(): void;
 }
 
@@ -140,15 +141,7 @@ async function startReceivers(secrets: string[]): Promise<Receivers> {
       child.send({ report: true });
       return (await r).report as ReceiversReport;
     },
-    cpuSeconds() {
-      try {
-        // utime + stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux).
-        const f = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        return (Number(f[11]) + Number(f[12])) / 100;
-      } catch {
-        return Number.NaN;
-      }
-    },
+    pid: child.pid!,
     stop: () => void child.kill(),
   };
 }
@@ -171,16 +164,14 @@ function queueEvents(db: Db, changes: PostChanges, posts: ReturnType<PostReposit
 async function measure(receivers: Receivers, n: number, send: () => Promise<void>, watch?: () => Promise<() => Promise<void>>): Promise<DrainRun> {
   await receivers.expect(n);
   const unwatch = await watch?.();
-  const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const rcpu0 = receivers.cpuSeconds();
-  const t0 = performance.now();
+  // `self` is this process: the dispatcher (or the plain loop) under test.
+  const closeWindow = cpuWindow({ receivers: receivers.pid });
   await Promise.all([send(), receivers.done()]);
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
+  const cpu = closeWindow();
   const elu = performance.eventLoopUtilization(elu0);
   await unwatch?.();
-  return { seconds, perSecond: n / seconds, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: ((receivers.cpuSeconds() - rcpu0) * 1000) / n, check: await receivers.report() };
+  return { seconds: cpu.wallS, perSecond: n / cpu.wallS, cpuMsPerDelivery: (cpu.self * 1000) / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n, check: await receivers.report() };
 }
 
 export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<WebhookDrainResult> {

@@ -28,6 +28,45 @@ export async function elasticsearchPid(esUrl: string): Promise<number | undefine
   }
 }
 
+/** CPU seconds each named process (and `self`, this process: the load generator) spent in one window. */
+export type CpuSpent<K extends string> = Record<K | 'self', number> & { wallS: number };
+
+/**
+ * Opens a window over the named processes (an undefined pid counts NaN); the returned function
+ * closes it. Every bench measures CPU this one way: per phase, or summed over alternating
+ * windows by a CpuTally and divided by the requests they served.
+ */
+export function cpuWindow<K extends string>(pids: Record<K, number | undefined>): () => CpuSpent<K> {
+  const names = Object.keys(pids) as K[];
+  const read = () => names.map((k) => (pids[k] ? cpuSeconds(pids[k]!) : Number.NaN));
+  const t0 = process.hrtime.bigint();
+  const self0 = process.cpuUsage();
+  const start = read();
+  return () => {
+    const end = read();
+    const self = process.cpuUsage(self0);
+    const out = { wallS: Number(process.hrtime.bigint() - t0) / 1e9, self: (self.user + self.system) / 1e6 } as CpuSpent<K>;
+    names.forEach((k, i) => ((out as Record<string, number>)[k] = end[i] - start[i]));
+    return out;
+  };
+}
+
+/** Windows summed per process, for CPU per request over alternating runs. */
+export class CpuTally<K extends string> {
+  private readonly seconds = new Map<string, number>();
+  requests = 0;
+
+  add(spent: CpuSpent<K>, requests: number): void {
+    for (const [k, v] of Object.entries(spent)) if (k !== 'wallS') this.seconds.set(k, (this.seconds.get(k) ?? 0) + (v as number));
+    this.requests += requests;
+  }
+
+  /** milliseconds of CPU per request */
+  perRequestMs(who: K | 'self'): number {
+    return (1000 * (this.seconds.get(who) ?? Number.NaN)) / this.requests;
+  }
+}
+
 /** Cores used (CPU seconds per wall second) by each process over the phase. */
 export interface CpuSplit {
   server: number;
@@ -36,19 +75,11 @@ export interface CpuSplit {
 }
 
 export function measureCpu(serverPid: number, esPid: number | undefined): { stop(): CpuSplit } {
-  const t0 = process.hrtime.bigint();
-  const self0 = process.cpuUsage();
-  const server0 = cpuSeconds(serverPid);
-  const es0 = esPid ? cpuSeconds(esPid) : Number.NaN;
+  const stop = cpuWindow({ server: serverPid, elasticsearch: esPid });
   return {
     stop() {
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-      const self = process.cpuUsage(self0);
-      return {
-        server: (cpuSeconds(serverPid) - server0) / wall,
-        elasticsearch: esPid ? (cpuSeconds(esPid) - es0) / wall : Number.NaN,
-        loadGenerator: (self.user + self.system) / 1e6 / wall,
-      };
+      const s = stop();
+      return { server: s.server / s.wallS, elasticsearch: s.elasticsearch / s.wallS, loadGenerator: s.self / s.wallS };
     },
   };
 }

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { cpuSeconds, elasticsearchPid } from '../lib/cpu.ts';
+import { cpuWindow, elasticsearchPid, type CpuSpent } from '../lib/cpu.ts';
 import { machineInfo } from '../lib/env.ts';
 import { Histogram } from '../lib/histogram.ts';
 import { startServerProcess, type ServerProcess } from '../lib/server-process.ts';
@@ -118,18 +118,17 @@ async function main(): Promise<number> {
     const started = performance.now();
     const measureFrom = started + WARMUP * 1000;
     const deadline = measureFrom + SECONDS * 1000;
-    let cpu0 = { server: 0, es: 0, at: 0 };
-    let cpuEnd: typeof cpu0 | undefined;
-    let self0 = process.cpuUsage();
-    let selfSeconds = Number.NaN;
-    let minuteCpu = { server: 0, es: 0, at: 0 };
-    const cpuNow = () => ({ server: cpuSeconds(server!.pid), es: esPid ? cpuSeconds(esPid) : Number.NaN, at: performance.now() });
+    // Two CPU windows: the whole measured span, and the current minute.
+    const openWindow = () => cpuWindow({ server: server!.pid, es: esPid });
+    let closeSpan: (() => CpuSpent<'server' | 'es'>) | undefined;
+    let closeMinute = closeSpan;
+    let cpuEnd: CpuSpent<'server' | 'es'> | undefined;
     const sampler = setInterval(() => {
       const now = performance.now();
       if (!measuring && now >= measureFrom) {
         measuring = true;
-        cpu0 = minuteCpu = cpuNow();
-        self0 = process.cpuUsage();
+        closeSpan = openWindow();
+        closeMinute = openWindow();
         world.counts.full = world.counts.notModified = world.counts.bytes = 0;
       }
       if (!measuring || cpuEnd) return;
@@ -137,24 +136,20 @@ async function main(): Promise<number> {
       const r = readRss(server!.pid);
       if (r) rss.push({ s, mib: r.rss / 2 ** 20 });
       if (s >= (minutes.length + 1) * 60 || now >= deadline) {
-        const c = cpuNow();
-        const wall = (c.at - minuteCpu.at) / 1000;
+        const c = closeMinute!();
+        closeMinute = openWindow();
+        const wall = c.wallS;
         const recent = rss.filter((p) => p.s > s - 60).map((p) => p.mib).sort((x, y) => x - y);
-        const row: MinuteRow = { ...readMemory(server!.pid), loadAverage: os.loadavg()[0], minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: (c.server - minuteCpu.server) / wall, esCores: (c.es - minuteCpu.es) / wall };
+        const row: MinuteRow = { ...readMemory(server!.pid), loadAverage: os.loadavg()[0], minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: c.server / wall, esCores: c.es / wall };
         minutes.push(row);
         void mainThreadHeap(server!.url).then((h) => Object.assign(row, h));
         generatorRss.push(process.memoryUsage().rss / 2 ** 20);
         const m = minutes[minutes.length - 1];
         log(`minute ${m.minute}: ${m.pageViews} page views (${m.perSecond.toFixed(1)}/s), p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ${m.errors} errors, server RSS ${m.rssMedianMiB.toFixed(0)} MiB, cores server ${m.serverCores.toFixed(2)} ES ${m.esCores.toFixed(2)}`);
-        minuteCpu = c;
         minute = new Histogram();
         minuteErrors = 0;
         // The measured span ends at the deadline; actions still running then are not counted.
-        if (now >= deadline) {
-          cpuEnd = c;
-          const used = process.cpuUsage(self0);
-          selfSeconds = (used.user + used.system) / 1e6;
-        }
+        if (now >= deadline) cpuEnd = closeSpan!();
       }
     }, 1000);
 
@@ -189,7 +184,7 @@ async function main(): Promise<number> {
     while (!cpuEnd) await new Promise((r) => setTimeout(r, 200));
     clearInterval(sampler);
     const end = cpuEnd;
-    const wall = (end.at - cpu0.at) / 1000;
+    const wall = end.wallS;
     const pages = new Histogram();
     for (const k of PAGE_VIEWS) pages.merge(total.get(k)!);
     const run: PageViewRun = {
@@ -208,7 +203,7 @@ async function main(): Promise<number> {
       pageViews: pages.summary(),
       byKind: Object.fromEntries(KINDS.map((k) => [k, { ...total.get(k)!.summary(), errors: errors.get(k)!.count, firstErrors: errors.get(k)!.first }])),
       media: { ...world.counts },
-      cpu: { serverSeconds: end.server - cpu0.server, esSeconds: end.es - cpu0.es, loadGeneratorSeconds: selfSeconds },
+      cpu: { serverSeconds: end.server, esSeconds: end.es, loadGeneratorSeconds: end.self },
       minutes,
       rss,
       loadGeneratorRssMiB: generatorRss,
