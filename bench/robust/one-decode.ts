@@ -8,10 +8,13 @@
  *    - thumbnails: the worker's `thumbnails` task body (both sizes, WebP), as every upload runs it;
  *    - + robust task: then the worker's `robust` task body (a second decode, to 128 px grey): today;
  *    - one decode: a prototype that decodes once to the largest thumbnail's size, makes both
- *      thumbnails and the 128-px grey raster from that raster, then the descriptor.
+ *      thumbnails and the 128-px grey raster from that raster, then the descriptor;
+ *    - small thumbnail's decode: a prototype that keeps the large thumbnail's own pipeline and shares
+ *      only the small one's decode (its shrink-on-load as today): the 320-px raster is encoded to
+ *      WebP and resized to the 128-px grey raster, then the descriptor.
  *    The functions run on the main thread (libuv's pool), not in the piscina workers: the ratios
  *    between them are what this measures.
- * 2. Drift: the prototype's grey raster is not today's (no JPEG shrink-on-load at 1/4, one more
+ * 2. Drift: each prototype's grey raster is not today's (no JPEG shrink-on-load at 1/4, one more
  *    resampling), so its descriptor differs; per image of the evaluation set (originals and their
  *    JPEG q20 copies), the full-hash distance between the two descriptors and whether today's rule
  *    still matches them, i.e. whether stored descriptors could be kept rather than recomputed.
@@ -50,6 +53,20 @@ async function oneDecode(path: string, outputs: { size: number; path: string }[]
   return { made, descriptor: { quality: d.quality, hashes: d.hashes } };
 }
 
+/** The second prototype: the small thumbnail's decode shared with the descriptor, the large thumbnail as today. */
+async function smallDecode(path: string, outputs: { size: number; path: string }[]) {
+  const buf = await readFile(path);
+  const small = Math.min(...outputs.map((o) => o.size));
+  const source = sharp(buf, SHARP);
+  const large = outputs.filter((o) => o.size !== small).map((o) => source.clone().resize(o.size, o.size, inside).webp({ quality: 80, effort: 2 }).toFile(o.path));
+  const { data, info } = await source.clone().resize(small, small, inside).raw().toBuffer({ resolveWithObject: true });
+  const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
+  const made = outputs.filter((o) => o.size === small).map((o) => sharp(data, raw).webp({ quality: 80, effort: 2 }).toFile(o.path));
+  const g = await sharp(data, raw).greyscale().resize(BASE, BASE, inside).raw().toBuffer({ resolveWithObject: true });
+  const d = robustDescriptor({ width: g.info.width, height: g.info.height, pixels: new Uint8Array(g.data.buffer, g.data.byteOffset, g.data.length) });
+  return { made: await Promise.all([...large, ...made]), descriptor: { quality: d.quality, hashes: d.hashes } };
+}
+
 const dir = tempDir('one-decode');
 const out = mkdtempSync(join(tmpdir(), 'one-decode-thumbs-'));
 try {
@@ -63,6 +80,7 @@ try {
       return robust({ path: at(i) });
     },
     'one decode (prototype)': (i) => oneDecode(at(i), outputs(i)),
+    "small thumbnail's decode (prototype)": (i) => smallDecode(at(i), outputs(i)),
   };
   for (let i = 0; i < images.length; i++) for (const f of Object.values(variants)) await f(i); // warm-up
   const runs: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
@@ -82,21 +100,27 @@ try {
     ...readdirSync(ORIGINALS).map((f) => join(ORIGINALS, f)),
     ...readdirSync(DERIVED).filter((f) => f.includes('.jpeg20.')).map((f) => join(DERIVED, f)),
   ].sort();
-  const dists: number[] = [];
-  let unmatched = 0;
-  for (const f of files) {
-    const today = await robust({ path: f });
-    const proto = (await oneDecode(f, [{ size: Math.max(...THUMBNAIL_SIZES), path: join(out, 'drift.webp') }])).descriptor;
-    if (today.quality < 50 || proto.quality < 50) continue;
-    dists.push(hamming256(today.hashes, proto.hashes, 0, 0));
-    if (!robustMatch(today, proto)) unmatched++;
+  const prototypes: [string, (f: string) => Promise<{ quality: number; hashes: Uint32Array }>][] = [
+    ['one decode', async (f) => (await oneDecode(f, [{ size: Math.max(...THUMBNAIL_SIZES), path: join(out, 'drift.webp') }])).descriptor],
+    ["small thumbnail's decode", async (f) => (await smallDecode(f, THUMBNAIL_SIZES.map((size) => ({ size, path: join(out, `drift.${size}.webp`) })))).descriptor],
+  ];
+  for (const [name, proto] of prototypes) {
+    const dists: number[] = [];
+    let unmatched = 0;
+    for (const f of files) {
+      const today = await robust({ path: f });
+      const made = await proto(f);
+      if (today.quality < 50 || made.quality < 50) continue;
+      dists.push(hamming256(today.hashes, made.hashes, 0, 0));
+      if (!robustMatch(today, made)) unmatched++;
+    }
+    dists.sort((a, b) => a - b);
+    const q = (p: number) => dists[Math.min(dists.length - 1, Math.floor(p * dists.length))];
+    console.log(
+      `\n${name}: drift on ${dists.length} evaluation images (originals and JPEG q20 copies, quality ≥ 50): full-hash distance between today's descriptor and the prototype's ` +
+        `p50 ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${dists[dists.length - 1]} of 256 bits; pairs today's rule does not match: ${unmatched}`,
+    );
   }
-  dists.sort((a, b) => a - b);
-  const q = (p: number) => dists[Math.min(dists.length - 1, Math.floor(p * dists.length))];
-  console.log(
-    `\ndrift on ${dists.length} evaluation images (originals and JPEG q20 copies, quality ≥ 50): full-hash distance between today's descriptor and the prototype's ` +
-      `p50 ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${dists[dists.length - 1]} of 256 bits; pairs today's rule does not match: ${unmatched}`,
-  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
   rmSync(out, { recursive: true, force: true });

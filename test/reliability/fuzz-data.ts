@@ -13,7 +13,7 @@ const rawNumber = (literal: string) => `@@NUM:${literal}@@`;
 export const hostileStrings: string[] = [
   '', ' ', '\t\n', 'a'.repeat(10_001), 'x'.repeat(100_000), '\u0000', 'nul\u0000inside', '\ud800', 'lone \udfff low',
   '😀'.repeat(20), '\u202eRTL', 'e\u0301', '%', '%00', '%2e%2e%2f', '*', '?', '\\', '"', "'", '*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?', '.*'.repeat(300),
-  '<script>alert(1)</script>', '${7*7}', '{{.}}', '__proto__', 'constructor', 'null', 'undefined', 'NaN', '1e999', '-0',
+  '<script>alert(1)</script>', '${7*7}', '{{.}}', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'null', 'undefined', 'NaN', '1e999', '-0',
   '2024-02-30', '2024-13-01', '0000-00-00', '9999-12-31T23:59:59Z', '2024-01-01T24:00:00Z', '2024-01-01T10:00:00+02:00', '+275760-09-13',
   '1970-01-01', '2024-05-01', '2024-05-01T10:00:00Z', 'none', 'moderate', 'violent', 'violet', 'VIOLENT', 'tag with space', 'ok_tag',
   '0', '1', '-1', '9007199254740993', '1'.repeat(400), 'seeduser1', 'x'.repeat(65),
