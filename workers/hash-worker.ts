@@ -6,10 +6,10 @@
  * boundary; anything else (e.g. the file vanished) is a server fault and propagates unchanged.
  */
 import { readFile } from 'node:fs/promises';
-import sharp, { type Metadata, type SharpOptions } from 'sharp';
+import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type RobustRequest, type RobustResult, type ThumbnailRequest } from '../src/hashing/tasks.ts';
+import { DESCRIPTOR_SOURCE, INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
 import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
 import { BASE } from '../src/hashing/robust/grey.ts';
 import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
@@ -110,52 +110,72 @@ export default async function analyse({ path, dihedral }: AnalyseRequest): Promi
   return info;
 }
 
+const inside = { fit: 'inside', withoutEnlargement: true } as const;
+/** Thumbnails and the descriptor read damaged images too ('none'): the bytes already passed `analyse`. */
+const LENIENT: SharpOptions = { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true };
+
+/** The picture at DESCRIPTOR_SOURCE px, as raw sRGB pixels: the small thumbnail's and the descriptor's one decode. */
+const sourceRaster = (image: Sharp) => image.resize(DESCRIPTOR_SOURCE, DESCRIPTOR_SOURCE, inside).raw().toBuffer({ resolveWithObject: true });
+type SourceRaster = Awaited<ReturnType<typeof sourceRaster>>;
+const rawInput = ({ info }: SourceRaster) => ({ raw: { width: info.width, height: info.height, channels: info.channels } });
+
+/** The descriptor of the source raster: greyscale, at most BASE px on the long side (what bench/robust/evaluate.ts measures). */
+async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
+  const { data, info } = await sharp(source.data, rawInput(source)).greyscale().resize(BASE, BASE, inside).raw().toBuffer({ resolveWithObject: true });
+  if (data.length !== info.width * info.height) return { quality: 0, hashes: new Uint32Array(0) };
+  const d = robustDescriptor({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) });
+  return { quality: d.quality, hashes: d.hashes };
+}
+
+const webp = (image: Sharp, path: string) =>
+  // Effort 2, not the default 4: measured on a 1-MP JPEG, 71 against 110 ms for both sizes
+  // with files about 5 % larger; thumbnails are most of an upload's CPU time.
+  image.webp({ quality: 80, effort: 2 }).toFile(path);
+
 /**
  * Named piscina task (`pool.run(data, { name: 'thumbnails' })`): WebP thumbnails of an accepted
- * image. Never upscaled; an animation gives its first frame (sharp reads only page 0 unless told
- * otherwise); EXIF orientation applied, as for the hash. Returns each thumbnail's size.
+ * image, and with `descriptor` its robust descriptor. Never upscaled; an animation gives its first
+ * frame (sharp reads only page 0 unless told otherwise); EXIF orientation applied, as for the hash.
+ * The DESCRIPTOR_SOURCE-px thumbnail is encoded from the source raster, so the descriptor shares its
+ * decode; each other size decodes on its own (libvips shrinks a JPEG on load for its size, which
+ * costs less than resampling one large raster: bench/robust/one-decode.ts).
  */
-export async function thumbnails({ path, outputs }: ThumbnailRequest): Promise<MadeThumbnail[]> {
+export async function thumbnails({ path, outputs, descriptor }: ThumbnailRequest): Promise<ThumbnailResult> {
   const buf = await readFile(path);
   try {
-    // failOn 'none': the bytes already passed `analyse`, and a thumbnail of a slightly damaged
-    // image is better than none (this also serves `imgpost rethumb` on old uploads).
-    const source = sharp(buf, { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true });
-    return await Promise.all(
-      outputs.map(async (o) => {
-        const info = await source
-          .clone()
-          .resize(o.size, o.size, { fit: 'inside', withoutEnlargement: true })
-          // Effort 2, not the default 4: measured on a 1-MP JPEG, 71 against 110 ms for both sizes
-          // with files about 5 % larger; thumbnails are most of an upload's CPU time.
-          .webp({ quality: 80, effort: 2 })
-          .toFile(o.path);
-        return { size: o.size, width: info.width, height: info.height };
-      }),
-    );
+    const source = sharp(buf, LENIENT);
+    const shared = outputs.filter((o) => o.size === DESCRIPTOR_SOURCE);
+    const others = outputs.filter((o) => o.size !== DESCRIPTOR_SOURCE);
+    const made = others.map(async (o) => {
+      const info = await webp(source.clone().resize(o.size, o.size, inside), o.path);
+      return { size: o.size, width: info.width, height: info.height };
+    });
+    let robust: Promise<RobustResult> | undefined;
+    if (shared.length > 0 || descriptor) {
+      const raster = sourceRaster(source.clone());
+      for (const o of shared)
+        made.push(raster.then(async (r: SourceRaster) => {
+          const info = await webp(sharp(r.data, rawInput(r)), o.path);
+          return { size: o.size, width: info.width, height: info.height };
+        }));
+      if (descriptor) robust = raster.then(descriptorOf).catch(() => ({ quality: 0, hashes: new Uint32Array(0) }));
+    }
+    return { made: await Promise.all(made), ...(robust ? { descriptor: await robust } : {}) };
   } catch (err) {
     throw decodeFailure(err);
   }
 }
 
 /**
- * Named task `robust` (decisions §16): the robust descriptor of an accepted image, after the upload
- * was answered (the 409 rule needs only the 64-bit hash). The grey raster is the one the evaluation
- * measured (bench/robust/evaluate.ts): at most BASE px on the long side, EXIF orientation applied.
- * An image that no longer decodes is answered as unreadable rather than thrown: the caller stores
- * that, so the backfill does not retry it forever.
+ * Named task `robust` (decisions §16): the robust descriptor of an accepted image on its own (the
+ * backfill, `similar?robust=1` on an uploaded file); a new post's comes with its thumbnails. An image
+ * that no longer decodes is answered as unreadable rather than thrown: the caller stores that, so
+ * the backfill does not retry it forever.
  */
 export async function robust({ path }: RobustRequest): Promise<RobustResult> {
   const buf = await readFile(path);
   try {
-    const { data, info } = await sharp(buf, { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true })
-      .greyscale()
-      .resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    if (data.length !== info.width * info.height) return { quality: 0, hashes: new Uint32Array(0) };
-    const d = robustDescriptor({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) });
-    return { quality: d.quality, hashes: d.hashes };
+    return await descriptorOf(await sourceRaster(sharp(buf, LENIENT)));
   } catch {
     return { quality: 0, hashes: new Uint32Array(0) };
   }

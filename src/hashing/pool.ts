@@ -9,7 +9,7 @@ import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import { workerExecArgv } from '../util/worker-exec-argv.ts';
 import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type MadeThumbnail, type RobustRequest, type RobustResult, type ThumbnailRequest } from './tasks.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from './tasks.ts';
 
 export type { ImageInfo };
 
@@ -17,10 +17,11 @@ export interface HashPool {
   /** `dihedral`: also the hashes of the eight mirrored/rotated variants (`info.dihedral`) */
   analyse(path: string, opts?: { dihedral?: boolean }): Promise<ImageInfo>;
   /**
-   * WebP thumbnails of an accepted image, written to the given paths (same pool). `background`
-   * work waits behind every hash (default `urgent`: someone is waiting for it).
+   * WebP thumbnails of an accepted image, written to the given paths (same pool), and with
+   * `descriptor` its robust descriptor from the same decode. `background` work waits behind every
+   * hash (default `urgent`: someone is waiting for it).
    */
-  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority): Promise<MadeThumbnail[]>;
+  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority, opts?: { descriptor?: boolean }): Promise<ThumbnailResult>;
   /**
    * The robust descriptor of an accepted image (decisions §16); `background` by default (made after
    * the upload is answered, and by the backfill). An unreadable image answers quality 0, no hashes.
@@ -103,10 +104,10 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
         throw err;
       }
     },
-    async thumbnails(path, outputs, priority = 'urgent') {
+    async thumbnails(path, outputs, priority = 'urgent', opts) {
       try {
-        const made = await run({ path, outputs, ...priorityOption(priority) }, { name: 'thumbnails' }, priority);
-        return made as MadeThumbnail[];
+        const made = await run({ path, outputs, ...(opts?.descriptor ? { descriptor: true } : {}), ...priorityOption(priority) }, { name: 'thumbnails' }, priority);
+        return made as ThumbnailResult;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));

@@ -36,6 +36,11 @@ export class RobustDescriptors {
     return this.stmt('SELECT seq, id, ext FROM posts WHERE robust IS NULL AND seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as PendingDescriptor[];
   }
 
+  /** The post (by id) waiting for its descriptor; undefined when it has one or is gone. */
+  pendingPost(id: string): PendingDescriptor | undefined {
+    return this.stmt('SELECT seq, id, ext FROM posts WHERE id = ? AND robust IS NULL').get(id) as PendingDescriptor | undefined;
+  }
+
   /** How many posts have none yet. */
   pendingCount(): number {
     return this.stmt('SELECT count(*) FROM posts WHERE robust IS NULL').pluck().get() as number;

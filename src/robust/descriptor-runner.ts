@@ -6,9 +6,15 @@
  * order and stores each one in its own transaction, so a kill -9 loses at most the descriptor being
  * computed, and the next start resumes at the first NULL. Work runs on the hash pool at background
  * priority, and waits while an upload's hash is queued.
+ *
+ * A new post's descriptor usually comes with its thumbnails (the thumbnailer asks for it while the
+ * post has none, and hands it to `storeComputed`): the two share one decode. So the runner passes
+ * over a post whose thumbnail job is still queued; if that job ends without a descriptor, the next
+ * poll finds the post still NULL.
  */
 import type { Db } from '../db/sqlite.ts';
 import type { HashPool } from '../hashing/pool.ts';
+import type { RobustResult } from '../hashing/tasks.ts';
 import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
 import type { PostChanges } from '../kernel/commit.ts';
 import { imageName } from '../kernel/media-names.ts';
@@ -29,6 +35,8 @@ export interface DescriptorRunnerDeps {
   onStored: () => void;
   /** ROBUST_PAUSE_MS: a pause after each descriptor, to leave the CPU to other work (default 0) */
   pauseMs?: number;
+  /** whether the post's thumbnail job is queued (given when a thumbnailer runs those jobs: it brings the descriptor) */
+  thumbnailsQueued?: (postId: string) => boolean;
 }
 
 const BATCH = 50;
@@ -74,6 +82,10 @@ export class DescriptorRunner {
         // Uploads first: someone waits for their hash, nobody for a descriptor.
         while (hashPool.queueSize > 0 && this.loop.running) await sleep(50);
         if (!this.loop.running) break;
+        if (this.deps.thumbnailsQueued?.(p.id)) {
+          this.cursor = p.seq;
+          continue;
+        }
         try {
           if (await this.storeOne(p)) stored++;
           this.cursor = p.seq;
@@ -93,7 +105,9 @@ export class DescriptorRunner {
 
   /** Computes and stores one post's descriptor; false when the post went or already has one. */
   private async storeOne(p: PendingDescriptor): Promise<boolean> {
-    const { db, posts, changes, images, hashPool } = this.deps;
+    const { posts, images, hashPool } = this.deps;
+    // Its thumbnails may have brought it since the batch was read (their job is done only after).
+    if (!posts.robust.pendingPost(p.id)) return false;
     const image = imageName(p);
     let descriptor;
     try {
@@ -105,10 +119,29 @@ export class DescriptorRunner {
       descriptor = UNREADABLE;
       this.stats.unreadable++;
     }
+    return this.save(p.seq, descriptor);
+  }
+
+  /** Whether the post still waits for its descriptor (the thumbnailer asks before its task). */
+  wants(postId: string): boolean {
+    return this.deps.posts.robust.pendingPost(postId) !== undefined;
+  }
+
+  /** Stores a descriptor computed with the post's thumbnails; false when the post went or already has one. */
+  storeComputed(postId: string, descriptor: RobustResult): boolean {
+    const p = this.deps.posts.robust.pendingPost(postId);
+    if (!p || !this.save(p.seq, descriptor)) return false;
+    this.deps.onStored();
+    return true;
+  }
+
+  /** One transaction: the descriptor, and the post's reindex so its document gains the terms. */
+  private save(seq: number, descriptor: RobustResult): boolean {
+    const { db, posts, changes } = this.deps;
     const blob = encodeDescriptor(descriptor);
     const done = db.transaction(() => {
-      if (!posts.robust.store(p.seq, blob)) return false;
-      const post = posts.getBySeq(p.seq);
+      if (!posts.robust.store(seq, blob)) return false;
+      const post = posts.getBySeq(seq);
       if (post) changes.reindexed(post);
       return true;
     }).immediate();

@@ -36,7 +36,8 @@ import { S3MediaStore } from '../media/store/s3-store.ts';
 import { MediaStoreStates } from '../media/store/store-state.ts';
 import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
-import { Thumbnailer } from '../thumbnails/thumbnailer.ts';
+import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
+import type { RobustResult } from '../hashing/tasks.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
 import { MediaRedirect } from '../media/redirect.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
@@ -165,7 +166,7 @@ export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStore
  * thumbnails made on all workers but one, which stays free for uploads) and its idle workers let go.
  * A job has none of them: it keeps its workers busy until it ends.
  */
-export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean): FileParts {
+export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): FileParts {
   const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}) });
   const thumbnailer = new Thumbnailer({
@@ -175,6 +176,7 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
     posts: posts.postRepository,
     log,
     ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
+    descriptors,
   });
   return { images, hashPool, thumbnailer };
 }
@@ -220,10 +222,24 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   // by the server only; a job's wake-up finds it idle and is harmless).
   const posts = wirePosts(db, () => webhookDispatcher.kick());
   const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes, relay } = wireIndex(posts, search, log);
-  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true);
+  // New posts' descriptors come with their thumbnails (one decode), when the server computes
+  // descriptors at all (ROBUST_DESCRIPTORS); the runner is made below.
+  const sharedDecode = config.robustDescriptors.enabled ? { wants: (id: string) => descriptors.wants(id), storeComputed: (id: string, d: RobustResult) => descriptors.storeComputed(id, d) } : undefined;
+  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true, sharedDecode);
   const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
   const accounts = wireAccounts(posts, { config, log });
-  const descriptors = new DescriptorRunner({ db, posts: postRepository, changes, images, hashPool, log, onStored: () => relay.kick(), pauseMs: config.robustDescriptors.pauseMs });
+  const descriptors = new DescriptorRunner({
+    db,
+    posts: postRepository,
+    changes,
+    images,
+    hashPool,
+    log,
+    onStored: () => relay.kick(),
+    pauseMs: config.robustDescriptors.pauseMs,
+    // Only when a thumbnailer runs the queued jobs (and so brings their descriptors).
+    ...(sharedDecode && config.backgroundThumbnails ? { thumbnailsQueued: (id: string) => thumbnailQueue.isQueued(id) } : {}),
+  });
   const directUploads = new DirectUploads({
     store: images.store,
     grants: new UploadGrantRepository(db),

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HashPool } from '../hashing/pool.ts';
+import type { RobustResult } from '../hashing/tasks.ts';
 import type { PoolPriority } from '../hashing/priority-queue.ts';
 import type { Logger } from '../log.ts';
 import type { ImageStore } from '../media/store/image-store.ts';
@@ -18,6 +19,8 @@ export interface ThumbnailerDeps {
   log: Logger;
   /** background jobs at once; one worker is always left to hashing (default 1) */
   parallel?: number;
+  /** a post still without a robust descriptor gets it from its thumbnails' decode (src/robust/descriptor-runner.ts) */
+  descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -82,9 +85,20 @@ export class Thumbnailer {
     const { images, hashPool, queue } = this.deps;
     const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(images.tmpDir, `thumb-${this.claimant}-${thumbnailName(postId, size)}`) }));
     try {
+      const descriptors = this.deps.descriptors;
+      const descriptor = descriptors?.wants(postId) ?? false;
       // S3: the image is fetched to a temp file for the workers (and removed after).
-      await images.withLocalFile(image, (file) => hashPool.thumbnails(file, temps.map((t) => ({ size: t.size, path: t.tempPath })), priority));
+      const made = await images.withLocalFile(image, (file) => hashPool.thumbnails(file, temps.map((t) => ({ size: t.size, path: t.tempPath })), priority, { descriptor }));
       const kept = await images.replaceThumbnails(image, postId, temps);
+      // Before the job is done: the descriptor runner passes over posts whose job is still queued.
+      // A descriptor that cannot be stored now is the runner's again: the thumbnails stand.
+      if (kept && made.descriptor) {
+        try {
+          descriptors!.storeComputed(postId, made.descriptor);
+        } catch (err) {
+          this.deps.log.warn('thumbnails: the robust descriptor from their decode was not stored', { postId, err: (err as Error).message });
+        }
+      }
       queue.done(postId);
       return kept;
     } catch (err) {

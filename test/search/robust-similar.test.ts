@@ -6,6 +6,7 @@
 import sharp from 'sharp';
 import test from 'ava';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
+import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
@@ -17,6 +18,8 @@ const copyOf = (transform: string, photo = 'chelsea.jpg') => TRANSFORMS.find((t)
 let app: TestApp;
 let user: TestUser;
 const posts: Record<string, string> = {};
+/** descriptor tasks of their own run while the uploads were processed (none: they come with the thumbnails) */
+let descriptorTasks = 0;
 
 const upload = async (image: Buffer, text: string): Promise<string> => {
   const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image, force: '1', metadata: { text } }) });
@@ -37,14 +40,33 @@ const tiny = () => sharp({ create: { width: 4, height: 3, channels: 3, backgroun
 test.before(async () => {
   app = await startTestApp({ ROBUST_DESCRIPTORS: '1' });
   user = await createUser(app, 0x2 | 0x4);
+  const pool = app.services.hashPool;
+  const task = pool.robust.bind(pool);
+  pool.robust = (...args) => {
+    descriptorTasks++;
+    return task(...args);
+  };
   const fs = await import('node:fs');
   for (const name of ['chelsea', 'coffee', 'motorcycle']) posts[name] = await upload(fs.readFileSync(`${PHOTOS}${name}.jpg`), name);
   posts.flat = await upload(await flat(), 'flat');
   posts.tiny = await upload(await tiny(), 'tiny');
   posts.captioned = await upload(await copyOf('caption', 'coffee.jpg'), 'captioned coffee');
   await descriptorsSettled(app);
+  // Counted up to here: the queries below run tasks of their own.
+  uploadsDescriptorTasks = descriptorTasks;
 });
 test.after.always(() => app?.close());
+
+let uploadsDescriptorTasks = -1;
+
+test("a new post's descriptor comes from its thumbnails' decode, and equals the one the standalone task computes", async (t) => {
+  t.is(uploadsDescriptorTasks, 0, 'no descriptor task of its own ran for the uploads');
+  for (const name of ['chelsea', 'coffee', 'motorcycle']) {
+    const stored = app.services.db.prepare('SELECT robust FROM posts WHERE id = ?').pluck().get(posts[name]) as Buffer;
+    // The backfill's and a query's path: one definition of the descriptor's raster (DESCRIPTOR_SOURCE).
+    t.deepEqual(stored, encodeDescriptor(await app.services.hashPool.robust(`${PHOTOS}${name}.jpg`, 'urgent')), name);
+  }
+});
 
 test('crops, borders and captions of a photograph are robust matches, with score and kind, and nothing unrelated is', async (t) => {
   for (const [transform, kinds] of [
