@@ -9,9 +9,9 @@ import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { DESCRIPTOR_SOURCE, INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
+import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
 import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
-import { BASE } from '../src/hashing/robust/grey.ts';
+import { greyRaster, rawInput, sourceRaster, DESCRIPTOR_SOURCE, type SourceRaster } from '../src/hashing/robust/raster.ts';
 import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
 type Format = ImageFormat;
@@ -113,17 +113,12 @@ export default async function analyse({ path, dihedral }: AnalyseRequest): Promi
 const inside = { fit: 'inside', withoutEnlargement: true } as const;
 /** Thumbnails and the descriptor read damaged images too ('none'): the bytes already passed `analyse`. */
 const LENIENT: SharpOptions = { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true };
+const UNREADABLE: RobustResult = { quality: 0, hashes: new Uint32Array(0) };
 
-/** The picture at DESCRIPTOR_SOURCE px, as raw sRGB pixels: the small thumbnail's and the descriptor's one decode. */
-const sourceRaster = (image: Sharp) => image.resize(DESCRIPTOR_SOURCE, DESCRIPTOR_SOURCE, inside).raw().toBuffer({ resolveWithObject: true });
-type SourceRaster = Awaited<ReturnType<typeof sourceRaster>>;
-const rawInput = ({ info }: SourceRaster) => ({ raw: { width: info.width, height: info.height, channels: info.channels } });
-
-/** The descriptor of the source raster: greyscale, at most BASE px on the long side (what bench/robust/evaluate.ts measures). */
 async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
-  const { data, info } = await sharp(source.data, rawInput(source)).greyscale().resize(BASE, BASE, inside).raw().toBuffer({ resolveWithObject: true });
-  if (data.length !== info.width * info.height) return { quality: 0, hashes: new Uint32Array(0) };
-  const d = robustDescriptor({ width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) });
+  const g = await greyRaster(source);
+  if (!g) return UNREADABLE;
+  const d = robustDescriptor(g);
   return { quality: d.quality, hashes: d.hashes };
 }
 
@@ -158,7 +153,7 @@ export async function thumbnails({ path, outputs, descriptor }: ThumbnailRequest
           const info = await webp(sharp(r.data, rawInput(r)), o.path);
           return { size: o.size, width: info.width, height: info.height };
         }));
-      if (descriptor) robust = raster.then(descriptorOf).catch(() => ({ quality: 0, hashes: new Uint32Array(0) }));
+      if (descriptor) robust = raster.then(descriptorOf).catch(() => UNREADABLE);
     }
     return { made: await Promise.all(made), ...(robust ? { descriptor: await robust } : {}) };
   } catch (err) {
@@ -177,6 +172,6 @@ export async function robust({ path }: RobustRequest): Promise<RobustResult> {
   try {
     return await descriptorOf(await sourceRaster(sharp(buf, LENIENT)));
   } catch {
-    return { quality: 0, hashes: new Uint32Array(0) };
+    return UNREADABLE;
   }
 }

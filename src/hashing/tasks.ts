@@ -38,7 +38,7 @@ export interface ThumbnailRequest {
   path: string;
   /** one WebP per entry, at most `size` pixels on the long side */
   outputs: { size: number; path: string }[];
-  /** also the robust descriptor, from the smallest thumbnail's decode (see DESCRIPTOR_SOURCE) */
+  /** also the robust descriptor, from the small thumbnail's decode (src/hashing/robust/raster.ts) */
   descriptor?: boolean;
 }
 
@@ -54,13 +54,6 @@ export interface MadeThumbnail {
   width: number;
   height: number;
 }
-
-/**
- * The robust descriptor's raster is made from the picture as the small thumbnail sees it: fitted
- * inside this many pixels (never enlarged), then to the descriptor's grey raster. A thumbnails task
- * decodes the image for that size anyway, so a new post's descriptor costs no decode of its own.
- */
-export const DESCRIPTOR_SOURCE = 320;
 
 /** The robust descriptor task (decisions §16): an accepted image's grey raster, trimmed and hashed. */
 export interface RobustRequest {

@@ -83,6 +83,11 @@ export class ThumbnailQueue {
     return this.db.prepare('SELECT 1 FROM thumbnail_jobs WHERE post_id = ?').pluck().get(postId) !== undefined;
   }
 
+  /** Whether the post's job will still run: queued and not given up after MAX_THUMBNAIL_ATTEMPTS failures. */
+  willRun(postId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM thumbnail_jobs WHERE post_id = ? AND attempts < ?').pluck().get(postId, MAX_THUMBNAIL_ATTEMPTS) !== undefined;
+  }
+
   /** Jobs still to do (failed-for-good ones included). */
   size(): number {
     return this.db.prepare('SELECT count(*) FROM thumbnail_jobs').pluck().get() as number;

@@ -9,8 +9,8 @@
  *
  * A new post's descriptor usually comes with its thumbnails (the thumbnailer asks for it while the
  * post has none, and hands it to `storeComputed`): the two share one decode. So the runner passes
- * over a post whose thumbnail job is still queued; if that job ends without a descriptor, the next
- * poll finds the post still NULL.
+ * over a post whose thumbnail job will still run; if that job ends without a descriptor (or is given
+ * up), the next poll finds the post still NULL.
  */
 import type { Db } from '../db/sqlite.ts';
 import type { HashPool } from '../hashing/pool.ts';
@@ -35,8 +35,8 @@ export interface DescriptorRunnerDeps {
   onStored: () => void;
   /** ROBUST_PAUSE_MS: a pause after each descriptor, to leave the CPU to other work (default 0) */
   pauseMs?: number;
-  /** whether the post's thumbnail job is queued (given when a thumbnailer runs those jobs: it brings the descriptor) */
-  thumbnailsQueued?: (postId: string) => boolean;
+  /** whether the post's thumbnail job will still run (given when a thumbnailer runs those jobs: it brings the descriptor) */
+  thumbnailsWillRun?: (postId: string) => boolean;
 }
 
 const BATCH = 50;
@@ -82,7 +82,7 @@ export class DescriptorRunner {
         // Uploads first: someone waits for their hash, nobody for a descriptor.
         while (hashPool.queueSize > 0 && this.loop.running) await sleep(50);
         if (!this.loop.running) break;
-        if (this.deps.thumbnailsQueued?.(p.id)) {
+        if (this.deps.thumbnailsWillRun?.(p.id)) {
           this.cursor = p.seq;
           continue;
         }

@@ -238,7 +238,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     onStored: () => relay.kick(),
     pauseMs: config.robustDescriptors.pauseMs,
     // Only when a thumbnailer runs the queued jobs (and so brings their descriptors).
-    ...(sharedDecode && config.backgroundThumbnails ? { thumbnailsQueued: (id: string) => thumbnailQueue.isQueued(id) } : {}),
+    ...(sharedDecode && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
   });
   const directUploads = new DirectUploads({
     store: images.store,

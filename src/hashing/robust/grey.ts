@@ -1,10 +1,9 @@
 /**
  * A greyscale raster as the robust hashes read it: one byte per pixel, row-major, plus a summed-area
- * table so any rectangle's mean costs four lookups. The hash worker produces the bytes with sharp
- * (`greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw()`).
+ * table so any rectangle's mean costs four lookups. raster.ts makes the bytes with sharp.
  */
 
-/** Long side of the raster the robust descriptor is computed on (the worker downsizes to this). */
+/** Long side of the raster the robust descriptor is computed on (raster.ts downsizes to this). */
 export const BASE = 128;
 
 export interface Grey {
