@@ -17,10 +17,12 @@ import { repeated, type Repeated } from './lib/stats.ts';
  *    format, reads the metadata and validates the image before hashing;
  *  - the original's path: sharp-phash 2.x per call on the main thread (bench/anchors);
  *  - the floor: sharp decode + greyscale + 32x32 resize alone, on libuv's threadpool, no DCT.
- * plus ours followed by the robust descriptor of decisions §16 (`pool.robust(path)`, which the server
- * runs after the upload is answered), and the pipeline each upload runs on the pool: the hash and
- * the thumbnails (`pool.thumbnails`, both sizes, WebP), without and with the descriptor. That last
- * pair is the descriptor's honest cost per post: the thumbnails are pool work every upload pays too.
+ * plus ours followed by the robust descriptor of decisions §16 on its own (`pool.robust(path)`: the
+ * backfill's and a query's path, a decode of its own), and the pipeline each upload runs on the
+ * pool: the hash and the thumbnails (`pool.thumbnails`, both sizes, WebP), without and with the
+ * descriptor, which a new post gets from its small thumbnail's decode (src/hashing/robust/raster.ts).
+ * That last pair is the descriptor's honest cost per post; from it, the hash's throughput with the
+ * descriptor's added cost (1 / (1/ours + 1/with - 1/without)), the issue's hash-against-hash figure.
  * Repetitions are interleaved (floor, original, ours, ours + robust, floor, ...) so drift in the
  * box's load hits all of them alike.
  *
@@ -42,11 +44,15 @@ export interface HashingResult {
   floor: Repeated;
   /** ours, then the robust descriptor of the same image (decisions §16) */
   oursWithRobust?: Repeated;
-  /** oursWithRobust against ours (the issue's goal: at least 0.7) */
+  /** oursWithRobust against ours: the descriptor with a decode of its own (backfill, queries) */
   withRobustVsOurs?: number;
+  /** ours plus what the descriptor adds to an upload's thumbnails task, as img/s */
+  oursWithSharedRobust?: number;
+  /** oursWithSharedRobust against ours (the issue's goal: at least 0.7) */
+  withSharedRobustVsOurs?: number;
   /** the pool work of an upload: hash, then both thumbnails */
   pipeline?: Repeated;
-  /** the same, then the robust descriptor */
+  /** the same, the thumbnails task also making the robust descriptor (what an upload runs) */
   pipelineWithRobust?: Repeated;
   /** pipelineWithRobust against pipeline */
   pipelineWithRobustVsPipeline?: number;
@@ -76,14 +82,12 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
       await pool.analyse(at(i));
       return pool.robust(at(i), 'urgent');
     };
-    const upload = async (i: number) => {
+    const pipeline = (descriptor: boolean) => async (i: number) => {
       await pool.analyse(at(i));
-      return pool.thumbnails(at(i), THUMBNAIL_SIZES.map((size) => ({ size, path: join(thumbDir, `${i % 4}.${size}.webp`) })), 'urgent');
+      return pool.thumbnails(at(i), THUMBNAIL_SIZES.map((size) => ({ size, path: join(thumbDir, `${i % 4}.${size}.webp`) })), 'urgent', { descriptor });
     };
-    const uploadWithRobust = async (i: number) => {
-      await upload(i);
-      return pool.robust(at(i), 'urgent');
-    };
+    const upload = pipeline(false);
+    const uploadWithRobust = pipeline(true);
 
     // Warm-up: worker start-up, JIT, the page cache.
     let hashesAgree = true;
@@ -115,12 +119,16 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
       pipeline: repeated(runs.upload),
       pipelineWithRobust: repeated(runs.uploadWithRobust),
     };
+    // Seconds per image add up: the hash's, plus what the descriptor adds to the thumbnails task.
+    const oursWithSharedRobust = 1 / (1 / result.ours.median + 1 / result.pipelineWithRobust.median - 1 / result.pipeline.median);
     return {
       images: { jpeg: jpegs.length, png: pngs.length, meanJpegKiB: meanKiB(jpegs), meanPngKiB: meanKiB(pngs) },
       concurrency,
       perRep: count,
       ...result,
       withRobustVsOurs: result.oursWithRobust.median / result.ours.median,
+      oursWithSharedRobust,
+      withSharedRobustVsOurs: oursWithSharedRobust / result.ours.median,
       pipelineWithRobustVsPipeline: result.pipelineWithRobust.median / result.pipeline.median,
       oursVsFloor: result.ours.median / result.floor.median,
       oursVsOriginal: result.ours.median / result.original.median,
@@ -140,7 +148,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const r = await benchHashing(await generateImages(dir, 12, 4), { reps: Number(process.argv[2] ?? 3), passes: Number(process.argv[3] ?? 2) });
     const f = (x: Repeated) => `${x.median.toFixed(1)} img/s`;
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-    process.stdout.write(`| hashing, pool of 2 | ours ${f(r.ours)} | ours + robust descriptor ${f(r.oursWithRobust!)} = ${(r.withRobustVsOurs! * 100).toFixed(0)} % | ` +
+    process.stdout.write(`| hashing, pool of 2 | ours ${f(r.ours)} | ours + the descriptor's cost on an upload ${r.oursWithSharedRobust!.toFixed(1)} img/s = ${(r.withSharedRobustVsOurs! * 100).toFixed(0)} % | ` +
+        `ours + the descriptor with its own decode ${f(r.oursWithRobust!)} = ${(r.withRobustVsOurs! * 100).toFixed(0)} % | ` +
         `upload pipeline (hash + thumbnails) ${f(r.pipeline!)}, with the descriptor ${f(r.pipelineWithRobust!)} = ${(r.pipelineWithRobustVsPipeline! * 100).toFixed(0)} % | floor ${f(r.floor)} | original ${f(r.original)} |\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
