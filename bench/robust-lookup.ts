@@ -16,7 +16,7 @@
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
  * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
- * all 21 hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
+ * all its hashes) and 3 % of its bits flipped: real value statistics, unrelated positions. Posts are
  * written straight into SQLite, the index is built by the production reindex (src/search/reindex.ts)
  * and merged to one segment as `imgpost reindex` does. Queries: copies of the set picked at random
  * (their originals are in the corpus). In process: no HTTP.
@@ -24,7 +24,7 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { encodeDescriptor } from '../src/hashing/robust/format.ts';
+import { encodeDescriptor, FORMAT } from '../src/hashing/robust/format.ts';
 import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/hashing/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
@@ -52,8 +52,12 @@ const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(lo
 const keep = process.env.ROBUST_LOOKUP_KEEP;
 const dataDir = keep ?? tempDir('robust-lookup');
 const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robust`;
-const builtMarker = keep && join(keep, `built-${posts}`);
+// The marker names the descriptor format: a kept build of another format (its descriptors cleared by
+// migration 016 or read as absent) is not reused; the directory must be deleted to build it again.
+const builtMarker = keep && join(keep, `built-${posts}-format${FORMAT}`);
 const reuse = !!builtMarker && fs.existsSync(builtMarker);
+if (keep && !reuse && fs.existsSync(keep) && fs.readdirSync(keep).some((f) => f.startsWith('built-')))
+  throw new Error(`${keep} holds a build of another size or descriptor format (${fs.readdirSync(keep).filter((f) => f.startsWith('built-')).join(', ')}); delete it to build format ${FORMAT} anew`);
 if (keep) fs.mkdirSync(keep, { recursive: true });
 const services = await openToolJob(loadConfig(benchEnv({ dataDir, prefix, esUrl })), createLogger('warn'));
 try {

@@ -13,13 +13,15 @@ import { HASH_CACHE } from './paths.ts';
 /** The seed of the corpus and of its queries. */
 export const SEED = 2525;
 
-// The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them).
+// The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them),
+// then the caption band's window when the picture has one (the served descriptor, format 2).
 export const DIR = `${HASH_CACHE}-${BASE}`;
 const ALL = WINDOW_SETS.w32;
 const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
 export const loadDescriptor = (file: string): Descriptor => {
-  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number };
-  return { hashes: descriptorFromHex(pick.map((i) => h.robust[i])), quality: h.quality };
+  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number; band?: string | null };
+  if (h.band === undefined) throw new Error(`${file}: cached before the caption band window; run bench/robust/evaluate.ts`);
+  return { hashes: descriptorFromHex([...pick.map((i) => h.robust[i]), ...(h.band ? [h.band] : [])]), quality: h.quality };
 };
 
 /** Every cached descriptor (originals and copies, by file name), and which of them are copies. */
@@ -31,7 +33,7 @@ export function realDescriptors(): { files: string[]; real: Descriptor[]; copies
 /** 16-bit segment s of hash h of a descriptor's words. */
 export const seg = (w: Uint32Array, h: number, s: number): number => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
 
-/** A real descriptor with its 16 segments rotated by 1-15 places (the same in all 21 hashes) and 3 % of its bits flipped. */
+/** A real descriptor with its 16 segments rotated by 1-15 places (the same in all its hashes) and 3 % of its bits flipped. */
 export function unrelated(rnd: Random, d: Descriptor): Descriptor {
   const k = rnd.int(1, 15);
   const out = new Uint32Array(d.hashes.length);

@@ -30,7 +30,7 @@ async function raster(path: string): Promise<Grey> {
 }
 
 /** name, then u16 width, u16 height, pixels; one record after another. */
-async function evaluationRasters(): Promise<[string, Grey][]> {
+export async function evaluationRasters(): Promise<[string, Grey][]> {
   const out: [string, Grey][] = [];
   if (!existsSync(RASTERS)) {
     const files = [ORIGINALS, DERIVED].flatMap((d) => (existsSync(d) ? readdirSync(d).sort().map((f) => join(d, f)) : []));

@@ -72,4 +72,29 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   t.deepEqual(versions, [2], 'each post stored its descriptor once (one raised version)');
   const found = await (await fetch(`${server.url}/api/post/${photo}/similar?robust=1`)).json();
   t.deepEqual(found.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(found));
+  await server.stop();
+
+  // A database from the release before format 2 (migration 016 not applied yet): two descriptors of
+  // format 1 (the same fixed windows, no caption band window). The upgrade clears them and the
+  // backfill computes them again, one raised version each; the other posts are left alone.
+  const writer = new Database(path.join(dataDir, DATABASE_FILE));
+  const current = writer.prepare('SELECT seq, robust FROM posts ORDER BY seq LIMIT 2').all() as { seq: number; robust: Buffer }[];
+  for (const { seq, robust } of current) {
+    const old = Buffer.from(robust.subarray(0, 2 + 21 * 32));
+    old[0] = 1;
+    writer.prepare('UPDATE posts SET robust = ? WHERE seq = ?').run(old, seq);
+  }
+  writer.prepare('DELETE FROM schema_migrations WHERE version >= 16').run();
+  writer.close();
+  const format = () => reader.prepare('SELECT DISTINCT unicode(substr(robust, 1, 1)) FROM posts').pluck().all();
+  t.deepEqual(format().sort(), [1, 2]);
+  server = await startChild({ ...env, ROBUST_DESCRIPTORS: '1' });
+  await until('format 1 recomputed and reindexed', () =>
+    format().join() === '2' && (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
+  );
+  const byVersion = reader.prepare('SELECT version, count(*) AS n FROM posts GROUP BY version ORDER BY version').all();
+  t.deepEqual(byVersion, [{ version: 2, n: 14 }, { version: 3, n: 2 }]);
+  t.deepEqual(reader.prepare('SELECT robust FROM posts WHERE seq IN (?, ?) ORDER BY seq').pluck().all(current[0].seq, current[1].seq), current.map((c) => c.robust));
+  const again = await (await fetch(`${server.url}/api/post/${photo}/similar?robust=1`)).json();
+  t.deepEqual(again.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(again));
 });

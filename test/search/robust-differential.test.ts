@@ -111,6 +111,9 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
   t.true(throughProbes > 10, `${throughProbes} matching pairs need a probed segment`);
   t.true(beyondProbes > 10, `${beyondProbes} pairs within the distance have a segment just beyond the probes`);
   t.is(hamming256(planted[0].d.hashes, planted[0].d.hashes), 0);
+  // the captioned copies carry the caption band's window (src/hashing/robust/band.ts), the photographs not
+  const sizes = new Set(planted.map((p) => p.d.hashes.length / 8));
+  t.deepEqual([...sizes].sort(), [21, 22]);
 });
 
 test('the indexed lookup answers exactly what a scan of SQLite under the same rule returns', async (t) => {

@@ -95,6 +95,24 @@ test('crops, borders and captions of a photograph are robust matches, with score
   }
 });
 
+test('a captioned copy of a pillarboxed photograph is found through the caption band window', async (t) => {
+  // Black bars of 30 % of the width on each side, then a caption above: the band's text stops the
+  // trim, so the copy's box keeps the bars (no fixed window lines up with the photograph, about 100
+  // bits away); the band window is the picture below the band, trimmed of the bars.
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const src = `${PHOTOS}chelsea.jpg`;
+  const { width } = await sharp(src).metadata();
+  const bars = Math.round(width! * 0.3);
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/imgpost-band-`);
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const path = `${dir}/pillarboxed.png`;
+  fs.writeFileSync(path, await sharp(src).extend({ left: bars, right: bars, background: '#000' }).png().toBuffer());
+  const { status, body } = await similar(await TRANSFORMS.find((x) => x.name === 'caption')!.apply(path, 0));
+  t.is(status, 200);
+  t.deepEqual(body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]), [[posts.chelsea, 'overlay']], JSON.stringify(body));
+});
+
 test('without robust=1 the answer has no robust list; a bad robust value is 400', async (t) => {
   const image = await copyOf('crop10-side');
   const plain = await similar(image, '');

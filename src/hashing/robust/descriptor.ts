@@ -6,9 +6,14 @@
  *   - one of a's window hashes is near b's full hash (b is a cropped, or a is b plus a band/caption).
  * So only full-against-window and full-against-full pairs are compared (1 + 2 * WINDOWS.length),
  * never window against window, which keeps the false-match rate and the index small.
+ * A picture with a caption band (band.ts) carries one more window after the fixed ones: the
+ * picture beside the band, trimmed (a captioned copy's window then lines up with its original's full
+ * hash, which no fixed window does when the band's text stops the trim). It is compared as the
+ * other windows are; a picture without a band has none, so the count of hashes varies (1 + WINDOWS.length, or one more).
  */
 import { hamming256, pdqInto, toHex, fromHex } from './pdq.ts';
 import { integral, type Box, type Grey } from './grey.ts';
+import { captionBand } from './band.ts';
 import { trimBorders } from './trim.ts';
 
 export interface WindowSpec {
@@ -52,7 +57,9 @@ export interface RobustDescriptor {
   width: number;
   height: number;
   quality: number;
-  /** (1 + WINDOWS.length) * 8 words: the full hash, then one per window in WINDOWS order */
+  /** the picture beside a caption band, trimmed (band.ts), or null: no band found */
+  band: Box | null;
+  /** (1 + WINDOWS.length + (band ? 1 : 0)) * 8 words: the full hash, one per window in WINDOWS order, then the band's window */
   hashes: Uint32Array;
 }
 
@@ -60,14 +67,17 @@ export function subBox(b: Box, s: WindowSpec): Box {
   return { x: b.x + b.w * s.left, y: b.y + b.h * s.top, w: b.w * (1 - s.left - s.right), h: b.h * (1 - s.top - s.bottom) };
 }
 
-export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[] } = {}): RobustDescriptor {
+/** options.band false: no caption band window (measured by the evaluation as the descriptor before it) */
+export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[]; band?: boolean } = {}): RobustDescriptor {
   const trimmed = trimBorders(g);
   const I = integral(g);
   const specs = options.windows === false ? [] : Array.isArray(options.windows) ? options.windows : WINDOWS;
-  const hashes = new Uint32Array(8 * (1 + specs.length));
+  const band = options.band === false ? null : captionBand(g);
+  const hashes = new Uint32Array(8 * (1 + specs.length + (band ? 1 : 0)));
   const quality = pdqInto(I, trimmed, true, hashes, 0);
   for (let i = 0; i < specs.length; i++) pdqInto(I, subBox(trimmed, specs[i]), false, hashes, 8 * (i + 1));
-  return { trimmed, width: g.width, height: g.height, quality, hashes };
+  if (band) pdqInto(I, band, false, hashes, 8 * (1 + specs.length));
+  return { trimmed, band, width: g.width, height: g.height, quality, hashes };
 }
 
 export interface RobustMatch {

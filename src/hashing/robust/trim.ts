@@ -13,7 +13,7 @@ const MAX_FRACTION = 0.5;
 const EDGE = 2;
 /** A line that can be a frame: near black or near white and flat within TOLERANCE, or any colour and flat within STRICT. */
 const STRICT = 1;
-const frameLike = (range: number, mean: number) => range <= STRICT || (range <= TOLERANCE && (mean <= 40 || mean >= 215));
+export const frameLike = (range: number, mean: number) => range <= STRICT || (range <= TOLERANCE && (mean <= 40 || mean >= 215));
 
 export function trimBorders(g: Grey): Box {
   const { width, height, pixels } = g;
