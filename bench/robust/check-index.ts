@@ -13,10 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { descriptorFromHex, matchDescriptors, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
 import { queryTerms, storedTerms } from '../../src/hashing/robust/index-terms.ts';
-import { BASE } from '../../src/hashing/robust/grey.ts';
-import { HASH_CACHE as CACHE_ROOT, MANIFEST, type Manifest } from './paths.ts';
-
-const HASH_CACHE = `${CACHE_ROOT}-${BASE}`;
+import { HASH_DIR as HASH_CACHE, MANIFEST, type Manifest } from './paths.ts';
 
 const threshold = Number(process.argv[2] ?? 64);
 const bits = Number(process.argv[3] ?? 8);

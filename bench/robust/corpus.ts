@@ -5,17 +5,16 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { descriptorFromHex, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { BASE } from '../../src/hashing/robust/grey.ts';
 import type { Descriptor } from '../../src/hashing/robust/rule.ts';
 import type { Random } from '../../src/seed/random.ts';
-import { HASH_CACHE } from './paths.ts';
+import { HASH_DIR } from './paths.ts';
 
 /** The seed of the corpus and of its queries. */
 export const SEED = 2525;
 
 // The cached hashes carry the w32 windows; the descriptor's are a subset (as check-index.ts picks them),
 // then the caption band's window when the picture has one (the served descriptor, format 2).
-export const DIR = `${HASH_CACHE}-${BASE}`;
+export const DIR = HASH_DIR;
 const ALL = WINDOW_SETS.w32;
 const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
 export const loadDescriptor = (file: string): Descriptor => {

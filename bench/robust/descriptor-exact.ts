@@ -17,16 +17,17 @@ import sharp from 'sharp';
 import { descriptorToHex, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
 import { BASE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
+import { DESCRIPTOR_SOURCE, greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
 import { CACHE, DERIVED, ORIGINALS } from './paths.ts';
 import { syntheticRasters } from './synthetic-rasters.ts';
 
-const RASTERS = join(CACHE, `rasters-${BASE}.bin`);
+const RASTERS = join(CACHE, `rasters-${DESCRIPTOR_SOURCE}-${BASE}.bin`);
 
-/** The worker's raster (workers/hash-worker.ts `robust`). */
+/** The worker's raster (src/hashing/robust/raster.ts). */
 async function raster(path: string): Promise<Grey> {
-  const { data, info } = await sharp(readFileSync(path), { failOn: 'none', autoOrient: true })
-    .greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+  const g = await greyRaster(await sourceRaster(sharp(readFileSync(path), { failOn: 'none', autoOrient: true })));
+  if (!g) throw new Error(`${path}: no grey raster`);
+  return g;
 }
 
 /** name, then u16 width, u16 height, pixels; one record after another. */

@@ -5,7 +5,7 @@
  *
  * For each transform: recall (the copy matches its own original) and the false-match rate (the copy
  * matches another original, over all such unrelated pairs), per candidate and threshold; plus hashing
- * throughput against today's 64-bit hash. Hashes are cached in ROBUST_CACHE/hashes (delete to redo).
+ * throughput against today's 64-bit hash. Hashes are cached in paths.ts's HASH_DIR (delete to redo).
  * Writes bench/robust/RESULTS.md and bench/robust/results.json.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,15 +17,14 @@ import { MIN_SHARED, PROBE_RADIUS, robustMatch, SEGMENT_BITS, sharedSegments } f
 import { descriptorFromHex, descriptorToHex, matchDescriptors, MIN_QUALITY, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
+import { DESCRIPTOR_SOURCE, greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
 import { trimBorders } from '../../src/hashing/robust/trim.ts';
-import { DERIVED, HASH_CACHE, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
+import { DERIVED, HASH_DIR, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
 
 sharp.concurrency(1); // 2-core box shared with others: two images in flight, one libvips thread each
 
 const ALL = WINDOW_SETS.w32;
-/** hashes depend on the raster size: one cache per BASE */
-const HASH_DIR = `${HASH_CACHE}-${BASE}`;
 
 interface Hashes {
   phash: string; // today's hash, as workers/hash-worker.ts computes it
@@ -35,9 +34,11 @@ interface Hashes {
   band: string | null; // hex: the caption band's window (band.ts), null when none was found
 }
 
+/** The service's raster (src/hashing/robust/raster.ts), as the hash worker makes it. */
 async function greyBase(buf: Buffer | string): Promise<Grey> {
-  const { data, info } = await sharp(buf, { autoOrient: true }).greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+  const g = await greyRaster(await sourceRaster(sharp(buf, { autoOrient: true })));
+  if (!g) throw new Error('no grey raster');
+  return g;
 }
 
 async function phashOf(buf: Buffer | string): Promise<string> {
@@ -336,7 +337,7 @@ lines.push(kept('index-condition'), '');
 lines.push('## The caption band window', '');
 lines.push(kept('caption-band'), '');
 lines.push('## Hashing throughput', '');
-lines.push(`${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (${BASE} px grey raster, trim, hashes). sharp concurrency 1; the box is shared, so compare rows of the same run only.`, '');
+lines.push(`${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/hashing/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`, '');
 lines.push('| pipeline | images/s (wall) | vs today | images per CPU-second | vs today |');
 lines.push('| --- | --- | --- | --- | --- |');
 for (const [k, v] of Object.entries(throughput)) lines.push(`| ${k} | ${v.wall.toFixed(1)} | ${pct(v.wall / base.wall, 0)} | ${v.cpu.toFixed(1)} | ${pct(v.cpu / base.cpu, 0)} |`);

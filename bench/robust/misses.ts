@@ -11,12 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { descriptorFromHex, matchDescriptors, MIN_QUALITY, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { BASE } from '../../src/hashing/robust/grey.ts';
 import { MIN_SHARED, sharedSegments, THRESHOLD } from '../../src/hashing/robust/rule.ts';
-import { HASH_CACHE, MANIFEST, type Manifest } from './paths.ts';
+import { HASH_DIR as DIR, MANIFEST, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
 
-const DIR = `${HASH_CACHE}-${BASE}`;
 const ALL = WINDOW_SETS.w32;
 const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
 const load = (file: string) => {
