@@ -12,10 +12,11 @@ import { medianOf, toHex } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 
 /**
- * Stored descriptors carry no version of the code that made them (format 1 names only the raster,
+ * Stored descriptors carry no version of the code that made them (the format names only the raster,
  * the trim and the windows), so any change to the descriptor's code must reproduce them bit for bit.
- * The expected values were computed by the code before its speed-up (issue 25) and are never
- * regenerated to make a change pass: ROBUST_EXACT_WRITE=1 rewrites them, for a deliberate format bump.
+ * The expected values are never regenerated to make a change pass: ROBUST_EXACT_WRITE=1 rewrites
+ * them, for a deliberate format bump (last: format 2, the raster from the small thumbnail's size,
+ * src/hashing/robust/raster.ts, and the caption band's window).
  * The whole evaluation set is checked by bench/robust/descriptor-exact.ts; this is the cheap guard.
  */
 const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
