@@ -4,11 +4,13 @@
  * descriptors' read from SQLite, the rule on them and the matches' details, in the order findRobust
  * runs them; the same queries as the bench (same seed, same random sequence).
  *
- *   ROBUST_LOOKUP_KEEP=/work/rl-keep ELASTICSEARCH_URL=http://127.0.0.1:9278 flock /work/bench.lock \
+ *   ROBUST_LOOKUP_KEEP=/work/rl-keep-f2 ELASTICSEARCH_URL=http://127.0.0.1:9280 flock /work/bench.lock \
  *     npx tsx bench/robust/lookup-split.ts 1000000 100 [rounds=3]
  */
 import { loadConfig } from '../../src/config.ts';
-import { decodeDescriptor } from '../../src/hashing/robust/format.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeDescriptor, FORMAT } from '../../src/hashing/robust/format.ts';
 import { INDEX_CONDITION, robustMatch, THRESHOLD } from '../../src/hashing/robust/rule.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob } from '../../src/roles/jobs.ts';
@@ -23,6 +25,9 @@ const queries = Number(process.argv[3] ?? 100);
 const rounds = Number(process.argv[4] ?? 3);
 const keep = process.env.ROBUST_LOOKUP_KEEP!;
 const esUrl = process.env.ELASTICSEARCH_URL!;
+// Only a build of this descriptor format (bench/robust-lookup.ts's marker): opening another would
+// run migration 016 on it, which clears its descriptors.
+if (!existsSync(join(keep, `built-${posts}-format${FORMAT}`))) throw new Error(`${keep} holds no build of ${posts} posts in descriptor format ${FORMAT} (make one with bench/robust-lookup.ts)`);
 const rnd = new Random(SEED);
 const { real, copies } = realDescriptors();
 skipCorpus(rnd, real, posts);
