@@ -5,6 +5,7 @@
 // sharp's docs: on glibc Linux the main thread must load sharp before worker threads do, so its
 // shared libraries stay mapped until every worker has exited.
 import 'sharp';
+import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import { workerExecArgv } from '../util/worker-exec-argv.ts';
@@ -45,7 +46,14 @@ const OVERFLOW_AT = 3;
 interface Lane {
   pool: Piscina<Tasks, ImageInfo>;
   load: number;
+  /** notes the pool's threads started since the last call (a task may start one) */
+  watch(): void;
+  /** resolves when every thread seen has loaded the worker module (or exited) */
+  loaded(): Promise<void>;
 }
+
+/** What a piscina worker posts once it has loaded the worker module (piscina's `READY` key). */
+const READY = '_WORKER_READY';
 
 function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: number): Lane {
   // Three tasks share the worker file: the default export (analyse) and the named `thumbnails` and `robust`.
@@ -58,7 +66,33 @@ function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: 
     execArgv: workerExecArgv(WORKER),
     taskQueue: new PriorityTaskQueue(),
   });
-  return { pool, load: 0 };
+  // Terminating a worker while it still loads its modules can abort the whole process on Node 24
+  // before 24.19 (a fatal error in the CommonJS export lexer, nodejs/node#63323; seen once in CI when
+  // an app was closed right after it started). So destroy() first waits for the threads to load.
+  const loading = new Map<Worker, Promise<void>>();
+  const seen = new WeakSet<Worker>();
+  const watch = () => {
+    for (const worker of pool.threads) {
+      if (seen.has(worker)) continue;
+      seen.add(worker);
+      const done = new Promise<void>((resolve) => {
+        const onMessage = (m: unknown) => {
+          if (typeof m === 'object' && m !== null && READY in m) finish();
+        };
+        const finish = () => {
+          worker.off('message', onMessage);
+          worker.off('exit', finish);
+          loading.delete(worker);
+          resolve();
+        };
+        worker.on('message', onMessage);
+        worker.once('exit', finish);
+      });
+      loading.set(worker, done);
+    }
+  };
+  watch();
+  return { pool, load: 0, watch, loaded: async () => void (await Promise.all(loading.values())) };
 }
 
 /**
@@ -86,7 +120,9 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
     const to = overflow && priority === 'urgent' && first.load >= OVERFLOW_AT ? overflow : first;
     to.load++;
     try {
-      return await to.pool.run(task, options);
+      const result = to.pool.run(task, options);
+      to.watch();
+      return await result;
     } finally {
       to.load--;
     }
@@ -136,6 +172,8 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       return lanes.reduce((n, l) => n + l.pool.threads.length, 0);
     },
     destroy: async () => {
+      // A thread still loading its modules is not terminated (see lane()); each loads in well under a second.
+      await Promise.all(lanes.map((l) => l.loaded()));
       await Promise.all(lanes.map((l) => l.pool.destroy()));
     },
   };
