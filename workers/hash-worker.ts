@@ -11,7 +11,8 @@ import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
 import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
 import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
-import { greyRaster, rawInput, sourceRaster, DESCRIPTOR_SOURCE, type SourceRaster } from '../src/hashing/robust/raster.ts';
+import { DESCRIPTOR_SOURCE } from '../src/hashing/robust/grey.ts';
+import { greyRaster, rawInput, sourceRaster, type SourceRaster } from '../src/hashing/robust/raster.ts';
 import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
 
 type Format = ImageFormat;

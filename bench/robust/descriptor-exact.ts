@@ -15,9 +15,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { descriptorToHex, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { BASE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
+import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
-import { DESCRIPTOR_SOURCE, greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
+import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
 import { CACHE, DERIVED, ORIGINALS } from './paths.ts';
 import { syntheticRasters } from './synthetic-rasters.ts';
 

@@ -1,8 +1,7 @@
 /** Where the evaluation set lives: the manifest in git, the images in a cache outside it. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { BASE } from '../../src/hashing/robust/grey.ts';
-import { DESCRIPTOR_SOURCE } from '../../src/hashing/robust/raster.ts';
+import { BASE, DESCRIPTOR_SOURCE } from '../../src/hashing/robust/grey.ts';
 
 export const CACHE = process.env.ROBUST_CACHE ?? join(homedir(), '.cache', 'imgpost-robust');
 export const ORIGINALS = join(CACHE, 'set', 'originals');

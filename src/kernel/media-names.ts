@@ -1,11 +1,13 @@
+import { DESCRIPTOR_SOURCE } from '../hashing/robust/grey.ts';
 import type { PostRecord } from './post-record.ts';
 
 /**
  * Thumbnail sizes and names. Each post's image gets WebP thumbnails bounded to these lengths on the
  * long side (never upscaled), stored next to it as `<id>.<size>.webp` and served from /media.
- * Changing the list needs `imgpost rethumb` so existing posts get the new sizes.
+ * Changing the list needs `imgpost rethumb` so existing posts get the new sizes. The small one is the
+ * robust descriptor's source size (the thumbnails task decodes the picture once for both).
  */
-export const THUMBNAIL_SIZES = [320, 1024] as const;
+export const THUMBNAIL_SIZES = [DESCRIPTOR_SOURCE, 1024] as const;
 export type ThumbnailSize = (typeof THUMBNAIL_SIZES)[number];
 
 /** The size clients get where one small picture is wanted (/image/search's thumbnailUrl). */

@@ -6,6 +6,13 @@
 /** Long side of the raster the robust descriptor is computed on (raster.ts downsizes to this). */
 export const BASE = 128;
 
+/**
+ * The size the picture is fitted to before that (raster.ts): the small thumbnail's, which
+ * src/kernel/media-names.ts takes from here, so a thumbnails task's decode serves the descriptor too.
+ * Changing it changes every descriptor (a format bump).
+ */
+export const DESCRIPTOR_SOURCE = 320;
+
 export interface Grey {
   width: number;
   height: number;

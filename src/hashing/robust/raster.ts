@@ -7,9 +7,7 @@
  * rasters through these functions too, so what it measured is what the service computes.
  */
 import sharp, { type Sharp } from 'sharp';
-import { BASE, type Grey } from './grey.ts';
-
-export const DESCRIPTOR_SOURCE = 320;
+import { BASE, DESCRIPTOR_SOURCE, type Grey } from './grey.ts';
 
 const inside = { fit: 'inside', withoutEnlargement: true } as const;
 
