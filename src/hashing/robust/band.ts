@@ -14,14 +14,12 @@
  * covers MIN_BAND..MAX_BAND of the height. No text line: a plain border, which the trim already peels.
  */
 import type { Box, Grey } from './grey.ts';
-import { frameLike, trimBorders } from './trim.ts';
+import { frameLike, NEAR_BLACK as BLACK, NEAR_WHITE as WHITE, trimBorders } from './trim.ts';
 
 export const MIN_BAND = 0.05;
 export const MAX_BAND = 0.35;
 /** a text line's share of pixels in the band colour (bold caption text at 128 px leaves ≥ 0.3 white) */
 const INK_ROW = 0.15;
-const WHITE = 215;
-const BLACK = 40;
 /** lines skipped after the band: the resampled edge between band and picture blends the two */
 const SEAM = 1;
 

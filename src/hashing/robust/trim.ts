@@ -13,7 +13,10 @@ const MAX_FRACTION = 0.5;
 const EDGE = 2;
 /** A line that can be a frame: near black or near white and flat within TOLERANCE, or any colour and flat within STRICT. */
 const STRICT = 1;
-export const frameLike = (range: number, mean: number) => range <= STRICT || (range <= TOLERANCE && (mean <= 40 || mean >= 215));
+/** a line's mean at or below this is near black, at or above NEAR_WHITE near white (band.ts uses both too) */
+export const NEAR_BLACK = 40;
+export const NEAR_WHITE = 215;
+export const frameLike = (range: number, mean: number) => range <= STRICT || (range <= TOLERANCE && (mean <= NEAR_BLACK || mean >= NEAR_WHITE));
 
 export function trimBorders(g: Grey): Box {
   const { width, height, pixels } = g;
