@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { dctHash } from '../../src/hashing/phash.ts';
 import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { MIN_SHARED, PROBE_RADIUS, robustMatch, SEGMENT_BITS, sharedSegments } from '../../src/hashing/robust/rule.ts';
+import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/hashing/robust/cells.ts';
+import { MIN_SHARED, PROBE_RADIUS, robustMatch, SEGMENT_BITS, sharedSegments, sharedTerms, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import { descriptorFromHex, descriptorToHex, matchDescriptors, MIN_QUALITY, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { hamming256 } from '../../src/hashing/robust/pdq.ts';
+import { fromHex, hamming256, toHex } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
 import { trimBorders } from '../../src/hashing/robust/trim.ts';
@@ -32,6 +33,7 @@ interface Hashes {
   quality: number;
   robust: string[]; // hex: full PDQ-style hash, then one per window of ALL
   band: string | null; // hex: the caption band's window (band.ts), null when none was found
+  cells: { words: string; quality: number[] }; // the cells (cells.ts): their words in hex, their qualities
 }
 
 /** The service's raster (src/hashing/robust/raster.ts), as the hash worker makes it. */
@@ -50,14 +52,15 @@ async function hashFile(path: string): Promise<Hashes> {
   const cacheFile = join(HASH_DIR, path.split('/').pop()! + '.json');
   if (existsSync(cacheFile)) {
     const h = JSON.parse(readFileSync(cacheFile, 'utf8'));
-    if ('band' in h) return h; // (hashes cached before the caption band are made again)
+    if ('cells' in h) return h; // (hashes cached before the cells are made again)
   }
   const buf = readFileSync(path);
   const [phash, g] = await Promise.all([phashOf(buf), greyBase(buf)]);
   const d = robustDescriptor(g, { windows: ALL }); // every window measured; candidates pick subsets
   const robust = descriptorToHex(d);
   const band = d.band ? robust.pop()! : null;
-  const h: Hashes = { phash, trimPhash: phashOfBox(integral(g), d.trimmed), quality: d.quality, robust, band };
+  const cells = { words: toHex(d.cells!.words), quality: [...d.cells!.quality] };
+  const h: Hashes = { phash, trimPhash: phashOfBox(integral(g), d.trimmed), quality: d.quality, robust, band, cells };
   writeFileSync(cacheFile, JSON.stringify(h));
   return h;
 }
@@ -122,6 +125,13 @@ const w20band = (h: Hashes) => {
   }
   return v;
 };
+/** the served descriptor (format 3): w20band and the cells, memoised */
+const withCells = new Map<Hashes, Descriptor>();
+const served = (h: Hashes) => {
+  let v = withCells.get(h);
+  if (!v) withCells.set(h, (v = { ...w20band(h), cells: { words: fromHex(h.cells.words), quality: Uint8Array.from(h.cells.quality) } }));
+  return v;
+};
 const THRESHOLDS = [24, 31, 40, 48, 56, 64, 72];
 /** condition 2 variants measured (issue 25): shared segments needed, probe radius in bits */
 const SEG_VARIANTS = [
@@ -134,6 +144,7 @@ const SEG_VARIANTS = [
 ];
 const segName = (needed: number, radius: number) => `trim+pdq+w20+seg16x${needed}${radius ? `r${radius}` : ''}`;
 const BAND_KEY = `trim+pdq+w20+band+seg16x${MIN_SHARED}r${PROBE_RADIUS}`;
+const CELLS_KEY = `trim+pdq+w20+band+cells${GRID}x${GRID}+seg16x${MIN_SHARED}r${PROBE_RADIUS}`;
 
 const candidates: Candidate[] = [
   { name: 'phash64', describe: "today's 64-bit DCT hash (anchor)", dist: (q, o) => hd64(q.phash, o.phash), thresholds: [8] },
@@ -173,10 +184,19 @@ const candidates: Candidate[] = [
     name: BAND_KEY,
     describe:
       `as ${segName(MIN_SHARED, PROBE_RADIUS)}, and a picture with a caption band (src/hashing/robust/band.ts: a near-white or near-black strip with text at the top or bottom) ` +
-      'carries one more window, the picture beside the band, trimmed (THE rule, src/hashing/robust/rule.ts, with the served descriptor: what the Elasticsearch lookup finds exactly)',
+      'carries one more window, the picture beside the band, trimmed (format 2)',
     dist: (q: Hashes, o: Hashes) => robustMatch(w20band(q), w20band(o), 256)?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(w20band(q).hashes, w20band(o).hashes) >= MIN_SHARED,
     thresholds: [64, 72],
+  },
+  {
+    name: CELLS_KEY,
+    describe:
+      `as ${BAND_KEY}, and the untrimmed picture's ${GRID}x${GRID} cells (src/hashing/robust/cells.ts: a 64-bit DCT hash and a quality each): a pair also matches when at least ${CELLS_NEEDED} cells of quality ≥ ${CELL_QUALITY} on both sides are within ${CELL_THRESHOLD} bits, ` +
+      'and condition 2 also counts the cells with an equal 16-bit segment (THE rule, src/hashing/robust/rule.ts, with the served descriptor, format 3: what the Elasticsearch lookup finds exactly; its threshold is the whole hashes\' one)',
+    dist: (q: Hashes, o: Hashes) => robustMatch(served(q), served(o))?.distance ?? Infinity,
+    candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedTerms(served(q), served(o)) >= MIN_SHARED,
+    thresholds: [THRESHOLD],
   },
 ];
 
@@ -251,10 +271,10 @@ async function rates(pipelines: Record<string, (b: Buffer) => Promise<unknown>>,
   return Object.fromEntries(names.map((k) => [k, { wall: count / (wall[k] / 1000), cpu: count / (cpu[k] / 1000) }]));
 }
 const today = async (b: Buffer) => { await sharp(b).metadata(); await phashOf(b); };
-const withRobust = (windows: boolean | typeof ALL, band = true) => async (b: Buffer) => {
+const withRobust = (windows: boolean | typeof ALL, band = true, cells = band) => async (b: Buffer) => {
   await sharp(b).metadata();
   const [, g] = await Promise.all([phashOf(b), greyBase(b)]);
-  robustDescriptor(g, { windows, band });
+  robustDescriptor(g, { windows, band, cells });
 };
 const withTrimPhash = async (b: Buffer) => {
   await sharp(b).metadata();
@@ -266,7 +286,8 @@ const withTrimPhash = async (b: Buffer) => {
 const withRaster = async (b: Buffer) => { await sharp(b).metadata(); await Promise.all([phashOf(b), greyBase(b)]); };
 const pipelines: Record<string, (b: Buffer) => Promise<unknown>> = { phash64: today, 'phash64+raster': withRaster, 'trim+phash64': withTrimPhash, 'trim+pdq': withRobust(false, false) };
 for (const [set, specs] of Object.entries(WINDOW_SETS)) pipelines[`trim+pdq+${set}`] = withRobust(specs, false);
-pipelines['trim+pdq+w20+band (served)'] = withRobust(WINDOW_SETS.w20);
+pipelines['trim+pdq+w20+band'] = withRobust(WINDOW_SETS.w20, true, false);
+pipelines[`trim+pdq+w20+band+cells${GRID}x${GRID} (served)`] = withRobust(WINDOW_SETS.w20);
 const throughput = await rates(pipelines);
 const base = throughput['phash64'];
 console.log(throughput);
@@ -305,8 +326,8 @@ lines.push('');
 // most goal rows met among those within the false-match goal (ties: the lower threshold)
 const windowKeys = keys.filter((k) => k.startsWith('trim+pdq+w'));
 const chosenKey = process.env.ROBUST_CHOSEN ?? windowKeys.find(goalsMet) ?? windowKeys.filter((k) => overallFp(k) <= 0.001).sort((a, b) => goalRows(b) - goalRows(a))[0];
-const servedKey = `${BAND_KEY}@72`;
-const shown = ['phash64@8', 'trim+phash64@8', 'trim+pdq@31', 'trim+pdq+w20@72', `${segName(MIN_SHARED, PROBE_RADIUS)}@72`, servedKey, chosenKey].filter((k, i, a) => table[k] && a.indexOf(k) === i);
+const servedKey = `${CELLS_KEY}@${THRESHOLD}`;
+const shown = ['phash64@8', 'trim+phash64@8', 'trim+pdq@31', 'trim+pdq+w20@72', `${segName(MIN_SHARED, PROBE_RADIUS)}@72`, `${BAND_KEY}@72`, servedKey, chosenKey].filter((k, i, a) => table[k] && a.indexOf(k) === i);
 lines.push(`## Per transform: recall / false-match rate`, '');
 lines.push(`Chosen: **${chosenKey}**; served (THE rule of src/hashing/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`, '');
 lines.push(`| transform | goal | ${shown.join(' | ')} | ${chosenKey}, not astronomical |`);
@@ -321,14 +342,14 @@ lines.push('## The index condition (condition 2 of src/hashing/robust/rule.ts): 
 lines.push(`Recall per goal row and false matches at 72 bits, with no index condition (trim+pdq+w20) and under each variant of condition 2 ` +
   `(xN: N segments shared; rR: a segment is shared when its two 16-bit values differ in at most R bits, which the lookup asks as each query value and its neighbours). ` +
   `"Candidates" is the share of unrelated pairs (every row's copies and the originals against the other originals) meeting condition 2 alone: what a lookup fetches from the index, per 1M posts in brackets.`, '');
-const segKeys = ['trim+pdq+w20@72', ...SEG_VARIANTS.map((v) => `${segName(v.needed, v.radius)}@72`), `${BAND_KEY}@72`];
+const segKeys = ['trim+pdq+w20@72', ...SEG_VARIANTS.map((v) => `${segName(v.needed, v.radius)}@72`), `${BAND_KEY}@72`, servedKey];
 const candidatesOf = (name: string) => { const f = fetched[name]; return `${pct(f.fetched / f.pairs, 3)} (${Math.round((f.fetched / f.pairs) * 1e6).toLocaleString('en-US')})`; };
 lines.push(`| transform | goal | ${segKeys.join(' | ')} |`);
 lines.push(`| --- | --- | ${segKeys.map(() => '---').join(' | ')} |`);
 for (const t of TRANSFORMS.filter((t) => t.goal !== undefined)) lines.push(`| ${t.name} | ≥ ${pct(t.goal!, 0)} | ${segKeys.map((k) => pct(table[k][t.name].recall)).join(' | ')} |`);
 lines.push(`| goal rows met | | ${segKeys.map((k) => `${goalRows(k)} of ${TRANSFORMS.filter((t) => t.goal).length}`).join(' | ')} |`);
 lines.push(`| false matches, all rows | ≤ 0.1 % | ${segKeys.map((k) => pct(overallFp(k), 3)).join(' | ')} |`);
-lines.push(`| candidates (unrelated pairs meeting condition 2) | | - | ${[...SEG_VARIANTS.map((v) => segName(v.needed, v.radius)), BAND_KEY].map(candidatesOf).join(' | ')} |`);
+lines.push(`| candidates (unrelated pairs meeting condition 2) | | - | ${[...SEG_VARIANTS.map((v) => segName(v.needed, v.radius)), BAND_KEY, CELLS_KEY].map(candidatesOf).join(' | ')} |`);
 lines.push('');
 // hand-written readings, kept across runs (edit them between their markers)
 const previous = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '';
@@ -336,6 +357,8 @@ const kept = (name: string) => previous.match(new RegExp(`<!-- ${name}:start -->
 lines.push(kept('index-condition'), '');
 lines.push('## The caption band window', '');
 lines.push(kept('caption-band'), '');
+lines.push('## The cells', '');
+lines.push(kept('cells'), '');
 lines.push('## Hashing throughput', '');
 lines.push(`${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/hashing/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`, '');
 lines.push('| pipeline | images/s (wall) | vs today | images per CPU-second | vs today |');

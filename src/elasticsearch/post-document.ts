@@ -38,6 +38,8 @@ export interface PostDocument {
    */
   robust_full: string[];
   robust_any: string[];
+  /** its cells' terms (cells.ts): those of quality ≥ CELL_QUALITY */
+  robust_cell: string[];
 }
 
 /**
@@ -55,10 +57,10 @@ export function trigrams(lowered: string): string[] {
 }
 
 /** The index terms of a stored descriptor (posts.robust); none when it is absent or cannot match. */
-export function robustTerms(robust: Uint8Array | undefined): { robust_full: string[]; robust_any: string[] } {
+export function robustTerms(robust: Uint8Array | undefined): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
   const d = decodeDescriptor(robust);
-  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0) return { robust_full: [], robust_any: [] };
-  return storedTerms(d.hashes, SEGMENT_BITS);
+  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0) return { robust_full: [], robust_any: [], robust_cell: [] };
+  return storedTerms(d.hashes, SEGMENT_BITS, d.cells);
 }
 
 /** `robust`: the post's stored descriptor (posts.robust), read beside the record; absent when none (the relay, reindex and verify always pass what SQLite holds). */

@@ -4,6 +4,7 @@
  * (a worker is an entry point, at the top of the layer list) and the worker imports its contract.
  */
 import type { Transform } from './dihedral.ts';
+import type { Cells } from './robust/cells.ts';
 
 /**
  * Error subclasses do not survive the worker boundary, so the worker marks a failure caused by the
@@ -67,4 +68,5 @@ export interface RobustRequest {
 export interface RobustResult {
   quality: number;
   hashes: Uint32Array;
+  cells?: Cells;
 }

@@ -15,8 +15,8 @@ import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
  * Stored descriptors carry no version of the code that made them (the format names only the raster,
  * the trim and the windows), so any change to the descriptor's code must reproduce them bit for bit.
  * The expected values are never regenerated to make a change pass: ROBUST_EXACT_WRITE=1 rewrites
- * them, for a deliberate format bump (last: format 2, the raster from the small thumbnail's size,
- * src/hashing/robust/raster.ts, and the caption band's window).
+ * them, for a deliberate format bump (last: format 3, the cells of src/hashing/robust/cells.ts; before
+ * it format 2, the raster from the small thumbnail's size and the caption band's window).
  * The whole evaluation set is checked by bench/robust/descriptor-exact.ts; this is the cheap guard.
  */
 const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
@@ -54,7 +54,7 @@ for (const photo of ['chelsea', 'coffee', 'motorcycle']) {
       const path = join(dir, key);
       writeFileSync(path, name === 'original' ? src : await make(sharp(src), width!, height!).toBuffer());
       const d = await pool.robust(path, 'urgent');
-      const hex = `${d.quality} ${toHex(d.hashes)}`;
+      const hex = `${d.quality} ${toHex(d.hashes)} ${Buffer.from(d.cells!.quality).toString('hex')} ${toHex(d.cells!.words)}`;
       if (write) expected.photos[key] = hex;
       else t.is(hex, expected.photos[key]);
       t.true(d.hashes.length === 8 * 21 && d.quality > 0);
@@ -65,7 +65,7 @@ for (const photo of ['chelsea', 'coffee', 'motorcycle']) {
 test('descriptors of synthetic rasters (every window set, the trimmed 64-bit hash) are the stored ones', (t) => {
   for (const [name, g] of syntheticRasters()) {
     const d = robustDescriptor(g, { windows: WINDOW_SETS.w32 });
-    const all = [d.trimmed.x, d.trimmed.y, d.trimmed.w, d.trimmed.h, d.quality, toHex(d.hashes), phashOfBox(integral(g), d.trimmed)].join(' ');
+    const all = [d.trimmed.x, d.trimmed.y, d.trimmed.w, d.trimmed.h, d.quality, toHex(d.hashes), phashOfBox(integral(g), d.trimmed), Buffer.from(d.cells!.quality).toString('hex'), toHex(d.cells!.words)].join(' ');
     const digest = createHash('sha256').update(all).digest('hex');
     if (write) expected.synthetic[name] = digest;
     else t.is(digest, expected.synthetic[name], name);

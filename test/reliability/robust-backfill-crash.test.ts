@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
+import { CELL_COUNT } from '../../src/hashing/robust/cells.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
@@ -74,27 +75,31 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   t.deepEqual(found.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(found));
   await server.stop();
 
-  // A database from the release before format 2 (migration 016 not applied yet): two descriptors of
-  // format 1 (the same fixed windows, no caption band window). The upgrade clears them and the
-  // backfill computes them again, one raised version each; the other posts are left alone.
+  // A database from the release before format 3 (migration 017 not applied yet): two descriptors of
+  // format 2 (the same hashes, no cells) and an unreadable one. The upgrade clears the two and the
+  // backfill computes them again, one raised version each; the unreadable one says the same in
+  // format 3 and is rewritten, not computed; the other posts are left alone.
   const writer = new Database(path.join(dataDir, DATABASE_FILE));
-  const current = writer.prepare('SELECT seq, robust FROM posts ORDER BY seq LIMIT 2').all() as { seq: number; robust: Buffer }[];
+  const rows = writer.prepare('SELECT seq, robust FROM posts ORDER BY seq LIMIT 3').all() as { seq: number; robust: Buffer }[];
+  const current = rows.slice(0, 2);
   for (const { seq, robust } of current) {
-    const old = Buffer.from(robust.subarray(0, 2 + 21 * 32));
-    old[0] = 1;
+    const old = Buffer.from(robust.subarray(0, robust.length - CELL_COUNT * 9));
+    old[0] = 2;
     writer.prepare('UPDATE posts SET robust = ? WHERE seq = ?').run(old, seq);
   }
-  writer.prepare('DELETE FROM schema_migrations WHERE version >= 16').run();
+  writer.prepare('UPDATE posts SET robust = ? WHERE seq = ?').run(Buffer.from([2, 0]), rows[2].seq);
+  writer.prepare('DELETE FROM schema_migrations WHERE version >= 17').run();
   writer.close();
   const format = () => reader.prepare('SELECT DISTINCT unicode(substr(robust, 1, 1)) FROM posts').pluck().all();
-  t.deepEqual(format().sort(), [1, 2]);
+  t.deepEqual(format().sort(), [2, 3]);
   server = await startChild({ ...env, ROBUST_DESCRIPTORS: '1' });
-  await until('format 1 recomputed and reindexed', () =>
-    format().join() === '2' && (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
+  await until('format 2 recomputed and reindexed', () =>
+    format().join() === '3' && (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
   );
   const byVersion = reader.prepare('SELECT version, count(*) AS n FROM posts GROUP BY version ORDER BY version').all();
   t.deepEqual(byVersion, [{ version: 2, n: 14 }, { version: 3, n: 2 }]);
   t.deepEqual(reader.prepare('SELECT robust FROM posts WHERE seq IN (?, ?) ORDER BY seq').pluck().all(current[0].seq, current[1].seq), current.map((c) => c.robust));
+  t.deepEqual(reader.prepare('SELECT robust FROM posts WHERE seq = ?').pluck().get(rows[2].seq), Buffer.from([3, 0]));
   const again = await (await fetch(`${server.url}/api/post/${photo}/similar?robust=1`)).json();
   t.deepEqual(again.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(again));
 });

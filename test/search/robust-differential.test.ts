@@ -12,10 +12,11 @@ import test from 'ava';
 import sharp from 'sharp';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
-import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
+import { CELL_COUNT, CELL_QUALITY, CELL_THRESHOLD, CELL_WORDS, CELLS_NEEDED, type Cells } from '../../src/hashing/robust/cells.ts';
+import { matchDescriptors, robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
 import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
 import { BASE } from '../../src/hashing/robust/grey.ts';
-import { MIN_SHARED, PROBE_RADIUS, robustMatch, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import { MIN_SHARED, PROBE_RADIUS, robustMatch, sharedSegments, sharedTerms, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
@@ -31,7 +32,7 @@ const planted: { post: PostRecord; d: Descriptor }[] = [];
 async function real(image: Buffer): Promise<Descriptor> {
   const { data, info } = await sharp(image, { autoOrient: true }).greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
   const d = robustDescriptor({ width: info.width, height: info.height, pixels: data });
-  return { quality: d.quality, hashes: d.hashes };
+  return { quality: d.quality, hashes: d.hashes, cells: d.cells };
 }
 
 const flip = (hashes: Uint32Array, h: number, bit: number) => (hashes[h * 8 + (bit >> 5)] ^= 1 << (31 - (bit & 31)));
@@ -53,7 +54,42 @@ function variant(d: Descriptor): Descriptor {
       if (off === 2) flip(hashes, h, s * 16 + ((first + rnd.int(1, 15)) % 16));
     }
   }
-  return { quality: d.quality, hashes };
+  return { quality: d.quality, hashes, cells: cellVariant(d.cells!) };
+}
+
+/**
+ * The cells of `c` with some kept (exactly, or within a few bits), some with one segment kept and
+ * the rest flipped, the others flipped at random, and a few below CELL_QUALITY: pairs then fall on
+ * both sides of the cells' count (CELLS_NEEDED within CELL_THRESHOLD) and of their share of
+ * condition 2 (a cell counted with one equal segment).
+ */
+function cellVariant(c: Cells): Cells {
+  const words = Uint32Array.from(c.words);
+  const quality = Uint8Array.from(c.quality);
+  const keep = rnd.next() < 0.5 ? rnd.int(CELLS_NEEDED - 2, CELLS_NEEDED + 2) : rnd.int(0, 3);
+  for (let k = 0; k < CELL_COUNT; k++) {
+    const w = k * CELL_WORDS;
+    const fate = k < keep ? rnd.int(0, 1) : rnd.int(2, 3);
+    // 0: within a few bits; 1: CELL_THRESHOLD-ish bits off, spread; 2: one segment kept, the rest flipped; 3: random
+    const flips = fate === 0 ? rnd.int(0, 4) : fate === 1 ? rnd.int(CELL_THRESHOLD - 2, CELL_THRESHOLD + 3) : 0;
+    for (let f = 0; f < flips; f++) { const bit = rnd.int(0, 63); words[w + (bit >> 5)] ^= 1 << (bit & 31); }
+    if (fate === 2) { words[w] ^= 0xffff; words[w + 1] ^= 0xffffffff; }
+    if (fate === 3) { words[w] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff); words[w + 1] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff); }
+    if (rnd.next() < 0.1) quality[k] = rnd.int(0, CELL_QUALITY - 1);
+  }
+  return { words, quality };
+}
+
+/** cells counted on both sides and within CELL_THRESHOLD bits */
+function agreeing(a: Cells, b: Cells): number {
+  let n = 0;
+  for (let k = 0; k < CELL_COUNT; k++) {
+    if (a.quality[k] < CELL_QUALITY || b.quality[k] < CELL_QUALITY) continue;
+    let bits = 0;
+    for (let w = k * CELL_WORDS; w < (k + 1) * CELL_WORDS; w++) for (let x = (a.words[w] ^ b.words[w]) >>> 0; x; x &= x - 1) bits++;
+    if (bits <= CELL_THRESHOLD) n++;
+  }
+  return n;
 }
 
 const randomHash = () => Array.from({ length: 64 }, () => (rnd.next() < 0.5 ? '0' : '1')).join('');
@@ -92,6 +128,9 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
   let matches = 0;
   let throughProbes = 0;
   let beyondProbes = 0;
+  let byCells = 0;
+  let cellsShort = 0;
+  let termsFromCells = 0;
   for (const a of queried())
     for (const b of planted) {
       if (a === b) continue;
@@ -104,12 +143,19 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
       if (near && shared >= MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, 0) < MIN_SHARED) throughProbes++;
       // would match if segments one bit further counted: a lookup probing wider would return them
       if (near && shared < MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, PROBE_RADIUS + 1) >= MIN_SHARED) beyondProbes++;
+      // the cells (cells.ts): matches that only the cells make, cell counts just short, condition 2 met through cells
+      if (robustMatch(a.d, b.d) && matchDescriptors(a.d, b.d, THRESHOLD) === null) byCells++;
+      if (agreeing(a.d.cells!, b.d.cells!) === CELLS_NEEDED - 1 && matchDescriptors(a.d, b.d, THRESHOLD) === null) cellsShort++;
+      if (robustMatch(a.d, b.d) && shared < MIN_SHARED && sharedTerms(a.d, b.d) >= MIN_SHARED) termsFromCells++;
     }
   t.true(oneShort > 0, 'within the distance but one shared segment short (left out by both)');
   t.true(tooFar > 0, 'candidates of the index beyond the distance');
   t.true(matches > 100, `${matches} matching pairs`);
   t.true(throughProbes > 10, `${throughProbes} matching pairs need a probed segment`);
   t.true(beyondProbes > 10, `${beyondProbes} pairs within the distance have a segment just beyond the probes`);
+  t.true(byCells > 10, `${byCells} matching pairs match by their cells alone`);
+  t.true(cellsShort > 10, `${cellsShort} pairs not near by their hashes have one agreeing cell too few`);
+  t.true(termsFromCells > 10, `${termsFromCells} matching pairs meet condition 2 only with their cells' terms`);
   t.is(hamming256(planted[0].d.hashes, planted[0].d.hashes), 0);
   // the captioned copies carry the caption band's window (src/hashing/robust/band.ts), the photographs not
   const sizes = new Set(planted.map((p) => p.d.hashes.length / 8));

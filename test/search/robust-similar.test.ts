@@ -113,6 +113,27 @@ test('a captioned copy of a pillarboxed photograph is found through the caption 
   t.deepEqual(body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]), [[posts.chelsea, 'overlay']], JSON.stringify(body));
 });
 
+/**
+ * chelsea under a white band at 80 % opacity over the middle half of its height, with text: the
+ * whole picture's hashes move beyond the threshold (84 bits from the photograph's), the top and
+ * bottom rows of cells (cells.ts) do not move.
+ */
+async function bannerCopy(): Promise<Buffer> {
+  const src = `${PHOTOS}chelsea.jpg`;
+  const { width: w, height: h } = await sharp(src).metadata();
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <rect x="0" y="${h! * 0.25}" width="${w}" height="${h! * 0.5}" fill="#ffffff" fill-opacity="0.8"/>
+    <text x="50%" y="55%" text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="${Math.round(h! * 0.12)}">SAMPLE</text></svg>`;
+  return sharp(src).composite([{ input: Buffer.from(svg), left: 0, top: 0 }]).png().toBuffer();
+}
+
+test('a photograph under a banner across its middle is found by its cells, kind overlay', async (t) => {
+  const { status, body } = await similar(await bannerCopy());
+  t.is(status, 200);
+  t.deepEqual(body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]), [[posts.chelsea, 'overlay']], JSON.stringify(body));
+  t.true(body.robust[0].score >= 0.9, `score ${body.robust[0].score}`);
+});
+
 test('without robust=1 the answer has no robust list; a bad robust value is 400', async (t) => {
   const image = await copyOf('crop10-side');
   const plain = await similar(image, '');
@@ -165,6 +186,11 @@ test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust te
   t.not(result.index, before);
   const body = await (await app.request(`/api/post/${posts.coffee}/similar?robust=1`)).json();
   t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
+  // the cells' terms too
+  const { body: banner } = await similar(await bannerCopy());
+  t.deepEqual(banner.robust.map((r: { id: string }) => r.id), [posts.chelsea]);
+  const withCells = await app.services.postsIndex.client.count({ index: app.services.postsIndex.alias, query: { exists: { field: 'robust_cell' } } });
+  t.is(withCells.count, 4, 'the three photographs and the captioned copy; the flat and the tiny picture have no terms at all');
 });
 
 test('/metrics reports the posts still waiting for their descriptor', async (t) => {

@@ -10,10 +10,13 @@
  * picture beside the band, trimmed (a captioned copy's window then lines up with its original's full
  * hash, which no fixed window does when the band's text stops the trim). It is compared as the
  * other windows are; a picture without a band has none, so the count of hashes varies (1 + WINDOWS.length, or one more).
+ * Beside them, the untrimmed picture's cells (cells.ts), for copies with part of the picture
+ * covered (rule.ts compares them).
  */
 import { hamming256, pdqInto, toHex, fromHex } from './pdq.ts';
 import { integral, type Box, type Grey } from './grey.ts';
 import { captionBand } from './band.ts';
+import { cellHashes, type Cells } from './cells.ts';
 import { trimBorders } from './trim.ts';
 
 export interface WindowSpec {
@@ -61,14 +64,16 @@ export interface RobustDescriptor {
   band: Box | null;
   /** (1 + WINDOWS.length + (band ? 1 : 0)) * 8 words: the full hash, one per window in WINDOWS order, then the band's window */
   hashes: Uint32Array;
+  /** the untrimmed raster's cells (cells.ts); absent when not asked for */
+  cells?: Cells;
 }
 
 export function subBox(b: Box, s: WindowSpec): Box {
   return { x: b.x + b.w * s.left, y: b.y + b.h * s.top, w: b.w * (1 - s.left - s.right), h: b.h * (1 - s.top - s.bottom) };
 }
 
-/** options.band false: no caption band window (measured by the evaluation as the descriptor before it) */
-export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[]; band?: boolean } = {}): RobustDescriptor {
+/** options.band / options.cells false: no caption band window, no cells (measured by the evaluation as the descriptors before them) */
+export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[]; band?: boolean; cells?: boolean } = {}): RobustDescriptor {
   const trimmed = trimBorders(g);
   const I = integral(g);
   const specs = options.windows === false ? [] : Array.isArray(options.windows) ? options.windows : WINDOWS;
@@ -77,7 +82,7 @@ export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowS
   const quality = pdqInto(I, trimmed, true, hashes, 0);
   for (let i = 0; i < specs.length; i++) pdqInto(I, subBox(trimmed, specs[i]), false, hashes, 8 * (i + 1));
   if (band) pdqInto(I, band, false, hashes, 8 * (1 + specs.length));
-  return { trimmed, band, width: g.width, height: g.height, quality, hashes };
+  return { trimmed, band, width: g.width, height: g.height, quality, hashes, ...(options.cells === false ? {} : { cells: cellHashes(I) }) };
 }
 
 export interface RobustMatch {

@@ -4,9 +4,10 @@
  * `<segment>:<hex>` (the segment number keeps equal bits at different places apart).
  *
  *   stored:  `robust_full` = the full hash's terms; `robust_any` = the terms of the full hash and of every window;
+ *            `robust_cell` = the counted cells' segment terms (cells.ts `cellTerms`);
  *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, each
  *            with its neighbours within the rule's probe radius, one `terms` clause per segment and
- *            side, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
+ *            side, and one per counted cell of the query in `robust_cell`, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
  *            then the rest of the rule (src/hashing/robust/rule.ts) on the candidates' descriptors.
  *
  * Pigeonhole would make one shared segment exact only while threshold < 256 / bits; the chosen
@@ -14,6 +15,7 @@
  * bench/robust/check-index.ts measures how many true matches share at least s terms and how many
  * unrelated posts do.
  */
+import { cellTerms, type Cells } from './cells.ts';
 import { probes } from './rule.ts';
 
 export function segmentCount(bits: number): number {
@@ -36,11 +38,11 @@ export function hashTerms(words: Uint32Array, hashIndex: number, bits = 8): stri
   return hashValues(words, hashIndex, bits).map((v, s) => `${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`);
 }
 
-/** What a post stores: `robust_full` and `robust_any` (deduplicated). */
-export function storedTerms(words: Uint32Array, bits = 8): { robust_full: string[]; robust_any: string[] } {
+/** What a post stores: `robust_full` and `robust_any` (deduplicated), and `robust_cell`: its counted cells' terms (cells.ts). */
+export function storedTerms(words: Uint32Array, bits = 8, cells?: Cells): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
   const any = new Set<string>();
   for (let h = 0; h < words.length / 8; h++) for (const t of hashTerms(words, h, bits)) any.add(t);
-  return { robust_full: hashTerms(words, 0, bits), robust_any: [...any] };
+  return { robust_full: hashTerms(words, 0, bits), robust_any: [...any], robust_cell: cells ? cellTerms(cells).flat() : [] };
 }
 
 /** What a lookup asks: its full hash's terms in `robust_any`, its windows' terms in `robust_full`. */

@@ -34,6 +34,7 @@
  * the distance and in condition 2 alike, and the index's terms include it: with it, the same rule
  * finds caption copies 95.8 % of the time (79.6 % without), 16 of 17 goal rows, false matches 0.018 %.
  */
+import { cellDistance, sharedCells, type Cells } from './cells.ts';
 import { matchDescriptors, MIN_QUALITY, type RobustMatch } from './descriptor.ts';
 
 export const THRESHOLD = 72;
@@ -72,6 +73,8 @@ const NO_STOP: ReadonlySet<number> = new Set();
 export interface Descriptor {
   hashes: Uint32Array;
   quality: number;
+  /** the cells (cells.ts); absent: an unreadable picture, which never matches anyway */
+  cells?: Cells;
 }
 
 /** 16-bit segment s (0..15) of hash h of a descriptor's words, as index-terms.ts cuts it. */
@@ -135,17 +138,31 @@ export function sharedSegments(a: Uint32Array, b: Uint32Array, radius = PROBE_RA
   return shared;
 }
 
-/** Condition 2: the query's terms meet the stored post's terms often enough. */
-export function sharesSegments(a: Uint32Array, b: Uint32Array, condition: IndexCondition = INDEX_CONDITION): boolean {
-  return sharedSegments(a, b, condition.radius) >= condition.needed;
+/**
+ * Condition 2's whole count (0..48): the hashes' shared segments (sharedSegments) plus the cells
+ * at which the two have an equal segment (cells.ts `sharedCells`: the lookup's `robust_cell`
+ * clauses, one per cell of the query with quality ≥ CELL_QUALITY, exact values, no probes).
+ */
+export function sharedTerms(a: Descriptor, b: Descriptor, radius = PROBE_RADIUS): number {
+  return sharedSegments(a.hashes, b.hashes, radius) + (a.cells && b.cells ? sharedCells(a.cells, b.cells) : 0);
 }
 
-/** The robust match of query a against stored b, or null. */
+/**
+ * The robust match of query a against stored b, or null. Condition 3 has two ways: the best pair
+ * of hashes within `threshold`, or else at least CELLS_NEEDED cells agreeing (cells.ts: a copy
+ * with part of the picture covered, kind 'overlay', its distance the deciding cell's bits scaled
+ * from 64 to 256, so at most 32 and its score comparable).
+ */
 export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, condition: IndexCondition = INDEX_CONDITION): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   if (a.hashes.length === 0 || b.hashes.length === 0) return null;
   // Distance first: it is the cheaper test and the one most candidates fail (the conditions are ANDed,
   // so the order does not change the answer).
-  const m = matchDescriptors(a, b, threshold);
-  return m && sharesSegments(a.hashes, b.hashes, condition) ? m : null;
+  const m = matchDescriptors(a, b, threshold) ?? cellMatch(a, b);
+  return m && sharedTerms(a, b, condition.radius) >= condition.needed ? m : null;
+}
+
+function cellMatch(a: Descriptor, b: Descriptor): RobustMatch | null {
+  const d = a.cells && b.cells ? cellDistance(a.cells, b.cells) : null;
+  return d === null ? null : { distance: d * 4, kind: 'overlay', score: 1 - (d * 4) / 256 };
 }

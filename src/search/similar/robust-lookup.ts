@@ -2,8 +2,8 @@
  * The robust lookup (decisions §16): every stored post that matches a descriptor under THE rule of
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
- *  1. Candidates: the posts whose document shares at least MIN_SHARED segments with the query
- *     (a bool of 32 clauses, at least MIN_SHARED of them by `min_score`, per segment the `terms` of the query's
+ *  1. Candidates: the posts whose document shares at least MIN_SHARED terms with the query
+ *     (a bool of 32 clauses and one per counted cell, at least MIN_SHARED of them by `min_score`, per segment the `terms` of the query's
  *     full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
  *     windows' values and their neighbours in `robust_full`, each scoring 1: the score is the
  *     shared-term count exactly as `sharedSegments` counts it, condition 2), the MAX_CANDIDATES with
@@ -19,8 +19,9 @@
 import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
 import type { RobustMatch } from '../../hashing/robust/descriptor.ts';
 import { decodeDescriptor } from '../../hashing/robust/format.ts';
+import { cellTerms } from '../../hashing/robust/cells.ts';
 import { querySegments } from '../../hashing/robust/index-terms.ts';
-import { byShared, INDEX_CONDITION, MAX_CANDIDATES, robustMatch, THRESHOLD, SEGMENT_BITS, sharedSegments, type Descriptor, type IndexCondition } from '../../hashing/robust/rule.ts';
+import { byShared, INDEX_CONDITION, MAX_CANDIDATES, robustMatch, THRESHOLD, SEGMENT_BITS, sharedTerms, type Descriptor, type IndexCondition } from '../../hashing/robust/rule.ts';
 import { MIN_QUALITY } from '../../hashing/robust/descriptor.ts';
 import type { RobustDescriptors, StoredDescriptor } from '../../kernel/robust-descriptors.ts';
 import { translateEsError } from '../engine.ts';
@@ -51,7 +52,12 @@ export const byScore = (a: RobustHit, b: RobustHit): number =>
 export function candidateQuery(query: Descriptor, condition: IndexCondition = INDEX_CONDITION): Record<string, unknown> {
   const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS, condition.radius);
   const one = (filter: unknown) => ({ constant_score: { filter, boost: 1 } });
-  const should = [...inAny.map((ts) => one({ terms: { robust_any: ts } })), ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } }))];
+  const should = [
+    ...inAny.map((ts) => one({ terms: { robust_any: ts } })),
+    ...inFull.filter((ts) => ts.length > 0).map((ts) => one({ terms: { robust_full: ts } })),
+    // one clause per counted cell: its four segment values, exact (sharedCells)
+    ...(query.cells ? cellTerms(query.cells) : []).map((ts) => one({ terms: { robust_cell: ts } })),
+  ];
   return { bool: { should, minimum_should_match: 1 } };
 }
 
@@ -123,7 +129,7 @@ export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MA
   for (const row of store.all()) {
     const stored = decodeDescriptor(row.robust);
     if (!stored || stored.quality < MIN_QUALITY || stored.hashes.length === 0) continue;
-    const shared = sharedSegments(query.hashes, stored.hashes, condition.radius);
+    const shared = sharedTerms(query, stored, condition.radius);
     if (shared >= condition.needed) candidates.push({ shared, seq: row.seq, row, stored });
   }
   const out: RobustHit[] = [];
