@@ -120,7 +120,7 @@ async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
   const g = await greyRaster(source);
   if (!g) return UNREADABLE;
   const d = robustDescriptor(g);
-  return { quality: d.quality, hashes: d.hashes };
+  return { quality: d.quality, hashes: d.hashes, cells: d.cells };
 }
 
 const webp = (image: Sharp, path: string) =>
