@@ -53,7 +53,7 @@ const keep = process.env.ROBUST_LOOKUP_KEEP;
 const dataDir = keep ?? tempDir('robust-lookup');
 const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robust`;
 // The marker names the descriptor format: a kept build of another format (its descriptors cleared by
-// migration 016 or read as absent) is not reused; the directory must be deleted to build it again.
+// migrations 016 and 017 or read as absent) is not reused; the directory must be deleted to build it again.
 const builtMarker = keep && join(keep, `built-${posts}-format${FORMAT}`);
 const reuse = !!builtMarker && fs.existsSync(builtMarker);
 if (keep && !reuse && fs.existsSync(keep) && fs.readdirSync(keep).some((f) => f.startsWith('built-')))

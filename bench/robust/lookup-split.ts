@@ -26,7 +26,7 @@ const rounds = Number(process.argv[4] ?? 3);
 const keep = process.env.ROBUST_LOOKUP_KEEP!;
 const esUrl = process.env.ELASTICSEARCH_URL!;
 // Only a build of this descriptor format (bench/robust-lookup.ts's marker): opening another would
-// run migration 016 on it, which clears its descriptors.
+// run migrations 016 and 017 on it, which clear its descriptors.
 if (!existsSync(join(keep, `built-${posts}-format${FORMAT}`))) throw new Error(`${keep} holds no build of ${posts} posts in descriptor format ${FORMAT} (make one with bench/robust-lookup.ts)`);
 const rnd = new Random(SEED);
 const { real, copies } = realDescriptors();
