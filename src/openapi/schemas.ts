@@ -217,9 +217,9 @@ export const SimilarResult = z
             id: uuid,
             image: z.string(),
             imageURL: z.string().url(),
-            score: z.number().min(0).max(1).openapi({ description: '1 - differing bits / 256 of the best compared pair of robust hashes' }),
+            score: z.number().min(0).max(1).openapi({ description: '1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture\'s cells, their differing bits scaled from 64 to 256)' }),
             kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
-              description: '`crop`: the image asked about is this post\'s picture cropped; `overlay`: it is this post\'s picture with something added (a band, a caption, a larger frame); `similar`: the whole pictures match',
+              description: '`crop`: the image asked about is this post\'s picture cropped; `overlay`: it is this post\'s picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match',
             }),
           })
           .strict(),

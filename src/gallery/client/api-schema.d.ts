@@ -1173,10 +1173,10 @@ export interface components {
                 image: string;
                 /** Format: uri */
                 imageURL: string;
-                /** @description 1 - differing bits / 256 of the best compared pair of robust hashes */
+                /** @description 1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256) */
                 score: number;
                 /**
-                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame); `similar`: the whole pictures match
+                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match
                  * @enum {string}
                  */
                 kind: "similar" | "crop" | "border" | "overlay";
