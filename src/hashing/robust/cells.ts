@@ -15,6 +15,7 @@
  * Parameters chosen on the evaluation set (docs/robust-near-duplicates.md, eighth pass).
  */
 import { downsampleInto, type Integral } from './grey.ts';
+import { popcount } from './pdq.ts';
 
 export const GRID = 4;
 export const CELL_COUNT = GRID * GRID;
@@ -122,12 +123,6 @@ function qualityOf(): number {
       if (x + 1 < M) g += ((Math.abs(q[i + 1] - v) * 100) / 255) | 0;
     }
   return Math.min(100, Math.floor(g / 20));
-}
-
-function popcount(v: number): number {
-  v -= (v >>> 1) & 0x55555555;
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /** whether cell k counts on both sides (indexed, compared) */

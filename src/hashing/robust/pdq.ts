@@ -171,7 +171,8 @@ export function pdqInto(I: Integral, box: Box, withQuality: boolean, out: Uint32
   return withQuality ? qualityOf(grid) : -1;
 }
 
-function popcount(v: number): number {
+/** bits set in a 32-bit word */
+export function popcount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
