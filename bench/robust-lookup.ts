@@ -12,6 +12,7 @@
  *   ROBUST_LOOKUP_KEEP=/some/dir npx tsx bench/robust-lookup.ts ...   # keep SQLite and the index there:
  *     a later run with the same dir and posts skips the build (an index takes ~10 min per 1M posts on
  *     an idle box), so the lookup can be measured again after a change to the query side only
+ *   ROBUST_LOOKUP_SLOWEST=1 ... # also prints the six slowest lookups (query number, ms) to stderr
  *   ROBUST_LOOKUP_SCANS=0 ...   # the lookups alone (a second timing; the scan, ~7 s a query at 1M, and the comparison skipped)
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
@@ -164,6 +165,7 @@ try {
     const oursSeqs = new Set(b.map((m) => m.seq));
     for (const m of p) if (!oursSeqs.has(m.seq)) (m.seq <= real.length ? exactOnlyReal++ : exactOnly++);
   }
+  if (process.env.ROBUST_LOOKUP_SLOWEST) process.stderr.write(`slowest: ${ours.map((ms, i) => [i, ms]).sort((x, y) => y[1] - x[1]).slice(0, 6).map(([i, ms]) => `#${i} ${ms.toFixed(1)}`).join(', ')}\n`);
   const o = summarize(ours);
   const s = summarize(scan);
   const pr = summarize(exactTimes);

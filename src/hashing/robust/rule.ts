@@ -8,10 +8,13 @@
  *      a segment counting as shared when its two values differ in at most PROBE_RADIUS bits, and
  *      counted as the Elasticsearch lookup counts its clauses: each segment s where a's full hash is
  *      that near segment s of any of b's hashes (a `robust_any` clause), plus each segment s where
- *      one of a's windows is that near segment s of b's full hash (a `robust_full` clause), and
+ *      one of a's windows is that near segment s of b's full hash (a `robust_full` clause), plus
+ *      each cell both count (quality ≥ CELL_QUALITY) where the two have an equal 16-bit segment
+ *      (a `robust_cell` clause; cells.ts, format 3), and
  *   3. the best compared pair (full/full, a.full/b.window, a.window/b.full) is within THRESHOLD bits,
+ *      or else at least CELLS_NEEDED cells at the same places agree (cells.ts: a covered copy),
  *   4. and, for a lookup among many posts, b is one of the MAX_CANDIDATES posts meeting 1 and 2 that
- *      share the most segments with a (see below).
+ *      share the most terms with a (see below).
  * Condition 2 is what the index finds exactly: the lookup asks, per segment, the query's values and
  * their one-bit neighbours (`probes`: 17 terms per value, multi-index hashing's usual answer), so
  * stored terms and descriptors are as they were. Variants measured on the evaluation set
