@@ -7,6 +7,8 @@
  * so pairs fall on both sides of each condition: shared segments and distance. Some segments keep
  * their value but for one bit (shared only through the lookup's probes) or two (never shared under
  * PROBE_RADIUS 1), so a lookup that probed otherwise than the scan counts would answer differently.
+ * Their cells (cells.ts) vary too (kept, near the threshold, one segment kept, random, below the
+ * quality), so some pairs match by their cells alone and some meet condition 2 only through them.
  */
 import test from 'ava';
 import sharp from 'sharp';

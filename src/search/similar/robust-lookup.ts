@@ -6,7 +6,7 @@
  *     (a bool of 32 clauses and one per counted cell, at least MIN_SHARED of them by `min_score`, per segment the `terms` of the query's
  *     full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
  *     windows' values and their neighbours in `robust_full`, each scoring 1: the score is the
- *     shared-term count exactly as `sharedSegments` counts it, condition 2), the MAX_CANDIDATES with
+ *     shared-term count exactly as `sharedTerms` counts it, condition 2), the MAX_CANDIDATES with
  *     the highest score, then the lowest post number (condition 4), in one request; only the sort
  *     values come back (no _source, no _id, `filter_path`). The cap replaced paging over every
  *     candidate: common segment values gave a few lookups up to ~16,000 of them at 1M posts, and
