@@ -11,6 +11,7 @@ import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
 import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
 import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
+import { UNREADABLE } from '../src/hashing/robust/format.ts';
 import { DESCRIPTOR_SOURCE } from '../src/hashing/robust/grey.ts';
 import { greyRaster, rawInput, sourceRaster, type SourceRaster } from '../src/hashing/robust/raster.ts';
 import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
@@ -114,7 +115,6 @@ export default async function analyse({ path, dihedral }: AnalyseRequest): Promi
 const inside = { fit: 'inside', withoutEnlargement: true } as const;
 /** Thumbnails and the descriptor read damaged images too ('none'): the bytes already passed `analyse`. */
 const LENIENT: SharpOptions = { limitInputPixels: MAX_PIXELS, failOn: 'none', autoOrient: true };
-const UNREADABLE: RobustResult = { quality: 0, hashes: new Uint32Array(0) };
 
 async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
   const g = await greyRaster(source);

@@ -15,7 +15,7 @@
  * Parameters chosen on the evaluation set (docs/robust-near-duplicates.md, eighth pass).
  */
 import { downsampleInto, type Integral } from './grey.ts';
-import { popcount } from './pdq.ts';
+import { gradientQuality, popcount } from './pdq.ts';
 
 export const GRID = 4;
 export const CELL_COUNT = GRID * GRID;
@@ -37,6 +37,8 @@ export interface Cells {
 
 /** the grid each cell is averaged to */
 const M = 32;
+/** the quality's divisor (PDQ's 90 is for its 64x64 grid): a cell's quality, 0..100, on a comparable scale */
+const QUALITY_PER = 20;
 /** coefficients 1..L in each direction (the DC row and column left out) */
 const L = 8;
 /** COS[u * M + x] = cos(pi / 2M (u + 1)(2x + 1)) */
@@ -62,7 +64,7 @@ export function cellHashes(I: Integral): Cells {
     for (let c = 0; c < GRID; c++) {
       const k = r * GRID + c;
       downsampleInto(I, { x: c * w, y: r * h, w, h }, M, grid);
-      quality[k] = qualityOf();
+      quality[k] = gradientQuality(grid, M, QUALITY_PER);
       hashInto(words, k * CELL_WORDS);
     }
   return { words, quality };
@@ -108,21 +110,6 @@ function hashInto(out: Uint32Array, at: number): void {
   out[at] = 0;
   out[at + 1] = 0;
   for (let i = 0; i < L * L; i++) if (coeffs[i] > median) out[at + (i >> 5)] |= 1 << (i & 31);
-}
-
-/** PDQ's quality measure on the cell's grid: neighbour differences in percent of full scale, /20, capped at 100. */
-function qualityOf(): number {
-  const q = grid;
-  let g = 0;
-  // (| 0 is Math.floor for these non-negative values, and cheaper)
-  for (let y = 0; y < M; y++)
-    for (let x = 0; x < M; x++) {
-      const i = y * M + x;
-      const v = q[i];
-      if (y + 1 < M) g += ((Math.abs(q[i + M] - v) * 100) / 255) | 0;
-      if (x + 1 < M) g += ((Math.abs(q[i + 1] - v) * 100) / 255) | 0;
-    }
-  return Math.min(100, Math.floor(g / 20));
 }
 
 /** whether cell k counts on both sides (indexed, compared) */
