@@ -6,7 +6,8 @@ import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
 import { startManagedNode } from '../elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import { PostChanges } from '../kernel/commit.ts';
+import { KernelEvents } from '../kernel/events.ts';
+import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
@@ -37,7 +38,6 @@ import { MediaStoreStates } from '../media/store/store-state.ts';
 import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
-import type { RobustResult } from '../hashing/tasks.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
 import { MediaRedirect } from '../media/redirect.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
@@ -93,8 +93,8 @@ export async function openSearch(config: Config, log: Logger): Promise<SearchPar
 }
 
 /**
- * The post tables and the one commit step every post write goes through (outbox row, version,
- * webhook deliveries, thumbnail job: src/kernel/commit.ts).
+ * The post tables and the unit of work every post write runs as (src/kernel/unit-of-work.ts), with
+ * its event bus, nobody listening yet: each role subscribes the reactions it runs.
  */
 export interface PostParts {
   db: Db;
@@ -103,14 +103,10 @@ export interface PostParts {
   versions: VersionRepository;
   webhookRepository: WebhookRepository;
   thumbnailQueue: ThumbnailQueue;
-  changes: PostChanges;
+  unitOfWork: UnitOfWork;
 }
 
-/**
- * `onCommitted` wakes whatever sends the deliveries a change queued: the server's dispatcher. A job
- * has none running and leaves its deliveries to the server.
- */
-export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts {
+export function wirePosts(db: Db, log?: Logger): PostParts {
   // Posts and versions show users' names; the users table is the accounts' to read.
   const userNames = new UserRepository(db);
   const postRepository = new PostRepository(db, userNames);
@@ -118,23 +114,32 @@ export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts
   const versions = new VersionRepository(db, userNames);
   const webhookRepository = new WebhookRepository(db);
   const thumbnailQueue = new ThumbnailQueue(db);
-  const changes = new PostChanges({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
-  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes };
+  // A reaction that fails is logged: its write has committed, and a background loop retries.
+  const events = new KernelEvents((event, err) => log?.warn('a reaction to a committed write failed', { event, err: (err as Error).message }));
+  const unitOfWork = new UnitOfWork({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, events });
+  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
 }
 
-/** The post tables with the relay that applies their outbox to the search index (on demand: applyNow). */
+/** The post tables with the relay that applies their outbox to the search index. */
 export interface IndexParts extends PostParts, SearchParts {
   relay: OutboxRelay;
 }
 
+/** The relay, listening: a job's writes (verify's repairs) reach the index through it. */
 export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): IndexParts {
-  return { ...posts, ...search, relay: new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log) };
+  const relay = new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log);
+  posts.unitOfWork.events.on('posts.changed', ({ rows, awaited }) => relay.changed(rows, awaited));
+  return { ...posts, ...search, relay };
+}
+
+/** The image files and the worker pool. */
+export interface ImageParts {
+  images: ImageStore;
+  hashPool: HashPool;
 }
 
 /** The image files, the worker pool and the thumbnail maker. */
-export interface FileParts {
-  images: ImageStore;
-  hashPool: HashPool;
+export interface FileParts extends ImageParts {
   thumbnailer: Thumbnailer;
 }
 
@@ -162,23 +167,34 @@ export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStore
 }
 
 /**
- * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
- * thumbnails made on all workers but one, which stays free for uploads) and its idle workers let go.
- * A job has none of them: it keeps its workers busy until it ends.
+ * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting)
+ * and its idle workers let go. A job has none of them: it keeps its workers busy until it ends.
  */
-export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): FileParts {
+export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
   const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}) });
-  const thumbnailer = new Thumbnailer({
-    images,
-    hashPool,
+  return { images, hashPool };
+}
+
+/**
+ * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
+ * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
+ */
+export function wireThumbnailer(config: Config, log: Logger, posts: PostParts, files: ImageParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): Thumbnailer {
+  return new Thumbnailer({
+    ...files,
     queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,
     ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
     descriptors,
   });
-  return { images, hashPool, thumbnailer };
+}
+
+/** The image files, the worker pool and the thumbnail maker, for jobs. */
+export function wireFiles(config: Config, log: Logger, posts: PostParts): FileParts {
+  const files = wireImages(config, log, posts, false);
+  return { ...files, thumbnailer: wireThumbnailer(config, log, posts, files, false) };
 }
 
 /**
@@ -186,13 +202,13 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
  * log of failed logins); `imgpost user` goes without, so it never creates the secret.
  */
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
-  const { db, postRepository, changes } = posts;
+  const { db, postRepository, unitOfWork } = posts;
   const passkeys = new PasskeyRepository(db);
-  if (!web) return new AccountService({ db, posts: postRepository, changes, passkeys });
+  if (!web) return new AccountService({ db, posts: postRepository, unitOfWork, passkeys });
   return new AccountService({
     db,
     posts: postRepository,
-    changes,
+    unitOfWork,
     passkeys,
     sessions: new SessionSealer(loadSessionSecret(web.config)),
     registration: { mode: web.config.registration, permission: web.config.registrationPermission },
@@ -206,8 +222,8 @@ export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logg
  */
 export interface Core extends SearchParts, AppServices {
   postRepository: PostRepository;
-  /** the commit step of every post write */
-  changes: PostChanges;
+  /** every post write runs as one */
+  unitOfWork: UnitOfWork;
   tagRepository: TagRepository;
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
@@ -216,30 +232,29 @@ export interface Core extends SearchParts, AppServices {
   descriptors: DescriptorRunner;
 }
 
-/** Constructs every service on an open database and search index; starts nothing. */
+/**
+ * Constructs every service on an open database and search index, then subscribes the reactions to
+ * the unit of work's events; starts nothing (the server starts the loops, a job none of them).
+ */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  // Every post write commits through posts.changes; its deliveries wake the dispatcher (started
-  // by the server only; a job's wake-up finds it idle and is harmless).
-  const posts = wirePosts(db, () => webhookDispatcher.kick());
-  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes, relay } = wireIndex(posts, search, log);
-  // New posts' descriptors come with their thumbnails (one decode), when the server computes
-  // descriptors at all (ROBUST_DESCRIPTORS); the runner is made below.
-  const sharedDecode = config.robustDescriptors.enabled ? { wants: (id: string) => descriptors.wants(id), storeComputed: (id: string, d: RobustResult) => descriptors.storeComputed(id, d) } : undefined;
-  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true, sharedDecode);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  const accounts = wireAccounts(posts, { config, log });
+  // What exists: the kernel, the outside systems, then the features, each from what is above it.
+  const posts = wirePosts(db, log);
+  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
+  const { images, hashPool } = wireImages(config, log, posts, true);
   const descriptors = new DescriptorRunner({
-    db,
     posts: postRepository,
-    changes,
+    unitOfWork,
     images,
     hashPool,
     log,
-    onStored: () => relay.kick(),
     pauseMs: config.robustDescriptors.pauseMs,
-    // Only when a thumbnailer runs the queued jobs (and so brings their descriptors).
-    ...(sharedDecode && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
+    // When a thumbnailer runs the queued jobs, it brings their descriptors (one decode).
+    ...(config.robustDescriptors.enabled && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
   });
+  const thumbnailer = wireThumbnailer(config, log, posts, { images, hashPool }, true, config.robustDescriptors.enabled ? descriptors : undefined);
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
+  const accounts = wireAccounts(posts, { config, log });
   const directUploads = new DirectUploads({
     store: images.store,
     grants: new UploadGrantRepository(db),
@@ -250,24 +265,26 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const mediaRedirect = config.mediaRedirect.mode === 'presigned'
     ? new MediaRedirect({ stores: images.stores, posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
     : undefined;
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads, onCreated: () => descriptors.loop.kick() });
+  const postService = new PostService({ posts: postRepository, outbox, unitOfWork, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
   const tagJobs = new TagJobRepository(db);
-  const implicationRunner = new ImplicationRunner({ db, posts: postRepository, changes, jobs: tagJobs, onBatch: () => relay.kick(), log });
-  const tagGovernance = new TagGovernance({
-    db,
-    posts: postRepository,
-    changes,
-    jobs: tagJobs,
-    kickRelay: () => relay.kick(),
-    kickJobs: () => implicationRunner.loop.kick(),
-  });
-  const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  const implicationRunner = new ImplicationRunner({ posts: postRepository, unitOfWork, jobs: tagJobs, log });
+  const tagGovernance = new TagGovernance({ db, posts: postRepository, unitOfWork, jobs: tagJobs, implications: implicationRunner });
+  const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
-  const favorites = new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) });
+  const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });
   const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
+
+  // Who reacts to what a committed write set off (src/kernel/events.ts).
+  const { events } = unitOfWork;
+  events.on('images.released', ({ images: released }) => postService.removeReleasedImages(released));
+  events.on('deliveries.queued', () => webhookDispatcher.kick());
+  events.on('thumbnails.wanted', () => thumbnailer.kick());
+  events.on('posts.changed', ({ rows, awaited }) => relay.changed(rows, awaited));
+  events.on('descriptors.wanted', () => descriptors.kick());
+
   return {
     config,
     log,
@@ -275,7 +292,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
-    changes,
+    unitOfWork,
     relay,
     accounts,
     hashPool,
@@ -287,7 +304,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     directUploads,
     history,
     // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
-    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
+    moderation: new ModerationService({ db, unitOfWork, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
     tagRepository,
     tags,
     tagGovernance,
