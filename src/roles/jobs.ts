@@ -9,7 +9,9 @@ import type { MediaStore } from '../media/store/media-store.ts';
 import { PendingFiles } from '../media/store/pending-files.ts';
 import { MediaStoreStates } from '../media/store/store-state.ts';
 import type { MigrationDeps } from '../media/migrate.ts';
-import { closeCore, connectSearch, createMediaStore, openCore, openMediaStoreNamed, openSearch, wireAccounts, wireFiles, wireIndex, wireMediaStores, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
+import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-stores.ts';
+import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
+import { closeCore, openCore, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts } from './wiring.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires; commands get their services here and

@@ -1,10 +1,6 @@
-import path from 'node:path';
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
-import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
-import { startManagedNode } from '../elasticsearch/managed-node.ts';
-import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
 import { KernelEvents } from '../kernel/events.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
@@ -31,11 +27,6 @@ import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/store/image-store.ts';
-import { LocalMediaStore } from '../media/store/local-store.ts';
-import type { MediaStore } from '../media/store/media-store.ts';
-import { S3MediaStore } from '../media/store/s3-store.ts';
-import { MediaStoreStates } from '../media/store/store-state.ts';
-import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
@@ -50,47 +41,13 @@ import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
 import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
+import { wireMediaStores } from './media-stores.ts';
+import { openSearch, type SearchParts } from './search-parts.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
  * starts a loop, takes the DATA_DIR lock or touches files it did not create: that is the server's.
  */
-
-export async function resolveElasticsearchUrl(config: Config, log: Logger): Promise<string> {
-  if (config.elasticsearch.url) return config.elasticsearch.url;
-  const node = await startManagedNode({ log: (line) => log.info(line) });
-  return node.url;
-}
-
-export interface SearchParts {
-  es: EsClient;
-  postsIndex: PostsIndex;
-}
-
-/**
- * The Elasticsearch client and the posts index, not yet prepared: restore must first check that
- * the index does not exist, which preparing it would make true.
- */
-export async function connectSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
-  return { es, postsIndex: new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas) };
-}
-
-/** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
-export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const search = await connectSearch(config, log);
-  try {
-    // An index built for an older mapping gets the fields it lacks (a document carrying them would be refused).
-    if (!(await search.postsIndex.ensure())) {
-      const added = await search.postsIndex.addMissingFields();
-      if (added.length > 0) log.info('added new fields to the posts index', { fields: added });
-    }
-  } catch (err) {
-    // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
-    log.warn('could not prepare the posts index yet', { err: (err as Error).message });
-  }
-  return search;
-}
 
 /**
  * The post tables and the unit of work every post write runs as (src/kernel/unit-of-work.ts), with
@@ -141,29 +98,6 @@ export interface ImageParts {
 /** The image files, the worker pool and the thumbnail maker. */
 export interface FileParts extends ImageParts {
   thumbnailer: Thumbnailer;
-}
-
-/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
-export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
-
-/**
- * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
- * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
- */
-export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {
-  if (name === 'local') return new LocalMediaStore(path.join(config.dataDir, 'images'));
-  const settings = config.s3 && name === configuredStoreName(config) ? config.s3 : config.s3At(name, setting);
-  // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
-  const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
-  return new S3MediaStore({ ...settings, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
-}
-
-/** The media store MEDIA_STORE names: DATA_DIR/images by default, else an S3 bucket. */
-export const createMediaStore = (config: Config, log: Logger): MediaStore => openMediaStoreNamed(config, log, configuredStoreName(config));
-
-/** The store in use: the one `imgpost media migrate` recorded in the database, else MEDIA_STORE's. */
-export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStores {
-  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) => openMediaStoreNamed(config, log, name));
 }
 
 /**
