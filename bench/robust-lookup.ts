@@ -29,7 +29,7 @@ import { encodeDescriptor, FORMAT } from '../src/hashing/robust/format.ts';
 import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/hashing/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
+import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { candidateRequest, findRobust, scanRobust, type RobustHit } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../src/seed/random.ts';

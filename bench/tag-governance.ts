@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
+import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { postJson, sampleLatency } from './lib/http-load.ts';

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Db } from '../src/db/sqlite.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/wiring.ts';
+import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { Random } from '../src/seed/random.ts';

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { UserRepository } from '../src/accounts/user-repository.ts';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
-import { postChangesOn, type Initiator, type PostChanges } from '../src/kernel/commit.ts';
+import { unitOfWorkOn, type Initiator, type UnitOfWork } from '../src/kernel/unit-of-work.ts';
 import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
 import { PostRepository } from '../src/kernel/post-repository.ts';
 import { seedPosts } from '../src/seed/seed.ts';
@@ -147,17 +147,16 @@ async function startReceivers(secrets: string[]): Promise<Receivers> {
 }
 
 /** Appends `count` update events (texts "drain 0 …", "drain 1 …", …) in transactions of 1,000; the fan-out queues the deliveries. */
-function queueEvents(db: Db, changes: PostChanges, posts: ReturnType<PostRepository['list']>, initiator: Initiator): OutboxRow[] {
+function queueEvents(unitOfWork: UnitOfWork, posts: ReturnType<PostRepository['list']>, initiator: Initiator): OutboxRow[] {
   const rows: OutboxRow[] = [];
-  const append = db.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const post = posts[i];
-      rows.push(
-        changes.updated(post, { ...post, text: `drain ${i} ${post.text}`, version: post.version + 1 }, initiator),
-      );
-    }
-  });
-  for (let i = 0; i < posts.length; i += 1000) append.immediate(i, Math.min(posts.length, i + 1000));
+  const append = (from: number, to: number) =>
+    unitOfWork.writeInBackground((tx) => {
+      for (let i = from; i < to; i++) {
+        const post = posts[i];
+        rows.push(tx.updated(post, { ...post, text: `drain ${i} ${post.text}`, version: post.version + 1 }, initiator));
+      }
+    });
+  for (let i = 0; i < posts.length; i += 1000) append(i, Math.min(posts.length, i + 1000));
   return rows;
 }
 
@@ -188,9 +187,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
-    // The service's commit step minus its wake-up call: the dispatcher is started once the whole
+    // The unit of work with no reaction subscribed: the dispatcher is started once the whole
     // backlog is queued.
-    const changes = postChangesOn(db, new UserRepository(db));
+    const unitOfWork = unitOfWorkOn(db, new UserRepository(db));
     const customTemplates = Math.floor(opts.receivers / 2);
     const hooks: WebhookRow[] = receivers.ports.map(
       (port, i) =>
@@ -207,7 +206,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
 
     // The anchor's bodies: what the dispatcher will render for the same events, rendered up front.
     log(`webhook drain: rendering ${total} bodies for the anchor`);
-    const sample = queueEvents(db, changes, posts, initiator);
+    const sample = queueEvents(unitOfWork, posts, initiator);
     db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
     const bodies = hooks.map((h) => sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))));
     const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
@@ -249,7 +248,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       });
 
     const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
-      queueEvents(db, changes, posts.slice(0, count), initiator);
+      queueEvents(unitOfWork, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
       try {
         return await measure(receivers, count * hooks.length, async () => {

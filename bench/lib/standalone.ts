@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob, type ToolJob } from '../../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../../src/roles/wiring.ts';
+import { resolveElasticsearchUrl } from '../../src/roles/search-parts.ts';
 import { benchEnv, tempDir } from './env.ts';
 import { startServerProcess } from './server-process.ts';
 

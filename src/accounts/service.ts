@@ -4,8 +4,8 @@ import { nowIso, type Db } from '../db/sqlite.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
-import type { PostChanges } from '../kernel/commit.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { DEFAULT_PERMISSION } from './permissions.ts';
@@ -36,8 +36,8 @@ export type UserSummary = Omit<Self, 'accessKey'>;
 export interface AccountDeps {
   db: Db;
   posts: PostRepository;
-  /** removing a user changes their posts (disowned), through the post kernel's commit step */
-  changes: PostChanges;
+  /** removing a user changes their posts (disowned): one unit of work */
+  unitOfWork: UnitOfWork;
   /** Needed for login and cookies only; the CLI's user commands run without it. */
   sessions?: SessionSealer;
   throttle?: LoginThrottle;
@@ -161,8 +161,9 @@ export class AccountService {
   }
 
   removeUser(user: Pick<UserRecord, 'id' | 'name'>): { id: number; name: string; disownedPosts: number } {
-    const { posts, changes } = this.deps;
-    const disowned = this.db.transaction(() => {
+    const { posts, unitOfWork } = this.deps;
+    // Answered without waiting for the index: the disowned posts follow with the relay's next pass.
+    const disowned = unitOfWork.writeInBackground((tx) => {
       const seqs = posts.seqsByUploader(user.id);
       // Their favorites go with them (cascade; the counts follow by trigger): those posts' documents change too.
       const favorited = posts.favorites.seqsFavoritedBy(user.id).filter((seq) => !seqs.includes(seq));
@@ -170,10 +171,10 @@ export class AccountService {
       for (const seq of [...seqs, ...favorited]) {
         posts.bumpVersion(seq);
         const post = posts.getBySeq(seq);
-        if (post) changes.reindexed(post);
+        if (post) tx.reindexed(post);
       }
       return seqs.length;
-    }).immediate();
+    });
     return { id: user.id, name: user.name, disownedPosts: disowned };
   }
 

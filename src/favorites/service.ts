@@ -1,17 +1,12 @@
 import { AppError } from '../errors.ts';
-import type { Db } from '../db/sqlite.ts';
 import { nowIso } from '../db/sqlite.ts';
-import type { PostChanges } from '../kernel/commit.ts';
-import type { OutboxRow } from '../kernel/outbox.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
-import type { OutboxRelay } from '../outbox/relay.ts';
+import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 
 export interface FavoriteDeps {
-  db: Db;
   postRepository: PostRepository;
-  changes: PostChanges;
-  relay: Pick<OutboxRelay, 'applyNow'>;
+  unitOfWork: UnitOfWork;
   /** a post by UUID or number, or 404 (the posts feature's rule) */
   findPost: (ref: string) => PostRecord;
 }
@@ -27,46 +22,46 @@ export class FavoriteService {
 
   /** Idempotent: favoriting twice leaves one favorite (and may set or change its shortcut). */
   async favorite(userId: number, ref: string, shortcut: string | undefined): Promise<void> {
-    const { db, postRepository: posts } = this.deps;
+    const { unitOfWork, postRepository: posts } = this.deps;
     const seq = this.deps.findPost(ref).seq;
-    const row = db.transaction((): OutboxRow | undefined => {
+    await unitOfWork.write((tx) => {
       if (shortcut !== undefined) {
         const holder = posts.favorites.shortcutOwner(userId, shortcut);
         if (holder !== undefined && holder !== seq) throw new AppError('conflict', `you already use the shortcut "${shortcut}" for another favorite`);
       }
-      return posts.favorites.put(userId, seq, shortcut, nowIso()) ? this.reindex(seq) : undefined;
-    }).immediate();
-    if (row) await this.deps.relay.applyNow(row);
+      if (posts.favorites.put(userId, seq, shortcut, nowIso())) this.reindex(tx, seq);
+    });
   }
 
   /** Idempotent: unfavoriting what is not a favorite is no error. */
   async unfavorite(userId: number, ref: string): Promise<void> {
-    const { db, postRepository: posts } = this.deps;
+    const { unitOfWork, postRepository: posts } = this.deps;
     const seq = this.deps.findPost(ref).seq;
-    const row = db.transaction(() => (posts.favorites.remove(userId, seq) ? this.reindex(seq) : undefined)).immediate();
-    if (row) await this.deps.relay.applyNow(row);
+    await unitOfWork.write((tx) => {
+      if (posts.favorites.remove(userId, seq)) this.reindex(tx, seq);
+    });
   }
 
-  private reindex(seq: number): OutboxRow | undefined {
-    const { postRepository: posts, changes } = this.deps;
+  private reindex(tx: WriteTransaction, seq: number): void {
+    const { postRepository: posts } = this.deps;
     posts.bumpVersion(seq);
     const post = posts.getBySeq(seq);
-    return post && changes.reindexed(post);
+    if (post) tx.reindexed(post);
   }
 
   /**
-   * The merge hook (src/moderation/service.ts, FavoritesMover): runs inside the merge's transaction.
+   * The merge hook (src/moderation/service.ts, FavoritesMover): runs inside the merge's unit of work.
    * `into`'s index version is raised with a 'reindex' row: the merge's own update row may carry no
    * new version (tags unchanged), and the relay, which reads the post as SQLite holds it when it
    * applies a row, then writes the moved favorites under the raised one.
    */
-  moveFavorites(fromPostId: string, intoPostId: string): void {
+  moveFavorites(tx: WriteTransaction, fromPostId: string, intoPostId: string): void {
     const { postRepository: posts } = this.deps;
     const from = posts.getById(fromPostId);
     const into = posts.getById(intoPostId);
     if (!from || !into || from.favorites === 0) return;
     posts.favorites.move(from.seq, into.seq);
-    this.reindex(into.seq);
+    this.reindex(tx, into.seq);
   }
 
   /** The caller's favorites, newest first. */

@@ -86,6 +86,16 @@ export class Outbox {
     return (this.db.prepare('SELECT * FROM outbox WHERE indexed_at IS NULL ORDER BY id LIMIT ?').all(limit) as RawRow[]).map(fromRaw);
   }
 
+  /** These posts' rows not yet applied to the index, oldest first. */
+  pendingFor(postIds: readonly string[]): OutboxRow[] {
+    if (postIds.length === 0) return [];
+    return (
+      this.db
+        .prepare('SELECT * FROM outbox WHERE indexed_at IS NULL AND post_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+        .all(JSON.stringify(postIds)) as RawRow[]
+    ).map(fromRaw);
+  }
+
   /** Rows appended after `afterId` (reindex catches up with these). */
   since(afterId: number, limit: number): OutboxRow[] {
     return (this.db.prepare('SELECT * FROM outbox WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as RawRow[]).map(fromRaw);

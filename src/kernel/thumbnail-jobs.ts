@@ -16,21 +16,12 @@ export const MAX_THUMBNAIL_ATTEMPTS = 5;
  * `imgpost rethumb`) marks it done. Claims are leases, so several processes can share the table.
  */
 export class ThumbnailQueue {
-  private readonly listeners: (() => void)[] = [];
-
   constructor(private readonly db: Db) {}
 
-  /** Called after a job is queued (post-commit), so a runner can wake at once. */
-  onQueued(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  /** Must run inside the post transaction. */
+  /** Must run inside the post's unit of work (whose 'thumbnails.wanted' event wakes the runner). */
   enqueue(postId: string, image: string): void {
     if (!this.db.inTransaction) throw new Error('ThumbnailQueue.enqueue must run inside the post transaction');
     this.db.prepare('INSERT OR REPLACE INTO thumbnail_jobs (post_id, image, created_at) VALUES (?, ?, ?)').run(postId, image, new Date().toISOString());
-    // better-sqlite3 transactions are synchronous: by then the post has committed (or not).
-    if (this.listeners.length > 0) setImmediate(() => this.listeners.forEach((l) => l()));
   }
 
   /** Takes up to `limit` due jobs for `claimant`, oldest first, under a lease of `leaseMs`. */

@@ -4,24 +4,27 @@ import type { AuthUser } from '../http/context.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { OutboxRow } from '../kernel/outbox.ts';
+import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import { MAX_TAGS } from '../posts/schemas.ts';
 import type { PostService } from '../posts/service.ts';
 import type { DeletionRequestRecord, DeletionRequestRepository, RequestStatus } from './deletion-request-repository.ts';
 
 /**
  * Where a merge moves the merged post's favorites to the post it is merged into (decisions §15).
- * Favorites (decisions §14) have no table yet: when they do, their owner implements this and
- * src/roles/wiring.ts hands it to the ModerationService. It runs inside the merge's transaction,
- * before the merged post is deleted (so before any cascade could drop its favorites).
+ * The favorites feature implements it and src/roles/wiring.ts hands it to the ModerationService.
+ * It runs inside the merge's unit of work, before the merged post is deleted (so before any cascade
+ * could drop its favorites).
  */
 export interface FavoritesMover {
-  moveFavorites(fromPostId: string, intoPostId: string): void;
+  moveFavorites(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
 }
 
 export interface ModerationDeps {
   db: Db;
   requests: DeletionRequestRepository;
-  /** the post writes (editWithin/deleteWithin, then settle) */
+  /** a merge and an approval delete and edit posts: one unit of work each */
+  unitOfWork: UnitOfWork;
+  /** the post writes (editWithin/deleteWithin) */
   postService: PostService;
   /** reads only: the posts a list of requests shows */
   posts: PostRepository;
@@ -65,23 +68,19 @@ export class ModerationService {
    * the post closes as moot. A post already gone (deleted directly, merged away) closes it as moot.
    */
   async approve(id: number, moderator: AuthUser): Promise<DeletionRequestWithPost> {
-    const { db, requests, postService } = this.deps;
-    const done = db
-      .transaction(() => {
-        const request = this.pending(id);
-        const now = new Date().toISOString();
-        let deleted: { row: OutboxRow; image: string } | undefined;
-        try {
-          deleted = postService.deleteWithin(request.postId, moderator);
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-        requests.decide(id, deleted ? 'approved' : 'moot', moderator, now);
-        requests.closeMootFor(request.postId, moderator, now);
-        return deleted;
-      })
-      .immediate();
-    if (done) await postService.settle([done.row], [done.image]);
+    const { unitOfWork, requests, postService } = this.deps;
+    await unitOfWork.write((tx) => {
+      const request = this.pending(id);
+      const now = new Date().toISOString();
+      let deleted: { row: OutboxRow } | undefined;
+      try {
+        deleted = postService.deleteWithin(tx, request.postId, moderator);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      requests.decide(id, deleted ? 'approved' : 'moot', moderator, now);
+      requests.closeMootFor(request.postId, moderator, now);
+    });
     return { request: requests.get(id)!, post: null };
   }
 
@@ -104,23 +103,20 @@ export class ModerationService {
    * at once: transactions run one after another, and the second finds the post gone (404).
    */
   async merge(ref: string, intoRef: string, moderator: AuthUser): Promise<PostRecord> {
-    const { db, requests, postService, favorites } = this.deps;
-    const done = db
-      .transaction(() => {
-        const from = postService.find(ref);
-        const into = postService.find(intoRef);
-        if (from.id === into.id) throw invalid(['into'], 'a post cannot be merged into itself');
-        const tags = [...new Set([...into.tags, ...from.tags].map((t) => t.name))];
-        if (tags.length > MAX_TAGS) throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
-        const edited = postService.editWithin(into.id, { tags }, moderator);
-        favorites?.moveFavorites(from.id, into.id);
-        requests.closeMootFor(from.id, moderator, new Date().toISOString());
-        const deleted = postService.deleteWithin(from.id, moderator);
-        return { edited, deleted };
-      })
-      .immediate();
-    await postService.settle([done.edited.row, done.deleted.row], [done.deleted.image]);
-    return this.deps.posts.getById(done.edited.after.id) ?? done.edited.after;
+    const { unitOfWork, requests, postService, favorites } = this.deps;
+    const edited = await unitOfWork.write((tx) => {
+      const from = postService.find(ref);
+      const into = postService.find(intoRef);
+      if (from.id === into.id) throw invalid(['into'], 'a post cannot be merged into itself');
+      const tags = [...new Set([...into.tags, ...from.tags].map((t) => t.name))];
+      if (tags.length > MAX_TAGS) throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
+      const result = postService.editWithin(tx, into.id, { tags }, moderator);
+      favorites?.moveFavorites(tx, from.id, into.id);
+      requests.closeMootFor(from.id, moderator, new Date().toISOString());
+      postService.deleteWithin(tx, from.id, moderator);
+      return result;
+    });
+    return this.deps.posts.getById(edited.after.id) ?? edited.after;
   }
 
   private close(id: number, status: 'dismissed' | 'revoked', by: AuthUser, check: (r: DeletionRequestRecord) => void): DeletionRequestWithPost {

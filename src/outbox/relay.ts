@@ -100,6 +100,15 @@ export class OutboxRelay {
     this.nowFlushing = false;
   }
 
+  /**
+   * The unit of work's 'posts.changed': a waiting writer's rows are applied at once (group commit,
+   * above); a background writer's join the next pass.
+   */
+  changed(rows: readonly OutboxRow[], awaited: boolean): Promise<unknown> | void {
+    if (!awaited) return this.kick();
+    return Promise.all(rows.map((row) => this.applyNow(row)));
+  }
+
   start(): void {
     this.loop.start();
   }

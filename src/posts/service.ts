@@ -1,5 +1,4 @@
 import { DEFAULT_MAX_IMAGE_BYTES } from '../config.ts';
-import type { Db } from '../db/sqlite.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { HashPool } from '../hashing/pool.ts';
@@ -7,12 +6,10 @@ import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
 import { EXT_BY_MIME } from '../media/store/formats.ts';
 import type { ImageStore } from '../media/store/image-store.ts';
-import type { PostChanges } from '../kernel/commit.ts';
 import { diffMetadata, isEmptyDiff } from '../kernel/diff.ts';
 import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
-import type { OutboxRelay } from '../outbox/relay.ts';
+import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
-import { Mutex } from '../util/mutex.ts';
 import { UUID_PATTERN, uuidv7 } from '../util/uuid.ts';
 import * as nearDuplicates from './near-duplicates.ts';
 import { imageName } from '../kernel/media-names.ts';
@@ -26,13 +23,11 @@ import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.
 export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
 
 export interface PostServiceDeps {
-  db: Db;
   posts: PostRepository;
   /** read by the near-duplicate check (creates not yet indexed) */
   outbox: Outbox;
-  /** the commit step every write ends with, inside its transaction */
-  changes: PostChanges;
-  relay: OutboxRelay;
+  /** every write runs as one unit of work (its transaction, its commit step, its reactions) */
+  unitOfWork: UnitOfWork;
   postsIndex: PostsIndex;
   hashPool: HashPool;
   images: ImageStore;
@@ -41,8 +36,12 @@ export interface PostServiceDeps {
   config: { mediaUrl: string; maxImageBytes?: number };
   /** creates naming a direct upload's key (absent: every key is unknown) */
   directUploads?: DirectUploads;
-  /** after a new post's response is settled: its robust descriptor is made in the background (decisions §16) */
-  onCreated?: () => void;
+}
+
+/** Points in the upload path where a test can make the time between two steps wide. */
+export interface UploadHooks {
+  /** after the image is in the store, right before the unit of work that checks again and inserts */
+  beforeInsert?: () => Promise<void>;
 }
 
 export interface CreatePostInput {
@@ -55,9 +54,8 @@ export interface CreatePostInput {
 }
 
 export class PostService {
-  // The last step of the near-duplicate check and the insert are atomic: two identical uploads end as
-  // one 201 and one 409 (see near-duplicates.ts for why the index lookup can stay outside).
-  private readonly uploadLock = new Mutex();
+  /** Empty in production; tests set it to widen a race window. */
+  readonly hooks: UploadHooks = {};
 
   constructor(private readonly deps: PostServiceDeps) {}
 
@@ -100,47 +98,47 @@ export class PostService {
         }
       }
     };
-    // Checked once before the file goes to the store (no write for a known duplicate) and again
-    // under the lock; the store write stays outside the lock, so a slow store never serialises
+    // Checked once before the file goes to the store (no write for a known duplicate), and again
+    // inside the insert's BEGIN IMMEDIATE transaction: a post committed in between, by this process
+    // or another (`imgpost import` beside the server), is then seen, and two near-duplicates never
+    // both commit. The store write stays outside the transaction, so a slow store never serialises
     // uploads. A store failure is a 503 with nothing committed (adopt undoes its writes).
     refuseDuplicates();
     await this.deps.images.adopt(file.path, image, id);
-    let committed;
+    let created: PostRecord;
     try {
-      committed = await this.uploadLock.run(async () => {
-        // Only SQLite from here to the commit: the lock is held for a millisecond, not a store or index round trip.
+      await this.hooks.beforeInsert?.();
+      // Only SQLite inside: the write lock is held for a millisecond, not a store or index round trip.
+      created = await this.deps.unitOfWork.write((tx) => {
         refuseDuplicates();
-        return this.deps.db.transaction(() => {
-          const now = new Date().toISOString();
-          const seq = this.deps.posts.insert({
-            id,
-            text: input.metadata.text ?? '',
-            rating: input.metadata.rating ?? 'none',
-            tags: input.metadata.tags ?? [],
-            ext,
-            mime: info.mime,
-            width: info.width,
-            height: info.height,
-            hash: info.hash,
-            uploaderId: input.uploader?.id ?? null,
-            aggr: input.aggr ?? null,
-            createdAt: now,
-          });
-          this.deps.images.settle(image);
-          const created = this.deps.posts.getBySeq(seq)!;
-          // Queues the thumbnail job too: thumbnails are made after the response (decisions §13), never lost.
-          return { row: this.deps.changes.created(created, input.uploader), created };
-        }).immediate();
+        const now = new Date().toISOString();
+        const seq = this.deps.posts.insert({
+          id,
+          text: input.metadata.text ?? '',
+          rating: input.metadata.rating ?? 'none',
+          tags: input.metadata.tags ?? [],
+          ext,
+          mime: info.mime,
+          width: info.width,
+          height: info.height,
+          hash: info.hash,
+          uploaderId: input.uploader?.id ?? null,
+          aggr: input.aggr ?? null,
+          createdAt: now,
+        });
+        this.deps.images.settle(image);
+        const post = this.deps.posts.getBySeq(seq)!;
+        // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §13), never lost.
+        tx.created(post, input.uploader);
+        return post;
       });
     } catch (err) {
       // Nothing committed: the objects go (or stay journaled for the sweep when the store is down).
       await this.deps.images.discard(image);
       throw err;
     }
-    await this.deps.relay.applyNow(committed.row);
-    this.deps.onCreated?.();
     // As for update: a delete that raced the index write does not undo this answer.
-    return this.deps.posts.getById(id) ?? committed.created;
+    return this.deps.posts.getById(id) ?? created;
   }
 
   /**
@@ -163,20 +161,19 @@ export class PostService {
 
   /** Replaces only the fields sent; `tags`, when sent, is the whole new set. Fires an update event either way. */
   async update(ref: string, patch: PostMetadata, initiator: AuthUser): Promise<PostRecord> {
-    const { row, after } = this.deps.db.transaction(() => this.editWithin(ref, patch, initiator)).immediate();
     // Stored either way; if the index is down the relay brings the change over when it returns.
-    await this.deps.relay.applyNow(row);
+    const { row, after } = await this.deps.unitOfWork.write((tx) => this.editWithin(tx, ref, patch, initiator));
     // A delete may have committed while this waited for the index: the edit still happened, so it
     // answers with the post as the edit left it.
     return this.deps.posts.getById(row.postId) ?? after;
   }
 
   /**
-   * The edit's writes and its commit step, inside the caller's transaction: for changes that edit
-   * and delete posts at once (a merge, src/moderation/). The caller then calls `settle`.
+   * The edit's writes and its commit step, inside the caller's unit of work: for changes that edit
+   * and delete posts at once (a merge, src/moderation/).
    */
-  editWithin(ref: string, patch: PostMetadata, initiator: AuthUser): { row: OutboxRow; after: PostRecord } {
-    const { posts, changes } = this.deps;
+  editWithin(tx: WriteTransaction, ref: string, patch: PostMetadata, initiator: AuthUser): { row: OutboxRow; after: PostRecord } {
+    const { posts } = this.deps;
     const before = this.find(ref);
     const oldTags = before.tags.map((t) => t.name);
     // Tags as they will be stored (aliases resolved, implications added), so the diff is the real one.
@@ -188,30 +185,28 @@ export class PostService {
       if (diff.tags) posts.setTags(before.seq, wanted.tags);
     }
     const after = posts.getBySeq(before.seq)!;
-    return { row: changes.updated(before, after, initiator), after };
+    return { row: tx.updated(before, after, initiator), after };
   }
 
   async delete(ref: string, initiator: AuthUser): Promise<void> {
-    const done = this.deps.db.transaction(() => this.deleteWithin(ref, initiator)).immediate();
-    await this.settle([done.row], [done.image]);
+    await this.deps.unitOfWork.write((tx) => this.deleteWithin(tx, ref, initiator));
   }
 
-  /** The delete's writes and its commit step, inside the caller's transaction (see editWithin). */
-  deleteWithin(ref: string, initiator: AuthUser): { row: OutboxRow; image: string; post: PostRecord } {
-    const { posts, changes, images } = this.deps;
+  /** The delete's writes and its commit step, inside the caller's unit of work (see editWithin). */
+  deleteWithin(tx: WriteTransaction, ref: string, initiator: AuthUser): { row: OutboxRow; post: PostRecord } {
+    const { posts, images } = this.deps;
     const post = this.find(ref);
     posts.delete(post.seq);
+    // Journaled now; removed from the store once the unit commits (its 'images.released' event).
     images.markForRemoval(imageName(post), post.id);
-    return { row: changes.deleted(post, initiator), image: imageName(post), post };
+    return { row: tx.deleted(post, initiator), post };
   }
 
-  /** After a commit made of editWithin/deleteWithin: removes the deleted files, brings the index in step. */
-  async settle(rows: OutboxRow[], removedImages: string[]): Promise<void> {
-    // A store that fails now leaves the objects journaled: the background sweep retries the delete.
-    for (const image of removedImages) {
+  /** Removes deleted posts' files; a store that fails leaves them journaled, and the sweep retries. */
+  async removeReleasedImages(released: readonly string[]): Promise<void> {
+    for (const image of released) {
       const failed = await this.deps.images.remove(image);
       if (failed > 0) this.deps.log.warn('could not delete a deleted post\'s files yet; the sweep retries', { image, failed });
     }
-    for (const row of rows) await this.deps.relay.applyNow(row);
   }
 }

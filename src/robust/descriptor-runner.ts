@@ -12,11 +12,10 @@
  * over a post whose thumbnail job will still run; if that job ends without a descriptor (or is given
  * up), the next poll finds the post still NULL.
  */
-import type { Db } from '../db/sqlite.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { RobustResult } from '../hashing/tasks.ts';
 import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
-import type { PostChanges } from '../kernel/commit.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PendingDescriptor } from '../kernel/robust-descriptors.ts';
@@ -25,14 +24,12 @@ import type { ImageStore } from '../media/store/image-store.ts';
 import { Loop } from '../util/loop.ts';
 
 export interface DescriptorRunnerDeps {
-  db: Db;
   posts: PostRepository;
-  changes: PostChanges;
+  /** each descriptor is stored as one unit of work, its 'reindex' row joining the relay's next pass */
+  unitOfWork: UnitOfWork;
   images: ImageStore;
   hashPool: HashPool;
   log: Logger;
-  /** descriptors were stored: their 'reindex' rows wait for the relay */
-  onStored: () => void;
   /** ROBUST_PAUSE_MS: a pause after each descriptor, to leave the CPU to other work (default 0) */
   pauseMs?: number;
   /** whether the post's thumbnail job will still run (given when a thumbnailer runs those jobs: it brings the descriptor) */
@@ -66,39 +63,39 @@ export class DescriptorRunner {
     });
   }
 
+  /** New posts wait for their descriptor: run soon. */
+  kick(): void {
+    this.loop.kick();
+  }
+
   /** One batch in post-number order; answers 0 (go on at once) while there is more. */
   private async pass(): Promise<number | void> {
-    const { posts, hashPool, onStored } = this.deps;
+    const { posts, hashPool } = this.deps;
     const batch = posts.robust.pending(this.cursor, BATCH);
     if (batch.length === 0) {
       // Passed-over posts are tried again on the next poll.
       this.cursor = 0;
       return;
     }
-    let stored = 0;
-    try {
-      for (const p of batch) {
-        if (!this.loop.running) break;
-        // Uploads first: someone waits for their hash, nobody for a descriptor.
-        while (hashPool.queueSize > 0 && this.loop.running) await sleep(50);
-        if (!this.loop.running) break;
-        if (this.deps.thumbnailsWillRun?.(p.id)) {
-          this.cursor = p.seq;
-          continue;
-        }
-        try {
-          if (await this.storeOne(p)) stored++;
-          this.cursor = p.seq;
-        } catch (err) {
-          if (this.failing.seq !== p.seq) this.failing = { seq: p.seq, tries: 0 };
-          if (++this.failing.tries < TRIES) throw err;
-          this.deps.log.warn('robust descriptors: passing over a post until the next poll', { postId: p.id, err: (err as Error).message });
-          this.cursor = p.seq;
-        }
-        if (this.deps.pauseMs) await sleep(this.deps.pauseMs);
+    for (const p of batch) {
+      if (!this.loop.running) break;
+      // Uploads first: someone waits for their hash, nobody for a descriptor.
+      while (hashPool.queueSize > 0 && this.loop.running) await sleep(50);
+      if (!this.loop.running) break;
+      if (this.deps.thumbnailsWillRun?.(p.id)) {
+        this.cursor = p.seq;
+        continue;
       }
-    } finally {
-      if (stored > 0) onStored();
+      try {
+        await this.storeOne(p);
+        this.cursor = p.seq;
+      } catch (err) {
+        if (this.failing.seq !== p.seq) this.failing = { seq: p.seq, tries: 0 };
+        if (++this.failing.tries < TRIES) throw err;
+        this.deps.log.warn('robust descriptors: passing over a post until the next poll', { postId: p.id, err: (err as Error).message });
+        this.cursor = p.seq;
+      }
+      if (this.deps.pauseMs) await sleep(this.deps.pauseMs);
     }
     return 0;
   }
@@ -130,21 +127,19 @@ export class DescriptorRunner {
   /** Stores a descriptor computed with the post's thumbnails; false when the post went or already has one. */
   storeComputed(postId: string, descriptor: RobustResult): boolean {
     const p = this.deps.posts.robust.pendingPost(postId);
-    if (!p || !this.save(p.seq, descriptor)) return false;
-    this.deps.onStored();
-    return true;
+    return p !== undefined && this.save(p.seq, descriptor);
   }
 
-  /** One transaction: the descriptor, and the post's reindex so its document gains the terms. */
+  /** One unit of work: the descriptor, and the post's reindex so its document gains the terms. */
   private save(seq: number, descriptor: RobustResult): boolean {
-    const { db, posts, changes } = this.deps;
+    const { unitOfWork, posts } = this.deps;
     const blob = encodeDescriptor(descriptor);
-    const done = db.transaction(() => {
+    const done = unitOfWork.writeInBackground((tx) => {
       if (!posts.robust.store(seq, blob)) return false;
       const post = posts.getBySeq(seq);
-      if (post) changes.reindexed(post);
+      if (post) tx.reindexed(post);
       return true;
-    }).immediate();
+    });
     if (done) this.stats.stored++;
     return done;
   }

@@ -9,15 +9,18 @@ import type { MediaStore } from '../media/store/media-store.ts';
 import { PendingFiles } from '../media/store/pending-files.ts';
 import { MediaStoreStates } from '../media/store/store-state.ts';
 import type { MigrationDeps } from '../media/migrate.ts';
-import { closeCore, connectSearch, createMediaStore, openCore, openMediaStoreNamed, openSearch, wireAccounts, wireFiles, wireIndex, wireMediaStores, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
+import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-stores.ts';
+import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
+import { closeCore, openCore, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts } from './wiring.ts';
 
 /**
  * The job role (decisions §13): what a CLI command wires; commands get their services here and
  * nowhere else. Each opens only what its command needs; none takes the DATA_DIR lock, runs start-up
  * recovery (it would delete a live server's uploads in flight) or starts a background loop, so
- * every job is safe beside a running server. Changes a job makes reach the index at once
- * (relay.applyNow) or, failing that, through the server's relay; its webhook deliveries are sent by
- * the server's dispatcher.
+ * every job is safe beside a running server. A job's writes run as units of work like the server's;
+ * only the reactions its role subscribes run in it (the relay, in the jobs that open the index), and
+ * the rest is left to the server's loops, which poll for it: its webhook deliveries are sent by the
+ * server's dispatcher, its thumbnails and descriptors made by the server's runners.
  */
 
 /** verify, reindex: SQLite and the search index. */
@@ -29,7 +32,7 @@ export interface IndexJob extends IndexParts {
 
 export async function openIndexJob(config: Config, log: Logger): Promise<IndexJob> {
   const search = await openSearch(config, log);
-  const parts = wireIndex(wirePosts(openDatabase(config.dataDir)), search, log);
+  const parts = wireIndex(wirePosts(openDatabase(config.dataDir), log), search, log);
   return {
     config,
     log,
@@ -54,12 +57,12 @@ export interface RestoredJob {
 }
 
 export function openRestoredJob(config: Config, log: Logger): RestoredJob {
-  const posts = wirePosts(openDatabase(config.dataDir));
+  const posts = wirePosts(openDatabase(config.dataDir), log);
   // The backup's row named the store it was taken from; the files went into MEDIA_STORE's.
   new MediaStoreStates(posts.db).clear();
   return {
     files() {
-      const files = wireFiles(config, log, posts, false);
+      const files = wireFiles(config, log, posts);
       return { posts: posts.postRepository, ...files, close: () => files.hashPool.destroy() };
     },
     index: (search) => ({ config, log, ...wireIndex(posts, search, log) }),
@@ -76,7 +79,7 @@ export interface FilesJob extends FileParts {
 
 export function openFilesJob(config: Config, log: Logger): FilesJob {
   const posts = wirePosts(openDatabase(config.dataDir));
-  const files = wireFiles(config, log, posts, false);
+  const files = wireFiles(config, log, posts);
   return {
     db: posts.db,
     posts: posts.postRepository,

@@ -6,7 +6,8 @@ import { Retention } from '../retention/retention.ts';
 import { Loop } from '../util/loop.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { relyingParty } from '../passkeys/service.ts';
-import { closeCore, openSearch, wireCore, type Core } from './wiring.ts';
+import { openSearch } from './search-parts.ts';
+import { closeCore, wireCore, type Core } from './wiring.ts';
 
 /**
  * The server role (decisions §13): the one process that owns a DATA_DIR. Besides the services the

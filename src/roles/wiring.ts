@@ -1,12 +1,9 @@
-import path from 'node:path';
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
-import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
-import { startManagedNode } from '../elasticsearch/managed-node.ts';
-import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
-import { PostChanges } from '../kernel/commit.ts';
+import { KernelEvents } from '../kernel/events.ts';
+import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
@@ -30,14 +27,8 @@ import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media/store/image-store.ts';
-import { LocalMediaStore } from '../media/store/local-store.ts';
-import type { MediaStore } from '../media/store/media-store.ts';
-import { S3MediaStore } from '../media/store/s3-store.ts';
-import { MediaStoreStates } from '../media/store/store-state.ts';
-import { MediaStores } from '../media/store/stores.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
-import type { RobustResult } from '../hashing/tasks.ts';
 import { DescriptorRunner } from '../robust/descriptor-runner.ts';
 import { MediaRedirect } from '../media/redirect.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
@@ -50,51 +41,17 @@ import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
 import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
+import { wireMediaStores } from './media-stores.ts';
+import { openSearch, type SearchParts } from './search-parts.ts';
 
 /**
  * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
  * starts a loop, takes the DATA_DIR lock or touches files it did not create: that is the server's.
  */
 
-export async function resolveElasticsearchUrl(config: Config, log: Logger): Promise<string> {
-  if (config.elasticsearch.url) return config.elasticsearch.url;
-  const node = await startManagedNode({ log: (line) => log.info(line) });
-  return node.url;
-}
-
-export interface SearchParts {
-  es: EsClient;
-  postsIndex: PostsIndex;
-}
-
 /**
- * The Elasticsearch client and the posts index, not yet prepared: restore must first check that
- * the index does not exist, which preparing it would make true.
- */
-export async function connectSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const es = createEsClient({ ...config.elasticsearch, url: await resolveElasticsearchUrl(config, log) });
-  return { es, postsIndex: new PostsIndex(es, config.elasticsearch.indexPrefix, config.elasticsearch.replicas) };
-}
-
-/** The Elasticsearch client and the posts index, prepared (or a warning when the cluster is down). */
-export async function openSearch(config: Config, log: Logger): Promise<SearchParts> {
-  const search = await connectSearch(config, log);
-  try {
-    // An index built for an older mapping gets the fields it lacks (a document carrying them would be refused).
-    if (!(await search.postsIndex.ensure())) {
-      const added = await search.postsIndex.addMissingFields();
-      if (added.length > 0) log.info('added new fields to the posts index', { fields: added });
-    }
-  } catch (err) {
-    // Still usable: writes queue in the outbox; readiness reports Elasticsearch down.
-    log.warn('could not prepare the posts index yet', { err: (err as Error).message });
-  }
-  return search;
-}
-
-/**
- * The post tables and the one commit step every post write goes through (outbox row, version,
- * webhook deliveries, thumbnail job: src/kernel/commit.ts).
+ * The post tables and the unit of work every post write runs as (src/kernel/unit-of-work.ts), with
+ * its event bus, nobody listening yet: each role subscribes the reactions it runs.
  */
 export interface PostParts {
   db: Db;
@@ -103,14 +60,10 @@ export interface PostParts {
   versions: VersionRepository;
   webhookRepository: WebhookRepository;
   thumbnailQueue: ThumbnailQueue;
-  changes: PostChanges;
+  unitOfWork: UnitOfWork;
 }
 
-/**
- * `onCommitted` wakes whatever sends the deliveries a change queued: the server's dispatcher. A job
- * has none running and leaves its deliveries to the server.
- */
-export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts {
+export function wirePosts(db: Db, log?: Logger): PostParts {
   // Posts and versions show users' names; the users table is the accounts' to read.
   const userNames = new UserRepository(db);
   const postRepository = new PostRepository(db, userNames);
@@ -118,67 +71,64 @@ export function wirePosts(db: Db, onCommitted: () => void = () => {}): PostParts
   const versions = new VersionRepository(db, userNames);
   const webhookRepository = new WebhookRepository(db);
   const thumbnailQueue = new ThumbnailQueue(db);
-  const changes = new PostChanges({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, onCommitted });
-  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes };
+  // A reaction that fails is logged: its write has committed, and a background loop retries.
+  const events = new KernelEvents((event, err) => log?.warn('a reaction to a committed write failed', { event, err: (err as Error).message }));
+  const unitOfWork = new UnitOfWork({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, events });
+  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
 }
 
-/** The post tables with the relay that applies their outbox to the search index (on demand: applyNow). */
+/** The post tables with the relay that applies their outbox to the search index. */
 export interface IndexParts extends PostParts, SearchParts {
   relay: OutboxRelay;
 }
 
+/** The relay, listening: a job's writes (verify's repairs) reach the index through it. */
 export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): IndexParts {
-  return { ...posts, ...search, relay: new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log) };
+  const relay = new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log);
+  posts.unitOfWork.events.on('posts.changed', ({ rows, awaited }) => relay.changed(rows, awaited));
+  return { ...posts, ...search, relay };
+}
+
+/** The image files and the worker pool. */
+export interface ImageParts {
+  images: ImageStore;
+  hashPool: HashPool;
 }
 
 /** The image files, the worker pool and the thumbnail maker. */
-export interface FileParts {
-  images: ImageStore;
-  hashPool: HashPool;
+export interface FileParts extends ImageParts {
   thumbnailer: Thumbnailer;
 }
 
-/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
-export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
-
 /**
- * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
- * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
+ * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting)
+ * and its idle workers let go. A job has none of them: it keeps its workers busy until it ends.
  */
-export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {
-  if (name === 'local') return new LocalMediaStore(path.join(config.dataDir, 'images'));
-  const settings = config.s3 && name === configuredStoreName(config) ? config.s3 : config.s3At(name, setting);
-  // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
-  const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
-  return new S3MediaStore({ ...settings, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
-}
-
-/** The media store MEDIA_STORE names: DATA_DIR/images by default, else an S3 bucket. */
-export const createMediaStore = (config: Config, log: Logger): MediaStore => openMediaStoreNamed(config, log, configuredStoreName(config));
-
-/** The store in use: the one `imgpost media migrate` recorded in the database, else MEDIA_STORE's. */
-export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStores {
-  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) => openMediaStoreNamed(config, log, name));
-}
-
-/**
- * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting;
- * thumbnails made on all workers but one, which stays free for uploads) and its idle workers let go.
- * A job has none of them: it keeps its workers busy until it ends.
- */
-export function wireFiles(config: Config, log: Logger, posts: PostParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): FileParts {
+export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
   const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
   const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}) });
-  const thumbnailer = new Thumbnailer({
-    images,
-    hashPool,
+  return { images, hashPool };
+}
+
+/**
+ * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
+ * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
+ */
+export function wireThumbnailer(config: Config, log: Logger, posts: PostParts, files: ImageParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): Thumbnailer {
+  return new Thumbnailer({
+    ...files,
     queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,
     ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
     descriptors,
   });
-  return { images, hashPool, thumbnailer };
+}
+
+/** The image files, the worker pool and the thumbnail maker, for jobs. */
+export function wireFiles(config: Config, log: Logger, posts: PostParts): FileParts {
+  const files = wireImages(config, log, posts, false);
+  return { ...files, thumbnailer: wireThumbnailer(config, log, posts, files, false) };
 }
 
 /**
@@ -186,13 +136,13 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts, serving
  * log of failed logins); `imgpost user` goes without, so it never creates the secret.
  */
 export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
-  const { db, postRepository, changes } = posts;
+  const { db, postRepository, unitOfWork } = posts;
   const passkeys = new PasskeyRepository(db);
-  if (!web) return new AccountService({ db, posts: postRepository, changes, passkeys });
+  if (!web) return new AccountService({ db, posts: postRepository, unitOfWork, passkeys });
   return new AccountService({
     db,
     posts: postRepository,
-    changes,
+    unitOfWork,
     passkeys,
     sessions: new SessionSealer(loadSessionSecret(web.config)),
     registration: { mode: web.config.registration, permission: web.config.registrationPermission },
@@ -206,8 +156,8 @@ export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logg
  */
 export interface Core extends SearchParts, AppServices {
   postRepository: PostRepository;
-  /** the commit step of every post write */
-  changes: PostChanges;
+  /** every post write runs as one */
+  unitOfWork: UnitOfWork;
   tagRepository: TagRepository;
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
@@ -216,30 +166,29 @@ export interface Core extends SearchParts, AppServices {
   descriptors: DescriptorRunner;
 }
 
-/** Constructs every service on an open database and search index; starts nothing. */
+/**
+ * Constructs every service on an open database and search index, then subscribes the reactions to
+ * the unit of work's events; starts nothing (the server starts the loops, a job none of them).
+ */
 export function wireCore(config: Config, log: Logger, db: Db, search: SearchParts): Core {
-  // Every post write commits through posts.changes; its deliveries wake the dispatcher (started
-  // by the server only; a job's wake-up finds it idle and is harmless).
-  const posts = wirePosts(db, () => webhookDispatcher.kick());
-  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, changes, relay } = wireIndex(posts, search, log);
-  // New posts' descriptors come with their thumbnails (one decode), when the server computes
-  // descriptors at all (ROBUST_DESCRIPTORS); the runner is made below.
-  const sharedDecode = config.robustDescriptors.enabled ? { wants: (id: string) => descriptors.wants(id), storeComputed: (id: string, d: RobustResult) => descriptors.storeComputed(id, d) } : undefined;
-  const { images, hashPool, thumbnailer } = wireFiles(config, log, posts, true, sharedDecode);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
-  const accounts = wireAccounts(posts, { config, log });
+  // What exists: the kernel, the outside systems, then the features, each from what is above it.
+  const posts = wirePosts(db, log);
+  const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
+  const { images, hashPool } = wireImages(config, log, posts, true);
   const descriptors = new DescriptorRunner({
-    db,
     posts: postRepository,
-    changes,
+    unitOfWork,
     images,
     hashPool,
     log,
-    onStored: () => relay.kick(),
     pauseMs: config.robustDescriptors.pauseMs,
-    // Only when a thumbnailer runs the queued jobs (and so brings their descriptors).
-    ...(sharedDecode && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
+    // When a thumbnailer runs the queued jobs, it brings their descriptors (one decode).
+    ...(config.robustDescriptors.enabled && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
   });
+  const thumbnailer = wireThumbnailer(config, log, posts, { images, hashPool }, true, config.robustDescriptors.enabled ? descriptors : undefined);
+  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
+  const accounts = wireAccounts(posts, { config, log });
   const directUploads = new DirectUploads({
     store: images.store,
     grants: new UploadGrantRepository(db),
@@ -250,24 +199,26 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const mediaRedirect = config.mediaRedirect.mode === 'presigned'
     ? new MediaRedirect({ stores: images.stores, posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
     : undefined;
-  const postService = new PostService({ db, posts: postRepository, outbox, changes, relay, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads, onCreated: () => descriptors.loop.kick() });
+  const postService = new PostService({ posts: postRepository, outbox, unitOfWork, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
   const tagJobs = new TagJobRepository(db);
-  const implicationRunner = new ImplicationRunner({ db, posts: postRepository, changes, jobs: tagJobs, onBatch: () => relay.kick(), log });
-  const tagGovernance = new TagGovernance({
-    db,
-    posts: postRepository,
-    changes,
-    jobs: tagJobs,
-    kickRelay: () => relay.kick(),
-    kickJobs: () => implicationRunner.loop.kick(),
-  });
-  const webhooks = new WebhookService({ repo: webhookRepository, config, onReactivated: () => webhookDispatcher.kick() });
+  const implicationRunner = new ImplicationRunner({ posts: postRepository, unitOfWork, jobs: tagJobs, log });
+  const tagGovernance = new TagGovernance({ db, posts: postRepository, unitOfWork, jobs: tagJobs, implications: implicationRunner });
+  const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
-  const favorites = new FavoriteService({ db, postRepository, changes, relay, findPost: (ref) => postService.find(ref) });
+  const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });
   const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
+
+  // Who reacts to what a committed write set off (src/kernel/events.ts).
+  const { events } = unitOfWork;
+  events.on('images.released', ({ images: released }) => postService.removeReleasedImages(released));
+  events.on('deliveries.queued', () => webhookDispatcher.kick());
+  events.on('thumbnails.wanted', () => thumbnailer.kick());
+  events.on('posts.changed', ({ rows, awaited }) => relay.changed(rows, awaited));
+  events.on('descriptors.wanted', () => descriptors.kick());
+
   return {
     config,
     log,
@@ -275,7 +226,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     ...search,
     postRepository,
     outbox,
-    changes,
+    unitOfWork,
     relay,
     accounts,
     hashPool,
@@ -287,7 +238,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     directUploads,
     history,
     // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
-    moderation: new ModerationService({ db, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
+    moderation: new ModerationService({ db, unitOfWork, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
     tagRepository,
     tags,
     tagGovernance,

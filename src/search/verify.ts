@@ -1,18 +1,21 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Db } from '../db/sqlite.ts';
 import { toPostDocument } from '../elasticsearch/post-document.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
-import type { PostChanges } from '../kernel/commit.ts';
+import type { Outbox } from '../kernel/outbox.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { OutboxRelay } from '../outbox/relay.ts';
 import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface VerifyDeps {
-  db: Db;
   postsIndex: PostsIndex;
   postRepository: PostRepository;
-  /** a repair that raises a post's version commits it as a 'reindex' change */
-  changes: Pick<PostChanges, 'reindexed'>;
+  /** a repair that raises a post's version commits it as a 'reindex' change, one unit of work */
+  unitOfWork: UnitOfWork;
+  /** a drifted post whose change the outbox still holds is looked at again once that change is applied */
+  outbox: Pick<Outbox, 'pendingFor'>;
+  relay: Pick<OutboxRelay, 'apply'>;
 }
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
@@ -125,9 +128,16 @@ async function scan(deps: VerifyDeps, index: string, opts: VerifyOptions): Promi
   return { posts, documents, drift };
 }
 
-/** Looks at the drifted posts again, one fresh read each, and keeps what still drifts. */
+/**
+ * Looks at the drifted posts again, one fresh read each, and keeps what still drifts. A change the
+ * outbox still holds is not drift: it is on its way (a live server's relay may be behind, or no
+ * server runs). Those rows are applied first — the same idempotent, versioned write the relay makes,
+ * so doing it beside the relay is harmless — and the posts then compared as they are.
+ */
 async function recheck(deps: VerifyDeps, index: string, drift: Drift[]): Promise<Drift[]> {
   const ids = [...new Set(drift.map((d) => d.postId))];
+  const pending = deps.outbox.pendingFor(ids);
+  if (pending.length > 0) await deps.relay.apply(pending);
   const docs = await fetchDocs(deps.postsIndex, index, ids);
   const posts = new Map(deps.postRepository.getManyById(ids).map((p) => [p.id, p]));
   const out: Drift[] = [];
@@ -160,11 +170,12 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
     const plain = await es.index({ index, id: post.id, document: toPostDocument(post, deps.postRepository.robust.ofId(post.id)) });
     let version = post.version;
     if (plain._version > post.version) {
-      const raised = deps.db.transaction(() => {
+      // In the background: the document is written right below, with the raised version.
+      const raised = deps.unitOfWork.writeInBackground((tx) => {
         const changed = deps.postRepository.raiseVersion(post.id, post.version, plain._version);
-        if (changed) deps.changes.reindexed({ ...post, version: plain._version });
+        if (changed) tx.reindexed({ ...post, version: plain._version });
         return changed;
-      }).immediate();
+      });
       if (!raised) continue; // the post changed under us: start over with its new state
       version = plain._version;
     }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { UserRepository } from '../accounts/user-repository.ts';
 import type { Db } from '../db/sqlite.ts';
 import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
-import { postChangesOn, type SeededPost } from '../kernel/commit.ts';
+import { unitOfWorkOn, type SeededPost } from '../kernel/unit-of-work.ts';
 import { RATINGS, type Rating } from '../kernel/post-record.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { IMAGE_FORMATS } from '../media/store/formats.ts';
@@ -103,9 +103,10 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
 
   const userTable = new UserRepository(db);
   const postTable = new PostRepository(db, userTable);
-  const changes = postChangesOn(db, userTable);
+  const unitOfWork = unitOfWorkOn(db, userTable);
   let users: { id: number; name: string }[] = [];
-  db.transaction(() => {
+  // One unit of work: no outbox rows and no events (the caller reindexes afterwards).
+  unitOfWork.writeInBackground((tx) => {
     users = makeUsers(userTable, rnd, opts.users ?? 20);
     // Every tag first, in order (their ids follow it), used or not.
     postTable.ensureTags(tagNames);
@@ -145,11 +146,11 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       }
     }
     const before = postTable.lastSeq();
-    changes.seeded(postTable, posts());
+    tx.seeded(postTable, posts());
     // Seeded posts have no image files: their descriptors are unreadable (never matching), as the
     // server's backfill would find out one post and one reindex at a time, in the background of
     // whatever a test or benchmark then measures.
     postTable.robust.storeAbove(before, encodeDescriptor(UNREADABLE));
-  }).immediate();
+  });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

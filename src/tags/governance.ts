@@ -1,20 +1,19 @@
 import type { Db } from '../db/sqlite.ts';
 import { AppError, invalid } from '../errors.ts';
-import type { Initiator, PostChanges } from '../kernel/commit.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { AliasRow } from '../kernel/tag-rules.ts';
+import type { Initiator, UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { TagJob, TagJobRepository } from './job-repository.ts';
 import { retagPost } from './retag.ts';
 
 export interface GovernanceDeps {
   db: Db;
   posts: PostRepository;
-  changes: PostChanges;
+  /** an alias retags its posts as one unit of work */
+  unitOfWork: UnitOfWork;
   jobs: TagJobRepository;
-  /** the retagging's update rows are to be indexed */
-  kickRelay: () => void;
-  /** a new implication job waits */
-  kickJobs: () => void;
+  /** the implication runner: woken when a new job waits */
+  implications: { kick(): void };
 }
 
 const reject = (path: string, message: string) => invalid([path], message);
@@ -32,9 +31,9 @@ export class TagGovernance {
   }
 
   putAlias(name: string, target: string, by: Initiator): { name: string; target: string; retagged: number } {
-    const { db, posts, changes } = this.deps;
-    const retagged = db
-      .transaction(() => {
+    const { unitOfWork, posts } = this.deps;
+    // Answered without waiting for the index: the retagged posts follow with the relay's next pass.
+    const retagged = unitOfWork.writeInBackground((tx) => {
         const rules = this.rules;
         if (name === target) throw reject('target', 'a tag cannot be an alias of itself');
         if (rules.isAlias(target)) throw reject('target', `the target "${target}" is itself an alias (of "${rules.canonical(target)}"); alias the target it names`);
@@ -43,11 +42,9 @@ export class TagGovernance {
         if (rules.hasImplications(name)) throw reject('name', `"${name}" takes part in implications; remove them before making it an alias`);
         rules.putAlias(name, target, by.id);
         let n = 0;
-        for (const seq of rules.postsCarrying([name], 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) if (retagPost({ posts, changes }, seq, by)) n++;
+        for (const seq of rules.postsCarrying([name], 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) if (retagPost(tx, posts, seq, by)) n++;
         return n;
-      })
-      .immediate();
-    if (retagged > 0) this.deps.kickRelay();
+      });
     return { name, target, retagged };
   }
 
@@ -77,7 +74,7 @@ export class TagGovernance {
         return { tag, implies, jobId };
       })
       .immediate();
-    if (result.jobId !== null) this.deps.kickJobs();
+    if (result.jobId !== null) this.deps.implications.kick();
     return { tag: result.tag, implies: result.implies, job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null) };
   }
 

@@ -1,18 +1,15 @@
-import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import type { PostChanges } from '../kernel/commit.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { Loop } from '../util/loop.ts';
 import type { TagJobRepository } from './job-repository.ts';
 import { retagPost } from './retag.ts';
 
 export interface ImplicationRunnerDeps {
-  db: Db;
   posts: PostRepository;
-  changes: PostChanges;
+  /** each pass is one unit of work; its update rows join the relay's next pass */
+  unitOfWork: UnitOfWork;
   jobs: TagJobRepository;
-  /** wakes the outbox relay: the batch's update rows are to be indexed */
-  onBatch: () => void;
   log: Logger;
 }
 
@@ -33,7 +30,7 @@ export const SLICE_MS = 25;
  * under the rule already (the kernel resolves every write), so the job stops at its `lastSeq`.
  */
 export class ImplicationRunner {
-  /** start() at server start-up (resumes an interrupted job), kick() when a job is made, stop() at shutdown */
+  /** start() at server start-up (resumes an interrupted job), stop() at shutdown */
   readonly loop: Loop;
 
   constructor(private readonly deps: ImplicationRunnerDeps) {
@@ -46,13 +43,17 @@ export class ImplicationRunner {
     });
   }
 
+  /** A job was made: run soon. */
+  kick(): void {
+    this.loop.kick();
+  }
+
   /** One batch of the oldest job. Resolves to 0 (go on at once) while there is work, else nothing. */
   runBatch(): number | void {
-    const { db, posts, changes, jobs } = this.deps;
+    const { unitOfWork, posts, jobs } = this.deps;
     const job = jobs.next();
     if (!job) return;
-    const changed = db
-      .transaction(() => {
+    const changed = unitOfWork.writeInBackground((tx) => {
         // Posts carrying the tag, or anything implying it, that the job has not reached yet.
         const sources = [job.tag, ...posts.tagRules.impliers(job.tag)];
         const seqs = posts.tagRules.postsCarrying(sources, job.cursor, job.lastSeq, BATCH);
@@ -65,15 +66,13 @@ export class ImplicationRunner {
         let n = 0;
         let scanned = 0;
         for (const seq of seqs) {
-          if (retagPost({ posts, changes }, seq, initiator)) n++;
+          if (retagPost(tx, posts, seq, initiator)) n++;
           scanned++;
           if (performance.now() - started >= SLICE_MS) break;
         }
         jobs.advance(job.id, seqs[scanned - 1], scanned, n);
         return n;
-      })
-      .immediate();
-    if (changed > 0) this.deps.onBatch();
+      });
     if (changed < 0) this.deps.log.info('tag implication applied', { tag: job.tag, implies: job.implies, changed: job.changed });
     return 0;
   }

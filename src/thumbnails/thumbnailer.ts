@@ -127,8 +127,6 @@ export class Thumbnailer {
    * worker; a hash that arrives meanwhile waits for at most one thumbnail task.
    */
   start(): void {
-    if (this.loop.running) return;
-    this.deps.queue.onQueued(() => this.kick());
     this.loop.start();
   }
 

@@ -94,8 +94,8 @@ export interface WebhookServiceDeps {
   /** Read at call time: tests flip webhookAllowPrivate, and set mediaUrl after start-up. */
   config: { webhookAllowPrivate: boolean; mediaUrl: string };
   resolver?: Resolver;
-  /** Told when a webhook may have become deliverable (reactivation). */
-  onReactivated?(id: string): void;
+  /** woken when a webhook may have become deliverable again (reactivation) */
+  dispatcher?: { kick(): void };
 }
 
 export class WebhookService {
@@ -146,7 +146,7 @@ export class WebhookService {
   reactivate(ownerId: number, id: string): WebhookView {
     const row = this.deps.repo.reactivate(this.owned(ownerId, id).id);
     if (!row) throw notFound('webhook not found');
-    this.deps.onReactivated?.(row.id);
+    this.deps.dispatcher?.kick();
     return toWebhookView(row);
   }
 

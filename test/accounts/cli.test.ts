@@ -6,7 +6,7 @@ import test from 'ava';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { postChangesOn } from '../../src/kernel/commit.ts';
+import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { PasskeyRepository } from '../../src/passkeys/repository.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -99,7 +99,7 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.not(accessKey, self.accessKey);
   {
     const db = openDatabase(dir);
-    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
+    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
     t.is(accounts.authenticateKey(self.accessKey), undefined, 'old key no longer works');
     t.like(accounts.authenticateKey(accessKey), { name: 'alice_1', permission: 65310 });
     db.close();
@@ -139,7 +139,7 @@ test('user keys shows an account\'s app keys (and passkeys where the table exist
   const added = await imgpost(dir, 'user', 'add', '--name', 'keyholder', '--password', 'long enough');
   t.is(added.code, 0, added.stderr);
   const db = openDatabase(dir);
-  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
   const owner = accounts.users.getByName('keyholder')!;
   const made = accounts.appKeys.create({ id: owner.id, name: owner.name, permission: owner.permission }, { name: 'bot', permission: 2 });
   // A passkey as registration stores it (the ceremony itself is test/passkeys/passkeys.test.ts's).

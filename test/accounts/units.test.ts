@@ -10,7 +10,7 @@ import { issueCookie, loadSessionSecret, SECRET_FILE, SessionSealer } from '../.
 import { LoginThrottle } from '../../src/accounts/throttle.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { AppError } from '../../src/errors.ts';
-import { postChangesOn } from '../../src/kernel/commit.ts';
+import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 
@@ -123,7 +123,7 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const posts = new PostRepository(db, new UserRepository(db));
-  const accounts = new AccountService({ db, posts, changes: postChangesOn(db, new UserRepository(db)) });
+  const accounts = new AccountService({ db, posts, unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
   const owner = await accounts.createUser({ name: 'owner', password: 'password1' });
   const other = await accounts.createUser({ name: 'other', password: 'password1' });
   const insert = (uploaderId: number) =>
@@ -160,7 +160,7 @@ test('createUser: validation, unique names without regard to case, Self without 
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), changes: postChangesOn(db, new UserRepository(db)) });
+  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });
   t.deepEqual(Object.keys(self).sort(), ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission']);
   t.like(self, { name: 'Carol_9', permission: 6, email: 'c@example.org' });

@@ -93,6 +93,26 @@ test.serial('verify finds documents deleted, altered and added behind the servic
   t.deepEqual((await verify(fx.app.services)).drift, []);
 });
 
+test.serial('a change the outbox still holds is not drift: verify beside a server whose relay is behind is clean', async (t) => {
+  const { relay, unitOfWork, postRepository, outbox } = fx.app.services;
+  // The server's relay falls behind, as under an upload storm.
+  await relay.stop();
+  t.teardown(() => relay.start());
+  // A background write, as a robust descriptor's is: committed, its change not yet in the index.
+  const post = fx.posts()[10];
+  unitOfWork.writeInBackground((tx) => {
+    postRepository.bumpVersion(post.seq);
+    tx.reindexed(postRepository.getBySeq(post.seq)!);
+  });
+  t.is(outbox.pendingFor([post.id]).length, 1);
+
+  const r = await cli('--json');
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(JSON.parse(r.stdout).drift, []);
+  t.is(outbox.pendingFor([post.id]).length, 0, 'the change found on its way was applied, then compared');
+  t.deepEqual((await verify(fx.app.services)).drift, []);
+});
+
 test.serial('verify --help and bad arguments', async (t) => {
   const help = await cli('--help');
   t.is(help.code, 0);

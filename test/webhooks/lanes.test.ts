@@ -12,7 +12,8 @@ import test, { type ExecutionContext } from 'ava';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { createLogger } from '../../src/log.ts';
-import { postChangesOn } from '../../src/kernel/commit.ts';
+import { KernelEvents } from '../../src/kernel/events.ts';
+import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { Outbox } from '../../src/kernel/outbox.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
@@ -30,7 +31,9 @@ function setup(t: ExecutionContext) {
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
-  const changes = postChangesOn(db, new UserRepository(db), () => dispatcher.kick());
+  const events = new KernelEvents();
+  events.on('deliveries.queued', () => dispatcher.kick());
+  const unitOfWork = unitOfWorkOn(db, new UserRepository(db), events);
   t.teardown(async () => {
     await dispatcher.stop();
     db.close();
@@ -40,12 +43,10 @@ function setup(t: ExecutionContext) {
     repo.insertWithin(10, { ownerId: seed.users[0].id, label: null, url, secret: 'lane-secret', events: ['update'], template })!;
   /** Update event number i: the post's text becomes "n<i>". */
   const update = (i: number) =>
-    db
-      .transaction(() => {
-        const p = posts[i % posts.length];
-        changes.updated(p, { ...p, text: `n${i}`, version: p.version + 1 }, seed.users[0]);
-      })
-      .immediate();
+    unitOfWork.writeInBackground((tx) => {
+      const p = posts[i % posts.length];
+      tx.updated(p, { ...p, text: `n${i}`, version: p.version + 1 }, seed.users[0]);
+    });
   /** Another dispatcher on its own connection to the same database, as a second process would have. */
   const second = () => {
     const db2 = openDatabase(dir);
