@@ -3,10 +3,10 @@
  * removal, seeding) calls it inside the change's own transaction, after writing the post, and so
  * everything the change sets off commits or rolls back with it:
  *   - the outbox row (the relay brings the search index in step from it);
- *   - the version (decisions §9): on create, and on an update whose diff is not empty;
- *   - the webhook deliveries (decisions §8): only for create, update and delete made by someone
+ *   - the version (docs/decisions.md §9): on create, and on an update whose diff is not empty;
+ *   - the webhook deliveries (docs/decisions.md §8): only for create, update and delete made by someone
  *     (an initiator); an import or an account removal has none, and must not flood receivers;
- *   - the thumbnail job, on create (thumbnails are made after the response, decisions §13).
+ *   - the thumbnail job, on create (thumbnails are made after the response, docs/decisions.md §13).
  * A delete needs no version work: the post's versions cascade with it.
  */
 import type { Db } from '../db/sqlite.ts';

@@ -22,7 +22,7 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.ts';
 
-/** Uploads must be smaller than this (spec §8) unless UPLOAD_MAX_BYTES says otherwise. */
+/** Uploads must be smaller than this (docs/decisions.md §4) unless UPLOAD_MAX_BYTES says otherwise. */
 export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
 
 export interface PostServiceDeps {
@@ -41,7 +41,7 @@ export interface PostServiceDeps {
   config: { mediaUrl: string; maxImageBytes?: number };
   /** creates naming a direct upload's key (absent: every key is unknown) */
   directUploads?: DirectUploads;
-  /** after a new post's response is settled: its robust descriptor is made in the background (decisions §16) */
+  /** after a new post's response is settled: its robust descriptor is made in the background (docs/decisions.md §16) */
   onCreated?: () => void;
 }
 
@@ -128,7 +128,7 @@ export class PostService {
           });
           this.deps.images.settle(image);
           const created = this.deps.posts.getBySeq(seq)!;
-          // Queues the thumbnail job too: thumbnails are made after the response (decisions §13), never lost.
+          // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §13), never lost.
           return { row: this.deps.changes.created(created, input.uploader), created };
         }).immediate();
       });

@@ -12,7 +12,7 @@ import type { MigrationDeps } from '../media/migrate.ts';
 import { closeCore, connectSearch, createMediaStore, openCore, openMediaStoreNamed, openSearch, wireAccounts, wireFiles, wireIndex, wireMediaStores, wirePosts, type Core, type FileParts, type IndexParts, type PostParts, type SearchParts } from './wiring.ts';
 
 /**
- * The job role (decisions §13): what a CLI command wires; commands get their services here and
+ * The job role (docs/decisions.md §13): what a CLI command wires; commands get their services here and
  * nowhere else. Each opens only what its command needs; none takes the DATA_DIR lock, runs start-up
  * recovery (it would delete a live server's uploads in flight) or starts a background loop, so
  * every job is safe beside a running server. Changes a job makes reach the index at once

@@ -142,7 +142,7 @@ export interface FileParts {
 export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
 
 /**
- * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
+ * A media store by name (docs/decisions.md §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
  * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
  */
 export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {
@@ -212,7 +212,7 @@ export interface Core extends SearchParts, AppServices {
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
-  /** robust descriptors after uploads and for older posts (decisions §16); only the server starts it */
+  /** robust descriptors after uploads and for older posts (docs/decisions.md §16); only the server starts it */
   descriptors: DescriptorRunner;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Post history (decisions §9): every change of a post's text, rating or tags is kept as a version
+ * Post history (docs/decisions.md §9): every change of a post's text, rating or tags is kept as a version
  * and can be undone. Versions are recorded by the commit step of each change (src/kernel/commit.ts),
  * in the change's own transaction; this reads them and reverts to them.
  */
