@@ -10,9 +10,10 @@
  *   README, "Runtime"; README "Backups"; README, "Architecture"; ...  → the docs/ file that now holds it
  *
  * Usage: node scripts/rewrite-doc-refs.mjs [--check] [FILE ...]
- *   With no FILE: every file git knows under src, workers, test, scripts, bench and docs, plus
- *   .dependency-cruiser.cjs, Dockerfile and .ci/run, except the bench's generated results
- *   (bench/RESULTS.md, bench JSON) and docs/decisions.md itself. Name those files to rewrite them too.
+ *   With no FILE: every file git knows under src, workers, test, scripts, bench, docs and bin, plus
+ *   .dependency-cruiser.cjs, Dockerfile, .ci/run, redocly.yaml and docker-compose.yml, except the
+ *   bench's generated results (bench/RESULTS.md, bench JSON) and docs/decisions.md itself. Name
+ *   those files to rewrite them too.
  *   --check: change nothing; list the lines that would change and exit 1 if there are any.
  * Exit 2 when a `spec §N` has no known home (add it to SPEC below).
  */
@@ -118,19 +119,19 @@ function rewriteLine(line, file) {
   return out;
 }
 
+// The record itself, the generated configuration reference, this script (it names the old forms) and
+// the bench's generated results.
+const SKIPPED = new Set([DECISIONS, 'docs/configuration.md', 'scripts/rewrite-doc-refs.mjs', 'bench/RESULTS.md']);
+
 function defaultFiles() {
-  const roots = ['src', 'workers', 'test', 'scripts', 'bench', 'docs', '.dependency-cruiser.cjs', 'Dockerfile', '.ci/run'];
-  const listed = execFileSync('git', ['ls-files', '-z', '--', ...roots], { encoding: 'utf8' }).split('\0').filter(Boolean);
-  return listed.filter(
-    (f) =>
-      fs.existsSync(f) &&
-      (/\.(ts|tsx|mts|cts|js|mjs|cjs|sh|sql|css|html|md)$/.test(f) || f === 'Dockerfile' || f === '.ci/run') &&
-      f !== DECISIONS &&
-      f !== 'docs/configuration.md' &&
-      f !== 'scripts/rewrite-doc-refs.mjs' &&
-      f !== 'bench/RESULTS.md' &&
-      !(f.startsWith('bench/') && f.endsWith('.json')),
-  );
+  const roots = ['src', 'workers', 'test', 'scripts', 'bench', 'docs', 'bin'];
+  roots.push('.dependency-cruiser.cjs', 'Dockerfile', '.ci/run', 'redocly.yaml', 'docker-compose.yml');
+  const listed = execFileSync('git', ['ls-files', '-z', '--', ...roots], { encoding: 'utf8' });
+  return listed
+    .split('\0')
+    .filter(Boolean)
+    .filter((f) => /\.(ts|tsx|mts|cts|js|mjs|cjs|sh|sql|css|html|md|yaml|yml)$/.test(f) || !f.includes('.', 1))
+    .filter((f) => fs.existsSync(f) && !SKIPPED.has(f) && !(f.startsWith('bench/') && f.endsWith('.json')));
 }
 
 const args = process.argv.slice(2);
@@ -155,5 +156,6 @@ for (const file of files) {
 }
 
 for (const u of unmapped) process.stderr.write(`no home for ${u}\n`);
-process.stderr.write(`${changedLines} line(s) ${check ? 'would change' : 'rewritten'} in ${files.length} file(s) read\n`);
+const verb = check ? 'would change' : 'rewritten';
+process.stderr.write(`${changedLines} line(s) ${verb} in ${files.length} file(s) read\n`);
 process.exit(unmapped.length > 0 ? 2 : check && changedLines > 0 ? 1 : 0);

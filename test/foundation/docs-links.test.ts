@@ -53,7 +53,12 @@ const withoutCode = (markdown: string): string =>
   markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 
 /** The broken relative links of one Markdown text, found from `file` (a path relative to the root). */
-function brokenLinks(file: string, markdown: string, exists: (rel: string) => boolean, readText: (rel: string) => string): string[] {
+function brokenLinks(
+  file: string,
+  markdown: string,
+  exists: (rel: string) => boolean,
+  readText: (rel: string) => string,
+): string[] {
   const broken: string[] = [];
   const text = withoutCode(markdown);
   for (const m of text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
@@ -109,7 +114,8 @@ test('the link check refuses a missing file, a missing heading and a path out of
 
 /** The files of the code (not the docs), as git knows them. */
 function codeFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '-z', 'src', 'workers', 'test', 'scripts', 'bench'], { cwd: ROOT, encoding: 'utf8' });
+  const roots = ['src', 'workers', 'test', 'scripts', 'bench'];
+  const listed = execFileSync('git', ['ls-files', '-z', ...roots], { cwd: ROOT, encoding: 'utf8' });
   return listed
     .split('\0')
     .filter((f) => /\.(ts|tsx|mts|cts|js|mjs|cjs|sh|sql|css|html)$/.test(f))
@@ -129,8 +135,11 @@ test('every reference the code makes to the decisions names a section of docs/de
     lines.forEach((line, i) => {
       if (outside.test(line)) problems.push(`${file}:${i + 1}: points outside the repository: ${line.trim()}`);
       for (const m of line.matchAll(cited)) {
-        const numbers = [m[2], m[3], ...[...m[4].matchAll(/\d+/g)].map((n) => n[0])].filter((n): n is string => n !== undefined);
-        for (const n of numbers) if (!sections.has(n)) problems.push(`${file}:${i + 1}: docs/decisions.md has no §${n}`);
+        const listed = [...m[4].matchAll(/\d+/g)].map((n) => n[0]);
+        const numbers = [m[2], m[3], ...listed].filter((n): n is string => n !== undefined);
+        for (const n of numbers) {
+          if (!sections.has(n)) problems.push(`${file}:${i + 1}: docs/decisions.md has no §${n}`);
+        }
       }
     });
   }
