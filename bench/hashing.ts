@@ -17,7 +17,7 @@ import { repeated, type Repeated } from './lib/stats.ts';
  *    format, reads the metadata and validates the image before hashing;
  *  - the original's path: sharp-phash 2.x per call on the main thread (bench/anchors);
  *  - the floor: sharp decode + greyscale + 32x32 resize alone, on libuv's threadpool, no DCT.
- * plus ours followed by the robust descriptor of decisions §16 on its own (`pool.robust(path)`: the
+ * plus ours followed by the robust descriptor of docs/decisions.md §16 on its own (`pool.robust(path)`: the
  * backfill's and a query's path, a decode of its own), and the pipeline each upload runs on the
  * pool: the hash and the thumbnails (`pool.thumbnails`, both sizes, WebP), without and with the
  * descriptor, which a new post gets from its small thumbnail's decode (src/hashing/robust/raster.ts).
@@ -42,7 +42,7 @@ export interface HashingResult {
   ours: Repeated;
   original: Repeated;
   floor: Repeated;
-  /** ours, then the robust descriptor of the same image (decisions §16) */
+  /** ours, then the robust descriptor of the same image (docs/decisions.md §16) */
   oursWithRobust?: Repeated;
   /** oursWithRobust against ours: the descriptor with a decode of its own (backfill, queries) */
   withRobustVsOurs?: number;

@@ -92,7 +92,7 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
 }
 
 /**
- * What facets cost (decisions §11): the same requests with `facets: ["tags","rating","uploader"]`
+ * What facets cost (docs/decisions.md §11): the same requests with `facets: ["tags","rating","uploader"]`
  * and without, on the same server and corpus. Latency one request at a time, the two variants
  * interleaved request by request (so drift on a shared box hits both alike); throughput in
  * alternating closed-loop windows at `concurrency` clients.

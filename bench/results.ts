@@ -20,9 +20,9 @@ export interface SizeResults {
   imageSearch?: ImageSearchResult;
   /** cores used by each process while /image/search was loaded (the measured repetitions) */
   imageSearchCpu?: CpuSplit;
-  /** `/image/search` with all three facets against the same requests without (decisions §11) */
+  /** `/image/search` with all three facets against the same requests without (docs/decisions.md §11) */
   facets?: FacetsResult;
-  /** GET /api/tag prefix autocomplete against its bare SQL and a plain GROUP BY count (decisions §10) */
+  /** GET /api/tag prefix autocomplete against its bare SQL and a plain GROUP BY count (docs/decisions.md §10) */
   tags?: TagFigure & { tagNames: number };
   upload?: UploadResult;
   /** server RSS while serving /api/post/search and /image/search */

@@ -1,5 +1,5 @@
 /**
- * The robust lookup (decisions §16, issue 25) at scale: p50/p99 of the indexed lookup
+ * The robust lookup (docs/decisions.md §16, issue 25) at scale: p50/p99 of the indexed lookup
  * (src/search/similar/robust-lookup.ts findRobust: the Elasticsearch candidates sharing the most of at
  * least MIN_SHARED segments (probed within PROBE_RADIUS bits), at most MAX_CANDIDATES, then the rule on their descriptors read from
  * SQLite in one statement) against a linear scan of the same descriptors in SQLite under the same

@@ -1,5 +1,5 @@
 /**
- * Tag governance (decisions §15, issue 24), standalone: `npx tsx bench/tag-governance.ts [--posts 20000]`.
+ * Tag governance (docs/decisions.md §15, issue 24), standalone: `npx tsx bench/tag-governance.ts [--posts 20000]`.
  *  - applying an implication to N seeded posts in the server's background job: posts/s (changed
  *    posts over the job's wall time), and the p99 of /image/search while it runs against the same
  *    figure without it;

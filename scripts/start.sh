@@ -1,6 +1,6 @@
 #!/bin/sh
 # `npm start` and the Docker image's CMD: the server with the memory settings measured under the
-# page-view load at 1M posts (issue 28; bench/RESULTS.md, "Page views"; README, "Runtime"). Each
+# page-view load at 1M posts (issue 28; bench/RESULTS.md, "Page views"; docs/operations/runtime.md). Each
 # setting can be overridden from the environment.
 #  - MALLOC_ARENA_MAX=2: glibc gives every thread that allocates its own arena (up to 8 per core);
 #    libvips' threads each kept one, fragmented by image buffers.

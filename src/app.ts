@@ -98,7 +98,7 @@ export function createApp(services: AppServices): Koa<AppState> {
   app.use(requestLog(services.log, [metrics.observeRequest]));
   app.use(errorHandler(services.log));
   app.use(bodyCap(bodyCapFor(services.config.maxImageBytes)));
-  // Before every router: an invalid X-Access-Key is 401 even on public endpoints (decisions §2).
+  // Before every router: an invalid X-Access-Key is 401 even on public endpoints (docs/decisions.md §2).
   app.use(authenticate(services));
   // After authentication, so writes count per user as well as per address.
   app.use(rateLimit(services.config.rateLimit));

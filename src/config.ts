@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-/** Configuration is read once, at start-up, from the environment (decisions §1). */
+/** Configuration is read once, at start-up, from the environment (docs/decisions.md §1). */
 export interface Config {
   host: string;
   port: number;
@@ -35,7 +35,7 @@ export interface Config {
   /** requests per minute per user and per client address; 0 disables */
   rateLimit: { writesPerMinute: number; uploadsPerMinute: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** reverse proxies in front (decisions §13): 0 means X-Forwarded-For is ignored */
+  /** reverse proxies in front (docs/decisions.md §13): 0 means X-Forwarded-For is ignored */
   trustProxy: number;
   /** when set, GET /metrics needs this bearer token; when unset it answers loopback clients only */
   metricsToken?: string;
@@ -47,9 +47,9 @@ export interface Config {
   retentionIntervalMs: number;
   /** tests only (BACKGROUND_THUMBNAILS=0): leave queued thumbnails to first requests and the next start */
   backgroundThumbnails: boolean;
-  /** decisions §16: the server computes robust descriptors after uploads and backfills old posts (ROBUST_DESCRIPTORS=0: not, tests only); ROBUST_PAUSE_MS: a pause after each one */
+  /** docs/decisions.md §16: the server computes robust descriptors after uploads and backfills old posts (ROBUST_DESCRIPTORS=0: not, tests only); ROBUST_PAUSE_MS: a pause after each one */
   robustDescriptors: { enabled: boolean; pauseMs: number };
-  /** decisions §14: whether visitors may create accounts (POST /api/account/register) */
+  /** docs/decisions.md §14: whether visitors may create accounts (POST /api/account/register) */
   registration: 'closed' | 'open';
   /** the permission a signed-up account gets */
   registrationPermission: number;
@@ -57,7 +57,7 @@ export interface Config {
   mediaSweep: { intervalMs: number; graceMs: number };
   /** MEDIA_STORE: undefined for `local` (DATA_DIR/images, the default), else the S3 store's settings */
   s3?: S3Settings;
-  /** UPLOAD_MAX_BYTES: an image must be smaller than this (spec §8: 4 MiB); the body cap is 1 MiB more */
+  /** UPLOAD_MAX_BYTES: an image must be smaller than this (docs/decisions.md §4: 4 MiB); the body cap is 1 MiB more */
   maxImageBytes: number;
   /** DIRECT_UPLOAD_EXPIRES_S: how long a direct upload's presigned PUT (and its key) is good for */
   directUploadExpiresS: number;
@@ -73,12 +73,12 @@ export interface Config {
   mediaRedirect: { mode: 'off' | 'presigned'; expiresS: number };
 }
 
-/** Spec §8: an image upload is smaller than 4 MiB. */
+/** docs/decisions.md §4: an image upload is smaller than 4 MiB. */
 export const DEFAULT_MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 
 export class ConfigError extends Error {}
 
-/** An S3 media store's settings (MEDIA_STORE=s3://bucket/prefix, S3_*: decisions §17). */
+/** An S3 media store's settings (MEDIA_STORE=s3://bucket/prefix, S3_*: docs/decisions.md §17). */
 export interface S3Settings {
   bucket: string;
   /** Key prefix inside the bucket: '' or ending in '/'. */
@@ -109,7 +109,7 @@ export function parseS3Location(value: string): { bucket: string; prefix: string
 }
 
 /**
- * The store's settings from the environment (decisions §17), or undefined for MEDIA_STORE=local/unset.
+ * The store's settings from the environment (docs/decisions.md §17), or undefined for MEDIA_STORE=local/unset.
  * Throws ConfigError with one line naming the bad setting, as src/config.ts does.
  */
 export function s3StoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Settings | undefined {

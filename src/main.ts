@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     throw err;
   }
   services.ownerLock.describe(config.publicUrl);
-  // The runtime in the log, as npm start runs the pinned Node (README, "Runtime"), not the system's.
+  // The runtime in the log, as npm start runs the pinned Node (docs/operations/runtime.md), not the system's.
   services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port, node: process.version });
 
   let stopping = false;

@@ -163,7 +163,7 @@ export async function thumbnails({ path, outputs, descriptor }: ThumbnailRequest
 }
 
 /**
- * Named task `robust` (decisions §16): the robust descriptor of an accepted image on its own (the
+ * Named task `robust` (docs/decisions.md §16): the robust descriptor of an accepted image on its own (the
  * backfill, `similar?robust=1` on an uploaded file); a new post's comes with its thumbnails. An image
  * that no longer decodes is answered as unreadable rather than thrown: the caller stores that, so
  * the backfill does not retry it forever.

@@ -80,7 +80,7 @@ function linkMedia(dataDir: string, rows: { id: string; ext: string }[], pool: {
 
 /**
  * The seeded posts get media files below, so a server would start the robust-descriptor backfill
- * over all of them (decisions §16: posts.robust IS NULL is its cursor) and spend a hash worker on it
+ * over all of them (docs/decisions.md §16: posts.robust IS NULL is its cursor) and spend a hash worker on it
  * for hours at 1M. The backfill is a one-time migration, not the steady state a load measures: the
  * seeded posts are marked computed-and-unreadable (never matching); uploads still get theirs.
  * seedPosts now stores that itself; this marks corpora seeded before it did.

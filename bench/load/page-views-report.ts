@@ -127,7 +127,7 @@ export function writePageViews(run: PageViewRun, o: { appendToResults: boolean }
   if (!o.appendToResults) return;
   const START = '<!-- pageviews:start -->';
   const END = '<!-- pageviews:end -->';
-  const section = `${START}\n## Page views (issue 28)\n\nWritten by \`bench/load/page-views.ts\` (README: "Benchmark: the page-view load"); raw figures in [load/pageviews.json](load/pageviews.json).\n\n${Object.values(kept.runs).map(renderRun).join('\n')}${END}`;
+  const section = `${START}\n## Page views (issue 28)\n\nWritten by \`bench/load/page-views.ts\` (docs/operations/benchmarks.md); raw figures in [load/pageviews.json](load/pageviews.json).\n\n${Object.values(kept.runs).map(renderRun).join('\n')}${END}`;
   const file = path.join(ROOT, 'bench/RESULTS.md');
   const current = fs.readFileSync(file, 'utf8');
   const at = current.indexOf(START);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 
-/** Access keys (decisions §2): 43 characters from [A-Za-z0-9_], about 257 bits of entropy. */
+/** Access keys (docs/decisions.md §2): 43 characters from [A-Za-z0-9_], about 257 bits of entropy. */
 export const ACCESS_KEY_LENGTH = 43;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'; // 63 characters
 export const ACCESS_KEY_PATTERN = /^[A-Za-z0-9_]{43}$/;

@@ -7,7 +7,7 @@ import { AppKeyRepository, type AppKeyRecord } from './app-key-repository.ts';
 import { heldBits } from './permissions.ts';
 import type { UserRepository } from './user-repository.ts';
 
-/** decisions §14 */
+/** docs/decisions.md §14 */
 export const MAX_APP_KEYS = 20;
 export const MAX_APP_KEY_NAME = 64;
 
@@ -15,7 +15,7 @@ export type AppKeyView = Omit<AppKeyRecord, 'userId'>;
 const view = ({ id, name, permission, createdAt }: AppKeyRecord): AppKeyView => ({ id, name, permission, createdAt });
 
 /**
- * App keys (decisions §14): keys an account hands to a bot, each with a subset of the account's
+ * App keys (docs/decisions.md §14): keys an account hands to a bot, each with a subset of the account's
  * permission. The key is shown once and kept as its SHA-256 digest; a request with one acts with
  * `key.permission & owner's current permission`, so lowering the owner lowers every key at once.
  */

@@ -5,7 +5,7 @@ import type { AccountService } from './service.ts';
 import { COOKIE_NAME } from './session-cookie.ts';
 
 /**
- * Finds the caller (spec §5, decisions §2) and puts them in ctx.state.user; routes then use
+ * Finds the caller (docs/decisions.md §2) and puts them in ctx.state.user; routes then use
  * requireAuth / requirePermission. The user, and so the permission, is read from the database
  * on every request, so a permission change or a removed account takes effect at once.
  *

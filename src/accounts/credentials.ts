@@ -17,7 +17,7 @@ export interface PasskeyList {
   delete(userId: number, id: number): boolean;
 }
 
-/** What `imgpost user keys` shows and revokes (decisions §14): a user's app keys and passkeys. */
+/** What `imgpost user keys` shows and revokes (docs/decisions.md §14): a user's app keys and passkeys. */
 export class Credentials {
   constructor(
     private readonly appKeys: AppKeyService,

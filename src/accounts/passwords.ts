@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 
 /**
- * Password hashing with scrypt (decisions §2: a slow salted hash). The stored string carries
+ * Password hashing with scrypt (docs/decisions.md §2: a slow salted hash). The stored string carries
  * its own parameters, so they can be raised later without invalidating existing hashes:
  *   scrypt$<log2 N>$<r>$<p>$<salt base64url>$<hash base64url>
  */

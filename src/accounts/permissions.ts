@@ -2,17 +2,17 @@ import type Koa from 'koa';
 import { AppError } from '../errors.ts';
 import type { AppState, AuthUser } from '../http/context.ts';
 
-/** Permission bits, the original's values (decisions §2). */
+/** Permission bits, the original's values (docs/decisions.md §2). */
 export const PERMISSION = {
   superUser: 0x1,
   createPost: 0x2,
   editPost: 0x4,
-  // decisions §14: user administration
+  // docs/decisions.md §14: user administration
   listUsers: 0x100,
   editUsers: 0x200,
   deleteUsers: 0x400,
   assignPermissions: 0x800,
-  // decisions §15: govern the tag vocabulary (aliases, implications)
+  // docs/decisions.md §15: govern the tag vocabulary (aliases, implications)
   manageTags: 0x1000,
   deletePost: 0x2000,
 } as const;
@@ -44,7 +44,7 @@ export const requireAuth: Koa.Middleware<AppState> = async (ctx, next) => {
   await next();
 };
 
-/** 403 for a request made with an app key: keys, passkeys and the account key are the account's own business (decisions §14). */
+/** 403 for a request made with an app key: keys, passkeys and the account key are the account's own business (docs/decisions.md §14). */
 export function requireAccountCredential(ctx: Koa.ParameterizedContext<AppState>): AuthUser {
   const user = currentUser(ctx);
   if (user.appKeyId !== undefined) throw new AppError('forbidden', 'an app key cannot manage keys, passkeys or the account key');

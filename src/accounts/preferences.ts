@@ -1,7 +1,7 @@
 import type { Db } from '../db/sqlite.ts';
 import { RATINGS, type Rating } from '../kernel/post-record.ts';
 
-/** decisions §14: what a person sees until they choose otherwise */
+/** docs/decisions.md §14: what a person sees until they choose otherwise */
 export const DEFAULT_RATINGS: Rating[] = ['none', 'moderate'];
 
 export interface Preferences {
@@ -9,7 +9,7 @@ export interface Preferences {
 }
 
 /**
- * Safe browsing preferences (decisions §14), one row per account that changed them (migration 011).
+ * Safe browsing preferences (docs/decisions.md §14), one row per account that changed them (migration 011).
  * The gallery applies them; the API's searches are not filtered by them.
  */
 export class PreferenceStore {

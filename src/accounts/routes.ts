@@ -14,7 +14,7 @@ const idParam = (ctx: AppContext): number => {
   return id;
 };
 
-/** spec §4.1–4.3; decisions §14 (sign-up, app keys, preferences) */
+/** docs/decisions.md §2; docs/decisions.md §14 (sign-up, app keys, preferences) */
 export function accountRoutes(deps: { accounts: AccountService; preferences: PreferenceStore }): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/account' });
   const { accounts } = deps;

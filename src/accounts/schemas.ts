@@ -4,7 +4,7 @@ import { RATINGS } from '../kernel/post-record.ts';
 import { MAX_TTL_SECONDS } from './session-cookie.ts';
 
 /**
- * POST /api/account/login (spec §4.1, decisions §2). Unknown fields are dropped rather than
+ * POST /api/account/login (docs/decisions.md §2). Unknown fields are dropped rather than
  * refused, as clients of the original send extras. A name that cannot exist is not a schema
  * error: it is a failed login like any other, so the answer does not tell names apart.
  */
@@ -16,25 +16,25 @@ export const loginSchema = z.object({
 
 export type LoginInput = z.infer<typeof loginSchema>;
 
-/** POST /api/account/register (decisions §14): as login, with an optional email. Names and passwords are checked by the CLI's rules. */
+/** POST /api/account/register (docs/decisions.md §14): as login, with an optional email. Names and passwords are checked by the CLI's rules. */
 export const registerSchema = z.object({
   username: z.string(),
   password: z.string(),
   email: z.string().nullable().optional(),
 });
 
-/** POST /api/account/keys (decisions §14) */
+/** POST /api/account/keys (docs/decisions.md §14) */
 export const appKeySchema = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(64, 'name is at most 64 characters'),
   permission: z.number().int().min(0).max(0xffff),
 });
 
-/** PUT /api/account/preferences (decisions §14) */
+/** PUT /api/account/preferences (docs/decisions.md §14) */
 export const preferencesSchema = z.object({
   ratings: z.array(z.enum(RATINGS)).max(RATINGS.length * 2),
 });
 
-/** PATCH /api/user/[id] (decisions §14): at least one field. */
+/** PATCH /api/user/[id] (docs/decisions.md §14): at least one field. */
 export const userPatchSchema = z
   .object({
     name: z.string().optional(),
@@ -44,7 +44,7 @@ export const userPatchSchema = z
   .strict()
   .refine((p) => p.name !== undefined || p.email !== undefined || p.permission !== undefined, 'name, email or permission is required');
 
-/** GET /api/user (decisions §14) */
+/** GET /api/user (docs/decisions.md §14) */
 export const userListQuery = z.object({
   prefix: z.string().max(32).default(''),
   offset: queryInt({ min: 0, default: 0 }),

@@ -15,7 +15,7 @@ import { AppKeyService } from './app-keys.ts';
 import { Credentials, type PasskeyList } from './credentials.ts';
 import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
 
-/** decisions §2 */
+/** docs/decisions.md §2 */
 export const NAME_PATTERN = /^[a-zA-Z0-9_]{4,32}$/;
 export const MIN_PASSWORD_LENGTH = 8;
 // scrypt reads the whole password; an upper bound keeps a login from hashing megabytes.
@@ -41,7 +41,7 @@ export interface AccountDeps {
   /** Needed for login and cookies only; the CLI's user commands run without it. */
   sessions?: SessionSealer;
   throttle?: LoginThrottle;
-  /** sign-up (decisions §14): closed unless the operator opens it */
+  /** sign-up (docs/decisions.md §14): closed unless the operator opens it */
   registration?: { mode: 'closed' | 'open'; permission: number; throttle?: SignupThrottle };
   log?: Logger;
   /** the passkeys table's owner (src/passkeys), for `imgpost user keys`; none where passkeys are not wired */
@@ -200,7 +200,7 @@ export class AccountService {
   }
 
   /**
-   * Sign-up (decisions §14): the CLI's name and password rules, the operator's permission for new
+   * Sign-up (docs/decisions.md §14): the CLI's name and password rules, the operator's permission for new
    * accounts, counted per client address whether it succeeds or not.
    */
   async register(input: { username: string; password: string; email?: string | null }, address: string): Promise<{ self: Self; cookie: IssuedCookie }> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 
 /**
- * The stateless session cookie (spec §5, decisions §2). Its value is
+ * The stateless session cookie (docs/decisions.md §2). Its value is
  *   base64url( version(1) | iv(12) | AES-256-GCM ciphertext of JSON {uid, exp} | tag(16) )
  * GCM both hides and authenticates the payload, so a changed byte, a truncated value, a cookie
  * sealed with another key or one past its `exp` all open to null. Only uid and exp are inside:
@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
  */
 
 export const COOKIE_NAME = 'nmsl_cookie';
-/** Default session lifetime: 60 days (decisions §2). */
+/** Default session lifetime: 60 days (docs/decisions.md §2). */
 export const DEFAULT_TTL_SECONDS = 60 * 24 * 3600;
 export const MAX_TTL_SECONDS = 2_592_000;
 /** The cookie's Max-Age is the lifetime minus this, so the browser drops it before the server would refuse it. */

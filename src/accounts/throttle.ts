@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts';
 
 /**
- * Failed-login throttling (decisions §2), in memory, sliding window. Three counters:
+ * Failed-login throttling (docs/decisions.md §2), in memory, sliding window. Three counters:
  *
  * - per (username, address): the tight limit. Guessing one account from one place stops after
  *   `perPair` failures, while the owner can still log in from elsewhere.
@@ -140,7 +140,7 @@ export class LoginThrottle {
 }
 
 /**
- * Sign-ups per client address (decisions §14: throttled like login): every attempt counts, made or
+ * Sign-ups per client address (docs/decisions.md §14: throttled like login): every attempt counts, made or
  * refused, so one client cannot mint accounts (or probe names) faster than `perAddress` a window.
  */
 export class SignupThrottle {

@@ -13,7 +13,7 @@ export interface UserPatch {
 }
 
 /**
- * The user admin API (decisions §14), with the original's bits: 0x100 list, 0x200 edit another's
+ * The user admin API (docs/decisions.md §14), with the original's bits: 0x100 list, 0x200 edit another's
  * name and email, 0x400 delete, 0x800 assign permissions (only bits the caller holds; the
  * super-user bit only by a super user). The last super user can be neither demoted nor deleted.
  */

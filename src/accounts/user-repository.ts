@@ -14,7 +14,7 @@ export interface UserRecord {
 }
 
 /**
- * The spec's Self, as decisions §2 fixes it: never passwordHash. A type alias rather than an
+ * The spec's Self, as docs/decisions.md §2 fixes it: never passwordHash. A type alias rather than an
  * interface, so it fits `Record<string, unknown>` (response views spread it).
  */
 export type Self = {

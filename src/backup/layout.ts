@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The layout of a backup destination (README "Backups"):
+ * The layout of a backup destination (docs/operations/backups.md):
  *
  *   DEST/latest                      the name of the newest complete snapshot (one line)
  *   DEST/snapshots/<time>/           one complete snapshot, self-contained:

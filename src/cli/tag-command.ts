@@ -5,7 +5,7 @@ import { parseCommand } from './args.ts';
 
 const USAGE = `Usage: imgpost tag jobs [--json] [--limit N]
 
-Shows the jobs that apply tag implications to existing posts (decisions §15), newest first: the
+Shows the jobs that apply tag implications to existing posts (docs/decisions.md §15), newest first: the
 implication, its state (running or done), posts scanned and changed so far, and when it began and
 ended. The server runs the jobs in the background and resumes an interrupted one where its last
 batch ended; this command only reads them.

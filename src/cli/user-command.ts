@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { jobsRole } from './jobs-role.ts';
 
 /**
- * `imgpost user ...` (decisions §1): account administration straight on the SQLite file in
+ * `imgpost user ...` (docs/decisions.md §1): account administration straight on the SQLite file in
  * DATA_DIR. Elasticsearch is not started: the 'reindex' rows that `user remove` writes to the
  * outbox are applied by the server's relay when it next runs.
  */

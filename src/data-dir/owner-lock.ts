@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 
 /**
- * One server owns a DATA_DIR (decisions §13). The lock is a kernel file lock, taken through SQLite's
+ * One server owns a DATA_DIR (docs/decisions.md §13). The lock is a kernel file lock, taken through SQLite's
  * exclusive locking mode on a small side file: the kernel drops it when the process dies, however it
  * dies (kill -9 included), so a lock left by a dead process is simply free again; no pid guessing.
  * Who holds it is written next to it (owner.json) so a second server can name the running one.

@@ -28,11 +28,11 @@ export interface PostDocument {
   hash_s1: string;
   hash_s2: string;
   hash_s3: string;
-  /** decisions §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows */
+  /** docs/decisions.md §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows */
   favorites: number;
   favorited_by: number[];
   /**
-   * decisions §16: the robust descriptor's 16-bit segment terms (src/hashing/robust/index-terms.ts):
+   * docs/decisions.md §16: the robust descriptor's 16-bit segment terms (src/hashing/robust/index-terms.ts):
    * its full hash's, and those of the full hash and every window. Empty while it is not computed,
    * and for a picture too flat to match (quality below MIN_QUALITY).
    */

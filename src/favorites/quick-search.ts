@@ -5,7 +5,7 @@ import { MAX_IMAGE_LIMIT } from '../search/image-search/schema.ts';
 import type { ImageSearchResult, ImageSearchService } from '../search/image-search/service.ts';
 
 /**
- * `POST /image/quick-search` (decisions §14), as the original has it: a person types a few letters
+ * `POST /image/quick-search` (docs/decisions.md §14), as the original has it: a person types a few letters
  * and gets their own favorites whose shortcut starts with them first (case-insensitive, shortest
  * shortcut first), then the `textMatch` results for the same letters, without repeats. One page
  * of `/image/search`'s size.

@@ -12,7 +12,7 @@ export interface FavoriteDeps {
 }
 
 /**
- * Favorites (decisions §14). A favorite is not a post edit: no version in the history, no webhook.
+ * Favorites (docs/decisions.md §14). A favorite is not a post edit: no version in the history, no webhook.
  * The count is kept by SQLite triggers in the favorite's own transaction; the search document
  * follows through the kernel's 'reindex' change, with the post's index version raised so the newer
  * document wins over any older one still on its way.

@@ -9,7 +9,7 @@ import type { PostRecord } from '../kernel/post-record.ts';
 
 let script: Promise<Asset> | undefined;
 
-/** Page titles by address (decisions §12); the browser code renders the content. */
+/** Page titles by address (docs/decisions.md §12); the browser code renders the content. */
 const PAGES: Record<string, string> = {
   '/': 'Newest posts',
   '/search': 'Search',
@@ -35,7 +35,7 @@ const originOf = (url: string) => {
 
 /**
  * No inline script or style anywhere; images from this origin and the media origin (a CDN may serve
- * them, decisions §1), blob: for the previews of picked files. connect-src includes the media origin
+ * them, docs/decisions.md §1), blob: for the previews of picked files. connect-src includes the media origin
  * because the post page fetches its image to look for similar ones.
  */
 function contentSecurityPolicy(mediaUrl: string, redirectOrigin?: string): string {
@@ -67,7 +67,7 @@ function sendAsset(ctx: AppContext, asset: Asset): void {
   ctx.body = asset.body;
 }
 
-/** The web gallery of decisions §12: its pages and its files under /assets/. */
+/** The web gallery of docs/decisions.md §12: its pages and its files under /assets/. */
 /** The post's title and thumbnail for link previews, or none for a missing post (the page says so). */
 function previewOf(deps: GalleryDeps, ref: string): LinkPreview | undefined {
   let post: PostRecord;

@@ -1,6 +1,6 @@
 /**
  * The eight symmetries of the square (the dihedral group D4), applied to the 32x32 grey matrix
- * before the DCT, so mirrored and rotated copies of an image can be looked up (decisions §11).
+ * before the DCT, so mirrored and rotated copies of an image can be looked up (docs/decisions.md §11).
  *
  * A name says how the *uploaded* image relates to a matched post's image: `rotate90` means the
  * upload is the post's image turned 90° clockwise; `mirrorRotate90` means the post's image mirrored

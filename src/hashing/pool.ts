@@ -24,7 +24,7 @@ export interface HashPool {
    */
   thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority, opts?: { descriptor?: boolean }): Promise<ThumbnailResult>;
   /**
-   * The robust descriptor of an accepted image (decisions §16); `background` by default (made after
+   * The robust descriptor of an accepted image (docs/decisions.md §16); `background` by default (made after
    * the upload is answered, and by the backfill). An unreadable image answers quality 0, no hashes.
    */
   robust(path: string, priority?: PoolPriority): Promise<RobustResult>;

@@ -56,7 +56,7 @@ export interface MadeThumbnail {
   height: number;
 }
 
-/** The robust descriptor task (decisions §16): an accepted image's grey raster, trimmed and hashed. */
+/** The robust descriptor task (docs/decisions.md §16): an accepted image's grey raster, trimmed and hashed. */
 export interface RobustRequest {
   path: string;
 }

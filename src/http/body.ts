@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { AppError } from '../errors.ts';
 import type { AppState } from './context.ts';
 
-/** Any request body past this is refused with 413 before it is buffered (decisions §3). */
+/** Any request body past this is refused with 413 before it is buffered (docs/decisions.md §3). */
 export const HARD_BODY_CAP = 5 * 1024 * 1024;
 export const JSON_BODY_LIMIT = 1024 * 1024;
 

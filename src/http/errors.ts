@@ -29,7 +29,7 @@ export function issueMessage(err: AppError): string {
 
 /**
  * Marks a route whose errors are all `{ error: message }` with the usual status, its 400s included
- * (POST /image/search, decisions §7), instead of the spec's issue arrays. Put it first on the route,
+ * (POST /image/search, docs/decisions.md §7), instead of the spec's issue arrays. Put it first on the route,
  * so that its body parser's errors are answered the same way.
  */
 export function messageErrors(): Koa.Middleware<AppState> {

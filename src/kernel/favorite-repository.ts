@@ -9,7 +9,7 @@ export interface FavoriteRow {
 }
 
 /**
- * SQLite access for favorites (decisions §14). The kernel owns the table because a post's count
+ * SQLite access for favorites (docs/decisions.md §14). The kernel owns the table because a post's count
  * and its favoriters are part of the post record and of its search document; the count column
  * (posts.favorites) is kept by triggers (migration 011). Callers own the transactions.
  */
@@ -78,7 +78,7 @@ export class FavoriteRepository {
   }
 
   /**
-   * Moves every favorite of post `from` to post `into` (a merge of duplicates, decisions §15): an
+   * Moves every favorite of post `from` to post `into` (a merge of duplicates, docs/decisions.md §15): an
    * account that favorited both keeps the one on `into` (and its shortcut); the counts follow by trigger.
    */
   move(from: number, into: number): void {

@@ -52,7 +52,7 @@ const fromRaw = (r: RawRow): OutboxRow => ({
 
 /**
  * The transactional outbox: every post change appends a row in the change's own transaction
- * (through src/kernel/commit.ts, which also records what else the change sets off). The relay
+ * (through the unit of work, src/kernel/unit-of-work.ts, which also records what else the change sets off). The relay
  * brings Elasticsearch in step from it; webhook deliveries point at its rows.
  */
 export class Outbox {

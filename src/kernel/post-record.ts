@@ -25,7 +25,7 @@ export interface PostRecord {
   version: number;
   /** sorted by name */
   tags: Tag[];
-  /** how many accounts favorited it (decisions §14; kept by SQLite triggers) */
+  /** how many accounts favorited it (docs/decisions.md §14; kept by SQLite triggers) */
   favorites: number;
   /** their user ids, ascending: the search document's `favorited_by`; never shown in a view */
   favoritedBy: number[];

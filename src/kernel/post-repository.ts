@@ -28,7 +28,7 @@ export class PostRepository {
   readonly favorites: FavoriteRepository;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
-  /** the robust descriptors (decisions §16): kept apart from the record, which outbox rows and every read carry */
+  /** the robust descriptors (docs/decisions.md §16): kept apart from the record, which outbox rows and every read carry */
   readonly robust: RobustDescriptors;
 
   constructor(
@@ -123,7 +123,7 @@ export class PostRepository {
     return this.stmt('SELECT count(*) FROM posts').pluck().get() as number;
   }
 
-  /** Newest first, then id (decisions §4). */
+  /** Newest first, then id (docs/decisions.md §4). */
   list(offset: number, limit: number): PostRecord[] {
     const rows = this.stmt(`${SELECT} ORDER BY p.created_at DESC, p.id LIMIT ? OFFSET ?`).all(limit, offset) as PostRow[];
     return this.hydrate(rows);
@@ -210,7 +210,7 @@ export class PostRepository {
 
   /**
    * Posts written in bulk with their own last-change time and version (the seeder, through
-   * PostChanges.seeded): read lazily, so a million need not sit in memory.
+   * WriteTransaction.seeded): read lazily, so a million need not sit in memory.
    */
   insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
     const insert = this.stmt(
@@ -238,7 +238,7 @@ export class PostRepository {
 
   private addTags(seq: number, names: readonly string[]): void {
     const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
-    // The one place tags are linked: every write path stores the resolved set (decisions §15).
+    // The one place tags are linked: every write path stores the resolved set (docs/decisions.md §15).
     for (const name of this.tagRules.resolve(names)) {
       this.ensureTags([name]);
       link.run(seq, name);

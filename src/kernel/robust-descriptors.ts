@@ -1,5 +1,5 @@
 /**
- * The posts' robust descriptors (decisions §16; the `robust` column of migration 015, encoded by
+ * The posts' robust descriptors (docs/decisions.md §16; the `robust` column of migration 015, encoded by
  * src/hashing/robust/format.ts). Part of the post repository (`posts.robust`): the column is the
  * posts table's, so its SQL stays in the kernel. NULL means not computed yet.
  */

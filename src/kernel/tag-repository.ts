@@ -6,7 +6,7 @@ export interface TagCount {
   id: number;
   name: string;
   count: number;
-  /** on a prefix hit through an alias (decisions §15): the alias matched; the tag is its target */
+  /** on a prefix hit through an alias (docs/decisions.md §15): the alias matched; the tag is its target */
   aliasOf?: string;
 }
 

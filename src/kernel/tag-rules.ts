@@ -3,7 +3,7 @@ import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 
 /**
- * Tag aliases and implications (decisions §15, migration 009). The kernel resolves every tag set
+ * Tag aliases and implications (docs/decisions.md §15, migration 009). The kernel resolves every tag set
  * through `resolve` before it stores it (PostRepository.addTags), so upload, edit, revert, import,
  * seeding and merge all store canonical, implication-closed sets without knowing these rules.
  * The tables are small (a vocabulary, not a post list): read straight from SQLite each time, so a

@@ -24,7 +24,7 @@ export interface PostView {
   tags: { id: number; name: string }[];
   /** WebP thumbnails by long-side size: `{ "320": url, "1024": url }` */
   thumbnails: Record<`${ThumbnailSize}`, string>;
-  /** how many accounts favorited it (decisions §14) */
+  /** how many accounts favorited it (docs/decisions.md §14) */
   favorites: number;
   aggr?: number;
 }
@@ -49,7 +49,7 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
   return view;
 }
 
-/** One entry of the 409 body of an upload that has near-duplicates (spec §4.3). */
+/** One entry of the 409 body of an upload that has near-duplicates (docs/decisions.md §4). */
 export interface DuplicateMatchView {
   image: string;
   imageURL: string;
@@ -64,7 +64,7 @@ export const toDuplicateMatch = (p: PostRecord, mediaUrl: string): DuplicateMatc
   imageHash: p.hash,
 });
 
-/** One image of `/image/search` (spec §4.11): the post number as `id`, tag names only. */
+/** One image of `/image/search` (docs/decisions.md §7): the post number as `id`, tag names only. */
 export interface ImageSearchImage {
   text: string;
   rating: string;
@@ -88,7 +88,7 @@ export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchI
   tags: p.tagNames,
 });
 
-/** One match of `/api/post/similar` (spec §4.10): `transform` only when mirrored and rotated copies were asked for. */
+/** One match of `/api/post/similar` (docs/decisions.md §5): `transform` only when mirrored and rotated copies were asked for. */
 export interface SimilarItem {
   id: string;
   image: string;
@@ -102,7 +102,7 @@ export function toSimilarItem(p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: strin
   return transform === undefined ? item : { ...item, transform };
 }
 
-/** One robust match of `/api/post/similar?robust=1` (decisions §16): `score` 0..1, `kind` what was detected. */
+/** One robust match of `/api/post/similar?robust=1` (docs/decisions.md §16): `score` 0..1, `kind` what was detected. */
 export interface RobustItem {
   id: string;
   image: string;
@@ -119,7 +119,7 @@ export const toRobustItem = (p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: string
   kind,
 });
 
-/** The payload's spelling of the third rating (spec §6). */
+/** The payload's spelling of the third rating (docs/decisions.md §8). */
 export type PayloadRating = 'none' | 'moderate' | 'violet';
 export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);
 
@@ -129,7 +129,7 @@ export type WebhookPostFacts = Pick<PostRecord, 'seq' | 'id' | 'ext' | 'text' | 
 };
 
 /**
- * The post in webhook payloads (decisions §8), in the original Go service's field names; the
+ * The post in webhook payloads (docs/decisions.md §8), in the original Go service's field names; the
  * webhook feature adds the event's changes and the JSON spelling (src/webhooks/event-data.ts).
  */
 export interface WebhookPost {

@@ -28,7 +28,7 @@ export interface MediaLocation {
 const MAX_CACHED = 10_000;
 
 /**
- * GET /media's redirect mode (MEDIA_REDIRECT=presigned, S3 only, decisions §17): the server answers
+ * GET /media's redirect mode (MEDIA_REDIRECT=presigned, S3 only, docs/decisions.md §17): the server answers
  * with a short-lived presigned GET of the object, and the bucket (or whatever fronts it) sends the
  * bytes, so a read costs the server no store round trip and no bytes.
  *

@@ -25,7 +25,7 @@ function parseRange(header: string): ByteRange | null | undefined {
 }
 
 /**
- * GET /media/<name>: streamed from the media store (the local directory or S3, decisions §17), one
+ * GET /media/<name>: streamed from the media store (the local directory or S3, docs/decisions.md §17), one
  * store request per response, with the same ETag, Range and caching whichever the store. A store
  * that fails or does not answer within its time-out is a 503 (store_unavailable), never a hang.
  * (A CDN or the bucket itself can serve media instead: MEDIA_URL.)

@@ -31,7 +31,7 @@ function requestId(ctx: AppContext): number {
   return Number(ctx.params.id);
 }
 
-/** Deletion requests and merging duplicates (decisions §15). */
+/** Deletion requests and merging duplicates (docs/decisions.md §15). */
 export function moderationRoutes(deps: ModerationRoutesDeps): Router<AppState> {
   const router = new Router<AppState>();
   const { moderation } = deps;

@@ -10,7 +10,7 @@ import type { PostService } from '../posts/service.ts';
 import type { DeletionRequestRecord, DeletionRequestRepository, RequestStatus } from './deletion-request-repository.ts';
 
 /**
- * Where a merge moves the merged post's favorites to the post it is merged into (decisions §15).
+ * Where a merge moves the merged post's favorites to the post it is merged into (docs/decisions.md §15).
  * The favorites feature implements it and src/roles/wiring.ts hands it to the ModerationService.
  * It runs inside the merge's unit of work, before the merged post is deleted (so before any cascade
  * could drop its favorites).
@@ -40,7 +40,7 @@ export interface DeletionRequestWithPost {
 
 const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'not_found';
 
-/** Deletion requests and merging duplicates (decisions §15). Routes check the bits; this checks the rest. */
+/** Deletion requests and merging duplicates (docs/decisions.md §15). Routes check the bits; this checks the rest. */
 export class ModerationService {
   constructor(private readonly deps: ModerationDeps) {}
 
@@ -96,7 +96,7 @@ export class ModerationService {
   }
 
   /**
-   * Merges post `ref` into `intoRef` (decisions §15) in ONE transaction, through the posts' own
+   * Merges post `ref` into `intoRef` (docs/decisions.md §15) in ONE transaction, through the posts' own
    * write steps (so through the kernel's commit step): `into` gains the union of both posts' tags
    * (a version and an update event), favorites move, pending deletion requests of the merged post
    * close as moot, then the merged post is deleted (a delete event). Two merges of the same pair

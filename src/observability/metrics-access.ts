@@ -18,7 +18,7 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
- * Who may scrape /metrics (decisions §13). With METRICS_TOKEN: only `Authorization: Bearer
+ * Who may scrape /metrics (docs/decisions.md §13). With METRICS_TOKEN: only `Authorization: Bearer
  * <token>` (401 otherwise). Without: loopback clients only; anyone else gets 404, as if the route
  * did not exist. The client is ctx.ip, so behind a trusted proxy a forwarded client is not loopback.
  */

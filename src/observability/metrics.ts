@@ -147,7 +147,7 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
 
   new client.Gauge({
     name: 'imgpost_robust_descriptors_pending',
-    help: 'Posts without a robust descriptor yet (decisions §16: new uploads and the backfill of older posts)',
+    help: 'Posts without a robust descriptor yet (docs/decisions.md §16: new uploads and the backfill of older posts)',
     registers: [registry],
     collect() {
       this.set(deps.postRepository.robust.pendingCount());

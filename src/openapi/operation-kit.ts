@@ -33,7 +33,7 @@ export interface Operation {
    * (registry.ts), so a new operation only sets this. Absent or false: public, every credential
    * optional (an invalid one is still 401). true: the access key, an app key or the session cookie.
    * 'account': the access key or the session cookie only; an app key is 403 (managing keys,
-   * passkeys or the account key, decisions §14).
+   * passkeys or the account key, docs/decisions.md §14).
    */
   auth?: boolean | 'account';
   request?: RouteConfig['request'];
@@ -50,7 +50,7 @@ export const signedIn = (description: string): Reply => ({
 });
 export const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };
 
-// Responses any endpoint can give: the access key is checked before routing (decisions §2), and
+// Responses any endpoint can give: the access key is checked before routing (docs/decisions.md §2), and
 // the body cap before any body is read.
 export const always: Record<number, Reply> = {
   401: error('X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required'),
@@ -94,6 +94,6 @@ export function documentedQuery<T extends z.ZodRawShape>(schema: z.ZodObject<T>,
   return z.object(shape);
 }
 
-/** Paging as GET /api/post/ takes it (decisions §4); the schema is the route's own. */
+/** Paging as GET /api/post/ takes it (docs/decisions.md §4); the schema is the route's own. */
 export const paging = (schema: typeof ListQuery | typeof SearchPaging) =>
   documentedQuery(schema, { offset: 'results to skip', limit: 'page size; above 1000 lowered to 1000' });

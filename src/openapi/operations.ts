@@ -63,7 +63,7 @@ const webhookUrl = <T extends ZodTypeAny>(schema: T) =>
 const binary = (description: string) => z.string().openapi({ format: 'binary', description });
 
 export const OPERATIONS: Operation[] = [
-  // ---- accounts (spec §4.1-4.3) ----
+  // ---- accounts (docs/decisions.md §2) ----
   {
     method: 'post', path: '/api/account/login', operationId: 'login', tag: 'accounts',
     summary: 'Log in: returns Self and sets the nmsl_cookie session cookie',
@@ -87,7 +87,7 @@ export const OPERATIONS: Operation[] = [
     responses: { ...always, 200: { description: 'the new key', schema: S.AccessKey }, 403: error('an app key cannot manage keys, passkeys or the account key') },
   },
 
-  // ---- posts (spec §4.4-4.8) ----
+  // ---- posts (docs/decisions.md §4) ----
   {
     method: 'get', path: '/api/post/', operationId: 'listPosts', tag: 'posts',
     summary: 'List posts, newest first',
@@ -143,7 +143,7 @@ export const OPERATIONS: Operation[] = [
     responses: { ...always, ...limited, 204: { description: 'deleted' }, 403: forbidden, 404: postNotFound },
   },
 
-  // ---- post history (decisions §9) ----
+  // ---- post history (docs/decisions.md §9) ----
   {
     method: 'get', path: '/api/post/{id}/versions', operationId: 'listPostVersions', tag: 'posts',
     summary: 'A post\'s versions, newest first',
@@ -166,7 +166,7 @@ export const OPERATIONS: Operation[] = [
     },
   },
 
-  // ---- tags (decisions §10) ----
+  // ---- tags (docs/decisions.md §10) ----
   {
     method: 'get', path: '/api/tag', operationId: 'listTags', tag: 'tags',
     summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
@@ -181,7 +181,7 @@ export const OPERATIONS: Operation[] = [
   },
   ...TAG_GOVERNANCE_OPERATIONS,
 
-  // ---- search (spec §4.9-4.11) ----
+  // ---- search (docs/decisions.md §5, §6, §7) ----
   {
     method: 'post', path: '/api/post/search', operationId: 'searchPosts', tag: 'search',
     summary: 'Search posts with filters (all must hold) and ordering',
@@ -200,7 +200,7 @@ export const OPERATIONS: Operation[] = [
         maxDiff: 'most differing bits',
         limit: 'most matches returned',
         transforms: 'dihedral: also find mirrored and rotated (90/180/270) copies, each match then names its `transform`; absent: the plain lookup',
-        robust: '1: also `robust`, the posts the robust method (decisions §16) judges the same picture (crops, borders, captions) that are not in `similar`',
+        robust: '1: also `robust`, the posts the robust method (docs/decisions.md §16) judges the same picture (crops, borders, captions) that are not in `similar`',
       }),
       body: { required: true, content: { 'multipart/form-data': { schema: z.object({ image: binary('the image to compare') }) } } },
     },
@@ -214,7 +214,7 @@ export const OPERATIONS: Operation[] = [
       query: documentedQuery(PostSimilarQuery, {
         maxDiff: 'most differing bits',
         limit: 'most matches returned (in each list)',
-        robust: '1: also `robust` (decisions §16); empty while the post\'s robust descriptor is not computed yet',
+        robust: '1: also `robust` (docs/decisions.md §16); empty while the post\'s robust descriptor is not computed yet',
       }),
     },
     responses: { ...always, ...searchDown, 200: { description: 'the post\'s hash and the matches', schema: S.SimilarResult }, 400: issues('bad query'), 404: postNotFound },
@@ -243,7 +243,7 @@ export const OPERATIONS: Operation[] = [
     },
   },
 
-  // ---- webhooks (decisions §8) ----
+  // ---- webhooks (docs/decisions.md §8) ----
   {
     method: 'post', path: '/api/webhook', operationId: 'createWebhook', tag: 'webhooks', auth: true,
     summary: 'Register a webhook (at most 10 per user); the template is test-rendered for each event',

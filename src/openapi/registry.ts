@@ -32,7 +32,7 @@ const TAGS: Record<Operation['tag'], string> = {
   search: 'Post search, the original client\'s image search, and near-duplicates by perceptual hash',
   webhooks: 'Signed, templated notifications of post changes, and their deliveries',
   media: 'Stored images and their thumbnails',
-  moderation: 'Deletion requests and merging duplicates (decisions §15)',
+  moderation: 'Deletion requests and merging duplicates (docs/decisions.md §15)',
   operations: 'Health, readiness, metrics and this document',
 };
 
@@ -67,7 +67,7 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     in: 'header',
     name: 'X-Access-Key',
     description:
-      'An app key the account created (decisions §14), sent in X-Access-Key: it acts with the permission it was given AND the owner\'s current ' +
+      'An app key the account created (docs/decisions.md §14), sent in X-Access-Key: it acts with the permission it was given AND the owner\'s current ' +
       'permission; revoked, it is 401. Operations that manage keys, passkeys or the account key do not list it (an app key there is 403).',
   });
   registry.registerComponent('securitySchemes', 'session', {
@@ -88,7 +88,7 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
       responses: Object.fromEntries(Object.entries(op.responses).map(([status, reply]) => [status, responseConfig(reply)])),
     });
   }
-  // Outgoing notifications (decisions §8), so receivers can be written from the document too.
+  // Outgoing notifications (docs/decisions.md §8), so receivers can be written from the document too.
   // Registered by name: the generator only collects components reached from paths, not from
   // webhooks, so the body's $ref would otherwise dangle.
   registry.register('DefaultWebhookBody', S.DefaultWebhookBody);

@@ -13,7 +13,7 @@ import { EVENT_KINDS } from '../webhooks/store/events.ts';
 import { z } from './zod.ts';
 
 const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });
-/** Post times have exactly milliseconds (spec §2: YYYY-MM-DDThh:mm:ss.mmmZ). */
+/** Post times have exactly milliseconds (docs/decisions.md §4: YYYY-MM-DDThh:mm:ss.mmmZ). */
 const postTime = z.string().datetime({ precision: 3 }).openapi({ example: '2024-05-01T10:00:00.000Z' });
 const uuid = z.string().uuid();
 
@@ -22,7 +22,7 @@ export const Rating = z.enum(RATINGS).openapi('Rating');
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
 
 /**
- * Tag names as decisions §4 allows them: 1 to 64 characters, no whitespace or control characters.
+ * Tag names as docs/decisions.md §4 allows them: 1 to 64 characters, no whitespace or control characters.
  * Counted in code points by the pattern (as the upload's rule counts them): `max(64)` would count
  * UTF-16 units and refuse a stored name of 64 emoji.
  */
@@ -55,7 +55,7 @@ export const Self = z
       .string()
       .regex(/^[A-Za-z0-9_]+$/)
       .optional()
-      .openapi({ description: 'send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (decisions §14)' }),
+      .openapi({ description: 'send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (docs/decisions.md §14)' }),
     createdAt: isoTime,
   })
   .strict()
@@ -104,7 +104,7 @@ export const PostVersion = z
       .openapi({ description: 'the fields that differ from the previous version; absent on version 1' }),
   })
   .strict()
-  .openapi('PostVersion', { description: 'One version of a post\'s text, rating and tags (decisions §9)' });
+  .openapi('PostVersion', { description: 'One version of a post\'s text, rating and tags (docs/decisions.md §9)' });
 
 export const PostVersionPage = z
   .object({ count: z.number().int().min(0), data: z.array(PostVersion) })
@@ -225,7 +225,7 @@ export const SimilarResult = z
           .strict(),
       )
       .optional()
-      .openapi({ description: 'only with robust=1 (decisions §16): posts judged the same picture by the robust method, not already in `similar`, best first' }),
+      .openapi({ description: 'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first' }),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });

@@ -15,7 +15,7 @@ const idParam = (ctx: AppContext): number => {
 };
 
 /**
- * decisions §14: passkeys. Registering, listing and removing need the account itself (a session or
+ * docs/decisions.md §14: passkeys. Registering, listing and removing need the account itself (a session or
  * the account key): an app key is 403. Signing in needs nothing but the passkey.
  */
 export function passkeyRoutes(deps: { passkeys: PasskeyService }): Router<AppState> {

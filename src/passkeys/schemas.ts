@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Request bodies of the passkey endpoints (decisions §14): WebAuthn's JSON forms, what
+ * Request bodies of the passkey endpoints (docs/decisions.md §14): WebAuthn's JSON forms, what
  * `PublicKeyCredential.toJSON()` and @simplewebauthn/browser send. Only the outline is checked
  * here (a clear 400 for a body that is not a credential at all); the library checks the rest.
  */

@@ -18,7 +18,7 @@ import { PasskeyRepository, type ChallengeRecord, type PasskeySummary } from './
 // servers never need.
 const webauthn = () => import('@simplewebauthn/server');
 
-/** decisions §14: a challenge answers once, within 5 minutes. */
+/** docs/decisions.md §14: a challenge answers once, within 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const MAX_PASSKEYS = 20;
 
@@ -60,7 +60,7 @@ async function verifiedBy<T>(refuse: (why: string) => AppError, verify: () => Pr
 }
 
 /**
- * Passkeys (decisions §14) on @simplewebauthn/server: the library does every check of a ceremony
+ * Passkeys (docs/decisions.md §14) on @simplewebauthn/server: the library does every check of a ceremony
  * (challenge, origin, relying party, signature, counter); this service keeps the challenges
  * single-use and short-lived in SQLite and ties credentials to accounts.
  */

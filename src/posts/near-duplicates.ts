@@ -4,7 +4,7 @@ import type { Outbox } from '../kernel/outbox.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import { findWithin } from '../search/similar/find-similar.ts';
 
-/** Fewer than this many differing bits is a near-duplicate (spec §8). */
+/** Fewer than this many differing bits is a near-duplicate (docs/decisions.md §4). */
 export const DUPLICATE_THRESHOLD = 4;
 
 export interface NearMatch {

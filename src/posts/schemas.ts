@@ -12,7 +12,7 @@ export const MAX_TAG_LENGTH = 64;
  */
 export const TAG_NAME_PATTERN = `^\\s*[^\\s\\p{C}]{1,${MAX_TAG_LENGTH}}\\s*$`;
 
-/** Trimmed, 1–64 characters (code points), no whitespace or control characters; case kept (decisions §4). */
+/** Trimmed, 1–64 characters (code points), no whitespace or control characters; case kept (docs/decisions.md §4). */
 const tagName = z
   .string()
   .transform((s) => s.trim())
@@ -65,6 +65,6 @@ export type UploadUrlRequest = z.infer<typeof UploadUrlRequest>;
 
 export const ListQuery = z.object({
   offset: queryInt({ min: 0, default: 0 }),
-  // A limit above 1000 is lowered, not refused (decisions §4).
+  // A limit above 1000 is lowered, not refused (docs/decisions.md §4).
   limit: queryInt({ min: 0, default: 24 }).transform((n) => Math.min(n, 1000)),
 });

@@ -19,7 +19,7 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.ts';
 
-/** Uploads must be smaller than this (spec §8) unless UPLOAD_MAX_BYTES says otherwise. */
+/** Uploads must be smaller than this (docs/decisions.md §4) unless UPLOAD_MAX_BYTES says otherwise. */
 export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
 
 export interface PostServiceDeps {

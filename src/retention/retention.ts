@@ -30,7 +30,7 @@ const VACUUM_PAGES = 2_000;
 const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Bounded growth (decisions §13), run by the server in the background: settled webhook
+ * Bounded growth (docs/decisions.md §13), run by the server in the background: settled webhook
  * deliveries, then indexed outbox rows no delivery references, then webhook attempts beyond the
  * latest 50 per webhook, once older than RETENTION_DAYS. Small batches with a yield between them.
  *

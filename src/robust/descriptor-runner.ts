@@ -1,5 +1,5 @@
 /**
- * Computes the robust descriptor (decisions §16) of every post that has none: each new post after
+ * Computes the robust descriptor (docs/decisions.md §16) of every post that has none: each new post after
  * its upload was answered (the upload kicks the runner; the 409 rule needs only the 64-bit hash),
  * and the posts from before migration 013 (the backfill). One loop does both, because "no
  * descriptor yet" is durable state: posts.robust IS NULL. The runner takes them in post-number

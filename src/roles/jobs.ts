@@ -14,7 +14,7 @@ import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
 import { closeCore, openCore, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts } from './wiring.ts';
 
 /**
- * The job role (decisions §13): what a CLI command wires; commands get their services here and
+ * The job role (docs/decisions.md §13): what a CLI command wires; commands get their services here and
  * nowhere else. Each opens only what its command needs; none takes the DATA_DIR lock, runs start-up
  * recovery (it would delete a live server's uploads in flight) or starts a background loop, so
  * every job is safe beside a running server. A job's writes run as units of work like the server's;

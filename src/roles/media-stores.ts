@@ -12,7 +12,7 @@ import { MediaStores } from '../media/store/stores.ts';
 export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
 
 /**
- * A media store by name (decisions §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
+ * A media store by name (docs/decisions.md §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
  * S3_* settings. Throws ConfigError for a name that is neither, or bad S3_* settings.
  */
 export function openMediaStoreNamed(config: Config, log: Logger, name: string, setting?: string): MediaStore {

@@ -10,7 +10,7 @@ import { openSearch } from './search-parts.ts';
 import { closeCore, wireCore, type Core } from './wiring.ts';
 
 /**
- * The server role (decisions §13): the one process that owns a DATA_DIR. Besides the services the
+ * The server role (docs/decisions.md §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
  * webhook dispatcher, the thumbnail runner, the robust descriptors and retention. CLI commands use src/roles/jobs.ts instead.
  */

@@ -162,7 +162,7 @@ export interface Core extends SearchParts, AppServices {
   /** applies new implications to existing posts; only the server starts it */
   implicationRunner: ImplicationRunner;
   webhookRepository: WebhookRepository;
-  /** robust descriptors after uploads and for older posts (decisions §16); only the server starts it */
+  /** robust descriptors after uploads and for older posts (docs/decisions.md §16); only the server starts it */
   descriptors: DescriptorRunner;
 }
 

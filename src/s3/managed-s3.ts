@@ -255,7 +255,7 @@ export async function stopManagedS3(opts: ManagedS3Options & { kill?: boolean } 
   return true;
 }
 
-/** The settings a server needs to use this S3Proxy (decisions §17), for `bucket` and an optional key prefix. */
+/** The settings a server needs to use this S3Proxy (docs/decisions.md §17), for `bucket` and an optional key prefix. */
 export function mediaStoreEnv(status: ManagedS3Status, bucket: string, prefix = ''): Record<string, string> {
   return {
     MEDIA_STORE: `s3://${bucket}/${prefix}`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../http/validate.ts';
 
-/** A limit above this is lowered to it, not refused (decisions §4). */
+/** A limit above this is lowered to it, not refused (docs/decisions.md §4). */
 export const MAX_LIMIT = 1000;
 
 export const listQuery = z.object({

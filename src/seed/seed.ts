@@ -118,7 +118,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       if (slotAt.size < opts.count) slotAt.set(at, slot);
     }
     // Written through the kernel's batch commit, which also gives every post its first version
-    // (decisions §9: seeded posts have a history too). Generated lazily, in the PRNG's order.
+    // (docs/decisions.md §9: seeded posts have a history too). Generated lazily, in the PRNG's order.
     function* posts(): Generator<SeededPost> {
       for (let i = 0; i < opts.count; i++) {
         const created = times[i];

@@ -19,7 +19,7 @@ export interface GovernanceDeps {
 const reject = (path: string, message: string) => invalid([path], message);
 
 /**
- * Aliases and implications (decisions §15): the checks that keep the vocabulary sound, and the
+ * Aliases and implications (docs/decisions.md §15): the checks that keep the vocabulary sound, and the
  * retagging of existing posts. Aliases retag at once, in the request's transaction (posts carrying
  * a misspelling are few); implications can touch any number of posts, so a durable job does it.
  */
@@ -78,7 +78,7 @@ export class TagGovernance {
     return { tag: result.tag, implies: result.implies, job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null) };
   }
 
-  /** Posts keep what they carry (decisions §15: removing one removes nothing). */
+  /** Posts keep what they carry (docs/decisions.md §15: removing one removes nothing). */
   deleteImplication(name: string, other: string): void {
     const rules = this.rules;
     if (!rules.deleteImplication(rules.canonical(name), rules.canonical(other))) throw new AppError('not_found', 'implication not found');

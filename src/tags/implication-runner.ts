@@ -23,7 +23,7 @@ export const BATCH = 300;
 export const SLICE_MS = 25;
 
 /**
- * Applies new implications to existing posts (decisions §15), in the server's background, one
+ * Applies new implications to existing posts (docs/decisions.md §15), in the server's background, one
  * job at a time. Each pass is one transaction that edits its posts (a version and an update
  * event each, through the commit step) and moves the job's cursor: a crash loses at most the
  * batch under way, which then simply runs again. Posts written after the job began were stored

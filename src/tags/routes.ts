@@ -8,8 +8,8 @@ import { AliasBody, AliasListQuery, GovernedNames, TagListQuery } from './schema
 import type { TagService } from './service.ts';
 
 /**
- * GET /api/tag (prefix autocomplete) and GET /api/tag/[name], both public (decisions §10); the
- * vocabulary's governance (decisions §15): aliases and implications, changed with 0x1000.
+ * GET /api/tag (prefix autocomplete) and GET /api/tag/[name], both public (docs/decisions.md §10); the
+ * vocabulary's governance (docs/decisions.md §15): aliases and implications, changed with 0x1000.
  */
 export function tagRoutes(deps: { tags: TagService; tagGovernance: TagGovernance }): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/tag' });

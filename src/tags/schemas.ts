@@ -4,7 +4,7 @@ import { queryInt } from '../http/validate.ts';
 export const DEFAULT_TAG_LIMIT = 10;
 /** A larger limit is lowered to this, as the list endpoints do. */
 export const MAX_TAG_LIMIT = 100;
-/** No tag name is longer (decisions §4), so no longer prefix can match. */
+/** No tag name is longer (docs/decisions.md §4), so no longer prefix can match. */
 export const MAX_PREFIX_LENGTH = 64;
 
 export const TagListQuery = z.object({
@@ -21,7 +21,7 @@ export const TagListQuery = z.object({
   limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
 });
 
-/** A tag name as decisions §4 allows it: 1 to 64 characters, no whitespace or control characters. */
+/** A tag name as docs/decisions.md §4 allows it: 1 to 64 characters, no whitespace or control characters. */
 const tagName = (what: string) =>
   z
     .string({ required_error: `${what} is required`, invalid_type_error: `${what} must be a string` })
@@ -34,7 +34,7 @@ const tagName = (what: string) =>
         .refine((s) => Array.from(s).length <= MAX_PREFIX_LENGTH, `tag names are at most ${MAX_PREFIX_LENGTH} characters`),
     );
 
-/** `PUT /api/tag/[name]/alias` (decisions §15). */
+/** `PUT /api/tag/[name]/alias` (docs/decisions.md §15). */
 export const AliasBody = z.object({ target: tagName('target') });
 /** The names in governance paths: `[name]` and `[other]`. */
 export const GovernedNames = z.object({ name: tagName('name'), other: tagName('other').optional() });

@@ -2,7 +2,7 @@ import type { Db } from '../db/sqlite.ts';
 import { AppError } from '../errors.ts';
 import type { TagCount, TagRepository } from '../kernel/tag-repository.ts';
 
-/** Tags with their post counts (decisions §10); counts are exact once a write has answered. */
+/** Tags with their post counts (docs/decisions.md §10); counts are exact once a write has answered. */
 export class TagService {
   constructor(private readonly deps: { db: Db; tags: TagRepository }) {}
 

@@ -1,7 +1,7 @@
 /**
  * The server's webhook dispatcher, on a worker thread of its own (workers/webhook-dispatcher.ts).
  *
- * Why a thread: a webhook's deliveries go out one at a time, in order (decisions §8), so its rate is
+ * Why a thread: a webhook's deliveries go out one at a time, in order (docs/decisions.md §8), so its rate is
  * one delivery per round trip, and every round trip waits for a turn of the event loop that sends
  * it. On the thread that also serves HTTP, a busy server made each turn slow: under a 50-client mixed
  * load, events reached their receivers 39 s (p50) to 74 s (p99) after the write's response, while

@@ -1,7 +1,7 @@
 /**
- * Sends queued webhook deliveries (decisions §8).
+ * Sends queued webhook deliveries (docs/decisions.md §8).
  *
- * - Deliveries are rows committed with the post change (kernel/commit.ts), so nothing is lost
+ * - Deliveries are rows committed with the post change (src/kernel/unit-of-work.ts), so nothing is lost
  *   across a restart: whatever is still pending is sent when a dispatcher next runs.
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
@@ -33,7 +33,7 @@ import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
 
 export interface DispatcherOptions {
-  /** Per invocation, until response headers arrive (spec §8: 30 s). */
+  /** Per invocation, until response headers arrive (docs/decisions.md §8: 30 s). */
   timeoutMs?: number;
   /** Safety-net polling; new deliveries and reactivations wake the dispatcher at once. */
   pollMs?: number;

@@ -1,5 +1,5 @@
 /**
- * The data a webhook template sees (decisions §8), built from an outbox row. Field names are the
+ * The data a webhook template sees (docs/decisions.md §8), built from an outbox row. Field names are the
  * original Go service's (exported struct fields), JSON keys are its json tags (`imageID`, ...),
  * so existing templates and receivers keep working.
  */
@@ -14,7 +14,7 @@ import { lenientKeys, toGoJSON } from './template/index.ts';
 /** Used when a webhook has no template of its own. */
 export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
 
-// The payload's spelling of the third rating (spec §6) is the post's view's (src/kernel/views.ts).
+// The payload's spelling of the third rating (docs/decisions.md §8) is the post's view's (src/kernel/views.ts).
 export { payloadRating, type PayloadRating };
 
 export interface PersonData {
@@ -97,7 +97,7 @@ export function buildEventData(f: EventFacts): TemplateRoot {
         imageURL: this.ImageURL,
         createdAt: this.CreatedAt,
         uploader: this.Uploader,
-        // Only update events carry `changes` (spec §6); undefined keys are left out of the JSON.
+        // Only update events carry `changes` (docs/decisions.md §8); undefined keys are left out of the JSON.
         changes: f.event === 'update' ? this.Changes : undefined,
       };
     },

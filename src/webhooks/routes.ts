@@ -6,7 +6,7 @@ import { parse } from '../http/validate.ts';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import type { WebhookService } from './service.ts';
 
-/** Webhook management, decisions §8. Every route needs a credential; only the owner sees a webhook. */
+/** Webhook management, docs/decisions.md §8. Every route needs a credential; only the owner sees a webhook. */
 export function webhookRoutes(deps: { webhooks: WebhookService }): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/webhook' });
   const { webhooks } = deps;

@@ -1,4 +1,4 @@
-/** Request bodies of the webhook management endpoints (decisions §8). Unknown keys are 400. */
+/** Request bodies of the webhook management endpoints (docs/decisions.md §8). Unknown keys are 400. */
 import { z } from 'zod';
 import { EVENT_KINDS } from './store/events.ts';
 import { TEMPLATE_LIMITS } from './template/index.ts';

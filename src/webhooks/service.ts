@@ -1,5 +1,5 @@
 /**
- * Webhook management (decisions §8): each user manages only their own webhooks (anyone else's is
+ * Webhook management (docs/decisions.md §8): each user manages only their own webhooks (anyone else's is
  * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
  */
 import { AppError, invalid, notFound } from '../errors.ts';
@@ -181,7 +181,7 @@ export class WebhookService {
     }
   }
 
-  /** Test-renders the template for every subscribed event, as decisions §8 asks on save. */
+  /** Test-renders the template for every subscribed event, as docs/decisions.md §8 asks on save. */
   private checkTemplate(template: string | null, events: readonly PostEventKind[]): void {
     for (const event of events) this.renderChecked(template, event);
   }

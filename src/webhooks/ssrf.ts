@@ -1,6 +1,6 @@
 /**
  * Keeps webhooks from reaching into our own network (SSRF): webhook URLs are user-supplied and the
- * service POSTs to them. Checked twice (decisions §8): when a webhook is saved (every address the
+ * service POSTs to them. Checked twice (docs/decisions.md §8): when a webhook is saved (every address the
  * name resolves to must be public) and at every delivery, against the address actually connected
  * to, through an http(s) Agent whose `lookup` refuses private answers. The second check is what
  * makes DNS rebinding useless: a name that resolved to a public address on save but to 127.0.0.1

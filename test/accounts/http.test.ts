@@ -251,7 +251,7 @@ test('secrets stay out of the logs', async (t) => {
   for (const secret of [PASSWORD, 'a wrong password', user.accessKey, cookieValue(res)]) t.false(logs.includes(secret));
 });
 
-test('sign-up is closed by default (decisions §14): 403 { error }', async (t) => {
+test('sign-up is closed by default (docs/decisions.md §14): 403 { error }', async (t) => {
   const res = await app.request('/api/account/register', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

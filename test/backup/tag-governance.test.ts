@@ -1,5 +1,5 @@
 /**
- * Decisions §15 in a backup: the database is copied whole (SQLite's backup API), so aliases,
+ * docs/decisions.md §15 in a backup: the database is copied whole (SQLite's backup API), so aliases,
  * implications and implication jobs come back with a restore.
  */
 import path from 'node:path';

@@ -181,7 +181,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/tag?limit=x');
   await call('GET', '/api/tag/a');
   await call('GET', '/api/tag/no-such-tag');
-  // Tag governance (decisions §15): 'a' and 'b' are the created post's tags.
+  // Tag governance (docs/decisions.md §15): 'a' and 'b' are the created post's tags.
   const governor = await createUser(app, 0x2 | 0x4 | 0x1000);
   await call('PUT', '/api/tag/b-alias/alias', { headers: as(governor), json: { target: 'b' } });
   await call('PUT', '/api/tag/x/alias', { headers: as(governor), json: { target: 'x' } }); // 400
@@ -243,7 +243,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/media/../../etc/passwd');
   await call('GET', '/media/01900000-0000-7000-8000-000000000000.png');
 
-  // moderation (decisions §15): a request filed, listed, dismissed, revoked, approved; a merge
+  // moderation (docs/decisions.md §15): a request filed, listed, dismissed, revoked, approved; a merge
   const third = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9104), metadata: { tags: ['c'] } }) }));
   const fourth = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9105), metadata: { tags: ['d'] } }) }));
   const fileRequest = async (id: string, reason: string) =>
@@ -273,7 +273,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   // operations
   for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs']) await call('GET', p);
 
-  // people (decisions §14)
+  // people (docs/decisions.md §14)
   await call('POST', '/api/account/register', { json: { username: `joiner_${process.pid}`, password: 'correct horse battery' } });
   await call('POST', '/api/account/register', { json: { username: 'x', password: 'y' } });
   const appKey = await json(await app.request('/api/account/keys', { method: 'POST', headers: { ...as(user), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'bot', permission: 2 }) }));
@@ -296,7 +296,7 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/user/${weak.id}`, { headers: as(admin) });
   await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } }); // the last super user: 409
 
-  // passkeys (decisions §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator answers
+  // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator answers
   await call('POST', '/api/account/passkey/options', { headers: as(user) });
   const publicUrl = app.services.config.publicUrl;
   app.services.config.publicUrl = `http://localhost:${app.server.port}`;

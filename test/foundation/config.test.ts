@@ -6,7 +6,7 @@ import { SERVER_JS } from '../helpers/compiled.ts';
 
 const run = promisify(execFile);
 
-test('defaults follow decisions §1', (t) => {
+test('defaults follow docs/decisions.md §1', (t) => {
   const c = loadConfig({});
   t.is(c.host, '127.0.0.1');
   t.is(c.port, 3000);

@@ -1,5 +1,5 @@
 /**
- * The dependency rule (README, "Architecture"; the layer list in .dependency-cruiser.cjs), checked
+ * The dependency rule (docs/architecture.md; the layer list in .dependency-cruiser.cjs), checked
  * by dependency-cruiser: the tree obeys it, and the same configuration refuses an upward import,
  * a sideways import between siblings and a loop between files, shown on small trees of their own
  * so the check itself cannot silently pass everything.

@@ -1,5 +1,5 @@
 /**
- * Unexpected errors (decisions §3: "No response ever carries a stack trace. A 500 is a bug."): a
+ * Unexpected errors (docs/decisions.md §3: "No response ever carries a stack trace. A 500 is a bug."): a
  * failure the service did not anticipate answers 500 `{ "error": "internal error" }` and nothing
  * more, carries the request's `X-Request-Id`, and is logged (message and stack) under that id.
  *

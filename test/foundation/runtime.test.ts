@@ -25,7 +25,7 @@ test('the suite runs on Node 24 or newer, with better-sqlite3 built for its ABI'
   t.is((db.prepare('select 1 as one').get() as { one: number }).one, 1);
   db.close();
   // ...and compiled against this very version's headers: better-sqlite3 12 built against Node >= 24.19's
-  // headers aborts on a Statement's garbage collection (README, "Runtime"); the postinstall's check.
+  // headers aborts on a Statement's garbage collection (docs/operations/runtime.md); the postinstall's check.
   const check = spawnSync(process.execPath, ['scripts/native-addons.cjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
   t.is(check.status, 0, check.stderr);
 });
@@ -70,7 +70,7 @@ test('npm start runs the server on the same node and says which in its "listenin
   t.is(listening.port, Number(env.PORT));
   const metrics = await (await fetch(`http://127.0.0.1:${env.PORT}/metrics`)).text();
   t.regex(metrics, new RegExp(`nodejs_version_info\\{version="${process.version}"`));
-  // ...with the memory settings of scripts/start.sh (README, "Runtime"), in the serving process itself.
+  // ...with the memory settings of scripts/start.sh (docs/operations/runtime.md), in the serving process itself.
   const argv = fs.readFileSync(`/proc/${listening.pid}/cmdline`, 'utf8').split('\0');
   t.true(argv.includes('--max-semi-space-size=8') && argv.includes('--heap-growing-percent=30'), argv.join(' '));
   const environ = fs.readFileSync(`/proc/${listening.pid}/environ`, 'utf8').split('\0');

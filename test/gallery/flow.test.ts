@@ -1,5 +1,5 @@
 /**
- * The gallery in a real Chromium against a real app (decisions §12, issue 15): one person logs in,
+ * The gallery in a real Chromium against a real app (docs/decisions.md §12, issue 15): one person logs in,
  * uploads, finds the post in the gallery and by search, edits and reverts it, meets the
  * near-duplicate warning, finds a mirrored copy, resets the access key, adds a webhook with a
  * preview and logs out. Steps run in order on one page; each fails on any console or page error

@@ -39,7 +39,7 @@ test('every address serves the page under a strict Content-Security-Policy, with
   }
 });
 
-test('the HTML conventions of decisions §12: a labelled search field', async (t) => {
+test('the HTML conventions of docs/decisions.md §12: a labelled search field', async (t) => {
   const html = await (await t.context.app.request('/search?q=%22a%20%3Cb%3E%22')).text();
   t.regex(html, /<label for="q">Search<\/label>\s*<input type="search" id="q" name="q"/);
   // The query is echoed escaped.

@@ -1,9 +1,9 @@
 /**
- * Moderation and the tag page in a real Chromium (issue 24, decisions §15): one person asks for a
+ * Moderation and the tag page in a real Chromium (issue 24, docs/decisions.md §15): one person asks for a
  * post's removal with a reason, a moderator sees it in the queue and approves, and the post is gone;
  * the tag page shows the count, aliases and implications, and a tag governor adds an alias there.
  * A moderator merges a near-duplicate into the post it copies from the post page, and a captioned
- * copy (a robust match, decisions §16) from its "Possible duplicates"; the upload page shows
+ * copy (a robust match, docs/decisions.md §16) from its "Possible duplicates"; the upload page shows
  * possible duplicates as soon as a cropped copy is chosen. Screenshots at
  * both widths go to docs/screenshots (moderation, post-request-deletion, tag).
  */

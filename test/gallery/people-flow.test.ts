@@ -1,5 +1,5 @@
 /**
- * The people features in a real Chromium (issue 27, decisions §14), against an app whose PUBLIC_URL
+ * The people features in a real Chromium (issue 27, docs/decisions.md §14), against an app whose PUBLIC_URL
  * is http://localhost:PORT (browsers take only a domain as WebAuthn relying party): a visitor signs
  * up, adds a passkey with Chromium's virtual authenticator, logs out and signs in with the passkey
  * (a real ceremony through @simplewebauthn/browser); makes an app key with only the create bit,

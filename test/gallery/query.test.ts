@@ -1,4 +1,4 @@
-/** The search box's segment syntax (decisions §12) as the gallery sends it to /image/search. */
+/** The search box's segment syntax (docs/decisions.md §12) as the gallery sends it to /image/search. */
 import test from 'ava';
 import { parseQuery, withSegment } from '../../src/gallery/client/query.ts';
 
@@ -44,7 +44,7 @@ test('withSegment adds a facet segment once', (t) => {
 
 const pick = (q: ReturnType<typeof parseQuery>) => [q.orderBy, q.order];
 
-test('~tag: every ~tag of a query joins one OR group (tagAny, decisions §15)', (t) => {
+test('~tag: every ~tag of a query joins one OR group (tagAny, docs/decisions.md §15)', (t) => {
   t.deepEqual(parseQuery('~cat ~dog +pet -night ~').conditions, [
     { type: 'tagAny', value: 'cat' },
     { type: 'tagAny', value: 'dog' },

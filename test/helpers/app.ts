@@ -42,7 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     WEBHOOK_ALLOW_PRIVATE: '1',
     HASH_WORKERS: '2',
     LOG_LEVEL: 'debug',
-    // Robust descriptors (decisions §16) are background work that raises post versions and adds
+    // Robust descriptors (docs/decisions.md §16) are background work that raises post versions and adds
     // outbox rows after each upload; only the tests about them switch them on.
     ROBUST_DESCRIPTORS: '0',
     ...store,

@@ -1,5 +1,5 @@
 /**
- * Plain evaluation of `/image/search` facets (decisions §11) over the matching SQLite records, for
+ * Plain evaluation of `/image/search` facets (docs/decisions.md §11) over the matching SQLite records, for
  * the differential test. Shares no code with src/search.
  */
 import type { PostRecord } from '../../src/kernel/post-record.ts';

@@ -1,6 +1,6 @@
 /**
  * Plain-JavaScript evaluation of both search endpoints over the SQLite records, written from the
- * spec and decisions §6/§7 alone (it shares no code with src/search), for differential tests.
+ * docs/decisions.md §6/§7 alone (it shares no code with src/search), for differential tests.
  */
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 
@@ -118,7 +118,7 @@ export function editDistance(a: string, b: string): number {
   return d[s.length][t.length];
 }
 
-/** Typos allowed in a query word (decisions §11): none below 5 code points, one up to 8, then two. */
+/** Typos allowed in a query word (docs/decisions.md §11): none below 5 code points, one up to 8, then two. */
 export const allowedTypos = (word: string): number => {
   const n = Array.from(word).length;
   return n < 5 ? 0 : n < 9 ? 1 : 2;

@@ -1,5 +1,5 @@
 /**
- * Deletion requests and merging duplicates (decisions §15), through HTTP on a real app: each
+ * Deletion requests and merging duplicates (docs/decisions.md §15), through HTTP on a real app: each
  * refusal (401, 403, 404, 409, 400), the recorded decisions, the events a merge commits, and two
  * merges of the same pair at once.
  */

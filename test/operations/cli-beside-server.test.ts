@@ -1,5 +1,5 @@
 /**
- * Admin jobs beside a live server (decisions §13): `imgpost verify`, `reindex`, `import` and
+ * Admin jobs beside a live server (docs/decisions.md §13): `imgpost verify`, `reindex`, `import` and
  * `rethumb` run as real CLI processes on the DATA_DIR of a server taking an upload storm of large
  * images. Every upload is 201 (no job clears the server's temporary uploads or journaled files any
  * more), every acknowledged image and thumbnail is served afterwards, and everything is searchable.

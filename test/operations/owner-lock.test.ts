@@ -1,5 +1,5 @@
 /**
- * One server per DATA_DIR (decisions §13), with real processes: a second `src/main.ts` on the same
+ * One server per DATA_DIR (docs/decisions.md §13), with real processes: a second `src/main.ts` on the same
  * directory exits 1 with one line naming the running server; after kill -9 of the first (no
  * shutdown hook runs), a new server takes the directory over.
  */

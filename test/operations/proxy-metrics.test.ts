@@ -1,5 +1,5 @@
 /**
- * TRUST_PROXY and /metrics (decisions §13): behind a trusted proxy, clients are told apart by
+ * TRUST_PROXY and /metrics (docs/decisions.md §13): behind a trusted proxy, clients are told apart by
  * X-Forwarded-For (rate limits, logs); without it a forged header changes nothing. /metrics needs
  * the bearer token when METRICS_TOKEN is set, and otherwise answers loopback clients only.
  */

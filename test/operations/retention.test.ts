@@ -1,5 +1,5 @@
 /**
- * Bounded growth (decisions §13): with a short retention age, thousands of writes leave the
+ * Bounded growth (docs/decisions.md §13): with a short retention age, thousands of writes leave the
  * outbox, webhook deliveries and attempts at a bounded size throughout, while the deliveries list
  * still shows the latest 50 attempts, and freed pages go back to the file system.
  */

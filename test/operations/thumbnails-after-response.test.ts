@@ -1,5 +1,5 @@
 /**
- * Thumbnails after the response (decisions §13): the upload's 201 does not wait for them, a
+ * Thumbnails after the response (docs/decisions.md §13): the upload's 201 does not wait for them, a
  * thumbnail asked for straight after is made on demand, the background runner makes the rest at a
  * priority below hashing, and a crash between the 201 and the thumbnail work (a real kill -9)
  * still ends with thumbnails after the restart.

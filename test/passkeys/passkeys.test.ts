@@ -1,5 +1,5 @@
 /**
- * Passkeys through HTTP with a real authenticator (decisions §14): Chromium's virtual authenticator
+ * Passkeys through HTTP with a real authenticator (docs/decisions.md §14): Chromium's virtual authenticator
  * makes and signs the credentials, the test posts them. Registration, sign-in, list, removal, and
  * every refusal: a replayed challenge, an expired one, an assertion for another origin and relying
  * party, another account's passkey, an app key, an IP address as PUBLIC_URL.
@@ -24,7 +24,7 @@ const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
   const app = await startTestApp();
-  // Browsers take only a domain as relying party: the tests use localhost (decisions §14).
+  // Browsers take only a domain as relying party: the tests use localhost (docs/decisions.md §14).
   const origin = `http://localhost:${app.server.port}`;
   app.services.config.publicUrl = origin;
   const [alice, bob, carol, dave] = [await createUser(app, 6, 'alice_pk'), await createUser(app, 6, 'bob_pk'), await createUser(app, 6, 'carol_pk'), await createUser(app, 6, 'dave_pk')];

@@ -5,7 +5,7 @@ import { createUser, type TestUser } from '../helpers/users.ts';
 import { requestFrom } from '../helpers/request-from.ts';
 import { jsonInit, quickUsers } from './helpers.ts';
 
-// decisions §14: sign-up, app keys, user admin, preferences. One app, sign-up open.
+// docs/decisions.md §14: sign-up, app keys, user admin, preferences. One app, sign-up open.
 let app: TestApp;
 test.before(async () => {
   app = await startTestApp({ REGISTRATION: 'open' });

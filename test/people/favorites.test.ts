@@ -4,7 +4,7 @@ import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { jsonInit, quickUsers } from './helpers.ts';
 
-// decisions §14: favorites, their count on every Post and in the index, quick search.
+// docs/decisions.md §14: favorites, their count on every Post and in the index, quick search.
 let app: TestApp;
 let owner: TestUser;
 const posts: { id: string; seq: number }[] = [];

@@ -1,5 +1,5 @@
 /**
- * Post history and revert (decisions §9), through HTTP, with a real webhook receiver.
+ * Post history and revert (docs/decisions.md §9), through HTTP, with a real webhook receiver.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-/** GET /api/post/ over more posts than one page can hold (decisions §4: default 24, limit lowered to 1000). */
+/** GET /api/post/ over more posts than one page can hold (docs/decisions.md §4: default 24, limit lowered to 1000). */
 import test from 'ava';
 import { startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Every endpoint × every kind of caller, against the expected status (spec §5, decisions §2, §8):
+ * Every endpoint × every kind of caller, against the expected status (docs/decisions.md §2, §8):
  * an invalid access key is 401 everywhere; an invalid or expired cookie is ignored on public
  * endpoints and 401 on protected ones; a missing permission bit is 403; somebody else's webhook
  * is 404 (super user included: webhooks are personal).
@@ -130,7 +130,7 @@ test.serial('every endpoint × every caller', async (t) => {
       checked++;
       got.push(`${who}:${res.status}`);
       if (res.status !== row.expect[who]) mismatches.push(`${row.method} ${row.route} as ${who}: ${res.status}, expected ${row.expect[who]} ${body.slice(0, 120)}`);
-      // 401/403/404 bodies are { error } (decisions §3) and never leak a stack.
+      // 401/403/404 bodies are { error } (docs/decisions.md §3) and never leak a stack.
       if ([401, 403, 404].includes(res.status)) t.true(typeof JSON.parse(body).error === 'string', `${row.route} ${who}: ${body}`);
       if (row.route === '/api/account/reset-key' && res.status === 200 && who !== 'owner' && who in users) {
         const u = users[who as keyof typeof users];

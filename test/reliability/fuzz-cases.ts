@@ -200,7 +200,7 @@ export function families(ctx: FuzzContext): { weight: number; arbitrary: fc.Arbi
     fc.record({ id: existing, auth: fc.constantFrom<Auth>('none', 'badKey', 'badCookie', 'expiredCookie', 'binaryKey', 'badKeyGoodCookie') }),
   ).map((r) => ({ label: 'delete', method: 'DELETE', target: `/api/post/${r.id}`, auth: r.auth })));
 
-  // Post history and tags (decisions §9, §10): reads with hostile paging, reverts that cannot succeed.
+  // Post history and tags (docs/decisions.md §9, §10): reads with hostile paging, reverts that cannot succeed.
   const tagName = fc.oneof(fc.constantFrom('fuzz', 't0', 'FUZZ', 'fuz', ...idTricks), fc.constantFrom(...hostileStrings).map(pathSegment));
   const invalidRevert = objectOf({ version: fc.constantFrom(0, -1, 1.5, '1', null, 2 ** 53, 1e308, [1], true) }).map((o) => ({ ...o, __fuzz: 1 }));
   const historyAndTags = b(fc.oneof(

@@ -1,5 +1,5 @@
 /**
- * Decisions §15, issue 24: kill -9 while an implication is being applied to 20,000 posts. After a
+ * docs/decisions.md §15, issue 24: kill -9 while an implication is being applied to 20,000 posts. After a
  * restart the job resumes from its durable cursor and finishes: every post carrying the tag has
  * the implied one once, one new version and one update event (with its queued webhook delivery)
  * per changed post, and the tag counts are exact.

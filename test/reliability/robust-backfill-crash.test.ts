@@ -1,5 +1,5 @@
 /**
- * Decisions §16, issue 25: the robust descriptors of posts uploaded while the server computed none
+ * docs/decisions.md §16, issue 25: the robust descriptors of posts uploaded while the server computed none
  * are filled by the server's backfill loop, in post-number order, one transaction each; kill -9 in
  * the middle loses nothing and the next start resumes at the first post without one, until every
  * post has its descriptor and the index its terms (a robust lookup finds a cropped copy).

@@ -151,7 +151,7 @@ function randomCondition(r: Random): RefCondition {
     }
     case 'textMatch': {
       // Plain words only: their tokens are the same under any reading of UAX #29. Some with typos
-      // (decisions §11), some cut short (the last word also matches as a prefix).
+      // (docs/decisions.md §11), some cut short (the last word also matches as a prefix).
       const plain = WORDS.filter((w) => /^[a-z]+$/i.test(w));
       const words: string[] = Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60)));
       const i = r.int(0, words.length - 1);
@@ -215,7 +215,7 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned images`);
 });
 
-// ---- facets (decisions §11): exact counts over the whole result, compared with a count over SQLite ----
+// ---- facets (docs/decisions.md §11): exact counts over the whole result, compared with a count over SQLite ----
 
 const FACET_QUERIES = 240;
 
@@ -252,7 +252,7 @@ test.serial('POST /image/search facets agree with a plain count over SQLite', as
   t.true(full > FACET_QUERIES / 10, `only ${full} queries had 20 tags`);
 });
 
-// ---- tags (decisions §10) ----
+// ---- tags (docs/decisions.md §10) ----
 // Last in the file and self-cleaning: it uploads its own posts, edits, reverts and deletes them,
 // and deletes the rest at the end, so the seeded posts other blocks compare against stay as they were.
 

@@ -7,7 +7,7 @@ import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch } from '../helpers/search-reference.ts';
 
-/** Facets on /image/search (decisions §11): shapes, limits, and the paths the differential test does not reach. */
+/** Facets on /image/search (docs/decisions.md §11): shapes, limits, and the paths the differential test does not reach. */
 let fx: SeededApp;
 let posts: PostRecord[];
 test.before(async () => {

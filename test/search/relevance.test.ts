@@ -1,5 +1,5 @@
 /**
- * `POST /image/search` with `orderBy: "relevance"` (decisions §7): a `textMatch` condition scores
+ * `POST /image/search` with `orderBy: "relevance"` (docs/decisions.md §7): a `textMatch` condition scores
  * its matches and the results come back best first (`order: "asc"` reverses), while `total` stays
  * the exact number of matches.
  *

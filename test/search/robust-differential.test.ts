@@ -1,5 +1,5 @@
 /**
- * Differential check of the robust lookup (decisions §16, issue 25): for a few hundred posts, what
+ * Differential check of the robust lookup (docs/decisions.md §16, issue 25): for a few hundred posts, what
  * GET /api/post/{id}/similar?robust=1 answers (the index's candidates, then the rule on their
  * stored descriptors) is exactly what a linear scan of SQLite under the same rule returns
  * (src/hashing/robust/rule.ts), in the same order. The descriptors are variants of real ones

@@ -1,5 +1,5 @@
 /**
- * Robust near-duplicates through the API (decisions §16): `?robust=1` on POST /api/post/similar and
+ * Robust near-duplicates through the API (docs/decisions.md §16): `?robust=1` on POST /api/post/similar and
  * GET /api/post/{id}/similar, with real photographs (test/fixtures/photos) and the evaluation set's
  * own transforms (bench/robust/transforms.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * `textMatch` typo tolerance and prefix (decisions §11), table-driven: which query matches which
+ * `textMatch` typo tolerance and prefix (docs/decisions.md §11), table-driven: which query matches which
  * text, and that exact matches rank above typo matches under `orderBy: "relevance"`.
  */
 import test from 'ava';

@@ -1,5 +1,5 @@
 /**
- * Decisions §15, issue 24: a differential test with SQLite as the oracle. After random alias and
+ * docs/decisions.md §15, issue 24: a differential test with SQLite as the oracle. After random alias and
  * implication changes and random writes, every post's tags in the index equal SQLite's, every
  * tag count equals a plain count over post_tags, the stored sets obey the rules (no alias name,
  * closed under implications), and random searches mixing tagInclude, tagExclude, tagAny and

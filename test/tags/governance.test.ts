@@ -1,5 +1,5 @@
 /**
- * Tag governance (decisions §15, issue 24): aliases, implications and OR groups through the HTTP
+ * Tag governance (docs/decisions.md §15, issue 24): aliases, implications and OR groups through the HTTP
  * API, with the bad input the issue lists, each a 400 with its reason or a 403.
  */
 import test from 'ava';

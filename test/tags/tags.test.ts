@@ -1,5 +1,5 @@
 /**
- * Tags with counts (decisions §10): prefix autocomplete, order, exact counts after every write,
+ * Tags with counts (docs/decisions.md §10): prefix autocomplete, order, exact counts after every write,
  * and a database from before the counts existed.
  */
 import fs from 'node:fs';
@@ -87,7 +87,7 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
   t.deepEqual((await get('/api/tag')).body.data.length, 8, 'default limit 10');
   t.deepEqual((await get('/api/tag?limit=0')).body, { count: 8, data: [] });
 
-  // Decisions §15 adds the tag's aliases, implications and implication jobs beside its count.
+  // docs/decisions.md §15 adds the tag's aliases, implications and implication jobs beside its count.
   t.deepEqual((await get('/api/tag/cat')).body, { id: all.data[4].id, name: 'cat', count: 1, aliases: [], implies: [], impliedBy: [], jobs: [] });
   t.deepEqual((await get('/api/tag/a%2Fb')).body.name, 'a/b');
   for (const missing of ['CAT', 'ca', 'nope', '%C3%A4rger']) {
@@ -95,7 +95,7 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
     t.is(res.status, 404, missing);
     t.deepEqual(res.body, { error: 'tag not found' });
   }
-  // A tag nobody carries any more is neither listed nor found (the row stays, decisions §4).
+  // A tag nobody carries any more is neither listed nor found (the row stays, docs/decisions.md §4).
   await write('PUT', `/api/post/${a}`, { tags: ['animal', 'cute'] });
   t.is((await get('/api/tag/Cat')).status, 404);
   t.false((await names('c')).includes('Cat'));

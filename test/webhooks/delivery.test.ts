@@ -15,7 +15,7 @@ const CUSTOM_SECRET = 'another-secret';
 test.before(async () => {
   app = await startTestApp();
   poster = await createUser(app, 0x2 | 0x4 | 0x2000);
-  owner = await createUser(app); // the webhook's owner need not own the posts (decisions §8)
+  owner = await createUser(app); // the webhook's owner need not own the posts (docs/decisions.md §8)
   receiver = await startReceiver(200);
   custom = await startReceiver(204);
 });

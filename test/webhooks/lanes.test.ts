@@ -1,5 +1,5 @@
 /**
- * The dispatcher's throughput machinery (issue 16) keeps decisions §8's guarantees: deliveries
+ * The dispatcher's throughput machinery (issue 16) keeps docs/decisions.md §8's guarantees: deliveries
  * claimed in lanes still go out in order and read the webhook as it is at send time; results
  * written in batches are all on record; kept-alive connections neither cost failed attempts when
  * a receiver drops them nor outlive the address policy they were opened under.

@@ -1,5 +1,5 @@
 /**
- * Webhook limits over HTTP (decisions §8): a rendered body is at most 256 KiB (262,144 bytes,
+ * Webhook limits over HTTP (docs/decisions.md §8): a rendered body is at most 256 KiB (262,144 bytes,
  * counted in UTF-8 bytes) — checked when a webhook is saved or patched, on preview, and again at
  * delivery, where real data can make it larger than the sample did — and
  * `GET /api/webhook/[id]/deliveries` lists the latest 50 attempts, newest first.

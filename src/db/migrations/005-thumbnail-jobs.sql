@@ -1,4 +1,4 @@
--- Thumbnails are made after the upload's response (decisions §13). Each new post queues its
+-- Thumbnails are made after the upload's response (docs/decisions.md §13). Each new post queues its
 -- thumbnail work here in the post's own transaction, so a crash after the 201 still ends with
 -- thumbnails: the server works through this table in the background and again after a restart.
 -- claimed_by / claimed_until: a lease, so the server and a CLI command never make the same

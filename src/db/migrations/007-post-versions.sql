@@ -1,4 +1,4 @@
--- Post history (decisions §9). One row per version of a post's metadata, numbered from 1 per post.
+-- Post history (docs/decisions.md §9). One row per version of a post's metadata, numbered from 1 per post.
 -- `number` is the history's own count, not posts.version (that one moves with every index write).
 -- tags: JSON array of the names; editor_id: who made it (NULL for imports and legacy posts, and
 -- once the account is removed). Rows go with their post (ON DELETE CASCADE).

@@ -1,4 +1,4 @@
--- Tags with counts (decisions §10): how many posts carry each tag, exact inside every write.
+-- Tags with counts (docs/decisions.md §10): how many posts carry each tag, exact inside every write.
 -- post_count is kept by triggers on post_tags, so every path that links or unlinks a tag (create,
 -- edit, revert, import, and a post's delete through the cascade) counts in its own transaction.
 ALTER TABLE tags ADD COLUMN post_count INTEGER NOT NULL DEFAULT 0 CHECK (post_count >= 0);

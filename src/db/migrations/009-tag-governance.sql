@@ -1,4 +1,4 @@
--- Tag governance (decisions §15): aliases, implications and the jobs that apply implications to
+-- Tag governance (docs/decisions.md §15): aliases, implications and the jobs that apply implications to
 -- existing posts. Owned by the kernel (src/kernel/tag-rules.ts, src/kernel/tag-jobs.ts), which
 -- resolves every tag set through them before it stores it, so no write path can forget them.
 

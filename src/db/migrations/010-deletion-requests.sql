@@ -1,4 +1,4 @@
--- Deletion requests (decisions §15): anyone signed in asks for a post's removal with a reason; a
+-- Deletion requests (docs/decisions.md §15): anyone signed in asks for a post's removal with a reason; a
 -- holder of 0x2000 approves (the post is deleted) or dismisses it; the requester may revoke it.
 -- Rows outlive their post and their people: post_id has no foreign key (an approved request must
 -- still say which post it removed), and requester/decider names are kept beside their ids, so a

@@ -1,4 +1,4 @@
--- People (decisions §14): app keys, favorites, preferences.
+-- People (docs/decisions.md §14): app keys, favorites, preferences.
 
 -- App keys: a key with a subset of its owner's permission. Only the SHA-256 of the key is kept
 -- (a key is 43 random characters, so no salt is needed); the key itself is shown once.

@@ -1,4 +1,4 @@
--- Passkeys (decisions §14): WebAuthn credentials and the challenges of ceremonies under way.
+-- Passkeys (docs/decisions.md §14): WebAuthn credentials and the challenges of ceremonies under way.
 
 -- A registered credential. The public key is the COSE key as the authenticator gave it; the
 -- counter guards against cloned authenticators (a signature count that goes backwards).

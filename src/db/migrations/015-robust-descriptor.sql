@@ -1,4 +1,4 @@
--- Robust near-duplicates (decisions §16): each post's robust descriptor, as
+-- Robust near-duplicates (docs/decisions.md §16): each post's robust descriptor, as
 -- src/hashing/robust/format.ts encodes it (format byte, PDQ quality, the full hash and 20 window
 -- hashes). NULL until the hash worker computed it: after an upload is answered, or by the server's
 -- backfill, which fills NULLs in post-number order and so resumes where it stopped.

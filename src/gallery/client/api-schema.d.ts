@@ -927,7 +927,7 @@ export interface components {
             email: string | null;
             /** @description bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post */
             permission: number;
-            /** @description send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (decisions §14) */
+            /** @description send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (docs/decisions.md §14) */
             accessKey?: string;
             /**
              * Format: date-time
@@ -1059,7 +1059,7 @@ export interface components {
         }[];
         /** @description trimmed, then 1 to 64 characters (code points) without whitespace or control characters; case is kept */
         TagName: string;
-        /** @description One version of a post's text, rating and tags (decisions §9) */
+        /** @description One version of a post's text, rating and tags (docs/decisions.md §9) */
         PostVersion: {
             version: number;
             text: string;
@@ -1166,7 +1166,7 @@ export interface components {
                 diff: number;
                 transform?: components["schemas"]["Transform"];
             }[];
-            /** @description only with robust=1 (decisions §16): posts judged the same picture by the robust method, not already in `similar`, best first */
+            /** @description only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first */
             robust?: {
                 /** Format: uuid */
                 id: string;

@@ -47,7 +47,7 @@ export function thumbnailOf(imageURL: string, id: string): string {
   return imageURL.slice(0, imageURL.lastIndexOf('/') + 1) + `${id}.320.webp`;
 }
 
-/** The post UUID in an image URL (`<id>.<ext>`, decisions §4), for links where only the URL is given. */
+/** The post UUID in an image URL (`<id>.<ext>`, docs/decisions.md §4), for links where only the URL is given. */
 export function postIdOf(imageURL: string): string | undefined {
   const name = imageURL.slice(imageURL.lastIndexOf('/') + 1);
   const id = name.slice(0, name.indexOf('.'));

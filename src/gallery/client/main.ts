@@ -1,4 +1,4 @@
-/** The gallery's entry: renders the page for the address (decisions §12) into <main>. */
+/** The gallery's entry: renders the page for the address (docs/decisions.md §12) into <main>. */
 import { errorText } from './api.ts';
 import { h, main, replace } from './dom.ts';
 import { renderAccountNav } from './session.ts';

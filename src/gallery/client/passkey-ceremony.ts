@@ -1,5 +1,5 @@
 /**
- * The browser half of passkeys (decisions §14), with @simplewebauthn/browser: it turns the server's
+ * The browser half of passkeys (docs/decisions.md §14), with @simplewebauthn/browser: it turns the server's
  * options JSON into navigator.credentials calls and the credential back into JSON.
  */
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';

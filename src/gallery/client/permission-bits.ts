@@ -1,6 +1,6 @@
 import { h } from './dom.ts';
 
-/** Permission bits in words (decisions §2, §14), for the account and admin pages. */
+/** Permission bits in words (docs/decisions.md §2, §14), for the account and admin pages. */
 export const PERMISSION_BITS: [number, string][] = [
   [0x1, 'super user (everything)'],
   [0x2, 'upload'],

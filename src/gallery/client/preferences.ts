@@ -1,5 +1,5 @@
 /**
- * Safe browsing (decisions §14): the ratings a person wants to see in the gallery's grids. An
+ * Safe browsing (docs/decisions.md §14): the ratings a person wants to see in the gallery's grids. An
  * account keeps them on the server; an anonymous visitor sees `none` only until they choose
  * otherwise, for this browser session (sessionStorage).
  */

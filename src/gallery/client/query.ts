@@ -1,9 +1,9 @@
 /**
- * The search box's segment syntax (decisions §12) turned into a POST /image/search body:
+ * The search box's segment syntax (docs/decisions.md §12) turned into a POST /image/search body:
  *   words        -> one textMatch (full text, typo tolerant)
  *   "a phrase"   -> textContains (exact substring)
  *   +tag / -tag  -> tagInclude / tagExclude
- *   ~tag         -> tagAny (all ~tags of a query form one OR group, decisions §15)
+ *   ~tag         -> tagAny (all ~tags of a query form one OR group, docs/decisions.md §15)
  *   rating:none|moderate|violent, by:name, sort:new|old|relevance
  * Segments combine with AND. Pure: no DOM, so it is tested on its own.
  */

@@ -1,4 +1,4 @@
-/** Similar images (POST /api/post/similar?transforms=dihedral, decisions §11) as a grid with distances. */
+/** Similar images (POST /api/post/similar?transforms=dihedral, docs/decisions.md §11) as a grid with distances. */
 import { api, ok, thumbnailOf, type Schemas } from './api.ts';
 import { h } from './dom.ts';
 import { grid } from './grid.ts';
@@ -50,7 +50,7 @@ export function similarGrid(matches: SimilarMatch[], label: string): HTMLElement
 
 export const noMatches = () => h('p', { class: 'empty' }, 'No similar images found.');
 
-/** How a robust match relates to the picture asked about (decisions §16's `kind`). */
+/** How a robust match relates to the picture asked about (docs/decisions.md §16's `kind`). */
 const KIND_WORDS: Record<RobustMatch['kind'], string> = {
   similar: 'same picture',
   crop: 'cropped',

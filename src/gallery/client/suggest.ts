@@ -1,5 +1,5 @@
 /**
- * Tag suggestions while typing (GET /api/tag, decisions §10) through a <datalist>: the browser
+ * Tag suggestions while typing (GET /api/tag, docs/decisions.md §10) through a <datalist>: the browser
  * shows them under the field and keyboard selection works natively. The last segment of the
  * field is completed; a leading + or - is kept.
  */

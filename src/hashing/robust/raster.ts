@@ -1,5 +1,5 @@
 /**
- * The one definition of the robust descriptor's grey raster (decisions §16): the picture fitted
+ * The one definition of the robust descriptor's grey raster (docs/decisions.md §16): the picture fitted
  * inside DESCRIPTOR_SOURCE px (never enlarged, EXIF orientation applied by the caller's sharp
  * options), then greyscale at most BASE px on the long side. DESCRIPTOR_SOURCE is the small
  * thumbnail's size: a thumbnails task decodes the image for it anyway, so a new post's descriptor

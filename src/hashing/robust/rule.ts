@@ -1,5 +1,5 @@
 /**
- * THE robust match (decisions §16): one definition, applied alike by the indexed lookup and by a
+ * THE robust match (docs/decisions.md §16): one definition, applied alike by the indexed lookup and by a
  * scan, so the two return exactly the same posts (test/search/robust-differential.test.ts checks it).
  *
  * a (the query) and b (a stored post) are the same picture when

@@ -23,7 +23,7 @@ const typeOf = (name: string) => MIME_BY_EXT[name.slice(name.lastIndexOf('.') + 
 
 /**
  * A post's image and thumbnails over the MediaStore (MEDIA_STORE: DATA_DIR/images or an S3 bucket,
- * decisions §17), under the keys `<shard>/<name>` (mediaKey). This is the PostMedia contract of
+ * docs/decisions.md §17), under the keys `<shard>/<name>` (mediaKey). This is the PostMedia contract of
  * media-store.ts. Every write in or removal out is journaled in `pending_files` (the key's locator:
  * the absolute path for the local store, as before, or `s3://bucket/prefix/key`) until the post
  * transaction settles it, so a crash or a failed commit leaves no object behind for long: `sweep`

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 
 /**
- * Where a post's image and thumbnails live (decisions §17, issue 26): the local directory
+ * Where a post's image and thumbnails live (docs/decisions.md §17, issue 26): the local directory
  * (`MEDIA_STORE=local`, DATA_DIR/images, the default) or an S3-compatible bucket
  * (`MEDIA_STORE=s3://bucket/prefix`). Two layers:
  *

@@ -30,7 +30,7 @@ import {
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /**
- * The S3 media store (decisions §17, issue 26), through @aws-sdk/client-s3, for AWS S3 and any
+ * The S3 media store (docs/decisions.md §17, issue 26), through @aws-sdk/client-s3, for AWS S3 and any
  * S3-compatible store (S3Proxy in the tests, MinIO, Ceph, R2, ...).
  *
  * Time-outs: every operation has a deadline (`timeoutMs`, plus one second per MiB for a put), its

@@ -1,4 +1,4 @@
-/** Deletion requests and merging duplicates (decisions §15), described from the routes' own schemas. */
+/** Deletion requests and merging duplicates (docs/decisions.md §15), described from the routes' own schemas. */
 import { REQUEST_STATUSES } from '../../moderation/deletion-request-repository.ts';
 import { DeletionRequestBody, DeletionRequestListQuery, MAX_REASON, MergeBody } from '../../moderation/schemas.ts';
 import { always, documentedQuery, error, forbidden, issues, json, limited, postId, postNotFound, type Operation } from '../operation-kit.ts';

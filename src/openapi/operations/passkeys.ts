@@ -1,5 +1,5 @@
 /**
- * Passkeys (decisions §14). Options and credentials are WebAuthn's JSON forms; their outline is
+ * Passkeys (docs/decisions.md §14). Options and credentials are WebAuthn's JSON forms; their outline is
  * described here and the WebAuthn specification has the rest (the server checks them with
  * @simplewebauthn/server).
  */

@@ -1,5 +1,5 @@
 /**
- * Sign-up, app keys, preferences, favorites, quick search and user admin (decisions §14). Request
+ * Sign-up, app keys, preferences, favorites, quick search and user admin (docs/decisions.md §14). Request
  * schemas are the routes' own; the response shapes are described here, beside their operations.
  */
 import { appKeySchema, preferencesSchema, registerSchema, userListQuery, userPatchSchema } from '../../accounts/schemas.ts';

@@ -1,4 +1,4 @@
-/** Tag governance (decisions §15): aliases, implications, and the tag view that shows them. */
+/** Tag governance (docs/decisions.md §15): aliases, implications, and the tag view that shows them. */
 import { AliasListQuery } from '../../tags/schemas.ts';
 import { always, documentedQuery, error, forbidden, issues, json, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';

@@ -1,6 +1,6 @@
 /**
- * Post history (decisions §9): every change of a post's text, rating or tags is kept as a version
- * and can be undone. Versions are recorded by the commit step of each change (src/kernel/commit.ts),
+ * Post history (docs/decisions.md §9): every change of a post's text, rating or tags is kept as a version
+ * and can be undone. Versions are recorded by the commit step of each change (src/kernel/unit-of-work.ts),
  * in the change's own transaction; this reads them and reverts to them.
  */
 import type { Db } from '../../db/sqlite.ts';

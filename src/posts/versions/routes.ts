@@ -7,7 +7,7 @@ import { toPostView } from '../../kernel/views.ts';
 import type { PostHistory } from './history.ts';
 import { RevertBody, VersionsQuery } from './schemas.ts';
 
-/** GET /api/post/[id]/versions (public) and POST /api/post/[id]/revert (edit bit), decisions §9. */
+/** GET /api/post/[id]/versions (public) and POST /api/post/[id]/revert (edit bit), docs/decisions.md §9. */
 export function versionRoutes(deps: { history: PostHistory; config: { mediaUrl: string } }): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/post' });
 

@@ -1,7 +1,7 @@
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 import type { Condition, Facet } from './schema.ts';
 
-/** `/image/search` facets (decisions §11): counts over the whole result, from aggregations. */
+/** `/image/search` facets (docs/decisions.md §11): counts over the whole result, from aggregations. */
 
 export const TOP_TAGS = 20;
 export const TOP_UPLOADERS = 10;

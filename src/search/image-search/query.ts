@@ -3,7 +3,7 @@ import type { SortClause } from '../engine.ts';
 import type { Condition, ImageSearchRequest } from './schema.ts';
 import { exactWeight, textMatchClause } from './text-match.ts';
 
-/** A filter-context clause for every condition but textMatch, which scores (decisions §7). */
+/** A filter-context clause for every condition but textMatch, which scores (docs/decisions.md §7). */
 function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1): Clause {
   switch (c.type) {
     case 'tagInclude':
@@ -37,7 +37,7 @@ export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatche
   const weight = exactWeight(matches.reduce((n, c) => n + Array.from(c.value).length, 0));
   const scored = matches.map((c) => conditionClause(c, undefined, weight));
   const filters = conditions.filter((c) => c.type !== 'textMatch' && c.type !== 'tagAny').map((c) => conditionClause(c, resolved));
-  // decisions §15: all tagAny conditions of a request form one OR group.
+  // docs/decisions.md §15: all tagAny conditions of a request form one OR group.
   const any = [...new Set(conditions.flatMap((c) => (c.type === 'tagAny' ? [c.value] : [])))];
   if (any.length > 0) filters.push(any.length === 1 ? term('tags', any[0]) : { bool: { should: any.map((v) => term('tags', v)), minimum_should_match: 1 } });
   if (scored.length === 0) return allOf(filters);

@@ -6,7 +6,7 @@ import { fastParseImageSearch } from './fast-parse.ts';
 import { parseImageSearch } from './schema.ts';
 import type { ImageSearchService } from './service.ts';
 
-/** POST /image/search (spec §4.11, decisions §7). Public. */
+/** POST /image/search (docs/decisions.md §7). Public. */
 export function imageSearchRoutes(deps: { imageSearch: ImageSearchService }): Router<AppState> {
   const router = new Router<AppState>();
   // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.

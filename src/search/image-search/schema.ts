@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 
-/** `POST /image/search` request shapes (spec §4.11, decisions §7). */
+/** `POST /image/search` request shapes (docs/decisions.md §7). */
 
-// The request names the facets (decisions §11); facets.ts turns them into aggregations.
+// The request names the facets (docs/decisions.md §11); facets.ts turns them into aggregations.
 export const FACETS = ['tags', 'rating', 'uploader'] as const;
 export type Facet = (typeof FACETS)[number];
 
@@ -18,7 +18,7 @@ export type Condition =
   | { type: 'tagInclude' | 'tagExclude' | 'tagAny' | 'textContains' | 'textMatch'; value: string }
   | { type: 'ratingEq'; value: Rating }
   | { type: 'uploadedBy'; value: string; userId: number | undefined }
-  // decisions §14: a username; the service finds its id (an unknown name matches nothing)
+  // docs/decisions.md §14: a username; the service finds its id (an unknown name matches nothing)
   | { type: 'favoritedBy'; value: string; userId?: number };
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites';
@@ -31,7 +31,7 @@ export interface ImageSearchRequest {
   facets?: Facet[];
 }
 
-// The webhook payload spells the third rating `violet` (spec §6); accept it here too. A Map, not an
+// The webhook payload spells the third rating `violet` (docs/decisions.md §8); accept it here too. A Map, not an
 // object: a request's value is the key, and `constructor` must not find Object.prototype's.
 export const RATING_ALIASES: ReadonlyMap<string, Rating> = new Map([['violet', 'violent']]);
 
@@ -56,7 +56,7 @@ const condition = z
         return { type: 'ratingEq', value: rating };
       }
       case 'uploadedBy': {
-        // A positive integer also names a user id (decisions §7).
+        // A positive integer also names a user id (docs/decisions.md §7).
         const id = /^[1-9]\d{0,15}$/.test(c.value) ? Number(c.value) : undefined;
         return { type: 'uploadedBy', value: c.value, userId: id !== undefined && Number.isSafeInteger(id) ? id : undefined };
       }
@@ -75,10 +75,10 @@ const condition = z
 // Exported (with `query`) for the OpenAPI document.
 export const body = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
-  // Anything but the known values falls back rather than failing (spec §4.11), whatever its type.
+  // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
   orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
   order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
-  // decisions §11: counts over the whole result for any of these, each at most once.
+  // docs/decisions.md §11: counts over the whole result for any of these, each at most once.
   facets: z
     .array(z.enum(FACETS, { errorMap: () => ({ message: `unknown facet; expected some of ${FACETS.join(', ')}` }) }))
     .max(FACETS.length, `at most ${FACETS.length} facets`)

@@ -12,7 +12,7 @@ export interface ImageSearchResult {
 }
 
 /**
- * `/image/search` (spec §4.11, decisions §7): the engine finds the page of post numbers, SQLite (the
+ * `/image/search` (docs/decisions.md §7): the engine finds the page of post numbers, SQLite (the
  * source of truth) gives the posts in the same order; a post deleted in between drops out.
  */
 export interface ImageSearchDeps extends SearchDeps {
@@ -25,9 +25,9 @@ export class ImageSearchService {
 
   async search(asked: ImageSearchRequest, paging: { offset: number; limit: number }): Promise<ImageSearchResult> {
     const { postRepository, config } = this.deps;
-    // A tag condition naming an alias means its target (decisions §15); the facets' exclusion of
+    // A tag condition naming an alias means its target (docs/decisions.md §15); the facets' exclusion of
     // tagInclude names then leaves out the target, as it would had the target been named.
-    // favoritedBy names a user: the index keeps ids (decisions §14).
+    // favoritedBy names a user: the index keeps ids (docs/decisions.md §14).
     const rules = postRepository.tagRules;
     const conditions = asked.conditions.map((c) =>
       c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny'

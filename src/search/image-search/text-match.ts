@@ -1,7 +1,7 @@
 import type { Clause } from '../clauses.ts';
 
 /**
- * `textMatch` (decisions §7, §11): every analysed word of the value must match a word of the text,
+ * `textMatch` (docs/decisions.md §7, §11): every analysed word of the value must match a word of the text,
  * exactly or with typos: one edit for words of 5 to 8 characters, two from 9 (Elasticsearch's
  * `AUTO:5,9`; an edit is an insertion, deletion, substitution or transposition), none below 5.
  * The last word also matches as a prefix (search as you type).

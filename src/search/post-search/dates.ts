@@ -12,7 +12,7 @@ const SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 export const DATE_FORMS = 'YYYY-MM-DD or YYYY-MM-DDTHH:mm:SSZ';
 
 /**
- * `YYYY-MM-DD` is that whole UTC day, `YYYY-MM-DDTHH:mm:SSZ` that whole second (decisions §6).
+ * `YYYY-MM-DD` is that whole UTC day, `YYYY-MM-DDTHH:mm:SSZ` that whole second (docs/decisions.md §6).
  * Returns undefined for any other form (offsets, fractions) and for dates that do not exist.
  */
 export function parseSpan(value: string): Span | undefined {
@@ -37,7 +37,7 @@ const range = (field: string, bounds: { gte?: number; lt?: number }): Clause => 
   range: { [field]: { ...bounds, format: 'epoch_millis' } },
 });
 
-/** The clause for `field op span`, per the table in decisions §6. */
+/** The clause for `field op span`, per the table in docs/decisions.md §6. */
 export function dateClause(field: string, op: DateOp, span: Span): Clause {
   switch (op) {
     case 'eq':

@@ -3,7 +3,7 @@ import type { SortClause } from '../engine.ts';
 import { dateClause } from './dates.ts';
 import type { OrderItem, Selector } from './schema.ts';
 
-/** One selector as an Elasticsearch clause (decisions §6). */
+/** One selector as an Elasticsearch clause (docs/decisions.md §6). */
 export function selectorClause(s: Selector, resolved?: NeedleMatches): Clause {
   switch (s.type) {
     case 'text':
@@ -29,7 +29,7 @@ export const buildQuery = (filter: Selector[], resolved?: NeedleMatches): Clause
 const FIELD: Record<OrderItem['key'], string> = { createdAt: 'created_at', uploaderId: 'uploader_id', id: 'id' };
 
 /**
- * The sort: the requested keys, then `id` ascending as the final tie-breaker (decisions §6), which
+ * The sort: the requested keys, then `id` ascending as the final tie-breaker (docs/decisions.md §6), which
  * also makes every sort tuple unique for search_after. Posts without an owner sort last in either
  * direction, hence the explicit `missing: _last`.
  */

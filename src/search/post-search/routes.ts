@@ -5,7 +5,7 @@ import { parseListPaging } from '../paging-params.ts';
 import { parseSearchBody } from './schema.ts';
 import type { PostSearchService } from './service.ts';
 
-/** POST /api/post/search (spec §4.9). Public. */
+/** POST /api/post/search (docs/decisions.md §6). Public. */
 export function postSearchRoutes(deps: { postSearch: PostSearchService }): Router<AppState> {
   const router = new Router<AppState>();
   router.post('/api/post/search', jsonBody(), async (ctx) => {

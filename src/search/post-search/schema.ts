@@ -3,7 +3,7 @@ import { RATINGS } from '../../kernel/post-record.ts';
 import { parse } from '../../http/validate.ts';
 import { DATE_FORMS, DATE_OPS, parseSpan, type Span } from './dates.ts';
 
-/** `POST /api/post/search` request shapes (spec §4.9, decisions §6). Every object is strict. */
+/** `POST /api/post/search` request shapes (docs/decisions.md §6). Every object is strict. */
 
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$/;
 const dateValue = z
@@ -47,7 +47,7 @@ export interface SearchRequest {
 /** Parses the body (absent means `{}`) or throws the 400 issue array. */
 export function parseSearchBody(input: unknown): SearchRequest {
   const parsed = parse(body, input === undefined ? {} : input);
-  // Paths such as [0, 'value']: the spec's form for selector issues (spec §7, decisions §3).
+  // Paths such as [0, 'value']: the spec's form for selector issues (docs/decisions.md §3).
   const filter = parsed.filter ? parse(z.array(selector), parsed.filter) : [];
   return { filter, order: parsed.order ?? [{ key: 'id', direction: 'asc' }] };
 }

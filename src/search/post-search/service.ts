@@ -3,7 +3,7 @@ import { findPage, type SearchDeps } from '../page-of-posts.ts';
 import { buildQuery, buildSort } from './query.ts';
 import type { SearchRequest } from './schema.ts';
 
-/** `/api/post/search` (spec §4.9, decisions §6). */
+/** `/api/post/search` (docs/decisions.md §6). */
 export class PostSearchService {
   constructor(private readonly deps: SearchDeps) {}
 
@@ -13,7 +13,7 @@ export class PostSearchService {
    */
   async search(asked: SearchRequest, paging: { offset: number; limit: number }): Promise<{ count: number; data: PostView[] }> {
     const { postRepository, config } = this.deps;
-    // A tag selector naming an alias means its target (decisions §15).
+    // A tag selector naming an alias means its target (docs/decisions.md §15).
     const filter = asked.filter.map((s) => (s.type === 'tag' ? { ...s, value: postRepository.tagRules.canonical(s.value) } : s));
     const request = { ...asked, filter };
     const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));

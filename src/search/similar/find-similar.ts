@@ -10,7 +10,7 @@ export interface SimilarMatch {
   createdAt: string;
 }
 
-/** maxDiff is at most this (decisions §5); the lookup itself would work for any distance. */
+/** maxDiff is at most this (docs/decisions.md §5); the lookup itself would work for any distance. */
 export const MAX_DIFF = 11;
 
 /**

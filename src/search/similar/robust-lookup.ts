@@ -1,5 +1,5 @@
 /**
- * The robust lookup (decisions §16): every stored post that matches a descriptor under THE rule of
+ * The robust lookup (docs/decisions.md §16): every stored post that matches a descriptor under THE rule of
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
  *  1. Candidates: the posts whose document shares at least MIN_SHARED terms with the query

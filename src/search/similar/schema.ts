@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { queryInt } from '../../http/validate.ts';
 import { MAX_DIFF } from './find-similar.ts';
 
-/** `POST /api/post/similar` query (spec §4.10, decisions §5); exported for the OpenAPI document. */
+/** `POST /api/post/similar` query (docs/decisions.md §5); exported for the OpenAPI document. */
 export const query = z.object({
   maxDiff: queryInt({ min: 0, max: MAX_DIFF, default: 8 }),
   limit: queryInt({ min: 1, max: 100, default: 24 }),
-  /** decisions §11: also mirrored and rotated copies */
+  /** docs/decisions.md §11: also mirrored and rotated copies */
   transforms: z.enum(['dihedral']).optional(),
-  /** decisions §16: also the robust matches (crops, borders, captions), at most `limit` of them */
+  /** docs/decisions.md §16: also the robust matches (crops, borders, captions), at most `limit` of them */
   robust: z.enum(['0', '1']).default('0'),
 });
 

@@ -22,7 +22,7 @@ export interface SimilarAnswer {
   robust?: RobustItem[];
 }
 
-/** `/api/post/similar` (spec §4.10, decisions §5, §16): the posts whose image is near an upload's or a post's. */
+/** `/api/post/similar` (docs/decisions.md §5, §16): the posts whose image is near an upload's or a post's. */
 export class SimilarService {
   constructor(private readonly deps: SimilarDeps) {}
 
@@ -58,7 +58,7 @@ export class SimilarService {
       return [toSimilarItem(p, config.mediaUrl, m.diff, 'transform' in m ? m.transform : undefined)];
     });
     if (!descriptor) return { hash, similar };
-    // decisions §16: robust matches not already in `similar`, best first, at most `limit`.
+    // docs/decisions.md §16: robust matches not already in `similar`, best first, at most `limit`.
     const shown = new Set([...exclude, ...similar.map((s) => s.id)]);
     const robust = (await findRobust(postsIndex, postRepository.robust, descriptor))
       .filter((m) => !shown.has(m.id))

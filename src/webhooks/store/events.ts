@@ -1,5 +1,5 @@
 /**
- * The post events a webhook can subscribe to (decisions §8), in their canonical order. Kept with the
+ * The post events a webhook can subscribe to (docs/decisions.md §8), in their canonical order. Kept with the
  * webhook tables, the lowest place that stores them; the post kernel's outbox names its events
  * with the same type.
  */

@@ -31,7 +31,7 @@ export class WebhookRepository {
 
   /**
    * Queues one delivery of a post change per active webhook subscribed to its event; returns how
-   * many. Runs inside the change's transaction (src/kernel/commit.ts), so they commit together.
+   * many. Runs inside the change's transaction (src/kernel/unit-of-work.ts), so they commit together.
    */
   enqueue(change: ChangeToDeliver): number {
     const targets = this.subscriptions.activeFor(change.event);

@@ -1,4 +1,4 @@
-/** The account page's app keys (decisions §14): create with a subset of the account's bits (the key shown once, with a copy button), list, revoke. */
+/** The account page's app keys (docs/decisions.md §14): create with a subset of the account's bits (the key shown once, with a copy button), list, revoke. */
 import { api, errorText, ok, type Schemas, type Self } from '../api.ts';
 import { field, formatDate, h, messageBox, replace } from '../dom.ts';
 import { removableRows } from '../removable-rows.ts';

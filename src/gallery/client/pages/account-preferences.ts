@@ -1,4 +1,4 @@
-/** The account page's safe browsing (decisions §14): which ratings the gallery's grids show. */
+/** The account page's safe browsing (docs/decisions.md §14): which ratings the gallery's grids show. */
 import { errorText, type Rating } from '../api.ts';
 import { h, messageBox } from '../dom.ts';
 import { RATINGS, saveRatings, visibleRatings } from '../preferences.ts';

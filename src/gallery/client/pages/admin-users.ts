@@ -1,5 +1,5 @@
 /**
- * `/admin/users` (decisions §14), for holders of 0x100: the accounts, by name prefix, paged; holders
+ * `/admin/users` (docs/decisions.md §14), for holders of 0x100: the accounts, by name prefix, paged; holders
  * of 0x800 change a permission (only bits they hold themselves; the server checks it again).
  */
 import { api, errorText, ok, type Schemas } from '../api.ts';

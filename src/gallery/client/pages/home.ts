@@ -9,7 +9,7 @@ const PAGE_SIZE = 24;
 export async function homePage(): Promise<void> {
   const page = currentPage();
   const result = await ok(api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
-  // Safe browsing: only the ratings the person chose (decisions §14); the page says how many it left out.
+  // Safe browsing: only the ratings the person chose (docs/decisions.md §14); the page says how many it left out.
   const { shown, hidden } = applyRatings(result.data, await visibleRatings());
   const items = shown.map((p) => ({
     href: `/post/${p.id}`,

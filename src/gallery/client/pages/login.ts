@@ -1,5 +1,5 @@
 /**
- * `/login`: a password (POST /api/account/login) or a passkey (decisions §14) sets the session
+ * `/login`: a password (POST /api/account/login) or a passkey (docs/decisions.md §14) sets the session
  * cookie; then back to where the person came from.
  */
 import { api, errorText, ok, type Self } from '../api.ts';

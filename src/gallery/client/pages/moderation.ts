@@ -1,5 +1,5 @@
 /**
- * `/moderation`: the pending deletion requests (decisions §15) for holders of 0x2000, each with the
+ * `/moderation`: the pending deletion requests (docs/decisions.md §15) for holders of 0x2000, each with the
  * post's thumbnail, the reason, who asked and when, and approve (deletes the post) or dismiss.
  * Anyone else signed in sees their own requests here, and may revoke those still pending.
  */

@@ -1,5 +1,5 @@
 /**
- * The post page's buttons for everybody: favorite (decisions §14; a toggle with aria-pressed and
+ * The post page's buttons for everybody: favorite (docs/decisions.md §14; a toggle with aria-pressed and
  * the count) and copy the image (Clipboard API: browsers take PNG, so the picture is redrawn as one).
  */
 import { api, ApiError, errorText, ok, type Post, type Self } from '../api.ts';

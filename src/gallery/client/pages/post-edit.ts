@@ -9,7 +9,7 @@ export function ratingSelect(id: string, value: Rating): HTMLSelectElement {
   return h('select', { id, name: 'rating' }, RATINGS.map((r) => h('option', { value: r, selected: r === value }, r)));
 }
 
-/** Tags typed as space-separated names (tag names hold no whitespace, decisions §4). */
+/** Tags typed as space-separated names (tag names hold no whitespace, docs/decisions.md §4). */
 export const splitTags = (s: string) => [...new Set(s.split(/\s+/).filter(Boolean))];
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The version history (GET /api/post/<id>/versions, decisions §9), newest first, each with what
+ * The version history (GET /api/post/<id>/versions, docs/decisions.md §9), newest first, each with what
  * changed; editors can revert to any earlier version (POST /api/post/<id>/revert).
  */
 import { api, errorText, ok, type Post, type Schemas } from '../api.ts';

@@ -1,5 +1,5 @@
 /**
- * The post page's moderation controls (decisions §15): "Request deletion" with a reason for anyone
+ * The post page's moderation controls (docs/decisions.md §15): "Request deletion" with a reason for anyone
  * signed in, and "Merge into this" beside each near-duplicate for holders of 0x2000.
  */
 import { api, errorText, ok, type Post } from '../api.ts';

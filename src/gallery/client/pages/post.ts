@@ -1,6 +1,6 @@
 /**
  * `/post/<id>`: the image, its text, tags (links to searches), rating, uploader and dates; similar
- * images including mirrored and rotated copies; possible duplicates (robust matches, decisions §16); the version history (revert for editors); the edit
+ * images including mirrored and rotated copies; possible duplicates (robust matches, docs/decisions.md §16); the version history (revert for editors); the edit
  * form for editors and delete for deleters (./post-edit.ts).
  */
 import { api, ApiError, can, errorText, ok, PERMISSION, type Post, type Self } from '../api.ts';
@@ -58,7 +58,7 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
 }
 
 /**
- * Decisions §16: the posts the robust method judges the same picture (crops, borders, captions)
+ * docs/decisions.md §16: the posts the robust method judges the same picture (crops, borders, captions)
  * that the hash misses; "Merge into this" for moderators, as beside the near-duplicates.
  */
 function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElement {

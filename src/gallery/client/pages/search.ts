@@ -1,6 +1,6 @@
 /**
  * `/search?q=`: the segment syntax (../query.ts) over POST /image/search, with facet counts of the
- * whole result beside the grid (decisions §11); every facet is a link that narrows the search.
+ * whole result beside the grid (docs/decisions.md §11); every facet is a link that narrows the search.
  */
 import { api, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';

@@ -1,4 +1,4 @@
-/** `/signup` (decisions §14): POST /api/account/register when the operator opened sign-up; it signs the person in. */
+/** `/signup` (docs/decisions.md §14): POST /api/account/register when the operator opened sign-up; it signs the person in. */
 import { api, errorText, ok } from '../api.ts';
 import { features } from '../features.ts';
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';

@@ -1,5 +1,5 @@
 /**
- * `/tag/<name>`: a tag's post count, aliases and implications (decisions §15), and its newest posts.
+ * `/tag/<name>`: a tag's post count, aliases and implications (docs/decisions.md §15), and its newest posts.
  * Holders of 0x1000 get the governance controls: add or remove an alias of this tag, add or remove
  * a tag this one implies. Every change answers in the page's message box, then the page redraws.
  */

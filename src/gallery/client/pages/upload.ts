@@ -1,7 +1,7 @@
 /**
  * `/upload`: a picture (picker or drop), text, tags with suggestions and a rating, sent as the
  * multipart POST /api/post/. On 409 the near-duplicates are shown as thumbnails, with "Upload
- * anyway" (force=1). When a picture is chosen, its robust matches (decisions §16: crops, borders,
+ * anyway" (force=1). When a picture is chosen, its robust matches (docs/decisions.md §16: crops, borders,
  * captions of posts already here, which the 409 does not catch) are shown as "possible duplicates"
  * before anything is sent.
  */

@@ -1,5 +1,5 @@
 /**
- * The caller's webhooks (decisions §8): list, create, edit, delete, re-activate, the deliveries of
+ * The caller's webhooks (docs/decisions.md §8): list, create, edit, delete, re-activate, the deliveries of
  * each, and a live preview of the template rendered on sample data as it is typed.
  */
 import { api, errorText, ok, type Schemas } from '../api.ts';
