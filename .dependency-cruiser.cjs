@@ -15,6 +15,8 @@ const layers = [
   ['src/errors.ts'],
   ['src/log.ts'],
   ['src/util'],
+  // the configuration's declarations (src/config.ts reads them)
+  ['src/config'],
   ['src/config.ts', 'src/db', 'src/data-dir', 'src/hashing'],
   // tables that a post change writes besides the post's own (queued webhook deliveries)
   ['src/webhooks/store'],

@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../config.ts';
+import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
 
 // Shared with the S3Proxy distribution (src/s3); re-exported for the managed node.
-export { findMaven, javaMajor, lastLines, readText };
+export { javaMajor, lastLines, readText };
+
+export const findMaven = () => findMavenIn(loadDevServicesConfig().tools);
 
 /**
  * The Elasticsearch distribution a managed node runs from, and the tools it takes to get and run it.
@@ -28,8 +31,9 @@ export interface JavaInstall { home: string; major: number }
 
 /** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
 export function findJava(log: (line: string) => void): JavaInstall | undefined {
-  const candidates = [process.env.ES_JAVA_HOME, process.env.JAVA_HOME];
-  const onPath = which('java');
+  const dev = loadDevServicesConfig();
+  const candidates = [dev.elasticsearch.javaHome, dev.tools.javaHome];
+  const onPath = which('java', dev.tools);
   if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
   const lts = (d: string) => (/(^|\D)(17|21)(\D|$)/.test(d) ? 0 : 1);
   const jvms = fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').sort((a, b) => lts(a) - lts(b) || a.localeCompare(b)) : [];
@@ -63,7 +67,7 @@ export async function ensureInstalled(l: DistributionPaths, javaHome: string, mv
     const t0 = Date.now();
     await runTool(mvn, ['-q', '-B', 'dependency:copy',
       `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
-      `-DoutputDirectory=${partial}`], { cwd: partial, env: { ...process.env, JAVA_HOME: javaHome } });
+      `-DoutputDirectory=${partial}`], { cwd: partial, env: childProcessEnv({ JAVA_HOME: javaHome }) });
     await fsp.rename(path.join(partial, path.basename(l.zip)), l.zip);
     await fsp.rm(partial, { recursive: true, force: true });
     log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -74,7 +78,7 @@ export async function ensureInstalled(l: DistributionPaths, javaHome: string, mv
   await fsp.mkdir(unpack, { recursive: true });
   log(`unpacking into ${l.install}…`);
   const jar = path.join(javaHome, 'bin', 'jar');
-  const unzip = which('unzip');
+  const unzip = which('unzip', loadDevServicesConfig().tools);
   if (!unzip && !fs.existsSync(jar)) throw new Error(`cannot unpack ${l.zip}: apt-get install unzip (or use a full JDK, which has \`jar\`)`);
   try {
     if (unzip) await runTool(unzip, ['-q', l.zip, '-d', unpack]);

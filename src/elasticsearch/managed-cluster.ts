@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../config.ts';
 import type { HealthStatus } from './client.ts';
 import { managedHome, managedNodeStatus, startManagedNode, stopManagedNode, type ManagedNodeOptions, type ManagedNodeStatus } from './managed-node.ts';
 
@@ -94,7 +95,7 @@ const shapeFile = () => path.join(localDir(), 'cluster.json');
 
 function localSpec(size: number, port: number): ClusterSpec {
   const nodes = Array.from({ length: size }, (_, i) => ({ dir: path.join(localDir(), `node-${i + 1}`), port: port + i }));
-  return { name: LOCAL_NAME, nodes, heap: process.env.IMGPOST_ES_HEAP || '384m' };
+  return { name: LOCAL_NAME, nodes, heap: loadDevServicesConfig().elasticsearch.heap ?? DEV_SERVICE_DEFAULTS.esClusterNodeHeap };
 }
 
 /** The local cluster started before, if any. */

@@ -18,6 +18,7 @@ import { configure, ensureSharedInstall, prepareOwner } from './node-install.ts'
 import { CLUSTER, layout, type Layout, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 import { acquireLock, managedPid, pidAlive } from './node-lock.ts';
 import { clusterHealth, isReady, localNodeInfo, portOpen } from './node-probe.ts';
+import { childProcessEnv } from '../config.ts';
 
 export { managedHome, type ClusterMembership, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 
@@ -65,9 +66,8 @@ async function waitForReady(l: Layout, log: (line: string) => void, launcher?: P
 async function launch(l: Layout, javaHome: string, log: (line: string) => void): Promise<void> {
   for (const dir of [l.data, l.logs, l.run]) fs.mkdirSync(dir, { recursive: true });
   const owner = prepareOwner(l);
-  const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config };
-  delete env.JAVA_HOME; // else the launcher warns that it ignores it
-  if (owner) env.HOME = l.run;
+  // JAVA_HOME removed, else the launcher warns that it ignores it.
+  const env = childProcessEnv({ ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config, JAVA_HOME: undefined, ...(owner ? { HOME: l.run } : {}) });
   const launcherLog = path.join(l.logs, 'launcher.log');
   log(`starting Elasticsearch ${MANAGED_ES_VERSION} on ${l.url} (Java ${javaMajor(javaHome)} at ${javaHome})…`);
   const out = fs.openSync(launcherLog, 'w');

@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../config.ts';
+import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
 import { acquireFileLock } from './file-lock.ts';
 
 // Shared with the Elasticsearch distribution; re-exported for managed-s3.ts.
-export { findMaven, lastLines, readText };
+export { lastLines, readText };
+
+export const findMaven = () => findMavenIn(loadDevServicesConfig().tools);
 
 /**
  * The S3 server the project runs for tests and local use (issue 26): S3Proxy from Maven Central,
@@ -32,7 +35,8 @@ const DOWNLOAD_LOCK_WAIT_MS = 15 * 60_000;
 
 /** The cache: IMGPOST_S3_HOME, else ~/.cache/imgpost/s3proxy (S3Proxy runs as whoever starts it, root included). */
 export function s3Home(): string {
-  if (process.env.IMGPOST_S3_HOME) return path.resolve(process.env.IMGPOST_S3_HOME);
+  const home = loadDevServicesConfig().s3proxy.home;
+  if (home) return home;
   return path.join(os.homedir(), '.cache', 'imgpost', 's3proxy');
 }
 
@@ -44,8 +48,9 @@ export interface JavaInstall { home: string; major: number; bin: string }
 
 /** JAVA_HOME, the `java` on PATH, then /usr/lib/jvm: the first Java 17 or newer (S3Proxy has no upper bound). */
 export function findJava(): JavaInstall | undefined {
-  const candidates = [process.env.JAVA_HOME];
-  const onPath = which('java');
+  const { tools } = loadDevServicesConfig();
+  const candidates = [tools.javaHome];
+  const onPath = which('java', tools);
   if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
   if (fs.existsSync('/usr/lib/jvm')) candidates.push(...fs.readdirSync('/usr/lib/jvm').sort().map((d) => path.join('/usr/lib/jvm', d)));
   for (const home of new Set(candidates.filter((c): c is string => !!c))) {
@@ -110,7 +115,7 @@ export async function ensureJar(opts: { home?: string; log?: (line: string) => v
     const t0 = Date.now();
     try {
       await runTool(mvn, ['-q', '-B', 'dependency:copy', `-Dartifact=${S3PROXY_ARTIFACT}`, `-DoutputDirectory=${partial}`],
-        { cwd: partial, env: { ...process.env, JAVA_HOME: java.home } });
+        { cwd: partial, env: childProcessEnv({ JAVA_HOME: java.home }) });
       const got = path.join(partial, S3PROXY_JAR);
       if (!looksComplete(got)) throw new Error(`mvn dependency:copy left no complete ${S3PROXY_JAR} in ${partial}`);
       await fsp.rename(got, jar);

@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava, lastLines, readText, s3Home } from './distribution.ts';
 import { acquireFileLock, pidAlive, readPid } from './file-lock.ts';
+import { childProcessEnv, DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../config.ts';
 
 /**
  * A managed local S3 server for development, tests and CI (issue 26): S3Proxy (distribution.ts) with
@@ -50,7 +51,7 @@ export interface ManagedS3Status {
   secretAccessKey: string;
 }
 
-export const DEFAULT_S3_PORT = 9390;
+export const DEFAULT_S3_PORT = DEV_SERVICE_DEFAULTS.s3Port;
 export const LOCAL_REGION = 'us-east-1';
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 15_000;
@@ -63,11 +64,12 @@ function layout(opts: ManagedS3Options = {}) {
   const dir = path.resolve(opts.dir ?? s3Home());
   // Without a port given, the one this directory last started on (so `status` and `stop` find a
   // server started with `--port`), else IMGPOST_S3_PORT, else the default.
-  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_S3_PORT || savedPort(dir) || String(DEFAULT_S3_PORT);
+  const settings = loadDevServicesConfig().s3proxy;
+  const raw = opts.port !== undefined ? String(opts.port) : String(settings.port ?? savedPort(dir) ?? DEFAULT_S3_PORT);
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new Error(`invalid ${opts.port !== undefined ? 'port' : 'IMGPOST_S3_PORT'}=${JSON.stringify(raw)}: must be a port number`);
-  const heap = opts.heap ?? (process.env.IMGPOST_S3_HEAP || '256m');
-  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid ${opts.heap !== undefined ? 'heap' : 'IMGPOST_S3_HEAP'}=${JSON.stringify(heap)}: expected a JVM size such as 256m`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new Error(`invalid port=${JSON.stringify(raw)}: must be a port number`);
+  const heap = opts.heap ?? settings.heap;
+  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid heap=${JSON.stringify(heap)}: expected a JVM size such as 256m`);
   const at = (...parts: string[]) => path.join(dir, ...parts);
   return {
     dir, port, heap, endpoint: `http://127.0.0.1:${port}`,
@@ -157,7 +159,7 @@ async function launch(l: Layout, log: (line: string) => void): Promise<void> {
     // logback would print its own configuration status (a screenful) on every start.
     '-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener',
     '-jar', jar, '--properties', l.properties,
-  ], { cwd: l.dir, stdio: ['ignore', out, out], detached: true, env: { ...process.env, LOG_LEVEL: process.env.IMGPOST_S3_LOG_LEVEL || 'info' } });
+  ], { cwd: l.dir, stdio: ['ignore', out, out], detached: true, env: childProcessEnv({ LOG_LEVEL: loadDevServicesConfig().s3proxy.logLevel }) });
   fs.closeSync(out);
   let exited: string | undefined;
   child.once('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `code ${code}`; });

@@ -10,9 +10,12 @@ import path from 'node:path';
 export const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
 export const lastLines = (text: string, n: number) => text.split('\n').filter((s) => s.trim()).slice(-n);
 
-export function which(cmd: string): string | undefined {
+/** The search path and Maven homes come from the caller's configuration (loadDevServicesConfig). */
+export interface ToolPaths { path?: string; mavenHome?: string; m2Home?: string }
+
+export function which(cmd: string, tools: ToolPaths): string | undefined {
   const executable = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
-  return (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
+  return (tools.path ?? '').split(path.delimiter).map((dir) => path.join(dir || '.', cmd)).find(executable);
 }
 
 export function javaMajor(home: string): number | undefined {
@@ -23,9 +26,9 @@ export function javaMajor(home: string): number | undefined {
   return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? '')) ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
 }
 
-export function findMaven(): string | undefined {
-  const fromHome = [process.env.MAVEN_HOME, process.env.M2_HOME].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
-  return which('mvn') ?? fromHome.find((f) => fs.existsSync(f));
+export function findMaven(tools: ToolPaths): string | undefined {
+  const fromHome = [tools.mavenHome, tools.m2Home].filter(Boolean).map((h) => path.join(h!, 'bin', 'mvn'));
+  return which('mvn', tools) ?? fromHome.find((f) => fs.existsSync(f));
 }
 
 /** Runs a command to completion; on failure the error carries the end of its output. */
