@@ -3,7 +3,7 @@ import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
-import { startManagedNode } from '../elasticsearch/managed-node.ts';
+import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
 import { PostChanges } from '../kernel/commit.ts';

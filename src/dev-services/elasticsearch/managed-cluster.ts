@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../config.ts';
-import type { HealthStatus } from './client.ts';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
 import { managedHome, managedNodeStatus, startManagedNode, stopManagedNode, type ManagedNodeOptions, type ManagedNodeStatus } from './managed-node.ts';
 
 /**
@@ -30,6 +29,9 @@ export interface ClusterStatus {
   joined: number;
   nodes: (ManagedNodeStatus & { name: string })[];
 }
+
+/** A cluster's health as Elasticsearch reports it. */
+export type HealthStatus = 'green' | 'yellow' | 'red';
 
 const READY_TIMEOUT_MS = 120_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -18,7 +18,7 @@ import { configure, ensureSharedInstall, prepareOwner } from './node-install.ts'
 import { CLUSTER, layout, type Layout, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 import { acquireLock, managedPid, pidAlive } from './node-lock.ts';
 import { clusterHealth, isReady, localNodeInfo, portOpen } from './node-probe.ts';
-import { childProcessEnv } from '../config.ts';
+import { childProcessEnv } from '../../config.ts';
 
 export { managedHome, type ClusterMembership, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 

@@ -5,8 +5,8 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava, lastLines, readText, s3Home } from './distribution.ts';
-import { acquireFileLock, pidAlive, readPid } from './file-lock.ts';
-import { childProcessEnv, DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../config.ts';
+import { acquireFileLock, pidAlive, readPid } from '../shared/file-lock.ts';
+import { childProcessEnv, DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
 
 /**
  * A managed local S3 server for development, tests and CI (issue 26): S3Proxy (distribution.ts) with

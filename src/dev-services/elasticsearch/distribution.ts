@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { childProcessEnv, loadDevServicesConfig } from '../config.ts';
-import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../shared/jvm-tools.ts';
 
 // Shared with the S3Proxy distribution (src/s3); re-exported for the managed node.
 export { javaMajor, lastLines, readText };

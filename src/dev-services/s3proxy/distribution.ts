@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { childProcessEnv, loadDevServicesConfig } from '../config.ts';
-import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
-import { acquireFileLock } from './file-lock.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { findMaven as findMavenIn, javaMajor, lastLines, readText, runTool, which } from '../shared/jvm-tools.ts';
+import { acquireFileLock } from '../shared/file-lock.ts';
 
 // Shared with the Elasticsearch distribution; re-exported for managed-s3.ts.
 export { lastLines, readText };
