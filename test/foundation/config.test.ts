@@ -82,7 +82,8 @@ test('the S3 settings are read only for a store on S3, through the same declarat
   });
   const other = loadConfig({ ...s3, S3_FORCE_PATH_STYLE: '0', AWS_REGION: 'eu-west-1' }).s3;
   t.like(other, { forcePathStyle: false, region: 'eu-west-1' });
-  const bad = (env: Record<string, string>, message: RegExp) => t.throws(() => loadConfig(env), { instanceOf: ConfigError, message });
+  const bad = (env: Record<string, string>, message: RegExp) =>
+    t.throws(() => loadConfig(env), { instanceOf: ConfigError, message });
   bad({ ...s3, S3_TIMEOUT_MS: '5s' }, /^invalid configuration: S3_TIMEOUT_MS="5s": /);
   bad({ ...s3, S3_SECRET_ACCESS_KEY: 's' }, /^invalid configuration: S3_ACCESS_KEY_ID="": .*go together/);
   // Another bucket with the same S3_* settings; a bad location names where it came from.

@@ -97,7 +97,8 @@ const shapeFile = () => path.join(localDir(), 'cluster.json');
 
 function localSpec(size: number, port: number): ClusterSpec {
   const nodes = Array.from({ length: size }, (_, i) => ({ dir: path.join(localDir(), `node-${i + 1}`), port: port + i }));
-  return { name: LOCAL_NAME, nodes, heap: loadDevServicesConfig().elasticsearch.heap ?? DEV_SERVICE_DEFAULTS.esClusterNodeHeap };
+  const heap = loadDevServicesConfig().elasticsearch.heap ?? DEV_SERVICE_DEFAULTS.esClusterNodeHeap;
+  return { name: LOCAL_NAME, nodes, heap };
 }
 
 /** The local cluster started before, if any. */

@@ -41,9 +41,13 @@ export function layout(opts: ManagedNodeOptions = {}) {
   const raw = opts.port !== undefined ? String(opts.port) : String(settings.port);
   const port = Number(raw);
   // The transport port is HTTP + 100, so the upper bound keeps both valid.
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) throw new Error(`invalid port=${JSON.stringify(raw)}: must be a port number below 65436`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) {
+    throw new Error(`invalid port=${JSON.stringify(raw)}: must be a port number below 65436`);
+  }
   const heap = opts.heap ?? settings.heap ?? DEV_SERVICE_DEFAULTS.esHeap;
-  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid heap=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  if (!/^\d+[kmgKMG]?$/.test(heap)) {
+    throw new Error(`invalid heap=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  }
   const at = (...parts: string[]) => path.join(home, ...parts);
   const install = at(`elasticsearch-${MANAGED_ES_VERSION}`);
   // A node of its own keeps everything it writes in its directory; the cache's node keeps it in the cache.
