@@ -15,13 +15,19 @@ const layers = [
   ['src/errors.ts'],
   ['src/log.ts'],
   ['src/util'],
+  // the configuration's declarations (src/config.ts reads them)
+  ['src/config'],
   ['src/config.ts', 'src/db', 'src/data-dir', 'src/hashing'],
+  // the development services (the managed local Elasticsearch node and S3Proxy) and what they share;
+  // only composition roots and entry points may use them (rule dev-services-from-entry-points)
+  ['src/dev-services/shared'],
+  ['src/dev-services/elasticsearch', 'src/dev-services/s3proxy'],
   // tables that a post change writes besides the post's own (queued webhook deliveries)
   ['src/webhooks/store'],
   // the post kernel: the post record, its tables, file names, the diff, the one commit step
   ['src/kernel'],
   // outside systems: the search engine and the image files
-  ['src/elasticsearch', 'src/media/store', 'src/s3'],
+  ['src/elasticsearch', 'src/media/store'],
   // HTTP plumbing shared by every feature's routes (validation, context, the error table)
   ['src/http'],
   ['src/upload'],
@@ -70,6 +76,15 @@ const layerRules = layers.flatMap((line, rank) =>
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: 'dev-services-from-entry-points',
+      comment:
+        'the development services are started by composition roots and entry points (src/roles, src/cli), ' +
+        'tests, bench and scripts; product features never use them',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: ['^src/dev-services/', '^src/roles/', '^src/cli/'] },
+      to: { path: '^src/dev-services/' },
+    },
     {
       name: 'not-in-layers',
       comment: 'every source file belongs to a unit of the layer list (add a new folder to it)',

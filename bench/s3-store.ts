@@ -21,7 +21,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { mediaKey } from '../src/media/store/media-store.ts';
 import { createBucketIfMissing, S3MediaStore, s3ClientFor } from '../src/media/store/s3-store.ts';
-import { mediaStoreEnv, startManagedS3 } from '../src/s3/managed-s3.ts';
+import { mediaStoreEnv, startManagedS3 } from '../src/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { closedLoop, HttpError, type LoadResult } from './lib/http-load.ts';

@@ -1,6 +1,8 @@
-import { MANAGED_ES_VERSION } from '../elasticsearch/distribution.ts';
-import { DEFAULT_CLUSTER_PORT, localCluster, managedClusterStatus, savedLocalCluster, startManagedCluster, stopManagedCluster } from '../elasticsearch/managed-cluster.ts';
-import { managedNodeStatus, startManagedNode, stopManagedNode } from '../elasticsearch/managed-node.ts';
+import { MANAGED_ES_VERSION } from '../dev-services/elasticsearch/distribution.ts';
+import {
+  DEFAULT_CLUSTER_PORT, localCluster, managedClusterStatus, savedLocalCluster, startManagedCluster, stopManagedCluster,
+} from '../dev-services/elasticsearch/managed-cluster.ts';
+import { managedNodeStatus, startManagedNode, stopManagedNode } from '../dev-services/elasticsearch/managed-node.ts';
 
 const USAGE = `Usage: imgpost es <command>
 

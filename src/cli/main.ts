@@ -3,7 +3,7 @@
  * loaded only when used, so `imgpost es start` does not pay for the server's dependencies.
  * Run with `npx imgpost` (bin/imgpost.js) or `tsx src/cli/main.ts`.
  */
-import { ConfigError } from '../config.ts';
+import { ConfigError, cliDebug } from '../config.ts';
 
 interface CommandModule {
   run(args: string[]): Promise<number>;
@@ -63,7 +63,7 @@ try {
 } catch (err) {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`imgpost: ${message}\n`);
-  if (process.env.IMGPOST_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  if (cliDebug() && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   // Bad configuration is the caller's to fix, like a bad option (and what the server exits with).
   process.exitCode = err instanceof ConfigError ? 2 : 1;
 }

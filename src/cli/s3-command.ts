@@ -1,6 +1,8 @@
 import { createBucketIfMissing, s3ClientFor } from '../media/store/s3-store.ts';
-import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../s3/distribution.ts';
-import { DEFAULT_S3_PORT, managedS3Status, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Status } from '../s3/managed-s3.ts';
+import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../dev-services/s3proxy/distribution.ts';
+import {
+  DEFAULT_S3_PORT, managedS3Status, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Status,
+} from '../dev-services/s3proxy/managed-s3.ts';
 
 const USAGE = `Usage: imgpost s3 <command> [--json]
 

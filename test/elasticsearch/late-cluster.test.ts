@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import test from 'ava';
-import { startManagedNode, stopManagedNode } from '../../src/elasticsearch/managed-node.ts';
+import { startManagedNode, stopManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { reserveNodeSlot } from '../helpers/dedicated-es.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';

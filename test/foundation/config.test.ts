@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, childProcessEnv, cliDebug, loadConfig, loadDevServicesConfig } from '../../src/config.ts';
 import { SERVER_JS } from '../helpers/compiled.ts';
 
 const run = promisify(execFile);
@@ -62,4 +63,61 @@ test('the server exits non-zero with one line naming a bad setting', async (t) =
   const lines = String(err.stderr).trim().split('\n');
   t.is(lines.length, 1);
   t.regex(lines[0], /PORT="abc"/);
+});
+
+test('a boolean setting takes 1/0, true/false, yes/no or on/off in any case, and names itself when it is none', (t) => {
+  t.true(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'Yes' }).webhookAllowPrivate);
+  t.false(loadConfig({ BACKGROUND_THUMBNAILS: 'off' }).backgroundThumbnails);
+  t.throws(() => loadConfig({ ROBUST_DESCRIPTORS: '2' }), {
+    instanceOf: ConfigError, message: /^invalid configuration: ROBUST_DESCRIPTORS="2": expected 1 or 0/,
+  });
+});
+
+test('the S3 settings are read only for a store on S3, through the same declarations', (t) => {
+  t.is(loadConfig({ S3_TIMEOUT_MS: '5s' }).s3, undefined);
+  const s3 = { MEDIA_STORE: 's3://imgpost/media', S3_ENDPOINT: 'http://127.0.0.1:9/' };
+  t.like(loadConfig(s3).s3, {
+    bucket: 'imgpost', prefix: 'media/', endpoint: 'http://127.0.0.1:9', forcePathStyle: true, region: 'us-east-1',
+    timeoutMs: 10_000, maxAttempts: 3,
+  });
+  const other = loadConfig({ ...s3, S3_FORCE_PATH_STYLE: '0', AWS_REGION: 'eu-west-1' }).s3;
+  t.like(other, { forcePathStyle: false, region: 'eu-west-1' });
+  const bad = (env: Record<string, string>, message: RegExp) =>
+    t.throws(() => loadConfig(env), { instanceOf: ConfigError, message });
+  bad({ ...s3, S3_TIMEOUT_MS: '5s' }, /^invalid configuration: S3_TIMEOUT_MS="5s": /);
+  bad({ ...s3, S3_SECRET_ACCESS_KEY: 's' }, /^invalid configuration: S3_ACCESS_KEY_ID="": .*go together/);
+  // Another bucket with the same S3_* settings; a bad location names where it came from.
+  t.like(loadConfig(s3).s3At('s3://other'), { bucket: 'other', prefix: '', endpoint: 'http://127.0.0.1:9' });
+  t.throws(() => loadConfig(s3).s3At('local'), {
+    instanceOf: ConfigError, message: /^invalid configuration: the recorded media store="local": /,
+  });
+});
+
+test('the development services read their settings from the same module, checked alike', (t) => {
+  const dev = loadDevServicesConfig({});
+  t.is(dev.elasticsearch.port, 9277);
+  t.is(dev.elasticsearch.home, undefined);
+  t.is(dev.s3proxy.heap, '256m');
+  t.is(loadDevServicesConfig({ IMGPOST_S3_HOME: 'rel' }).s3proxy.home, path.resolve('rel'));
+  for (const [name, value, why] of [
+    ['IMGPOST_ES_PORT', '65436', 'must be a port number below 65436'],
+    ['IMGPOST_ES_HEAP', 'lots', 'expected a JVM size such as 512m or 1g'],
+    ['IMGPOST_S3_PORT', '0', 'must be a port number'],
+  ]) {
+    const message = `invalid configuration: ${name}=${JSON.stringify(value)}: ${why}`;
+    t.throws(() => loadDevServicesConfig({ [name]: value }), { instanceOf: ConfigError, message });
+  }
+  // A bad product setting does not stop the dev services, nor the reverse.
+  t.notThrows(() => loadDevServicesConfig({ PORT: 'abc' }));
+  t.notThrows(() => loadConfig({ IMGPOST_ES_PORT: 'abc' }));
+});
+
+test('a child process gets this environment with the changes made, undefined removing a variable', (t) => {
+  t.deepEqual(childProcessEnv({ B: '2', C: undefined }, { A: '1', C: '3' }), { A: '1', B: '2' });
+});
+
+test('IMGPOST_DEBUG: any text turns it on', (t) => {
+  t.false(cliDebug({}));
+  t.false(cliDebug({ IMGPOST_DEBUG: '' }));
+  t.true(cliDebug({ IMGPOST_DEBUG: 'yes please' }));
 });

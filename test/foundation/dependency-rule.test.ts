@@ -74,3 +74,23 @@ test('the same configuration refuses an upward import, a sibling import, a file 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the same configuration refuses a feature importing a development service, and lets a composition root', (t) => {
+  const dev = "import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';\n" +
+    'export const x = startManagedNode;\n';
+  const dir = tree({
+    'src/dev-services/elasticsearch/managed-node.ts': 'export const startManagedNode = 1;\n',
+    'src/search/engine.ts': dev,
+    'src/roles/wiring.ts': dev,
+    'src/cli/es-command.ts': dev,
+  });
+  try {
+    const violations = cruise(dir, '.dependency-cruiser.cjs', 'src');
+    const from = (file: string) => violations.filter((v) => v.from === file).map((v) => v.rule.name);
+    t.deepEqual(from('src/search/engine.ts'), ['dev-services-from-entry-points'], describe(violations));
+    t.deepEqual(from('src/roles/wiring.ts'), [], describe(violations));
+    t.deepEqual(from('src/cli/es-command.ts'), [], describe(violations));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

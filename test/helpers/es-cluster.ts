@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { clusterNodeOptions, managedClusterStatus, startManagedCluster, stopManagedCluster, type ClusterSpec } from '../../src/elasticsearch/managed-cluster.ts';
-import { managedNodeStatus, startManagedNode } from '../../src/elasticsearch/managed-node.ts';
+import {
+  clusterNodeOptions, managedClusterStatus, startManagedCluster, stopManagedCluster, type ClusterSpec,
+} from '../../src/dev-services/elasticsearch/managed-cluster.ts';
+import { managedNodeStatus, startManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
 import { reserveNodeSlot, type NodeSlot } from './dedicated-es.ts';
 
 /**

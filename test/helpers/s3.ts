@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBucketIfMissing, S3MediaStore, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-store.ts';
-import { LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options } from '../../src/s3/managed-s3.ts';
+import {
+  LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options,
+} from '../../src/dev-services/s3proxy/managed-s3.ts';
 import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
 /**
@@ -115,7 +117,7 @@ export function testS3(): Promise<TestS3> {
  * running (a file run alone), under the managed code's lock. It is never stopped by a test; each
  * app gets a bucket of its own (`sharedS3Env`). For stop/kill/pause tests use `dedicatedS3()`.
  */
-let suiteS3: Promise<import('../../src/s3/managed-s3.ts').ManagedS3Status> | undefined;
+let suiteS3: Promise<import('../../src/dev-services/s3proxy/managed-s3.ts').ManagedS3Status> | undefined;
 export function suiteS3Status() {
   suiteS3 ??= startManagedS3({}).catch((err) => { suiteS3 = undefined; throw err; });
   return suiteS3;

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { s3Presigner, s3Sdk } from './s3-sdk.ts';
-import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, type S3Settings } from '../../config.ts';
+import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, quietAwsSdk, type S3Settings } from '../../config.ts';
 
 // Parsed with the rest of the configuration (MEDIA_STORE, S3_*); re-exported for the S3 tools.
 export { parseS3Location, s3StoreConfigFromEnv, DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS } from '../../config.ts';
@@ -27,7 +27,7 @@ import {
 
 // The SDK warns (once per process, when a client is made) under Node 20 that its releases from 2027
 // on need Node 22: stderr that CLI tests compare. The versions pinned in package.json run on Node 20.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+quietAwsSdk();
 
 /**
  * The S3 media store (docs/decisions.md §17, issue 26), through @aws-sdk/client-s3, for AWS S3 and any

@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
-import { acquireFileLock } from './file-lock.ts';
-
-// Shared with the Elasticsearch distribution; re-exported for managed-s3.ts.
-export { findMaven, lastLines, readText };
+import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { findJava as findJavaWithin, findMaven, runTool, type JavaInstall } from '../shared/jvm-tools.ts';
+import { acquireFileLock } from '../shared/processes.ts';
 
 /**
  * The S3 server the project runs for tests and local use (issue 26): S3Proxy from Maven Central,
@@ -14,8 +12,7 @@ export { findMaven, lastLines, readText };
  * Java 17+), fetched with `mvn dependency:copy` into a cache outside the repo, as the managed
  * Elasticsearch node's distribution is. Kept apart from an instance's lifecycle (managed-s3.ts).
  *
- * Self-contained on purpose: src/s3 sits beside src/elasticsearch in the layer list, so it cannot
- * borrow that folder's JDK and Maven finders.
+ * Finding Java and Maven, and the download lock, are ../shared's, as the Elasticsearch node's are.
  */
 
 export const S3PROXY_VERSION = '4.1.0';
@@ -29,33 +26,17 @@ export const INSTALL_HINT = 'apt-get install openjdk-17-jdk-headless maven';
 // A first run downloads 55 MB while holding the lock, so waiters must be patient.
 const DOWNLOAD_LOCK_WAIT_MS = 15 * 60_000;
 
-
 /** The cache: IMGPOST_S3_HOME, else ~/.cache/imgpost/s3proxy (S3Proxy runs as whoever starts it, root included). */
 export function s3Home(): string {
-  if (process.env.IMGPOST_S3_HOME) return path.resolve(process.env.IMGPOST_S3_HOME);
+  const home = loadDevServicesConfig().s3proxy.home;
+  if (home) return home;
   return path.join(os.homedir(), '.cache', 'imgpost', 's3proxy');
 }
 
 export const jarPath = (home = s3Home()) => path.join(home, 'download', S3PROXY_JAR);
 
-
-
-export interface JavaInstall { home: string; major: number; bin: string }
-
 /** JAVA_HOME, the `java` on PATH, then /usr/lib/jvm: the first Java 17 or newer (S3Proxy has no upper bound). */
-export function findJava(): JavaInstall | undefined {
-  const candidates = [process.env.JAVA_HOME];
-  const onPath = which('java');
-  if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
-  if (fs.existsSync('/usr/lib/jvm')) candidates.push(...fs.readdirSync('/usr/lib/jvm').sort().map((d) => path.join('/usr/lib/jvm', d)));
-  for (const home of new Set(candidates.filter((c): c is string => !!c))) {
-    const major = javaMajor(home) ?? 0;
-    if (major >= S3PROXY_JAVA_MIN) return { home, major, bin: path.join(home, 'bin', 'java') };
-  }
-  return undefined;
-}
-
-
+export const findJava = (): JavaInstall | undefined => findJavaWithin({ min: S3PROXY_JAVA_MIN });
 
 /** A complete jar: a zip whose end-of-central-directory record is there (a cut download lacks it). */
 function looksComplete(jar: string): boolean {
@@ -110,7 +91,7 @@ export async function ensureJar(opts: { home?: string; log?: (line: string) => v
     const t0 = Date.now();
     try {
       await runTool(mvn, ['-q', '-B', 'dependency:copy', `-Dartifact=${S3PROXY_ARTIFACT}`, `-DoutputDirectory=${partial}`],
-        { cwd: partial, env: { ...process.env, JAVA_HOME: java.home } });
+        { cwd: partial, env: childProcessEnv({ JAVA_HOME: java.home }) });
       const got = path.join(partial, S3PROXY_JAR);
       if (!looksComplete(got)) throw new Error(`mvn dependency:copy left no complete ${S3PROXY_JAR} in ${partial}`);
       await fsp.rename(got, jar);

@@ -13,11 +13,14 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { MANAGED_ES_VERSION, JAVA_MIN, ensureInstalled, findJava, findMaven, javaMajor, lastLines, readText } from './distribution.ts';
+import { childProcessEnv } from '../../config.ts';
+import { findMaven, javaMajor, lastLines, readText } from '../shared/jvm-tools.ts';
+import { pidAlive, portOpen } from '../shared/processes.ts';
+import { MANAGED_ES_VERSION, JAVA_MIN, ensureInstalled, findJava } from './distribution.ts';
 import { configure, ensureSharedInstall, prepareOwner } from './node-install.ts';
 import { CLUSTER, layout, type Layout, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
-import { acquireLock, managedPid, pidAlive } from './node-lock.ts';
-import { clusterHealth, isReady, localNodeInfo, portOpen } from './node-probe.ts';
+import { acquireLock, managedPid } from './node-lock.ts';
+import { clusterHealth, isReady, localNodeInfo } from './node-probe.ts';
 
 export { managedHome, type ClusterMembership, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 
@@ -65,9 +68,10 @@ async function waitForReady(l: Layout, log: (line: string) => void, launcher?: P
 async function launch(l: Layout, javaHome: string, log: (line: string) => void): Promise<void> {
   for (const dir of [l.data, l.logs, l.run]) fs.mkdirSync(dir, { recursive: true });
   const owner = prepareOwner(l);
-  const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config };
-  delete env.JAVA_HOME; // else the launcher warns that it ignores it
-  if (owner) env.HOME = l.run;
+  // JAVA_HOME removed, else the launcher warns that it ignores it.
+  const env = childProcessEnv({
+    ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config, JAVA_HOME: undefined, ...(owner ? { HOME: l.run } : {}),
+  });
   const launcherLog = path.join(l.logs, 'launcher.log');
   log(`starting Elasticsearch ${MANAGED_ES_VERSION} on ${l.url} (Java ${javaMajor(javaHome)} at ${javaHome})…`);
   const out = fs.openSync(launcherLog, 'w');

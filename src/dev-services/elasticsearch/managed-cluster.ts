@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { HealthStatus } from './client.ts';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
 import { managedHome, managedNodeStatus, startManagedNode, stopManagedNode, type ManagedNodeOptions, type ManagedNodeStatus } from './managed-node.ts';
 
 /**
@@ -29,6 +29,9 @@ export interface ClusterStatus {
   joined: number;
   nodes: (ManagedNodeStatus & { name: string })[];
 }
+
+/** A cluster's health as Elasticsearch reports it. */
+export type HealthStatus = 'green' | 'yellow' | 'red';
 
 const READY_TIMEOUT_MS = 120_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,7 +97,8 @@ const shapeFile = () => path.join(localDir(), 'cluster.json');
 
 function localSpec(size: number, port: number): ClusterSpec {
   const nodes = Array.from({ length: size }, (_, i) => ({ dir: path.join(localDir(), `node-${i + 1}`), port: port + i }));
-  return { name: LOCAL_NAME, nodes, heap: process.env.IMGPOST_ES_HEAP || '384m' };
+  const heap = loadDevServicesConfig().elasticsearch.heap ?? DEV_SERVICE_DEFAULTS.esClusterNodeHeap;
+  return { name: LOCAL_NAME, nodes, heap };
 }
 
 /** The local cluster started before, if any. */

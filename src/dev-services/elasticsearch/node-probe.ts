@@ -1,9 +1,7 @@
 /**
- * What a managed node answers over HTTP (or whether its port is taken at all): the checks start,
- * status and the start lock's waiters make. None of them throws; no answer is undefined / false.
+ * What a managed node answers over HTTP: the checks start, status and the start lock's waiters make.
+ * None of them throws; no answer is undefined.
  */
-import net from 'node:net';
-
 async function getJson<T>(url: string): Promise<T | undefined> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
@@ -22,12 +20,4 @@ export async function localNodeInfo(url: string): Promise<{ pid?: number; versio
   const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home';
   const node = Object.values((await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {})[0];
   return node && { pid: node.process?.id, version: node.version, home: node.settings?.path?.home };
-}
-
-export function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
-    const done = (open: boolean) => { socket.destroy(); resolve(open); };
-    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
-  });
 }

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
-import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava, lastLines, readText, s3Home } from './distribution.ts';
-import { acquireFileLock, pidAlive, readPid } from './file-lock.ts';
+import { childProcessEnv, DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
+import { lastLines, readText } from '../shared/jvm-tools.ts';
+import { acquireFileLock, pidAlive, portOpen, readPid } from '../shared/processes.ts';
+import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava, s3Home } from './distribution.ts';
 
 /**
  * A managed local S3 server for development, tests and CI (issue 26): S3Proxy (distribution.ts) with
@@ -50,7 +51,7 @@ export interface ManagedS3Status {
   secretAccessKey: string;
 }
 
-export const DEFAULT_S3_PORT = 9390;
+export const DEFAULT_S3_PORT = DEV_SERVICE_DEFAULTS.s3Port;
 export const LOCAL_REGION = 'us-east-1';
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 15_000;
@@ -63,11 +64,16 @@ function layout(opts: ManagedS3Options = {}) {
   const dir = path.resolve(opts.dir ?? s3Home());
   // Without a port given, the one this directory last started on (so `status` and `stop` find a
   // server started with `--port`), else IMGPOST_S3_PORT, else the default.
-  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_S3_PORT || savedPort(dir) || String(DEFAULT_S3_PORT);
+  const settings = loadDevServicesConfig().s3proxy;
+  const raw = String(opts.port ?? settings.port ?? savedPort(dir) ?? DEFAULT_S3_PORT);
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new Error(`invalid ${opts.port !== undefined ? 'port' : 'IMGPOST_S3_PORT'}=${JSON.stringify(raw)}: must be a port number`);
-  const heap = opts.heap ?? (process.env.IMGPOST_S3_HEAP || '256m');
-  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid ${opts.heap !== undefined ? 'heap' : 'IMGPOST_S3_HEAP'}=${JSON.stringify(heap)}: expected a JVM size such as 256m`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    throw new Error(`invalid port=${JSON.stringify(raw)}: must be a port number`);
+  }
+  const heap = opts.heap ?? settings.heap;
+  if (!/^\d+[kmgKMG]?$/.test(heap)) {
+    throw new Error(`invalid heap=${JSON.stringify(heap)}: expected a JVM size such as 256m`);
+  }
   const at = (...parts: string[]) => path.join(dir, ...parts);
   return {
     dir, port, heap, endpoint: `http://127.0.0.1:${port}`,
@@ -106,27 +112,16 @@ async function s3Answers(endpoint: string): Promise<boolean> {
   }
 }
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
-    const done = (open: boolean) => { socket.destroy(); resolve(open); };
-    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
-  });
-}
-
 /** The pid of this directory's S3Proxy, if that process is alive and still runs this directory's properties. */
 function managedPid(l: Layout): number | undefined {
   const pid = readPid(l.pidFile);
-  if (pid === undefined || !pidAlive(pid)) return undefined;
-  // A pid file left over from before a reboot may name an unrelated process now: never signal that.
-  const cmdline = readText(`/proc/${pid}/cmdline`);
-  return cmdline === undefined || cmdline.includes(l.properties) ? pid : undefined;
+  return pid !== undefined && pidAlive(pid, l.properties) ? pid : undefined;
 }
 
 function configure(l: Layout, creds: S3Credentials): void {
   const escape = (v: string) => v.replace(/\\/g, '\\\\');
   const lines = [
-    '# Written by imgpost (src/s3/managed-s3.ts) on every start; edits are lost.',
+    '# Written by imgpost (src/dev-services/s3proxy/managed-s3.ts) on every start; edits are lost.',
     `s3proxy.endpoint=${l.endpoint}`,
     's3proxy.authorization=aws-v2-or-v4',
     `s3proxy.identity=${creds.accessKeyId}`,
@@ -157,7 +152,10 @@ async function launch(l: Layout, log: (line: string) => void): Promise<void> {
     // logback would print its own configuration status (a screenful) on every start.
     '-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener',
     '-jar', jar, '--properties', l.properties,
-  ], { cwd: l.dir, stdio: ['ignore', out, out], detached: true, env: { ...process.env, LOG_LEVEL: process.env.IMGPOST_S3_LOG_LEVEL || 'info' } });
+  ], {
+    cwd: l.dir, stdio: ['ignore', out, out], detached: true,
+    env: childProcessEnv({ LOG_LEVEL: loadDevServicesConfig().s3proxy.logLevel }),
+  });
   fs.closeSync(out);
   let exited: string | undefined;
   child.once('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `code ${code}`; });

@@ -33,7 +33,7 @@ export function configure(l: Layout): void {
       `cluster.initial_master_nodes: ${list(c.initialMasters)}`]
     : [`cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`, 'discovery.type: single-node'];
   fs.writeFileSync(path.join(l.config, 'elasticsearch.yml'), [
-    '# Written by imgpost (src/elasticsearch/managed-node.ts) on every start; edits are lost.',
+    '# Written by imgpost (src/dev-services/elasticsearch/managed-node.ts) on every start; edits are lost.',
     ...discovery,
     // Loopback only: keeps the node private and its bootstrap checks in development mode.
     'network.host: 127.0.0.1', `http.port: ${l.port}`, `transport.port: ${l.port + 100}`,

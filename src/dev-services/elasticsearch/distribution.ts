@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { findMaven, javaMajor, lastLines, readText, runTool, which } from '../util/jvm-tools.ts';
-
-// Shared with the S3Proxy distribution (src/s3); re-exported for the managed node.
-export { findMaven, javaMajor, lastLines, readText };
+import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { findJava as findJavaWithin, runTool, which, type JavaInstall } from '../shared/jvm-tools.ts';
 
 /**
  * The Elasticsearch distribution a managed node runs from, and the tools it takes to get and run it.
@@ -21,30 +19,20 @@ const JAVA_MAX = 24;
 /** Where the distribution is cached: a zip downloaded into zipDir, unpacked to install under home. */
 export interface DistributionPaths { home: string; zipDir: string; zip: string; install: string }
 
-export interface JavaInstall { home: string; major: number }
-
-
-
-
 /** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
 export function findJava(log: (line: string) => void): JavaInstall | undefined {
-  const candidates = [process.env.ES_JAVA_HOME, process.env.JAVA_HOME];
-  const onPath = which('java');
-  if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
   const lts = (d: string) => (/(^|\D)(17|21)(\D|$)/.test(d) ? 0 : 1);
-  const jvms = fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').sort((a, b) => lts(a) - lts(b) || a.localeCompare(b)) : [];
-  candidates.push(...jvms.map((d) => path.join('/usr/lib/jvm', d)));
-  const found = [...new Set(candidates.filter((c): c is string => !!c))]
-    .map((home) => ({ home, major: javaMajor(home) ?? 0 }))
-    .filter((j) => j.major >= JAVA_MIN);
-  const supported = found.find((j) => j.major <= JAVA_MAX);
-  if (supported) return supported;
-  if (found[0]) log(`warning: Elasticsearch ${MANAGED_ES_VERSION} supports Java ${JAVA_MIN}-${JAVA_MAX}; trying Java ${found[0].major} at ${found[0].home}`);
-  return found[0];
+  return findJavaWithin({
+    first: [loadDevServicesConfig().elasticsearch.javaHome],
+    min: JAVA_MIN,
+    max: JAVA_MAX,
+    order: (a, b) => lts(a) - lts(b) || a.localeCompare(b),
+    onUnsupported: (java) => {
+      const range = `Java ${JAVA_MIN}-${JAVA_MAX}`;
+      log(`warning: Elasticsearch ${MANAGED_ES_VERSION} supports ${range}; trying Java ${java.major} at ${java.home}`);
+    },
+  });
 }
-
-
-
 
 /** Idempotent; the caller must hold the cache's start lock (see managed-node.ts), as the cleanup below relies on it. */
 export async function ensureInstalled(l: DistributionPaths, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
@@ -63,7 +51,7 @@ export async function ensureInstalled(l: DistributionPaths, javaHome: string, mv
     const t0 = Date.now();
     await runTool(mvn, ['-q', '-B', 'dependency:copy',
       `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
-      `-DoutputDirectory=${partial}`], { cwd: partial, env: { ...process.env, JAVA_HOME: javaHome } });
+      `-DoutputDirectory=${partial}`], { cwd: partial, env: childProcessEnv({ JAVA_HOME: javaHome }) });
     await fsp.rename(path.join(partial, path.basename(l.zip)), l.zip);
     await fsp.rm(partial, { recursive: true, force: true });
     log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

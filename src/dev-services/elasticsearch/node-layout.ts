@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
 import { MANAGED_ES_VERSION } from './distribution.ts';
 
 export interface ManagedNodeStatus { running: boolean; url: string; pid?: number; version: string; home: string }
@@ -36,12 +37,17 @@ export type Layout = ReturnType<typeof layout>;
 
 export function layout(opts: ManagedNodeOptions = {}) {
   const home = resolveHome();
-  const raw = opts.port !== undefined ? String(opts.port) : process.env.IMGPOST_ES_PORT || '9277';
+  const settings = loadDevServicesConfig().elasticsearch;
+  const raw = opts.port !== undefined ? String(opts.port) : String(settings.port);
   const port = Number(raw);
   // The transport port is HTTP + 100, so the upper bound keeps both valid.
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) throw new Error(`invalid ${opts.port !== undefined ? 'port' : 'IMGPOST_ES_PORT'}=${JSON.stringify(raw)}: must be a port number below 65436`);
-  const heap = opts.heap ?? (process.env.IMGPOST_ES_HEAP || '512m');
-  if (!/^\d+[kmgKMG]?$/.test(heap)) throw new Error(`invalid ${opts.heap !== undefined ? 'heap' : 'IMGPOST_ES_HEAP'}=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65435) {
+    throw new Error(`invalid port=${JSON.stringify(raw)}: must be a port number below 65436`);
+  }
+  const heap = opts.heap ?? settings.heap ?? DEV_SERVICE_DEFAULTS.esHeap;
+  if (!/^\d+[kmgKMG]?$/.test(heap)) {
+    throw new Error(`invalid heap=${JSON.stringify(heap)}: expected a JVM size such as 512m or 1g`);
+  }
   const at = (...parts: string[]) => path.join(home, ...parts);
   const install = at(`elasticsearch-${MANAGED_ES_VERSION}`);
   // A node of its own keeps everything it writes in its directory; the cache's node keeps it in the cache.
@@ -60,7 +66,8 @@ export function layout(opts: ManagedNodeOptions = {}) {
 export const managedHome = () => resolveHome();
 
 function resolveHome(): string {
-  if (process.env.IMGPOST_ES_HOME) return path.resolve(process.env.IMGPOST_ES_HOME);
+  const configured = loadDevServicesConfig().elasticsearch.home;
+  if (configured) return configured;
   const home = path.join(os.homedir(), '.cache', 'imgpost', 'elasticsearch');
   // As root the node runs as an unprivileged user, which cannot enter a private /root (mode 700).
   return isRoot() && unreachableAncestor(home) ? '/var/cache/imgpost/elasticsearch' : home;
