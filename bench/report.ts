@@ -3,7 +3,10 @@ import type { RunResults, SizeResults } from './results.ts';
 import { fmt, fmtMs, fmtRatio, median } from './lib/stats.ts';
 import type { LatencySummary, Repeated } from './lib/stats.ts';
 
-/** Renders bench/RESULTS.md from one run's results: every number in it comes from `results`. */
+/**
+ * Renders one run's report (bench/notes/core-run.md, or RESULTS.quick.md) and its rows for the
+ * dashboard (bench/dashboard.ts): every number comes from `results`.
+ */
 
 export const ONE_MILLION = 1_000_000;
 const MB = 2 ** 20 / 1_000_000; // MiB -> MB (the goal is in MB)
