@@ -52,7 +52,8 @@ export interface RecordedFile {
 
 const BENCH = path.join(ROOT, 'bench');
 export const RECORDED = path.join(BENCH, 'recorded.json');
-const readJson = <T>(file: string): T | undefined => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined);
+const readJson = <T>(file: string): T | undefined =>
+  fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
 
 const MARK: Record<Met, string> = {
   met: '✅',
@@ -62,10 +63,19 @@ const MARK: Record<Met, string> = {
   'ref-met': '(✅)¹',
   'ref-missed': '(❌)¹',
 };
-const VERDICT: Record<Row['verdict'], Met> = { met: 'met', missed: 'missed', 'ref-met': 'ref-met', 'ref-missed': 'ref-missed', failed: 'failed', info: 'none' };
+const VERDICT: Record<Row['verdict'], Met> = {
+  met: 'met',
+  missed: 'missed',
+  'ref-met': 'ref-met',
+  'ref-missed': 'ref-missed',
+  failed: 'failed',
+  info: 'none',
+};
 
 const withCorpus = (figure: string, corpus: string) =>
-  corpus === '—' || corpus === '' ? figure : `${figure} (${corpus}${/^\d+(\.\d+)?[kM]$/.test(corpus) ? ' posts' : ''})`;
+  corpus === '—' || corpus === ''
+    ? figure
+    : `${figure} (${corpus}${/^\d+(\.\d+)?[kM]$/.test(corpus) ? ' posts' : ''})`;
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 const MB = 2 ** 20 / 1e6;
 
@@ -78,7 +88,7 @@ export function coreRows(results: RunResults): DashboardRow[] {
     ratio: r.ratio,
     goal: r.goal,
     met: VERDICT[r.verdict],
-    date: r.key === 'webhook-drain' && results.webhookDrain?.measuredAt ? results.webhookDrain.measuredAt : results.startedAt,
+    date: (r.key === 'webhook-drain' && results.webhookDrain?.measuredAt) || results.startedAt,
     commit: results.machine.commit,
     notes: 'notes/core-run.md',
   }));
@@ -100,7 +110,9 @@ export function pageViewRows(runs: PageViewRun[]): DashboardRow[] {
       ...base,
       key: `page-views@${corpus}`,
       figure: `Page views, ${r.clients} people, ${Math.round(r.seconds / 60)} minutes (${corpus} posts)`,
-      ours: `${r.pageViews.n.toLocaleString('en-US')} page views, ${fmt(r.pageViews.n / r.seconds)}/s, p50 ${fmt(r.pageViews.p50)} ms, p99 ${fmt(r.pageViews.p99)} ms, ${errors} errors`,
+      ours:
+        `${r.pageViews.n.toLocaleString('en-US')} page views, ${fmt(r.pageViews.n / r.seconds)}/s, ` +
+        `p50 ${fmt(r.pageViews.p50)} ms, p99 ${fmt(r.pageViews.p99)} ms, ${errors} errors`,
       anchor: '—',
       ratio: '—',
       goal: 'p99 ≤ 300 ms, 0 errors',
@@ -110,7 +122,9 @@ export function pageViewRows(runs: PageViewRun[]): DashboardRow[] {
       ...base,
       key: `server-rss@${corpus}`,
       figure: `Server RSS under the page-view load (${corpus} posts)`,
-      ours: `peak ${fmt(peak * MB)} MB (${fmt(peak)} MiB)${flat ? `; last 10 minutes' per-minute medians within ${fmt(100 * flat.spread, 2)} %` : ''}`,
+      ours:
+        `peak ${fmt(peak * MB)} MB (${fmt(peak)} MiB)` +
+        (flat ? `; last 10 minutes' per-minute medians within ${fmt(100 * flat.spread, 2)} %` : ''),
       anchor: '—',
       ratio: '—',
       goal: '≤ 250 MB; flat within 5 % over the last 10 minutes',
@@ -175,7 +189,9 @@ export function mixedLoadRows(l: LoadReport): DashboardRow[] {
     ...base,
     key: `mixed-load-webhook-lag@${corpus}`,
     figure: `Webhook lag, ${what} (${corpus} posts)`,
-    ours: `p99 ${fmt(l.fanOut.lagP99)} ms; ${l.fanOut.delivered.toLocaleString('en-US')} of ${l.fanOut.expected.toLocaleString('en-US')} events delivered`,
+    ours:
+      `p99 ${fmt(l.fanOut.lagP99)} ms; ${l.fanOut.delivered.toLocaleString('en-US')} of ` +
+      `${l.fanOut.expected.toLocaleString('en-US')} events delivered`,
     goal: 'p99 ≤ 2 s, every event delivered',
     met: l.fanOut.lagP99 <= 2000 && l.fanOut.delivered === l.fanOut.expected ? 'met' : 'missed',
   });
@@ -214,12 +230,23 @@ export function facetsOnlyRows(f: FacetsResult, posts: number, date: string, com
   const base = { date, commit, notes: 'notes/image-search.md' };
   const rows: DashboardRow[] = sizeRows({ posts, seedSeconds: 0, facets: f })
     .filter((r) => r.key.startsWith('facets@') || r.key.startsWith('image-search-vs-engine@'))
-    .map((r) => ({ ...base, key: r.key, figure: withCorpus(r.figure, r.corpus), ours: r.ours, anchor: r.anchors, ratio: r.ratio, goal: r.goal, met: VERDICT[r.verdict] }));
+    .map((r) => ({
+      ...base,
+      key: r.key,
+      figure: withCorpus(r.figure, r.corpus),
+      ours: r.ours,
+      anchor: r.anchors,
+      ratio: r.ratio,
+      goal: r.goal,
+      met: VERDICT[r.verdict],
+    }));
   const t = f.withoutThroughput;
   rows.push({
     ...base,
     key: `image-search-throughput@${corpus}`,
-    figure: `\`/image/search\` throughput (HTTP, ${f.concurrency} clients; the facets run's windows without facets) (${corpus} posts)`,
+    figure:
+      `\`/image/search\` throughput (HTTP, ${f.concurrency} clients; the facets run's windows without facets) ` +
+      `(${corpus} posts)`,
     ours: `${fmt(t.median)} req/s (${fmt(t.min)}–${fmt(t.max)}), ${f.errors} errors`,
     anchor: '—',
     ratio: '—',
@@ -249,7 +276,8 @@ export function collectRows(dir = BENCH): DashboardRow[] {
 
 /** The order of the table by key (before its `@size`); other keys follow in reading order. */
 const ORDER = [
-  'hashing', 'robust-hashing', 'webhook-drain', 'similar-8', 'similar-3', 'robust-lookup', 'robust-recall', 'robust-false-matches',
+  'hashing', 'robust-hashing', 'webhook-drain', 'similar-8', 'similar-3',
+  'robust-lookup', 'robust-recall', 'robust-false-matches',
   'post-search-latency', 'post-search-throughput', 'image-search-throughput', 'image-search-vs-engine', 'facets',
   'tag-autocomplete', 'upload', 'reindex', 'page-views', 'server-rss',
 ];
@@ -297,21 +325,34 @@ export function renderDashboard(rows: DashboardRow[], missNotes: Map<string, str
     '<!-- Written by bench/dashboard.ts from the data files; an edit by hand is lost at the next run. -->',
     '',
     'Each row is the latest run that measured the figure, with that run\'s date and commit: rows come from the files a',
-    'bench writes when it records a run (see [notes/README.md](notes/README.md)); `npx tsx bench/dashboard.ts` rewrites this file.',
+    'bench writes when it records a run (see [notes/README.md](notes/README.md)); ' +
+      '`npx tsx bench/dashboard.ts` rewrites this file.',
     '',
     '| figure | ours | anchor in the same run | ratio | goal | met? | date | commit |',
     '|---|---|---|---|---|---|---|---|',
     ...current.map(
       (r) =>
-        `| ${[r.notes ? `${r.figure} · [notes](${r.notes})` : r.figure, r.ours, r.anchor, r.ratio, r.goal, MARK[r.met], r.date.slice(0, 10), shortCommit(r.commit)]
+        `| ${[
+          r.notes ? `${r.figure} · [notes](${r.notes})` : r.figure,
+          r.ours,
+          r.anchor,
+          r.ratio,
+          r.goal,
+          MARK[r.met],
+          r.date.slice(0, 10),
+          shortCommit(r.commit),
+        ]
           .map(cell)
           .join(' | ')} |`,
     ),
     '',
-    'Throughputs: median of the repetitions (min–max in brackets). Latencies: percentiles over the samples. Ratios: ours ÷ anchor for throughputs, anchor ÷ ours for latencies. ' +
-      'Commit: `*` marks a run with uncommitted changes. The box is 2 shared cores: absolute numbers move between runs; the ratio to an anchor of the same run is the figure to read.',
+    'Throughputs: median of the repetitions (min–max in brackets). Latencies: percentiles over the samples. ' +
+      'Ratios: ours ÷ anchor for throughputs, anchor ÷ ours for latencies. ' +
+      'Commit: `*` marks a run with uncommitted changes. The box is 2 shared cores: absolute numbers move ' +
+      'between runs; the ratio to an anchor of the same run is the figure to read.',
   ];
-  if (current.some((r) => r.met.startsWith('ref'))) out.push('', '¹ The goal is stated at 1M posts; at this size it is shown for reference only.');
+  if (current.some((r) => r.met.startsWith('ref')))
+    out.push('', '¹ The goal is stated at 1M posts; at this size it is shown for reference only.');
   const misses = current.filter((r) => r.met === 'missed' || r.met === 'ref-missed' || r.met === 'failed');
   out.push('', '## What bounds the misses', '');
   if (misses.length === 0) out.push('Every goal is met.');
@@ -326,7 +367,8 @@ export function renderDashboard(rows: DashboardRow[], missNotes: Map<string, str
     '',
     '## Reproduce',
     '',
-    'Needs a JDK 17+ and Maven for the managed Elasticsearch node (started on 127.0.0.1:9277 if not running), or `ELASTICSEARCH_URL`.',
+    'Needs a JDK 17+ and Maven for the managed Elasticsearch node (started on 127.0.0.1:9277 if not running), ' +
+      'or `ELASTICSEARCH_URL`.',
     '',
     '```sh',
     'npm run bench                       # core figures at 100k and 1M posts, then the sections; rewrites this file',

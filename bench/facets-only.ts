@@ -25,7 +25,17 @@ import { benchEnv, gitCommit, tempDir } from './lib/env.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
 
-const { values: a } = parseArgs({ options: { posts: { type: 'string', default: '100000' }, corpus: { type: 'string' }, before: { type: 'string' }, ms: { type: 'string', default: '10000' }, reps: { type: 'string', default: '4' }, samples: { type: 'string', default: '200' }, record: { type: 'boolean', default: false } } });
+const { values: a } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '100000' },
+    corpus: { type: 'string' },
+    before: { type: 'string' },
+    ms: { type: 'string', default: '10000' },
+    reps: { type: 'string', default: '4' },
+    samples: { type: 'string', default: '200' },
+    record: { type: 'boolean', default: false },
+  },
+});
 const esUrl = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const kept = a.corpus ? await openCorpus({ dir: path.resolve(a.corpus), posts: Number(a.posts), esUrl }) : undefined;
 const dataDir = kept ? kept.env.DATA_DIR : tempDir('facets');
@@ -61,7 +71,15 @@ try {
   const measuredAt = new Date().toISOString();
   const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url, cpuOf: { serverPid: server.pid, beforePid: before?.pid, esPid: await elasticsearchPid(esUrl) } });
   const commit = gitCommit();
-  process.stdout.write(`${JSON.stringify({ posts: Number(a.posts), measuredAt, commit, startedServerFrom: a.before ?? null, cpuWholeRun: cpu.stop(), ...result }, null, 1)}\n`);
+  const out = {
+    posts: Number(a.posts),
+    measuredAt,
+    commit,
+    startedServerFrom: a.before ?? null,
+    cpuWholeRun: cpu.stop(),
+    ...result,
+  };
+  process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
   if (a.record) {
     recordRows(facetsOnlyRows(result, Number(a.posts), measuredAt, commit));
     writeDashboard();

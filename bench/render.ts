@@ -21,5 +21,6 @@ if (results.mode === 'quick') {
 } else {
   const md = path.join(ROOT, 'bench', 'notes', 'core-run.md');
   fs.writeFileSync(md, renderReport(results));
-  process.stderr.write(`wrote ${path.relative(process.cwd(), md)} and ${path.relative(process.cwd(), writeDashboard())} from ${path.relative(process.cwd(), file)}\n`);
+  const rel = (f: string) => path.relative(process.cwd(), f);
+  process.stderr.write(`wrote ${rel(md)} and ${rel(writeDashboard())} from ${rel(file)}\n`);
 }

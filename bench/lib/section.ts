@@ -71,7 +71,10 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
     `<!-- ${r.name}:start -->`,
     `## ${r.title}`,
     '',
-    `Measured by \`${r.command}\` at ${r.measuredAt}${r.commit ? ` on commit ${r.commit}` : ''} in ${Math.round(r.seconds)} s (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end). Raw figures: [${dir}/${r.name}.json](${dir}/${r.name}.json).`,
+    `Measured by \`${r.command}\` at ${r.measuredAt}${r.commit ? ` on commit ${r.commit}` : ''}` +
+      ` in ${Math.round(r.seconds)} s` +
+      ` (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end).` +
+      ` Raw figures: [${dir}/${r.name}.json](${dir}/${r.name}.json).`,
     '',
     '| figure | corpus | ours | anchor in the same run | ratio | goal | met? |',
     '|---|---|---|---|---|---|---|',
@@ -95,7 +98,9 @@ export function writeSection(r: SectionReport, quick: boolean): { md: string; js
   const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : quick ? '# Benchmark results\n' : '';
   const block = renderSection(r, quick ? path.basename(dir) : '../sections');
   const existing = new RegExp(`<!-- ${r.name}:start -->[\\s\\S]*?<!-- ${r.name}:end -->`);
-  const next = existing.test(previous) ? previous.replace(existing, () => block) : `${previous.trimEnd()}\n\n${block}\n`.trimStart();
+  const next = existing.test(previous)
+    ? previous.replace(existing, () => block)
+    : `${previous.trimEnd()}\n\n${block}\n`.trimStart();
   fs.writeFileSync(md, next);
   if (!quick) writeDashboard();
   return { md, json };

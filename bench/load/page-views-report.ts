@@ -129,8 +129,12 @@ export function writePageViews(run: PageViewRun, o: { appendToResults: boolean }
   fs.writeFileSync(FILE, `${JSON.stringify(kept)}\n`);
   if (!o.appendToResults) return;
   const intro =
-    '# Page views (issue 28)\n\n<!-- Written by bench/load/page-views.ts from bench/load/pageviews.json; an edit by hand is lost at the next run. -->\n\n' +
-    'Every kept run of `bench/load/page-views.ts`, by label; raw figures in [../load/pageviews.json](../load/pageviews.json). ' +
+    '# Page views (issue 28)\n\n' +
+    '<!-- Written by bench/load/page-views.ts from bench/load/pageviews.json; ' +
+    'an edit by hand is lost at the next run. -->\n\n' +
+    'Every kept run of `bench/load/page-views.ts`, by label; raw figures in ' +
+    '[../load/pageviews.json](../load/pageviews.json). ' +
     'The dashboard shows the latest run of 30 minutes or more. `--corpus DIR` is a corpus kept by `bench/load/corpus.ts`.\n\n';
-  fs.writeFileSync(path.join(ROOT, 'bench/notes/page-views.md'), `${intro}${Object.values(kept.runs).map(renderRun).join('\n')}`);
+  const runs = Object.values(kept.runs).map(renderRun).join('\n');
+  fs.writeFileSync(path.join(ROOT, 'bench/notes/page-views.md'), `${intro}${runs}`);
 }

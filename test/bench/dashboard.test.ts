@@ -20,7 +20,8 @@ test('bench/RESULTS.md is the rendering of the data (npx tsx bench/dashboard.ts 
 test('the dashboard opens with the table and names no machine paths', (t) => {
   const md = read('RESULTS.md');
   const firstTable = md.split('\n').findIndex((l) => l.startsWith('|'));
-  t.regex(md.split('\n')[firstTable], /^\| figure \| ours \| anchor in the same run \| ratio \| goal \| met\? \| date \| commit \|$/);
+  const header = /^\| figure \| ours \| anchor in the same run \| ratio \| goal \| met\? \| date \| commit \|$/;
+  t.regex(md.split('\n')[firstTable], header);
   t.notRegex(md, /(^|[\s(`'"])\/(work|tmp|home|root)\//m);
   for (const f of fs.readdirSync(path.join(BENCH, 'notes')).filter((f) => f.endsWith('.md')))
     t.notRegex(read(path.join('notes', f)), /(^|[\s(`'"=])\/(work|tmp|home|root)\//m, f);
@@ -48,7 +49,11 @@ test('the notes on misses are read by key, and only missed figures are shown', (
   t.is(notes.get('a@1M'), 'one two');
   t.is(notes.get('b'), 'one two');
   t.is(notes.get('c'), 'three');
-  const md = renderDashboard([{ ...row('a@1M', '2026-11-26T00:00:00Z', '1'), met: 'missed' }, { ...row('c', '2026-11-26T00:00:00Z', '2'), met: 'met' }], notes);
+  const rows: DashboardRow[] = [
+    { ...row('a@1M', '2026-11-26T00:00:00Z', '1'), met: 'missed' },
+    { ...row('c', '2026-11-26T00:00:00Z', '2'), met: 'met' },
+  ];
+  const md = renderDashboard(rows, notes);
   t.regex(md, /\*\*a@1M\*\* \(`a@1M`\): one two/);
   t.notRegex(md, /three/);
 });
