@@ -5,7 +5,9 @@
  * on the same corpus, measured in the same alternating windows: a before/after in one session.
  * Prints the result as JSON. --corpus DIR measures on a kept corpus (bench/load/corpus.ts: seeded
  * on first use, reused after) instead of seeding a throwaway one; the second server then gets a copy
- * of its SQLite file and reads the same index.
+ * of its SQLite file and reads the same index. --record adds its rows (facets, the raw-engine anchor,
+ * the `/image/search` throughput) to bench/recorded.json with the run's date and commit and rewrites
+ * the dashboard (bench/RESULTS.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,11 +20,22 @@ import { seedPosts } from '../src/seed/seed.ts';
 import { captureEngineCalls } from './anchors/engine-direct.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { ALL_FACETS, benchFacets, bodies } from './image-search.ts';
-import { benchEnv, tempDir } from './lib/env.ts';
+import { facetsOnlyRows, recordRows, writeDashboard } from './dashboard.ts';
+import { benchEnv, gitCommit, tempDir } from './lib/env.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
 
-const { values: a } = parseArgs({ options: { posts: { type: 'string', default: '100000' }, corpus: { type: 'string' }, before: { type: 'string' }, ms: { type: 'string', default: '10000' }, reps: { type: 'string', default: '4' }, samples: { type: 'string', default: '200' } } });
+const { values: a } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '100000' },
+    corpus: { type: 'string' },
+    before: { type: 'string' },
+    ms: { type: 'string', default: '10000' },
+    reps: { type: 'string', default: '4' },
+    samples: { type: 'string', default: '200' },
+    record: { type: 'boolean', default: false },
+  },
+});
 const esUrl = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const kept = a.corpus ? await openCorpus({ dir: path.resolve(a.corpus), posts: Number(a.posts), esUrl }) : undefined;
 const dataDir = kept ? kept.env.DATA_DIR : tempDir('facets');
@@ -55,8 +68,22 @@ try {
   const list = bodies(seed, 300);
   const anchor = { esUrl, plain: await captureEngineCalls(services, list), faceted: await captureEngineCalls(services, list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))) };
   const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
+  const measuredAt = new Date().toISOString();
   const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url, cpuOf: { serverPid: server.pid, beforePid: before?.pid, esPid: await elasticsearchPid(esUrl) } });
-  process.stdout.write(`${JSON.stringify({ posts: Number(a.posts), startedServerFrom: a.before ?? null, cpuWholeRun: cpu.stop(), ...result }, null, 1)}\n`);
+  const commit = gitCommit();
+  const out = {
+    posts: Number(a.posts),
+    measuredAt,
+    commit,
+    startedServerFrom: a.before ?? null,
+    cpuWholeRun: cpu.stop(),
+    ...result,
+  };
+  process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
+  if (a.record) {
+    recordRows(facetsOnlyRows(result, Number(a.posts), measuredAt, commit));
+    writeDashboard();
+  }
 } finally {
   for (const s of servers.reverse()) await s.stop();
   if (!kept) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });

@@ -3,7 +3,10 @@ import type { RunResults, SizeResults } from './results.ts';
 import { fmt, fmtMs, fmtRatio, median } from './lib/stats.ts';
 import type { LatencySummary, Repeated } from './lib/stats.ts';
 
-/** Renders bench/RESULTS.md from one run's results: every number in it comes from `results`. */
+/**
+ * Renders one run's report (bench/notes/core-run.md, or RESULTS.quick.md) and its rows for the
+ * dashboard (bench/dashboard.ts): every number comes from `results`.
+ */
 
 export const ONE_MILLION = 1_000_000;
 const MB = 2 ** 20 / 1_000_000; // MiB -> MB (the goal is in MB)
@@ -11,6 +14,8 @@ const MB = 2 ** 20 / 1_000_000; // MiB -> MB (the goal is in MB)
 export type Verdict = 'met' | 'missed' | 'ref-met' | 'ref-missed' | 'failed' | 'info';
 
 export interface Row {
+  /** the figure's identity across runs (with the corpus size): bench/dashboard.ts keeps the latest of each */
+  key: string;
   figure: string;
   corpus: string;
   ours: string;
@@ -46,6 +51,7 @@ export function rowsFor(results: RunResults): Row[] {
   const hashGoal = '≥ 0.8× the floor, and faster than the original';
   if (h) {
     rows.push({
+      key: 'hashing',
       figure: `Hashing throughput (1-MP: ${h.images.jpeg} JPEG + ${h.images.png} PNG, ${h.concurrency} in flight)`,
       corpus: '—',
       ours: rep(h.ours, 'img/s'),
@@ -54,13 +60,17 @@ export function rowsFor(results: RunResults): Row[] {
       goal: hashGoal,
       verdict: h.oursVsFloor >= 0.8 && h.oursVsOriginal > 1 ? 'met' : 'missed',
     });
-  } else rows.push({ figure: 'Hashing throughput', corpus: '—', ours: '—', anchors: '—', ratio: '—', goal: hashGoal, verdict: 'failed' });
+  } else {
+    const none = { corpus: '—', ours: '—', anchors: '—', ratio: '—' };
+    rows.push({ key: 'hashing', figure: 'Hashing throughput', ...none, goal: hashGoal, verdict: 'failed' });
+  }
 
   const drainGoal = '≥ 2,000 deliveries/s and ≥ 50 % of the anchor';
   const d = results.webhookDrain;
   if (d) {
     const alone = d.command !== undefined && d.command !== results.command;
     rows.push({
+      key: 'webhook-drain',
       figure: `Webhook backlog drain (${d.deliveries.toLocaleString('en-US')} deliveries, ${d.receivers} loopback receivers)${alone ? ' ²' : ''}`,
       corpus: '—',
       ours: `${rep(d.ours, 'deliveries/s')}${d.correct ? '' : '; **not all delivered once, in order, signed**'}`,
@@ -72,6 +82,7 @@ export function rowsFor(results: RunResults): Row[] {
     if (d.compared) {
       const cpu = (runs: { cpuMsPerDelivery: number }[]) => median(runs.map((r) => r.cpuMsPerDelivery));
       rows.push({
+        key: `webhook-client-${d.compared.label}`,
         figure: `Webhook drain: the dispatcher's http.request client (ours) against ${d.compared.label}, same dispatcher${alone ? ' ²' : ''}`,
         corpus: '—',
         ours: `${rep(d.ours, 'deliveries/s')}; ${(cpu(d.oursRuns) * 1000).toFixed(0)} µs sender CPU per delivery`,
@@ -82,16 +93,29 @@ export function rowsFor(results: RunResults): Row[] {
       });
     }
   } else if (results.webhookDrainError || results.params.webhookDrain)
-    rows.push({ figure: 'Webhook backlog drain', corpus: '—', ours: '—', anchors: '—', ratio: '—', goal: drainGoal, verdict: 'failed' });
+    rows.push({
+      key: 'webhook-drain',
+      figure: 'Webhook backlog drain',
+      ...{ corpus: '—', ours: '—', anchors: '—', ratio: '—' },
+      goal: drainGoal,
+      verdict: 'failed',
+    });
 
   for (const s of results.sizes) rows.push(...sizeRows(s));
   return rows;
 }
 
-function sizeRows(s: SizeResults): Row[] {
+export function sizeRows(s: SizeResults): Row[] {
   const rows: Row[] = [];
   const corpus = posts(s.posts);
-  const failed = (figure: string, goal: string): Row => ({ figure, corpus, ours: '—', anchors: '—', ratio: '—', goal, verdict: 'failed' });
+  const failed = (key: string, figure: string, goal: string): Row => ({
+    key: `${key}@${corpus}`,
+    figure,
+    corpus,
+    ...{ ours: '—', anchors: '—', ratio: '—' },
+    goal,
+    verdict: 'failed',
+  });
 
   const simGoal = 'p99 ≤ 20 ms at 1M; faster than both scans at 1M';
   if (s.similar) {
@@ -99,6 +123,7 @@ function sizeRows(s: SizeResults): Row[] {
     for (const r of s.similar.rows) {
       const faster = r.ours.p50 < str.p50 && r.ours.p50 < pop.p50 && r.ours.p99 < str.p99 && r.ours.p99 < pop.p99;
       rows.push({
+        key: `similar-${r.maxDiff}@${corpus}`,
         figure: `Similar lookup, maxDiff ${r.maxDiff}${r.maxDiff === 8 ? ' (endpoint default)' : r.maxDiff === 3 ? ' (upload duplicate check)' : ''}`,
         corpus,
         ours: `${lat(r.ours)} (n=${r.ours.n})`,
@@ -108,12 +133,13 @@ function sizeRows(s: SizeResults): Row[] {
         verdict: judge(r.ours.p99 <= 20 && faster, s.posts, true),
       });
     }
-  } else rows.push(failed('Similar lookup', simGoal));
+  } else rows.push(failed('similar', 'Similar lookup', simGoal));
 
   const searchGoal = 'p99 ≤ 50 ms; ≥ 10× the SQL path at 1M';
   if (s.search) {
     const x = s.search;
     rows.push({
+      key: `post-search-latency@${corpus}`,
       figure: '`/api/post/search` latency (HTTP, 1 client)',
       corpus,
       ours: `${lat(x.ours)} (n=${x.ours.n})`,
@@ -123,6 +149,7 @@ function sizeRows(s: SizeResults): Row[] {
       verdict: judge(x.ours.p99 <= 50 && x.latencyRatio >= 10, s.posts, true),
     });
     rows.push({
+      key: `post-search-throughput@${corpus}`,
       figure: `\`/api/post/search\` throughput (HTTP, ${x.concurrency} clients)`,
       corpus,
       ours: `${rep(x.oursThroughput, 'req/s')}, ${x.oursErrors} errors`,
@@ -131,12 +158,13 @@ function sizeRows(s: SizeResults): Row[] {
       goal: '≥ 10× the SQL path at 1M',
       verdict: judge(x.throughputRatio >= 10 && x.oursErrors === 0, s.posts, true),
     });
-  } else rows.push(failed('`/api/post/search`', searchGoal));
+  } else rows.push(failed('post-search-latency', '`/api/post/search`', searchGoal));
 
   const imgGoal = '≥ 500 req/s, 0 errors';
   if (s.imageSearch) {
     const x = s.imageSearch;
     rows.push({
+      key: `image-search-throughput@${corpus}`,
       figure: `\`/image/search\` throughput (HTTP, ${x.concurrency} clients)`,
       corpus,
       ours: `${rep(x.throughput, 'req/s')}, ${x.errors} errors of ${x.requests}; ${lat(x.latency)}`,
@@ -145,11 +173,12 @@ function sizeRows(s: SizeResults): Row[] {
       goal: imgGoal,
       verdict: judge(x.throughput.median >= 500 && x.errors === 0, s.posts, false),
     });
-  } else rows.push(failed('`/image/search` throughput', imgGoal));
+  } else rows.push(failed('image-search-throughput', '`/image/search` throughput', imgGoal));
 
   if (s.facets) {
     const x = s.facets;
     rows.push({
+      key: `facets@${corpus}`,
       figure: '`/image/search` with facets (tags, rating, uploader) — the cost of facets',
       corpus,
       ours: `1 client: ${lat(x.with)}; ${x.concurrency} clients: ${rep(x.withThroughput, 'req/s')}; ${x.errors} errors`,
@@ -166,6 +195,7 @@ function sizeRows(s: SizeResults): Row[] {
       const c = x.cpuPerRequest;
       const cpu = (name: string, server: boolean) => (c?.[name] ? ` (CPU per request:${server ? ` server ${fmt(c[name].server)} ms,` : ''} Elasticsearch ${fmt(c[name].elasticsearch)} ms, load generator ${fmt(c[name].loadGenerator)} ms)` : '');
       rows.push({
+        key: `image-search-vs-engine@${corpus}`,
         figure: '`/image/search` against the raw engine (its own query bodies straight to Elasticsearch, same load generator and clients, alternating windows)',
         corpus,
         ours: `without facets ${rep(x.withoutThroughput, 'req/s')}${cpu('without', true)}; with ${rep(x.withThroughput, 'req/s')}${cpu('with', true)}`,
@@ -175,12 +205,13 @@ function sizeRows(s: SizeResults): Row[] {
         verdict: judge(without >= 0.85 && withF >= 0.85 && x.throughputRatio >= 0.5 && x.errors === 0, s.posts, false),
       });
     }
-  } else if (s.error) rows.push(failed('`/image/search` with facets', 'none stated'));
+  } else if (s.error) rows.push(failed('facets', '`/image/search` with facets', 'none stated'));
 
   const tagGoal = 'answers equal a plain count over SQLite';
   if (s.tags) {
     const x = s.tags;
     rows.push({
+      key: `tag-autocomplete@${corpus}`,
       figure: `Tag autocomplete \`GET /api/tag?prefix=…&limit=10\` (HTTP, 1 client; ${x.tagNames.toLocaleString('en-US')} tag names)`,
       corpus,
       ours: `${lat(x.ours)} (n=${x.ours.n}); ${fmt(x.meanMatches)} matching tags on average`,
@@ -189,12 +220,13 @@ function sizeRows(s: SizeResults): Row[] {
       goal: tagGoal,
       verdict: x.agrees ? 'met' : 'missed',
     });
-  } else if (s.error) rows.push(failed('Tag autocomplete', tagGoal));
+  } else if (s.error) rows.push(failed('tag-autocomplete', 'Tag autocomplete', tagGoal));
 
   const upGoal = '≥ 60 % of hashing alone';
   if (s.upload) {
     const x = s.upload;
     rows.push({
+      key: `upload@${corpus}`,
       figure: `Upload end to end (1-MP JPEG, ${x.concurrency} clients, read-after-write)`,
       corpus,
       ours: `${rep(x.uploads, 'uploads/s')}, ${x.errors} errors; ${lat(x.latency)}`,
@@ -205,12 +237,13 @@ function sizeRows(s: SizeResults): Row[] {
       goal: upGoal,
       verdict: judge(x.ratio >= 0.6 && x.errors === 0, s.posts, false),
     });
-  } else rows.push(failed('Upload end to end', upGoal));
+  } else rows.push(failed('upload', 'Upload end to end', upGoal));
 
   const reGoal = '≥ 70 % of raw bulk';
   if (s.reindex) {
     const x = s.reindex;
     rows.push({
+      key: `reindex@${corpus}`,
       figure: `Reindex throughput (\`imgpost reindex\`, ${x.ours.runs.length} run${x.ours.runs.length > 1 ? 's' : ''})`,
       corpus,
       ours: `${rep(x.ours, 'docs/s')}; load phase alone ${fmt(x.oursLoadPhase.median)} docs/s`,
@@ -219,12 +252,13 @@ function sizeRows(s: SizeResults): Row[] {
       goal: reGoal,
       verdict: judge(x.ratio >= 0.7, s.posts, false),
     });
-  } else rows.push(failed('Reindex throughput', reGoal));
+  } else rows.push(failed('reindex', 'Reindex throughput', reGoal));
 
   const memGoal = '≤ 300 MB at 1M';
   if (s.memory) {
     const m = s.memory;
     rows.push({
+      key: `server-rss@${corpus}`,
       figure: 'Server RSS under the search load',
       corpus,
       ours: `max ${fmt(m.maxMiB * MB)} MB (median ${fmt(m.medianMiB * MB)} MB, ${m.samples} samples; idle ${fmt(m.idleMiB * MB)} MB)`,
@@ -233,7 +267,7 @@ function sizeRows(s: SizeResults): Row[] {
       goal: memGoal,
       verdict: judge(m.maxMiB * MB <= 300, s.posts, true),
     });
-  } else rows.push(failed('Server RSS under the search load', memGoal));
+  } else rows.push(failed('server-rss', 'Server RSS under the search load', memGoal));
   return rows;
 }
 
@@ -253,11 +287,14 @@ export function renderReport(results: RunResults): string {
   const m = results.machine;
   const rows = rowsFor(results);
   const out: string[] = [];
-  out.push('# Benchmark results (issue 7)', '');
+  // A full run's report is bench/notes/core-run.md (the dashboard is RESULTS.md); a quick one's RESULTS.quick.md.
+  const json = results.mode === 'quick' ? 'results.quick.json' : '../results.json';
+  out.push(results.mode === 'quick' ? '# Benchmark results (quick run)' : '# The core figures of the last full run');
+  out.push('');
   if (results.mode === 'quick') out.push('> **Quick smoke run** (`--quick`): small corpus, few repetitions. Not a result; run the full suite for figures.', '');
   out.push(
     `Generated by \`${results.command}\` — started ${results.startedAt}, ${results.seconds !== undefined ? `took ${Math.round(results.seconds / 60)} min` : 'did not finish'}. ` +
-      `Sizes: ${results.sizes.map((s) => posts(s.posts)).join(', ') || 'none'}. Every number below is from this one run; raw per-repetition data is in [results${results.mode === 'quick' ? '.quick' : ''}.json](results${results.mode === 'quick' ? '.quick' : ''}.json).`,
+      `Sizes: ${results.sizes.map((s) => posts(s.posts)).join(', ') || 'none'}. Every number below is from this one run; raw per-repetition data is in [${json.replace('../', '')}](${json}).`,
     '',
     '| figure | corpus | ours | anchor(s) in the same run | ratio | goal | met? |',
     '|---|---|---|---|---|---|---|',

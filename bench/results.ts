@@ -10,7 +10,7 @@ import type { TagFigure } from './tags.ts';
 import type { UploadResult } from './upload.ts';
 import type { WebhookDrainResult } from './webhook-drain.ts';
 
-/** Everything one run measured: written to bench/results.json, rendered into bench/RESULTS.md. */
+/** Everything one run measured: written to bench/results.json, read by the dashboard (bench/dashboard.ts). */
 export interface SizeResults {
   posts: number;
   seedSeconds: number;

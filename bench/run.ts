@@ -3,8 +3,9 @@
  *
  * Every figure is measured next to its anchor in the same run, on this machine. The run uses its
  * own DATA_DIR under os.tmpdir() and its own index prefix, removes both when it ends (also on
- * Ctrl-C), and writes bench/RESULTS.md and bench/results.json (bench/RESULTS.quick.md and
- * bench/results.quick.json for --quick, which are not committed).
+ * Ctrl-C), and writes bench/results.json and the full report bench/notes/core-run.md, then rewrites
+ * the dashboard bench/RESULTS.md from the data (bench/dashboard.ts). --quick writes
+ * bench/RESULTS.quick.md and bench/results.quick.json instead (not committed) and leaves the dashboard alone.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import { startServerProcess, type ServerProcess } from './lib/server-process.ts'
 import { maxOf, median } from './lib/stats.ts';
 import { mergeRss, readRss, sampleRss, type RssSummary } from './memory.ts';
 import { benchReindex } from './reindex.ts';
+import { writeDashboard } from './dashboard.ts';
 import { renderReport, withForeignSections } from './report.ts';
 import type { RunParams, RunResults, SizeResults } from './results.ts';
 import { benchSearch } from './search.ts';
@@ -45,7 +47,7 @@ const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--kee
   --keep                  leave the data directories and indices in place (for poking at them)
   --only webhook-drain    measure only the webhook backlog drain; its result replaces that figure
                           in the existing results file (the other figures keep their run's numbers)
-  --only SECTION          run one feature section (below) alone; its block in RESULTS.md is replaced
+  --only SECTION          run one feature section (below) alone; its rows in RESULTS.md are replaced
                           (--sizes, when given, is passed to it; otherwise it picks its own size)
   --only core             the core figures above without the feature sections
   --drain-deliveries N    deliveries in the webhook drain (default 50000; 10000 with --quick)
@@ -218,16 +220,22 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
   return out;
 }
 
-const resultFiles = (quick: boolean) => {
-  const suffix = quick ? '.quick' : '';
-  return { md: path.join(ROOT, 'bench', `RESULTS${suffix}.md`), json: path.join(ROOT, 'bench', `results${suffix}.json`) };
-};
+const resultFiles = (quick: boolean) =>
+  quick
+    ? { md: path.join(ROOT, 'bench', 'RESULTS.quick.md'), json: path.join(ROOT, 'bench', 'results.quick.json') }
+    : { md: path.join(ROOT, 'bench', 'notes', 'core-run.md'), json: path.join(ROOT, 'bench', 'results.json') };
 
+/** The run's JSON and its full report; a full run then rewrites the dashboard from the data. */
 function write(results: RunResults, quick: boolean): { md: string; json: string } {
   const { md, json } = resultFiles(quick);
   fs.writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
-  const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '';
-  fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
+  if (quick) {
+    const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '';
+    fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
+  } else {
+    fs.writeFileSync(md, renderReport(results));
+    writeDashboard();
+  }
   return { md, json };
 }
 

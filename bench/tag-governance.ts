@@ -5,7 +5,7 @@
  *    figure without it;
  *  - tagAny (an OR group of two tags) against tagInclude of one tag, same corpus, same run.
  * Seeds through the kernel's batch seeding and indexes with the real reindex, then measures the
- * server as a child process. Prints JSON and a Markdown row for bench/RESULTS.md's notes.
+ * server as a child process. Prints JSON and a Markdown row for a study in bench/notes/.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';

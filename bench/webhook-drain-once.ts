@@ -1,7 +1,7 @@
 /**
  * One webhook drain (webhook-drain.ts: ours between anchors, checked at the receivers) printed as
  * one JSON line, without rewriting RESULTS.md or results.json: for comparing runtimes or commits
- * by alternating runs of it from each tree (issue 28, bench/RESULTS.md "node24"), e.g.
+ * by alternating runs of it from each tree (issue 28, bench/notes/node24.md), e.g.
  *
  *   /usr/bin/node --import tsx bench/webhook-drain-once.ts 20000 3 node20
  *   npx tsx bench/webhook-drain-once.ts 20000 3 node24

@@ -1,8 +1,8 @@
 /**
  * The compiled JavaScript the server and the CLI run as (docs/operations/runtime.md): esbuild bundles of
  * src/main.ts (server.js), src/cli/main.ts (cli.js) and the two worker threads (workers/*.js), npm
- * packages left as imports. Measured against tsx at run time: the CLI starts with 0.5 s of CPU
- * instead of 1.2 s, the server holds less memory.
+ * packages left as imports. Measured against tsx at run time, the CLI starts with less than half the
+ * CPU and the server holds less memory (bench/notes/code-figures.md).
  *
  * The output goes to dist/<hash of the sources>/, so a build is never stale: whoever runs it
  * (npm start, bin/imgpost.js, the tests' child processes) asks ensureBuild() for the directory that
@@ -92,7 +92,7 @@ async function build(outdir) {
     plugins: [sourceUrl],
     logLevel: 'warning',
   });
-  // The build runs in the process that then serves: esbuild's service process (about 50 MB) would
+  // The build runs in the process that then serves: esbuild's service process (tens of MB) would
   // otherwise stay beside the server for its whole life.
   await esbuild.stop();
 }

@@ -46,13 +46,14 @@ function isFlatAndClean(value: unknown): boolean {
 
 /**
  * Lines written together once per turn of the event loop, with one system call (stderr stays
- * synchronous underneath). The server logs a line per request; writing each alone was 7 % of
- * `/image/search`'s CPU (issue 28). A warning or error is written at once, after what is pending;
+ * synchronous underneath). The server logs a line per request; writing each alone was a visible share
+ * of `/image/search`'s CPU (issue 28; bench/notes/image-search.md). A warning or error is written at
+ * once, after what is pending;
  * so is everything at exit.
  */
 function batchedStderr(): { write(line: string): void; flush(): void } {
   // Joined here, not in sonic-boom's buffer: its flushSync also calls fsync, which a pipe refuses
-  // with an exception (1 % of the CPU by itself).
+  // with an exception, which costs CPU by itself.
   const dest = pino.destination({ fd: 2, sync: true });
   let pending = '';
   let scheduled = false;

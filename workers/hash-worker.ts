@@ -124,8 +124,8 @@ async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
 }
 
 const webp = (image: Sharp, path: string) =>
-  // Effort 2, not the default 4: measured on a 1-MP JPEG, 71 against 110 ms for both sizes
-  // with files about 5 % larger; thumbnails are most of an upload's CPU time.
+  // Effort 2, not the default 4: much cheaper for files a little larger (measured on a 1-MP JPEG:
+  // bench/notes/code-figures.md); thumbnails are most of an upload's CPU time.
   image.webp({ quality: 80, effort: 2 }).toFile(path);
 
 /**

@@ -25,7 +25,7 @@ export interface ReceiversReport {
 type Msg = { secrets?: string[]; expect?: number; report?: boolean };
 
 // Strings, not Buffers: on Node 24, createHmac with a Buffer key throws and catches two errors per
-// call to learn that it is not a KeyObject (24 against 5 µs; bench/RESULTS.md "node24"), which
+// call to learn that it is not a KeyObject (bench/notes/node24.md), which
 // would load the receivers' side of a Node 24 drain and not a Node 20 one.
 let secrets: string[] = [];
 let expected = Number.POSITIVE_INFINITY;

@@ -7,6 +7,11 @@ import sharp from 'sharp';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** A command line as it is written down: absolute paths of the box it ran on become DIR. */
+export function scrubPaths(command: string): string {
+  return command.replace(/(^|[\s='"(])\/(?:[\w.+-]+\/)*[\w.+-]+/g, '$1DIR');
+}
+
 /** A fresh directory under os.tmpdir(); the run removes it when it ends. */
 export function tempDir(label: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `imgpost-bench-${label}-`));
@@ -65,7 +70,7 @@ async function esNodeInfo(esUrl: string): Promise<{ version: string; heap: strin
   }
 }
 
-function gitCommit(): string {
+export function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workers', 'es-mappings'], { cwd: ROOT, encoding: 'utf8' }).trim();

@@ -4,14 +4,17 @@
  * alone. A section builds its own corpus (see ./standalone.ts), so running one alone measures the
  * same thing as running it inside the full suite.
  *
- * Its result goes to bench/sections/NAME.json and into bench/RESULTS.md between
- * `<!-- NAME:start -->` and `<!-- NAME:end -->`, which the core report keeps when it is rewritten
- * (report.ts withForeignSections), so one section can be re-run without touching the others.
+ * Its result goes to bench/sections/NAME.json, its rows into the dashboard (bench/RESULTS.md, rewritten
+ * by bench/dashboard.ts), and its table with the notes to bench/notes/NAME.md between
+ * `<!-- NAME:start -->` and `<!-- NAME:end -->` (text outside the markers is kept), so one section can
+ * be re-run without touching the others. A --quick run writes bench/sections-quick/ and its block in
+ * bench/RESULTS.quick.md instead.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from './env.ts';
+import { writeDashboard } from '../dashboard.ts';
+import { gitCommit, ROOT } from './env.ts';
 
 export type Verdict = 'met' | 'missed' | 'none';
 
@@ -53,6 +56,8 @@ export interface SectionReport extends SectionOutcome {
   name: string;
   command: string;
   measuredAt: string;
+  /** the checkout measured (`git rev-parse --short HEAD`); absent in reports from before it was kept */
+  commit?: string;
   seconds: number;
   /** the 1-minute load average at the start and the end: other work on the shared box */
   loadAverage: { start: number; end: number };
@@ -66,7 +71,10 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
     `<!-- ${r.name}:start -->`,
     `## ${r.title}`,
     '',
-    `Measured by \`${r.command}\` at ${r.measuredAt} in ${Math.round(r.seconds)} s (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end). Raw figures: [${dir}/${r.name}.json](${dir}/${r.name}.json).`,
+    `Measured by \`${r.command}\` at ${r.measuredAt}${r.commit ? ` on commit ${r.commit}` : ''}` +
+      ` in ${Math.round(r.seconds)} s` +
+      ` (load average ${r.loadAverage.start} at the start, ${r.loadAverage.end} at the end).` +
+      ` Raw figures: [${dir}/${r.name}.json](${dir}/${r.name}.json).`,
     '',
     '| figure | corpus | ours | anchor in the same run | ratio | goal | met? |',
     '|---|---|---|---|---|---|---|',
@@ -77,18 +85,24 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
   return out.join('\n');
 }
 
-/** Writes the section's JSON and replaces (or appends) its block in RESULTS.md (or RESULTS.quick.md). */
+/**
+ * Writes the section's JSON and replaces (or appends) its block in bench/notes/NAME.md, then rewrites
+ * the dashboard; with --quick, the JSON under sections-quick/ and the block in RESULTS.quick.md.
+ */
 export function writeSection(r: SectionReport, quick: boolean): { md: string; json: string } {
   const dir = path.join(ROOT, 'bench', quick ? 'sections-quick' : 'sections');
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, `${r.name}.json`);
   fs.writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
-  const md = path.join(ROOT, 'bench', quick ? 'RESULTS.quick.md' : 'RESULTS.md');
-  const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : '# Benchmark results\n';
-  const block = renderSection(r, path.basename(dir));
+  const md = quick ? path.join(ROOT, 'bench', 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'notes', `${r.name}.md`);
+  const previous = fs.existsSync(md) ? fs.readFileSync(md, 'utf8') : quick ? '# Benchmark results\n' : '';
+  const block = renderSection(r, quick ? path.basename(dir) : '../sections');
   const existing = new RegExp(`<!-- ${r.name}:start -->[\\s\\S]*?<!-- ${r.name}:end -->`);
-  const next = existing.test(previous) ? previous.replace(existing, () => block) : `${previous.trimEnd()}\n\n${block}\n`;
+  const next = existing.test(previous)
+    ? previous.replace(existing, () => block)
+    : `${previous.trimEnd()}\n\n${block}\n`.trimStart();
   fs.writeFileSync(md, next);
+  if (!quick) writeDashboard();
   return { md, json };
 }
 
@@ -102,6 +116,7 @@ export async function runSection(section: BenchSection, ctx: SectionContext, com
     name: section.name,
     command,
     measuredAt: new Date(started).toISOString(),
+    commit: gitCommit(),
     seconds: (Date.now() - started) / 1000,
     loadAverage: { start, end: load() },
     ...outcome,

@@ -3,7 +3,7 @@
  * src/webhooks/send.ts: the same address-checking keep-alive agents (node-fetch hands the agent
  * to http.request), a time-out until headers, a bounded drain of the response, one retry on a
  * reset. Delivery uses http.request, since this costs about twice the CPU per delivery (issue 28,
- * bench/RESULTS.md); the drain bench runs it beside ours in the same run (`--drain-node-fetch`) so
+ * bench/notes/image-search.md); the drain bench runs it beside ours in the same run (`--drain-node-fetch`) so
  * the difference stays measured, e.g. on a newer Node.js or node-fetch.
  */
 import fetch, { FetchError } from 'node-fetch';

@@ -1,8 +1,11 @@
-/** The page-view load's results (bench/load/page-views.ts): kept by label in bench/load/pageviews.json, rendered into bench/RESULTS.md. */
+/**
+ * The page-view load's results (bench/load/page-views.ts): kept by label in bench/load/pageviews.json,
+ * rendered into bench/notes/page-views.md; the dashboard (bench/dashboard.ts) takes its rows from the JSON.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Machine } from '../lib/env.ts';
-import { ROOT } from '../lib/env.ts';
+import { ROOT, scrubPaths } from '../lib/env.ts';
 import { fmt } from '../lib/stats.ts';
 import type { Mix } from './person.ts';
 
@@ -81,7 +84,7 @@ export function renderRun(r: PageViewRun): string {
   const lines = [
     `### ${r.label}`,
     '',
-    `\`${r.command}\`, started ${r.startedAt} (commit ${r.machine.commit}, Node ${r.machine.node}, Elasticsearch ${r.machine.elasticsearch} with ${r.machine.elasticsearchHeap} heap; load average ${r.machine.loadAverage.length ? `${r.machine.loadAverage.join(' / ')} at the start, ` : ''}${r.loadAverageEnd.join(' / ')} at the end).`,
+    `\`${scrubPaths(r.command)}\`, started ${r.startedAt} (commit ${r.machine.commit}, Node ${r.machine.node}, Elasticsearch ${r.machine.elasticsearch} with ${r.machine.elasticsearchHeap} heap; load average ${r.machine.loadAverage.length ? `${r.machine.loadAverage.join(' / ')} at the start, ` : ''}${r.loadAverageEnd.join(' / ')} at the end).`,
     '',
     `${r.clients} people, ${r.thinkMs ? `exponential think time of ${r.thinkMs} ms mean between actions` : 'no think time (each starts the next action when the last ends)'}, ${r.warmupSeconds} s warm-up not counted, then ${fmt(r.seconds)} s measured on ${r.posts.toLocaleString('en')} posts. ` +
       `**${views.toLocaleString('en')} page views, ${fmt(views / r.seconds)} page views/s, p50 ${ms(r.pageViews.p50)}, p99 ${ms(r.pageViews.p99)}, ${errors} errors.** ` +
@@ -119,18 +122,19 @@ export function renderPageViews(run: PageViewRun): string {
   return renderRun(run);
 }
 
-/** Keeps the run under its label and rewrites the "Page views" section of bench/RESULTS.md with every kept run. */
+/** Keeps the run under its label and, unless told not to, rewrites bench/notes/page-views.md with every kept run. */
 export function writePageViews(run: PageViewRun, o: { appendToResults: boolean }): void {
   const kept = fs.existsSync(FILE) ? (JSON.parse(fs.readFileSync(FILE, 'utf8')) as { runs: Record<string, PageViewRun> }) : { runs: {} };
   kept.runs[run.label] = run;
   fs.writeFileSync(FILE, `${JSON.stringify(kept)}\n`);
   if (!o.appendToResults) return;
-  const START = '<!-- pageviews:start -->';
-  const END = '<!-- pageviews:end -->';
-  const section = `${START}\n## Page views (issue 28)\n\nWritten by \`bench/load/page-views.ts\` (docs/operations/benchmarks.md); raw figures in [load/pageviews.json](load/pageviews.json).\n\n${Object.values(kept.runs).map(renderRun).join('\n')}${END}`;
-  const file = path.join(ROOT, 'bench/RESULTS.md');
-  const current = fs.readFileSync(file, 'utf8');
-  const at = current.indexOf(START);
-  const endAt = current.indexOf(END);
-  fs.writeFileSync(file, at >= 0 && endAt > at ? current.slice(0, at) + section + current.slice(endAt + END.length) : `${current.trimEnd()}\n\n${section}\n`);
+  const intro =
+    '# Page views (issue 28)\n\n' +
+    '<!-- Written by bench/load/page-views.ts from bench/load/pageviews.json; ' +
+    'an edit by hand is lost at the next run. -->\n\n' +
+    'Every kept run of `bench/load/page-views.ts`, by label; raw figures in ' +
+    '[../load/pageviews.json](../load/pageviews.json). ' +
+    'The dashboard shows the latest run of 30 minutes or more. `--corpus DIR` is a corpus kept by `bench/load/corpus.ts`.\n\n';
+  const runs = Object.values(kept.runs).map(renderRun).join('\n');
+  fs.writeFileSync(path.join(ROOT, 'bench/notes/page-views.md'), `${intro}${runs}`);
 }

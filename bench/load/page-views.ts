@@ -11,7 +11,8 @@
  *
  * --corpus DIR reuses a kept corpus (bench/load/corpus.ts; seeded on first use); without it a
  * temporary one of --posts posts is made and removed. The result is kept under --label in
- * bench/load/pageviews.json and the "Page views" section of bench/RESULTS.md.
+ * bench/load/pageviews.json; unless --no-append, bench/notes/page-views.md and the dashboard
+ * (bench/RESULTS.md) are rewritten from it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { cpuWindow, elasticsearchPid, type CpuSpent } from '../lib/cpu.ts';
+import { writeDashboard } from '../dashboard.ts';
 import { machineInfo } from '../lib/env.ts';
 import { Histogram } from '../lib/histogram.ts';
 import { startServerProcess, type ServerProcess } from '../lib/server-process.ts';
@@ -211,7 +213,8 @@ async function main(): Promise<number> {
     const md = renderPageViews(run);
     process.stdout.write(md);
     writePageViews(run, { appendToResults: !a['no-append'] });
-    log(`wrote bench/load/pageviews.json${a['no-append'] ? '' : ' and the Page views section of bench/RESULTS.md'}`);
+    if (!a['no-append']) writeDashboard();
+    log(`wrote bench/load/pageviews.json${a['no-append'] ? '' : ', bench/notes/page-views.md and bench/RESULTS.md'}`);
     return KINDS.some((k) => errors.get(k)!.count > 0) ? 1 : 0;
   } catch (err) {
     log(`FAILED: ${(err as Error).stack}${server ? `\n--- server stderr ---\n${server.tail()}` : ''}`);

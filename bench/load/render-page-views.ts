@@ -1,6 +1,10 @@
-/** `npx tsx bench/load/render-page-views.ts`: rewrites the "Page views" section of bench/RESULTS.md from bench/load/pageviews.json (after a change to the rendering). */
+/**
+ * `npx tsx bench/load/render-page-views.ts`: rewrites bench/notes/page-views.md and the dashboard from
+ * bench/load/pageviews.json (after a change to the rendering).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeDashboard } from '../dashboard.ts';
 import { ROOT } from '../lib/env.ts';
 import { writePageViews, type PageViewRun } from './page-views-report.ts';
 
@@ -8,3 +12,4 @@ const kept = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.js
 const runs = Object.values(kept.runs);
 if (runs.length === 0) throw new Error('bench/load/pageviews.json holds no run');
 writePageViews(runs[runs.length - 1], { appendToResults: true });
+writeDashboard();

@@ -7,7 +7,8 @@
  * of post search, image search, list, get, edit and upload for `seconds`. Every write fans out to
  * every webhook. Reports errors (the goal is none), p50/p90/p99 per endpoint, webhook delivery
  * completeness and lag, and the server's RSS over time; writes bench/load/RESULTS.md and
- * bench/load/results.json and puts the same section under "Load" in bench/RESULTS.md.
+ * bench/load/results.json, and rewrites the dashboard (bench/RESULTS.md), whose mixed-load rows come
+ * from that JSON.
  * Exit status 1 when a request failed or a webhook delivery did not arrive.
  */
 import crypto from 'node:crypto';
@@ -23,6 +24,7 @@ import { createLogger } from '../../src/log.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { WORDS } from '../../src/seed/words.ts';
+import { writeDashboard } from '../dashboard.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from '../lib/env.ts';
 import { startServerProcess, type ServerProcess } from '../lib/server-process.ts';
 import { maxOf, percentile } from '../lib/stats.ts';
@@ -35,7 +37,7 @@ const USAGE = `Usage: npx tsx bench/load/run.ts [--seconds 300] [--clients 50] [
   --clients N    closed-loop clients (default 50)
   --posts N      seeded corpus size (default 100000, the size issue 8 names)
   --webhooks N   webhooks subscribed to every event, on a loopback receiver (default 5)
-  --no-append    write bench/load/RESULTS.md only, not the Load section of bench/RESULTS.md
+  --no-append    do not rewrite bench/RESULTS.md now (it reads bench/load/results.json when next rewritten)
   --keep         leave the data directory and index in place
 
 Exit status 1 when a request failed or a webhook delivery did not arrive.
@@ -291,7 +293,7 @@ async function main(): Promise<number> {
     const outDir = path.join(ROOT, 'bench/load');
     fs.writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(path.join(outDir, 'RESULTS.md'), `# Load results (issue 8)\n\n${md}`);
-    if (!args['no-append']) appendToResults(path.join(ROOT, 'bench/RESULTS.md'), md);
+    if (!args['no-append']) writeDashboard();
     process.stdout.write(md);
     const failed = report.endpoints.reduce((n, e) => n + e.errors, 0);
     return failed === 0 && report.fanOut.delivered === expected ? 0 : 1;
@@ -301,18 +303,6 @@ async function main(): Promise<number> {
   } finally {
     await cleanup();
   }
-}
-
-/** Replaces the "Load" section of bench/RESULTS.md (between markers), or appends one. */
-function appendToResults(file: string, md: string): void {
-  const START = '<!-- load:start -->';
-  const END = '<!-- load:end -->';
-  const section = `${START}\n## Load\n\n${md}${END}\n`;
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const at = current.indexOf(START);
-  const endAt = current.indexOf(END);
-  const next = at >= 0 && endAt > at ? current.slice(0, at) + section + current.slice(endAt + END.length + 1) : `${current.trimEnd()}\n\n${section}`;
-  fs.writeFileSync(file, next);
 }
 
 process.exitCode = await main();

@@ -38,8 +38,8 @@ export class SessionSealer {
     // HKDF gives a uniform 256-bit key whatever the secret's form, and binds it to this one use,
     // so the same SESSION_SECRET could safely key something else later. Held as a KeyObject: on
     // Node 24 a Buffer key costs every createCipheriv/createDecipheriv two thrown and caught
-    // TypeErrors (its isKeyObject/isCryptoKey checks), 53-64 against 5-10 µs per call
-    // (bench/RESULTS.md "node24"), and every request with a session cookie opens one.
+    // TypeErrors (its isKeyObject/isCryptoKey checks), several times the call's own cost
+    // (bench/notes/node24.md), and every request with a session cookie opens one.
     this.key = crypto.createSecretKey(Buffer.from(crypto.hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'imgpost', 'nmsl_cookie/aes-256-gcm/v1', 32)));
   }
 

@@ -29,10 +29,10 @@ export interface DatabaseSnapshot {
  * The copy runs as ONE backup step, i.e. inside one read transaction. In WAL mode a reader never
  * blocks writers, so the server keeps committing uploads meanwhile; and the step sees one consistent
  * state. Copying in many small steps instead would restart from the first page whenever the server
- * (another connection) commits in between, which under steady uploads may never finish. Measured on
- * the 2-core test machine: a 308 MB database copied in one step in 2.5 s while another process
- * inserted every 5 ms (slowest insert 20 ms); in steps of 1000 pages the same copy restarted 271
- * times and finished only once that writer stopped.
+ * (another connection) commits in between, which under steady uploads may never finish: measured
+ * with a writer inserting all along, the stepped copy kept restarting and finished only once the
+ * writer stopped, while the one-step copy finished with the writer barely slowed
+ * (bench/notes/code-figures.md).
  */
 export async function snapshotDatabase(dataDir: string, target: string): Promise<DatabaseSnapshot> {
   const sourceFile = path.join(dataDir, DATABASE_FILE);

@@ -5,8 +5,8 @@ import type { Db } from './sqlite.ts';
 
 /**
  * A repository's statements, each prepared on first use and kept: preparing (parsing and planning)
- * costs about as much as running the small lookups repositories make, on every request (measured:
- * 5 % of a searching server's CPU went to prepare()).
+ * costs about as much as running the small lookups repositories make, on every request (measured
+ * in a searching server's profile: bench/notes/issue-16.md).
  */
 export function statementCache(db: Db): (sql: string) => Statement {
   const statements = new Map<string, Statement>();

@@ -96,8 +96,9 @@ interface GalleryDeps {
 export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
   const router = new Router<AppState>();
   const statics = readStaticAssets();
-  // Built on the first request for a page (about 0.1 s), once per process: apps that never serve
-  // the gallery (tests, mostly) never pay for it. A failed build is a 500 and is tried again.
+  // Built on the first request for a page (not free: bench/notes/code-figures.md), once per process:
+  // apps that never serve the gallery (tests, mostly) never pay for it. A failed build is a 500 and
+  // is tried again.
   const clientScript = () => {
     script ??= bundleClient().catch((err: unknown) => {
       script = undefined;

@@ -30,7 +30,7 @@ export function dctHash(grey: Uint8Array): string {
         const cu = COS[u * N + x];
         const cv = v * N;
         // (cos_u * cos_v) * f[x][y], x outer / y inner: sharp-phash's exact rounding order.
-        // The serial sum bounds the speed (~0.2 ms); reassociating it would change rounding.
+        // The serial sum bounds the speed; reassociating it would change rounding.
         for (let y = 0; y < N; y++) sum += cu * COS[cv + y] * grey[y * N + x];
       }
       // c(u) c(v) / 4 with u, v >= 1 is exactly 0.25

@@ -97,15 +97,15 @@ function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: 
 
 /**
  * `idleMs` (the server): one worker always, the others only while work piles up, each leaving after
- * this long without any. A worker is an isolate with sharp loaded, about 18 MiB of the server's
- * memory, and a server mostly serves pages: under the page-view load at 1M posts (issue 28) the pool
- * gets a few images a second (post pages' similar lookups, uploads) and one worker is busy a tenth of
- * the time. piscina starts a worker whenever a task finds every worker busy, which at that rate kept
- * the second one alive for good; so the first worker has a pool of its own, and an urgent task goes to
- * the overflow pool only when the first already has one running and two waiting (OVERFLOW_AT): a
- * worker takes longer to start (~0.2 s) than the first takes to clear a task or two, so only a
- * backlog (an upload burst) is worth one, and each start and exit moves the server's memory by
- * ~15 MiB (the 30-minute page-view run with one waiting: per-minute medians spanning 8.6 %). Background work
+ * this long without any. A worker is an isolate with sharp loaded, a visible share of the server's
+ * memory, and a server mostly serves pages: under the page-view load the pool gets a few images a
+ * second (post pages' similar lookups, uploads) and one worker is mostly idle. piscina starts a worker
+ * whenever a task finds every worker busy, which at that rate kept the second one alive for good; so
+ * the first worker has a pool of its own, and an urgent task goes to the overflow pool only when the
+ * first already has one running and two waiting (OVERFLOW_AT): a worker takes longer to start than the
+ * first takes to clear a task or two, so only a backlog (an upload burst) is worth one, and each start
+ * and exit moves the server's memory (figures: bench/notes/image-search.md, "One hash worker while
+ * idle", and bench/notes/page-views.md). Background work
  * (thumbnails, robust descriptors) stays on the first worker and never starts another.
  * Without `idleMs` (jobs), all workers share one pool and live as long as it.
  */

@@ -14,8 +14,8 @@ import { issueCookie, type IssuedCookie } from '../accounts/session-cookie.ts';
 import type { Self } from '../accounts/user-repository.ts';
 import { PasskeyRepository, type ChallengeRecord, type PasskeySummary } from './repository.ts';
 
-// Loaded at the first ceremony, not at start-up: about 0.13 s that every CLI process and most
-// servers never need.
+// Loaded at the first ceremony, not at start-up: a start-up cost (bench/notes/code-figures.md) that
+// every CLI process and most servers never need.
 const webauthn = () => import('@simplewebauthn/server');
 
 /** docs/decisions.md §14: a challenge answers once, within 5 minutes. */

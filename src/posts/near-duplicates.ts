@@ -15,7 +15,7 @@ export interface NearMatch {
 /**
  * The near-duplicate check in two steps, so that concurrent uploads do not queue behind each other's
  * index round trip (under a mixed load that wait, held under the upload lock, was most of an
- * upload's 1.9 s p50):
+ * upload's latency: bench/notes/issue-16.md):
  *  1. `lookUp`, outside any lock: the posts up to the newest one at its start, `seenSeq`;
  *  2. `since`, under the upload lock just before the insert: the posts committed after `seenSeq`
  *     (concurrent uploads, an import beside the server), read from SQLite.

@@ -63,8 +63,8 @@ export function textContains(needle: string, resolved?: NeedleMatches): Clause {
   if (grams.length === 1) return { term: { text_grams: grams[0] } };
   // Longer: the needle's trigrams at consecutive positions, i.e. its characters one after another.
   // Exact, and read from the positions of the rarest terms: against trigram filters confirmed by a
-  // wildcard over every candidate's doc values it took post search p99 at 1M posts from 81.4 to
-  // 12.4 ms (bench/RESULTS.md, issue 16 section).
+  // wildcard over every candidate's doc values it cut post search's p99 at 1M posts several-fold
+  // (bench/notes/issue-16.md).
   return { span_near: { clauses: grams.map((g) => ({ span_term: { text_grams: g } })), slop: 0, in_order: true } };
 }
 

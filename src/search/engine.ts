@@ -83,10 +83,9 @@ const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total
  * and the aggregations if any, in one `_msearch`. A page that does not count can stop early on its
  * sort; size-0 requests are what the shard request cache keeps, so a repeated query's count and
  * facets are answered from it until the next refresh. Counting (and aggregating) every match was
- * most of a request's cost (issue 28, the endpoint's own engine requests straight to Elasticsearch,
- * 50 clients, 1M posts under 2 writes/s: faceted in one request 8.5 % of the plain request's rate,
- * split and cached 61.6 %; the plain request split the same way 210 %; at 100k without writes, split
- * without the cache 34.1 %). Both parts search the same index; a refresh landing between them can
+ * most of a request's cost (issue 28: the variants straight to Elasticsearch under writes,
+ * bench/notes/image-search.md, "Facet variants under writes"). Both parts search the same index; a
+ * refresh landing between them can
  * put one write's difference between the page and the count, as between any two requests.
  */
 async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {

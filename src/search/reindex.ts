@@ -63,8 +63,8 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
   const previous = (await es.indices.existsAlias({ name: postsIndex.alias })) ? Object.keys(await es.indices.getAlias({ name: postsIndex.alias })) : [];
   // Refresh stays on during the load. Switching it off (-1) would stall every write made meanwhile:
   // the write path indexes with refresh=wait_for, which on such an index waits for a manual refresh,
-  // i.e. until the whole load is done (measured here: 4 s for one write). Loading was not faster
-  // with it off either (30,000 posts: 5.6 s with -1, 3.6 s with 1s on the 2-core test machine).
+  // i.e. until the whole load is done. Loading was not faster with it off either (both measured:
+  // bench/notes/code-figures.md).
   const index = await postsIndex.createVersionedIndex({ number_of_replicas: 0, auto_expand_replicas: 'false' });
   postsIndex.forgetTargets();
   deps.log?.info('reindex: created index', { index, previous });
@@ -138,7 +138,8 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
 
     // A bulk load leaves dozens of segments, and every term lookup pays per segment (the similar-image
     // segment terms most: hundreds per query). Merging to one in the background, once the new index
-    // serves, took a 1M-post similar lookup from ~20 to ~5 ms; later writes add only small segments.
+    // serves, made a 1M-post similar lookup several times faster (bench/notes/code-figures.md); later
+    // writes add only small segments.
     if (opts.merge ?? true) {
       await es.indices
         .forcemerge({ index, max_num_segments: 1, wait_for_completion: false })

@@ -17,8 +17,9 @@ export interface ImplicationRunnerDeps {
 export const BATCH = 300;
 /**
  * The work of one pass (one transaction), in ms of the event loop: the job runs on the server's
- * thread, so a request arriving during a pass waits for it. 300 posts took ~480 ms on a loaded box
- * at 1M posts and raised `/image/search` p99 11-fold while the job ran; a slice bounds that wait.
+ * thread, so a request arriving during a pass waits for it. A whole batch per pass held the loop
+ * long enough to multiply `/image/search`'s p99 while the job ran (bench/notes/community.md); a slice
+ * bounds that wait.
  */
 export const SLICE_MS = 25;
 

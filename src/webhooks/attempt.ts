@@ -18,8 +18,8 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
 /**
  * The key goes in as the string (createHmac encodes it as UTF-8, the same bytes as a Buffer of it):
  * on Node 24 (not on 20), createHmac asks whether a Buffer key is a KeyObject or a CryptoKey by reading a
- * private slot and catching the TypeError, two thrown errors per signature (24 against 5 µs per
- * call on Node 24; issue 28, bench/RESULTS.md "node24"). A string skips both checks.
+ * private slot and catching the TypeError, two thrown errors per signature (several times the cost
+ * of the HMAC itself; issue 28, bench/notes/node24.md). A string skips both checks.
  */
 export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 

@@ -4,12 +4,12 @@
  * Why a thread: a webhook's deliveries go out one at a time, in order (docs/decisions.md §8), so its rate is
  * one delivery per round trip, and every round trip waits for a turn of the event loop that sends
  * it. On the thread that also serves HTTP, a busy server made each turn slow: under a 50-client mixed
- * load, events reached their receivers 39 s (p50) to 74 s (p99) after the write's response, while
- * the same dispatcher drains thousands per second on an idle loop. Its own loop, its own SQLite
+ * load, events reached their receivers tens of seconds after the write's response, while the same
+ * dispatcher drains thousands per second on an idle loop (bench/notes/issue-16.md). Its own loop, its own SQLite
  * connection (WAL; leases already keep several senders apart), the same WebhookDispatcher class.
  *
  * The thread starts with the first thing to send (a kick, or deliveries pending at start-up), not
- * with the server: a server whose webhooks see no traffic does not hold its ~20 MB.
+ * with the server: a server whose webhooks see no traffic does not hold its memory.
  *
  * This side only forwards: start, stop, kick, whenIdle and configure go over as messages; the
  * worker's log lines come back and are written by this process's logger; stats are mirrored.

@@ -2,8 +2,9 @@
  * One webhook POST over node:http(s) with the dispatcher's keep-alive agents (see ssrf.ts for why
  * reused connections still only ever reach checked addresses). Plain http.request rather than
  * node-fetch, which the design card names: it tells us whether a socket was reused, which the
- * retry below needs, and node-fetch cost about twice the CPU per delivery (issue 28, measured and
- * profiled in bench/RESULTS.md): node-fetch 3 streams every request body and every response
+ * retry below needs, and node-fetch cost much more CPU per delivery (issue 28, measured and
+ * profiled in bench/notes/image-search.md, "Webhook delivery on node-fetch"): node-fetch 3 streams
+ * every request body and every response
  * through stream.pipeline, and in Node 20 each pipeline makes an AbortController and, when it
  * finishes, an AbortError DOMException with a stack trace; plus its Request, Headers and Response
  * objects per delivery. The drain bench keeps measuring it (`--drain-node-fetch`).

@@ -7,8 +7,8 @@
  * within CELL_THRESHOLD bits (rule.ts).
  *
  * Why untrimmed: the trim follows content, and a watermark across a dark picture (a star field)
- * stops it elsewhere than on the original, which shifts every trimmed cell (measured: watermark
- * recall 85 % with trimmed cells, 96 % without; bench/robust/RESULTS.md). Borders and crops are the
+ * stops it elsewhere than on the original, which shifts every trimmed cell (watermark recall with
+ * trimmed and untrimmed cells: bench/notes/robust.md, eighth pass). Borders and crops are the
  * whole-picture hashes' job.
  * Why a quality per cell: a flat cell (sky, a plain background) hashes to whatever its noise says,
  * and plain cells of unrelated pictures would agree; they are not counted and not indexed.

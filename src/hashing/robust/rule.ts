@@ -17,25 +17,17 @@
  *      share the most terms with a (see below).
  * Condition 2 is what the index finds exactly: the lookup asks, per segment, the query's values and
  * their one-bit neighbours (`probes`: 17 terms per value, multi-index hashing's usual answer), so
- * stored terms and descriptors are as they were. Variants measured on the evaluation set
- * (bench/robust/RESULTS.md, "The index condition"), recall at 72 bits, goal rows met of 17, and the
- * share of unrelated pairs the condition admits as candidates:
- *   no index condition                15 of 17, caption 81.3 %, watermark 87.1 %, false matches 0.019 %
- *   2 exactly equal (the rule before) 12 of 17, caption 76.3 %, watermark 71.3 %, candidates 0.15 %
- *   2 within 1 bit                    15 of 17, caption 79.6 %, watermark 84.6 %, candidates 2.98 %
- *   3 within 1 bit (THE rule)         15 of 17, caption 79.6 %, watermark 81.3 %, candidates 0.75 %
- *   4 within 1 bit                    14 of 17, caption 77.5 %, watermark 78.8 %, candidates 0.30 %
- *   3 within 2 bits                   15 of 17, as with no condition, candidates 16 % (137 terms a value)
- * Three within one bit keeps what the probes win (less 3 points of watermark against two) at a
- * quarter of two's candidates; one exactly equal segment (the first integration) admitted 1.8 % (a
- * lookup of p50 596 ms at 20,000 posts). The probes' price is the lookup's: ~5,700 terms a request
- * instead of ~340, p99 271 ms against 126 at 1M posts in one loaded run (docs/robust-near-duplicates.md,
- * fourth pass); with the request's condition as `min_score` (fifth pass) p99 25.1 ms against 24.9.
+ * stored terms and descriptors are as they were. The variants of condition 2 (none; 2 exactly equal,
+ * the rule before; 2, 3 or 4 within 1 bit; 3 within 2 bits) were measured on the evaluation set for
+ * recall, goal rows met and the share of unrelated pairs admitted as candidates (bench/robust/RESULTS.md,
+ * "The index condition"): three within one bit keeps what the probes win at a fraction of two's
+ * candidates, and one exactly equal segment (the first integration) admitted far too many. The probes'
+ * price is the lookup's, many more terms a request (bench/notes/robust.md, fourth and fifth passes).
  * MIN_SHARED 2 and PROBE_RADIUS 0 give the exact rule back.
  * The rule counts a descriptor's hashes as they come (the full hash, then windows), so the caption
  * band's window that a descriptor may carry (descriptor.ts, band.ts; since format 2) is a window here, in
  * the distance and in condition 2 alike, and the index's terms include it: with it, the same rule
- * finds caption copies 95.8 % of the time (79.6 % without), 16 of 17 goal rows, false matches 0.018 %.
+ * finds caption copies it missed without (bench/notes/robust.md, sixth pass).
  */
 import { cellDistance, sharedCells, type Cells } from './cells.ts';
 import { matchDescriptors, MIN_QUALITY, type RobustMatch } from './descriptor.ts';

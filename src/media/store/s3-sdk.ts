@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 /**
  * The AWS SDK, loaded the first time an S3 client is made rather than when the media store's module
  * is imported: every process imports the store (the wiring offers both kinds), most run on the
- * local store, and the SDK costs about 0.1 s of start-up, paid by each of the hundreds of CLI
+ * local store, and the SDK adds to start-up (bench/notes/code-figures.md), paid by each of the hundreds of CLI
  * processes the test suite starts. `require` keeps the load synchronous, so the store's constructor
  * stays synchronous too.
  */

@@ -60,7 +60,7 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
             [{ favorites: { order: dir, missing: dir === 'desc' ? '_last' : '_first' } } as SortClause]
           : [];
   // The post number is unique, so it ends every tie: an `id` key after it would never decide an order,
-  // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals: measured
-  // at 1M posts, a date sort with an id key after it took ~1.5× the date sort alone).
+  // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals; its cost
+  // at 1M posts: bench/notes/core-run.md, "/image/search").
   return [...primary, { seq: { order: dir } }];
 }

@@ -9,8 +9,8 @@
  *     shared-term count exactly as `sharedTerms` counts it, condition 2), the MAX_CANDIDATES with
  *     the highest score, then the lowest post number (condition 4), in one request; only the sort
  *     values come back (no _source, no _id, `filter_path`). The cap replaced paging over every
- *     candidate: common segment values gave a few lookups up to ~16,000 of them at 1M posts, and
- *     building and sending those hits was the lookup's p99 (bench/RESULTS.md, "Robust near-duplicates").
+ *     candidate: common segment values gave a few lookups many thousands of them at 1M posts, and
+ *     building and sending those hits was the lookup's p99 (bench/notes/robust.md, second and third passes).
  *  2. Their descriptors from SQLite in one statement (number and descriptor only; the post's id,
  *     extension and date are read for the matches alone), and the rule itself (`robustMatch`) on each.
  * So the answer is exactly what a scan of SQLite under the same rule returns (scanRobust below; the
@@ -46,8 +46,8 @@ export const byScore = (a: RobustHit, b: RobustHit): number =>
  * Any one clause suffices here; the request drops the documents scoring below `condition.needed`
  * (`min_score`, candidateSeqs). The same documents in the same order as `minimum_should_match:
  * needed`, since the score is the clause count, but Lucene scores a plain disjunction in bulk and a
- * minimum-should-match one document at a time: Elasticsearch's `took` p50 17 → 5 ms at 1M posts
- * (bench/RESULTS.md, issue 25, fifth pass).
+ * minimum-should-match one document at a time, several times slower at 1M posts
+ * (bench/notes/robust.md, fifth pass).
  */
 export function candidateQuery(query: Descriptor, condition: IndexCondition = INDEX_CONDITION): Record<string, unknown> {
   const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS, condition.radius);
