@@ -39,7 +39,21 @@ export default tseslint.config(
     plugins: { '@stylistic': stylistic, sonarjs },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
-      '@stylistic/max-len': ['error', { code: 120, tabWidth: 2, ignoreUrls: true }],
+      // The formatter lays code out within 120 columns; what it cannot wrap is comments (scripts/rewrap-comments.mjs
+      // does, through `npm run format`) and single tokens. A string or template literal stays one token: cut into
+      // concatenations, a message, SQL statement, test title or table row can no longer be found by searching for
+      // the text, and a multi-line template (SQL, the API docs page's CSS) cannot be re-wrapped without changing it.
+      '@stylistic/max-len': [
+        'error',
+        {
+          code: 120,
+          tabWidth: 2,
+          ignoreUrls: true,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreRegExpLiterals: true,
+        },
+      ],
       // `_` marks a parameter kept for its position, or a value left out of a destructuring on purpose.
       '@typescript-eslint/no-unused-vars': [
         'error',
