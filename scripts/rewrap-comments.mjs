@@ -9,7 +9,8 @@
  *   comment line, a list item, a JSDoc tag, a table row or a fenced code block starts another.
  * - A one-line block comment (`/** … *\/`) too long for its line becomes a block of several lines.
  * - A comment at the end of a line of code moves to a line of its own above that code.
- * - A single word longer than the room left (a URL, a path) stays whole, over the limit.
+ * - A line indented further than its comment's prose (an example, a command), unless it is or hangs under a
+ *   list item, and a single word longer than the room left (a URL, a path) stay as they are, over the limit.
  *
  * Without file arguments it takes every TypeScript and JavaScript file git knows, except the generated
  * client schema. With `--check` it changes nothing and exits 1 when a file would change. Running it
@@ -82,13 +83,19 @@ function rewrapRun(lines, from, to, inBlock) {
   for (let i = 0; i < parsed.length; i++) {
     const p = parsed[i];
     if (p.text.trimStart().startsWith('```')) fenced = !fenced;
-    out.push({ ...p, paragraph: !fenced && i > 0 && continues(p.text) && p.lead === out[out.length - 1].next });
+    const previous = out[out.length - 1];
+    const paragraph = !fenced && i > 0 && previous.text !== '' && continues(p.text) && p.lead === previous.next;
+    // Prose starts one space after the comment marker; a line indented further (an example, a command) is
+    // left as it is, unless it hangs under a list item.
+    const root = paragraph ? previous.root : { lead: p.lead, fenced, item: LIST_ITEM.test(p.text) };
+    out.push({ ...p, paragraph, root });
     // A list item's later lines hang under its text.
     const item = LIST_ITEM.exec(p.text);
     if (item) out[out.length - 1].next = p.next + ' '.repeat(item[0].length);
   }
   for (let i = 0; i < out.length; i++) {
     const line = out[i];
+    if (line.root.fenced || !(line.root.item || /(\/\/|\*) $/.test(line.root.lead))) continue;
     while (line.lead.length + line.text.length > LIMIT) {
       const room = LIMIT - line.lead.length;
       const cut = line.text.lastIndexOf(' ', room);
@@ -99,7 +106,7 @@ function rewrapRun(lines, from, to, inBlock) {
       if (following && following.paragraph && following.lead === line.next && !following.text.startsWith('*/')) {
         following.text = `${rest} ${following.text}`;
       } else {
-        out.splice(i + 1, 0, { lead: line.next, next: line.next, text: rest, paragraph: true });
+        out.splice(i + 1, 0, { lead: line.next, next: line.next, text: rest, paragraph: true, root: line.root });
       }
     }
   }
