@@ -49,8 +49,8 @@ const layers = [
   ['src/cli', 'src/main.ts', 'workers'],
 ];
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const unitPattern = (unit) => `^${escape(unit)}${unit.endsWith('.ts') ? '$' : '/'}`;
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const unitPattern = (unit) => `^${escapeRegExp(unit)}${unit.endsWith('.ts') ? '$' : '/'}`;
 const allUnits = layers.flat();
 /** Units nested in a unit (src/webhooks/store in src/webhooks) are their own units. */
 const nestedIn = (unit) => allUnits.filter((u) => u !== unit && u.startsWith(`${unit}/`));

@@ -26,7 +26,7 @@ const out = path.resolve(a.out ?? fs.mkdtempSync('/tmp/isprof-'));
 fs.mkdirSync(out, { recursive: true });
 const preload = path.join(import.meta.dirname, 'lib/cpu-profile-preload.cjs');
 const server = await startServerProcess({ ...corpus.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(), CPU_PROFILE_DIR: out }, a.root ? path.resolve(a.root) : undefined);
-let summary = '';
+let summary: string;
 try {
   const list = bodies(corpus, 300);
   const task = async (i: number) => {

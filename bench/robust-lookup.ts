@@ -161,9 +161,17 @@ try {
     // the exact-term rule finds fewer: the matches it leaves out that ours finds, real or made up
     if (key(p) !== key(b)) exactDiffer++;
     const exactSeqs = new Set(p.map((m) => m.seq));
-    for (const m of b) if (!exactSeqs.has(m.seq)) (m.seq <= real.length ? addedReal++ : addedMadeUp++);
+    for (const m of b) {
+      if (exactSeqs.has(m.seq)) continue;
+      if (m.seq <= real.length) addedReal++;
+      else addedMadeUp++;
+    }
     const oursSeqs = new Set(b.map((m) => m.seq));
-    for (const m of p) if (!oursSeqs.has(m.seq)) (m.seq <= real.length ? exactOnlyReal++ : exactOnly++);
+    for (const m of p) {
+      if (oursSeqs.has(m.seq)) continue;
+      if (m.seq <= real.length) exactOnlyReal++;
+      else exactOnly++;
+    }
   }
   if (process.env.ROBUST_LOOKUP_SLOWEST) process.stderr.write(`slowest: ${ours.map((ms, i) => [i, ms]).sort((x, y) => y[1] - x[1]).slice(0, 6).map(([i, ms]) => `#${i} ${ms.toFixed(1)}`).join(', ')}\n`);
   const o = summarize(ours);

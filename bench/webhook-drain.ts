@@ -250,8 +250,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
+      let result: Awaited<ReturnType<typeof measure>>;
       try {
-        return await measure(receivers, count * hooks.length, async () => {
+        result = await measure(receivers, count * hooks.length, async () => {
           dispatcher.start();
           // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
           while (dispatcher.stats.delivered < count * hooks.length) {
@@ -262,9 +263,10 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         }, label && opts.onDrain ? () => opts.onDrain!(label) : undefined);
       } finally {
         await dispatcher.stop();
-        const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
-        if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
       }
+      const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
+      if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
+      return result;
     };
 
     // Warm-up, not counted: JIT compilation, first connections, SQLite's page cache.

@@ -67,7 +67,10 @@ function linkMedia(dataDir: string, rows: { id: string; ext: string }[], pool: {
     for (const [name, from] of [[`${r.id}.320.webp`, p.t320], [`${r.id}.1024.webp`, p.t1024], [`${r.id}.${r.ext}`, p.original]] as const) {
       const target = path.join(root, mediaKey(name));
       const shard = path.dirname(target);
-      if (!made.has(shard)) fs.mkdirSync(shard, { recursive: true }), made.add(shard);
+      if (!made.has(shard)) {
+        fs.mkdirSync(shard, { recursive: true });
+        made.add(shard);
+      }
       try {
         fs.linkSync(from, target);
       } catch (err) {

@@ -71,7 +71,10 @@ export function rssFlatness(run: PageViewRun, minutes = 10): { medians: number[]
   }
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of medians) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
+  for (const v of medians) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
   return { medians, spread: (hi - lo) / lo };
 }
 

@@ -17,7 +17,9 @@ export function lockDestination(dest: string): { release(): void } {
     db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS backup (at TEXT); COMMIT;');
   } catch (err) {
     db.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`another imgpost backup is writing to ${dest}`);
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new Error(`another imgpost backup is writing to ${dest}`, { cause: err });
+    }
     throw err;
   }
   return { release: () => db.close() };

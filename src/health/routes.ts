@@ -15,7 +15,7 @@ export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string })
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    let sqlite = false;
+    let sqlite: boolean;
     try {
       sqlite = deps.db.prepare('SELECT 1').pluck().get() === 1;
     } catch {

@@ -1,12 +1,12 @@
 import Router from '@koa/router';
 import { AppError } from '../errors.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppContext, AppState } from '../http/context.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
 import { IMAGE_EXTS, MIME_BY_EXT } from './store/formats.ts';
 import type { MediaRedirect } from './redirect.ts';
 import type { ImageStore } from './store/image-store.ts';
-import { RangeNotSatisfiableError, type ByteRange } from './store/media-store.ts';
+import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from './store/media-store.ts';
 
 
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
@@ -34,76 +34,122 @@ function parseRange(header: string): ByteRange | null | undefined {
  * presigned GET of the object instead (src/media/redirect.ts); ETag, Range and conditional requests
  * are then the bucket's. The Location is never logged (the request log has the route, not headers).
  */
-export function mediaRoutes(deps: { images: ImageStore; thumbnailer: Pick<Thumbnailer, 'ensure'>; mediaRedirect?: MediaRedirect }): Router<AppState> {
+export function mediaRoutes(deps: MediaDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/media/:image', async (ctx) => {
     const image = ctx.params.image;
-    if (!IMAGE_NAME.test(image)) throw new AppError('not_found', 'not found');
-    const to = deps.mediaRedirect && (await deps.mediaRedirect.locate(image));
-    if (deps.mediaRedirect && to !== 'stream') {
-      if (!to) throw new AppError('not_found', 'not found');
-      ctx.set('Location', to.url);
-      // private: a shared cache must not hand one client's signed URL to others past its life.
-      ctx.set('Cache-Control', `private, max-age=${to.maxAgeS}`);
-      // An explicitly empty body (Content-Length 0); Koa turns a null body into a 204, so the status follows it.
-      ctx.body = null;
-      ctx.status = 302;
-      return;
-    }
-    const rangeHeader = ctx.get('range');
-    // If-Range names the ETag, which needs the size: a range is asked for, and dropped below if it no longer matches.
-    const range = rangeHeader ? parseRange(rangeHeader) : undefined;
-    const open = async () => {
-      try {
-        const read = await deps.images.open(image, { range: range ?? undefined });
-        if (read && range === null) {
-          read.body.destroy();
-          return new RangeNotSatisfiableError(read.size);
-        }
-        return read;
-      } catch (err) {
-        if (err instanceof RangeNotSatisfiableError) return err;
-        throw err;
-      }
-    };
-    let read = await open();
-    // A post's thumbnail URLs are valid from its first response, but its thumbnails are made
-    // after it: one asked for before the background work reached it is made now.
-    if (!read && image.endsWith('.webp') && image.split('.').length === 3 && (await deps.thumbnailer.ensure(image))) read = await open();
-    if (!read) throw new AppError('not_found', 'not found');
-    const size = read instanceof RangeNotSatisfiableError ? read.size : read.size;
-    // A post's file never changes under its name, so name and size make a strong validator.
-    const etag = `"${image.slice(0, 36)}-${size.toString(16)}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('Accept-Ranges', 'bytes');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = MIME_BY_EXT[image.slice(image.lastIndexOf('.') + 1)];
-    const ifRange = ctx.get('if-range');
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag) || (range && ifRange && ifRange !== etag)) {
-      if (!(read instanceof RangeNotSatisfiableError)) read.body.destroy();
-      if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
-        ctx.status = 304;
-        return;
-      }
-      // If-Range no longer matches: the whole file.
-      read = await deps.images.open(image);
-      if (!read) throw new AppError('not_found', 'not found');
-    }
-    if (read instanceof RangeNotSatisfiableError) {
-      ctx.status = 416;
-      ctx.set('Content-Range', `bytes */${size}`);
-      ctx.body = { error: 'range not satisfiable' };
-      return;
-    }
-    if (read.range) {
-      ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${read.range.start}-${read.range.end}/${size}`);
-    } else {
-      ctx.status = 200;
-    }
-    ctx.length = read.length;
-    ctx.body = read.body;
+    if (!IMAGE_NAME.test(image)) throw notFound();
+    if (deps.mediaRedirect && (await redirected(ctx, deps.mediaRedirect, image))) return;
+    await serve(ctx, deps, image);
   });
   return router;
+}
+
+interface MediaDeps {
+  images: ImageStore;
+  thumbnailer: Pick<Thumbnailer, 'ensure'>;
+  mediaRedirect?: MediaRedirect;
+}
+
+/** What a read gives: the object (all of it or the range asked for), or the size a range missed. */
+type Read = ObjectRead | RangeNotSatisfiableError;
+
+const notFound = () => new AppError('not_found', 'not found');
+
+/** Answers 302 to the object's presigned URL unless the redirect says to stream this one; true when it answered. */
+async function redirected(ctx: AppContext, mediaRedirect: MediaRedirect, image: string): Promise<boolean> {
+  const to = await mediaRedirect.locate(image);
+  if (to === 'stream') return false;
+  if (!to) throw notFound();
+  ctx.set('Location', to.url);
+  // private: a shared cache must not hand one client's signed URL to others past its life.
+  ctx.set('Cache-Control', `private, max-age=${to.maxAgeS}`);
+  // An explicitly empty body (Content-Length 0); Koa turns a null body into a 204, so the status follows it.
+  ctx.body = null;
+  ctx.status = 302;
+  return true;
+}
+
+async function serve(ctx: AppContext, deps: MediaDeps, image: string): Promise<void> {
+  const rangeHeader = ctx.get('range');
+  // If-Range names the ETag, which needs the size: a range is asked for, and dropped below if it no longer matches.
+  const range = rangeHeader ? parseRange(rangeHeader) : undefined;
+  let read = await openRange(deps.images, image, range);
+  // A post's thumbnail URLs are valid from its first response, but its thumbnails are made
+  // after it: one asked for before the background work reached it is made now.
+  if (!read && isThumbnail(image) && (await deps.thumbnailer.ensure(image))) {
+    read = await openRange(deps.images, image, range);
+  }
+  if (!read) throw notFound();
+  const size = read.size;
+  const etag = setObjectHeaders(ctx, image, size);
+  // Not Koa's ctx.fresh: it never answers 304 to a request saying Cache-Control: no-cache, and fetch()
+  // sends that with every request that carries If-None-Match.
+  if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+    discard(read);
+    ctx.status = 304;
+    return;
+  }
+  const ifRange = ctx.get('if-range');
+  if (range && ifRange && ifRange !== etag) {
+    // If-Range no longer matches: the whole file.
+    discard(read);
+    read = await deps.images.open(image);
+    if (!read) throw notFound();
+  }
+  send(ctx, read, size);
+}
+
+/** The headers every answer about the object carries, whatever its status; returns the ETag. */
+function setObjectHeaders(ctx: AppContext, image: string, size: number): string {
+  // A post's file never changes under its name, so name and size make a strong validator.
+  const etag = `"${image.slice(0, 36)}-${size.toString(16)}"`;
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = MIME_BY_EXT[image.slice(image.lastIndexOf('.') + 1)];
+  return etag;
+}
+
+/** Opens the object for the range asked for; a range it cannot satisfy comes back as the error, with the size. */
+async function openRange(
+  images: ImageStore,
+  image: string,
+  range: ByteRange | null | undefined,
+): Promise<Read | undefined> {
+  try {
+    const read = await images.open(image, { range: range ?? undefined });
+    if (read && range === null) {
+      read.body.destroy();
+      return new RangeNotSatisfiableError(read.size);
+    }
+    return read;
+  } catch (err) {
+    if (err instanceof RangeNotSatisfiableError) return err;
+    throw err;
+  }
+}
+
+const isThumbnail = (image: string) => image.endsWith('.webp') && image.split('.').length === 3;
+
+function discard(read: Read): void {
+  if (!(read instanceof RangeNotSatisfiableError)) read.body.destroy();
+}
+
+function send(ctx: AppContext, read: Read, size: number): void {
+  if (read instanceof RangeNotSatisfiableError) {
+    ctx.status = 416;
+    ctx.set('Content-Range', `bytes */${size}`);
+    ctx.body = { error: 'range not satisfiable' };
+    return;
+  }
+  if (read.range) {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${read.range.start}-${read.range.end}/${size}`);
+  } else {
+    ctx.status = 200;
+  }
+  ctx.length = read.length;
+  ctx.body = read.body;
 }

@@ -43,8 +43,14 @@ export class DeletionRequestRepository {
   list(filter: { status?: RequestStatus; requesterId?: number }, offset: number, limit: number): { count: number; rows: DeletionRequestRecord[] } {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (filter.status) (where.push('status = ?'), args.push(filter.status));
-    if (filter.requesterId !== undefined) (where.push('requester_id = ?'), args.push(filter.requesterId));
+    if (filter.status) {
+      where.push('status = ?');
+      args.push(filter.status);
+    }
+    if (filter.requesterId !== undefined) {
+      where.push('requester_id = ?');
+      args.push(filter.requesterId);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const count = this.db.prepare(`SELECT count(*) FROM deletion_requests ${clause}`).pluck().get(...args) as number;
     const rows = limit === 0 ? [] : (this.db.prepare(`SELECT ${COLUMNS} FROM deletion_requests ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as DeletionRequestRecord[]);

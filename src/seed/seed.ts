@@ -97,6 +97,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   times.sort((a, b) => a - b);
   for (let i = 1; i < times.length; i++) {
     if (rnd.chance(0.03)) times[i] = times[i - 1];
+    // eslint-disable-next-line no-dupe-else-if -- a second draw, not the same condition
     else if (rnd.chance(0.03)) times[i] = times[i - 1] - (times[i - 1] % 1000) + rnd.int(0, 999);
   }
   for (let i = 1; i < times.length; i++) times[i] = Math.max(times[i], times[i - 1]);

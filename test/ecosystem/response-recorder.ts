@@ -100,7 +100,7 @@ export function readRecordings(files: string[]): RecordedResponse[] {
         return [JSON.parse(line) as RecordedResponse];
       } catch (err) {
         if (i === lines.length - 1) return [];
-        throw new Error(`${f}:${i + 1}: ${(err as Error).message}`);
+        throw new Error(`${f}:${i + 1}: ${(err as Error).message}`, { cause: err });
       }
     });
   });

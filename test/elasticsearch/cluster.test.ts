@@ -117,7 +117,7 @@ test.serial('a node killed with -9 under uploads, edits, deletes and searches: n
   const request = async (kind: string, path: string, init: RequestInit): Promise<{ status: number; body: any }> => {
     const started = performance.now();
     let status = -1;
-    let text = '';
+    let text: string;
     try {
       const res = await fetch(c.server.url + path, { ...init, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
       status = res.status;

@@ -119,7 +119,7 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   // Everything is searchable: the storm by its tag, the imports with it in the whole set.
   const searchAll = async (body: object): Promise<{ count: number; ids: Set<string> }> => {
     const ids = new Set<string>();
-    let count = 0;
+    let count: number;
     for (let offset = 0; ; offset += 100) {
       const res = await app.request(`/api/post/search?offset=${offset}&limit=100`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       t.is(res.status, 200);

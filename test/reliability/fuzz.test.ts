@@ -23,7 +23,7 @@ import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { fingerprint } from './fingerprint.ts';
 import { families, hugePartCase, zeroBombCases, type FuzzContext } from './fuzz-cases.ts';
-import { runPool, send, type RawRequest, type RawResponse } from './raw-http.ts';
+import { runPool, send, type RawRequest } from './raw-http.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);

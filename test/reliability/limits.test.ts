@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { createApp } from '../../src/app.ts';
 import { classify, rateLimit } from '../../src/http/rate-limit.ts';
 import { listen } from '../../src/server.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { eventually } from '../webhooks/receiver.ts';

@@ -103,7 +103,14 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
     tagsOf.get(row.seq)!.add(row.name);
   }
   let broken = 0;
-  for (const [seq, set] of tagsOf) for (const name of set) if (aliases.has(name) || [...closure(name)].some((c) => !set.has(c))) broken++, t.log(`post ${seq}: ${name} in ${[...set]}`);
+  for (const [seq, set] of tagsOf) {
+    for (const name of set) {
+      if (aliases.has(name) || [...closure(name)].some((c) => !set.has(c))) {
+        broken++;
+        t.log(`post ${seq}: ${name} in ${[...set]}`);
+      }
+    }
+  }
   t.is(broken, 0, 'no post carries an alias name, and every post carries the closure of its tags');
 
   // Every tag count: the API's against a plain count.

@@ -136,7 +136,7 @@ export function medianOf(values: Float64Array): number {
   const n = a.length;
   const k = n / 2 - 1;
   for (let i = 0; i < n; i++) {
-    if (a[i] !== a[i]) {
+    if (Number.isNaN(a[i])) {
       a.sort();
       return (a[k] + a[k + 1]) / 2;
     }

@@ -5,7 +5,6 @@
  */
 import { authenticationBody, loginOptionsBody, registrationBody } from '../../passkeys/schemas.ts';
 import { always, error, issues, json, signedIn, type Operation } from '../operation-kit.ts';
-import * as S from '../schemas.ts';
 import { z } from '../zod.ts';
 
 const CreationOptions = z

@@ -79,7 +79,7 @@ export function lex(src: string): Token[] {
     if (textEnd > textStart) push('text', src.slice(textStart, textEnd), textStart, textEnd);
     if (open === -1) break;
 
-    let p = open + 2 + (trimTrailing ? 2 : 0);
+    const p = open + 2 + (trimTrailing ? 2 : 0);
     if (src.startsWith('/*', p)) {
       const close = src.indexOf('*/', p + 2);
       if (close === -1) error(open, 'unclosed comment');

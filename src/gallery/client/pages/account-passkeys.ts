@@ -1,6 +1,6 @@
 /** The account page's passkeys (docs/decisions.md §14): add one (a browser ceremony), list, remove. Hidden when the server cannot offer them. */
 import { api, errorText, ok, type Schemas } from '../api.ts';
-import { field, formatDate, h, messageBox, replace } from '../dom.ts';
+import { field, formatDate, h, messageBox } from '../dom.ts';
 import { removableRows } from '../removable-rows.ts';
 import { features } from '../features.ts';
 import { addPasskey, ceremonyText } from '../passkey-ceremony.ts';
