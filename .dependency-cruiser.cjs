@@ -57,7 +57,10 @@ const nestedIn = (unit) => allUnits.filter((u) => u !== unit && u.startsWith(`${
 
 const layerRules = layers.flatMap((line, rank) =>
   line.map((unit) => {
-    const notLower = layers.slice(rank).flat().filter((u) => u !== unit);
+    const notLower = layers
+      .slice(rank)
+      .flat()
+      .filter((u) => u !== unit);
     const lower = layers.slice(0, rank).flat();
     return {
       name: `layer:${unit}`,

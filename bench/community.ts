@@ -35,7 +35,8 @@ function check(r: LoadResult, what: string): LoadResult {
 async function call(url: string, init: RequestInit, expect: number): Promise<void> {
   const res = await fetch(url, init);
   const text = await res.text();
-  if (res.status !== expect) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
+  if (res.status !== expect)
+    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
 }
 
 /** Seeded posts, `FANS` accounts favoriting 1-60 posts each with a skewed popularity, one reindex. */
@@ -53,18 +54,38 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
     const fav = db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
     for (let i = 0; i < FANS; i++) {
       const key = generateAccessKey();
-      const id = s.services.accounts.users.insert({ name: `fan_${i}`, email: null, passwordHash: 'none', accessKey: key, accessKeyDigest: accessKeyDigest(key), permission: 6, createdAt: new Date().toISOString() });
+      const id = s.services.accounts.users.insert({
+        name: `fan_${i}`,
+        email: null,
+        passwordHash: 'none',
+        accessKey: key,
+        accessKeyDigest: accessKeyDigest(key),
+        permission: 6,
+        createdAt: new Date().toISOString(),
+      });
       fans.push({ id, key });
-      for (let k = rnd.int(1, 60); k > 0; k--) favorites += fav.run(id, seqs[rnd.skewed(seqs.length, 3)], new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString()).changes;
+      for (let k = rnd.int(1, 60); k > 0; k--)
+        favorites += fav.run(
+          id,
+          seqs[rnd.skewed(seqs.length, 3)],
+          new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
+        ).changes;
     }
   })();
   s.services.postRepository.ensureTags(['bench_implied']);
-  const admin = await s.services.accounts.createUser({ name: 'bench_admin', password: 'correct horse battery', permission: 0x2 | 0x4 | 0x1000 });
+  const admin = await s.services.accounts.createUser({
+    name: 'bench_admin',
+    password: 'correct horse battery',
+    permission: 0x2 | 0x4 | 0x1000,
+  });
   log(`seeded ${posts} posts, ${favorites} favorites in ${fmt((nowMs() - t0) / 1000)} s; reindexing`);
   await reindex(s.services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
-  // The implication's source: the seeded tag carried by the number of posts nearest to 100k (or a tenth of a smaller corpus).
+  // The implication's source: the seeded tag carried by the number of posts nearest to 100k (or a tenth of a smaller
+  // corpus).
   const want = Math.min(100_000, posts / 10);
-  const source = db.prepare('SELECT name, post_count AS n FROM tags WHERE name GLOB ? ORDER BY abs(post_count - ?) LIMIT 1').get('[tT]ag_*', want) as { name: string; n: number };
+  const source = db
+    .prepare('SELECT name, post_count AS n FROM tags WHERE name GLOB ? ORDER BY abs(post_count - ?) LIMIT 1')
+    .get('[tT]ag_*', want) as { name: string; n: number };
   return { seed, ids, fans, favorites, admin, source };
 }
 
@@ -77,7 +98,8 @@ async function figure(name: string, task: (i: number) => Promise<void>, samples:
 }
 
 const show = (f: Figure) => `p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s`;
-const ratio = (ours: Figure, anchor: Figure) => `req/s ${fmt(ours.rps / anchor.rps)}×, p50 ${fmt(anchor.latency.p50 / ours.latency.p50)}×`;
+const ratio = (ours: Figure, anchor: Figure) =>
+  `req/s ${fmt(ours.rps / anchor.rps)}×, p50 ${fmt(anchor.latency.p50 / ours.latency.p50)}×`;
 
 export const section: BenchSection = {
   name: 'community',
@@ -92,13 +114,27 @@ export const section: BenchSection = {
       const c = await corpus(s, posts, log);
       const url = await s.startServer();
       const search = (body: (i: number) => unknown) => async (i: number) =>
-        call(`${url}/image/search?limit=24`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }, 200);
+        call(
+          `${url}/image/search?limit=24`,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
+          200,
+        );
 
       log('tagAny against tagInclude');
       // Popular and middling tags alike: pairs walk the seeded names.
       const pair = (i: number) => [c.seed.tags[(i * 7) % 200], c.seed.tags[(i * 13 + 1) % 200]];
-      const tagInclude = await figure('tagInclude', search((i) => ({ conditions: [{ type: 'tagInclude', value: pair(i)[0] }] })), samples, ms);
-      const tagAny = await figure('tagAny', search((i) => ({ conditions: pair(i).map((value) => ({ type: 'tagAny', value })) })), samples, ms);
+      const tagInclude = await figure(
+        'tagInclude',
+        search((i) => ({ conditions: [{ type: 'tagInclude', value: pair(i)[0] }] })),
+        samples,
+        ms,
+      );
+      const tagAny = await figure(
+        'tagAny',
+        search((i) => ({ conditions: pair(i).map((value) => ({ type: 'tagAny', value })) })),
+        samples,
+        ms,
+      );
 
       log('favorite toggles against post edits');
       const state = new Map<string, boolean>();
@@ -107,10 +143,22 @@ export const section: BenchSection = {
         const post = c.ids[(i * 7919) % c.ids.length];
         const on = !(state.get(`${fan.id}:${post}`) ?? false);
         state.set(`${fan.id}:${post}`, on);
-        await call(`${url}/api/post/${post}/favorite`, { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': fan.key } }, 204);
+        await call(
+          `${url}/api/post/${post}/favorite`,
+          { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': fan.key } },
+          204,
+        );
       };
       const edit = async (i: number) =>
-        call(`${url}/api/post/${c.ids[(i * 7919) % c.ids.length]}`, { method: 'PUT', headers: { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' }, body: JSON.stringify({ text: `edit ${i}` }) }, 200);
+        call(
+          `${url}/api/post/${c.ids[(i * 7919) % c.ids.length]}`,
+          {
+            method: 'PUT',
+            headers: { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' },
+            body: JSON.stringify({ text: `edit ${i}` }),
+          },
+          200,
+        );
       // Each loop warmed up first (a cold first window of edits measured 71-96 edits/s against
       // 108-217 in the next ones, on either runtime), and timed with the CPU it cost the server and
       // the engine: an edit waits for its group's bulk and explicit refresh, so its rate is mostly
@@ -126,34 +174,112 @@ export const section: BenchSection = {
       };
       const toggles = await timed('toggles', toggle);
       const edits = await timed('edits', edit);
-      const cpuText = (r: typeof edits) => `CPU per request: server ${fmt(r.cpuMs.server)} ms, Elasticsearch ${fmt(r.cpuMs.elasticsearch)} ms`;
+      const cpuText = (r: typeof edits) =>
+        `CPU per request: server ${fmt(r.cpuMs.server)} ms, Elasticsearch ${fmt(r.cpuMs.elasticsearch)} ms`;
 
       log('searches by favorites');
-      const top = s.services.db.prepare('SELECT u.name FROM favorites f JOIN users u ON u.id = f.user_id GROUP BY f.user_id ORDER BY count(*) DESC LIMIT 20').pluck().all() as string[];
-      const byUploadDate = await figure('uploadDate', search(() => ({ orderBy: 'uploadDate' })), samples, ms);
-      const byFavorites = await figure('favorites', search(() => ({ orderBy: 'favorites' })), samples, ms);
-      const favoritedBy = await figure('favoritedBy', search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'uploadDate' })), samples, ms);
+      const top = s.services.db
+        .prepare(
+          'SELECT u.name FROM favorites f JOIN users u ON u.id = f.user_id GROUP BY f.user_id ORDER BY count(*) DESC LIMIT 20',
+        )
+        .pluck()
+        .all() as string[];
+      const byUploadDate = await figure(
+        'uploadDate',
+        search(() => ({ orderBy: 'uploadDate' })),
+        samples,
+        ms,
+      );
+      const byFavorites = await figure(
+        'favorites',
+        search(() => ({ orderBy: 'favorites' })),
+        samples,
+        ms,
+      );
+      const favoritedBy = await figure(
+        'favoritedBy',
+        search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'uploadDate' })),
+        samples,
+        ms,
+      );
 
       log(`implication ${c.source.name} -> bench_implied on ${c.source.n} posts`);
       const probe = search((i) => ({ conditions: [{ type: 'tagInclude', value: c.seed.tags[(i * 7) % 200] }] }));
       const idle = summarize(check(await sampleLatency(samples, ms * 3, probe), 'idle probe').latencies);
       const t0 = nowMs();
-      await call(`${url}/api/tag/${c.source.name}/implies/bench_implied`, { method: 'PUT', headers: { 'X-Access-Key': c.admin.accessKey } }, 200);
-      const job = () => s.services.db.prepare('SELECT state, changed FROM tag_jobs ORDER BY id DESC LIMIT 1').get() as { state: string; changed: number };
+      await call(
+        `${url}/api/tag/${c.source.name}/implies/bench_implied`,
+        { method: 'PUT', headers: { 'X-Access-Key': c.admin.accessKey } },
+        200,
+      );
+      const job = () =>
+        s.services.db.prepare('SELECT state, changed FROM tag_jobs ORDER BY id DESC LIMIT 1').get() as {
+          state: string;
+          changed: number;
+        };
       const during: number[] = [];
-      while (job().state !== 'done') during.push(...check(await sampleLatency(20, 60_000, probe), 'probe during the job').latencies);
+      while (job().state !== 'done')
+        during.push(...check(await sampleLatency(20, 60_000, probe), 'probe during the job').latencies);
       const seconds = (nowMs() - t0) / 1000;
       const changed = job().changed;
       const busy = summarize(during);
 
       const corpusText = `${size}, ${c.favorites.toLocaleString('en-US')} favorites`;
       const rows: SectionRow[] = [
-        { figure: '`/image/search` tagAny (2 tags), 1 client / 8 clients', corpus: size, ours: show(tagAny), anchor: `tagInclude (1 tag): ${show(tagInclude)}`, ratio: ratio(tagAny, tagInclude), goal: 'none stated (compare)', met: 'none' },
-        { figure: 'Implication applied by the background job', corpus: size, ours: `${changed.toLocaleString('en-US')} posts in ${fmt(seconds)} s: ${fmt(changed / seconds)} posts/s`, anchor: '—', ratio: '—', goal: 'none stated (report)', met: 'none' },
-        { figure: '`/image/search` p99 while the implication runs', corpus: size, ours: `p50 ${fmt(busy.p50)} ms, p99 ${fmt(busy.p99)} ms (n=${busy.n})`, anchor: `just before, no job: p50 ${fmt(idle.p50)} ms, p99 ${fmt(idle.p99)} ms (n=${idle.n})`, ratio: `p99 ${fmt(busy.p99 / idle.p99)}× the idle`, goal: 'none stated (report)', met: 'none' },
-        { figure: 'Favorite toggles (PUT/DELETE favorite, 8 clients)', corpus: corpusText, ours: `${fmt(toggles.rps)} toggles/s, p50 ${fmt(summarize(toggles.latencies).p50)} ms, p99 ${fmt(summarize(toggles.latencies).p99)} ms; ${cpuText(toggles)}`, anchor: `post edits (PUT text, 8 clients): ${fmt(edits.rps)} edits/s, p50 ${fmt(summarize(edits.latencies).p50)} ms; ${cpuText(edits)}`, ratio: `${fmt(toggles.rps / edits.rps)}×`, goal: 'none stated (report)', met: 'none' },
-        { figure: '`/image/search` orderBy favorites', corpus: corpusText, ours: show(byFavorites), anchor: `orderBy uploadDate: ${show(byUploadDate)}`, ratio: ratio(byFavorites, byUploadDate), goal: 'none stated (report)', met: 'none' },
-        { figure: '`/image/search` favoritedBy, by upload date', corpus: corpusText, ours: show(favoritedBy), anchor: `unfiltered, by upload date: ${show(byUploadDate)}`, ratio: ratio(favoritedBy, byUploadDate), goal: 'none stated (report)', met: 'none' },
+        {
+          figure: '`/image/search` tagAny (2 tags), 1 client / 8 clients',
+          corpus: size,
+          ours: show(tagAny),
+          anchor: `tagInclude (1 tag): ${show(tagInclude)}`,
+          ratio: ratio(tagAny, tagInclude),
+          goal: 'none stated (compare)',
+          met: 'none',
+        },
+        {
+          figure: 'Implication applied by the background job',
+          corpus: size,
+          ours: `${changed.toLocaleString('en-US')} posts in ${fmt(seconds)} s: ${fmt(changed / seconds)} posts/s`,
+          anchor: '—',
+          ratio: '—',
+          goal: 'none stated (report)',
+          met: 'none',
+        },
+        {
+          figure: '`/image/search` p99 while the implication runs',
+          corpus: size,
+          ours: `p50 ${fmt(busy.p50)} ms, p99 ${fmt(busy.p99)} ms (n=${busy.n})`,
+          anchor: `just before, no job: p50 ${fmt(idle.p50)} ms, p99 ${fmt(idle.p99)} ms (n=${idle.n})`,
+          ratio: `p99 ${fmt(busy.p99 / idle.p99)}× the idle`,
+          goal: 'none stated (report)',
+          met: 'none',
+        },
+        {
+          figure: 'Favorite toggles (PUT/DELETE favorite, 8 clients)',
+          corpus: corpusText,
+          ours: `${fmt(toggles.rps)} toggles/s, p50 ${fmt(summarize(toggles.latencies).p50)} ms, p99 ${fmt(summarize(toggles.latencies).p99)} ms; ${cpuText(toggles)}`,
+          anchor: `post edits (PUT text, 8 clients): ${fmt(edits.rps)} edits/s, p50 ${fmt(summarize(edits.latencies).p50)} ms; ${cpuText(edits)}`,
+          ratio: `${fmt(toggles.rps / edits.rps)}×`,
+          goal: 'none stated (report)',
+          met: 'none',
+        },
+        {
+          figure: '`/image/search` orderBy favorites',
+          corpus: corpusText,
+          ours: show(byFavorites),
+          anchor: `orderBy uploadDate: ${show(byUploadDate)}`,
+          ratio: ratio(byFavorites, byUploadDate),
+          goal: 'none stated (report)',
+          met: 'none',
+        },
+        {
+          figure: '`/image/search` favoritedBy, by upload date',
+          corpus: corpusText,
+          ours: show(favoritedBy),
+          anchor: `unfiltered, by upload date: ${show(byUploadDate)}`,
+          ratio: ratio(favoritedBy, byUploadDate),
+          goal: 'none stated (report)',
+          met: 'none',
+        },
       ];
       out = {
         title: `Community features (issues 24 and 27), ${size} posts`,
@@ -164,7 +290,19 @@ export const section: BenchSection = {
           `The implication goes last (it rewrites the posts the other figures read): \`PUT /api/tag/${c.source.name}/implies/bench_implied\` queues the durable job; the clock runs from the request to the job's "done". Each changed post is an edit: a version, an outbox row, webhook fan-out and reindexing through the relay. The search probe is a one-client tagInclude loop before and during the job.`,
           'A favorite toggle is a SQLite write with its count trigger and a reindex outbox row (no version, no webhook event, docs/decisions.md §14); an edit also writes a version and fans out to webhooks.',
         ],
-        data: { posts, favorites: c.favorites, source: c.source, tagAny, tagInclude, toggles: { rps: toggles.rps, latency: summarize(toggles.latencies), cpuMs: toggles.cpuMs }, edits: { rps: edits.rps, latency: summarize(edits.latencies), cpuMs: edits.cpuMs }, byUploadDate, byFavorites, favoritedBy, implication: { changed, seconds, idle, busy } },
+        data: {
+          posts,
+          favorites: c.favorites,
+          source: c.source,
+          tagAny,
+          tagInclude,
+          toggles: { rps: toggles.rps, latency: summarize(toggles.latencies), cpuMs: toggles.cpuMs },
+          edits: { rps: edits.rps, latency: summarize(edits.latencies), cpuMs: edits.cpuMs },
+          byUploadDate,
+          byFavorites,
+          favoritedBy,
+          implication: { changed, seconds, idle, busy },
+        },
       };
     });
     return out!;

@@ -73,9 +73,7 @@ const VERDICT: Record<Row['verdict'], Met> = {
 };
 
 const withCorpus = (figure: string, corpus: string) =>
-  corpus === '—' || corpus === ''
-    ? figure
-    : `${figure} (${corpus}${/^\d+(\.\d+)?[kM]$/.test(corpus) ? ' posts' : ''})`;
+  corpus === '—' || corpus === '' ? figure : `${figure} (${corpus}${/^\d+(\.\d+)?[kM]$/.test(corpus) ? ' posts' : ''})`;
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 const MB = 2 ** 20 / 1e6;
 
@@ -269,17 +267,34 @@ export function collectRows(dir = BENCH): DashboardRow[] {
   if (recorded) rows.push(...recorded.rows);
   const sections = path.join(dir, 'sections');
   if (fs.existsSync(sections))
-    for (const f of fs.readdirSync(sections).filter((f) => f.endsWith('.json')).sort())
+    for (const f of fs
+      .readdirSync(sections)
+      .filter((f) => f.endsWith('.json'))
+      .sort())
       rows.push(...sectionRows(JSON.parse(fs.readFileSync(path.join(sections, f), 'utf8')) as SectionReport));
   return rows;
 }
 
 /** The order of the table by key (before its `@size`); other keys follow in reading order. */
 const ORDER = [
-  'hashing', 'robust-hashing', 'webhook-drain', 'similar-8', 'similar-3',
-  'robust-lookup', 'robust-recall', 'robust-false-matches',
-  'post-search-latency', 'post-search-throughput', 'image-search-throughput', 'image-search-vs-engine', 'facets',
-  'tag-autocomplete', 'upload', 'reindex', 'page-views', 'server-rss',
+  'hashing',
+  'robust-hashing',
+  'webhook-drain',
+  'similar-8',
+  'similar-3',
+  'robust-lookup',
+  'robust-recall',
+  'robust-false-matches',
+  'post-search-latency',
+  'post-search-throughput',
+  'image-search-throughput',
+  'image-search-vs-engine',
+  'facets',
+  'tag-autocomplete',
+  'upload',
+  'reindex',
+  'page-views',
+  'server-rss',
 ];
 const rank = (key: string) => {
   const i = ORDER.indexOf(key.split('@')[0]);
@@ -324,7 +339,7 @@ export function renderDashboard(rows: DashboardRow[], missNotes: Map<string, str
     '',
     '<!-- Written by bench/dashboard.ts from the data files; an edit by hand is lost at the next run. -->',
     '',
-    'Each row is the latest run that measured the figure, with that run\'s date and commit: rows come from the files a',
+    "Each row is the latest run that measured the figure, with that run's date and commit: rows come from the files a",
     'bench writes when it records a run (see [notes/README.md](notes/README.md)); ' +
       '`npx tsx bench/dashboard.ts` rewrites this file.',
     '',

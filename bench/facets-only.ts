@@ -43,7 +43,9 @@ const prefix = kept ? kept.prefix : `bench-fo-${process.pid}`;
 const env = kept ? kept.env : benchEnv({ dataDir, prefix, esUrl });
 // The second server's copy of a kept corpus, taken while nothing has the database open.
 const copyDir = kept && a.before ? tempDir('facets-before') : undefined;
-if (copyDir) for (const f of fs.readdirSync(dataDir)) if (f.startsWith('imgpost.sqlite')) fs.copyFileSync(path.join(dataDir, f), path.join(copyDir, f));
+if (copyDir)
+  for (const f of fs.readdirSync(dataDir))
+    if (f.startsWith('imgpost.sqlite')) fs.copyFileSync(path.join(dataDir, f), path.join(copyDir, f));
 const services = await openToolJob(loadConfig(env), createLogger('warn'));
 const servers: ServerProcess[] = [];
 try {
@@ -66,10 +68,25 @@ try {
   }
   if (before) servers.push(before);
   const list = bodies(seed, 300);
-  const anchor = { esUrl, plain: await captureEngineCalls(services, list), faceted: await captureEngineCalls(services, list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))) };
+  const anchor = {
+    esUrl,
+    plain: await captureEngineCalls(services, list),
+    faceted: await captureEngineCalls(
+      services,
+      list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
+    ),
+  };
   const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
   const measuredAt = new Date().toISOString();
-  const result = await benchFacets(seed, server.url, { samples: Number(a.samples), reps: Number(a.reps), repMs: Number(a.ms), concurrency: 50, anchor, before: before?.url, cpuOf: { serverPid: server.pid, beforePid: before?.pid, esPid: await elasticsearchPid(esUrl) } });
+  const result = await benchFacets(seed, server.url, {
+    samples: Number(a.samples),
+    reps: Number(a.reps),
+    repMs: Number(a.ms),
+    concurrency: 50,
+    anchor,
+    before: before?.url,
+    cpuOf: { serverPid: server.pid, beforePid: before?.pid, esPid: await elasticsearchPid(esUrl) },
+  });
   const commit = gitCommit();
   const out = {
     posts: Number(a.posts),

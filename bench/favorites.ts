@@ -31,7 +31,8 @@ interface Figure {
   rps: number;
 }
 
-const log = (line: string) => process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 function check(r: LoadResult, what: string): LoadResult {
   if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors, first: ${r.firstError}`);
@@ -41,11 +42,14 @@ function check(r: LoadResult, what: string): LoadResult {
 async function request(url: string, init: RequestInit, expect: number): Promise<void> {
   const res = await fetch(url, init);
   const text = await res.text();
-  if (res.status !== expect) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
+  if (res.status !== expect)
+    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { posts: { type: 'string' }, fans: { type: 'string' }, ms: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { posts: { type: 'string' }, fans: { type: 'string' }, ms: { type: 'string' }, keep: { type: 'boolean' } },
+  });
   const posts = Number(values.posts ?? 100_000);
   const fans = Number(values.fans ?? 500);
   const ms = Number(values.ms ?? 10_000);
@@ -59,13 +63,28 @@ async function main(): Promise<void> {
     const accounts: { id: number; name: string; key: string }[] = [];
     let favorites = 0;
     services.db.transaction(() => {
-      const fav = services.db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
+      const fav = services.db.prepare(
+        'INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)',
+      );
       for (let i = 0; i < fans; i++) {
         const key = generateAccessKey();
         const name = `fan_${i}`;
-        const id = services.accounts.users.insert({ name, email: null, passwordHash: 'none', accessKey: key, accessKeyDigest: accessKeyDigest(key), permission: 6, createdAt: new Date().toISOString() });
+        const id = services.accounts.users.insert({
+          name,
+          email: null,
+          passwordHash: 'none',
+          accessKey: key,
+          accessKeyDigest: accessKeyDigest(key),
+          permission: 6,
+          createdAt: new Date().toISOString(),
+        });
         accounts.push({ id, name, key });
-        for (let k = rnd.int(1, 60); k > 0; k--) favorites += fav.run(id, seqs[rnd.skewed(seqs.length, 3)], new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString()).changes;
+        for (let k = rnd.int(1, 60); k > 0; k--)
+          favorites += fav.run(
+            id,
+            seqs[rnd.skewed(seqs.length, 3)],
+            new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
+          ).changes;
       }
     })();
     const seedSeconds = (nowMs() - t0) / 1000;
@@ -81,25 +100,55 @@ async function main(): Promise<void> {
       const k = `${a.id}:${post}`;
       const on = !(state.get(k) ?? false);
       state.set(k, on);
-      await request(`${url}/api/post/${post}/favorite`, { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': a.key } }, 204);
+      await request(
+        `${url}/api/post/${post}/favorite`,
+        { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': a.key } },
+        204,
+      );
     };
     const editor = accounts[0];
     const edit = async (i: number) =>
-      request(`${url}/api/post/${ids[(i * 7919) % ids.length]}`, { method: 'PUT', headers: { 'X-Access-Key': editor.key, 'content-type': 'application/json' }, body: JSON.stringify({ text: `edit ${i}` }) }, 200);
+      request(
+        `${url}/api/post/${ids[(i * 7919) % ids.length]}`,
+        {
+          method: 'PUT',
+          headers: { 'X-Access-Key': editor.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: `edit ${i}` }),
+        },
+        200,
+      );
     log('favorite toggles vs post edits');
     await closedLoop({ concurrency: 8, durationMs: 1000, task: toggle });
-    const toggles = check(await closedLoop({ concurrency: 8, durationMs: ms, task: (i) => toggle(i + 100_000) }), 'toggles');
+    const toggles = check(
+      await closedLoop({ concurrency: 8, durationMs: ms, task: (i) => toggle(i + 100_000) }),
+      'toggles',
+    );
     const edits = check(await closedLoop({ concurrency: 8, durationMs: ms, task: edit }), 'edits');
 
     // Searches: the most active fans are the interesting favoritedBy values.
-    const top = services.db.prepare('SELECT u.name FROM favorites f JOIN users u ON u.id = f.user_id GROUP BY f.user_id ORDER BY count(*) DESC LIMIT 20').pluck().all() as string[];
+    const top = services.db
+      .prepare(
+        'SELECT u.name FROM favorites f JOIN users u ON u.id = f.user_id GROUP BY f.user_id ORDER BY count(*) DESC LIMIT 20',
+      )
+      .pluck()
+      .all() as string[];
     const search = (body: (i: number) => unknown) => async (i: number) =>
-      request(`${url}/image/search?limit=24`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }, 200);
+      request(
+        `${url}/image/search?limit=24`,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
+        200,
+      );
     const queries = {
       byFavorites: search(() => ({ orderBy: 'favorites' })),
       byUploadDate: search(() => ({ orderBy: 'uploadDate' })),
-      favoritedBy: search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'uploadDate' })),
-      favoritedByFavorites: search((i) => ({ conditions: [{ type: 'favoritedBy', value: top[i % top.length] }], orderBy: 'favorites' })),
+      favoritedBy: search((i) => ({
+        conditions: [{ type: 'favoritedBy', value: top[i % top.length] }],
+        orderBy: 'uploadDate',
+      })),
+      favoritedByFavorites: search((i) => ({
+        conditions: [{ type: 'favoritedBy', value: top[i % top.length] }],
+        orderBy: 'favorites',
+      })),
     };
     const figures: Record<string, Figure> = {};
     for (const [name, task] of Object.entries(queries)) {
@@ -123,9 +172,25 @@ async function main(): Promise<void> {
     const row = (label: string, f: Figure, anchor: string, a: Figure) =>
       `| ${label}, ${size} | p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s | ${anchor}: p50 ${fmt(a.latency.p50)} ms, p99 ${fmt(a.latency.p99)} ms, ${fmt(a.rps)} req/s |\n`;
     process.stdout.write(row('favorite toggles (8 clients)', result.toggles, 'post edits (8 clients)', result.edits));
-    process.stdout.write(row('/image/search orderBy favorites', figures.byFavorites, 'orderBy uploadDate', figures.byUploadDate));
-    process.stdout.write(row('/image/search favoritedBy, by upload date', figures.favoritedBy, 'unfiltered, by upload date', figures.byUploadDate));
-    process.stdout.write(row('/image/search favoritedBy, orderBy favorites', figures.favoritedByFavorites, 'favoritedBy, by upload date', figures.favoritedBy));
+    process.stdout.write(
+      row('/image/search orderBy favorites', figures.byFavorites, 'orderBy uploadDate', figures.byUploadDate),
+    );
+    process.stdout.write(
+      row(
+        '/image/search favoritedBy, by upload date',
+        figures.favoritedBy,
+        'unfiltered, by upload date',
+        figures.byUploadDate,
+      ),
+    );
+    process.stdout.write(
+      row(
+        '/image/search favoritedBy, orderBy favorites',
+        figures.favoritedByFavorites,
+        'favoritedBy, by upload date',
+        figures.favoritedBy,
+      ),
+    );
   });
 }
 

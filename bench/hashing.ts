@@ -63,7 +63,12 @@ export interface HashingResult {
 }
 
 async function throughput(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
-  const r = await closedLoop({ concurrency, durationMs: 10 * 60_000, maxRequests: count, task: async (i) => void (await task(i)) });
+  const r = await closedLoop({
+    concurrency,
+    durationMs: 10 * 60_000,
+    maxRequests: count,
+    task: async (i) => void (await task(i)),
+  });
   if (r.errors > 0) throw new Error(`hashing failed: ${r.firstError}`);
   return r.rps;
 }
@@ -75,7 +80,11 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
   try {
     const at = (i: number) => images[i % images.length].path;
     const floor = async (i: number) =>
-      sharp(await readFile(at(i))).greyscale().resize(32, 32, { fit: 'fill' }).raw().toBuffer();
+      sharp(await readFile(at(i)))
+        .greyscale()
+        .resize(32, 32, { fit: 'fill' })
+        .raw()
+        .toBuffer();
     const original = async (i: number) => originalPhash(await readFile(at(i)));
     const ours = (i: number) => pool.analyse(at(i));
     const withRobust = async (i: number) => {
@@ -84,7 +93,12 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
     };
     const pipeline = (descriptor: boolean) => async (i: number) => {
       await pool.analyse(at(i));
-      return pool.thumbnails(at(i), THUMBNAIL_SIZES.map((size) => ({ size, path: join(thumbDir, `${i % 4}.${size}.webp`) })), 'urgent', { descriptor });
+      return pool.thumbnails(
+        at(i),
+        THUMBNAIL_SIZES.map((size) => ({ size, path: join(thumbDir, `${i % 4}.${size}.webp`) })),
+        'urgent',
+        { descriptor },
+      );
     };
     const upload = pipeline(false);
     const uploadWithRobust = pipeline(true);
@@ -99,7 +113,14 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
     }
 
     const count = images.length * opts.passes;
-    const runs = { floor: [] as number[], original: [] as number[], ours: [] as number[], withRobust: [] as number[], upload: [] as number[], uploadWithRobust: [] as number[] };
+    const runs = {
+      floor: [] as number[],
+      original: [] as number[],
+      ours: [] as number[],
+      withRobust: [] as number[],
+      upload: [] as number[],
+      uploadWithRobust: [] as number[],
+    };
     for (let r = 0; r < opts.reps; r++) {
       runs.floor.push(await throughput(count, concurrency, floor));
       runs.original.push(await throughput(count, concurrency, original));
@@ -110,7 +131,8 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
     }
     const jpegs = images.filter((i) => i.format === 'jpeg');
     const pngs = images.filter((i) => i.format === 'png');
-    const meanKiB = (list: BenchImage[]) => (list.length ? list.reduce((s, i) => s + i.bytes, 0) / list.length / 1024 : 0);
+    const meanKiB = (list: BenchImage[]) =>
+      list.length ? list.reduce((s, i) => s + i.bytes, 0) / list.length / 1024 : 0;
     const result = {
       ours: repeated(runs.ours),
       original: repeated(runs.original),
@@ -120,7 +142,8 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
       pipelineWithRobust: repeated(runs.uploadWithRobust),
     };
     // Seconds per image add up: the hash's, plus what the descriptor adds to the thumbnails task.
-    const oursWithSharedRobust = 1 / (1 / result.ours.median + 1 / result.pipelineWithRobust.median - 1 / result.pipeline.median);
+    const oursWithSharedRobust =
+      1 / (1 / result.ours.median + 1 / result.pipelineWithRobust.median - 1 / result.pipeline.median);
     return {
       images: { jpeg: jpegs.length, png: pngs.length, meanJpegKiB: meanKiB(jpegs), meanPngKiB: meanKiB(pngs) },
       concurrency,
@@ -145,12 +168,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { tempDir } = await import('./lib/env.ts');
   const dir = tempDir('hashing');
   try {
-    const r = await benchHashing(await generateImages(dir, 12, 4), { reps: Number(process.argv[2] ?? 3), passes: Number(process.argv[3] ?? 2) });
+    const r = await benchHashing(await generateImages(dir, 12, 4), {
+      reps: Number(process.argv[2] ?? 3),
+      passes: Number(process.argv[3] ?? 2),
+    });
     const f = (x: Repeated) => `${x.median.toFixed(1)} img/s`;
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-    process.stdout.write(`| hashing, pool of 2 | ours ${f(r.ours)} | ours + the descriptor's cost on an upload ${r.oursWithSharedRobust!.toFixed(1)} img/s = ${(r.withSharedRobustVsOurs! * 100).toFixed(0)} % | ` +
+    process.stdout.write(
+      `| hashing, pool of 2 | ours ${f(r.ours)} | ours + the descriptor's cost on an upload ${r.oursWithSharedRobust!.toFixed(1)} img/s = ${(r.withSharedRobustVsOurs! * 100).toFixed(0)} % | ` +
         `ours + the descriptor with its own decode ${f(r.oursWithRobust!)} = ${(r.withRobustVsOurs! * 100).toFixed(0)} % | ` +
-        `upload pipeline (hash + thumbnails) ${f(r.pipeline!)}, with the descriptor ${f(r.pipelineWithRobust!)} = ${(r.pipelineWithRobustVsPipeline! * 100).toFixed(0)} % | floor ${f(r.floor)} | original ${f(r.original)} |\n`);
+        `upload pipeline (hash + thumbnails) ${f(r.pipeline!)}, with the descriptor ${f(r.pipelineWithRobust!)} = ${(r.pipelineWithRobustVsPipeline! * 100).toFixed(0)} % | floor ${f(r.floor)} | original ${f(r.original)} |\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 /**
- * `npx tsx bench/image-search-profile.ts --corpus DIR --posts N [--seconds 15] [--clients 20] [--facets] [--out DIR] [--root CHECKOUT]`
- * (issue 28): the server's CPU profile under an `/image/search` load on a kept corpus
+ * `npx tsx bench/image-search-profile.ts --corpus DIR --posts N [--seconds 15] [--clients 20] [--facets] [--out DIR]
+ * [--root CHECKOUT]` (issue 28): the server's CPU profile under an `/image/search` load on a kept corpus
  * (bench/load/corpus.ts), the same request bodies as the facets bench. The server runs with
  * bench/lib/cpu-profile-preload.cjs; the profile (whole process life, so start-up is in it, a
  * second against the load's many) is summarised by self time, with the server's CPU per request
@@ -17,7 +17,15 @@ import { startServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
 
 const { values: a } = parseArgs({
-  options: { corpus: { type: 'string' }, posts: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '15' }, clients: { type: 'string', default: '20' }, facets: { type: 'boolean', default: false }, out: { type: 'string' }, root: { type: 'string' } },
+  options: {
+    corpus: { type: 'string' },
+    posts: { type: 'string', default: '20000' },
+    seconds: { type: 'string', default: '15' },
+    clients: { type: 'string', default: '20' },
+    facets: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    root: { type: 'string' },
+  },
 });
 if (!a.corpus) throw new Error('--corpus DIR is required');
 const esUrl = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
@@ -25,7 +33,14 @@ const corpus = await openCorpus({ dir: path.resolve(a.corpus), posts: Number(a.p
 const out = path.resolve(a.out ?? fs.mkdtempSync('/tmp/isprof-'));
 fs.mkdirSync(out, { recursive: true });
 const preload = path.join(import.meta.dirname, 'lib/cpu-profile-preload.cjs');
-const server = await startServerProcess({ ...corpus.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(), CPU_PROFILE_DIR: out }, a.root ? path.resolve(a.root) : undefined);
+const server = await startServerProcess(
+  {
+    ...corpus.env,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(),
+    CPU_PROFILE_DIR: out,
+  },
+  a.root ? path.resolve(a.root) : undefined,
+);
 let summary: string;
 try {
   const list = bodies(corpus, 300);

@@ -30,11 +30,27 @@ export interface ImageSearchResult {
   concurrency: number;
 }
 
-const WORDS = ['cat', 'sunset', 'mountain', 'river', 'night', 'blue', 'photo', 'light', 'tree', 'coffee', 'city', 'snow'];
+const WORDS = [
+  'cat',
+  'sunset',
+  'mountain',
+  'river',
+  'night',
+  'blue',
+  'photo',
+  'light',
+  'tree',
+  'coffee',
+  'city',
+  'snow',
+];
 
 const KINDS = ['tagInclude', 'textContains', 'textMatch', 'ratingEq+tag', 'uploadedBy', 'none'] as const;
 
-export function bodies(seed: Pick<SeedResult, 'tags' | 'users'>, n: number): { kind: string; path: string; body: unknown }[] {
+export function bodies(
+  seed: Pick<SeedResult, 'tags' | 'users'>,
+  n: number,
+): { kind: string; path: string; body: unknown }[] {
   const rnd = new Random(99);
   const out: { kind: string; path: string; body: unknown }[] = [];
   for (let i = 0; i < n; i++) {
@@ -44,18 +60,29 @@ export function bodies(seed: Pick<SeedResult, 'tags' | 'users'>, n: number): { k
       [{ type: 'tagInclude', value: tag }],
       [{ type: 'textContains', value: word }],
       [{ type: 'textMatch', value: word }],
-      [{ type: 'ratingEq', value: 'moderate' }, { type: 'tagInclude', value: tag }],
+      [
+        { type: 'ratingEq', value: 'moderate' },
+        { type: 'tagInclude', value: tag },
+      ],
       [{ type: 'uploadedBy', value: seed.users.length ? rnd.pick(seed.users).name : 'nobody' }],
       [],
     ][i % 6];
     const orderBy = conditions[0]?.type === 'textMatch' ? 'relevance' : rnd.pick(['uploadDate', 'id']);
     const offset = rnd.chance(0.8) ? 0 : rnd.int(1, 10) * 24;
-    out.push({ kind: KINDS[i % 6], path: `/image/search?offset=${offset}&limit=24`, body: { conditions, orderBy, order: rnd.pick(['asc', 'desc']) } });
+    out.push({
+      kind: KINDS[i % 6],
+      path: `/image/search?offset=${offset}&limit=24`,
+      body: { conditions, orderBy, order: rnd.pick(['asc', 'desc']) },
+    });
   }
   return out;
 }
 
-export async function benchImageSearch(seed: SeedResult, url: string, opts: ImageSearchOptions): Promise<ImageSearchResult> {
+export async function benchImageSearch(
+  seed: SeedResult,
+  url: string,
+  opts: ImageSearchOptions,
+): Promise<ImageSearchResult> {
   const list = bodies(seed, 300);
   const task = async (i: number) => {
     const q = list[i % list.length];
@@ -79,7 +106,12 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
   let errors = 0;
   let firstError: string | undefined;
   for (let r = 0; r < opts.reps; r++) {
-    const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => task(i * 13 + r) });
+    const run = await closedLoop({
+      concurrency: opts.concurrency,
+      durationMs: opts.repMs,
+      maxRequests: 2_000_000,
+      task: (i) => task(i * 13 + r),
+    });
     runs.push(run.rps);
     appendAll(latencies, run.latencies);
     requests += run.requests;
@@ -88,7 +120,16 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
   }
   const cpuSplit = cpu?.stop();
   const perKind = Object.fromEntries([...byKind].map(([kind, ms]) => [kind, summarize(ms)]));
-  return { throughput: repeated(runs), perKind, cpu: cpuSplit, requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
+  return {
+    throughput: repeated(runs),
+    perKind,
+    cpu: cpuSplit,
+    requests,
+    errors,
+    firstError,
+    latency: summarize(latencies),
+    concurrency: opts.concurrency,
+  };
 }
 
 /**
@@ -100,7 +141,10 @@ export async function benchImageSearch(seed: SeedResult, url: string, opts: Imag
 export const ALL_FACETS = ['tags', 'rating', 'uploader'] as const;
 
 export interface FacetsOptions {
-  /** the raw-engine anchor: the endpoint's captured engine calls per body (bench/anchors/engine-direct.ts), replayed in the same windows */
+  /**
+   * the raw-engine anchor: the endpoint's captured engine calls per body (bench/anchors/engine-direct.ts), replayed in
+   * the same windows
+   */
   anchor?: { esUrl: string; plain: EngineCall[][]; faceted: EngineCall[][] };
   /** a second server (e.g. the base commit) measured in the same windows */
   before?: string;
@@ -139,7 +183,11 @@ export interface FacetsResult {
   cpuPerRequest?: Record<string, CpuPerRequest>;
 }
 
-export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url: string, opts: FacetsOptions): Promise<FacetsResult> {
+export async function benchFacets(
+  seed: Pick<SeedResult, 'tags' | 'users'>,
+  url: string,
+  opts: FacetsOptions,
+): Promise<FacetsResult> {
   const list = bodies(seed, 300);
   let facetsSeen = 0;
   const task = (facets: boolean) => async (i: number) => {
@@ -156,7 +204,15 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
   const without: number[] = [];
   const withF: number[] = [];
   for (let i = 0; i < opts.samples; i++) {
-    for (const [run, into] of (i % 2 ? [[faceted, withF], [plain, without]] : [[plain, without], [faceted, withF]]) as [typeof plain, number[]][]) {
+    for (const [run, into] of (i % 2
+      ? [
+          [faceted, withF],
+          [plain, without],
+        ]
+      : [
+          [plain, without],
+          [faceted, withF],
+        ]) as [typeof plain, number[]][]) {
       const t0 = nowMs();
       await run(i);
       into.push(nowMs() - t0);
@@ -172,14 +228,20 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
   if (before) {
     const other = (facets: boolean) => async (i: number) => {
       const q = list[i % list.length];
-      const answer = (await postJson(before + q.path, facets ? { ...(q.body as object), facets: ALL_FACETS } : q.body)) as { error: unknown };
-      if (answer.error !== null) throw new Error(`/image/search (before) answered error ${JSON.stringify(answer.error)}`);
+      const answer = (await postJson(
+        before + q.path,
+        facets ? { ...(q.body as object), facets: ALL_FACETS } : q.body,
+      )) as { error: unknown };
+      if (answer.error !== null)
+        throw new Error(`/image/search (before) answered error ${JSON.stringify(answer.error)}`);
     };
     variants.beforeWithout = other(false);
     variants.beforeWith = other(true);
   }
   const runs = new Map<string, number[]>(Object.keys(variants).map((k) => [k, []]));
-  for (const name of Object.keys(variants)) if (name !== 'with' && name !== 'without') await closedLoop({ concurrency: opts.concurrency, durationMs: 1000, task: variants[name] });
+  for (const name of Object.keys(variants))
+    if (name !== 'with' && name !== 'without')
+      await closedLoop({ concurrency: opts.concurrency, durationMs: 1000, task: variants[name] });
   let errors = 0;
   let firstError: string | undefined;
   const spent = new Map<string, CpuTally<'server' | 'elasticsearch'>>();
@@ -190,7 +252,12 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
       // The anchor windows go straight to Elasticsearch: no server of ours in them.
       const pid = c && (name.startsWith('before') ? c.beforePid : name.startsWith('anchor') ? undefined : c.serverPid);
       const closeWindow = cpuWindow({ server: pid, elasticsearch: c?.esPid });
-      const run = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 2_000_000, task: (i) => variants[name](i * 13 + r) });
+      const run = await closedLoop({
+        concurrency: opts.concurrency,
+        durationMs: opts.repMs,
+        maxRequests: 2_000_000,
+        task: (i) => variants[name](i * 13 + r),
+      });
       if (!spent.has(name)) spent.set(name, new CpuTally());
       spent.get(name)!.add(closeWindow(), run.requests);
       runs.get(name)!.push(run.rps);
@@ -206,7 +273,33 @@ export async function benchFacets(seed: Pick<SeedResult, 'tags' | 'users'>, url:
   const wo = summarize(without);
   const tw = repeated(runsWith);
   const two = repeated(runsWithout);
-  return { without: wo, with: w, withoutThroughput: two, withThroughput: tw, latencyRatio: w.p50 / wo.p50, throughputRatio: tw.median / two.median, errors, firstError, concurrency: opts.concurrency,
-    anchorWithoutThroughput: extra('anchorWithout'), anchorWithThroughput: extra('anchorWith'), beforeWithoutThroughput: extra('beforeWithout'), beforeWithThroughput: extra('beforeWith'),
-    ...(c ? { cpuPerRequest: Object.fromEntries([...spent].map(([name, x]) => [name, { server: x.perRequestMs('server'), elasticsearch: x.perRequestMs('elasticsearch'), loadGenerator: x.perRequestMs('self') }])) } : {}) };
+  return {
+    without: wo,
+    with: w,
+    withoutThroughput: two,
+    withThroughput: tw,
+    latencyRatio: w.p50 / wo.p50,
+    throughputRatio: tw.median / two.median,
+    errors,
+    firstError,
+    concurrency: opts.concurrency,
+    anchorWithoutThroughput: extra('anchorWithout'),
+    anchorWithThroughput: extra('anchorWith'),
+    beforeWithoutThroughput: extra('beforeWithout'),
+    beforeWithThroughput: extra('beforeWith'),
+    ...(c
+      ? {
+          cpuPerRequest: Object.fromEntries(
+            [...spent].map(([name, x]) => [
+              name,
+              {
+                server: x.perRequestMs('server'),
+                elasticsearch: x.perRequestMs('elasticsearch'),
+                loadGenerator: x.perRequestMs('self'),
+              },
+            ]),
+          ),
+        }
+      : {}),
+  };
 }

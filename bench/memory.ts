@@ -12,7 +12,8 @@ export function readRss(pid: number): { rss: number; hwm: number } | undefined {
   } catch {
     return undefined;
   }
-  const bytes = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  const bytes = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rss: bytes('VmRSS'), hwm: bytes('VmHWM') };
 }
 

@@ -28,8 +28,8 @@ export function notesFor(results: RunResults): string[] {
     out.push(
       `- **Memory.** VmRSS of the server process alone (not Elasticsearch, not the load generator), every 200 ms through both search phases; max by corpus size: ${bySize.join(', ')}. ` +
         `At ${n(largest.posts)} posts it held ${fmt(m.idleMiB * MB)} MB idle after start-up (Node, tsx, two hash worker threads with sharp), and its peak since start (VmHWM) was ${fmt(m.peakMiB * MB)} MB. ` +
-        'The server keeps no per-post state in memory (posts live in SQLite and Elasticsearch), so the figure does not grow with the corpus; it does vary from run to run (from about 250 to 335 MB across this suite\'s runs, at either size), so a result near 300 MB is within noise of the goal. ' +
-        'In checks while the suite was built, `MALLOC_ARENA_MAX=2` and a smaller young generation (`--max-semi-space-size=4`: 277 against 281 MB at 20,000 posts) made no difference, and one hash worker instead of two saved about 14 MB idle. The webhook dispatcher\'s thread (about 20 MB) is not in this figure: it starts with the first delivery, and this load sends none; a firmer margin would need a smaller heap under load (e.g. fewer concurrent requests in flight per process) or hash workers that do not load tsx.',
+        "The server keeps no per-post state in memory (posts live in SQLite and Elasticsearch), so the figure does not grow with the corpus; it does vary from run to run (from about 250 to 335 MB across this suite's runs, at either size), so a result near 300 MB is within noise of the goal. " +
+        "In checks while the suite was built, `MALLOC_ARENA_MAX=2` and a smaller young generation (`--max-semi-space-size=4`: 277 against 281 MB at 20,000 posts) made no difference, and one hash worker instead of two saved about 14 MB idle. The webhook dispatcher's thread (about 20 MB) is not in this figure: it starts with the first delivery, and this load sends none; a firmer margin would need a smaller heap under load (e.g. fewer concurrent requests in flight per process) or hash workers that do not load tsx.",
     );
   }
   return out;
@@ -56,7 +56,7 @@ function drainNote(results: RunResults): string {
   const elu = avg(d.oursRuns.map((r) => r.eventLoopUtilization));
   return (
     `- **Webhook drain.** ${n(d.deliveries)} deliveries queued as the service queues them (update events appended to the outbox in transactions, fanned out to ${d.receivers} webhooks, ${d.customTemplates} of them with a template of their own, the others with the default body; ${fmt(d.meanBodyBytes)} bytes per body on average), then a dispatcher started: the clock runs until every delivery is recorded as delivered. ` +
-    'The anchor POSTs the same bodies (rendered before its clock starts), each signed with HMAC-SHA256, with the same headers, over a keep-alive agent, one request in flight per receiver: what the dispatcher allows, since a webhook\'s events go out one at a time, in order. ' +
+    "The anchor POSTs the same bodies (rendered before its clock starts), each signed with HMAC-SHA256, with the same headers, over a keep-alive agent, one request in flight per receiver: what the dispatcher allows, since a webhook's events go out one at a time, in order. " +
     `The receivers run in a child process and check every signature and the order of events at each receiver: ${d.correct ? 'every run delivered every event once, in order, correctly signed' : '**some run did not deliver every event once, in order, correctly signed**'}. After a warm-up of both, the anchor ran ${d.anchorRuns.length} times around ${d.oursRuns.length} drain${d.oursRuns.length > 1 ? 's' : ''}. ` +
     `The sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, and its event loop was busy ${fmt(elu * 100)} % of the drain: the dispatcher is CPU-bound on its one thread, the plain loop is bound by round trips. ` +
     (d.ratio < 0.5 || d.ours.median < 2000
@@ -65,7 +65,9 @@ function drainNote(results: RunResults): string {
   );
 }
 
-/** 16-bit strings within r bits of a segment, and the expected candidates when two of four segments must be that close. */
+/**
+ * 16-bit strings within r bits of a segment, and the expected candidates when two of four segments must be that close.
+ */
 const termsWithin = (r: number): number => [1, 16, 120, 560].slice(0, r + 1).reduce((a, b) => a + b, 0);
 const pairCandidates = (r: number, posts: number): number => 6 * (termsWithin(r) / 65_536) ** 2 * posts;
 
@@ -77,7 +79,7 @@ function similarNote(s: SizeResults, detail: boolean): string {
     `- **Similar lookup, ${n(s.posts)} posts.** \`findWithin\` in process, one lookup at a time (no HTTP, no image hashing); half the queries are planted near-duplicate bases with 0–3 bits flipped, half random. ` +
       `It ${x.agrees ? 'returned exactly' : '**did not return exactly**'} the posts the exhaustive scan found, on ${x.checkedQueries} checked queries. ` +
       `The string scan already holds every hash in memory (the original read them from its database per request, so it was slower still); the popcount scan packs them into two Uint32Arrays (8 bytes per post). ` +
-      'A post is a candidate when two of its four 16-bit segments lie within floor(maxDiff / 3) bits of the query\'s (two hashes within d bits always have two such segments), and the exact distance on the full hash decides.',
+      "A post is a candidate when two of its four 16-bit segments lie within floor(maxDiff / 3) bits of the query's (two hashes within d bits always have two such segments), and the exact distance on the full hash decides.",
   ];
   if (wide) {
     parts.push(
@@ -87,7 +89,7 @@ function similarNote(s: SizeResults, detail: boolean): string {
           : wide.ours.p99 > 20 || wide.ours.p50 > x.popcountScan.p50 || wide.ours.p99 > x.popcountScan.p99
             ? `Against the popcount scan it is ${fmtX(x.popcountScan.p50 / wide.ours.p50)} at p50 (${fmt(wide.ours.p50)} against ${fmt(x.popcountScan.p50)} ms) and ${fmtX(x.popcountScan.p99 / wide.ours.p99)} at p99 (${fmt(wide.ours.p99)} against ${fmt(x.popcountScan.p99)} ms). ` +
               'What is left is a request to Elasticsearch and the lookup of 548 terms (the index is merged into one segment after a reindex, so each is one dictionary seek); the popcount scan touches 8 bytes per post and nothing else. ' +
-              'Tried and not taken (issue 16, measured on this box at 1M posts, one segment): indexing each segment\'s radius-1 neighbourhood (17 terms per segment and post), so that a radius-2 query needs the 17 terms of its own radius-1 neighbourhood per segment instead of 137 (two 16-bit strings are within 2 bits exactly when some string is within 1 bit of both): 68 term lookups instead of 548, the same exact sets. It moved maxDiff 8 from p50 3.10 to 2.77 ms with p99 within noise (6.99 against 6.39 ms), made maxDiff 9-11 slower (26 to 33-37 ms at p50: each neighbourhood term carries about 17 times the postings) and doubled the index (652 to 1,372 MiB). The rest is the round trip to Elasticsearch, which an in-process scan does not pay.'
+              "Tried and not taken (issue 16, measured on this box at 1M posts, one segment): indexing each segment's radius-1 neighbourhood (17 terms per segment and post), so that a radius-2 query needs the 17 terms of its own radius-1 neighbourhood per segment instead of 137 (two 16-bit strings are within 2 bits exactly when some string is within 1 bit of both): 68 term lookups instead of 548, the same exact sets. It moved maxDiff 8 from p50 3.10 to 2.77 ms with p99 within noise (6.99 against 6.39 ms), made maxDiff 9-11 slower (26 to 33-37 ms at p50: each neighbourhood term carries about 17 times the postings) and doubled the index (652 to 1,372 MiB). The rest is the round trip to Elasticsearch, which an in-process scan does not pay."
             : 'It stays ahead of both scans at p50 and p99.'),
     );
   }
@@ -108,7 +110,10 @@ function searchNote(s: SizeResults): string {
   const x = s.search!;
   const p99 = x.perShapeP99;
   const shapes = Object.entries(x.perShapeP50)
-    .map(([shape, v]) => `${shape} ${fmt(v.ours)} / ${fmt(v.sql)} ms (${fmtX(v.sql / v.ours)}${p99 ? `; p99 ${fmt(p99[shape].ours)} / ${fmt(p99[shape].sql)}` : ''})`)
+    .map(
+      ([shape, v]) =>
+        `${shape} ${fmt(v.ours)} / ${fmt(v.sql)} ms (${fmtX(v.sql / v.ours)}${p99 ? `; p99 ${fmt(p99[shape].ours)} / ${fmt(p99[shape].sql)}` : ''})`,
+    )
     .join('; ');
   const missed = x.ours.p99 > 50 || x.latencyRatio < 10 || x.throughputRatio < 10;
   const parts = [
@@ -122,17 +127,28 @@ function searchNote(s: SizeResults): string {
       .filter(([shape]) => shape.startsWith('text'))
       .map(([, v]) => fmtX(v.sql / v.ours));
     const verdicts = [
-      x.throughputRatio >= 10 ? `throughput is ${fmtX(x.throughputRatio)} the SQL path (met: it is dominated by the slow text queries)` : `throughput is ${fmtX(x.throughputRatio)} the SQL path (missed)`,
+      x.throughputRatio >= 10
+        ? `throughput is ${fmtX(x.throughputRatio)} the SQL path (met: it is dominated by the slow text queries)`
+        : `throughput is ${fmtX(x.throughputRatio)} the SQL path (missed)`,
       `p50 latency is ${fmtX(x.latencyRatio)} (missed)`,
       x.ours.p99 <= 50 ? `p99 ${fmt(x.ours.p99)} ms (met)` : `p99 ${fmt(x.ours.p99)} ms against 50 (missed)`,
     ];
     parts.push(
       `Against the goal: ${verdicts.join(', ')}. The shapes split: with a text needle SQL scans every row (LIKE, then count(*) over all matches) and Elasticsearch is ${textRatios.join(' and ')} faster at p50; with a tag, SQLite answers from its tag index in a few milliseconds, less than Elasticsearch's fixed cost (a round trip, a sorted search with an exact count, then the page read back from SQLite). ` +
-        `The p99 comes from the shapes with a text needle${p99 ? ` (p99 ${Object.entries(p99).filter(([shape]) => shape.includes('text')).map(([shape, v]) => `${shape} ${fmt(v.ours)} ms`).join(', ')})` : ''}: a three-character needle is one trigram term, a needle of 4 to 256 characters a span query over its trigrams at consecutive positions (exact, read from the positions of the rarest terms; it replaced trigram filters confirmed by a wildcard over every candidate's doc values), and what remains is counting every match of a common needle exactly. ` +
+        `The p99 comes from the shapes with a text needle${
+          p99
+            ? ` (p99 ${Object.entries(p99)
+                .filter(([shape]) => shape.includes('text'))
+                .map(([shape, v]) => `${shape} ${fmt(v.ours)} ms`)
+                .join(', ')})`
+            : ''
+        }: a three-character needle is one trigram term, a needle of 4 to 256 characters a span query over its trigrams at consecutive positions (exact, read from the positions of the rarest terms; it replaced trigram filters confirmed by a wildcard over every candidate's doc values), and what remains is counting every match of a common needle exactly. ` +
         'What would close it: for tag-only queries, being faster than an index lookup in the same process is not reachable through a second system and HTTP; serving them from SQLite with the stored per-tag counts (or caching the per-tag page and count) is the honest fix, and a bounded total would let text queries stop early.',
     );
   } else if (x.latencyRatio < 1) {
-    parts.push(`At this size SQLite answers most shapes faster: a tag is an index lookup and a LIKE over ${n(s.posts)} short texts takes milliseconds, against a round trip and a second query for the page's posts.`);
+    parts.push(
+      `At this size SQLite answers most shapes faster: a tag is an index lookup and a LIKE over ${n(s.posts)} short texts takes milliseconds, against a round trip and a second query for the page's posts.`,
+    );
   }
   return parts.join(' ');
 }
@@ -171,7 +187,9 @@ function uploadNote(s: SizeResults): string {
   const thumbs = x.hashingAndThumbnails;
   return (
     `- **Uploads (${n(s.posts)} posts).** One upload is multipart parsing, the pool's validation and hash, the near-duplicate query (outside the upload lock; under it only the posts committed since, from SQLite), the SQLite transaction with the post's thumbnail job, indexing with an explicit refresh (writes that arrive together share one bulk request and refresh), the 201, then a GET of the new post (read-after-write: ${x.errors === 0 ? 'it was there every time' : `**${x.errors} failures**`}). The WebP thumbnails are made after the response, in the background, on the same pool at a lower priority. ` +
-    (thumbs ? `The pool work alone, hash plus thumbnails, ran at ${fmt(thumbs.median)} img/s against ${fmt(x.hashing.median)} img/s for the hash alone: the thumbnails need a full decode and a WebP encode (effort 2) of the 1-MP image, where the hash decodes at 1/8 scale. ` : '') +
+    (thumbs
+      ? `The pool work alone, hash plus thumbnails, ran at ${fmt(thumbs.median)} img/s against ${fmt(x.hashing.median)} img/s for the hash alone: the thumbnails need a full decode and a WebP encode (effort 2) of the 1-MP image, where the hash decodes at 1/8 scale. `
+      : '') +
     (x.ratio < 0.6
       ? `So at ${fmt(x.ratio * 100)} % of hashing alone the goal is missed${thumbs ? `; uploads ran at ${fmt((x.uploads.median / thumbs.median) * 100)} % of the rate their pool work alone reaches, the thumbnails falling behind during each window and made afterwards` : ''}. ` +
         'What bounds it: the two cores are shared by the hash pool, the background thumbnails, the server, Elasticsearch (the duplicate query and the refresh every group of writes waits for) and the load generator; hashing alone is measured with both cores to itself. Sustained uploads cannot outrun the thumbnails they queue on the same cores for long.'
@@ -220,6 +238,6 @@ function tagsNote(s: SizeResults): string {
     `- **Tag autocomplete, ${n(s.posts)} posts.** \`GET /api/tag?prefix=…&limit=10\` over HTTP, one client, on the run's seeded corpus (${n(x.tagNames)} tag names \`tag_N\`/\`Tag_N\` with a skewed popularity; prefixes of 1-7 characters of popular names, any case, 5 % empty): p50 ${fmt(x.ours.p50)} ms, p99 ${fmt(x.ours.p99)} ms, ${fmt(x.meanMatches)} matching tags on average. ` +
     `Its two statements (count and page over the stored \`tags.post_count\`) in process took p50 ${fmt(x.sql.p50)}, p99 ${fmt(x.sql.p99)} ms, so HTTP, validation and JSON are the rest; the same answer computed without stored counts (GROUP BY over post_tags) took p50 ${fmt(x.plainCount.p50)}, p99 ${fmt(x.plainCount.p99)} ms. ` +
     `The endpoint's answers equalled the plain count's for ${x.agrees ? `all ${x.checked}` : `**not all** of ${x.checked}`} checked prefixes. ` +
-    'The run seeds its usual 3,000 tag names (every figure shares one corpus, and more names would change the tag queries of the search figures); the endpoint\'s cost depends on the tags matching a prefix, not on the posts, and `npx tsx bench/tags.ts` measures it at 1M posts and 100,000 pseudo-word tags on a corpus of its own.'
+    "The run seeds its usual 3,000 tag names (every figure shares one corpus, and more names would change the tag queries of the search figures); the endpoint's cost depends on the tags matching a prefix, not on the posts, and `npx tsx bench/tags.ts` measures it at 1M posts and 100,000 pseudo-word tags on a corpus of its own."
   );
 }

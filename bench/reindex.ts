@@ -54,8 +54,10 @@ async function waitForMerge(services: Core, index: string, timeoutMs = 10 * 60_0
   for (;;) {
     const stats = await services.es.indices.stats({ index, metric: ['merge', 'segments'] });
     const primaries = stats._all.primaries;
-    if ((primaries?.merges?.current ?? 0) === 0 && (primaries?.segments?.count ?? 0) <= 1) return (nowMs() - started) / 1000;
-    if (nowMs() - started > timeoutMs) throw new Error(`${index}: still ${primaries?.segments?.count} segments after ${timeoutMs / 1000} s`);
+    if ((primaries?.merges?.current ?? 0) === 0 && (primaries?.segments?.count ?? 0) <= 1)
+      return (nowMs() - started) / 1000;
+    if (nowMs() - started > timeoutMs)
+      throw new Error(`${index}: still ${primaries?.segments?.count} segments after ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The robust lookup (docs/decisions.md §16, issue 25) at scale: p50/p99 of the indexed lookup
  * (src/search/similar/robust-lookup.ts findRobust: the Elasticsearch candidates sharing the most of at
- * least MIN_SHARED segments (probed within PROBE_RADIUS bits), at most MAX_CANDIDATES, then the rule on their descriptors read from
- * SQLite in one statement) against a linear scan of the same descriptors in SQLite under the same
+ * least MIN_SHARED segments (probed within PROBE_RADIUS bits), at most MAX_CANDIDATES, then the rule on their
+ * descriptors read from SQLite in one statement) against a linear scan of the same descriptors in SQLite under the same
  * rule (scanRobust), in the same run (the lookups first, the scans after); the two answers are
  * compared for every query. The anchor, interleaved with it: the same lookup under the rule before its
  * probes (2 exactly equal segments: `EXACT`), for before and after in one run.
@@ -13,7 +13,8 @@
  *     a later run with the same dir and posts skips the build (an index takes ~10 min per 1M posts on
  *     an idle box), so the lookup can be measured again after a change to the query side only
  *   ROBUST_LOOKUP_SLOWEST=1 ... # also prints the six slowest lookups (query number, ms) to stderr
- *   ROBUST_LOOKUP_SCANS=0 ...   # the lookups alone (a second timing; the scan, ~7 s a query at 1M, and the comparison skipped)
+ *   ROBUST_LOOKUP_SCANS=0 ...   # the lookups alone (a second timing; the scan, seconds a query at 1M,
+ *                               # and the comparison skipped)
  *
  * Corpus: the evaluation set's 4,800 real descriptors (240 photographs and 19 copies of each), and
  * as many more as asked, each a real one with its 16 segments rotated by 1-15 places (the same in
@@ -39,11 +40,16 @@ import { fmt, nowMs, summarize } from './lib/stats.ts';
 
 /** condition 2 before issue 25's probes: 2 segments, exactly equal */
 const EXACT: IndexCondition = { needed: 2, radius: 0 };
-const exactLookup = (postsIndex: Parameters<typeof findRobust>[0], store: Parameters<typeof findRobust>[1], q: Descriptor) => findRobust(postsIndex, store, q, MAX_CANDIDATES, EXACT);
+const exactLookup = (
+  postsIndex: Parameters<typeof findRobust>[0],
+  store: Parameters<typeof findRobust>[1],
+  q: Descriptor,
+) => findRobust(postsIndex, store, q, MAX_CANDIDATES, EXACT);
 
 const posts = Number(process.argv[2] ?? 100_000);
 const queries = Number(process.argv[3] ?? 100);
-const log = (line: string) => process.stderr.write(`[robust-lookup ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[robust-lookup ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const rnd = new Random(SEED);
 const { real, copies } = realDescriptors();
 log(`${real.length} real descriptors from ${DIR}`);
@@ -58,7 +64,12 @@ const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robus
 const builtMarker = keep && join(keep, `built-${posts}-format${FORMAT}`);
 const reuse = !!builtMarker && fs.existsSync(builtMarker);
 if (keep && !reuse && fs.existsSync(keep) && fs.readdirSync(keep).some((f) => f.startsWith('built-')))
-  throw new Error(`${keep} holds a build of another size or descriptor format (${fs.readdirSync(keep).filter((f) => f.startsWith('built-')).join(', ')}); delete it to build format ${FORMAT} anew`);
+  throw new Error(
+    `${keep} holds a build of another size or descriptor format (${fs
+      .readdirSync(keep)
+      .filter((f) => f.startsWith('built-'))
+      .join(', ')}); delete it to build format ${FORMAT} anew`,
+  );
 if (keep) fs.mkdirSync(keep, { recursive: true });
 const services = await openToolJob(loadConfig(benchEnv({ dataDir, prefix, esUrl })), createLogger('warn'));
 try {
@@ -68,7 +79,9 @@ try {
     // the same random sequence as the build, so the queries are the same ones
     skipCorpus(rnd, real, posts);
     indexSeconds = Number(fs.readFileSync(builtMarker, 'utf8'));
-    log(`reusing ${services.postRepository.count()} posts and their index from ${keep} (built in ${indexSeconds.toFixed(1)} s)`);
+    log(
+      `reusing ${services.postRepository.count()} posts and their index from ${keep} (built in ${indexSeconds.toFixed(1)} s)`,
+    );
   } else {
     const insert = services.db.prepare(
       `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, created_at, updated_at, robust)
@@ -79,7 +92,13 @@ try {
       for (let i = 0; i < Math.max(posts, real.length); i++) {
         const d = i < real.length ? real[i] : unrelated(real[rnd.int(0, real.length - 1)]);
         const at = new Date(start + i * 1000).toISOString();
-        insert.run(`01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`, rnd.bits64(), at, at, encodeDescriptor(d));
+        insert.run(
+          `01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`,
+          rnd.bits64(),
+          at,
+          at,
+          encodeDescriptor(d),
+        );
       }
     })();
     log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
@@ -88,8 +107,14 @@ try {
     await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
     indexSeconds = (nowMs() - t1) / 1000;
     // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
-    await services.es.indices.forcemerge({ index: services.postsIndex.alias, max_num_segments: 1, wait_for_completion: false });
-    const segments = async () => (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries?.segments?.count ?? 0;
+    await services.es.indices.forcemerge({
+      index: services.postsIndex.alias,
+      max_num_segments: 1,
+      wait_for_completion: false,
+    });
+    const segments = async () =>
+      (await services.es.indices.stats({ index: services.postsIndex.alias, metric: 'segments' }))._all.primaries
+        ?.segments?.count ?? 0;
     while ((await segments()) > 1) await new Promise((r) => setTimeout(r, 2000));
     log(`indexed in ${indexSeconds.toFixed(1)} s, merged to one segment; ${queries} queries`);
     if (builtMarker) fs.writeFileSync(builtMarker, `${indexSeconds}\n`);
@@ -111,7 +136,12 @@ try {
     client: { search: (req: ReturnType<typeof candidateRequest>) => services.es.search(fourthPass(req)) },
   });
   const beforeLookup = (q: Descriptor) => findRobust(beforeIndex, store, q);
-  for (const q of qs.slice(0, 5)) await Promise.all([findRobust(services.postsIndex, store, q), exactLookup(services.postsIndex, store, q), beforeLookup(q)]); // warm-up
+  for (const q of qs.slice(0, 5))
+    await Promise.all([
+      findRobust(services.postsIndex, store, q),
+      exactLookup(services.postsIndex, store, q),
+      beforeLookup(q),
+    ]); // warm-up
   const ours: number[] = [];
   const exactTimes: number[] = [];
   const beforeTimes: number[] = [];
@@ -173,7 +203,15 @@ try {
       else exactOnly++;
     }
   }
-  if (process.env.ROBUST_LOOKUP_SLOWEST) process.stderr.write(`slowest: ${ours.map((ms, i) => [i, ms]).sort((x, y) => y[1] - x[1]).slice(0, 6).map(([i, ms]) => `#${i} ${ms.toFixed(1)}`).join(', ')}\n`);
+  if (process.env.ROBUST_LOOKUP_SLOWEST)
+    process.stderr.write(
+      `slowest: ${ours
+        .map((ms, i) => [i, ms])
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 6)
+        .map(([i, ms]) => `#${i} ${ms.toFixed(1)}`)
+        .join(', ')}\n`,
+    );
   const o = summarize(ours);
   const s = summarize(scan);
   const pr = summarize(exactTimes);
@@ -183,12 +221,20 @@ try {
     `| robust lookup, ${n.toLocaleString('en-US')} posts, ${queries} queries | ours p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms | ` +
       `the fourth pass's request (minimum_should_match) p50 ${fmt(bf.p50)} ms, p99 ${fmt(bf.p99)} ms, answers ${beforeDiffer === 0 ? 'the same as ours' : `DIFFERENT in ${beforeDiffer} queries`}; ` +
       `the exact-term rule's lookup (2 equal segments) p50 ${fmt(pr.p50)} ms, p99 ${fmt(pr.p99)} ms | ` +
-      (scans ? `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical to the scan: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} ` : 'no scans (ROBUST_LOOKUP_SCANS=0) ') +
-      (scans ? `(the exact-term rule: ${exactDiffer === 0 ? 'the same' : `${exactDiffer} queries differ; matches ours adds: ${addedReal} real descriptors, ${addedMadeUp} made-up unrelated ones; matches only it finds: ${exactOnlyReal} real, ${exactOnly} made-up`}) ` : '') + '| ' +
+      (scans
+        ? `linear scan p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms | answers identical to the scan: ${differ === 0 ? 'yes' : `NO (${differ} differ)`} `
+        : 'no scans (ROBUST_LOOKUP_SCANS=0) ') +
+      (scans
+        ? `(the exact-term rule: ${exactDiffer === 0 ? 'the same' : `${exactDiffer} queries differ; matches ours adds: ${addedReal} real descriptors, ${addedMadeUp} made-up unrelated ones; matches only it finds: ${exactOnlyReal} real, ${exactOnly} made-up`}) `
+        : '') +
+      '| ' +
       `${fmt(found / queries)} matches per query (exact-term rule ${fmt(foundExact / queries)}); indexing ${fmt(indexSeconds)} s |\n`,
   );
 } finally {
-  if (!keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+  if (!keep)
+    await services.es.indices
+      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+      .catch(() => {});
   await services.close();
   if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -76,14 +76,18 @@ function parse() {
     process.exit(0);
   }
   const quick = values.quick ?? false;
-  const sizes = (values.sizes ?? (quick ? '20000' : '100000,1000000')).split(',').map((s) => Number(s.trim().replace(/_/g, '')));
+  const sizes = (values.sizes ?? (quick ? '20000' : '100000,1000000'))
+    .split(',')
+    .map((s) => Number(s.trim().replace(/_/g, '')));
   if (sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 5_000_000)) {
     process.stderr.write(`--sizes: expected comma-separated post counts from 1000 to 5000000\n\n${USAGE}`);
     process.exit(2);
   }
   const only = values.only;
   if (only !== undefined && only !== 'webhook-drain' && only !== 'core' && !(only in SECTIONS)) {
-    process.stderr.write(`--only: expected webhook-drain, core or a section (${Object.keys(SECTIONS).join(', ')})\n\n${USAGE}`);
+    process.stderr.write(
+      `--only: expected webhook-drain, core or a section (${Object.keys(SECTIONS).join(', ')})\n\n${USAGE}`,
+    );
     process.exit(2);
   }
   const drainDeliveries = Number((values['drain-deliveries'] ?? (quick ? '10000' : '50000')).replace(/_/g, ''));
@@ -97,7 +101,16 @@ function parse() {
     process.exit(2);
   }
   const drainCompare = values['drain-node-fetch'] ? { label: 'node-fetch', send: postWebhookNodeFetch } : undefined;
-  return { quick, sizes, givenSizes: values.sizes !== undefined, keep: values.keep ?? false, only, drainDeliveries, drainReps, drainCompare };
+  return {
+    quick,
+    sizes,
+    givenSizes: values.sizes !== undefined,
+    keep: values.keep ?? false,
+    only,
+    drainDeliveries,
+    drainReps,
+    drainCompare,
+  };
 }
 
 /** The seeder's tags are `tag_N`: 1-7 characters type anything from every tag ("t") to a handful ("tag_12"). */
@@ -145,7 +158,13 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-async function benchSize(size: number, p: RunParams, esUrl: string, images: Awaited<ReturnType<typeof generateImages>>, keep: boolean): Promise<SizeResults> {
+async function benchSize(
+  size: number,
+  p: RunParams,
+  esUrl: string,
+  images: Awaited<ReturnType<typeof generateImages>>,
+  keep: boolean,
+): Promise<SizeResults> {
   const dataDir = tempDir(String(size));
   const prefix = `bench-${process.pid}-${size}`;
   const env = benchEnv({ dataDir, prefix, esUrl });
@@ -154,7 +173,8 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
   let server: ServerProcess | undefined;
   const undo = async () => {
     await server?.stop();
-    if (services && !keep) await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
+    if (services && !keep)
+      await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
     await services?.close();
     if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   };
@@ -166,7 +186,9 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
     const t0 = Date.now();
     const seed = seedPosts(services.db, { count: size, seed: 1 });
     out.seedSeconds = (Date.now() - t0) / 1000;
-    log(`${size}: seeded in ${out.seedSeconds.toFixed(1)} s; reindex x${p.reindexReps[String(size)]} against raw _bulk`);
+    log(
+      `${size}: seeded in ${out.seedSeconds.toFixed(1)} s; reindex x${p.reindexReps[String(size)]} against raw _bulk`,
+    );
     out.reindex = await benchReindex(services, { reps: p.reindexReps[String(size)], log });
 
     log(`${size}: similar lookups`);
@@ -191,7 +213,10 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
     const esPid = await elasticsearchPid(esUrl);
     const serverPid = server.pid;
     try {
-      out.imageSearch = await benchImageSearch(seed, server.url, { ...p.imageSearch, cpu: () => measureCpu(serverPid, esPid) });
+      out.imageSearch = await benchImageSearch(seed, server.url, {
+        ...p.imageSearch,
+        cpu: () => measureCpu(serverPid, esPid),
+      });
       out.imageSearchCpu = out.imageSearch.cpu;
     } finally {
       imageRss = rssImage.stop();
@@ -203,7 +228,10 @@ async function benchSize(size: number, p: RunParams, esUrl: string, images: Awai
     const anchor = {
       esUrl,
       plain: await captureEngineCalls(services, facetBodies),
-      faceted: await captureEngineCalls(services, facetBodies.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } }))),
+      faceted: await captureEngineCalls(
+        services,
+        facetBodies.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
+      ),
     };
     out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor, cpuOf: { serverPid: server.pid, esPid } });
     log(`${size}: tag autocomplete against its SQL and a plain count`);
@@ -242,13 +270,25 @@ function write(results: RunResults, quick: boolean): { md: string; json: string 
 /** The drain alone: its result replaces that figure in the existing results; nothing else is measured. */
 async function drainOnly(quick: boolean, p: RunParams, compare: WebhookDrainOptions['compare']): Promise<void> {
   const file = resultFiles(quick).json;
-  const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
+  const command = `npm run bench --${process.argv
+    .slice(2)
+    .map((a) => ` ${a}`)
+    .join('')}`;
   const results: RunResults = fs.existsSync(file)
     ? (JSON.parse(fs.readFileSync(file, 'utf8')) as RunResults)
-    : { mode: quick ? 'quick' : 'full', command, startedAt: new Date().toISOString(), machine: await machineInfo(''), params: p, sizes: [] };
+    : {
+        mode: quick ? 'quick' : 'full',
+        command,
+        startedAt: new Date().toISOString(),
+        machine: await machineInfo(''),
+        params: p,
+        sizes: [],
+      };
   results.params.webhookDrain = p.webhookDrain;
   const loadAverage = os.loadavg().map((n) => Math.round(n * 100) / 100);
-  log(`webhook drain alone: ${p.webhookDrain!.deliveries} deliveries to ${p.webhookDrain!.receivers} receivers; load average ${loadAverage.join(', ')}`);
+  log(
+    `webhook drain alone: ${p.webhookDrain!.deliveries} deliveries to ${p.webhookDrain!.receivers} receivers; load average ${loadAverage.join(', ')}`,
+  );
   try {
     results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, compare, log })), command, loadAverage };
     delete results.webhookDrainError;
@@ -264,7 +304,10 @@ async function drainOnly(quick: boolean, p: RunParams, compare: WebhookDrainOpti
 /** The feature sections (all, or the one named), each written as soon as it ends; true when all succeeded. */
 async function sections(names: string[], quick: boolean, sizes: number[] | undefined): Promise<boolean> {
   let ok = true;
-  const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
+  const command = `npm run bench --${process.argv
+    .slice(2)
+    .map((a) => ` ${a}`)
+    .join('')}`;
   for (const name of names) {
     const section = await SECTIONS[name]();
     log(`section ${name}: ${section.summary}`);
@@ -286,7 +329,8 @@ async function main(): Promise<void> {
   const p = params(quick, sizes, drainDeliveries);
   if (drainReps !== undefined) p.webhookDrain!.reps = drainReps;
   if (only === 'webhook-drain') return drainOnly(quick, p, drainCompare);
-  if (only !== undefined && only !== 'core') process.exit((await sections([only], quick, givenSizes ? sizes : undefined)) ? 0 : 1);
+  if (only !== undefined && only !== 'core')
+    process.exit((await sections([only], quick, givenSizes ? sizes : undefined)) ? 0 : 1);
   process.on('SIGINT', () => {
     log('interrupted: cleaning up');
     void cleanUp().finally(() => process.exit(130));
@@ -297,13 +341,18 @@ async function main(): Promise<void> {
   const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('info')));
   const results: RunResults = {
     mode: quick ? 'quick' : 'full',
-    command: `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`.replace(/ --$/, ''),
+    command: `npm run bench --${process.argv
+      .slice(2)
+      .map((a) => ` ${a}`)
+      .join('')}`.replace(/ --$/, ''),
     startedAt: new Date().toISOString(),
     machine: await machineInfo(esUrl),
     params: p,
     sizes: [],
   };
-  log(`machine: ${results.machine.cpu}, ${results.machine.cores} cores, Elasticsearch ${results.machine.elasticsearch} at ${esUrl}`);
+  log(
+    `machine: ${results.machine.cpu}, ${results.machine.cores} cores, Elasticsearch ${results.machine.elasticsearch} at ${esUrl}`,
+  );
 
   // Other work on the box (it is shared) shows up in the load average: kept with the results.
   const loads: number[] = [];
@@ -323,7 +372,10 @@ async function main(): Promise<void> {
     }
     // Needs no corpus and no Elasticsearch: SQLite, the dispatcher and loopback receivers.
     try {
-      results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, compare: drainCompare, log })), command: results.command };
+      results.webhookDrain = {
+        ...(await benchWebhookDrain({ ...p.webhookDrain!, compare: drainCompare, log })),
+        command: results.command,
+      };
     } catch (err) {
       results.webhookDrainError = (err as Error).stack ?? String(err);
       log(`webhook drain FAILED: ${results.webhookDrainError}`);

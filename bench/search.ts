@@ -41,7 +41,22 @@ export interface SearchResult {
 }
 
 // ASCII words only: SQLite's LIKE folds ASCII case alone, and the counts are compared.
-const NEEDLES = ['cat', 'sun', 'the', 'mountain', 'river', 'night', 'blue', 'photo', 'light', 'tree', 'old', 'rain', 'street', 'wave'];
+const NEEDLES = [
+  'cat',
+  'sun',
+  'the',
+  'mountain',
+  'river',
+  'night',
+  'blue',
+  'photo',
+  'light',
+  'tree',
+  'old',
+  'rain',
+  'street',
+  'wave',
+];
 const SHAPES = ['tag', 'text', 'tag+date', 'text+date', 'tag+text+date'] as const;
 
 interface Query {
@@ -73,14 +88,22 @@ export function searchQueries(seed: SeedResult, n: number): Query[] {
       const end = start + rnd.int(1, 12) * 30 * 86_400_000;
       spec.from = `${day(start)}T00:00:00.000Z`;
       spec.to = `${day(end)}T00:00:00.000Z`;
-      filter.push({ type: 'createdAt', op: 'gte', value: day(start) }, { type: 'createdAt', op: 'lt', value: day(end) });
+      filter.push(
+        { type: 'createdAt', op: 'gte', value: day(start) },
+        { type: 'createdAt', op: 'lt', value: day(end) },
+      );
     }
     out.push({ shape, spec, body: { filter } });
   }
   return out;
 }
 
-export async function benchSearch(services: Core, seed: SeedResult, url: string, opts: SearchOptions): Promise<SearchResult> {
+export async function benchSearch(
+  services: Core,
+  seed: SeedResult,
+  url: string,
+  opts: SearchOptions,
+): Promise<SearchResult> {
   const qs = searchQueries(seed, 250);
   const endpoint = `${url}/api/post/search`;
   const sql = new SqlSearch(services.db, services.postRepository, services.config.mediaUrl);
@@ -113,10 +136,18 @@ export async function benchSearch(services: Core, seed: SeedResult, url: string,
   }
 
   for (let i = 0; i < 5; i++) sql.search(qs[i].spec); // warm-up
-  const sqlRun = await sampleLatency(opts.samples, opts.sqlBudgetMs, async (i) => void sql.search(qs[i % qs.length].spec));
+  const sqlRun = await sampleLatency(
+    opts.samples,
+    opts.sqlBudgetMs,
+    async (i) => void sql.search(qs[i % qs.length].spec),
+  );
   let sqlLatencies = sqlRun.latencies;
   if (sqlLatencies.length < 30) {
-    const more = await sampleLatency(30 - sqlLatencies.length, 10 * 60_000, async (i) => void sql.search(qs[(sqlLatencies.length + i) % qs.length].spec));
+    const more = await sampleLatency(
+      30 - sqlLatencies.length,
+      10 * 60_000,
+      async (i) => void sql.search(qs[(sqlLatencies.length + i) % qs.length].spec),
+    );
     sqlLatencies = sqlLatencies.concat(more.latencies);
   }
 

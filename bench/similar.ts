@@ -51,7 +51,10 @@ function queries(seed: SeedResult, n: number): string[] {
 export async function benchSimilar(services: Core, seed: SeedResult, opts: SimilarOptions): Promise<SimilarResult> {
   const ids: string[] = [];
   const hashes: string[] = [];
-  for (const row of services.db.prepare('SELECT id, hash FROM posts ORDER BY seq').iterate() as Iterable<{ id: string; hash: string }>) {
+  for (const row of services.db.prepare('SELECT id, hash FROM posts ORDER BY seq').iterate() as Iterable<{
+    id: string;
+    hash: string;
+  }>) {
     ids.push(row.id);
     hashes.push(row.hash);
   }
@@ -66,7 +69,9 @@ export async function benchSimilar(services: Core, seed: SeedResult, opts: Simil
   for (const maxDiff of opts.maxDiffs) {
     for (let i = 0; i < checked; i++) {
       const ours = (await findWithin(services.postsIndex, q(i), maxDiff)).map((m) => m.id).sort();
-      const scan = popcountScan(packed, q(i), maxDiff).map((m) => ids[m.index]).sort();
+      const scan = popcountScan(packed, q(i), maxDiff)
+        .map((m) => ids[m.index])
+        .sort();
       if (ours.join() !== scan.join()) agrees = false;
     }
   }
@@ -89,7 +94,11 @@ export async function benchSimilar(services: Core, seed: SeedResult, opts: Simil
   const str = await sampleLatency(opts.samples, opts.scanBudgetMs, async (i) => void stringScan(hashes, q(i), widest));
   let strLatencies = str.latencies;
   if (strLatencies.length < 30) {
-    const more = await sampleLatency(30 - strLatencies.length, 10 * 60_000, async (i) => void stringScan(hashes, q(i + 1000), widest));
+    const more = await sampleLatency(
+      30 - strLatencies.length,
+      10 * 60_000,
+      async (i) => void stringScan(hashes, q(i + 1000), widest),
+    );
     strLatencies = strLatencies.concat(more.latencies);
   }
   return {

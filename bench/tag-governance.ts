@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { posts: { type: 'string' }, samples: { type: 'string' } } });
   const posts = Number(values.posts ?? 20_000);
   const samples = Number(values.samples ?? 300);
-  const log = (line: string) => process.stderr.write(`[bench tag-governance ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[bench tag-governance ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
   const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
   const dataDir = tempDir('tag-governance');
   const prefix = `bench-${process.pid}-taggov`;
@@ -36,29 +37,52 @@ async function main(): Promise<void> {
     const seed = seedPosts(services.db, { count: posts, seed: 24, tags: 200, users: 10 });
     services.postRepository.ensureTags(['bench_implied']);
     await reindex(services, { settleMs: 50, graceMs: 0, retireMs: 0 });
-    const admin = await services.accounts.createUser({ name: 'bench_admin', password: 'correct horse battery', permission: 0x2 | 0x4 | 0x1000 });
+    const admin = await services.accounts.createUser({
+      name: 'bench_admin',
+      password: 'correct horse battery',
+      permission: 0x2 | 0x4 | 0x1000,
+    });
     const source = seed.tags[0];
     const carrying = services.db.prepare('SELECT post_count FROM tags WHERE name = ?').pluck().get(source) as number;
     server = await startServerProcess(env);
     const url = server.url;
     const search = (conditions: unknown) => async () => void (await postJson(`${url}/image/search`, { conditions }));
     const include = search([{ type: 'tagInclude', value: seed.tags[1] }]);
-    const any = search([{ type: 'tagAny', value: seed.tags[1] }, { type: 'tagAny', value: seed.tags[2] }]);
+    const any = search([
+      { type: 'tagAny', value: seed.tags[1] },
+      { type: 'tagAny', value: seed.tags[2] },
+    ]);
     const idle = summarize((await sampleLatency(samples, 120_000, include)).latencies);
     const tagInclude = summarize((await sampleLatency(samples, 120_000, include)).latencies);
     const tagAny = summarize((await sampleLatency(samples, 120_000, any)).latencies);
 
     log(`applying ${source} -> bench_implied to ${carrying} posts`);
     const t0 = nowMs();
-    const put = await fetch(`${url}/api/tag/${source}/implies/bench_implied`, { method: 'PUT', headers: { 'X-Access-Key': admin.accessKey } });
+    const put = await fetch(`${url}/api/tag/${source}/implies/bench_implied`, {
+      method: 'PUT',
+      headers: { 'X-Access-Key': admin.accessKey },
+    });
     if (put.status !== 200) throw new Error(`PUT implication: ${put.status} ${await put.text()}`);
-    const state = () => services.db.prepare('SELECT state, changed FROM tag_jobs ORDER BY id DESC LIMIT 1').get() as { state: string; changed: number };
+    const state = () =>
+      services.db.prepare('SELECT state, changed FROM tag_jobs ORDER BY id DESC LIMIT 1').get() as {
+        state: string;
+        changed: number;
+      };
     const during: number[] = [];
     while (state().state !== 'done') during.push(...(await sampleLatency(20, 60_000, include)).latencies);
     const seconds = (nowMs() - t0) / 1000;
     const { changed } = state();
     const busy = summarize(during);
-    const result = { posts, changed, seconds, postsPerSecond: changed / seconds, searchIdle: idle, searchDuringJob: busy, tagInclude, tagAny };
+    const result = {
+      posts,
+      changed,
+      seconds,
+      postsPerSecond: changed / seconds,
+      searchIdle: idle,
+      searchDuringJob: busy,
+      tagInclude,
+      tagAny,
+    };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(
       `| tag governance, ${posts.toLocaleString('en-US')} posts | implication applied to ${changed} posts in ${fmt(seconds)} s (${fmt(changed / seconds)} posts/s) | ` +
@@ -66,7 +90,9 @@ async function main(): Promise<void> {
     );
   } finally {
     await server?.stop();
-    await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+    await services.es.indices
+      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+      .catch(() => {});
     await services.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

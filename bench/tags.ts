@@ -35,7 +35,9 @@ export interface TagBenchOptions {
   samples: number;
   /** time bound for the plain-count anchor (it still takes at least 10 samples) */
   plainBudgetMs: number;
-  /** length range of the typed prefixes (default 1-4; longer for names sharing a long start, like the seeder's `tag_N`) */
+  /**
+   * length range of the typed prefixes (default 1-4; longer for names sharing a long start, like the seeder's `tag_N`)
+   */
   prefixChars?: { min: number; max: number };
 }
 
@@ -53,7 +55,34 @@ export interface TagBenchResult {
   meanMatches: number;
 }
 
-const SYLLABLES = ['ka', 'ri', 'mo', 'ne', 'su', 'ta', 'lo', 'vi', 'pe', 'an', 'or', 'el', 'ch', 'st', 'ba', 'du', 'xe', 'yo', 'zu', 'qi', 'fa', 'go', 'hu', 'ji', 'wa', 'ce'];
+const SYLLABLES = [
+  'ka',
+  'ri',
+  'mo',
+  'ne',
+  'su',
+  'ta',
+  'lo',
+  'vi',
+  'pe',
+  'an',
+  'or',
+  'el',
+  'ch',
+  'st',
+  'ba',
+  'du',
+  'xe',
+  'yo',
+  'zu',
+  'qi',
+  'fa',
+  'go',
+  'hu',
+  'ji',
+  'wa',
+  'ce',
+];
 
 /** Distinct pseudo-words of 2-5 syllables, some capitalised, a few with a suffix: varied prefixes. */
 function tagNames(rnd: Random, n: number): string[] {
@@ -119,7 +148,12 @@ function plainCount(db: Db, prefix: string, limit: number) {
 
 export type TagFigure = Omit<TagBenchResult, 'posts' | 'tags' | 'postTags' | 'buildSeconds'>;
 
-export async function benchTags(db: Db, serverUrl: string, names: string[], opts: Pick<TagBenchOptions, 'samples' | 'plainBudgetMs' | 'prefixChars'>): Promise<TagFigure> {
+export async function benchTags(
+  db: Db,
+  serverUrl: string,
+  names: string[],
+  opts: Pick<TagBenchOptions, 'samples' | 'plainBudgetMs' | 'prefixChars'>,
+): Promise<TagFigure> {
   const repo = new TagRepository(db);
   const qs = prefixes(new Random(99), names, Math.max(opts.samples, 200), opts.prefixChars);
   const q = (i: number) => qs[i % qs.length];
@@ -132,7 +166,8 @@ export async function benchTags(db: Db, serverUrl: string, names: string[], opts
   // Correctness first: the endpoint's answer is the plain count's.
   let agrees = true;
   const checked = Math.min(30, qs.length);
-  for (let i = 0; i < checked; i++) if (JSON.stringify(await get(q(i))) !== JSON.stringify(plainCount(db, q(i), 10))) agrees = false;
+  for (let i = 0; i < checked; i++)
+    if (JSON.stringify(await get(q(i))) !== JSON.stringify(plainCount(db, q(i), 10))) agrees = false;
 
   for (let i = 0; i < 100; i++) await get(q(i)); // warm-up
   let matches = 0;
@@ -140,10 +175,18 @@ export async function benchTags(db: Db, serverUrl: string, names: string[], opts
     matches += (await get(q(i))).count;
   });
   if (ours.errors > 0) throw new Error(`GET /api/tag failed: ${ours.firstError}`);
-  const sql = await sampleLatency(opts.samples, 5 * 60_000, async (i) => void (repo.count(q(i)), repo.page(q(i), 0, 10)));
+  const sql = await sampleLatency(
+    opts.samples,
+    5 * 60_000,
+    async (i) => void (repo.count(q(i)), repo.page(q(i), 0, 10)),
+  );
   const plain = await sampleLatency(opts.samples, opts.plainBudgetMs, async (i) => void plainCount(db, q(i), 10));
   let plainLatencies = plain.latencies;
-  if (plainLatencies.length < 10) plainLatencies = plainLatencies.concat((await sampleLatency(10 - plainLatencies.length, 10 * 60_000, async (i) => void plainCount(db, q(i + 500), 10))).latencies);
+  if (plainLatencies.length < 10)
+    plainLatencies = plainLatencies.concat(
+      (await sampleLatency(10 - plainLatencies.length, 10 * 60_000, async (i) => void plainCount(db, q(i + 500), 10)))
+        .latencies,
+    );
   return {
     ours: summarize(ours.latencies),
     sql: summarize(sql.latencies),
@@ -155,14 +198,22 @@ export async function benchTags(db: Db, serverUrl: string, names: string[], opts
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { posts: { type: 'string' }, tags: { type: 'string' }, samples: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: {
+      posts: { type: 'string' },
+      tags: { type: 'string' },
+      samples: { type: 'string' },
+      keep: { type: 'boolean' },
+    },
+  });
   const opts: TagBenchOptions = {
     posts: Number(values.posts ?? 1_000_000),
     tags: Number(values.tags ?? 100_000),
     samples: Number(values.samples ?? 2000),
     plainBudgetMs: 60_000,
   };
-  const log = (line: string) => process.stderr.write(`[bench tags ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[bench tags ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
   const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
   const dataDir = tempDir('tags');
   const prefix = `bench-${process.pid}-tags`;
@@ -187,7 +238,9 @@ async function main(): Promise<void> {
     );
   } finally {
     await server?.stop();
-    await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+    await services.es.indices
+      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+      .catch(() => {});
     await services.close();
     if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -39,16 +39,30 @@ export interface UploadResult {
   concurrency: number;
 }
 
-export async function benchUpload(services: Core, url: string, images: BenchImage[], opts: UploadOptions): Promise<UploadResult> {
+export async function benchUpload(
+  services: Core,
+  url: string,
+  images: BenchImage[],
+  opts: UploadOptions,
+): Promise<UploadResult> {
   const jpegs = images.filter((i) => i.format === 'jpeg');
   const bytes = jpegs.map((i) => new Uint8Array(fs.readFileSync(i.path)));
-  const user = await services.accounts.createUser({ name: `bench${crypto.randomBytes(4).toString('hex')}`, password: 'bench password 123', permission: 6 });
+  const user = await services.accounts.createUser({
+    name: `bench${crypto.randomBytes(4).toString('hex')}`,
+    password: 'bench password 123',
+    permission: 6,
+  });
   const headers = { 'X-Access-Key': user.accessKey };
 
   const upload = async (i: number) => {
     const form = new FormData();
     form.append('image', new Blob([bytes[i % bytes.length]], { type: 'image/jpeg' }), 'upload.jpg');
-    form.append('metadata', new Blob([JSON.stringify({ text: `bench upload ${i}`, tags: ['bench', `b${i % 50}`], rating: 'none' })], { type: 'application/json' }));
+    form.append(
+      'metadata',
+      new Blob([JSON.stringify({ text: `bench upload ${i}`, tags: ['bench', `b${i % 50}`], rating: 'none' })], {
+        type: 'application/json',
+      }),
+    );
     form.append('force', '1');
     const res = await fetch(`${url}/api/post/`, { method: 'POST', headers, body: form });
     const text = await res.text();
@@ -56,7 +70,8 @@ export async function benchUpload(services: Core, url: string, images: BenchImag
     const id = (JSON.parse(text) as { id: string }).id;
     const back = await fetch(`${url}/api/post/${id}`);
     const got = (await back.json()) as { id?: string };
-    if (back.status !== 200 || got.id !== id) throw new HttpError(`read-after-write: GET /api/post/${id} answered ${back.status}`);
+    if (back.status !== 200 || got.id !== id)
+      throw new HttpError(`read-after-write: GET /api/post/${id} answered ${back.status}`);
   };
 
   const pool = createHashPool({ workers: 2 });
@@ -65,7 +80,9 @@ export async function benchUpload(services: Core, url: string, images: BenchImag
     const hash = async (i: number) => void (await pool.analyse(jpegs[i % jpegs.length].path));
     const sizes = await thumbnailSizes();
     // Looked up at run time: the thumbnails task is newer than this suite and may change shape.
-    const thumbnails = (pool as Partial<{ thumbnails(path: string, outputs: { size: number; path: string }[]): Promise<unknown> }>).thumbnails?.bind(pool);
+    const thumbnails = (
+      pool as Partial<{ thumbnails(path: string, outputs: { size: number; path: string }[]): Promise<unknown> }>
+    ).thumbnails?.bind(pool);
     const hashAndThumbs =
       thumbnails && sizes.length > 0
         ? async (i: number) => {
@@ -78,7 +95,12 @@ export async function benchUpload(services: Core, url: string, images: BenchImag
         : undefined;
     // Warm-up both paths (worker start-up, JIT, connections).
     await closedLoop({ concurrency: opts.concurrency, durationMs: 2000, maxRequests: 2 * jpegs.length, task: hash });
-    await closedLoop({ concurrency: opts.concurrency, durationMs: 3000, maxRequests: 2 * opts.concurrency, task: upload });
+    await closedLoop({
+      concurrency: opts.concurrency,
+      durationMs: 3000,
+      maxRequests: 2 * opts.concurrency,
+      task: upload,
+    });
 
     const uploads: number[] = [];
     const hashing: number[] = [];
@@ -88,23 +110,50 @@ export async function benchUpload(services: Core, url: string, images: BenchImag
     let errors = 0;
     let firstError: string | undefined;
     for (let r = 0; r < opts.reps; r++) {
-      const h = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000, task: hash });
+      const h = await closedLoop({
+        concurrency: opts.concurrency,
+        durationMs: opts.repMs,
+        maxRequests: 1_000_000,
+        task: hash,
+      });
       if (h.errors > 0) throw new Error(`hashing failed: ${h.firstError}`);
       hashing.push(h.rps);
       if (hashAndThumbs) {
-        const t = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000, task: hashAndThumbs });
+        const t = await closedLoop({
+          concurrency: opts.concurrency,
+          durationMs: opts.repMs,
+          maxRequests: 1_000_000,
+          task: hashAndThumbs,
+        });
         if (t.errors > 0) throw new Error(`thumbnails failed: ${t.firstError}`);
         withThumbs.push(t.rps);
       }
-      const u = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000, task: (i) => upload(r * 100_000 + i) });
+      const u = await closedLoop({
+        concurrency: opts.concurrency,
+        durationMs: opts.repMs,
+        maxRequests: 1_000_000,
+        task: (i) => upload(r * 100_000 + i),
+      });
       uploads.push(((u.requests - u.errors) / u.ms) * 1000);
       appendAll(latencies, u.latencies);
       requests += u.requests;
       errors += u.errors;
       firstError ??= u.firstError;
     }
-    const result = { uploads: repeated(uploads), hashing: repeated(hashing), hashingAndThumbnails: withThumbs.length ? repeated(withThumbs) : undefined };
-    return { ...result, ratio: result.uploads.median / result.hashing.median, requests, errors, firstError, latency: summarize(latencies), concurrency: opts.concurrency };
+    const result = {
+      uploads: repeated(uploads),
+      hashing: repeated(hashing),
+      hashingAndThumbnails: withThumbs.length ? repeated(withThumbs) : undefined,
+    };
+    return {
+      ...result,
+      ratio: result.uploads.median / result.hashing.median,
+      requests,
+      errors,
+      firstError,
+      latency: summarize(latencies),
+      concurrency: opts.concurrency,
+    };
   } finally {
     await pool.destroy();
     fs.rmSync(thumbDir, { recursive: true, force: true });

@@ -32,7 +32,8 @@ interface Profile {
 /** Which part of the stack a frame belongs to, for the grouped view. */
 function group(url: string, name: string): string {
   if (name.startsWith('(')) return name; // (garbage collector), (program), (idle)
-  if (/node_modules\/(node-fetch|fetch-blob|formdata-polyfill|data-uri-to-buffer|web-streams-polyfill)\//.test(url)) return 'node-fetch and its polyfills';
+  if (/node_modules\/(node-fetch|fetch-blob|formdata-polyfill|data-uri-to-buffer|web-streams-polyfill)\//.test(url))
+    return 'node-fetch and its polyfills';
   if (url.includes('/src/webhooks/')) return 'src/webhooks';
   if (url.includes('/src/')) return 'src (other)';
   if (url.includes('/bench/')) return 'bench (receivers client side, checks)';
@@ -40,7 +41,8 @@ function group(url: string, name: string): string {
   if (/node:internal\/streams|node:stream/.test(url)) return 'node: streams';
   if (/node:_http|node:http/.test(url)) return 'node: http';
   if (/node:net|stream_base_commons|node:internal\/net/.test(url)) return 'node: net / socket writes';
-  if (/abort_controller|event_target|node:events|node:internal\/events/.test(url)) return 'node: events, AbortController, EventTarget';
+  if (/abort_controller|event_target|node:events|node:internal\/events/.test(url))
+    return 'node: events, AbortController, EventTarget';
   if (/node:internal\/url|node:url/.test(url)) return 'node: URL';
   if (/node:internal\/timers|node:timers/.test(url)) return 'node: timers';
   if (/node:internal\/crypto|node:crypto/.test(url)) return 'node: crypto';
@@ -72,7 +74,14 @@ function selfTimes(profiles: Profile[]) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { deliveries: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' }, 'ours-only': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: {
+      deliveries: { type: 'string' },
+      reps: { type: 'string' },
+      out: { type: 'string' },
+      'ours-only': { type: 'boolean' },
+    },
+  });
   const deliveries = Number(values.deliveries ?? 10_000);
   const out = values.out ?? '/tmp/webhook-profiles';
   fs.mkdirSync(out, { recursive: true });
@@ -105,14 +114,21 @@ async function main(): Promise<void> {
     const rate = runs.reduce((s, r) => s + r.perSecond, 0) / runs.length;
     const t = selfTimes(list);
     const n = result.deliveries * list.length;
-    const line = ([k, ms]: [string, number]) => `  ${((ms / t.total) * 100).toFixed(1).padStart(5)} %  ${((ms * 1000) / n).toFixed(1).padStart(6)} µs/delivery  ${k}`;
-    console.log(`\n## ${label === 'ours' ? 'http.request (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`);
-    console.log(`profiled ${(t.total / 1000).toFixed(2)} s over ${n} deliveries (${((t.total * 1000) / n).toFixed(0)} µs wall per delivery)\ngroups:`);
+    const line = ([k, ms]: [string, number]) =>
+      `  ${((ms / t.total) * 100).toFixed(1).padStart(5)} %  ${((ms * 1000) / n).toFixed(1).padStart(6)} µs/delivery  ${k}`;
+    console.log(
+      `\n## ${label === 'ours' ? 'http.request (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`,
+    );
+    console.log(
+      `profiled ${(t.total / 1000).toFixed(2)} s over ${n} deliveries (${((t.total * 1000) / n).toFixed(0)} µs wall per delivery)\ngroups:`,
+    );
     for (const g of t.groups) console.log(line(g));
     console.log('top self-time frames:');
     for (const f of t.frames) console.log(line(f));
   }
-  console.log(`\n${process.version}; anchor (plain loop, not profiled) ${result.anchorRuns.map((r) => Math.round(r.perSecond)).join(', ')} deliveries/s`);
+  console.log(
+    `\n${process.version}; anchor (plain loop, not profiled) ${result.anchorRuns.map((r) => Math.round(r.perSecond)).join(', ')} deliveries/s`,
+  );
   console.log(`profiles in ${out}; every drain correct: ${result.correct}`);
   session.disconnect();
 }

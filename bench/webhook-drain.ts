@@ -23,7 +23,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UserRepository } from '../src/accounts/user-repository.ts';
-import { openDatabase, type Db } from '../src/db/sqlite.ts';
+import { openDatabase } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
 import { unitOfWorkOn, type Initiator, type UnitOfWork } from '../src/kernel/unit-of-work.ts';
 import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
@@ -110,7 +110,10 @@ interface Receivers {
 }
 
 async function startReceivers(secrets: string[]): Promise<Receivers> {
-  const child: ChildProcess = fork(path.join(ROOT, 'bench/lib/drain-receivers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(path.join(ROOT, 'bench/lib/drain-receivers.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const next = (key: string) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const onMsg = (m: Record<string, unknown>) => {
@@ -146,8 +149,15 @@ async function startReceivers(secrets: string[]): Promise<Receivers> {
   };
 }
 
-/** Appends `count` update events (texts "drain 0 …", "drain 1 …", …) in transactions of 1,000; the fan-out queues the deliveries. */
-function queueEvents(unitOfWork: UnitOfWork, posts: ReturnType<PostRepository['list']>, initiator: Initiator): OutboxRow[] {
+/**
+ * Appends `count` update events (texts "drain 0 …", "drain 1 …", …) in transactions of 1,000; the fan-out queues the
+ * deliveries.
+ */
+function queueEvents(
+  unitOfWork: UnitOfWork,
+  posts: ReturnType<PostRepository['list']>,
+  initiator: Initiator,
+): OutboxRow[] {
   const rows: OutboxRow[] = [];
   const append = (from: number, to: number) =>
     unitOfWork.writeInBackground((tx) => {
@@ -160,7 +170,12 @@ function queueEvents(unitOfWork: UnitOfWork, posts: ReturnType<PostRepository['l
   return rows;
 }
 
-async function measure(receivers: Receivers, n: number, send: () => Promise<void>, watch?: () => Promise<() => Promise<void>>): Promise<DrainRun> {
+async function measure(
+  receivers: Receivers,
+  n: number,
+  send: () => Promise<void>,
+  watch?: () => Promise<() => Promise<void>>,
+): Promise<DrainRun> {
   await receivers.expect(n);
   const unwatch = await watch?.();
   const elu0 = performance.eventLoopUtilization();
@@ -170,7 +185,14 @@ async function measure(receivers: Receivers, n: number, send: () => Promise<void
   const cpu = closeWindow();
   const elu = performance.eventLoopUtilization(elu0);
   await unwatch?.();
-  return { seconds: cpu.wallS, perSecond: n / cpu.wallS, cpuMsPerDelivery: (cpu.self * 1000) / n, eventLoopUtilization: elu.utilization, receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n, check: await receivers.report() };
+  return {
+    seconds: cpu.wallS,
+    perSecond: n / cpu.wallS,
+    cpuMsPerDelivery: (cpu.self * 1000) / n,
+    eventLoopUtilization: elu.utilization,
+    receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n,
+    check: await receivers.report(),
+  };
 }
 
 export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<WebhookDrainResult> {
@@ -178,7 +200,10 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const perHook = Math.ceil(opts.deliveries / opts.receivers);
   const total = perHook * opts.receivers;
   const dataDir = tempDir('drain');
-  const secrets = Array.from({ length: opts.receivers }, (_, i) => `drain-secret-${i}-${crypto.randomBytes(8).toString('hex')}`);
+  const secrets = Array.from(
+    { length: opts.receivers },
+    (_, i) => `drain-secret-${i}-${crypto.randomBytes(8).toString('hex')}`,
+  );
   const receivers = await startReceivers(secrets);
   const db = openDatabase(dataDir);
   const agent = new http.Agent({ keepAlive: true });
@@ -208,7 +233,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     log(`webhook drain: rendering ${total} bodies for the anchor`);
     const sample = queueEvents(unitOfWork, posts, initiator);
     db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
-    const bodies = hooks.map((h) => sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))));
+    const bodies = hooks.map((h) =>
+      sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))),
+    );
     const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
 
     const anchorOnce = (count = perHook) =>
@@ -236,7 +263,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
                   },
                   (res) => {
                     res.resume();
-                    res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`anchor: HTTP ${res.statusCode}`))));
+                    res.on('end', () =>
+                      res.statusCode === 204 ? resolve() : reject(new Error(`anchor: HTTP ${res.statusCode}`)),
+                    );
                   },
                 );
                 req.on('error', reject);
@@ -249,22 +278,34 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
 
     const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
-      const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } }, { send });
+      const dispatcher = new WebhookDispatcher(
+        { repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } },
+        { send },
+      );
       let result: Awaited<ReturnType<typeof measure>>;
       try {
-        result = await measure(receivers, count * hooks.length, async () => {
-          dispatcher.start();
-          // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
-          while (dispatcher.stats.delivered < count * hooks.length) {
-            if (dispatcher.stats.failed > 0) throw new Error(`the dispatcher recorded ${dispatcher.stats.failed} failed attempts`);
-            await new Promise((r) => setTimeout(r, 5));
-          }
-          await dispatcher.whenIdle(); // every result written
-        }, label && opts.onDrain ? () => opts.onDrain!(label) : undefined);
+        result = await measure(
+          receivers,
+          count * hooks.length,
+          async () => {
+            dispatcher.start();
+            // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
+            while (dispatcher.stats.delivered < count * hooks.length) {
+              if (dispatcher.stats.failed > 0)
+                throw new Error(`the dispatcher recorded ${dispatcher.stats.failed} failed attempts`);
+              await new Promise((r) => setTimeout(r, 5));
+            }
+            await dispatcher.whenIdle(); // every result written
+          },
+          label && opts.onDrain ? () => opts.onDrain!(label) : undefined,
+        );
       } finally {
         await dispatcher.stop();
       }
-      const left = db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number;
+      const left = db
+        .prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+        .pluck()
+        .get() as number;
       if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
       return result;
     };
@@ -280,11 +321,15 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const comparedRuns: DrainRun[] = [];
     const drainOurs = async () => {
       oursRuns.push(await oursOnce(perHook, undefined, 'ours'));
-      log(`webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+      log(
+        `webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`,
+      );
     };
     const drainCompared = async (b: NonNullable<WebhookDrainOptions['compare']>) => {
       comparedRuns.push(await oursOnce(perHook, b.send, b.label));
-      log(`webhook drain: ${b.label} ${Math.round(comparedRuns.at(-1)!.perSecond)} deliveries/s, ${comparedRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`);
+      log(
+        `webhook drain: ${b.label} ${Math.round(comparedRuns.at(-1)!.perSecond)} deliveries/s, ${comparedRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`,
+      );
     };
     for (let r = 0; r < opts.reps; r++) {
       anchorRuns.push(await anchorOnce());
@@ -300,7 +345,11 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const anchor = repeated(anchorRuns.map((r) => r.perSecond));
     const compared = opts.compare && comparedRuns.length ? repeated(comparedRuns.map((r) => r.perSecond)) : undefined;
     const correct = [...oursRuns, ...comparedRuns, ...anchorRuns].every(
-      (r) => r.check.received === total && r.check.badSignatures === 0 && r.check.outOfOrder === 0 && r.check.perReceiver.every((n) => n === perHook),
+      (r) =>
+        r.check.received === total &&
+        r.check.badSignatures === 0 &&
+        r.check.outOfOrder === 0 &&
+        r.check.perReceiver.every((n) => n === perHook),
     );
     return {
       deliveries: total,
@@ -312,7 +361,12 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       ratio: ours.median / anchor.median,
       oursRuns,
       anchorRuns,
-      compared: compared && { label: opts.compare!.label, drains: compared, runs: comparedRuns, ratio: ours.median / compared.median },
+      compared: compared && {
+        label: opts.compare!.label,
+        drains: compared,
+        runs: comparedRuns,
+        ratio: ours.median / compared.median,
+      },
       correct,
       measuredAt: new Date().toISOString(),
     };

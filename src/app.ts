@@ -134,7 +134,14 @@ export function createApp(services: AppServices): Koa<AppState> {
       ctx.body = { error: `method ${ctx.method} is not allowed here` };
     }
   });
-  app.use(methodGuard({ '/api/post/upload-url': ['POST'], '/api/post/search': ['POST'], '/api/post/similar': ['POST'], '/api/webhook/preview': ['POST'] }));
+  app.use(
+    methodGuard({
+      '/api/post/upload-url': ['POST'],
+      '/api/post/search': ['POST'],
+      '/api/post/similar': ['POST'],
+      '/api/webhook/preview': ['POST'],
+    }),
+  );
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

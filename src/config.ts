@@ -1,6 +1,11 @@
 import { ConfigError, invalid, parseTree, parseWith, type Values } from './config/define.ts';
 import {
-  AWS_SDK_QUIET, CLI_DEBUG, DEV_SERVICE_SETTINGS, S3_SETTINGS, SETTINGS, s3Location,
+  AWS_SDK_QUIET,
+  CLI_DEBUG,
+  DEV_SERVICE_SETTINGS,
+  S3_SETTINGS,
+  SETTINGS,
+  s3Location,
 } from './config/settings.ts';
 
 /**
@@ -12,7 +17,10 @@ import {
 
 export { ConfigError };
 export {
-  DEFAULT_MAX_IMAGE_BYTES, DEFAULT_S3_TIMEOUT_MS, DEV_SERVICE_DEFAULTS, parseS3Location,
+  DEFAULT_MAX_IMAGE_BYTES,
+  DEFAULT_S3_TIMEOUT_MS,
+  DEV_SERVICE_DEFAULTS,
+  parseS3Location,
 } from './config/settings.ts';
 
 /** The server's and the jobs' configuration (the values of SETTINGS, with what is derived from them). */
@@ -30,8 +38,11 @@ function s3Values(where: { bucket: string; prefix: string }, env: NodeJS.Process
   const { awsRegion, region, forcePathStyle, ...s } = parseTree(S3_SETTINGS, env);
   if (!!s.accessKeyId !== !!s.secretAccessKey) {
     const missing = s.accessKeyId ? S3_SETTINGS.secretAccessKey.env : S3_SETTINGS.accessKeyId.env;
-    throw invalid(missing, env[missing],
-      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK\'s default credentials)');
+    throw invalid(
+      missing,
+      env[missing],
+      "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither, for the SDK's default credentials)",
+    );
   }
   return {
     ...where,
@@ -47,7 +58,9 @@ function s3Values(where: { bucket: string; prefix: string }, env: NodeJS.Process
  * where the location came from in the error.
  */
 export function s3StoreConfigAt(
-  location: string, env: NodeJS.ProcessEnv = process.env, setting = 'MEDIA_STORE',
+  location: string,
+  env: NodeJS.ProcessEnv = process.env,
+  setting = 'MEDIA_STORE',
 ): S3Settings {
   return s3Values(parseWith(s3Location, location, setting), env);
 }
@@ -64,8 +77,12 @@ function assemble(values: Values<typeof SETTINGS>, env: NodeJS.ProcessEnv) {
   // Refused rather than ignored: a deployment that asked for redirects and silently streams would
   // be measured, sized and fronted (CSP, CORS) for the wrong thing.
   if (rest.mediaRedirect.mode === 'presigned' && !s3) {
-    throw invalid('MEDIA_REDIRECT', 'presigned', 'needs an S3 media store (MEDIA_STORE=s3://bucket/prefix); ' +
-      'the local store always streams GET /media (unset MEDIA_REDIRECT or set it to off)');
+    throw invalid(
+      'MEDIA_REDIRECT',
+      'presigned',
+      'needs an S3 media store (MEDIA_STORE=s3://bucket/prefix); ' +
+        'the local store always streams GET /media (unset MEDIA_REDIRECT or set it to off)',
+    );
   }
   const hostForUrl = rest.host.includes(':') ? `[${rest.host}]` : rest.host;
   const publicBase = publicUrl ?? `http://${hostForUrl}:${rest.port}`;
@@ -101,7 +118,8 @@ export function loadDevServicesConfig(env: NodeJS.ProcessEnv = process.env): Dev
  * variable). The managed services hand their tools the caller's environment this way.
  */
 export function childProcessEnv(
-  changes: Record<string, string | undefined>, env: NodeJS.ProcessEnv = process.env,
+  changes: Record<string, string | undefined>,
+  env: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   for (const [name, value] of Object.entries(changes)) {

@@ -41,6 +41,12 @@ export const notFound = (what = 'not found') => new AppError('not_found', what);
 export const unavailable = (what: string) => new AppError('unavailable', what);
 
 /** A single validation issue in the spec's shape, for checks zod does not make. */
-export function invalid(path: (string | number)[], message: string, code = 'custom', expected = '', received = ''): AppError {
+export function invalid(
+  path: (string | number)[],
+  message: string,
+  code = 'custom',
+  expected = '',
+  received = '',
+): AppError {
   return new AppError('validation', message, [{ code, expected, received, path, message }] satisfies ValidationIssue[]);
 }

@@ -36,7 +36,13 @@ export function redact(value: unknown, depth = 0): unknown {
  * goes to pino as it is instead of as a copy (the request log's line, one per request).
  */
 function isFlatAndClean(value: unknown): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    Object.getPrototypeOf(value) !== Object.prototype
+  )
+    return false;
   for (const k in value) {
     const v = (value as Record<string, unknown>)[k];
     if ((v !== null && typeof v === 'object') || SECRET_KEY.test(k)) return false;
@@ -83,7 +89,11 @@ function batchedStderr(): { write(line: string): void; flush(): void } {
  * Otherwise stderr is written synchronously line by line: CLI commands exit right after their last
  * line, and a buffered destination could drop it.
  */
-export function createLogger(level: LogLevel, write?: (line: string) => void, opts: { batched?: boolean } = {}): Logger {
+export function createLogger(
+  level: LogLevel,
+  write?: (line: string) => void,
+  opts: { batched?: boolean } = {},
+): Logger {
   const batch = !write && opts.batched ? batchedStderr() : undefined;
   const destination = write ? { write } : (batch ?? pino.destination({ fd: 2, sync: true }));
   const logger = pino(
@@ -99,10 +109,12 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, op
     },
     destination,
   );
-  const emit = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: LogFields = {}) => {
-    if (!logger.isLevelEnabled(lvl)) return;
-    logger[lvl](redact(fields) as object, msg);
-    if (batch && (lvl === 'warn' || lvl === 'error')) batch.flush();
-  };
+  const emit =
+    (lvl: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (!logger.isLevelEnabled(lvl)) return;
+      logger[lvl](redact(fields) as object, msg);
+      if (batch && (lvl === 'warn' || lvl === 'error')) batch.flush();
+    };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

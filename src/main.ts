@@ -23,12 +23,19 @@ async function main(): Promise<void> {
     services.log.warn('could not apply ELASTICSEARCH_REPLICAS to the posts index', { err: err.message });
     return [];
   });
-  if (changed.length > 0) services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', { indices: changed, replicas: config.elasticsearch.replicas });
+  if (changed.length > 0)
+    services.log.info('applied ELASTICSEARCH_REPLICAS to the posts index', {
+      indices: changed,
+      replicas: config.elasticsearch.replicas,
+    });
   // An index built by an older release lacks fields or field types this one queries (mapping v3: the
   // positional text_grams of text search): say so at once rather than through failing searches.
   const built = await services.postsIndex.builtMappingVersion().catch(() => undefined);
   if (built !== undefined && built < readPostsMapping().mappingVersion) {
-    services.log.warn('the posts index was built for an older mapping: run `imgpost reindex`', { built, current: readPostsMapping().mappingVersion });
+    services.log.warn('the posts index was built for an older mapping: run `imgpost reindex`', {
+      built,
+      current: readPostsMapping().mappingVersion,
+    });
   }
   const watcher = new ClusterWatcher(services.postsIndex, services.log);
   watcher.start();
@@ -42,7 +49,12 @@ async function main(): Promise<void> {
   }
   services.ownerLock.describe(config.publicUrl);
   // The runtime in the log, as npm start runs the pinned Node (docs/operations/runtime.md), not the system's.
-  services.log.info('listening', { url: config.publicUrl, host: config.host, port: server.port, node: process.version });
+  services.log.info('listening', {
+    url: config.publicUrl,
+    host: config.host,
+    port: server.port,
+    node: process.version,
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {

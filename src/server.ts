@@ -22,7 +22,12 @@ export interface ListenOptions {
   checkIntervalMs?: number;
 }
 
-export function listen(app: Pick<Koa, 'callback'>, host: string, port: number, opts: ListenOptions = {}): Promise<RunningServer> {
+export function listen(
+  app: Pick<Koa, 'callback'>,
+  host: string,
+  port: number,
+  opts: ListenOptions = {},
+): Promise<RunningServer> {
   const server = http.createServer({ connectionsCheckingInterval: opts.checkIntervalMs ?? 1_000 }, app.callback());
   // Slow clients must not hold sockets forever.
   server.headersTimeout = opts.headersTimeoutMs ?? 20_000;

@@ -21,10 +21,16 @@ const dir = given ?? fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-responses-')
 // ava's command line, run by this very node: no shell, no .bin shims.
 const avaEntry = createRequire(import.meta.url).resolve('ava');
 const avaRoot = path.resolve(path.dirname(avaEntry), '..');
-const avaBin = path.join(avaRoot, (JSON.parse(fs.readFileSync(path.join(avaRoot, 'package.json'), 'utf8')) as { bin: { ava: string } }).bin.ava);
+const avaBin = path.join(
+  avaRoot,
+  (JSON.parse(fs.readFileSync(path.join(avaRoot, 'package.json'), 'utf8')) as { bin: { ava: string } }).bin.ava,
+);
 
 const started = Date.now();
-const child = spawn(process.execPath, [avaBin, ...args], { stdio: 'inherit', env: { ...process.env, IMGPOST_RECORD_RESPONSES: dir } });
+const child = spawn(process.execPath, [avaBin, ...args], {
+  stdio: 'inherit',
+  env: { ...process.env, IMGPOST_RECORD_RESPONSES: dir },
+});
 // Ctrl-C reaches ava from the terminal by itself; this process only waits for it to wrap up.
 process.on('SIGINT', () => {});
 for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
@@ -48,10 +54,14 @@ if (report.violations.length > 0) {
   process.stdout.write(`OpenAPI response validation FAILED; the recordings are kept in ${dir}\n`);
   if (code === 0) code = 1;
 } else if (report.checked === 0 && args.length === 0 && avaCode === 0) {
-  process.stdout.write('OpenAPI response validation FAILED: a full run recorded no response at all (is recording wired into test/helpers/app.ts?)\n');
+  process.stdout.write(
+    'OpenAPI response validation FAILED: a full run recorded no response at all (is recording wired into test/helpers/app.ts?)\n',
+  );
   code = 1;
 } else {
-  process.stdout.write(`OpenAPI response validation passed${avaCode === 0 ? '' : ' (over what ran; ava itself failed)'}\n`);
+  process.stdout.write(
+    `OpenAPI response validation passed${avaCode === 0 ? '' : ' (over what ran; ava itself failed)'}\n`,
+  );
 }
 process.stdout.write(`ava: ${avaSeconds} s, exit code ${avaCode}\n`);
 if (!given && report.violations.length === 0) fs.rmSync(dir, { recursive: true, force: true });

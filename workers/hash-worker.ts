@@ -9,7 +9,15 @@ import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { dihedralHashes } from '../src/hashing/dihedral.ts';
 import { dctHash } from '../src/hashing/phash.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from '../src/hashing/tasks.ts';
+import {
+  INVALID_PREFIX,
+  type AnalyseRequest,
+  type ImageInfo,
+  type RobustRequest,
+  type RobustResult,
+  type ThumbnailRequest,
+  type ThumbnailResult,
+} from '../src/hashing/tasks.ts';
 import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
 import { UNREADABLE } from '../src/hashing/robust/format.ts';
 import { DESCRIPTOR_SOURCE } from '../src/hashing/robust/grey.ts';
@@ -41,7 +49,8 @@ const ascii = (buf: Buffer, start: number, end: number) => buf.toString('latin1'
  */
 function sniff(buf: Buffer): Format | { other: string } {
   if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'jpeg';
-  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'png';
   const head6 = ascii(buf, 0, 6);
   if (head6 === 'GIF87a' || head6 === 'GIF89a') return 'gif';
   if (ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP') return 'webp';
@@ -92,10 +101,14 @@ export default async function analyse({ path, dihedral }: AnalyseRequest): Promi
   }
   const format: Format | undefined =
     meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : undefined) : (meta.format as Format);
-  if (format !== sniffed) throw invalid(`not an accepted image format (${meta.format === 'heif' ? meta.compression ?? 'heif' : meta.format})`);
+  if (format !== sniffed)
+    throw invalid(
+      `not an accepted image format (${meta.format === 'heif' ? (meta.compression ?? 'heif') : meta.format})`,
+    );
   const { width, height } = meta.autoOrient; // as displayed, i.e. after EXIF orientation
   if (!width || !height) throw invalid('image has no dimensions');
-  if (width * height > MAX_PIXELS) throw invalid(`image exceeds ${MAX_PIXELS / 1_000_000} megapixels (${width}x${height})`);
+  if (width * height > MAX_PIXELS)
+    throw invalid(`image exceeds ${MAX_PIXELS / 1_000_000} megapixels (${width}x${height})`);
 
   let grey: Buffer;
   try {
@@ -150,10 +163,12 @@ export async function thumbnails({ path, outputs, descriptor }: ThumbnailRequest
     if (shared.length > 0 || descriptor) {
       const raster = sourceRaster(source.clone());
       for (const o of shared)
-        made.push(raster.then(async (r: SourceRaster) => {
-          const info = await webp(sharp(r.data, rawInput(r)), o.path);
-          return { size: o.size, width: info.width, height: info.height };
-        }));
+        made.push(
+          raster.then(async (r: SourceRaster) => {
+            const info = await webp(sharp(r.data, rawInput(r)), o.path);
+            return { size: o.size, width: info.width, height: info.height };
+          }),
+        );
       if (descriptor) robust = raster.then(descriptorOf).catch(() => UNREADABLE);
     }
     return { made: await Promise.all(made), ...(robust ? { descriptor: await robust } : {}) };

@@ -36,14 +36,18 @@ setInterval(() => {
   }
 }, 500).unref();
 
-const done = (id: number) => post({ type: 'done', id, stats: { ...(dispatcher?.stats ?? { sent: 0, delivered: 0, failed: 0 }) } });
+const done = (id: number) =>
+  post({ type: 'done', id, stats: { ...(dispatcher?.stats ?? { sent: 0, delivered: 0, failed: 0 }) } });
 
 port.on('message', (m: ToWorker) => {
   Object.assign(config, m.config);
   switch (m.type) {
     case 'init':
       db = openDatabase(m.dataDir);
-      dispatcher = new WebhookDispatcher({ repo: new WebhookRepository(db), outbox: new Outbox(db), log, config }, m.options);
+      dispatcher = new WebhookDispatcher(
+        { repo: new WebhookRepository(db), outbox: new Outbox(db), log, config },
+        m.options,
+      );
       return;
     case 'start':
       return dispatcher?.start();

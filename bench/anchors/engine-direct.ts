@@ -25,14 +25,21 @@ function toCall(method: string, params: Record<string, unknown>): EngineCall {
   const q = qs.toString() ? `?${qs}` : '';
   if (method === 'msearch') {
     const lines = (params.searches as unknown[]).map((l) => JSON.stringify(l));
-    return { path: `/${String(params.index ?? '')}/_msearch${q}`.replace('//', '/'), body: `${lines.join('\n')}\n`, contentType: 'application/x-ndjson' };
+    return {
+      path: `/${String(params.index ?? '')}/_msearch${q}`.replace('//', '/'),
+      body: `${lines.join('\n')}\n`,
+      contentType: 'application/x-ndjson',
+    };
   }
   const body = Object.fromEntries(Object.entries(params).filter(([k]) => !QUERY_PARAMS.has(k)));
   return { path: `/${String(params.index)}/_search${q}`, body: JSON.stringify(body), contentType: 'application/json' };
 }
 
 /** The engine calls `/image/search` makes for each request body (in order), with `?offset&limit` from `path`. */
-export async function captureEngineCalls(services: ToolJob, requests: { path: string; body: unknown }[]): Promise<EngineCall[][]> {
+export async function captureEngineCalls(
+  services: ToolJob,
+  requests: { path: string; body: unknown }[],
+): Promise<EngineCall[][]> {
   let calls: EngineCall[] = [];
   const recording = new Proxy(services.es, {
     get(target, prop, receiver) {
@@ -63,10 +70,17 @@ export async function captureEngineCalls(services: ToolJob, requests: { path: st
   return out;
 }
 
-/** Sends one request's engine calls to Elasticsearch as the endpoint does (one after the other) and reads each answer to its end. */
+/**
+ * Sends one request's engine calls to Elasticsearch as the endpoint does (one after the other) and reads each answer to
+ * its end.
+ */
 export async function replay(esUrl: string, calls: EngineCall[]): Promise<void> {
   for (const c of calls) {
-    const res = await fetch(esUrl + c.path, { method: 'POST', headers: { 'content-type': c.contentType }, body: c.body });
+    const res = await fetch(esUrl + c.path, {
+      method: 'POST',
+      headers: { 'content-type': c.contentType },
+      body: c.body,
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`engine ${c.path}: ${res.status} ${text.slice(0, 200)}`);
   }

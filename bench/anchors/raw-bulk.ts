@@ -26,7 +26,8 @@ export function prepareBulk(posts: PostRepository, batch: number): PreparedBulk 
   let bytes = 0;
   for (const records of posts.batches(batch)) {
     let text = '';
-    for (const r of records) text += `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(toPostDocument(r))}\n`;
+    for (const r of records)
+      text += `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(toPostDocument(r))}\n`;
     const body = encoder.encode(text);
     bodies.push(body);
     docs += records.length;
@@ -41,7 +42,12 @@ export interface RawBulkRun {
   docsPerSec: number;
 }
 
-export async function rawBulk(esUrl: string, postsIndex: PostsIndex, prepared: PreparedBulk, concurrency = 2): Promise<RawBulkRun> {
+export async function rawBulk(
+  esUrl: string,
+  postsIndex: PostsIndex,
+  prepared: PreparedBulk,
+  concurrency = 2,
+): Promise<RawBulkRun> {
   const m = readPostsMapping();
   // Not under the posts pattern (<prefix>-posts-v*), so no relay ever treats it as a write target.
   const index = `${postsIndex.prefix}-rawbulk-${Date.now()}`;
@@ -56,7 +62,8 @@ export async function rawBulk(esUrl: string, postsIndex: PostsIndex, prepared: P
         const body = prepared.bodies[next++];
         const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
         const answer = (await res.json()) as { errors?: boolean };
-        if (!res.ok || answer.errors !== false) throw new Error(`raw _bulk failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+        if (!res.ok || answer.errors !== false)
+          throw new Error(`raw _bulk failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));

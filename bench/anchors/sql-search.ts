@@ -55,8 +55,12 @@ export class SqlSearch {
       params.push(spec.to);
     }
     const from = `FROM posts p ${joins.join(' ')} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-    const count = this.prepared(`SELECT count(*) ${from}`).pluck().get(...params) as number;
-    const ids = this.prepared(`SELECT p.id ${from} ORDER BY p.id LIMIT ? OFFSET ?`).pluck().all(...params, limit, offset) as string[];
+    const count = this.prepared(`SELECT count(*) ${from}`)
+      .pluck()
+      .get(...params) as number;
+    const ids = this.prepared(`SELECT p.id ${from} ORDER BY p.id LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(...params, limit, offset) as string[];
     return { count, data: this.posts.getManyById(ids).map((p) => toPostView(p, this.mediaUrl)) };
   }
 }

@@ -45,7 +45,10 @@ export function cpuWindow<K extends string>(pids: Record<K, number | undefined>)
   return () => {
     const end = read();
     const self = process.cpuUsage(self0);
-    const out = { wallS: Number(process.hrtime.bigint() - t0) / 1e9, self: (self.user + self.system) / 1e6 } as CpuSpent<K>;
+    const out = {
+      wallS: Number(process.hrtime.bigint() - t0) / 1e9,
+      self: (self.user + self.system) / 1e6,
+    } as CpuSpent<K>;
     names.forEach((k, i) => ((out as Record<string, number>)[k] = end[i] - start[i]));
     return out;
   };
@@ -57,7 +60,8 @@ export class CpuTally<K extends string> {
   requests = 0;
 
   add(spent: CpuSpent<K>, requests: number): void {
-    for (const [k, v] of Object.entries(spent)) if (k !== 'wallS') this.seconds.set(k, (this.seconds.get(k) ?? 0) + (v as number));
+    for (const [k, v] of Object.entries(spent))
+      if (k !== 'wallS') this.seconds.set(k, (this.seconds.get(k) ?? 0) + (v as number));
     this.requests += requests;
   }
 

@@ -32,7 +32,15 @@ let expected = Number.POSITIVE_INFINITY;
 let state = fresh(0);
 
 function fresh(n: number) {
-  return { received: 0, perReceiver: new Array<number>(n).fill(0), last: new Array<number>(n).fill(-1), open: new Array<number>(n).fill(0), badSignatures: 0, outOfOrder: 0, maxConcurrent: 0 };
+  return {
+    received: 0,
+    perReceiver: new Array<number>(n).fill(0),
+    last: new Array<number>(n).fill(-1),
+    open: new Array<number>(n).fill(0),
+    badSignatures: 0,
+    outOfOrder: 0,
+    maxConcurrent: 0,
+  };
 }
 
 function handle(i: number, req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -44,7 +52,8 @@ function handle(i: number, req: http.IncomingMessage, res: http.ServerResponse):
     const raw = Buffer.concat(chunks);
     const given = String(req.headers['x-signature'] ?? '');
     const expectedSig = crypto.createHmac('sha256', secrets[i]).update(raw).digest();
-    if (!/^[0-9a-f]{64}$/.test(given) || !crypto.timingSafeEqual(expectedSig, Buffer.from(given, 'hex'))) state.badSignatures++;
+    if (!/^[0-9a-f]{64}$/.test(given) || !crypto.timingSafeEqual(expectedSig, Buffer.from(given, 'hex')))
+      state.badSignatures++;
     const n = Number(/drain (\d+)/.exec(raw.toString('latin1'))?.[1] ?? -1);
     if (n <= state.last[i]) state.outOfOrder++;
     state.last[i] = n;
@@ -75,7 +84,9 @@ process.on('message', async (msg: Msg) => {
     process.send!({ ready: true });
   } else if (msg.report) {
     const { received, perReceiver, badSignatures, outOfOrder, maxConcurrent } = state;
-    process.send!({ report: { received, perReceiver, badSignatures, outOfOrder, maxConcurrent } satisfies ReceiversReport });
+    process.send!({
+      report: { received, perReceiver, badSignatures, outOfOrder, maxConcurrent } satisfies ReceiversReport,
+    });
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -29,7 +29,12 @@ export function rateLimitOverrides(): Record<string, string> {
 }
 
 /** The environment both the in-process services and the child server are configured from. */
-export function benchEnv(o: { dataDir: string; prefix: string; esUrl: string; logLevel?: string }): Record<string, string> {
+export function benchEnv(o: {
+  dataDir: string;
+  prefix: string;
+  esUrl: string;
+  logLevel?: string;
+}): Record<string, string> {
   return {
     DATA_DIR: o.dataDir,
     ELASTICSEARCH_URL: o.esUrl,
@@ -61,7 +66,9 @@ export interface Machine {
 async function esNodeInfo(esUrl: string): Promise<{ version: string; heap: string }> {
   try {
     const res = await fetch(`${esUrl}/_nodes/_local/jvm?filter_path=nodes.*.version,nodes.*.jvm.mem.heap_max_in_bytes`);
-    const body = (await res.json()) as { nodes?: Record<string, { version?: string; jvm?: { mem?: { heap_max_in_bytes?: number } } }> };
+    const body = (await res.json()) as {
+      nodes?: Record<string, { version?: string; jvm?: { mem?: { heap_max_in_bytes?: number } } }>;
+    };
     const node = Object.values(body.nodes ?? {})[0];
     const heap = node?.jvm?.mem?.heap_max_in_bytes;
     return { version: node?.version ?? 'unknown', heap: heap ? `${Math.round(heap / 2 ** 20)} MiB` : 'unknown' };
@@ -73,7 +80,10 @@ async function esNodeInfo(esUrl: string): Promise<{ version: string; heap: strin
 export function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workers', 'es-mappings'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workers', 'es-mappings'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${head} (+ uncommitted changes in src/)` : head;
   } catch {
     return 'unknown';

@@ -33,7 +33,10 @@ export class Histogram {
     return this;
   }
 
-  /** Nearest-rank percentile (p in 0..100): the upper edge of the bucket holding that rank, never above the max seen; NaN for none. */
+  /**
+   * Nearest-rank percentile (p in 0..100): the upper edge of the bucket holding that rank, never above the max seen;
+   * NaN for none.
+   */
   percentile(p: number): number {
     if (this.n === 0) return Number.NaN;
     const rank = Math.max(1, Math.ceil((p / 100) * this.n));
@@ -46,6 +49,13 @@ export class Histogram {
   }
 
   summary(): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
-    return { n: this.n, p50: this.percentile(50), p90: this.percentile(90), p99: this.percentile(99), max: this.n ? this.max : Number.NaN, mean: this.n ? this.sum / this.n : Number.NaN };
+    return {
+      n: this.n,
+      p50: this.percentile(50),
+      p90: this.percentile(90),
+      p99: this.percentile(99),
+      max: this.n ? this.max : Number.NaN,
+      mean: this.n ? this.sum / this.n : Number.NaN,
+    };
   }
 }

@@ -54,7 +54,11 @@ export async function closedLoop(opts: LoadOptions): Promise<LoadResult> {
 }
 
 /** Latency samples: one request at a time, at most `samples` of them and at most `maxMs` long. */
-export async function sampleLatency(samples: number, maxMs: number, task: (i: number) => Promise<void>): Promise<LoadResult> {
+export async function sampleLatency(
+  samples: number,
+  maxMs: number,
+  task: (i: number) => Promise<void>,
+): Promise<LoadResult> {
   return closedLoop({ concurrency: 1, durationMs: maxMs, maxRequests: samples, task });
 }
 
@@ -68,7 +72,11 @@ export class HttpError extends Error {}
 
 /** POSTs JSON and drains the answer; any status but `expect` is an error. */
 export async function postJson(url: string, body: unknown, expect = 200): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== expect) throw new HttpError(`POST ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
   return JSON.parse(text) as unknown;

@@ -56,7 +56,10 @@ export async function generateImages(dir: string, jpegs: number, pngs: number, s
   for (let i = 0; i < jpegs + pngs; i++) {
     const format = i < jpegs ? 'jpeg' : 'png';
     const img = sharp(await pixels(seedBase + i), { raw: { width: SIDE, height: SIDE, channels: 3 } });
-    const buf = format === 'jpeg' ? await img.jpeg({ quality: 85 }).toBuffer() : await img.png({ compressionLevel: 6 }).toBuffer();
+    const buf =
+      format === 'jpeg'
+        ? await img.jpeg({ quality: 85 }).toBuffer()
+        : await img.png({ compressionLevel: 6 }).toBuffer();
     const file = path.join(dir, `bench-${String(i).padStart(3, '0')}.${format === 'jpeg' ? 'jpg' : 'png'}`);
     fs.writeFileSync(file, buf);
     out.push({ path: file, format, bytes: buf.length });

@@ -31,9 +31,12 @@ export function summarize(file: string, top = 25): string {
   const p = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+  for (let i = 0; i < p.samples.length; i++)
+    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+  const idle = [...self]
+    .filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)')
+    .reduce((a, [, t]) => a + t, 0);
   const areas = new Map<string, number>();
   const fns = new Map<string, number>();
   for (const [id, t] of self) {
@@ -45,14 +48,29 @@ export function summarize(file: string, top = 25): string {
   }
   const busy = total - idle;
   const pct = (t: number) => `${((100 * t) / busy).toFixed(1)} %`;
-  const lines = [`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (shares below are of busy time)`, '', 'By area:'];
-  for (const [a, t] of [...areas].filter(([a]) => a !== '(idle)').sort((x, y) => y[1] - x[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(7)}  ${a}`);
+  const lines = [
+    `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (shares below are of busy time)`,
+    '',
+    'By area:',
+  ];
+  for (const [a, t] of [...areas]
+    .filter(([a]) => a !== '(idle)')
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top))
+    lines.push(`  ${pct(t).padStart(7)}  ${a}`);
   lines.push('', 'Top functions (self):');
-  for (const [f, t] of [...fns].filter(([f]) => !f.startsWith('(idle)')).sort((x, y) => y[1] - x[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(7)}  ${f}`);
+  for (const [f, t] of [...fns]
+    .filter(([f]) => !f.startsWith('(idle)'))
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top))
+    lines.push(`  ${pct(t).padStart(7)}  ${f}`);
   return lines.join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   for (const f of positionals) process.stdout.write(`${summarize(f, Number(values.top))}\n\n`);
 }

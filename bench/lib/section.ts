@@ -78,7 +78,10 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
     '',
     '| figure | corpus | ours | anchor in the same run | ratio | goal | met? |',
     '|---|---|---|---|---|---|---|',
-    ...r.rows.map((x) => `| ${[x.figure, x.corpus, x.ours, x.anchor, x.ratio, x.goal, x.met === 'met' ? MARK.ok : x.met === 'missed' ? MARK.missed : MARK.none].map(cell).join(' | ')} |`),
+    ...r.rows.map(
+      (x) =>
+        `| ${[x.figure, x.corpus, x.ours, x.anchor, x.ratio, x.goal, x.met === 'met' ? MARK.ok : x.met === 'missed' ? MARK.missed : MARK.none].map(cell).join(' | ')} |`,
+    ),
   ];
   if (r.notes.length > 0) out.push('', ...r.notes.map((n) => `- ${n}`));
   out.push(`<!-- ${r.name}:end -->`);

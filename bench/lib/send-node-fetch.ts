@@ -7,7 +7,13 @@
  * the difference stays measured, e.g. on a newer Node.js or node-fetch.
  */
 import fetch, { FetchError } from 'node-fetch';
-import { MAX_DRAIN_BYTES, MAX_DRAIN_MS, SendTimeoutError, type PostWebhook, type SendOptions } from '../../src/webhooks/send.ts';
+import {
+  MAX_DRAIN_BYTES,
+  MAX_DRAIN_MS,
+  SendTimeoutError,
+  type PostWebhook,
+  type SendOptions,
+} from '../../src/webhooks/send.ts';
 
 /**
  * The status decides the outcome; the body is read to its end (a few bytes, normally) so the
@@ -78,10 +84,19 @@ async function once(url: URL, o: SendOptions): Promise<number> {
   }, o.timeoutMs);
   try {
     // compress: false sends no Accept-Encoding (the body is thrown away); redirects are reported, not followed.
-    const res = await fetch(url, { method: 'POST', agent: o.agent, headers: o.headers, body: o.body, signal: controller.signal, compress: false, redirect: 'manual' });
+    const res = await fetch(url, {
+      method: 'POST',
+      agent: o.agent,
+      headers: o.headers,
+      body: o.body,
+      signal: controller.signal,
+      compress: false,
+      redirect: 'manual',
+    });
     clearTimeout(timer);
     const empty = res.status === 204 || res.headers.get('content-length') === '0';
-    if (res.body && !(await drain(res.body as unknown as NodeJS.ReadableStream & { destroy(): void }, empty))) controllers.delete(o.signal);
+    if (res.body && !(await drain(res.body as unknown as NodeJS.ReadableStream & { destroy(): void }, empty)))
+      controllers.delete(o.signal);
     return res.status;
   } catch (err) {
     if (o.signal.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('aborted');

@@ -53,7 +53,9 @@ export function startServerProcess(env: Record<string, string>, root = ROOT): Pr
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       signal('SIGKILL');
-      reject(new Error(`the server did not start within ${START_TIMEOUT_MS / 1000} s:\n${lines.slice(-20).join('\n')}`));
+      reject(
+        new Error(`the server did not start within ${START_TIMEOUT_MS / 1000} s:\n${lines.slice(-20).join('\n')}`),
+      );
     }, START_TIMEOUT_MS);
     void exited.then((code) => {
       clearTimeout(timer);
@@ -86,7 +88,8 @@ export function startServerProcess(env: Record<string, string>, root = ROOT): Pr
               // npm may exit before the server has: wait for the server process itself.
               const serverPid = event!.pid;
               const until = Date.now() + 30_000;
-              while (serverPid !== undefined && alive(serverPid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+              while (serverPid !== undefined && alive(serverPid) && Date.now() < until)
+                await new Promise((r) => setTimeout(r, 100));
               clearTimeout(killer);
             },
           });

@@ -29,10 +29,18 @@ export async function standalone(name: string, keep: boolean, body: (s: Standalo
   const services = await openToolJob(loadConfig(env), createLogger('warn'));
   let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
-    await body({ env, dataDir, services, startServer: async () => (server = await startServerProcess(env)).url, serverPid: () => server?.pid });
+    await body({
+      env,
+      dataDir,
+      services,
+      startServer: async () => (server = await startServerProcess(env)).url,
+      serverPid: () => server?.pid,
+    });
   } finally {
     await server?.stop();
-    await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+    await services.es.indices
+      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+      .catch(() => {});
     await services.close();
     if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,4 +1,7 @@
-/** Small statistics helpers. Benchmarks report medians and percentiles, never means alone: one stall on a shared 2-core box would drag a mean. */
+/**
+ * Small statistics helpers. Benchmarks report medians and percentiles, never means alone: one stall on a shared 2-core
+ * box would drag a mean.
+ */
 
 export function sorted(values: number[]): number[] {
   return [...values].sort((a, b) => a - b);
@@ -14,7 +17,10 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]): number => percentile(values, 50);
 
-/** Largest value, or `empty` for none. A loop, not Math.max(...values): spreading a long run's samples (150k+) overflows the call stack. */
+/**
+ * Largest value, or `empty` for none. A loop, not Math.max(...values): spreading a long run's samples (150k+) overflows
+ * the call stack.
+ */
 export function maxOf(values: readonly number[], empty = Number.NaN): number {
   let m = values.length ? -Infinity : empty;
   for (const v of values) if (v > m) m = v;
@@ -46,7 +52,14 @@ export interface LatencySummary {
 /** Latencies in milliseconds. */
 export function summarize(ms: number[]): LatencySummary {
   const mean = ms.length ? ms.reduce((a, b) => a + b, 0) / ms.length : Number.NaN;
-  return { n: ms.length, p50: percentile(ms, 50), p90: percentile(ms, 90), p99: percentile(ms, 99), max: percentile(ms, 100), mean };
+  return {
+    n: ms.length,
+    p50: percentile(ms, 50),
+    p90: percentile(ms, 90),
+    p99: percentile(ms, 99),
+    max: percentile(ms, 100),
+    mean,
+  };
 }
 
 /** A throughput measured in several repetitions: the median is the figure, the spread is shown beside it. */

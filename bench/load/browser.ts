@@ -41,7 +41,17 @@ function once(base: string, method: string, path: string, o: RequestOptions, fre
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: fresh ? false : agent, headers: { ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}), ...o.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        agent: fresh ? false : agent,
+        headers: {
+          ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}),
+          ...o.headers,
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -49,13 +59,24 @@ function once(base: string, method: string, path: string, o: RequestOptions, fre
         res.on('end', () => {
           const body = Buffer.concat(chunks);
           const status = res.statusCode ?? 0;
-          if (!(o.expect ?? [200]).includes(status)) reject(new HttpStatusError(`${method} ${url.pathname}: ${status} ${body.toString('utf8', 0, Math.min(body.length, 200))}`));
+          if (!(o.expect ?? [200]).includes(status))
+            reject(
+              new HttpStatusError(
+                `${method} ${url.pathname}: ${status} ${body.toString('utf8', 0, Math.min(body.length, 200))}`,
+              ),
+            );
           else resolve({ status, etag: res.headers.etag, body });
         });
       },
     );
     req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${url.pathname}: no answer in 60 s`)));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') ? new StaleSocketError(err.message) : err));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')
+          ? new StaleSocketError(err.message)
+          : err,
+      ),
+    );
     req.end(o.body);
   });
 }
@@ -89,7 +110,12 @@ export interface FetchCounts {
 }
 
 /** GETs `paths` six at a time, conditionally when the cache has a validator (304 expected then). */
-export async function fetchAll(base: string, paths: string[], cache: ValidatorCache, counts: FetchCounts): Promise<void> {
+export async function fetchAll(
+  base: string,
+  paths: string[],
+  cache: ValidatorCache,
+  counts: FetchCounts,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < paths.length) {
@@ -108,12 +134,19 @@ export async function fetchAll(base: string, paths: string[], cache: ValidatorCa
 }
 
 /** A multipart/form-data body (the upload and similar-image forms), built once per request. */
-export function multipart(parts: { name: string; value: Buffer | string; filename?: string; type?: string }[]): { body: Buffer; contentType: string } {
+export function multipart(parts: { name: string; value: Buffer | string; filename?: string; type?: string }[]): {
+  body: Buffer;
+  contentType: string;
+} {
   const boundary = `----pageview${Math.random().toString(16).slice(2)}`;
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`,
+      ),
+    );
     chunks.push(typeof p.value === 'string' ? Buffer.from(p.value) : p.value, Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));

@@ -59,12 +59,20 @@ async function mediaPool(dir: string): Promise<{ original: string; t320: string;
   return out;
 }
 
-function linkMedia(dataDir: string, rows: { id: string; ext: string }[], pool: { original: string; t320: string; t1024: string }[]): void {
+function linkMedia(
+  dataDir: string,
+  rows: { id: string; ext: string }[],
+  pool: { original: string; t320: string; t1024: string }[],
+): void {
   const root = path.join(dataDir, 'images');
   const made = new Set<string>();
   rows.forEach((r, i) => {
     const p = pool[i % pool.length];
-    for (const [name, from] of [[`${r.id}.320.webp`, p.t320], [`${r.id}.1024.webp`, p.t1024], [`${r.id}.${r.ext}`, p.original]] as const) {
+    for (const [name, from] of [
+      [`${r.id}.320.webp`, p.t320],
+      [`${r.id}.1024.webp`, p.t1024],
+      [`${r.id}.${r.ext}`, p.original],
+    ] as const) {
       const target = path.join(root, mediaKey(name));
       const shard = path.dirname(target);
       if (!made.has(shard)) {
@@ -96,7 +104,10 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string 
   const file = path.join(o.dir, 'corpus.json');
   if (fs.existsSync(file)) {
     const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Corpus;
-    if (kept.posts !== o.posts || kept.esUrl !== o.esUrl) throw new Error(`${file} holds ${kept.posts} posts on ${kept.esUrl}, not ${o.posts} on ${o.esUrl}: use another --dir`);
+    if (kept.posts !== o.posts || kept.esUrl !== o.esUrl)
+      throw new Error(
+        `${file} holds ${kept.posts} posts on ${kept.esUrl}, not ${o.posts} on ${o.esUrl}: use another --dir`,
+      );
     return kept;
   }
   fs.mkdirSync(o.dir, { recursive: true });
@@ -111,11 +122,24 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string 
     const t1 = Date.now();
     await reindex(services, { settleMs: 50, graceMs: 0 });
     log(`indexed in ${((Date.now() - t1) / 1000).toFixed(0)} s; media links`);
-    const writer = await services.accounts.createUser({ name: 'load_runner', password: 'load runner password', permission: 0x2 | 0x4 | 0x2000 });
+    const writer = await services.accounts.createUser({
+      name: 'load_runner',
+      password: 'load runner password',
+      permission: 0x2 | 0x4 | 0x2000,
+    });
     const pool = await mediaPool(o.dir);
     const rows = services.db.prepare('SELECT id, ext FROM posts').all() as { id: string; ext: string }[];
     linkMedia(dataDir, rows, pool);
-    const corpus: Corpus = { dir: o.dir, prefix, esUrl: o.esUrl, posts: o.posts, tags: seed.tags, users: seed.users, writer: { name: writer.name, accessKey: writer.accessKey }, env };
+    const corpus: Corpus = {
+      dir: o.dir,
+      prefix,
+      esUrl: o.esUrl,
+      posts: o.posts,
+      tags: seed.tags,
+      users: seed.users,
+      writer: { name: writer.name, accessKey: writer.accessKey },
+      env,
+    };
     fs.writeFileSync(file, `${JSON.stringify(corpus)}\n`);
     log(`corpus ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     return corpus;
@@ -125,14 +149,19 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string 
 }
 
 /** A throwaway corpus (the default of the page-view load without --corpus): removed by `drop`. */
-export async function temporaryCorpus(posts: number, esUrl: string): Promise<{ corpus: Corpus; drop(): Promise<void> }> {
+export async function temporaryCorpus(
+  posts: number,
+  esUrl: string,
+): Promise<{ corpus: Corpus; drop(): Promise<void> }> {
   const dir = tempDir('pv');
   const corpus = await openCorpus({ dir, posts, esUrl });
   return {
     corpus,
     async drop() {
       const job = await openToolJob(loadConfig(corpus.env), createLogger('warn'));
-      await job.es.indices.delete({ index: `${corpus.prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+      await job.es.indices
+        .delete({ index: `${corpus.prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+        .catch(() => {});
       await job.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
@@ -148,5 +177,7 @@ runIfMain(import.meta.url, async () => {
   const job = await openToolJob(loadConfig(c.env), createLogger('warn'));
   const marked = markDescriptorsDone(job.db);
   await job.close();
-  process.stdout.write(`${JSON.stringify({ dir: c.dir, prefix: c.prefix, posts: c.posts, dataDir: c.env.DATA_DIR, descriptorsMarked: marked })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ dir: c.dir, prefix: c.prefix, posts: c.posts, dataDir: c.env.DATA_DIR, descriptorsMarked: marked })}\n`,
+  );
 });

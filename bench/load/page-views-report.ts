@@ -21,7 +21,10 @@ export interface MinuteRow {
   esCores: number;
   /** the box's 1-minute load average at the minute's end (the box is shared: other work shows here) */
   loadAverage?: number;
-  /** at the minute's end: resident anonymous and file-backed memory, threads; the main thread's V8 heap and external memory (/metrics) */
+  /**
+   * at the minute's end: resident anonymous and file-backed memory, threads; the main thread's V8 heap and external
+   * memory (/metrics)
+   */
   rssAnonMiB?: number;
   rssFileMiB?: number;
   threads?: number;
@@ -60,13 +63,19 @@ const FILE = path.join(ROOT, 'bench/load/pageviews.json');
 const ms = (v: number) => (Number.isFinite(v) ? `${fmt(v)} ms` : '—');
 const mib = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} MiB` : '—');
 
-/** Per-minute medians of the last `minutes` minutes of RSS samples, their spread as a share of the lowest: flat means a small spread. */
+/**
+ * Per-minute medians of the last `minutes` minutes of RSS samples, their spread as a share of the lowest: flat means a
+ * small spread.
+ */
 export function rssFlatness(run: PageViewRun, minutes = 10): { medians: number[]; spread: number } | undefined {
   const end = run.seconds;
   if (end < minutes * 60) return undefined;
   const medians: number[] = [];
   for (let m = minutes; m > 0; m--) {
-    const xs = run.rss.filter((p) => p.s > end - m * 60 && p.s <= end - (m - 1) * 60).map((p) => p.mib).sort((x, y) => x - y);
+    const xs = run.rss
+      .filter((p) => p.s > end - m * 60 && p.s <= end - (m - 1) * 60)
+      .map((p) => p.mib)
+      .sort((x, y) => x - y);
     if (xs.length) medians.push(xs[xs.length >> 1]);
   }
   let lo = Infinity;
@@ -96,14 +105,20 @@ export function renderRun(r: PageViewRun): string {
     '',
     '| action | count | per s | p50 | p90 | p99 | max | errors |',
     '|---|---|---|---|---|---|---|---|',
-    ...Object.entries(r.byKind).map(([k, s]) => `| ${k} | ${s.n.toLocaleString('en')} | ${fmt(s.n / r.seconds)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.errors} |`),
+    ...Object.entries(r.byKind).map(
+      ([k, s]) =>
+        `| ${k} | ${s.n.toLocaleString('en')} | ${fmt(s.n / r.seconds)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.errors} |`,
+    ),
     '',
     `Server RSS (sampled every second): peak ${mib(peak?.mib ?? Number.NaN)} at ${fmt(peak?.s ?? Number.NaN)} s; per-minute medians ${r.minutes.map((m) => Math.round(m.rssMedianMiB)).join(', ')} MiB` +
-      (flat ? `; over the last 10 minutes the per-minute medians stay within ${fmt(100 * flat.spread, 2)} % of their lowest (${flat.medians.map(Math.round).join(', ')} MiB).` : '.'),
+      (flat
+        ? `; over the last 10 minutes the per-minute medians stay within ${fmt(100 * flat.spread, 2)} % of their lowest (${flat.medians.map(Math.round).join(', ')} MiB).`
+        : '.'),
     `Load generator RSS at each minute: ${r.loadGeneratorRssMiB.map(Math.round).join(', ')} MiB.`,
   ];
   const firsts = Object.entries(r.byKind).filter(([, s]) => s.firstErrors.length);
-  if (firsts.length) lines.push('', 'First errors:', ...firsts.flatMap(([k, s]) => s.firstErrors.map((e) => `- ${k}: ${e}`)));
+  if (firsts.length)
+    lines.push('', 'First errors:', ...firsts.flatMap(([k, s]) => s.firstErrors.map((e) => `- ${k}: ${e}`)));
   lines.push(
     '',
     '<details><summary>Per minute</summary>',
@@ -127,7 +142,9 @@ export function renderPageViews(run: PageViewRun): string {
 
 /** Keeps the run under its label and, unless told not to, rewrites bench/notes/page-views.md with every kept run. */
 export function writePageViews(run: PageViewRun, o: { appendToResults: boolean }): void {
-  const kept = fs.existsSync(FILE) ? (JSON.parse(fs.readFileSync(FILE, 'utf8')) as { runs: Record<string, PageViewRun> }) : { runs: {} };
+  const kept = fs.existsSync(FILE)
+    ? (JSON.parse(fs.readFileSync(FILE, 'utf8')) as { runs: Record<string, PageViewRun> })
+    : { runs: {} };
   kept.runs[run.label] = run;
   fs.writeFileSync(FILE, `${JSON.stringify(kept)}\n`);
   if (!o.appendToResults) return;

@@ -53,13 +53,22 @@ const CLIENTS = Number(a.clients);
 const THINK_MS = Number(a['think-ms']);
 const WARMUP = Number(a.warmup);
 const POSTS = Number(a.posts);
-for (const [name, v] of [['seconds', SECONDS], ['clients', CLIENTS], ['think-ms', THINK_MS], ['warmup', WARMUP], ['posts', POSTS]] as const)
+for (const [name, v] of [
+  ['seconds', SECONDS],
+  ['clients', CLIENTS],
+  ['think-ms', THINK_MS],
+  ['warmup', WARMUP],
+  ['posts', POSTS],
+] as const)
   if (!Number.isFinite(v) || v < 0) throw new Error(`--${name}: expected a number ≥ 0`);
 const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const log = (line: string) => process.stderr.write(`[page-views ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const KINDS: ActionKind[] = [...PAGE_VIEWS, 'edit', 'upload'];
 
-/** The server's resident memory split into anonymous (heaps, malloc) and file-backed (code, mapped files), and its thread count. */
+/**
+ * The server's resident memory split into anonymous (heaps, malloc) and file-backed (code, mapped files), and its
+ * thread count.
+ */
 function readMemory(pid: number): { rssAnonMiB: number; rssFileMiB: number; threads: number } {
   try {
     const st = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -71,11 +80,18 @@ function readMemory(pid: number): { rssAnonMiB: number; rssFileMiB: number; thre
 }
 
 /** The main thread's V8 heap and external memory, from the server's own /metrics (open to loopback). */
-async function mainThreadHeap(base: string): Promise<{ heapTotalMiB?: number; heapUsedMiB?: number; externalMiB?: number }> {
+async function mainThreadHeap(
+  base: string,
+): Promise<{ heapTotalMiB?: number; heapUsedMiB?: number; externalMiB?: number }> {
   try {
     const text = await (await fetch(`${base}/metrics`)).text();
-    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
-    return { heapTotalMiB: value('nodejs_heap_size_total_bytes'), heapUsedMiB: value('nodejs_heap_size_used_bytes'), externalMiB: value('nodejs_external_memory_bytes') };
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+    return {
+      heapTotalMiB: value('nodejs_heap_size_total_bytes'),
+      heapUsedMiB: value('nodejs_heap_size_used_bytes'),
+      externalMiB: value('nodejs_external_memory_bytes'),
+    };
   } catch {
     return {};
   }
@@ -83,9 +99,14 @@ async function mainThreadHeap(base: string): Promise<{ heapTotalMiB?: number; he
 
 async function uploadPool(corpusDir: string): Promise<Buffer[]> {
   const dir = path.join(corpusDir, 'pool');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jpg')).slice(0, 32);
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.jpg'))
+    .slice(0, 32);
   // Phone-sized uploads (800 px): the upload path hashes and thumbnails each one.
-  return Promise.all(files.map((f) => sharp(path.join(dir, f)).resize(800, 800, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer()));
+  return Promise.all(
+    files.map((f) => sharp(path.join(dir, f)).resize(800, 800, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer()),
+  );
 }
 
 async function main(): Promise<number> {
@@ -97,16 +118,33 @@ async function main(): Promise<number> {
   log(`corpus of ${corpus.posts} posts ready in ${((Date.now() - t0) / 1000).toFixed(0)} s (${corpus.dir})`);
   let server: ServerProcess | undefined;
   try {
-    // --cpu-prof DIR: a V8 profile of the server (and of npm's and any wrapper's processes: the file names carry the pid).
+    // --cpu-prof DIR: a V8 profile of the server (and of npm's and any wrapper's processes: the file names carry the
+    // pid).
     const preload = path.join(import.meta.dirname, '../lib/cpu-profile-preload.cjs');
-    const prof: Record<string, string> = a['cpu-prof'] ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(), CPU_PROFILE_DIR: path.resolve(a['cpu-prof']) } : {};
+    const prof: Record<string, string> = a['cpu-prof']
+      ? {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(),
+          CPU_PROFILE_DIR: path.resolve(a['cpu-prof']),
+        }
+      : {};
     server = await startServerProcess({ ...corpus.env, ...prof });
     const esPid = await elasticsearchPid(ES_URL);
     // At the start: its load average is the one before the run (the report adds the one at the end).
     const machine = await machineInfo(ES_URL);
     const queries = queryUniverse(corpus.tags, corpus.users);
-    const world: World = { base: server.url, queries, zipf: new Zipf(queries.length, 1), tags: corpus.tags, writerKey: corpus.writer.accessKey, uploads: await uploadPool(corpus.dir), mix: DEFAULT_MIX, counts: { full: 0, notModified: 0, bytes: 0 } };
-    log(`server pid ${server.pid} at ${server.url}; ${CLIENTS} people, ${THINK_MS} ms mean think time, ${WARMUP} s warm-up then ${SECONDS} s`);
+    const world: World = {
+      base: server.url,
+      queries,
+      zipf: new Zipf(queries.length, 1),
+      tags: corpus.tags,
+      writerKey: corpus.writer.accessKey,
+      uploads: await uploadPool(corpus.dir),
+      mix: DEFAULT_MIX,
+      counts: { full: 0, notModified: 0, bytes: 0 },
+    };
+    log(
+      `server pid ${server.pid} at ${server.url}; ${CLIENTS} people, ${THINK_MS} ms mean think time, ${WARMUP} s warm-up then ${SECONDS} s`,
+    );
 
     let measuring = false;
     const total = new Map(KINDS.map((k) => [k, new Histogram()]));
@@ -141,13 +179,30 @@ async function main(): Promise<number> {
         const c = closeMinute!();
         closeMinute = openWindow();
         const wall = c.wallS;
-        const recent = rss.filter((p) => p.s > s - 60).map((p) => p.mib).sort((x, y) => x - y);
-        const row: MinuteRow = { ...readMemory(server!.pid), loadAverage: os.loadavg()[0], minute: minutes.length + 1, pageViews: minute.n, perSecond: minute.n / wall, p50: minute.percentile(50), p99: minute.percentile(99), errors: minuteErrors, rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN, serverCores: c.server / wall, esCores: c.es / wall };
+        const recent = rss
+          .filter((p) => p.s > s - 60)
+          .map((p) => p.mib)
+          .sort((x, y) => x - y);
+        const row: MinuteRow = {
+          ...readMemory(server!.pid),
+          loadAverage: os.loadavg()[0],
+          minute: minutes.length + 1,
+          pageViews: minute.n,
+          perSecond: minute.n / wall,
+          p50: minute.percentile(50),
+          p99: minute.percentile(99),
+          errors: minuteErrors,
+          rssMedianMiB: recent[recent.length >> 1] ?? Number.NaN,
+          serverCores: c.server / wall,
+          esCores: c.es / wall,
+        };
         minutes.push(row);
         void mainThreadHeap(server!.url).then((h) => Object.assign(row, h));
         generatorRss.push(process.memoryUsage().rss / 2 ** 20);
         const m = minutes[minutes.length - 1];
-        log(`minute ${m.minute}: ${m.pageViews} page views (${m.perSecond.toFixed(1)}/s), p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ${m.errors} errors, server RSS ${m.rssMedianMiB.toFixed(0)} MiB, cores server ${m.serverCores.toFixed(2)} ES ${m.esCores.toFixed(2)}`);
+        log(
+          `minute ${m.minute}: ${m.pageViews} page views (${m.perSecond.toFixed(1)}/s), p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ${m.errors} errors, server RSS ${m.rssMedianMiB.toFixed(0)} MiB, cores server ${m.serverCores.toFixed(2)} ES ${m.esCores.toFixed(2)}`,
+        );
         minute = new Histogram();
         minuteErrors = 0;
         // The measured span ends at the deadline; actions still running then are not counted.
@@ -155,7 +210,10 @@ async function main(): Promise<number> {
       }
     }, 1000);
 
-    const thinking = (rnd: number) => (THINK_MS > 0 ? new Promise((r) => setTimeout(r, Math.min(10 * THINK_MS, -THINK_MS * Math.log(1 - rnd)))) : Promise.resolve());
+    const thinking = (rnd: number) =>
+      THINK_MS > 0
+        ? new Promise((r) => setTimeout(r, Math.min(10 * THINK_MS, -THINK_MS * Math.log(1 - rnd))))
+        : Promise.resolve();
     await Promise.all(
       Array.from({ length: CLIENTS }, async (_, i) => {
         const person = new Person(world, i);
@@ -170,7 +228,12 @@ async function main(): Promise<number> {
             if (measuring) {
               const e = errors.get(kind)!;
               e.count++;
-              if (e.first.length < 3) e.first.push(err instanceof Error ? `${err.message}${err.cause ? ` (${(err.cause as Error).message})` : ''}` : String(err));
+              if (e.first.length < 3)
+                e.first.push(
+                  err instanceof Error
+                    ? `${err.message}${err.cause ? ` (${(err.cause as Error).message})` : ''}`
+                    : String(err),
+                );
             }
           }
           const ms = performance.now() - t;
@@ -191,7 +254,10 @@ async function main(): Promise<number> {
     for (const k of PAGE_VIEWS) pages.merge(total.get(k)!);
     const run: PageViewRun = {
       label: a.label ?? `${CLIENTS} people, ${SECONDS} s`,
-      command: `npx tsx bench/load/page-views.ts ${process.argv.slice(2).map((x) => (/[\s'"]/.test(x) ? `'${x}'` : x)).join(' ')}`.trim(),
+      command: `npx tsx bench/load/page-views.ts ${process.argv
+        .slice(2)
+        .map((x) => (/[\s'"]/.test(x) ? `'${x}'` : x))
+        .join(' ')}`.trim(),
       startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
       machine,
       loadAverageEnd: os.loadavg().map((n) => Math.round(n * 100) / 100),
@@ -203,7 +269,12 @@ async function main(): Promise<number> {
       mix: DEFAULT_MIX,
       queries: queries.length,
       pageViews: pages.summary(),
-      byKind: Object.fromEntries(KINDS.map((k) => [k, { ...total.get(k)!.summary(), errors: errors.get(k)!.count, firstErrors: errors.get(k)!.first }])),
+      byKind: Object.fromEntries(
+        KINDS.map((k) => [
+          k,
+          { ...total.get(k)!.summary(), errors: errors.get(k)!.count, firstErrors: errors.get(k)!.first },
+        ]),
+      ),
       media: { ...world.counts },
       cpu: { serverSeconds: end.server, esSeconds: end.es, loadGeneratorSeconds: end.self },
       minutes,

@@ -50,7 +50,10 @@ export class Person {
   private seen: string[] = [];
   private writes = 0;
 
-  constructor(private readonly w: World, private readonly id: number) {
+  constructor(
+    private readonly w: World,
+    private readonly id: number,
+  ) {
     this.rnd = new Random(1000 + id);
   }
 
@@ -100,7 +103,12 @@ export class Person {
     const res = json(await request(this.w.base, 'GET', `/api/post/?offset=${(page - 1) * 24}&limit=24`));
     const posts = res.data as { id: string; thumbnails: Record<string, string> }[];
     if (posts.length === 0) throw new Error('the home page listed no posts');
-    await fetchAll(this.w.base, posts.map((p) => mediaPath(p.thumbnails['320'])), this.cache, this.w.counts);
+    await fetchAll(
+      this.w.base,
+      posts.map((p) => mediaPath(p.thumbnails['320'])),
+      this.cache,
+      this.w.counts,
+    );
     this.seen = posts.map((p) => p.id);
   }
 
@@ -109,10 +117,20 @@ export class Person {
     const page = this.pageNo();
     await this.page(`/search?q=${encodeURIComponent(query.q)}${page > 1 ? `&page=${page}` : ''}`);
     const body = facets ? { ...query.body, facets: ['tags', 'rating', 'uploader'] } : query.body;
-    const res = json(await request(this.w.base, 'POST', `/image/search?offset=${(page - 1) * 24}&limit=24`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const res = json(
+      await request(this.w.base, 'POST', `/image/search?offset=${(page - 1) * 24}&limit=24`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
     const data = res.data as { images: { id: number; imageUrl: string; thumbnailUrl: string }[]; facets?: unknown };
     if (facets && data.facets === undefined) throw new Error(`/image/search answered without facets for ${query.q}`);
-    await fetchAll(this.w.base, data.images.map((i) => mediaPath(i.thumbnailUrl)), this.cache, this.w.counts);
+    await fetchAll(
+      this.w.base,
+      data.images.map((i) => mediaPath(i.thumbnailUrl)),
+      this.cache,
+      this.w.counts,
+    );
     const ids = data.images.map((i) => mediaPath(i.imageUrl).slice('/media/'.length, '/media/'.length + 36));
     if (ids.length) this.seen = ids;
   }
@@ -125,10 +143,22 @@ export class Person {
     const similar = async () => {
       // The page fetches the image and posts it back (src/gallery/client/pages/post.ts).
       const image = await request(this.w.base, 'GET', mediaPath(post.imageURL));
-      const form = multipart([{ name: 'image', value: image.body, filename: post.image, type: 'application/octet-stream' }]);
-      const found = json(await request(this.w.base, 'POST', '/api/post/similar?transforms=dihedral&maxDiff=8&limit=24', { headers: { 'content-type': form.contentType }, body: form.body }));
+      const form = multipart([
+        { name: 'image', value: image.body, filename: post.image, type: 'application/octet-stream' },
+      ]);
+      const found = json(
+        await request(this.w.base, 'POST', '/api/post/similar?transforms=dihedral&maxDiff=8&limit=24', {
+          headers: { 'content-type': form.contentType },
+          body: form.body,
+        }),
+      );
       const matches = (found.similar as { id: string; imageURL: string }[]).filter((m) => m.id !== id);
-      await fetchAll(this.w.base, matches.map((m) => `${mediaPath(m.imageURL).replace(/[^/]*$/, '')}${m.id}.320.webp`), this.cache, this.w.counts);
+      await fetchAll(
+        this.w.base,
+        matches.map((m) => `${mediaPath(m.imageURL).replace(/[^/]*$/, '')}${m.id}.320.webp`),
+        this.cache,
+        this.w.counts,
+      );
     };
     await Promise.all([
       fetchAll(this.w.base, [mediaPath(post.thumbnails['1024'])], this.cache, this.w.counts),
@@ -140,19 +170,33 @@ export class Person {
 
   private async edit(): Promise<void> {
     const id = this.rnd.pick(this.seen);
-    const body = JSON.stringify({ text: `page-view edit ${this.id}.${++this.writes}`, tags: [this.rnd.pick(this.w.tags.slice(0, 300)), this.rnd.pick(this.w.tags)] });
+    const body = JSON.stringify({
+      text: `page-view edit ${this.id}.${++this.writes}`,
+      tags: [this.rnd.pick(this.w.tags.slice(0, 300)), this.rnd.pick(this.w.tags)],
+    });
     // A post deleted meanwhile is a 404, not an error of the service.
-    await request(this.w.base, 'PUT', `/api/post/${id}`, { headers: { 'content-type': 'application/json', 'x-access-key': this.w.writerKey }, body, expect: [200, 404] });
+    await request(this.w.base, 'PUT', `/api/post/${id}`, {
+      headers: { 'content-type': 'application/json', 'x-access-key': this.w.writerKey },
+      body,
+      expect: [200, 404],
+    });
   }
 
   private async upload(): Promise<void> {
-    const metadata = JSON.stringify({ text: `page-view upload ${this.id}.${++this.writes}`, tags: [this.rnd.pick(this.w.tags.slice(0, 300))] });
+    const metadata = JSON.stringify({
+      text: `page-view upload ${this.id}.${++this.writes}`,
+      tags: [this.rnd.pick(this.w.tags.slice(0, 300))],
+    });
     const form = multipart([
       { name: 'image', value: this.rnd.pick(this.w.uploads), filename: 'upload.jpg', type: 'image/jpeg' },
       { name: 'metadata', value: metadata, filename: 'metadata.json', type: 'application/json' },
       // The upload pool repeats; near-duplicates are not what this measures.
       { name: 'force', value: '1' },
     ]);
-    await request(this.w.base, 'POST', '/api/post/', { headers: { 'content-type': form.contentType, 'x-access-key': this.w.writerKey }, body: form.body, expect: [201] });
+    await request(this.w.base, 'POST', '/api/post/', {
+      headers: { 'content-type': form.contentType, 'x-access-key': this.w.writerKey },
+      body: form.body,
+      expect: [201],
+    });
   }
 }

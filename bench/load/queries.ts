@@ -13,17 +13,32 @@ export interface Query {
   body: { conditions: { type: string; value: string }[]; orderBy: string; order: string };
 }
 
-/** `n` distinct queries, most popular first: tags (the seeder's popular ones for the popular queries), words (textMatch), phrases, ratings, uploaders. */
+/**
+ * `n` distinct queries, most popular first: tags (the seeder's popular ones for the popular queries), words
+ * (textMatch), phrases, ratings, uploaders.
+ */
 export function queryUniverse(tags: string[], users: { name: string }[], n = 5000, seed = 28): Query[] {
   const rnd = new Random(seed);
   const seen = new Set<string>();
   const out: Query[] = [];
   // Popular queries name popular tags; rare ones reach into the long tail.
-  const tag = (rank: number) => tags[Math.min(tags.length - 1, rnd.skewed(Math.max(20, Math.round((tags.length * (rank + 50)) / n)), 1.3))];
+  const tag = (rank: number) =>
+    tags[Math.min(tags.length - 1, rnd.skewed(Math.max(20, Math.round((tags.length * (rank + 50)) / n)), 1.3))];
   const word = () => WORDS[rnd.skewed(WORDS.length, 1.4)];
   for (let attempts = 0; out.length < n && attempts < n * 20; attempts++) {
     const rank = out.length;
-    const kind = rnd.weighted([['tag', 35], ['two tags', 12], ['words', 15], ['word', 8], ['phrase', 6], ['tag rating', 8], ['by', 6], ['tag any', 4], ['tag minus', 4], ['empty', 2]] as const);
+    const kind = rnd.weighted([
+      ['tag', 35],
+      ['two tags', 12],
+      ['words', 15],
+      ['word', 8],
+      ['phrase', 6],
+      ['tag rating', 8],
+      ['by', 6],
+      ['tag any', 4],
+      ['tag minus', 4],
+      ['empty', 2],
+    ] as const);
     const parts: string[] = [];
     if (kind === 'tag') parts.push(`+${tag(rank)}`);
     if (kind === 'two tags') parts.push(`+${tag(rank)}`, `+${tag(rank)}`);

@@ -8,7 +8,9 @@ import { writeDashboard } from '../dashboard.ts';
 import { ROOT } from '../lib/env.ts';
 import { writePageViews, type PageViewRun } from './page-views-report.ts';
 
-const kept = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as { runs: Record<string, PageViewRun> };
+const kept = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as {
+  runs: Record<string, PageViewRun>;
+};
 const runs = Object.values(kept.runs);
 if (runs.length === 0) throw new Error('bench/load/pageviews.json holds no run');
 writePageViews(runs[runs.length - 1], { appendToResults: true });

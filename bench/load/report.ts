@@ -24,7 +24,17 @@ export interface LoadReport {
   webhooks: number;
   machine: Machine;
   endpoints: EndpointResult[];
-  fanOut: { writes: number; expected: number; delivered: number; receivedTotal: number; lagP50: number; lagP99: number; lagMax?: number; earlyShare?: number; drainSeconds: number };
+  fanOut: {
+    writes: number;
+    expected: number;
+    delivered: number;
+    receivedTotal: number;
+    lagP50: number;
+    lagP99: number;
+    lagMax?: number;
+    earlyShare?: number;
+    drainSeconds: number;
+  };
   /** the server's RSS, sampled every second */
   memory: { s: number; rssMiB: number }[];
 }
@@ -49,16 +59,21 @@ export function renderLoad(r: LoadReport): string {
   );
   const weights = r.endpoints.reduce((n, e) => n + e.weight, 0);
   for (const e of r.endpoints)
-    lines.push(`| \`${e.name}\` | ${Math.round((100 * e.weight) / weights)} % | ${e.n} | ${e.rps.toFixed(1)} | ${ms(e.p50)} | ${ms(e.p90)} | ${ms(e.p99)} | ${ms(e.max)} | ${e.errors} |`);
+    lines.push(
+      `| \`${e.name}\` | ${Math.round((100 * e.weight) / weights)} % | ${e.n} | ${e.rps.toFixed(1)} | ${ms(e.p50)} | ${ms(e.p90)} | ${ms(e.p99)} | ${ms(e.max)} | ${e.errors} |`,
+    );
   const firstErrors = r.endpoints.filter((e) => e.firstError);
-  if (firstErrors.length) lines.push('', 'First error per endpoint:', ...firstErrors.map((e) => `- \`${e.name}\`: ${e.firstError}`));
+  if (firstErrors.length)
+    lines.push('', 'First error per endpoint:', ...firstErrors.map((e) => `- \`${e.name}\`: ${e.firstError}`));
   const f = r.fanOut;
   lines.push(
     '',
     `Webhook fan-out: ${f.writes} acknowledged writes × ${r.webhooks} webhooks = ${f.expected} events expected, **${f.delivered} delivered** ` +
       `(${f.receivedTotal} deliveries received in all, retries included); lag from the write's response to the event's arrival p50 ${ms(f.lagP50)} ms, p99 ${ms(f.lagP99)} ms` +
       (f.lagMax !== undefined ? `, max ${ms(f.lagMax)} ms` : '') +
-      (f.earlyShare !== undefined ? ` (${(f.earlyShare * 100).toFixed(1)} % arrived before the write's response, which waits for the index: lag 0)` : '') +
+      (f.earlyShare !== undefined
+        ? ` (${(f.earlyShare * 100).toFixed(1)} % arrived before the write's response, which waits for the index: lag 0)`
+        : '') +
       '; ' +
       `the last deliveries arrived ${f.drainSeconds.toFixed(1)} s after the load stopped.`,
     '',
@@ -66,11 +81,16 @@ export function renderLoad(r: LoadReport): string {
   // Memory over time: ten evenly spaced samples plus the peak.
   const m = r.memory;
   if (m.length > 0) {
-    const points = Array.from({ length: Math.min(11, m.length) }, (_, i) => m[Math.round((i * (m.length - 1)) / Math.max(1, Math.min(10, m.length - 1)))]);
+    const points = Array.from(
+      { length: Math.min(11, m.length) },
+      (_, i) => m[Math.round((i * (m.length - 1)) / Math.max(1, Math.min(10, m.length - 1)))],
+    );
     const peak = m.reduce((a, b) => (b.rssMiB > a.rssMiB ? b : a));
     lines.push(
       `Server RSS over time (MiB): ${points.map((p) => `${p.s.toFixed(0)} s: ${p.rssMiB.toFixed(0)}`).join(' · ')}; peak ${peak.rssMiB.toFixed(0)} MiB at ${peak.s.toFixed(0)} s; ` +
-        (Number.isFinite(growth(m)) ? `change from the next-to-last to the last minute (medians) ${growth(m).toFixed(0)} MiB.` : 'too short a run to compare minutes.'),
+        (Number.isFinite(growth(m))
+          ? `change from the next-to-last to the last minute (medians) ${growth(m).toFixed(0)} MiB.`
+          : 'too short a run to compare minutes.'),
       '',
     );
   }

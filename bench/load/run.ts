@@ -113,7 +113,12 @@ async function startReceiver() {
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: (i: number) => `http://127.0.0.1:${port}/hook${i}`, firstSeen, received: () => received, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: (i: number) => `http://127.0.0.1:${port}/hook${i}`,
+    firstSeen,
+    received: () => received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 async function smallImages(n: number): Promise<Buffer[]> {
@@ -121,7 +126,10 @@ async function smallImages(n: number): Promise<Buffer[]> {
     Array.from({ length: n }, (_, i) => {
       const raw = crypto.createHash('sha512').update(`img${i}`).digest();
       // 8x8 random blocks scaled up: distinct perceptual hashes, a few hundred bytes each.
-      return sharp(raw.subarray(0, 48), { raw: { width: 4, height: 4, channels: 3 } }).resize(96, 72, { kernel: 'nearest' }).png().toBuffer();
+      return sharp(raw.subarray(0, 48), { raw: { width: 4, height: 4, channels: 3 } })
+        .resize(96, 72, { kernel: 'nearest' })
+        .png()
+        .toBuffer();
     }),
   );
 }
@@ -151,8 +159,17 @@ async function main(): Promise<number> {
     const seed = seedPosts(services.db, { count: POSTS, seed: 1 });
     await reindex(services, { settleMs: 50, graceMs: 0 });
     log(`seeded and indexed ${POSTS} posts in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-    const user = await services.accounts.createUser({ name: 'load_runner', password: 'load runner password', permission: 0x2 | 0x4 | 0x2000 });
-    for (let i = 0; i < WEBHOOKS; i++) await services.webhooks.create(user.id, { url: receiver.url(i), secret: `secret-${i}`, events: ['create', 'update', 'delete'] });
+    const user = await services.accounts.createUser({
+      name: 'load_runner',
+      password: 'load runner password',
+      permission: 0x2 | 0x4 | 0x2000,
+    });
+    for (let i = 0; i < WEBHOOKS; i++)
+      await services.webhooks.create(user.id, {
+        url: receiver.url(i),
+        secret: `secret-${i}`,
+        events: ['create', 'update', 'delete'],
+      });
     const ids = services.db.prepare('SELECT id FROM posts').pluck().all() as string[];
     await services.close();
     const images = await smallImages(300);
@@ -183,11 +200,25 @@ async function main(): Promise<number> {
           const filters = [
             [{ type: 'tag', op: 'include', value: pick(seed.tags.slice(0, 200)) }],
             [{ type: 'text', op: 'contains', value: pick(WORDS) }],
-            [{ type: 'tag', op: 'include', value: pick(seed.tags.slice(0, 50)) }, { type: 'createdAt', op: 'gte', value: `202${Math.floor(rnd() * 4)}-01-01` }],
-            [{ type: 'rating', value: 'moderate' }, { type: 'text', op: 'not_contains', value: pick(WORDS) }],
+            [
+              { type: 'tag', op: 'include', value: pick(seed.tags.slice(0, 50)) },
+              { type: 'createdAt', op: 'gte', value: `202${Math.floor(rnd() * 4)}-01-01` },
+            ],
+            [
+              { type: 'rating', value: 'moderate' },
+              { type: 'text', op: 'not_contains', value: pick(WORDS) },
+            ],
           ];
-          const body = { filter: pick(filters), order: [{ key: pick(['createdAt', 'id', 'uploaderId'] as const), direction: pick(['asc', 'desc'] as const) }] };
-          res = await fetch(`${base}/api/post/search?offset=${rnd() < 0.8 ? 0 : 24 * Math.floor(rnd() * 10)}&limit=24`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) });
+          const body = {
+            filter: pick(filters),
+            order: [
+              { key: pick(['createdAt', 'id', 'uploaderId'] as const), direction: pick(['asc', 'desc'] as const) },
+            ],
+          };
+          res = await fetch(
+            `${base}/api/post/search?offset=${rnd() < 0.8 ? 0 : 24 * Math.floor(rnd() * 10)}&limit=24`,
+            { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) },
+          );
           break;
         }
         case 'POST /image/search': {
@@ -195,16 +226,27 @@ async function main(): Promise<number> {
             [{ type: 'tagInclude', value: pick(seed.tags.slice(0, 200)) }],
             [{ type: 'textContains', value: pick(WORDS) }],
             [{ type: 'textMatch', value: `${pick(WORDS)} ${pick(WORDS)}` }],
-            [{ type: 'uploadedBy', value: pick(seed.users).name }, { type: 'ratingEq', value: 'none' }],
+            [
+              { type: 'uploadedBy', value: pick(seed.users).name },
+              { type: 'ratingEq', value: 'none' },
+            ],
             [],
           ]);
-          res = await fetch(`${base}/image/search`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ conditions, orderBy: pick(['uploadDate', 'id', 'relevance']), order: 'desc' }) });
+          res = await fetch(`${base}/image/search`, {
+            method: 'POST',
+            headers: jsonHeaders,
+            body: JSON.stringify({ conditions, orderBy: pick(['uploadDate', 'id', 'relevance']), order: 'desc' }),
+          });
           break;
         }
         case 'PUT /api/post/:id': {
           const text = `load edit ${++writeSeq}`;
           ackKey = `update ${text}`;
-          res = await fetch(`${base}/api/post/${pick(ids)}`, { method: 'PUT', headers: jsonHeaders, body: JSON.stringify({ text, tags: [pick(seed.tags), pick(seed.tags)] }) });
+          res = await fetch(`${base}/api/post/${pick(ids)}`, {
+            method: 'PUT',
+            headers: jsonHeaders,
+            body: JSON.stringify({ text, tags: [pick(seed.tags), pick(seed.tags)] }),
+          });
           break;
         }
         case 'POST /api/post/': {
@@ -212,7 +254,10 @@ async function main(): Promise<number> {
           ackKey = `create ${text}`;
           const form = new FormData();
           form.append('image', new Blob([new Uint8Array(pick(images))], { type: 'image/png' }), 'x.png');
-          form.append('metadata', new Blob([JSON.stringify({ text, tags: [pick(seed.tags)] })], { type: 'application/json' }));
+          form.append(
+            'metadata',
+            new Blob([JSON.stringify({ text, tags: [pick(seed.tags)] })], { type: 'application/json' }),
+          );
           form.append('force', '1'); // the image pool repeats; near-duplicates are not what this measures
           res = await fetch(`${base}/api/post/`, { method: 'POST', headers: key, body: form });
           expect = 201;
@@ -243,13 +288,18 @@ async function main(): Promise<number> {
           } catch (err) {
             const e = errors.get(endpoint)!;
             e.count++;
-            e.first ??= err instanceof Error ? `${err.message}${err.cause ? ` (${(err.cause as Error).message})` : ''}` : String(err);
+            e.first ??=
+              err instanceof Error
+                ? `${err.message}${err.cause ? ` (${(err.cause as Error).message})` : ''}`
+                : String(err);
           }
           latencies.get(endpoint)!.push(performance.now() - t0);
           if (performance.now() - lastReport > 30_000) {
             lastReport = performance.now();
             const n = [...latencies.values()].reduce((a, l) => a + l.length, 0);
-            log(`${((lastReport - started) / 1000).toFixed(0)} s: ${n} requests, ${[...errors.values()].reduce((a, e) => a + e.count, 0)} errors, rss ${memory.at(-1)?.rssMiB.toFixed(0)} MiB`);
+            log(
+              `${((lastReport - started) / 1000).toFixed(0)} s: ${n} requests, ${[...errors.values()].reduce((a, e) => a + e.count, 0)} errors, rss ${memory.at(-1)?.rssMiB.toFixed(0)} MiB`,
+            );
           }
         }
       }),
@@ -259,20 +309,28 @@ async function main(): Promise<number> {
     // Fan-out: every acknowledged write's event at every webhook. The dispatcher may trail the load by
     // minutes (a 5-minute run at 50 clients left it about 100 s behind), so it gets up to 5 to finish.
     const expected = acked.size * WEBHOOKS;
-    const delivered = () => [...acked.keys()].reduce((n, k) => n + Array.from({ length: WEBHOOKS }, (_, i) => receiver.firstSeen.has(`/hook${i} ${k}`)).filter(Boolean).length, 0);
+    const delivered = () =>
+      [...acked.keys()].reduce(
+        (n, k) =>
+          n +
+          Array.from({ length: WEBHOOKS }, (_, i) => receiver.firstSeen.has(`/hook${i} ${k}`)).filter(Boolean).length,
+        0,
+      );
     const drainStart = performance.now();
-    while (delivered() < expected && performance.now() - drainStart < 300_000) await new Promise((r) => setTimeout(r, 250));
+    while (delivered() < expected && performance.now() - drainStart < 300_000)
+      await new Promise((r) => setTimeout(r, 250));
     clearInterval(sampler);
     // An event can arrive before its write's response: it is sent once the change commits, while
     // the response waits for the index. That counts as no lag; how often it happened is reported.
     const lags: number[] = [];
     let early = 0;
-    for (const [k, at] of acked) for (let i = 0; i < WEBHOOKS; i++) {
-      const seen = receiver.firstSeen.get(`/hook${i} ${k}`);
-      if (seen === undefined) continue;
-      if (seen < at) early++;
-      lags.push(Math.max(0, seen - at));
-    }
+    for (const [k, at] of acked)
+      for (let i = 0; i < WEBHOOKS; i++) {
+        const seen = receiver.firstSeen.get(`/hook${i} ${k}`);
+        if (seen === undefined) continue;
+        if (seen < at) early++;
+        lags.push(Math.max(0, seen - at));
+      }
 
     const report: LoadReport = {
       startedAt: new Date(Date.now() - elapsed * 1000).toISOString(),
@@ -284,9 +342,30 @@ async function main(): Promise<number> {
       machine: await machineInfo(ES_URL),
       endpoints: MIX.map(([name, weight]) => {
         const l = latencies.get(name)!;
-        return { name, weight, n: l.length, rps: l.length / elapsed, p50: percentile(l, 50), p90: percentile(l, 90), p99: percentile(l, 99), max: maxOf(l), errors: errors.get(name)!.count, firstError: errors.get(name)!.first };
+        return {
+          name,
+          weight,
+          n: l.length,
+          rps: l.length / elapsed,
+          p50: percentile(l, 50),
+          p90: percentile(l, 90),
+          p99: percentile(l, 99),
+          max: maxOf(l),
+          errors: errors.get(name)!.count,
+          firstError: errors.get(name)!.first,
+        };
       }),
-      fanOut: { writes: acked.size, expected, delivered: delivered(), receivedTotal: receiver.received(), lagP50: percentile(lags, 50), lagP99: percentile(lags, 99), lagMax: maxOf(lags, 0), earlyShare: lags.length ? early / lags.length : 0, drainSeconds: (performance.now() - drainStart) / 1000 },
+      fanOut: {
+        writes: acked.size,
+        expected,
+        delivered: delivered(),
+        receivedTotal: receiver.received(),
+        lagP50: percentile(lags, 50),
+        lagP99: percentile(lags, 99),
+        lagMax: maxOf(lags, 0),
+        earlyShare: lags.length ? early / lags.length : 0,
+        drainSeconds: (performance.now() - drainStart) / 1000,
+      },
       memory,
     };
     const md = renderLoad(report);

@@ -24,4 +24,6 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const [a, b] = [median(ms.without), median(ms.with)];
-console.log(`${rasters.length} rasters, ${bands} with a band; ms per descriptor, median of ${rounds} rounds: without the ${part === 'band' ? 'band window' : 'cells'} ${a.toFixed(3)}, with ${b.toFixed(3)} (+${((100 * (b - a)) / a).toFixed(1)} %)`);
+console.log(
+  `${rasters.length} rasters, ${bands} with a band; ms per descriptor, median of ${rounds} rounds: without the ${part === 'band' ? 'band window' : 'cells'} ${a.toFixed(3)}, with ${b.toFixed(3)} (+${((100 * (b - a)) / a).toFixed(1)} %)`,
+);

@@ -28,8 +28,9 @@ const PACKAGES: { name: string; pick: (rel: string) => boolean; max?: number }[]
   {
     name: 'python3-skimage',
     pick: (p) =>
-      /\/data\/(astronaut|camera|coffee|chelsea|rocket|motorcycle_left|motorcycle_right|hubble_deep_field|coins|brick|grass|gravel|moon|page|text|immunohistochemistry|ihc|retina|cell|microaneurysms)\.(png|jpg)$/i.test(p) &&
-      !/motorcycle_right/.test(p), // the right view of the stereo pair is nearly the left one
+      /\/data\/(astronaut|camera|coffee|chelsea|rocket|motorcycle_left|motorcycle_right|hubble_deep_field|coins|brick|grass|gravel|moon|page|text|immunohistochemistry|ihc|retina|cell|microaneurysms)\.(png|jpg)$/i.test(
+        p,
+      ) && !/motorcycle_right/.test(p), // the right view of the stereo pair is nearly the left one
   },
   { name: 'palapeli-data', pick: (p) => /\.jpe?g$/i.test(p) },
   { name: 'opencv-doc', pick: (p) => /examples\/data\/.*\.jpe?g$|opencv4\/html\/.*\.jpe?g$/i.test(p), max: 90 },
@@ -48,7 +49,9 @@ function ensurePackage(name: string, version?: string): { dir: string; version: 
   const debs = join(CACHE, 'debs');
   mkdirSync(debs, { recursive: true });
   const want = version ? `${name}=${version}` : name;
-  let deb = readdirSync(debs).find((f) => f.startsWith(`${name}_`) && (!version || f.includes(version.replace(':', '%3a'))));
+  let deb = readdirSync(debs).find(
+    (f) => f.startsWith(`${name}_`) && (!version || f.includes(version.replace(':', '%3a'))),
+  );
   if (!deb) {
     sh('apt-get', ['download', want], debs);
     deb = readdirSync(debs).find((f) => f.startsWith(`${name}_`))!;
@@ -83,12 +86,22 @@ function licenceOf(pkgDir: string, pkg: string, rel: string): string {
     const lic = /^License:\s*(.+)$/m.exec(s);
     if (!files || !lic) continue;
     for (const glob of files[1].split(/\s+/).filter(Boolean)) {
-      const re = new RegExp('(^|/)' + glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
+      const re = new RegExp(
+        '(^|/)' +
+          glob
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.') +
+          '$',
+      );
       // stanzas name source paths; installed paths may differ above the file name
       const base = glob.includes('*') ? null : glob.split('/').pop()!;
       if (re.test(rel) || (base && rel.split('/').pop() === base)) {
         const score = glob === '*' ? 0 : glob.length;
-        if (score >= bestScore) { best = lic[1].trim(); bestScore = score; }
+        if (score >= bestScore) {
+          best = lic[1].trim();
+          bestScore = score;
+        }
       }
     }
   }
@@ -100,18 +113,27 @@ async function greyHash(path: string): Promise<string> {
   return dctHash(new Uint8Array(g));
 }
 
-const hd = (a: string, b: string) => { let d = 0; for (let i = 0; i < 64; i++) if (a[i] !== b[i]) d++; return d; };
+const hd = (a: string, b: string) => {
+  let d = 0;
+  for (let i = 0; i < 64; i++) if (a[i] !== b[i]) d++;
+  return d;
+};
 
 async function select(): Promise<Manifest> {
   const entries: ManifestEntry[] = [];
   const hashes: string[] = [];
   for (const pkg of PACKAGES) {
     const { dir, version } = ensurePackage(pkg.name);
-    const files = walk(dir).map((f) => relative(dir, f)).filter(pkg.pick).sort();
+    const files = walk(dir)
+      .map((f) => relative(dir, f))
+      .filter(pkg.pick)
+      .sort();
     // one file per picture: plasma ships each wallpaper in several sizes, keep the largest
     const byStem = new Map<string, string>();
     for (const rel of files) {
-      const stem = rel.includes('contents/images/') ? rel.split('contents/images/')[0] : rel.replace(/_\d+x\d+(?=\.)/, '');
+      const stem = rel.includes('contents/images/')
+        ? rel.split('contents/images/')[0]
+        : rel.replace(/_\d+x\d+(?=\.)/, '');
       const prev = byStem.get(stem);
       if (!prev || statSync(join(dir, rel)).size > statSync(join(dir, prev)).size) byStem.set(stem, rel);
     }
@@ -120,18 +142,34 @@ async function select(): Promise<Manifest> {
       if (entries.length >= TARGET || (pkg.max && taken >= pkg.max)) break;
       const abs = join(dir, rel);
       let meta;
-      try { meta = await sharp(abs).metadata(); } catch { continue; }
+      try {
+        meta = await sharp(abs).metadata();
+      } catch {
+        continue;
+      }
       if (!meta.width || !meta.height || Math.min(meta.width, meta.height) < MIN_SIDE) continue;
       const stats = await sharp(abs).greyscale().resize(256, 256, { fit: 'inside' }).stats();
       if (stats.channels[0].stdev < 25) continue; // near-flat (diagrams, dark sky frames)
       const h = await greyHash(abs);
       if (hashes.some((o) => hd(o, h) <= 10)) continue; // same picture twice (other size, other package)
       hashes.push(h);
-      entries.push({ id: `p${String(entries.length).padStart(3, '0')}`, package: pkg.name, version, path: rel, licence: licenceOf(dir, pkg.name, rel), width: meta.width, height: meta.height });
+      entries.push({
+        id: `p${String(entries.length).padStart(3, '0')}`,
+        package: pkg.name,
+        version,
+        path: rel,
+        licence: licenceOf(dir, pkg.name, rel),
+        width: meta.width,
+        height: meta.height,
+      });
       taken++;
     }
   }
-  return { generatedBy: 'npx tsx bench/robust/build-set.ts', cache: '~/.cache/imgpost-robust (ROBUST_CACHE)', photos: entries };
+  return {
+    generatedBy: 'npx tsx bench/robust/build-set.ts',
+    cache: '~/.cache/imgpost-robust (ROBUST_CACHE)',
+    photos: entries,
+  };
 }
 
 async function derive(manifest: Manifest): Promise<void> {
@@ -143,8 +181,13 @@ async function derive(manifest: Manifest): Promise<void> {
     const src = join(dirs.get(e.package + e.version)!, e.path);
     const orig = join(ORIGINALS, `${e.id}.png`);
     if (!existsSync(orig)) {
-      await sharp(src).rotate().flatten({ background: '#808080' }).toColourspace('srgb')
-        .resize(1024, 1024, { fit: 'inside', withoutEnlargement: true }).png({ compressionLevel: 1 }).toFile(orig);
+      await sharp(src)
+        .rotate()
+        .flatten({ background: '#808080' })
+        .toColourspace('srgb')
+        .resize(1024, 1024, { fit: 'inside', withoutEnlargement: true })
+        .png({ compressionLevel: 1 })
+        .toFile(orig);
     }
     for (const t of TRANSFORMS) {
       const out = join(DERIVED, `${e.id}.${t.name}.${t.ext ?? 'png'}`);
@@ -154,7 +197,11 @@ async function derive(manifest: Manifest): Promise<void> {
     }
   });
   let next = 0;
-  await Promise.all([0, 1].map(async () => { while (next < jobs.length) await jobs[next++](); }));
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < jobs.length) await jobs[next++]();
+    }),
+  );
 }
 
 const verify = process.argv.includes('--verify');

@@ -12,7 +12,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { matchDescriptors } from '../../src/hashing/robust/descriptor.ts';
-import { MIN_SHARED, PROBE_RADIUS, probes, sharedSegments, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import {
+  MIN_SHARED,
+  PROBE_RADIUS,
+  probes,
+  sharedSegments,
+  THRESHOLD,
+  type Descriptor,
+} from '../../src/hashing/robust/rule.ts';
 import { Random } from '../../src/seed/random.ts';
 import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
@@ -30,8 +37,15 @@ for (const d of real) {
 }
 const ranked = [...freq.keys()].sort((a, b) => freq[b] - freq[a] || a - b);
 const hex = (v: number) => v.toString(16).padStart(4, '0');
-console.log(`most common values (share of the ${real.length} real descriptors holding each at some segment of some hash):`);
-console.log(ranked.slice(0, Math.max(...levels)).map((v) => `${hex(v)} ${((100 * freq[v]) / real.length).toFixed(1)} %`).join(', '));
+console.log(
+  `most common values (share of the ${real.length} real descriptors holding each at some segment of some hash):`,
+);
+console.log(
+  ranked
+    .slice(0, Math.max(...levels))
+    .map((v) => `${hex(v)} ${((100 * freq[v]) / real.length).toFixed(1)} %`)
+    .join(', '),
+);
 
 // ---- true pairs kept (as check-index.ts, on the served window set)
 const manifest: Manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
@@ -61,7 +75,8 @@ function postings(full: boolean): { start: Uint32Array; list: Uint32Array } {
   const each = (f: (k: number, p: number) => void) =>
     corpus.forEach((w, p) => {
       const seen = new Set<number>();
-      for (let h = 0; h < (full ? 1 : w.length / 8); h++) for (let s = 0; s < 16; s++) seen.add(s * 65536 + seg(w, h, s));
+      for (let h = 0; h < (full ? 1 : w.length / 8); h++)
+        for (let s = 0; s < 16; s++) seen.add(s * 65536 + seg(w, h, s));
       for (const k of seen) f(k, p);
     });
   each((k) => count[k + 1]++);
@@ -84,7 +99,10 @@ function candidates(q: Uint32Array, stop: Set<number>): number {
   const add = (ix: typeof any, k: number) => {
     for (let j = ix.start[k]; j < ix.start[k + 1]; j++) {
       const p = ix.list[j];
-      if (mark[p] !== clause) { mark[p] = clause; hits[p]++; }
+      if (mark[p] !== clause) {
+        mark[p] = clause;
+        hits[p]++;
+      }
     }
   };
   for (let s = 0; s < 16; s++) {
@@ -102,15 +120,20 @@ function candidates(q: Uint32Array, stop: Set<number>): number {
 }
 
 const scale = POSTS / sample;
-const pct = (xs: number[], p: number) => xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-console.log(`\n${pairs.length} true pairs within ${THRESHOLD} bits; candidates per lookup on ${sample.toLocaleString('en-US')} posts of the bench corpus, x${scale} for 1M`);
+const pct = (xs: number[], p: number) =>
+  xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+console.log(
+  `\n${pairs.length} true pairs within ${THRESHOLD} bits; candidates per lookup on ${sample.toLocaleString('en-US')} posts of the bench corpus, x${scale} for 1M`,
+);
 console.log(`| stop-list K | true pairs kept (≥ ${MIN_SHARED} shared) | candidates p50 | p90 | p99 | max |`);
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const k of levels) {
   const stop = new Set(ranked.slice(0, k));
   const kept = pairs.filter(([q, o]) => sharedSegments(q.hashes, o.hashes, PROBE_RADIUS, stop) >= MIN_SHARED).length;
   const c = queries.map((q) => candidates(q.hashes, stop) * scale);
-  console.log(`| ${k} | ${((100 * kept) / pairs.length).toFixed(1)} % | ${pct(c, 50)} | ${pct(c, 90)} | ${pct(c, 99)} | ${Math.max(...c)} |`);
+  console.log(
+    `| ${k} | ${((100 * kept) / pairs.length).toFixed(1)} % | ${pct(c, 50)} | ${pct(c, 90)} | ${pct(c, 99)} | ${Math.max(...c)} |`,
+  );
 }
 
 // ---- a cap instead: the N candidates sharing the most terms (ties: lower post number). For every
@@ -138,5 +161,9 @@ for (const [fi, f] of files.entries()) {
 }
 console.log(`\n${ranks.length} true pairs under the rule; their original's rank among the candidates at 1M posts:`);
 for (const cap of [250, 500, 1000, 2000, 4000])
-  console.log(`cap ${cap}: ${ranks.filter((r) => r >= cap).length} lost (${((100 * ranks.filter((r) => r >= cap).length) / ranks.length).toFixed(2)} %)`);
-console.log(`rank p50 ${pct(ranks, 50).toFixed(0)}, p99 ${pct(ranks, 99).toFixed(0)}, p99.9 ${pct(ranks, 99.9).toFixed(0)}, max ${Math.max(...ranks).toFixed(0)}`);
+  console.log(
+    `cap ${cap}: ${ranks.filter((r) => r >= cap).length} lost (${((100 * ranks.filter((r) => r >= cap).length) / ranks.length).toFixed(2)} %)`,
+  );
+console.log(
+  `rank p50 ${pct(ranks, 50).toFixed(0)}, p99 ${pct(ranks, 99).toFixed(0)}, p99.9 ${pct(ranks, 99.9).toFixed(0)}, max ${Math.max(...ranks).toFixed(0)}`,
+);

@@ -20,7 +20,12 @@ export const DIR = HASH_DIR;
 const ALL = WINDOW_SETS.w32;
 const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
 export const loadDescriptor = (file: string): Descriptor => {
-  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as { robust: string[]; quality: number; band: string | null; cells?: { words: string; quality: number[] } };
+  const h = JSON.parse(fs.readFileSync(join(DIR, file), 'utf8')) as {
+    robust: string[];
+    quality: number;
+    band: string | null;
+    cells?: { words: string; quality: number[] };
+  };
   if (h.cells === undefined) throw new Error(`${file}: cached before the cells; run bench/robust/evaluate.ts`);
   return {
     hashes: descriptorFromHex([...pick.map((i) => h.robust[i]), ...(h.band ? [h.band] : [])]),
@@ -31,12 +36,20 @@ export const loadDescriptor = (file: string): Descriptor => {
 
 /** Every cached descriptor (originals and copies, by file name), and which of them are copies. */
 export function realDescriptors(): { files: string[]; real: Descriptor[]; copies: { f: string; i: number }[] } {
-  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
-  return { files, real: files.map(loadDescriptor), copies: files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3) };
+  const files = fs
+    .readdirSync(DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  return {
+    files,
+    real: files.map(loadDescriptor),
+    copies: files.map((f, i) => ({ f, i })).filter(({ f }) => f.split('.').length > 3),
+  };
 }
 
 /** 16-bit segment s of hash h of a descriptor's words. */
-export const seg = (w: Uint32Array, h: number, s: number): number => (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
+export const seg = (w: Uint32Array, h: number, s: number): number =>
+  (w[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
 
 /**
  * A real descriptor with its 16 segments rotated by 1-15 places (the same in all its hashes) and 3 %
@@ -49,7 +62,8 @@ export function unrelated(rnd: Random, d: Descriptor): Descriptor {
   for (let h = 0; h < d.hashes.length / 8; h++)
     for (let s = 0; s < 16; s++) out[h * 8 + (s >> 1)] |= (seg(d.hashes, h, (s + k) % 16) << (s & 1 ? 0 : 16)) >>> 0;
   // about 3 % of the bits (8 of each 256) flipped
-  for (let h = 0; h < d.hashes.length / 8; h++) for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
+  for (let h = 0; h < d.hashes.length / 8; h++)
+    for (let f = 0; f < 8; f++) out[h * 8 + rnd.int(0, 7)] ^= 1 << rnd.int(0, 31);
   return { hashes: out, quality: d.quality, ...(d.cells ? { cells: unrelatedCells(rnd, d.cells) } : {}) };
 }
 

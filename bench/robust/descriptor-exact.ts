@@ -34,7 +34,13 @@ async function raster(path: string): Promise<Grey> {
 export async function evaluationRasters(): Promise<[string, Grey][]> {
   const out: [string, Grey][] = [];
   if (!existsSync(RASTERS)) {
-    const files = [ORIGINALS, DERIVED].flatMap((d) => (existsSync(d) ? readdirSync(d).sort().map((f) => join(d, f)) : []));
+    const files = [ORIGINALS, DERIVED].flatMap((d) =>
+      existsSync(d)
+        ? readdirSync(d)
+            .sort()
+            .map((f) => join(d, f))
+        : [],
+    );
     const parts: Buffer[] = [];
     for (const f of files) {
       const g = await raster(f);
@@ -48,8 +54,10 @@ export async function evaluationRasters(): Promise<[string, Grey][]> {
     writeFileSync(RASTERS, Buffer.concat(parts));
   }
   const buf = readFileSync(RASTERS);
-  for (let at = 0; at < buf.length;) {
-    const n = buf.readUInt16LE(at), width = buf.readUInt16LE(at + 2), height = buf.readUInt16LE(at + 4);
+  for (let at = 0; at < buf.length; ) {
+    const n = buf.readUInt16LE(at),
+      width = buf.readUInt16LE(at + 2),
+      height = buf.readUInt16LE(at + 4);
     const name = buf.toString('utf8', at + 6, at + 6 + n);
     at += 6 + n;
     out.push([name, { width, height, pixels: new Uint8Array(buf.subarray(at, at + width * height)) }]);
@@ -59,7 +67,14 @@ export async function evaluationRasters(): Promise<[string, Grey][]> {
 }
 
 export interface Snapshot {
-  [name: string]: { trimmed: string; quality: number; width: number; height: number; hashes: string; trimPhash: string };
+  [name: string]: {
+    trimmed: string;
+    quality: number;
+    width: number;
+    height: number;
+    hashes: string;
+    trimPhash: string;
+  };
 }
 
 export function snapshotOf(list: [string, Grey][]): Snapshot {
@@ -80,7 +95,8 @@ export function snapshotOf(list: [string, Grey][]): Snapshot {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [mode, file] = process.argv.slice(2);
-  if ((mode !== 'save' && mode !== 'check') || !file) throw new Error('usage: descriptor-exact.ts save|check <file.json>');
+  if ((mode !== 'save' && mode !== 'check') || !file)
+    throw new Error('usage: descriptor-exact.ts save|check <file.json>');
   const list = [...(await evaluationRasters()), ...syntheticRasters()];
   const t0 = performance.now();
   const now = snapshotOf(list);
@@ -90,7 +106,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(`saved ${list.length} descriptors (${(ms / list.length).toFixed(3)} ms each)`);
   } else {
     const before: Snapshot = JSON.parse(readFileSync(file, 'utf8'));
-    let differ = 0, bits = 0;
+    let differ = 0,
+      bits = 0;
     for (const [name, d] of Object.entries(now)) {
       const b = before[name];
       if (!b) throw new Error(`${name} missing from ${file}`);
@@ -100,8 +117,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         for (let i = 0; i < d.hashes.length; i++) if (d.hashes[i] !== b.hashes[i]) bits += 1;
       }
     }
-    if (Object.keys(before).length !== list.length) throw new Error(`${file} holds ${Object.keys(before).length} descriptors, this run ${list.length}`);
-    console.log(`${list.length} descriptors (${(ms / list.length).toFixed(3)} ms each): ${differ} differ${differ ? ` (${bits} hex digits)` : ', all identical bit for bit'}`);
+    if (Object.keys(before).length !== list.length)
+      throw new Error(`${file} holds ${Object.keys(before).length} descriptors, this run ${list.length}`);
+    console.log(
+      `${list.length} descriptors (${(ms / list.length).toFixed(3)} ms each): ${differ} differ${differ ? ` (${bits} hex digits)` : ', all identical bit for bit'}`,
+    );
     if (differ) process.exitCode = 1;
   }
 }

@@ -14,8 +14,24 @@ import sharp from 'sharp';
 import { dctHash } from '../../src/hashing/phash.ts';
 import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
 import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/hashing/robust/cells.ts';
-import { MIN_SHARED, PROBE_RADIUS, robustMatch, SEGMENT_BITS, sharedSegments, sharedTerms, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
-import { descriptorFromHex, descriptorToHex, matchDescriptors, MIN_QUALITY, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
+import {
+  MIN_SHARED,
+  PROBE_RADIUS,
+  robustMatch,
+  SEGMENT_BITS,
+  sharedSegments,
+  sharedTerms,
+  THRESHOLD,
+  type Descriptor,
+} from '../../src/hashing/robust/rule.ts';
+import {
+  descriptorFromHex,
+  descriptorToHex,
+  matchDescriptors,
+  MIN_QUALITY,
+  robustDescriptor,
+  WINDOW_SETS,
+} from '../../src/hashing/robust/descriptor.ts';
 import { fromHex, hamming256, toHex } from '../../src/hashing/robust/pdq.ts';
 import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
@@ -68,11 +84,22 @@ async function hashFile(path: string): Promise<Hashes> {
 async function pool<T, R>(items: T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => { while (next < items.length) { const i = next++; out[i] = await f(items[i]); } }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await f(items[i]);
+      }
+    }),
+  );
   return out;
 }
 
-const hd64 = (a: string, b: string) => { let d = 0; for (let i = 0; i < 64; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) d++; return d; };
+const hd64 = (a: string, b: string) => {
+  let d = 0;
+  for (let i = 0; i < 64; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) d++;
+  return d;
+};
 
 // ---------------------------------------------------------------- hashing
 mkdirSync(HASH_DIR, { recursive: true });
@@ -81,8 +108,11 @@ const photos = manifest.photos;
 const t0 = Date.now();
 const originals = await pool(photos, 2, (p) => hashFile(join(ORIGINALS, `${p.id}.png`)));
 const derived: Hashes[][] = [];
-for (const t of TRANSFORMS) derived.push(await pool(photos, 2, (p) => hashFile(join(DERIVED, `${p.id}.${t.name}.${t.ext ?? 'png'}`))));
-console.log(`hashed ${photos.length * (1 + TRANSFORMS.length)} images in ${((Date.now() - t0) / 1000).toFixed(1)} s (cached ones are free)`);
+for (const t of TRANSFORMS)
+  derived.push(await pool(photos, 2, (p) => hashFile(join(DERIVED, `${p.id}.${t.name}.${t.ext ?? 'png'}`))));
+console.log(
+  `hashed ${photos.length * (1 + TRANSFORMS.length)} images in ${((Date.now() - t0) / 1000).toFixed(1)} s (cached ones are free)`,
+);
 
 // ---------------------------------------------------------------- candidates
 type Dist = (q: Hashes, o: Hashes) => number; // Infinity = "never a match" (flat picture)
@@ -129,7 +159,11 @@ const w20band = (h: Hashes) => {
 const withCells = new Map<Hashes, Descriptor>();
 const served = (h: Hashes) => {
   let v = withCells.get(h);
-  if (!v) withCells.set(h, (v = { ...w20band(h), cells: { words: fromHex(h.cells.words), quality: Uint8Array.from(h.cells.quality) } }));
+  if (!v)
+    withCells.set(
+      h,
+      (v = { ...w20band(h), cells: { words: fromHex(h.cells.words), quality: Uint8Array.from(h.cells.quality) } }),
+    );
   return v;
 };
 const THRESHOLDS = [24, 31, 40, 48, 56, 64, 72];
@@ -147,8 +181,18 @@ const BAND_KEY = `trim+pdq+w20+band+seg16x${MIN_SHARED}r${PROBE_RADIUS}`;
 const CELLS_KEY = `trim+pdq+w20+band+cells${GRID}x${GRID}+seg16x${MIN_SHARED}r${PROBE_RADIUS}`;
 
 const candidates: Candidate[] = [
-  { name: 'phash64', describe: "today's 64-bit DCT hash (anchor)", dist: (q, o) => hd64(q.phash, o.phash), thresholds: [8] },
-  { name: 'trim+phash64', describe: 'uniform borders trimmed, then the 64-bit DCT hash', dist: (q, o) => hd64(q.trimPhash, o.trimPhash), thresholds: [8, 10, 12] },
+  {
+    name: 'phash64',
+    describe: "today's 64-bit DCT hash (anchor)",
+    dist: (q, o) => hd64(q.phash, o.phash),
+    thresholds: [8],
+  },
+  {
+    name: 'trim+phash64',
+    describe: 'uniform borders trimmed, then the 64-bit DCT hash',
+    dist: (q, o) => hd64(q.trimPhash, o.trimPhash),
+    thresholds: [8, 10, 12],
+  },
   {
     name: 'trim+pdq',
     describe: `borders trimmed, one 256-bit PDQ-style hash; quality < ${MIN_QUALITY} never matches`,
@@ -158,7 +202,12 @@ const candidates: Candidate[] = [
   ...Object.entries(WINDOW_SETS).map(([set, specs]) => ({
     name: `trim+pdq+${set}`,
     describe: `borders trimmed; PDQ-style hash of the picture and of ${specs.length} windows (${specs.map((w) => w.name).join(', ')}); full vs full/window pairs; quality < ${MIN_QUALITY} never matches`,
-    dist: (q: Hashes, o: Hashes) => matchDescriptors({ hashes: words(q, set), quality: q.quality }, { hashes: words(o, set), quality: o.quality }, 256)?.distance ?? Infinity,
+    dist: (q: Hashes, o: Hashes) =>
+      matchDescriptors(
+        { hashes: words(q, set), quality: q.quality },
+        { hashes: words(o, set), quality: o.quality },
+        256,
+      )?.distance ?? Infinity,
     thresholds: THRESHOLDS,
   })),
   {
@@ -174,7 +223,9 @@ const candidates: Candidate[] = [
     name: segName(needed, radius),
     describe:
       `as trim+pdq+w20, and the pair must share at least ${needed} ${SEGMENT_BITS}-bit index segment terms` +
-      (radius ? `, a segment counting as shared when within ${radius} bit${radius > 1 ? 's' : ''} (the lookup probes each query value's neighbours)` : ', exactly equal') +
+      (radius
+        ? `, a segment counting as shared when within ${radius} bit${radius > 1 ? 's' : ''} (the lookup probes each query value's neighbours)`
+        : ', exactly equal') +
       (needed === MIN_SHARED && radius === PROBE_RADIUS ? ' (the rule before the caption band window)' : ''),
     dist: (q: Hashes, o: Hashes) => robustMatch(w20(q), w20(o), 256, { needed, radius })?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(w20(q).hashes, w20(o).hashes, radius) >= needed,
@@ -186,14 +237,15 @@ const candidates: Candidate[] = [
       `as ${segName(MIN_SHARED, PROBE_RADIUS)}, and a picture with a caption band (src/hashing/robust/band.ts: a near-white or near-black strip with text at the top or bottom) ` +
       'carries one more window, the picture beside the band, trimmed (format 2)',
     dist: (q: Hashes, o: Hashes) => robustMatch(w20band(q), w20band(o), 256)?.distance ?? Infinity,
-    candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedSegments(w20band(q).hashes, w20band(o).hashes) >= MIN_SHARED,
+    candidate: (q: Hashes, o: Hashes) =>
+      !flat(q, o) && sharedSegments(w20band(q).hashes, w20band(o).hashes) >= MIN_SHARED,
     thresholds: [64, 72],
   },
   {
     name: CELLS_KEY,
     describe:
       `as ${BAND_KEY}, and the untrimmed picture's ${GRID}x${GRID} cells (src/hashing/robust/cells.ts: a 64-bit DCT hash and a quality each): a pair also matches when at least ${CELLS_NEEDED} cells of quality ≥ ${CELL_QUALITY} on both sides are within ${CELL_THRESHOLD} bits, ` +
-      'and condition 2 also counts the cells with an equal 16-bit segment (THE rule, src/hashing/robust/rule.ts, with the served descriptor, format 3: what the Elasticsearch lookup finds exactly; its threshold is the whole hashes\' one)',
+      "and condition 2 also counts the cells with an equal 16-bit segment (THE rule, src/hashing/robust/rule.ts, with the served descriptor, format 3: what the Elasticsearch lookup finds exactly; its threshold is the whole hashes' one)",
     dist: (q: Hashes, o: Hashes) => robustMatch(served(q), served(o))?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedTerms(served(q), served(o)) >= MIN_SHARED,
     thresholds: [THRESHOLD],
@@ -201,7 +253,13 @@ const candidates: Candidate[] = [
 ];
 
 // ---------------------------------------------------------------- matching
-interface Cell { recall: number; fp: number; fpPairs: number; pairs: number; recallTerrestrial: number }
+interface Cell {
+  recall: number;
+  fp: number;
+  fpPairs: number;
+  pairs: number;
+  recallTerrestrial: number;
+}
 const terrestrial = photos.map((p) => p.package !== 'stellarium-data');
 const nTerr = terrestrial.filter(Boolean).length;
 type Table = Record<string, Record<string, Cell>>; // `${candidate}@${threshold}` -> transform -> cell
@@ -219,7 +277,14 @@ for (const c of candidates) {
     others[ti] = qs.map((q, i) => Float64Array.from(originals.filter((_, j) => j !== i).map((o) => c.dist(q, o))));
     if (c.candidate) {
       const f = (fetched[c.name] ??= { pairs: 0, fetched: 0 });
-      qs.forEach((q, i) => originals.forEach((o, j) => { if (j !== i) { f.pairs++; if (c.candidate!(q, o)) f.fetched++; } }));
+      qs.forEach((q, i) =>
+        originals.forEach((o, j) => {
+          if (j !== i) {
+            f.pairs++;
+            if (c.candidate!(q, o)) f.fetched++;
+          }
+        }),
+      );
     }
   });
   for (const th of c.thresholds) {
@@ -227,9 +292,15 @@ for (const c of candidates) {
     table[key] = {};
     rows.forEach((_, ti) => {
       const name = ti === TRANSFORMS.length ? 'originals' : TRANSFORMS[ti].name;
-      let hits = 0, fp = 0, pairs = 0, hitsT = 0;
+      let hits = 0,
+        fp = 0,
+        pairs = 0,
+        hitsT = 0;
       for (let i = 0; i < n; i++) {
-        if (own[ti][i] <= th) { hits++; if (terrestrial[i]) hitsT++; }
+        if (own[ti][i] <= th) {
+          hits++;
+          if (terrestrial[i]) hitsT++;
+        }
         for (const d of others[ti][i]) if (d <= th) fp++;
         pairs += n - 1;
       }
@@ -241,13 +312,20 @@ for (const c of candidates) {
 
 // ---------------------------------------------------------------- throughput
 // JPEG q90 copies of the originals in memory; one at a time, as one hash-worker thread does.
-const sample = await pool(photos.slice(0, 60), 2, (p) => sharp(join(ORIGINALS, `${p.id}.png`)).jpeg({ quality: 90 }).toBuffer());
+const sample = await pool(photos.slice(0, 60), 2, (p) =>
+  sharp(join(ORIGINALS, `${p.id}.png`))
+    .jpeg({ quality: 90 })
+    .toBuffer(),
+);
 /**
  * Interleaved: every image goes through every pipeline in turn (rotating the order), so load from
  * other processes on the shared box falls on all pipelines alike. Both wall time and this process's
  * CPU time (user + system, libvips threads included) are summed per pipeline.
  */
-async function rates(pipelines: Record<string, (b: Buffer) => Promise<unknown>>, rounds = 2): Promise<Record<string, { wall: number; cpu: number }>> {
+async function rates(
+  pipelines: Record<string, (b: Buffer) => Promise<unknown>>,
+  rounds = 2,
+): Promise<Record<string, { wall: number; cpu: number }>> {
   const names = Object.keys(pipelines);
   const wall = Object.fromEntries(names.map((k) => [k, 0]));
   const cpu = Object.fromEntries(names.map((k) => [k, 0]));
@@ -270,12 +348,17 @@ async function rates(pipelines: Record<string, (b: Buffer) => Promise<unknown>>,
   const count = rounds * sample.length;
   return Object.fromEntries(names.map((k) => [k, { wall: count / (wall[k] / 1000), cpu: count / (cpu[k] / 1000) }]));
 }
-const today = async (b: Buffer) => { await sharp(b).metadata(); await phashOf(b); };
-const withRobust = (windows: boolean | typeof ALL, band = true, cells = band) => async (b: Buffer) => {
+const today = async (b: Buffer) => {
   await sharp(b).metadata();
-  const [, g] = await Promise.all([phashOf(b), greyBase(b)]);
-  robustDescriptor(g, { windows, band, cells });
+  await phashOf(b);
 };
+const withRobust =
+  (windows: boolean | typeof ALL, band = true, cells = band) =>
+  async (b: Buffer) => {
+    await sharp(b).metadata();
+    const [, g] = await Promise.all([phashOf(b), greyBase(b)]);
+    robustDescriptor(g, { windows, band, cells });
+  };
 const withTrimPhash = async (b: Buffer) => {
   await sharp(b).metadata();
   const [, g] = await Promise.all([phashOf(b), greyBase(b)]);
@@ -283,8 +366,16 @@ const withTrimPhash = async (b: Buffer) => {
 };
 // 'phash64+raster': today's work plus the robust raster's decode and nothing else, to tell the
 // second decode's cost from the hashing's
-const withRaster = async (b: Buffer) => { await sharp(b).metadata(); await Promise.all([phashOf(b), greyBase(b)]); };
-const pipelines: Record<string, (b: Buffer) => Promise<unknown>> = { phash64: today, 'phash64+raster': withRaster, 'trim+phash64': withTrimPhash, 'trim+pdq': withRobust(false, false) };
+const withRaster = async (b: Buffer) => {
+  await sharp(b).metadata();
+  await Promise.all([phashOf(b), greyBase(b)]);
+};
+const pipelines: Record<string, (b: Buffer) => Promise<unknown>> = {
+  phash64: today,
+  'phash64+raster': withRaster,
+  'trim+phash64': withTrimPhash,
+  'trim+pdq': withRobust(false, false),
+};
 for (const [set, specs] of Object.entries(WINDOW_SETS)) pipelines[`trim+pdq+${set}`] = withRobust(specs, false);
 pipelines['trim+pdq+w20+band'] = withRobust(WINDOW_SETS.w20, true, false);
 pipelines[`trim+pdq+w20+band+cells${GRID}x${GRID} (served)`] = withRobust(WINDOW_SETS.w20);
@@ -296,76 +387,144 @@ console.log(throughput);
 const pct = (x: number, digits = 1) => (100 * x).toFixed(digits) + ' %';
 const goalsMet = (key: string) =>
   TRANSFORMS.every((t) => t.goal === undefined || table[key][t.name].recall >= t.goal) &&
-  Object.values(table[key]).reduce((a, c) => a + c.fpPairs, 0) / Object.values(table[key]).reduce((a, c) => a + c.pairs, 0) <= 0.001;
+  Object.values(table[key]).reduce((a, c) => a + c.fpPairs, 0) /
+    Object.values(table[key]).reduce((a, c) => a + c.pairs, 0) <=
+    0.001;
 const overallFp = (key: string) => {
   const cells = Object.values(table[key]);
   return cells.reduce((a, c) => a + c.fpPairs, 0) / cells.reduce((a, c) => a + c.pairs, 0);
 };
 
 const keys = Object.keys(table);
-const goalRows = (k: string) => TRANSFORMS.filter((t) => t.goal !== undefined && table[k][t.name].recall >= t.goal).length;
+const goalRows = (k: string) =>
+  TRANSFORMS.filter((t) => t.goal !== undefined && table[k][t.name].recall >= t.goal).length;
 const lines: string[] = [];
 lines.push('# Robust near-duplicates: evaluation (issue 25)', '');
-lines.push('Made by `npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts` (one run; numbers below are that run\'s).', '');
-lines.push(`Set: ${n} photographs from Debian packages (bench/robust/manifest.json: package, version, path, licence), each downscaled to at most 1024 px, and ${TRANSFORMS.length} derived copies of each (bench/robust/transforms.ts). ` +
-  `A copy is *found* when its distance to its own original is within the threshold; a *false match* is a copy (or an original) within the threshold of another photograph's original; the rate is over all ${n} x ${n - 1} such pairs per row.`, '');
+lines.push(
+  "Made by `npx tsx bench/robust/build-set.ts && npx tsx bench/robust/evaluate.ts` (one run; numbers below are that run's).",
+  '',
+);
+lines.push(
+  `Set: ${n} photographs from Debian packages (bench/robust/manifest.json: package, version, path, licence), each downscaled to at most 1024 px, and ${TRANSFORMS.length} derived copies of each (bench/robust/transforms.ts). ` +
+    `A copy is *found* when its distance to its own original is within the threshold; a *false match* is a copy (or an original) within the threshold of another photograph's original; the rate is over all ${n} x ${n - 1} such pairs per row.`,
+  '',
+);
 lines.push('## Candidates', '');
 for (const c of candidates) lines.push(`- **${c.name}**: ${c.describe}`);
 lines.push('');
 lines.push('## Summary (all thresholds)', '');
-lines.push('| candidate @ threshold | goals met | goal rows met | false matches (all rows) | worst goal row | min recall, crops 20 % |');
+lines.push(
+  '| candidate @ threshold | goals met | goal rows met | false matches (all rows) | worst goal row | min recall, crops 20 % |',
+);
 lines.push('| --- | --- | --- | --- | --- | --- |');
 for (const k of keys) {
-  let worst = '', worstGap = Infinity;
-  for (const t of TRANSFORMS) if (t.goal && t.goal >= 0.95) { const gap = table[k][t.name].recall - t.goal; if (gap < worstGap) { worstGap = gap; worst = `${t.name} ${pct(table[k][t.name].recall)}`; } }
+  let worst = '',
+    worstGap = Infinity;
+  for (const t of TRANSFORMS)
+    if (t.goal && t.goal >= 0.95) {
+      const gap = table[k][t.name].recall - t.goal;
+      if (gap < worstGap) {
+        worstGap = gap;
+        worst = `${t.name} ${pct(table[k][t.name].recall)}`;
+      }
+    }
   const c20 = Math.min(table[k]['crop20-side'].recall, table[k]['crop20-centre'].recall);
-  lines.push(`| ${k} | ${goalsMet(k) ? 'yes' : 'no'} | ${goalRows(k)} of ${TRANSFORMS.filter((t) => t.goal).length} | ${pct(overallFp(k), 3)} | ${worst} | ${pct(c20)} |`);
+  lines.push(
+    `| ${k} | ${goalsMet(k) ? 'yes' : 'no'} | ${goalRows(k)} of ${TRANSFORMS.filter((t) => t.goal).length} | ${pct(overallFp(k), 3)} | ${worst} | ${pct(c20)} |`,
+  );
 }
 lines.push('');
 // chosen: ROBUST_CHOSEN, else the first window candidate meeting every goal, else the one with the
 // most goal rows met among those within the false-match goal (ties: the lower threshold)
 const windowKeys = keys.filter((k) => k.startsWith('trim+pdq+w'));
-const chosenKey = process.env.ROBUST_CHOSEN ?? windowKeys.find(goalsMet) ?? windowKeys.filter((k) => overallFp(k) <= 0.001).sort((a, b) => goalRows(b) - goalRows(a))[0];
+const chosenKey =
+  process.env.ROBUST_CHOSEN ??
+  windowKeys.find(goalsMet) ??
+  windowKeys.filter((k) => overallFp(k) <= 0.001).sort((a, b) => goalRows(b) - goalRows(a))[0];
 const servedKey = `${CELLS_KEY}@${THRESHOLD}`;
-const shown = ['phash64@8', 'trim+phash64@8', 'trim+pdq@31', 'trim+pdq+w20@72', `${segName(MIN_SHARED, PROBE_RADIUS)}@72`, `${BAND_KEY}@72`, servedKey, chosenKey].filter((k, i, a) => table[k] && a.indexOf(k) === i);
+const shown = [
+  'phash64@8',
+  'trim+phash64@8',
+  'trim+pdq@31',
+  'trim+pdq+w20@72',
+  `${segName(MIN_SHARED, PROBE_RADIUS)}@72`,
+  `${BAND_KEY}@72`,
+  servedKey,
+  chosenKey,
+].filter((k, i, a) => table[k] && a.indexOf(k) === i);
 lines.push(`## Per transform: recall / false-match rate`, '');
-lines.push(`Chosen: **${chosenKey}**; served (THE rule of src/hashing/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`, '');
+lines.push(
+  `Chosen: **${chosenKey}**; served (THE rule of src/hashing/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`,
+  '',
+);
 lines.push(`| transform | goal | ${shown.join(' | ')} | ${chosenKey}, not astronomical |`);
 lines.push(`| --- | --- | ${shown.map(() => '---').join(' | ')} | --- |`);
 for (const name of [...TRANSFORMS.map((t) => t.name), 'originals']) {
   const goal = TRANSFORMS.find((t) => t.name === name)?.goal;
-  lines.push(`| ${name} | ${goal ? '≥ ' + pct(goal, 0) : '-'} | ${shown.map((k) => `${pct(table[k][name].recall)} / ${pct(table[k][name].fp, 3)}`).join(' | ')} | ${pct(table[chosenKey][name].recallTerrestrial)} |`);
+  lines.push(
+    `| ${name} | ${goal ? '≥ ' + pct(goal, 0) : '-'} | ${shown.map((k) => `${pct(table[k][name].recall)} / ${pct(table[k][name].fp, 3)}`).join(' | ')} | ${pct(table[chosenKey][name].recallTerrestrial)} |`,
+  );
 }
 lines.push(`| all rows, false matches | ≤ 0.1 % | ${shown.map((k) => pct(overallFp(k), 3)).join(' | ')} | |`);
 lines.push('');
 lines.push('## The index condition (condition 2 of src/hashing/robust/rule.ts): variants', '');
-lines.push(`Recall per goal row and false matches at 72 bits, with no index condition (trim+pdq+w20) and under each variant of condition 2 ` +
-  `(xN: N segments shared; rR: a segment is shared when its two 16-bit values differ in at most R bits, which the lookup asks as each query value and its neighbours). ` +
-  `"Candidates" is the share of unrelated pairs (every row's copies and the originals against the other originals) meeting condition 2 alone: what a lookup fetches from the index, per 1M posts in brackets.`, '');
-const segKeys = ['trim+pdq+w20@72', ...SEG_VARIANTS.map((v) => `${segName(v.needed, v.radius)}@72`), `${BAND_KEY}@72`, servedKey];
-const candidatesOf = (name: string) => { const f = fetched[name]; return `${pct(f.fetched / f.pairs, 3)} (${Math.round((f.fetched / f.pairs) * 1e6).toLocaleString('en-US')})`; };
+lines.push(
+  `Recall per goal row and false matches at 72 bits, with no index condition (trim+pdq+w20) and under each variant of condition 2 ` +
+    `(xN: N segments shared; rR: a segment is shared when its two 16-bit values differ in at most R bits, which the lookup asks as each query value and its neighbours). ` +
+    `"Candidates" is the share of unrelated pairs (every row's copies and the originals against the other originals) meeting condition 2 alone: what a lookup fetches from the index, per 1M posts in brackets.`,
+  '',
+);
+const segKeys = [
+  'trim+pdq+w20@72',
+  ...SEG_VARIANTS.map((v) => `${segName(v.needed, v.radius)}@72`),
+  `${BAND_KEY}@72`,
+  servedKey,
+];
+const candidatesOf = (name: string) => {
+  const f = fetched[name];
+  return `${pct(f.fetched / f.pairs, 3)} (${Math.round((f.fetched / f.pairs) * 1e6).toLocaleString('en-US')})`;
+};
 lines.push(`| transform | goal | ${segKeys.join(' | ')} |`);
 lines.push(`| --- | --- | ${segKeys.map(() => '---').join(' | ')} |`);
-for (const t of TRANSFORMS.filter((t) => t.goal !== undefined)) lines.push(`| ${t.name} | ≥ ${pct(t.goal!, 0)} | ${segKeys.map((k) => pct(table[k][t.name].recall)).join(' | ')} |`);
-lines.push(`| goal rows met | | ${segKeys.map((k) => `${goalRows(k)} of ${TRANSFORMS.filter((t) => t.goal).length}`).join(' | ')} |`);
+for (const t of TRANSFORMS.filter((t) => t.goal !== undefined))
+  lines.push(`| ${t.name} | ≥ ${pct(t.goal!, 0)} | ${segKeys.map((k) => pct(table[k][t.name].recall)).join(' | ')} |`);
+lines.push(
+  `| goal rows met | | ${segKeys.map((k) => `${goalRows(k)} of ${TRANSFORMS.filter((t) => t.goal).length}`).join(' | ')} |`,
+);
 lines.push(`| false matches, all rows | ≤ 0.1 % | ${segKeys.map((k) => pct(overallFp(k), 3)).join(' | ')} |`);
-lines.push(`| candidates (unrelated pairs meeting condition 2) | | - | ${[...SEG_VARIANTS.map((v) => segName(v.needed, v.radius)), BAND_KEY, CELLS_KEY].map(candidatesOf).join(' | ')} |`);
+lines.push(
+  `| candidates (unrelated pairs meeting condition 2) | | - | ${[...SEG_VARIANTS.map((v) => segName(v.needed, v.radius)), BAND_KEY, CELLS_KEY].map(candidatesOf).join(' | ')} |`,
+);
 lines.push('');
 // hand-written readings, kept across runs (edit them between their markers)
 const previous = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '';
-const kept = (name: string) => previous.match(new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->`))?.[0] ?? `<!-- ${name}:start -->\n<!-- ${name}:end -->`;
+const kept = (name: string) =>
+  previous.match(new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->`))?.[0] ??
+  `<!-- ${name}:start -->\n<!-- ${name}:end -->`;
 lines.push(kept('index-condition'), '');
 lines.push('## The caption band window', '');
 lines.push(kept('caption-band'), '');
 lines.push('## The cells', '');
 lines.push(kept('cells'), '');
 lines.push('## Hashing throughput', '');
-lines.push(`${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/hashing/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`, '');
+lines.push(
+  `${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/hashing/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`,
+  '',
+);
 lines.push('| pipeline | images/s (wall) | vs today | images per CPU-second | vs today |');
 lines.push('| --- | --- | --- | --- | --- |');
-for (const [k, v] of Object.entries(throughput)) lines.push(`| ${k} | ${v.wall.toFixed(1)} | ${pct(v.wall / base.wall, 0)} | ${v.cpu.toFixed(1)} | ${pct(v.cpu / base.cpu, 0)} |`);
+for (const [k, v] of Object.entries(throughput))
+  lines.push(
+    `| ${k} | ${v.wall.toFixed(1)} | ${pct(v.wall / base.wall, 0)} | ${v.cpu.toFixed(1)} | ${pct(v.cpu / base.cpu, 0)} |`,
+  );
 lines.push('');
-lines.push(`Flat pictures: ${originals.filter((o) => o.quality < MIN_QUALITY).length} of ${n} originals have PDQ quality < ${MIN_QUALITY} and never match robustly.`, '');
+lines.push(
+  `Flat pictures: ${originals.filter((o) => o.quality < MIN_QUALITY).length} of ${n} originals have PDQ quality < ${MIN_QUALITY} and never match robustly.`,
+  '',
+);
 writeFileSync(RESULTS, lines.join('\n') + '\n');
-writeFileSync(RESULTS.replace(/RESULTS\.md$/, 'results.json'), JSON.stringify({ n, table, throughput, chosen: chosenKey }, null, 1) + '\n');
+writeFileSync(
+  RESULTS.replace(/RESULTS\.md$/, 'results.json'),
+  JSON.stringify({ n, table, throughput, chosen: chosenKey }, null, 1) + '\n',
+);
 console.log(lines.join('\n'));

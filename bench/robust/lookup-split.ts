@@ -27,12 +27,18 @@ const keep = process.env.ROBUST_LOOKUP_KEEP!;
 const esUrl = process.env.ELASTICSEARCH_URL!;
 // Only a build of this descriptor format (bench/robust-lookup.ts's marker): opening another would
 // run migrations 016 and 017 on it, which clear its descriptors.
-if (!existsSync(join(keep, `built-${posts}-format${FORMAT}`))) throw new Error(`${keep} holds no build of ${posts} posts in descriptor format ${FORMAT} (make one with bench/robust-lookup.ts)`);
+if (!existsSync(join(keep, `built-${posts}-format${FORMAT}`)))
+  throw new Error(
+    `${keep} holds no build of ${posts} posts in descriptor format ${FORMAT} (make one with bench/robust-lookup.ts)`,
+  );
 const rnd = new Random(SEED);
 const { real, copies } = realDescriptors();
 skipCorpus(rnd, real, posts);
 const qs = pickQueries(rnd, real, copies, queries);
-const services = await openToolJob(loadConfig(benchEnv({ dataDir: keep, prefix: `bench-keep-${posts}-robust`, esUrl })), createLogger('warn'));
+const services = await openToolJob(
+  loadConfig(benchEnv({ dataDir: keep, prefix: `bench-keep-${posts}-robust`, esUrl })),
+  createLogger('warn'),
+);
 const store = services.postRepository.robust;
 const steps = ['build', 'stringify', 'es wall', 'es took', 'sqlite', 'rule', 'details', 'total'] as const;
 const times = Object.fromEntries(steps.map((s) => [s, [] as number[]])) as Record<(typeof steps)[number], number[]>;
@@ -72,9 +78,13 @@ for (let r = 0; r < rounds; r++) {
     }
   }
 }
-process.stdout.write(`${queries} queries (last of ${rounds} rounds), ${fmt(candidates / queries)} candidates and ${fmt(bodyBytes / queries / 1024)} KiB of query per request\n`);
+process.stdout.write(
+  `${queries} queries (last of ${rounds} rounds), ${fmt(candidates / queries)} candidates and ${fmt(bodyBytes / queries / 1024)} KiB of query per request\n`,
+);
 for (const s of steps) {
   const v = summarize(times[s]);
-  process.stdout.write(`${s.padEnd(10)} p50 ${fmt(v.p50)} ms, p90 ${fmt(v.p90)} ms, p99 ${fmt(v.p99)} ms, max ${fmt(v.max)} ms, mean ${fmt(v.mean)} ms\n`);
+  process.stdout.write(
+    `${s.padEnd(10)} p50 ${fmt(v.p50)} ms, p90 ${fmt(v.p90)} ms, p99 ${fmt(v.p99)} ms, max ${fmt(v.max)} ms, mean ${fmt(v.mean)} ms\n`,
+  );
 }
 await services.close();

@@ -41,5 +41,7 @@ for (const name of (process.argv[2] ?? 'caption,watermark').split(',')) {
     if (p.package === 'stellarium-data') astro[c]++;
   }
   far.sort((a, b) => a - b);
-  console.log(`${name}: ${JSON.stringify(classes)}; of which astronomical ${JSON.stringify(astro)}; best distance of those beyond ${THRESHOLD}: ${far.join(' ')}`);
+  console.log(
+    `${name}: ${JSON.stringify(classes)}; of which astronomical ${JSON.stringify(astro)}; best distance of those beyond ${THRESHOLD}: ${far.join(' ')}`,
+  );
 }

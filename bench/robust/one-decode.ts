@@ -47,11 +47,20 @@ const inside = { fit: 'inside', withoutEnlargement: true } as const;
 async function oneDecode(path: string, outputs: { size: number; path: string }[]) {
   const buf = await readFile(path);
   const largest = Math.max(...outputs.map((o) => o.size), BASE);
-  const { data, info } = await sharp(buf, SHARP).resize(largest, largest, inside).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(buf, SHARP)
+    .resize(largest, largest, inside)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
-  const made = await Promise.all(outputs.map((o) => sharp(data, raw).resize(o.size, o.size, inside).webp({ quality: 80, effort: 2 }).toFile(o.path)));
+  const made = await Promise.all(
+    outputs.map((o) => sharp(data, raw).resize(o.size, o.size, inside).webp({ quality: 80, effort: 2 }).toFile(o.path)),
+  );
   const g = await sharp(data, raw).greyscale().resize(BASE, BASE, inside).raw().toBuffer({ resolveWithObject: true });
-  const d = robustDescriptor({ width: g.info.width, height: g.info.height, pixels: new Uint8Array(g.data.buffer, g.data.byteOffset, g.data.length) });
+  const d = robustDescriptor({
+    width: g.info.width,
+    height: g.info.height,
+    pixels: new Uint8Array(g.data.buffer, g.data.byteOffset, g.data.length),
+  });
   return { made, descriptor: { quality: d.quality, hashes: d.hashes } };
 }
 
@@ -80,23 +89,48 @@ try {
   const runs: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   for (let r = 0; r < reps; r++)
     for (const [name, f] of Object.entries(variants)) {
-      const res = await closedLoop({ concurrency: 2, durationMs: 600_000, maxRequests: images.length * passes, task: async (i) => void (await f(i)) });
+      const res = await closedLoop({
+        concurrency: 2,
+        durationMs: 600_000,
+        maxRequests: images.length * passes,
+        task: async (i) => void (await f(i)),
+      });
       if (res.errors > 0) throw new Error(`${name}: ${res.firstError}`);
       runs[name].push(res.rps);
     }
   const base = repeated(runs.thumbnails).median;
-  console.log(`| pool work per upload (main thread, 2 in flight, ${reps} x ${passes} passes over ${images.length} images) | img/s (median) | vs thumbnails alone |`);
+  console.log(
+    `| pool work per upload (main thread, 2 in flight, ${reps} x ${passes} passes over ${images.length} images) | img/s (median) | vs thumbnails alone |`,
+  );
   console.log('| --- | --- | --- |');
-  for (const [name, xs] of Object.entries(runs)) console.log(`| ${name} | ${repeated(xs).median.toFixed(1)} | ${((100 * repeated(xs).median) / base).toFixed(0)} % |`);
+  for (const [name, xs] of Object.entries(runs))
+    console.log(
+      `| ${name} | ${repeated(xs).median.toFixed(1)} | ${((100 * repeated(xs).median) / base).toFixed(0)} % |`,
+    );
 
   // ---- drift of the descriptor on the evaluation set
   const files = [
     ...readdirSync(ORIGINALS).map((f) => join(ORIGINALS, f)),
-    ...readdirSync(DERIVED).filter((f) => f.includes('.jpeg20.')).map((f) => join(DERIVED, f)),
+    ...readdirSync(DERIVED)
+      .filter((f) => f.includes('.jpeg20.'))
+      .map((f) => join(DERIVED, f)),
   ].sort();
   const prototypes: [string, (f: string) => Promise<{ quality: number; hashes: Uint32Array }>][] = [
-    ['one decode', async (f) => (await oneDecode(f, [{ size: Math.max(...THUMBNAIL_SIZES), path: join(out, 'drift.webp') }])).descriptor],
-    ["small thumbnail's decode", async (f) => (await smallDecode(f, THUMBNAIL_SIZES.map((size) => ({ size, path: join(out, `drift.${size}.webp`) })))).descriptor],
+    [
+      'one decode',
+      async (f) =>
+        (await oneDecode(f, [{ size: Math.max(...THUMBNAIL_SIZES), path: join(out, 'drift.webp') }])).descriptor,
+    ],
+    [
+      "small thumbnail's decode",
+      async (f) =>
+        (
+          await smallDecode(
+            f,
+            THUMBNAIL_SIZES.map((size) => ({ size, path: join(out, `drift.${size}.webp`) })),
+          )
+        ).descriptor,
+    ],
   ];
   for (const [name, proto] of prototypes) {
     const dists: number[] = [];

@@ -17,10 +17,20 @@ export function syntheticRasters(): [string, Grey][] {
     framed: (x, y, w, h) => (x < w / 8 || y < h / 8 || x >= w - w / 8 || y >= h - h / 8 ? 0 : 60 + rnd() * 140),
     stripes: (x) => (x % 2 ? 255 : 0),
   };
-  for (const [w, h] of [[128, 128], [128, 85], [37, 128], [65, 63], [3, 2], [1, 1], [128, 1], [2, 128]]) {
+  for (const [w, h] of [
+    [128, 128],
+    [128, 85],
+    [37, 128],
+    [65, 63],
+    [3, 2],
+    [1, 1],
+    [128, 1],
+    [2, 128],
+  ]) {
     for (const [name, f] of Object.entries(shapes)) {
       const pixels = new Uint8Array(w * h);
-      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) pixels[y * w + x] = Math.max(0, Math.min(255, Math.round(f(x, y, w, h))));
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) pixels[y * w + x] = Math.max(0, Math.min(255, Math.round(f(x, y, w, h))));
       out.push([`${name}-${w}x${h}`, { width: w, height: h, pixels }]);
     }
   }

@@ -39,7 +39,9 @@ function cropCentre(p: number): Transform['apply'] {
     const { w, h } = await size(path);
     const cw = Math.round(w * (1 - p));
     const ch = Math.round(h * (1 - p));
-    return png(sharp(path).extract({ left: Math.floor((w - cw) / 2), top: Math.floor((h - ch) / 2), width: cw, height: ch }));
+    return png(
+      sharp(path).extract({ left: Math.floor((w - cw) / 2), top: Math.floor((h - ch) / 2), width: cw, height: ch }),
+    );
   };
 }
 
@@ -58,10 +60,14 @@ const letterbox: Transform['apply'] = async (path) => {
   const { w, h } = await size(path);
   if (w / h > 1.4) {
     const bar = Math.round((w * 3) / 4 - h) / 2;
-    return png(sharp(path).extend({ top: Math.floor(bar), bottom: Math.ceil(bar), left: 0, right: 0, background: '#000' }));
+    return png(
+      sharp(path).extend({ top: Math.floor(bar), bottom: Math.ceil(bar), left: 0, right: 0, background: '#000' }),
+    );
   }
   const bar = Math.max(0, Math.round((h * 16) / 9 - w) / 2);
-  return png(sharp(path).extend({ left: Math.floor(bar), right: Math.ceil(bar), top: 0, bottom: 0, background: '#000' }));
+  return png(
+    sharp(path).extend({ left: Math.floor(bar), right: Math.ceil(bar), top: 0, bottom: 0, background: '#000' }),
+  );
 };
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -71,12 +77,26 @@ const caption: Transform['apply'] = async (path) => {
   const { w, h } = await size(path);
   const band = Math.round(h * 0.18);
   const text = await sharp({
-    text: { text: `<span foreground="black">${esc('WHEN THE TESTS PASS ON THE FIRST TRY')}</span>`, font: 'sans bold', width: Math.round(w * 0.92), height: Math.round(band * 0.7), rgba: true },
-  }).png().toBuffer({ resolveWithObject: true });
+    text: {
+      text: `<span foreground="black">${esc('WHEN THE TESTS PASS ON THE FIRST TRY')}</span>`,
+      font: 'sans bold',
+      width: Math.round(w * 0.92),
+      height: Math.round(band * 0.7),
+      rgba: true,
+    },
+  })
+    .png()
+    .toBuffer({ resolveWithObject: true });
   return png(
     sharp(path)
       .extend({ top: band, bottom: 0, left: 0, right: 0, background: '#fff' })
-      .composite([{ input: text.data, left: Math.max(0, Math.round((w - text.info.width) / 2)), top: Math.max(0, Math.round((band - text.info.height) / 2)) }]),
+      .composite([
+        {
+          input: text.data,
+          left: Math.max(0, Math.round((w - text.info.width) / 2)),
+          top: Math.max(0, Math.round((band - text.info.height) / 2)),
+        },
+      ]),
   );
 };
 

@@ -24,7 +24,8 @@ function median(g: Grey): Grey {
     for (let x = 0; x < w; x++) {
       window.length = 0;
       for (let dy = -R; dy <= R; dy++)
-        for (let dx = -R; dx <= R; dx++) window.push(pixels[Math.min(h - 1, Math.max(0, y + dy)) * w + Math.min(w - 1, Math.max(0, x + dx))]);
+        for (let dx = -R; dx <= R; dx++)
+          window.push(pixels[Math.min(h - 1, Math.max(0, y + dy)) * w + Math.min(w - 1, Math.max(0, x + dx))]);
       window.sort((a, b) => a - b);
       out[y * w + x] = window[window.length >> 1];
     }
@@ -44,8 +45,12 @@ const rows = [
   ...TRANSFORMS.map((t) => ({ name: t.name, goal: t.goal, file: (id: string) => `${id}.${t.name}.${t.ext ?? 'png'}` })),
   { name: 'originals', goal: undefined, file: (id: string) => `${id}.png` },
 ];
-for (const [label, d] of [['served', served], [`median ${2 * R + 1}x${2 * R + 1}`, filtered]] as const) {
-  let fp = 0, pairs = 0;
+for (const [label, d] of [
+  ['served', served],
+  [`median ${2 * R + 1}x${2 * R + 1}`, filtered],
+] as const) {
+  let fp = 0,
+    pairs = 0;
   const out: string[] = [];
   for (const r of rows) {
     let hits = 0;

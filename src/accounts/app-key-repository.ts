@@ -21,13 +21,9 @@ export class AppKeyRepository {
   }
 
   insert(key: Omit<AppKeyRecord, 'id'> & { digest: Buffer }): number {
-    const info = this.stmt('INSERT INTO app_keys (user_id, name, key_digest, permission, created_at) VALUES (?, ?, ?, ?, ?)').run(
-      key.userId,
-      key.name,
-      key.digest,
-      key.permission,
-      key.createdAt,
-    );
+    const info = this.stmt(
+      'INSERT INTO app_keys (user_id, name, key_digest, permission, created_at) VALUES (?, ?, ?, ?, ?)',
+    ).run(key.userId, key.name, key.digest, key.permission, key.createdAt);
     return Number(info.lastInsertRowid);
   }
 

@@ -31,21 +31,31 @@ export class AppKeyService {
 
   create(owner: AuthUser, input: { name: string; permission: number }): AppKeyView & { key: string } {
     const extra = input.permission & ~heldBits(owner.permission);
-    if (extra !== 0) throw invalid(['permission'], `permission asks for bits the account lacks: 0x${extra.toString(16)}`);
-    return this.db.transaction(() => {
-      if (this.keys.countOf(owner.id) >= MAX_APP_KEYS) throw new AppError('conflict', `an account has at most ${MAX_APP_KEYS} app keys; revoke one first`);
-      for (let attempt = 0; ; attempt++) {
-        const key = generateAccessKey();
-        try {
-          const id = this.keys.insert({ userId: owner.id, name: input.name, permission: input.permission, createdAt: nowIso(), digest: accessKeyDigest(key) });
-          return { ...view(this.keys.get(id)!), key };
-        } catch (err) {
-          // A digest collision (astronomically unlikely): draw again.
-          if (attempt < 3 && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') continue;
-          throw err;
+    if (extra !== 0)
+      throw invalid(['permission'], `permission asks for bits the account lacks: 0x${extra.toString(16)}`);
+    return this.db
+      .transaction(() => {
+        if (this.keys.countOf(owner.id) >= MAX_APP_KEYS)
+          throw new AppError('conflict', `an account has at most ${MAX_APP_KEYS} app keys; revoke one first`);
+        for (let attempt = 0; ; attempt++) {
+          const key = generateAccessKey();
+          try {
+            const id = this.keys.insert({
+              userId: owner.id,
+              name: input.name,
+              permission: input.permission,
+              createdAt: nowIso(),
+              digest: accessKeyDigest(key),
+            });
+            return { ...view(this.keys.get(id)!), key };
+          } catch (err) {
+            // A digest collision (astronomically unlikely): draw again.
+            if (attempt < 3 && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') continue;
+            throw err;
+          }
         }
-      }
-    }).immediate();
+      })
+      .immediate();
   }
 
   list(userId: number): AppKeyView[] {
@@ -64,6 +74,11 @@ export class AppKeyService {
     if (!row || !crypto.timingSafeEqual(row.digest, digest)) return undefined;
     const owner = this.users.getById(row.userId);
     if (!owner) return undefined;
-    return { id: owner.id, name: owner.name, permission: row.permission & heldBits(owner.permission), appKeyId: row.id };
+    return {
+      id: owner.id,
+      name: owner.name,
+      permission: row.permission & heldBits(owner.permission),
+      appKeyId: row.id,
+    };
   }
 }

@@ -53,7 +53,15 @@ function parse(encoded: string): Parsed | undefined {
   const parts = encoded.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
   const [log2N, r, p] = parts.slice(1, 4).map(Number);
-  if (![log2N, r, p].every(Number.isInteger) || log2N < 1 || log2N > MAX_LOG2N || r < 1 || r > MAX_R || p < 1 || p > MAX_P)
+  if (
+    ![log2N, r, p].every(Number.isInteger) ||
+    log2N < 1 ||
+    log2N > MAX_LOG2N ||
+    r < 1 ||
+    r > MAX_R ||
+    p < 1 ||
+    p > MAX_P
+  )
     return undefined;
   const salt = Buffer.from(parts[4], 'base64url');
   const hash = Buffer.from(parts[5], 'base64url');

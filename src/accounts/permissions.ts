@@ -18,7 +18,8 @@ export const PERMISSION = {
 } as const;
 
 /** Every bit a permission grants: a super user holds them all (what an app key or a grant may take from it). */
-export const heldBits = (permission: number): number => ((permission & PERMISSION.superUser) !== 0 ? 0xffff : permission);
+export const heldBits = (permission: number): number =>
+  (permission & PERMISSION.superUser) !== 0 ? 0xffff : permission;
 
 export const DEFAULT_PERMISSION = PERMISSION.createPost | PERMISSION.editPost;
 
@@ -44,9 +45,13 @@ export const requireAuth: Koa.Middleware<AppState> = async (ctx, next) => {
   await next();
 };
 
-/** 403 for a request made with an app key: keys, passkeys and the account key are the account's own business (docs/decisions.md §14). */
+/**
+ * 403 for a request made with an app key: keys, passkeys and the account key are the account's own business
+ * (docs/decisions.md §14).
+ */
 export function requireAccountCredential(ctx: Koa.ParameterizedContext<AppState>): AuthUser {
   const user = currentUser(ctx);
-  if (user.appKeyId !== undefined) throw new AppError('forbidden', 'an app key cannot manage keys, passkeys or the account key');
+  if (user.appKeyId !== undefined)
+    throw new AppError('forbidden', 'an app key cannot manage keys, passkeys or the account key');
   return user;
 }

@@ -16,7 +16,9 @@ export class PreferenceStore {
   constructor(private readonly db: Db) {}
 
   get(userId: number): Preferences {
-    const raw = this.db.prepare('SELECT ratings FROM user_preferences WHERE user_id = ?').pluck().get(userId) as string | undefined;
+    const raw = this.db.prepare('SELECT ratings FROM user_preferences WHERE user_id = ?').pluck().get(userId) as
+      | string
+      | undefined;
     if (raw === undefined) return { ratings: [...DEFAULT_RATINGS] };
     const stored = JSON.parse(raw) as string[];
     return { ratings: RATINGS.filter((r) => stored.includes(r)) };
@@ -26,7 +28,9 @@ export class PreferenceStore {
   set(userId: number, prefs: Preferences): Preferences {
     const ratings = RATINGS.filter((r) => prefs.ratings.includes(r));
     this.db
-      .prepare('INSERT INTO user_preferences (user_id, ratings) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET ratings = excluded.ratings')
+      .prepare(
+        'INSERT INTO user_preferences (user_id, ratings) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET ratings = excluded.ratings',
+      )
       .run(userId, JSON.stringify(ratings));
     return { ratings };
   }

@@ -16,7 +16,10 @@ export const loginSchema = z.object({
 
 export type LoginInput = z.infer<typeof loginSchema>;
 
-/** POST /api/account/register (docs/decisions.md §14): as login, with an optional email. Names and passwords are checked by the CLI's rules. */
+/**
+ * POST /api/account/register (docs/decisions.md §14): as login, with an optional email. Names and passwords are checked
+ * by the CLI's rules.
+ */
 export const registerSchema = z.object({
   username: z.string(),
   password: z.string(),
@@ -42,7 +45,10 @@ export const userPatchSchema = z
     permission: z.number().int().min(0).max(0xffff).optional(),
   })
   .strict()
-  .refine((p) => p.name !== undefined || p.email !== undefined || p.permission !== undefined, 'name, email or permission is required');
+  .refine(
+    (p) => p.name !== undefined || p.email !== undefined || p.permission !== undefined,
+    'name, email or permission is required',
+  );
 
 /** GET /api/user (docs/decisions.md §14) */
 export const userListQuery = z.object({

@@ -9,7 +9,13 @@ import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { DEFAULT_PERMISSION } from './permissions.ts';
-import { DEFAULT_TTL_SECONDS, issueCookie, MAX_TTL_SECONDS, type IssuedCookie, type SessionSealer } from './session-cookie.ts';
+import {
+  DEFAULT_TTL_SECONDS,
+  issueCookie,
+  MAX_TTL_SECONDS,
+  type IssuedCookie,
+  type SessionSealer,
+} from './session-cookie.ts';
 import { LoginThrottle, SignupThrottle } from './throttle.ts';
 import { AppKeyService } from './app-keys.ts';
 import { Credentials, type PasskeyList } from './credentials.ts';
@@ -87,10 +93,19 @@ export class AccountService {
     const passwordHash = await hashPassword(input.password);
     const id = this.withFreshKey((accessKey, accessKeyDigest) => {
       try {
-        return this.users.insert({ name: input.name, email, passwordHash, accessKey, accessKeyDigest, permission, createdAt: nowIso() });
+        return this.users.insert({
+          name: input.name,
+          email,
+          passwordHash,
+          accessKey,
+          accessKeyDigest,
+          permission,
+          createdAt: nowIso(),
+        });
       } catch (err) {
         // Another process may have taken the name while the password was hashing.
-        if (isUniqueViolation(err, 'users.name')) throw new AppError('conflict', `user name "${input.name}" is already taken`);
+        if (isUniqueViolation(err, 'users.name'))
+          throw new AppError('conflict', `user name "${input.name}" is already taken`);
         throw err;
       }
     });
@@ -98,7 +113,9 @@ export class AccountService {
   }
 
   list(): UserSummary[] {
-    return this.users.list().map(({ id, name, email, permission, createdAt }) => ({ id, name, email, permission, createdAt }));
+    return this.users
+      .list()
+      .map(({ id, name, email, permission, createdAt }) => ({ id, name, email, permission, createdAt }));
   }
 
   self(id: number): Self {
@@ -113,7 +130,11 @@ export class AccountService {
     return { name: user.name, ...this.credentials.of(user.id) };
   }
 
-  revokeCredential(name: string, kind: 'app-key' | 'passkey', id: string): { name: string; revoked: { kind: string; id: string } } {
+  revokeCredential(
+    name: string,
+    kind: 'app-key' | 'passkey',
+    id: string,
+  ): { name: string; revoked: { kind: string; id: string } } {
     const user = this.byName(name);
     if (kind === 'app-key') {
       const n = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : NaN;
@@ -182,7 +203,12 @@ export class AccountService {
    * Checks the password (throttled per username and address) and issues a session cookie.
    * Unknown names verify against a dummy hash, so both failures take the same time.
    */
-  async login(username: string, password: string, address: string, ttl?: number): Promise<{ self: Self; cookie: IssuedCookie }> {
+  async login(
+    username: string,
+    password: string,
+    address: string,
+    ttl?: number,
+  ): Promise<{ self: Self; cookie: IssuedCookie }> {
     // A requested ttl is capped at 30 days; the default lifetime (60 days) is longer than that cap.
     if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS))
       throw invalid(['ttl'], `ttl must be an integer from 1 to ${MAX_TTL_SECONDS}`);
@@ -190,7 +216,8 @@ export class AccountService {
     const attempt = this.throttle.begin(username, address);
     const user = NAME_PATTERN.test(username) ? this.users.getByName(username) : undefined;
     const ok =
-      password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, user?.passwordHash ?? (await dummyHash())));
+      password.length <= MAX_PASSWORD_LENGTH &&
+      (await verifyPassword(password, user?.passwordHash ?? (await dummyHash())));
     if (!user || !ok) {
       this.deps.log?.info('login failed', { address });
       throw new AppError('login_failed', 'invalid username/password');
@@ -203,27 +230,40 @@ export class AccountService {
    * Sign-up (docs/decisions.md §14): the CLI's name and password rules, the operator's permission for new
    * accounts, counted per client address whether it succeeds or not.
    */
-  async register(input: { username: string; password: string; email?: string | null }, address: string): Promise<{ self: Self; cookie: IssuedCookie }> {
+  async register(
+    input: { username: string; password: string; email?: string | null },
+    address: string,
+  ): Promise<{ self: Self; cookie: IssuedCookie }> {
     const registration = this.deps.registration;
     if (registration?.mode !== 'open') throw new AppError('forbidden', 'sign-up is closed on this server');
     const sessions = this.sessions;
     this.signups.begin(address);
-    const self = await this.createUser({ name: input.username, password: input.password, email: input.email, permission: registration.permission });
+    const self = await this.createUser({
+      name: input.username,
+      password: input.password,
+      email: input.email,
+      permission: registration.permission,
+    });
     this.deps.log?.info('account registered', { userId: self.id, address });
     return { self, cookie: issueCookie(sessions, self.id) };
   }
 
-  /** The key's owner (the account key, or an app key with its permission), or undefined for an unknown or malformed key. */
+  /**
+   * The key's owner (the account key, or an app key with its permission), or undefined for an unknown or malformed key.
+   */
   authenticateKey(key: string): AuthUser | undefined {
     if (!ACCESS_KEY_PATTERN.test(key)) return undefined;
     const user = this.users.getByKeyDigest(accessKeyDigest(key));
     // The digest lookup already finds only the right row; comparing the key itself as well
     // (in constant time) means a digest collision could never log anyone in.
-    if (!user || !crypto.timingSafeEqual(Buffer.from(user.accessKey), Buffer.from(key))) return this.appKeys.authenticate(key);
+    if (!user || !crypto.timingSafeEqual(Buffer.from(user.accessKey), Buffer.from(key)))
+      return this.appKeys.authenticate(key);
     return { id: user.id, name: user.name, permission: user.permission };
   }
 
-  /** Self for the caller; a request made with an app key never sees the account key (nor the owner's full permission). */
+  /**
+   * Self for the caller; a request made with an app key never sees the account key (nor the owner's full permission).
+   */
   selfFor(caller: AuthUser): Self | Omit<Self, 'accessKey'> {
     const self = this.self(caller.id);
     if (caller.appKeyId === undefined) return self;
@@ -254,7 +294,8 @@ export class AccountService {
 
 /** Checks a new account's fields (also used by the CLI before it opens the database). */
 export function validateNewUser(input: NewUserInput): { permission: number; email: string | null } {
-  if (!NAME_PATTERN.test(input.name)) throw invalid(['name'], 'name must be 4 to 32 letters, digits or underscores', 'invalid_string');
+  if (!NAME_PATTERN.test(input.name))
+    throw invalid(['name'], 'name must be 4 to 32 letters, digits or underscores', 'invalid_string');
   if (input.password.length < MIN_PASSWORD_LENGTH)
     throw invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`, 'too_small');
   if (input.password.length > MAX_PASSWORD_LENGTH)

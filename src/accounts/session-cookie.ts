@@ -40,14 +40,19 @@ export class SessionSealer {
     // Node 24 a Buffer key costs every createCipheriv/createDecipheriv two thrown and caught
     // TypeErrors (its isKeyObject/isCryptoKey checks), several times the call's own cost
     // (bench/notes/node24.md), and every request with a session cookie opens one.
-    this.key = crypto.createSecretKey(Buffer.from(crypto.hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'imgpost', 'nmsl_cookie/aes-256-gcm/v1', 32)));
+    this.key = crypto.createSecretKey(
+      Buffer.from(crypto.hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'imgpost', 'nmsl_cookie/aes-256-gcm/v1', 32)),
+    );
   }
 
   seal(payload: SessionPayload): string {
     const iv = crypto.randomBytes(IV_LENGTH);
     const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_LENGTH });
     cipher.setAAD(Buffer.of(VERSION));
-    const body = Buffer.concat([cipher.update(JSON.stringify({ uid: payload.uid, exp: payload.exp }), 'utf8'), cipher.final()]);
+    const body = Buffer.concat([
+      cipher.update(JSON.stringify({ uid: payload.uid, exp: payload.exp }), 'utf8'),
+      cipher.final(),
+    ]);
     return Buffer.concat([Buffer.of(VERSION), iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
@@ -94,7 +99,12 @@ export interface IssuedCookie {
  * (5183940 for the 60-day default) but at least 1, so a very short ttl still yields a cookie;
  * Expires names the same moment for clients that ignore Max-Age.
  */
-export function issueCookie(sealer: SessionSealer, uid: number, ttl = DEFAULT_TTL_SECONDS, nowMs = Date.now()): IssuedCookie {
+export function issueCookie(
+  sealer: SessionSealer,
+  uid: number,
+  ttl = DEFAULT_TTL_SECONDS,
+  nowMs = Date.now(),
+): IssuedCookie {
   const now = Math.floor(nowMs / 1000);
   const value = sealer.seal({ uid, exp: now + ttl });
   const maxAge = Math.max(1, ttl - COOKIE_MARGIN_SECONDS);
@@ -123,7 +133,8 @@ export function loadSessionSecret(config: Pick<Config, 'dataDir' | 'sessionSecre
     const secret = fs.readFileSync(file, 'utf8').trim();
     if (secret.length >= 32) return secret;
     // Another process may have created the file and not yet written it.
-    if (attempt >= 20) throw new Error(`${file}: session secret is shorter than 32 characters; delete the file to generate a new one`);
+    if (attempt >= 20)
+      throw new Error(`${file}: session secret is shorter than 32 characters; delete the file to generate a new one`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
   }
 }

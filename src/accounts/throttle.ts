@@ -117,9 +117,18 @@ export class LoginThrottle {
     // Names are unique without regard to case, so their counters are too.
     const user = username.toLowerCase();
     const pair = `${user}\u0000${address}`;
-    const wait = Math.max(this.pairs.blockedFor(pair, now), this.addresses.blockedFor(address, now), this.usernames.blockedFor(user, now));
+    const wait = Math.max(
+      this.pairs.blockedFor(pair, now),
+      this.addresses.blockedFor(address, now),
+      this.usernames.blockedFor(user, now),
+    );
     if (wait > 0) {
-      throw new AppError('rate_limited', 'too many failed logins; try again later', undefined, Math.max(1, Math.ceil(wait / 1000)));
+      throw new AppError(
+        'rate_limited',
+        'too many failed logins; try again later',
+        undefined,
+        Math.max(1, Math.ceil(wait / 1000)),
+      );
     }
     this.pairs.add(pair, now);
     this.addresses.add(address, now);
@@ -148,7 +157,11 @@ export class SignupThrottle {
   private readonly now: () => number;
 
   constructor(options: { perAddress?: number; windowMs?: number; now?: () => number } = {}) {
-    this.window = new FailureWindow(options.perAddress ?? 10, options.windowMs ?? DEFAULT_THROTTLE.windowMs, DEFAULT_THROTTLE.maxEntries);
+    this.window = new FailureWindow(
+      options.perAddress ?? 10,
+      options.windowMs ?? DEFAULT_THROTTLE.windowMs,
+      DEFAULT_THROTTLE.maxEntries,
+    );
     this.now = options.now ?? DEFAULT_THROTTLE.now;
   }
 
@@ -156,7 +169,13 @@ export class SignupThrottle {
   begin(address: string): void {
     const now = this.now();
     const wait = this.window.blockedFor(address, now);
-    if (wait > 0) throw new AppError('rate_limited', 'too many sign-ups from this address; try again later', undefined, Math.max(1, Math.ceil(wait / 1000)));
+    if (wait > 0)
+      throw new AppError(
+        'rate_limited',
+        'too many sign-ups from this address; try again later',
+        undefined,
+        Math.max(1, Math.ceil(wait / 1000)),
+      );
     this.window.add(address, now);
   }
 }

@@ -4,7 +4,13 @@ import { hasPermission, heldBits, PERMISSION } from './permissions.ts';
 import { checkPermission, validateNewUser, type AccountService, type UserSummary } from './service.ts';
 import type { UserRecord } from './user-repository.ts';
 
-const summary = ({ id, name, email, permission, createdAt }: UserRecord): UserSummary => ({ id, name, email, permission, createdAt });
+const summary = ({ id, name, email, permission, createdAt }: UserRecord): UserSummary => ({
+  id,
+  name,
+  email,
+  permission,
+  createdAt,
+});
 
 export interface UserPatch {
   name?: string;
@@ -45,20 +51,28 @@ export class UserAdmin {
     const user = this.target(id);
     const profile = patch.name !== undefined || patch.email !== undefined;
     // One's own email and name are one's own; another's need 0x200.
-    if (profile && user.id !== caller.id) this.require(caller, PERMISSION.editUsers, "editing another user's name or email needs permission 0x200");
+    if (profile && user.id !== caller.id)
+      this.require(caller, PERMISSION.editUsers, "editing another user's name or email needs permission 0x200");
     const name = patch.name ?? user.name;
     // validateNewUser checks name and email by the CLI's rules; the password placeholder is never stored.
-    const { email } = validateNewUser({ name, password: 'x'.repeat(8), email: patch.email === undefined ? user.email : patch.email });
+    const { email } = validateNewUser({
+      name,
+      password: 'x'.repeat(8),
+      email: patch.email === undefined ? user.email : patch.email,
+    });
     if (patch.permission !== undefined) this.checkGrant(caller, user, patch.permission);
-    if (name.toLowerCase() !== user.name.toLowerCase() && this.users.getByName(name)) throw new AppError('conflict', `user name "${name}" is already taken`);
-    this.accounts.db.transaction(() => {
-      if (profile) this.users.setProfile(user.id, { name, email });
-      if (patch.permission !== undefined) {
-        // Re-checked inside the write, so two admins demoting the last two super users at once cannot both succeed.
-        this.guardLastSuperUser(user, patch.permission);
-        this.users.setPermission(user.id, patch.permission);
-      }
-    }).immediate();
+    if (name.toLowerCase() !== user.name.toLowerCase() && this.users.getByName(name))
+      throw new AppError('conflict', `user name "${name}" is already taken`);
+    this.accounts.db
+      .transaction(() => {
+        if (profile) this.users.setProfile(user.id, { name, email });
+        if (patch.permission !== undefined) {
+          // Re-checked inside the write, so two admins demoting the last two super users at once cannot both succeed.
+          this.guardLastSuperUser(user, patch.permission);
+          this.users.setPermission(user.id, patch.permission);
+        }
+      })
+      .immediate();
     return summary(this.users.getById(user.id)!);
   }
 
@@ -69,14 +83,19 @@ export class UserAdmin {
     if (changed & PERMISSION.superUser && !(caller.permission & PERMISSION.superUser))
       throw new AppError('forbidden', 'only a super user can grant or revoke the super-user bit');
     const lacking = changed & ~heldBits(caller.permission);
-    if (lacking !== 0) throw new AppError('forbidden', `you can only grant or revoke bits you hold; you lack 0x${lacking.toString(16)}`);
+    if (lacking !== 0)
+      throw new AppError('forbidden', `you can only grant or revoke bits you hold; you lack 0x${lacking.toString(16)}`);
     this.guardLastSuperUser(user, permission);
   }
 
   private guardLastSuperUser(user: UserRecord, permission: number | null): void {
     const current = this.users.getById(user.id);
-    const losing = current !== undefined && current.permission & PERMISSION.superUser && (permission === null || !(permission & PERMISSION.superUser));
-    if (losing && this.users.countSuperUsers() <= 1) throw new AppError('conflict', 'this is the last super user; make another one first');
+    const losing =
+      current !== undefined &&
+      current.permission & PERMISSION.superUser &&
+      (permission === null || !(permission & PERMISSION.superUser));
+    if (losing && this.users.countSuperUsers() <= 1)
+      throw new AppError('conflict', 'this is the last super user; make another one first');
   }
 
   remove(caller: AuthUser, id: number): { id: number; name: string; disownedPosts: number } {

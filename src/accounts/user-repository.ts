@@ -86,7 +86,15 @@ export class UserRepository implements UserNames {
         `INSERT INTO users (name, email, password_hash, access_key, access_key_digest, permission, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(user.name, user.email, user.passwordHash, user.accessKey, user.accessKeyDigest, user.permission, user.createdAt);
+      .run(
+        user.name,
+        user.email,
+        user.passwordHash,
+        user.accessKey,
+        user.accessKeyDigest,
+        user.permission,
+        user.createdAt,
+      );
     return Number(info.lastInsertRowid);
   }
 
@@ -102,7 +110,9 @@ export class UserRepository implements UserNames {
   }
 
   getByKeyDigest(digest: Buffer): UserRecord | undefined {
-    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE access_key_digest = ?`).get(digest) as UserRow | undefined;
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE access_key_digest = ?`).get(digest) as
+      | UserRow
+      | undefined;
     return row && fromRow(row);
   }
 
@@ -117,8 +127,13 @@ export class UserRepository implements UserNames {
   /** Names starting with `prefix` (without regard to case), by id. */
   listByPrefix(prefix: string, offset: number, limit: number): { count: number; rows: UserRecord[] } {
     const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const count = this.db.prepare("SELECT count(*) FROM users WHERE name LIKE ? ESCAPE '\\'").pluck().get(like) as number;
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE name LIKE ? ESCAPE '\\' ORDER BY id LIMIT ? OFFSET ?`).all(like, limit, offset) as UserRow[];
+    const count = this.db
+      .prepare("SELECT count(*) FROM users WHERE name LIKE ? ESCAPE '\\'")
+      .pluck()
+      .get(like) as number;
+    const rows = this.db
+      .prepare(`SELECT ${COLUMNS} FROM users WHERE name LIKE ? ESCAPE '\\' ORDER BY id LIMIT ? OFFSET ?`)
+      .all(like, limit, offset) as UserRow[];
     return { count, rows: rows.map(fromRow) };
   }
 

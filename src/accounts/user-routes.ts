@@ -7,7 +7,8 @@ import { userListQuery, userPatchSchema } from './schemas.ts';
 import type { UserAdmin } from './user-admin.ts';
 
 // A malformed id finds no user: 404 (docs/decisions.md §3), never 500.
-const idParam = (ctx: AppContext): number => (/^[1-9]\d{0,15}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : NaN);
+const idParam = (ctx: AppContext): number =>
+  /^[1-9]\d{0,15}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : NaN;
 
 /** The user admin API (docs/decisions.md §14); each route checks its bit in UserAdmin. */
 export function userRoutes(deps: { userAdmin: UserAdmin }): Router<AppState> {

@@ -13,7 +13,9 @@ export async function rebuildIndex(job: ReindexDeps, progress: (total: number) =
     // Nothing else writes this DATA_DIR (restore holds its lock): no running relays to wait for.
     return await reindex(job, { settleMs: 0, graceMs: 0, retireMs: 0, progress });
   } catch (err) {
-    throw new RestoreRefused(`the data is restored, but rebuilding the index failed (${(err as Error).message}); run \`imgpost reindex\` before starting the server`);
+    throw new RestoreRefused(
+      `the data is restored, but rebuilding the index failed (${(err as Error).message}); run \`imgpost reindex\` before starting the server`,
+    );
   }
 }
 
@@ -21,6 +23,10 @@ export async function rebuildIndex(job: ReindexDeps, progress: (total: number) =
  * Thumbnails the backup lacked (not made yet when it ran), made from the restored images. The
  * thumbnailer also marks the restored thumbnail jobs done, so the server does not make them again.
  */
-export function makeMissingThumbnails(job: RethumbDeps, concurrency: number, progress: (total: number) => Progress): Promise<RethumbResult> {
+export function makeMissingThumbnails(
+  job: RethumbDeps,
+  concurrency: number,
+  progress: (total: number) => Progress,
+): Promise<RethumbResult> {
   return rethumb(job, { missingOnly: true, concurrency, progress });
 }

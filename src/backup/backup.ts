@@ -13,8 +13,19 @@ import { createThrottle } from '../util/byte-rate.ts';
 import { copyStreamHashed } from '../util/hashed-stream.ts';
 import { copyHashed, hashFile, tryLink } from './files.ts';
 import {
-  completeDir, DB_FILE, fsyncDir, LATEST_FILE, latestSnapshot, listPartials, listSnapshots, MANIFEST_FILE,
-  partialDir, SECRET_COPY, snapshotName, storedPath, writeFileAtomic,
+  completeDir,
+  DB_FILE,
+  fsyncDir,
+  LATEST_FILE,
+  latestSnapshot,
+  listPartials,
+  listSnapshots,
+  MANIFEST_FILE,
+  partialDir,
+  SECRET_COPY,
+  snapshotName,
+  storedPath,
+  writeFileAtomic,
 } from './layout.ts';
 import { FORMAT, FORMAT_VERSION, readManifest, type FileEntry, type Manifest } from './manifest.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
@@ -70,7 +81,8 @@ export async function backup(opts: BackupOptions): Promise<BackupResult> {
   const dataDir = path.resolve(opts.dataDir);
   const dest = path.resolve(opts.dest);
   const inside = path.relative(dataDir, dest);
-  if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) throw new Error(`the destination ${dest} is inside DATA_DIR ${dataDir}`);
+  if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside)))
+    throw new Error(`the destination ${dest} is inside DATA_DIR ${dataDir}`);
 
   const lock = lockDestination(dest);
   try {
@@ -86,7 +98,9 @@ export async function backup(opts: BackupOptions): Promise<BackupResult> {
       const dbStarted = Date.now();
       snap = await snapshotDatabase(dataDir, path.join(dir, DB_FILE));
       const dbMb = (fs.statSync(path.join(dir, DB_FILE)).size / 1024 / 1024).toFixed(1);
-      opts.note?.(`database snapshot (${dbMb} MB, ${snap.posts.length} posts) as of ${snap.takenAt.toISOString()} in ${Date.now() - dbStarted} ms`);
+      opts.note?.(
+        `database snapshot (${dbMb} MB, ${snap.posts.length} posts) as of ${snap.takenAt.toISOString()} in ${Date.now() - dbStarted} ms`,
+      );
       const result = await copyFiles({ ...opts, dataDir, dir, snap, prevDir, prev });
       const manifest = finish({ ...opts, dataDir, dir, snap, ...result });
       fs.renameSync(dir, completeDir(dest, name));
@@ -147,7 +161,13 @@ interface CopyOutput {
  */
 async function copyFiles(input: CopyInput): Promise<CopyOutput> {
   const { dataDir, dir, snap, prevDir, prev } = input;
-  const out: CopyOutput = { files: [], missingThumbnails: [], deletedDuringBackup: [], copied: { files: 0, bytes: 0 }, linked: { files: 0, bytes: 0 } };
+  const out: CopyOutput = {
+    files: [],
+    missingThumbnails: [],
+    deletedDuringBackup: [],
+    copied: { files: 0, bytes: 0 },
+    linked: { files: 0, bytes: 0 },
+  };
   const throttle = createThrottle(input.maxBytesPerSecond);
   const perPost = 1 + THUMBNAIL_SIZES.length;
   const total = snap.posts.length * perPost;
@@ -173,7 +193,13 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
       throw err;
     }
     const before = prev.get(rel);
-    if (prevDir && before && before.bytes === stat.size && before.mtimeMs === stat.mtimeMs && tryLink(path.join(prevDir, rel), target)) {
+    if (
+      prevDir &&
+      before &&
+      before.bytes === stat.size &&
+      before.mtimeMs === stat.mtimeMs &&
+      tryLink(path.join(prevDir, rel), target)
+    ) {
       out.files.push({ ...before, mtimeMs: stat.mtimeMs });
       out.linked.files++;
       out.linked.bytes += before.bytes;
@@ -200,7 +226,13 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
     if (!head) return false;
     const mtimeMs = head.lastModified?.getTime() ?? 0;
     const before = prev.get(rel);
-    if (prevDir && before && before.bytes === head.size && before.mtimeMs === mtimeMs && tryLink(path.join(prevDir, rel), target)) {
+    if (
+      prevDir &&
+      before &&
+      before.bytes === head.size &&
+      before.mtimeMs === mtimeMs &&
+      tryLink(path.join(prevDir, rel), target)
+    ) {
       out.files.push({ ...before, mtimeMs });
       out.linked.files++;
       out.linked.bytes += before.bytes;
@@ -233,7 +265,9 @@ async function copyFiles(input: CopyInput): Promise<CopyOutput> {
           snap.dropPost(post.id);
           out.deletedDuringBackup.push(post.id);
         } else if (missing[0] === names[0]) {
-          throw new Error(`the image file of post ${post.id} is missing from ${input.media?.location ?? path.join(dataDir, 'images')}; the backup would lack it`);
+          throw new Error(
+            `the image file of post ${post.id} is missing from ${input.media?.location ?? path.join(dataDir, 'images')}; the backup would lack it`,
+          );
         } else {
           out.missingThumbnails.push(...missing);
         }
@@ -271,7 +305,8 @@ function finish(input: FinishInput): Manifest {
       const copy = copyHashed(secretFile, path.join(dir, SECRET_COPY));
       fs.chmodSync(path.join(dir, SECRET_COPY), 0o600);
       sessionSecret = { path: SECRET_COPY, ...copy };
-    } else input.note?.(`no ${secretFile}: the session secret comes from SESSION_SECRET; keep that value with your backups`);
+    } else
+      input.note?.(`no ${secretFile}: the session secret comes from SESSION_SECRET; keep that value with your backups`);
   }
   const db = hashFile(path.join(dir, DB_FILE));
   const manifest: Manifest = {
@@ -281,7 +316,12 @@ function finish(input: FinishInput): Manifest {
     finishedAt: new Date().toISOString(),
     schemaVersion: snap.schemaVersion,
     source: { dataDir: input.dataDir, host: os.hostname() },
-    counts: { posts, ...snap.counts, files: input.files.length, bytes: input.files.reduce((sum, f) => sum + f.bytes, 0) },
+    counts: {
+      posts,
+      ...snap.counts,
+      files: input.files.length,
+      bytes: input.files.reduce((sum, f) => sum + f.bytes, 0),
+    },
     database: { path: DB_FILE, ...db },
     files: input.files,
     ...(sessionSecret ? { sessionSecret } : {}),

@@ -62,7 +62,8 @@ export function tryLink(from: string, to: string): boolean {
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'ENOTSUP' || code === 'ENOENT') return false;
+    if (code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'ENOTSUP' || code === 'ENOENT')
+      return false;
     throw err;
   }
 }

@@ -28,7 +28,8 @@ const PARTIAL_PREFIX = '.partial-';
 export const snapshotName = (at: Date): string => at.toISOString().replace(/[:.]/g, '-');
 
 export const snapshotsDir = (dest: string): string => path.join(dest, SNAPSHOTS_DIR);
-export const partialDir = (dest: string, name: string): string => path.join(snapshotsDir(dest), `${PARTIAL_PREFIX}${name}`);
+export const partialDir = (dest: string, name: string): string =>
+  path.join(snapshotsDir(dest), `${PARTIAL_PREFIX}${name}`);
 export const completeDir = (dest: string, name: string): string => path.join(snapshotsDir(dest), name);
 
 /** Where a stored file lives inside a snapshot: files/<shard>/<name>, the shard as in DATA_DIR/images. */

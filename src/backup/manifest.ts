@@ -11,7 +11,10 @@ export const FORMAT = 'imgpost-backup';
 export const FORMAT_VERSION = 1;
 
 const entry = z.object({
-  path: z.string().regex(/^[\w.-]+(\/[\w.-]+)*$/, 'a relative path without ..').refine((p) => !p.split('/').includes('..')),
+  path: z
+    .string()
+    .regex(/^[\w.-]+(\/[\w.-]+)*$/, 'a relative path without ..')
+    .refine((p) => !p.split('/').includes('..')),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
@@ -30,7 +33,13 @@ export const manifestSchema = z.object({
   /** the highest migration applied to the snapshot's database */
   schemaVersion: z.number().int().nonnegative(),
   source: z.object({ dataDir: z.string(), host: z.string() }),
-  counts: z.object({ posts: z.number().int(), users: z.number().int(), webhooks: z.number().int(), files: z.number().int(), bytes: z.number().int() }),
+  counts: z.object({
+    posts: z.number().int(),
+    users: z.number().int(),
+    webhooks: z.number().int(),
+    files: z.number().int(),
+    bytes: z.number().int(),
+  }),
   database: entry,
   files: z.array(fileEntry),
   /** present only with --include-secrets */
@@ -64,7 +73,9 @@ export function readManifest(dir: string): Manifest {
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ManifestError(`${path.join(dir, MANIFEST_FILE)} is not an imgpost backup manifest (${issue.path.join('.') || 'root'}: ${issue.message})`);
+    throw new ManifestError(
+      `${path.join(dir, MANIFEST_FILE)} is not an imgpost backup manifest (${issue.path.join('.') || 'root'}: ${issue.message})`,
+    );
   }
   return parsed.data;
 }

@@ -14,19 +14,33 @@ import { RestoreRefused } from './restore.ts';
 /** Refuses, before anything is written, a store that already holds objects (as a DATA_DIR that is not empty). */
 export async function assertStoreEmpty(store: MediaStore): Promise<void> {
   for await (const o of store.list('')) {
-    throw new RestoreRefused(`the media store ${store.location} is not empty (it holds ${o.key}); restore only into an empty bucket or prefix`);
+    throw new RestoreRefused(
+      `the media store ${store.location} is not empty (it holds ${o.key}); restore only into an empty bucket or prefix`,
+    );
   }
 }
 
-/** Puts every restored file into the store (each put checked against the file's sha256), then removes DATA_DIR/images. */
-export async function pushRestoredFiles(dataDir: string, store: MediaStore, progress: (total: number) => Progress): Promise<number> {
+/**
+ * Puts every restored file into the store (each put checked against the file's sha256), then removes DATA_DIR/images.
+ */
+export async function pushRestoredFiles(
+  dataDir: string,
+  store: MediaStore,
+  progress: (total: number) => Progress,
+): Promise<number> {
   const root = path.join(dataDir, 'images');
-  const keys = fs.existsSync(root) ? fs.readdirSync(root).flatMap((shard) => fs.readdirSync(path.join(root, shard)).map((name) => `${shard}/${name}`)) : [];
+  const keys = fs.existsSync(root)
+    ? fs.readdirSync(root).flatMap((shard) => fs.readdirSync(path.join(root, shard)).map((name) => `${shard}/${name}`))
+    : [];
   const bar = progress(keys.length);
   let done = 0;
   const next = async (): Promise<void> => {
     for (let key = keys.pop(); key !== undefined; key = keys.pop()) {
-      await store.put(key, { path: path.join(root, key) }, { contentType: MIME_BY_EXT[key.slice(key.lastIndexOf('.') + 1)] ?? 'application/octet-stream' });
+      await store.put(
+        key,
+        { path: path.join(root, key) },
+        { contentType: MIME_BY_EXT[key.slice(key.lastIndexOf('.') + 1)] ?? 'application/octet-stream' },
+      );
       bar.update(++done);
     }
   };

@@ -42,13 +42,17 @@ export function claimEmptyDataDir(dataDir: string): OwnerLock {
   const probe = probeOwner(dataDir);
   if (probe.owned)
     throw new RestoreRefused(
-      probe.owner ? `DATA_DIR ${dataDir} is in use by the imgpost server pid ${probe.owner.pid} on ${probe.owner.host}; stop it and use an empty directory` : `DATA_DIR ${dataDir} is in use by an imgpost server`,
+      probe.owner
+        ? `DATA_DIR ${dataDir} is in use by the imgpost server pid ${probe.owner.pid} on ${probe.owner.host}; stop it and use an empty directory`
+        : `DATA_DIR ${dataDir} is in use by an imgpost server`,
     );
   const lock = acquireOwnerLock(dataDir);
   const file = firstFile(dataDir);
   if (file) {
     lock.release();
-    throw new RestoreRefused(`DATA_DIR ${dataDir} is not empty (it holds ${path.relative(dataDir, file)}); restore only into an empty directory`);
+    throw new RestoreRefused(
+      `DATA_DIR ${dataDir} is not empty (it holds ${path.relative(dataDir, file)}); restore only into an empty directory`,
+    );
   }
   fs.rmSync(path.join(dataDir, STAGING), { recursive: true, force: true });
   return lock;
@@ -57,12 +61,18 @@ export function claimEmptyDataDir(dataDir: string): OwnerLock {
 /** SRC is a snapshot directory (with manifest.json) or a backup destination (its latest snapshot). */
 export function resolveSnapshot(src: string): { dir: string; manifest: Manifest } {
   const dir = fs.existsSync(path.join(src, MANIFEST_FILE)) ? src : latestSnapshot(src);
-  if (!dir) throw new ManifestError(`${src} holds no complete backup (no ${MANIFEST_FILE} and no finished snapshot named by latest)`);
+  if (!dir)
+    throw new ManifestError(
+      `${src} holds no complete backup (no ${MANIFEST_FILE} and no finished snapshot named by latest)`,
+    );
   const manifest = readManifest(dir);
   const newest = Math.max(0, ...listMigrations().map((m) => m.version));
   if (manifest.schemaVersion > newest)
-    throw new ManifestError(`the backup's database has schema version ${manifest.schemaVersion}; this imgpost knows up to ${newest}: restore with a newer release`);
-  if (manifest.counts.files !== manifest.files.length) throw new ManifestError(`the manifest lists ${manifest.files.length} files but counts ${manifest.counts.files}`);
+    throw new ManifestError(
+      `the backup's database has schema version ${manifest.schemaVersion}; this imgpost knows up to ${newest}: restore with a newer release`,
+    );
+  if (manifest.counts.files !== manifest.files.length)
+    throw new ManifestError(`the manifest lists ${manifest.files.length} files but counts ${manifest.counts.files}`);
   return { dir, manifest };
 }
 
@@ -83,7 +93,11 @@ export interface RestoreResult {
  * database checked to have its image; only then is it moved in, the database last. A failed restore
  * removes what it wrote; a killed one leaves only .restoring, which the next restore clears.
  */
-export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, dataDir: string, progress: (total: number) => Progress): RestoreResult {
+export function restoreSnapshot(
+  snapshot: { dir: string; manifest: Manifest },
+  dataDir: string,
+  progress: (total: number) => Progress,
+): RestoreResult {
   const { dir, manifest } = snapshot;
   const stage = path.join(dataDir, STAGING);
   const put = (entry: Entry, target: string) => {
@@ -91,10 +105,14 @@ export function restoreSnapshot(snapshot: { dir: string; manifest: Manifest }, d
     try {
       got = copyHashed(path.join(dir, entry.path), target);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ManifestError(`${entry.path} is listed in the manifest but missing from ${dir}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ManifestError(`${entry.path} is listed in the manifest but missing from ${dir}`);
       throw err;
     }
-    if (got.sha256 !== entry.sha256 || got.bytes !== entry.bytes) throw new ManifestError(`${path.join(dir, entry.path)} does not match its checksum in the manifest: the backup is damaged`);
+    if (got.sha256 !== entry.sha256 || got.bytes !== entry.bytes)
+      throw new ManifestError(
+        `${path.join(dir, entry.path)} does not match its checksum in the manifest: the backup is damaged`,
+      );
   };
   try {
     fs.mkdirSync(stage, { recursive: true });
@@ -142,7 +160,8 @@ function checkImages(dbFile: string, images: string): void {
   try {
     for (const p of new PostRepository(db, new UserRepository(db)).imageRefs()) {
       const name = imageName(p);
-      if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name))))) throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);
+      if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name)))))
+        throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);
     }
   } finally {
     db.close();

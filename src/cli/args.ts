@@ -6,7 +6,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
  * (exit 0) and, given `one`, the name of its one positional argument (DEST, SRC), that one argument
  * checked. Returns the parsed arguments, or the exit status to end with.
  */
-export function parseCommand<T extends ParseArgsConfig>(command: string, usage: string, config: T, one?: string): ReturnType<typeof parseArgs<T>> | number {
+export function parseCommand<T extends ParseArgsConfig>(
+  command: string,
+  usage: string,
+  config: T,
+  one?: string,
+): ReturnType<typeof parseArgs<T>> | number {
   let parsed: ReturnType<typeof parseArgs<T>>;
   try {
     parsed = parseArgs(config);

@@ -28,7 +28,13 @@ Progress goes to stderr. Exit status: 0 done, 1 failed (nothing is left that loo
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const options = { 'include-secrets': { type: 'boolean' }, 'max-rate': { type: 'string' }, keep: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    'include-secrets': { type: 'boolean' },
+    'max-rate': { type: 'string' },
+    keep: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const parsed = parseCommand('backup', USAGE, { args, allowPositionals: true, options }, 'DEST');
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;

@@ -1,6 +1,11 @@
 import { MANAGED_ES_VERSION } from '../dev-services/elasticsearch/distribution.ts';
 import {
-  DEFAULT_CLUSTER_PORT, localCluster, managedClusterStatus, savedLocalCluster, startManagedCluster, stopManagedCluster,
+  DEFAULT_CLUSTER_PORT,
+  localCluster,
+  managedClusterStatus,
+  savedLocalCluster,
+  startManagedCluster,
+  stopManagedCluster,
 } from '../dev-services/elasticsearch/managed-cluster.ts';
 import { managedNodeStatus, startManagedNode, stopManagedNode } from '../dev-services/elasticsearch/managed-node.ts';
 
@@ -33,12 +38,14 @@ function clusterArgs(args: string[]): { nodes: number; port: number } | undefine
   const values = new Map<string, string>();
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if (!['--nodes', '--port'].includes(flag) || value === undefined || values.has(flag)) throw new Error(`unknown arguments: ${args.join(' ')}`);
+    if (!['--nodes', '--port'].includes(flag) || value === undefined || values.has(flag))
+      throw new Error(`unknown arguments: ${args.join(' ')}`);
     values.set(flag, value);
   }
   if (values.size === 0) return undefined;
   if (!values.has('--nodes')) throw new Error('--port needs --nodes');
-  const num = (flag: string, fallback: number) => (values.has(flag) ? (/^\d+$/.test(values.get(flag)!) ? Number(values.get(flag)) : NaN) : fallback);
+  const num = (flag: string, fallback: number) =>
+    values.has(flag) ? (/^\d+$/.test(values.get(flag)!) ? Number(values.get(flag)) : NaN) : fallback;
   return { nodes: num('--nodes', 0), port: num('--port', DEFAULT_CLUSTER_PORT) };
 }
 
@@ -53,7 +60,8 @@ export async function run(args: string[]): Promise<number> {
   }
   let cluster: ReturnType<typeof clusterArgs>;
   try {
-    if (!['start', 'stop', 'status'].includes(command ?? '') || (command !== 'start' && rest.length > 0)) throw new Error(`unknown arguments: ${args.join(' ')}`);
+    if (!['start', 'stop', 'status'].includes(command ?? '') || (command !== 'start' && rest.length > 0))
+      throw new Error(`unknown arguments: ${args.join(' ')}`);
     cluster = command === 'start' ? clusterArgs(rest) : undefined;
   } catch (err) {
     process.stderr.write(command === undefined ? USAGE : `imgpost es: ${(err as Error).message}\n\n${USAGE}`);
@@ -82,13 +90,23 @@ export async function run(args: string[]): Promise<number> {
       const before = await managedNodeStatus();
       await stopManagedNode();
       const after = await managedNodeStatus();
-      if (after.running) progress(`${after.url} still answers: it is not the node from ${after.home}, so it was left alone`);
-      else progress(before.running || before.pid ? `stopped Elasticsearch on ${before.url}` : 'no managed Elasticsearch node was running');
+      if (after.running)
+        progress(`${after.url} still answers: it is not the node from ${after.home}, so it was left alone`);
+      else
+        progress(
+          before.running || before.pid
+            ? `stopped Elasticsearch on ${before.url}`
+            : 'no managed Elasticsearch node was running',
+        );
       const spec = savedLocalCluster();
       if (spec) {
         const running = (await managedClusterStatus(spec)).nodes.filter((n) => n.running || n.pid).length;
         await stopManagedCluster(spec);
-        progress(running ? `stopped ${running} node(s) of the local cluster ${spec.name}` : `the local cluster ${spec.name} was not running`);
+        progress(
+          running
+            ? `stopped ${running} node(s) of the local cluster ${spec.name}`
+            : `the local cluster ${spec.name} was not running`,
+        );
       }
       return 0;
     }

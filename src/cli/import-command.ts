@@ -42,7 +42,9 @@ export async function run(args: string[]): Promise<number> {
       force: Boolean(values.force),
       progress: (total) => createProgress('import', total, { unit: 'files' }),
     });
-    process.stderr.write(`imported ${result.imported}, skipped ${result.duplicates} near-duplicates, ${result.invalid.length} not images\n`);
+    process.stderr.write(
+      `imported ${result.imported}, skipped ${result.duplicates} near-duplicates, ${result.invalid.length} not images\n`,
+    );
     for (const bad of result.invalid) process.stderr.write(`  ${bad.file}: ${bad.reason}\n`);
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result.invalid.length > 0 ? 1 : 0;

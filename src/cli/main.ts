@@ -11,17 +11,50 @@ interface CommandModule {
 
 // One line per command: name, one-line summary, module.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  es: { summary: 'run the local Elasticsearch node, or a local cluster with --nodes N (start, stop, status)', load: () => import('./es-command.ts') },
-  s3: { summary: 'run a local S3 server (S3Proxy) for the S3 media store (start, stop, status)', load: () => import('./s3-command.ts') },
-  user: { summary: 'manage accounts (add, list, set-permission, reset-key, remove)', load: () => import('./user-command.ts') },
-  reindex: { summary: 'rebuild the search index from SQLite and swap it in, with no search downtime', load: () => import('./reindex-command.ts') },
-  import: { summary: 'import a directory of images as legacy posts (no owner), with progress', load: () => import('./import-command.ts') },
-  rethumb: { summary: 'regenerate the WebP thumbnails of existing posts, with progress', load: () => import('./rethumb-command.ts') },
-  backup: { summary: 'copy a consistent snapshot of DATA_DIR into DEST while the server runs', load: () => import('./backup-command.ts') },
-  restore: { summary: 'restore a backup into an empty DATA_DIR and rebuild the search index', load: () => import('./restore-command.ts') },
-  media: { summary: 'move the images to another media store while the server runs (migrate --to local|s3://...), status', load: () => import('./media-command.ts') },
-  tag: { summary: 'show the jobs applying tag implications to existing posts (tag jobs [--json])', load: () => import('./tag-command.ts') },
-  verify: { summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it', load: () => import('./verify-command.ts') },
+  es: {
+    summary: 'run the local Elasticsearch node, or a local cluster with --nodes N (start, stop, status)',
+    load: () => import('./es-command.ts'),
+  },
+  s3: {
+    summary: 'run a local S3 server (S3Proxy) for the S3 media store (start, stop, status)',
+    load: () => import('./s3-command.ts'),
+  },
+  user: {
+    summary: 'manage accounts (add, list, set-permission, reset-key, remove)',
+    load: () => import('./user-command.ts'),
+  },
+  reindex: {
+    summary: 'rebuild the search index from SQLite and swap it in, with no search downtime',
+    load: () => import('./reindex-command.ts'),
+  },
+  import: {
+    summary: 'import a directory of images as legacy posts (no owner), with progress',
+    load: () => import('./import-command.ts'),
+  },
+  rethumb: {
+    summary: 'regenerate the WebP thumbnails of existing posts, with progress',
+    load: () => import('./rethumb-command.ts'),
+  },
+  backup: {
+    summary: 'copy a consistent snapshot of DATA_DIR into DEST while the server runs',
+    load: () => import('./backup-command.ts'),
+  },
+  restore: {
+    summary: 'restore a backup into an empty DATA_DIR and rebuild the search index',
+    load: () => import('./restore-command.ts'),
+  },
+  media: {
+    summary: 'move the images to another media store while the server runs (migrate --to local|s3://...), status',
+    load: () => import('./media-command.ts'),
+  },
+  tag: {
+    summary: 'show the jobs applying tag implications to existing posts (tag jobs [--json])',
+    load: () => import('./tag-command.ts'),
+  },
+  verify: {
+    summary: 'compare SQLite with the search index (missing, stale, orphan); --repair fixes it',
+    load: () => import('./verify-command.ts'),
+  },
 };
 
 // Shared by every command, so scripts can tell "it ran and found a problem" from "called wrongly".

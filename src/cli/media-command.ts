@@ -37,7 +37,13 @@ unknown STORE.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const options = { to: { type: 'string' }, 'max-rate': { type: 'string' }, parallel: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    to: { type: 'string' },
+    'max-rate': { type: 'string' },
+    parallel: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const parsed = parseCommand('media', USAGE, { args, allowPositionals: true, options }, 'subcommand');
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
@@ -58,9 +64,11 @@ export async function run(args: string[]): Promise<number> {
     return usageError(`--to ${JSON.stringify(values.to)}: ${(err as Error).message}`);
   }
   const rate = values['max-rate'] === undefined ? 0 : parseByteRate(values['max-rate']);
-  if (values['max-rate'] !== undefined && !(rate >= 1024)) return usageError('--max-rate must be a byte rate of at least 1k, like 500k or 20M');
+  if (values['max-rate'] !== undefined && !(rate >= 1024))
+    return usageError('--max-rate must be a byte rate of at least 1k, like 500k or 20M');
   const parallel = values.parallel === undefined ? 4 : Number(values.parallel);
-  if (!(Number.isInteger(parallel) && parallel >= 1 && parallel <= 64)) return usageError('--parallel must be an integer from 1 to 64');
+  if (!(Number.isInteger(parallel) && parallel >= 1 && parallel <= 64))
+    return usageError('--parallel must be an integer from 1 to 64');
 
   const { openMediaMigrationJob } = await jobsRole();
   const job = openMediaMigrationJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
@@ -80,7 +88,10 @@ export async function run(args: string[]): Promise<number> {
         `${result.copied} objects copied (${mb} MB), ${result.alreadyThere} already there; the server now uses ${result.to} alone` +
         ` (set MEDIA_STORE=${result.to === 'local' ? 'local' : result.to}; the old store can be deleted)\n`,
     );
-    if (result.missingImages.length > 0) process.stderr.write(`${result.missingImages.length} posts have no image in either store: ${result.missingImages.slice(0, 10).join(', ')}\n`);
+    if (result.missingImages.length > 0)
+      process.stderr.write(
+        `${result.missingImages.length} posts have no image in either store: ${result.missingImages.slice(0, 10).join(', ')}\n`,
+      );
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
@@ -114,8 +125,13 @@ async function status(config: ReturnType<typeof loadConfig>, json: boolean): Pro
     };
     if (json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
-      process.stdout.write(`store in use: ${summary.active}${summary.active === summary.configured ? '' : ` (MEDIA_STORE says ${summary.configured}: set it to ${summary.active})`}\n`);
-      if (summary.migratingFrom) process.stdout.write(`migration from ${summary.migratingFrom} under way: ${summary.copied} objects copied, posts up to #${summary.cursorSeq} of #${summary.uptoSeq}; run \`imgpost media migrate --to ${summary.active}\` to finish it\n`);
+      process.stdout.write(
+        `store in use: ${summary.active}${summary.active === summary.configured ? '' : ` (MEDIA_STORE says ${summary.configured}: set it to ${summary.active})`}\n`,
+      );
+      if (summary.migratingFrom)
+        process.stdout.write(
+          `migration from ${summary.migratingFrom} under way: ${summary.copied} objects copied, posts up to #${summary.cursorSeq} of #${summary.uptoSeq}; run \`imgpost media migrate --to ${summary.active}\` to finish it\n`,
+        );
     }
     return 0;
   } finally {

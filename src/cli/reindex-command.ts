@@ -21,7 +21,10 @@ Progress goes to stderr.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const parsed = parseCommand('reindex', USAGE, { args, options: { batch: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const parsed = parseCommand('reindex', USAGE, {
+    args,
+    options: { batch: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const batch = values.batch === undefined ? 1000 : Number(values.batch);
@@ -36,7 +39,9 @@ export async function run(args: string[]): Promise<number> {
   try {
     const result = await reindex(services, { batch, progress: (total) => createProgress('reindex', total) });
     const secs = (result.ms / 1000).toFixed(1);
-    process.stderr.write(`reindexed ${result.posts} posts into ${result.index} in ${secs}s (${result.caughtUp} later changes replayed)\n`);
+    process.stderr.write(
+      `reindexed ${result.posts} posts into ${result.index} in ${secs}s (${result.caughtUp} later changes replayed)\n`,
+    );
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

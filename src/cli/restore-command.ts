@@ -29,7 +29,12 @@ failed restore removes what it wrote), 2 usage error.
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const options = { 'replace-index': { type: 'boolean' }, 'skip-reindex': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    'replace-index': { type: 'boolean' },
+    'skip-reindex': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const parsed = parseCommand('restore', USAGE, { args, allowPositionals: true, options }, 'SRC');
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
@@ -50,8 +55,14 @@ export async function run(args: string[]): Promise<number> {
     try {
       // Checked before any file is written: restoring into a prefix a live service uses would
       // replace its index.
-      if (search && !values['replace-index'] && (await search.es.indices.existsAlias({ name: search.postsIndex.alias })))
-        return fail(`the index ${search.postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`);
+      if (
+        search &&
+        !values['replace-index'] &&
+        (await search.es.indices.existsAlias({ name: search.postsIndex.alias }))
+      )
+        return fail(
+          `the index ${search.postsIndex.alias} already exists; use another ELASTICSEARCH_INDEX_PREFIX or pass --replace-index`,
+        );
 
       // MEDIA_STORE=s3: the bucket (or prefix) must be empty, checked before anything is written.
       const { openMediaStoreJob } = await jobsRole();
@@ -62,10 +73,14 @@ export async function run(args: string[]): Promise<number> {
         media?.close();
         throw err;
       }
-      const restored = restoreSnapshot(snapshot, config.dataDir, (total) => createProgress('restore', total, { unit: 'files' }));
+      const restored = restoreSnapshot(snapshot, config.dataDir, (total) =>
+        createProgress('restore', total, { unit: 'files' }),
+      );
       if (media) {
         try {
-          const pushed = await pushRestoredFiles(config.dataDir, media, (total) => createProgress('restore to store', total, { unit: 'files' }));
+          const pushed = await pushRestoredFiles(config.dataDir, media, (total) =>
+            createProgress('restore to store', total, { unit: 'files' }),
+          );
           process.stderr.write(`put ${pushed} files into ${media.location}\n`);
         } finally {
           media.close();
@@ -80,7 +95,9 @@ export async function run(args: string[]): Promise<number> {
         if (restored.missingThumbnails > 0) {
           const files = job.files();
           try {
-            thumbnails = await makeMissingThumbnails(files, config.hashWorkers, (total) => createProgress('restore thumbnails', total, { unit: 'posts' }));
+            thumbnails = await makeMissingThumbnails(files, config.hashWorkers, (total) =>
+              createProgress('restore thumbnails', total, { unit: 'posts' }),
+            );
           } finally {
             await files.close();
           }
@@ -92,17 +109,26 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write(
         `restored ${restored.posts} posts (${restored.files} files) as of ${restored.createdAt} into ${config.dataDir}` +
           `${indexed ? `; indexed ${indexed.posts} posts into ${indexed.index}` : '; index not rebuilt: run `imgpost reindex` before starting the server'}\n` +
-          (restored.sessionSecret === 'restored' ? '' : 'the session secret was not in the backup: existing login sessions end; set SESSION_SECRET to keep the old one\n') +
-          (thumbnails ? `made the thumbnails of ${thumbnails.regenerated} posts that lacked them when the backup ran${thumbnails.failed.length ? ` (${thumbnails.failed.length} failed: run \`imgpost rethumb --missing\`)` : ''}\n` : ''),
+          (restored.sessionSecret === 'restored'
+            ? ''
+            : 'the session secret was not in the backup: existing login sessions end; set SESSION_SECRET to keep the old one\n') +
+          (thumbnails
+            ? `made the thumbnails of ${thumbnails.regenerated} posts that lacked them when the backup ran${thumbnails.failed.length ? ` (${thumbnails.failed.length} failed: run \`imgpost rethumb --missing\`)` : ''}\n`
+            : ''),
       );
-      const summary = { ...restored, thumbnailsMade: thumbnails?.regenerated ?? 0, index: indexed ? { name: indexed.index, posts: indexed.posts } : null };
+      const summary = {
+        ...restored,
+        thumbnailsMade: thumbnails?.regenerated ?? 0,
+        index: indexed ? { name: indexed.index, posts: indexed.posts } : null,
+      };
       if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       return 0;
     } finally {
       await search?.es.close();
     }
   } catch (err) {
-    if (err instanceof ManifestError || err instanceof RestoreRefused || (err as Error).name === 'DataDirOwnedError') return fail((err as Error).message);
+    if (err instanceof ManifestError || err instanceof RestoreRefused || (err as Error).name === 'DataDirOwnedError')
+      return fail((err as Error).message);
     throw err;
   } finally {
     lock?.release();

@@ -20,17 +20,21 @@ Progress goes to stderr. Exit status: 0 done, 1 some posts failed, 2 usage error
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const parsed = parseCommand('rethumb', USAGE, { args, options: { missing: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const parsed = parseCommand('rethumb', USAGE, {
+    args,
+    options: { missing: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const config = loadConfig();
   const { openFilesJob } = await jobsRole();
   const job = openFilesJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
-    const result = await rethumb(
-      job,
-      { missingOnly: values.missing === true, concurrency: config.hashWorkers, progress: (total) => createProgress('rethumb', total, { unit: 'posts' }) },
-    );
+    const result = await rethumb(job, {
+      missingOnly: values.missing === true,
+      concurrency: config.hashWorkers,
+      progress: (total) => createProgress('rethumb', total, { unit: 'posts' }),
+    });
     process.stderr.write(
       `regenerated thumbnails of ${result.regenerated} of ${result.posts} posts` +
         `${result.skipped ? `, ${result.skipped} already complete` : ''}${result.gone ? `, ${result.gone} deleted meanwhile` : ''}` +

@@ -1,7 +1,12 @@
 import { createBucketIfMissing, s3ClientFor } from '../media/store/s3-store.ts';
 import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../dev-services/s3proxy/distribution.ts';
 import {
-  DEFAULT_S3_PORT, managedS3Status, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Status,
+  DEFAULT_S3_PORT,
+  managedS3Status,
+  mediaStoreEnv,
+  startManagedS3,
+  stopManagedS3,
+  type ManagedS3Status,
 } from '../dev-services/s3proxy/managed-s3.ts';
 
 const USAGE = `Usage: imgpost s3 <command> [--json]
@@ -31,7 +36,13 @@ Environment:
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
-interface Parsed { command: string; json: boolean; bucket: string; port?: number; cors: boolean }
+interface Parsed {
+  command: string;
+  json: boolean;
+  bucket: string;
+  port?: number;
+  cors: boolean;
+}
 
 function parse(args: string[]): Parsed {
   const [command, ...rest] = args;
@@ -54,7 +65,8 @@ function parse(args: string[]): Parsed {
     else throw new Error(`unknown arguments: ${args.join(' ')}`);
   }
   // S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens.
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(parsed.bucket)) throw new Error(`--bucket ${parsed.bucket}: not a valid bucket name (3-63 of a-z, 0-9, '.', '-')`);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(parsed.bucket))
+    throw new Error(`--bucket ${parsed.bucket}: not a valid bucket name (3-63 of a-z, 0-9, '.', '-')`);
   return parsed;
 }
 
@@ -65,14 +77,20 @@ function printStatus(status: ManagedS3Status, json: boolean, bucket?: string): v
     return;
   }
   if (env) {
-    process.stdout.write(Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    process.stdout.write(
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     return;
   }
   const lines = [
     `S3Proxy ${status.version}: ${status.running ? `running on ${status.endpoint} (pid ${status.pid})` : `not running (port ${status.port})`}`,
     `data:        ${status.dataDir}`,
     `log:         ${status.logFile}`,
-    ...(status.accessKeyId ? [`credentials: S3_ACCESS_KEY_ID=${status.accessKeyId} S3_SECRET_ACCESS_KEY=${status.secretAccessKey}`] : []),
+    ...(status.accessKeyId
+      ? [`credentials: S3_ACCESS_KEY_ID=${status.accessKeyId} S3_SECRET_ACCESS_KEY=${status.secretAccessKey}`]
+      : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -92,7 +110,13 @@ export async function run(args: string[]): Promise<number> {
   switch (p.command) {
     case 'start': {
       const status = await startManagedS3({ port: p.port, corsAllowAll: p.cors, log: progress });
-      const client = s3ClientFor({ endpoint: status.endpoint, region: status.region, forcePathStyle: true, accessKeyId: status.accessKeyId, secretAccessKey: status.secretAccessKey });
+      const client = s3ClientFor({
+        endpoint: status.endpoint,
+        region: status.region,
+        forcePathStyle: true,
+        accessKeyId: status.accessKeyId,
+        secretAccessKey: status.secretAccessKey,
+      });
       try {
         if (await createBucketIfMissing(client, p.bucket)) progress(`created bucket ${p.bucket}`);
       } finally {

@@ -30,7 +30,9 @@ export async function run(args: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const [sub, ...rest] = parsed.positionals;
   if (sub !== 'jobs' || rest.length > 0) {
-    process.stderr.write(`imgpost tag: ${sub === undefined ? 'a subcommand is missing' : `unknown subcommand "${[sub, ...rest].join(' ')}"`}\n\n${USAGE}`);
+    process.stderr.write(
+      `imgpost tag: ${sub === undefined ? 'a subcommand is missing' : `unknown subcommand "${[sub, ...rest].join(' ')}"`}\n\n${USAGE}`,
+    );
     return 2;
   }
   const limit = parsed.values.limit === undefined ? 20 : Number(parsed.values.limit);

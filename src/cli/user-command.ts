@@ -58,7 +58,12 @@ Creates an account and prints it as JSON, including its access key.
   --email       optional
 ${PERMISSION_HELP}
 `,
-    options: { name: { type: 'string' }, password: { type: 'string' }, permission: { type: 'string' }, email: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      password: { type: 'string' },
+      permission: { type: 'string' },
+      email: { type: 'string' },
+    },
     required: ['name', 'password'],
     check: (a) => void validateNewUser(newUser(a)),
     run: (accounts, a) => accounts.createUser(newUser(a)),
@@ -77,13 +82,15 @@ ${PERMISSION_HELP}
     run: (accounts, a) => accounts.setPermission(a.values.name!, a.permission!),
   },
   'reset-key': {
-    usage: 'Usage: imgpost user reset-key --name NAME\n\nReplaces the access key (the old one stops working at once) and prints { "accessKey": ... }.\n',
+    usage:
+      'Usage: imgpost user reset-key --name NAME\n\nReplaces the access key (the old one stops working at once) and prints { "accessKey": ... }.\n',
     options: { name: { type: 'string' } },
     required: ['name'],
     run: (accounts, a) => accounts.resetKeyByName(a.values.name!),
   },
   remove: {
-    usage: 'Usage: imgpost user remove --name NAME\n\nDeletes the account and its webhooks. Its posts stay, without an owner.\n',
+    usage:
+      'Usage: imgpost user remove --name NAME\n\nDeletes the account and its webhooks. Its posts stay, without an owner.\n',
     options: { name: { type: 'string' } },
     required: ['name'],
     run: (accounts, a) => accounts.remove(a.values.name!),
@@ -99,13 +106,15 @@ passkeys, its passkeys (id, name, createdAt). The keys themselves are never stor
     run: (accounts, a) => accounts.credentialsOf(a.values.name!),
   },
   'revoke-key': {
-    usage: 'Usage: imgpost user revoke-key --name NAME --id ID [--json]\n\nRevokes the app key ID (as `imgpost user keys` lists it); it stops working at once.\n',
+    usage:
+      'Usage: imgpost user revoke-key --name NAME --id ID [--json]\n\nRevokes the app key ID (as `imgpost user keys` lists it); it stops working at once.\n',
     options: { name: { type: 'string' }, id: { type: 'string' } },
     required: ['name', 'id'],
     run: (accounts, a) => accounts.revokeCredential(a.values.name!, 'app-key', a.values.id!),
   },
   'revoke-passkey': {
-    usage: 'Usage: imgpost user revoke-passkey --name NAME --id ID [--json]\n\nRemoves the passkey ID (as `imgpost user keys` lists it); it no longer signs in.\n',
+    usage:
+      'Usage: imgpost user revoke-passkey --name NAME --id ID [--json]\n\nRemoves the passkey ID (as `imgpost user keys` lists it); it no longer signs in.\n',
     options: { name: { type: 'string' }, id: { type: 'string' } },
     required: ['name', 'id'],
     run: (accounts, a) => accounts.revokeCredential(a.values.name!, 'passkey', a.values.id!),
@@ -158,7 +167,12 @@ export async function run(args: string[]): Promise<number> {
 
   let parsed: Args;
   try {
-    const { values } = parseArgs({ args: rest, options: { ...sub.options, json: { type: 'boolean' } }, strict: true, allowPositionals: false }) as unknown as {
+    const { values } = parseArgs({
+      args: rest,
+      options: { ...sub.options, json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }) as unknown as {
       values: Record<string, string | undefined>;
     };
     const missing = sub.required.filter((o) => values[o] === undefined);

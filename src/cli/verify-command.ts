@@ -27,15 +27,23 @@ function describe(result: VerifyResult, repairing: boolean): string {
     `checked ${result.posts} posts and ${result.documents} documents in ${result.index}: ` +
       `${by('missing')} missing, ${by('stale')} stale, ${by('orphan')} orphan`,
   ];
-  for (const d of result.drift.slice(0, LISTED)) lines.push(`  ${d.kind.padEnd(7)} ${d.postId}${d.reason ? ` (${d.reason})` : ''}`);
+  for (const d of result.drift.slice(0, LISTED))
+    lines.push(`  ${d.kind.padEnd(7)} ${d.postId}${d.reason ? ` (${d.reason})` : ''}`);
   if (result.drift.length > LISTED) lines.push(`  ... and ${result.drift.length - LISTED} more`);
   if (repairing && result.drift.length > 0)
-    lines.push(result.clean ? `repaired ${result.repaired}; the index now agrees with SQLite` : `repair incomplete: drift remains`);
+    lines.push(
+      result.clean
+        ? `repaired ${result.repaired}; the index now agrees with SQLite`
+        : `repair incomplete: drift remains`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
 export async function run(args: string[]): Promise<number> {
-  const parsed = parseCommand('verify', USAGE, { args, options: { repair: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const parsed = parseCommand('verify', USAGE, {
+    args,
+    options: { repair: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const config = loadConfig();
@@ -43,7 +51,10 @@ export async function run(args: string[]): Promise<number> {
   const services = await openIndexJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
     const repairing = values.repair === true;
-    const result = await verify(services, { repair: repairing, progress: (label, total) => createProgress(`verify ${label}`, total, { unit: label }) });
+    const result = await verify(services, {
+      repair: repairing,
+      progress: (label, total) => createProgress(`verify ${label}`, total, { unit: label }),
+    });
     // A repair queues 'reindex' outbox rows; apply them now rather than at the server's next poll
     // (no relay loop runs in a job). Failing that, the server's relay still applies them.
     if (repairing && result.repaired > 0) await services.relay.drain().catch(() => 0);

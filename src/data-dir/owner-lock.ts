@@ -46,7 +46,9 @@ function tryLock(dataDir: string): Database.Database | null {
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the exclusive lock; EXCLUSIVE mode keeps it until the connection closes.
-    db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS owner (taken_at TEXT); INSERT INTO owner VALUES (datetime()); COMMIT;');
+    db.exec(
+      'BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS owner (taken_at TEXT); INSERT INTO owner VALUES (datetime()); COMMIT;',
+    );
     return db;
   } catch (err) {
     db.close();

@@ -16,7 +16,10 @@ const library = (): EsModule => (esModule ??= load('@elastic/elasticsearch') as 
 /** The client library's error classes. */
 export const esErrors = (): EsModule['errors'] => library().errors;
 
-export function createEsClient(es: Omit<Config['elasticsearch'], 'replicas'> & { url: string }, opts: { requestTimeout?: number } = {}): EsClient {
+export function createEsClient(
+  es: Omit<Config['elasticsearch'], 'replicas'> & { url: string },
+  opts: { requestTimeout?: number } = {},
+): EsClient {
   const nodes = es.url.split(',');
   const { Client, ClusterConnectionPool } = library();
   return new Client({
@@ -59,11 +62,17 @@ export type HealthStatus = 'green' | 'yellow' | 'red';
  * concern the service. Statuses are undefined when Elasticsearch does not answer (or the alias does
  * not exist yet).
  */
-export async function postsHealth(client: EsClient, alias: string): Promise<{ cluster?: HealthStatus; index?: HealthStatus; serving: boolean; nodes?: number }> {
+export async function postsHealth(
+  client: EsClient,
+  alias: string,
+): Promise<{ cluster?: HealthStatus; index?: HealthStatus; serving: boolean; nodes?: number }> {
   const opts = { requestTimeout: 3000, maxRetries: 1 };
   // local: the answering node's own view of the cluster, at once, even while a new master is being
   // elected (searches still work then). timeout 0s: a missing index answers 408 at once, not after 30 s.
-  const ask = (index?: string) => client.cluster.health({ index, local: true, timeout: '0s', ...(index ? { level: 'shards' as const } : {}) }, opts).catch(() => undefined);
+  const ask = (index?: string) =>
+    client.cluster
+      .health({ index, local: true, timeout: '0s', ...(index ? { level: 'shards' as const } : {}) }, opts)
+      .catch(() => undefined);
   const [cluster, index] = await Promise.all([ask(), ask(alias)]);
   const status = (h: typeof cluster) => h?.status.toLowerCase() as HealthStatus | undefined;
   const shards = Object.values(index?.indices ?? {}).flatMap((i) => Object.values(i.shards ?? {}));

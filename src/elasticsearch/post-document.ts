@@ -28,7 +28,9 @@ export interface PostDocument {
   hash_s1: string;
   hash_s2: string;
   hash_s3: string;
-  /** docs/decisions.md §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows */
+  /**
+   * docs/decisions.md §14: the count (orderBy favorites) and who (favoritedBy), brought here by 'reindex' outbox rows
+   */
   favorites: number;
   favorited_by: number[];
   /**
@@ -57,13 +59,21 @@ export function trigrams(lowered: string): string[] {
 }
 
 /** The index terms of a stored descriptor (posts.robust); none when it is absent or cannot match. */
-export function robustTerms(robust: Uint8Array | undefined): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
+export function robustTerms(robust: Uint8Array | undefined): {
+  robust_full: string[];
+  robust_any: string[];
+  robust_cell: string[];
+} {
   const d = decodeDescriptor(robust);
-  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0) return { robust_full: [], robust_any: [], robust_cell: [] };
+  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0)
+    return { robust_full: [], robust_any: [], robust_cell: [] };
   return storedTerms(d.hashes, SEGMENT_BITS, d.cells);
 }
 
-/** `robust`: the post's stored descriptor (posts.robust), read beside the record; absent when none (the relay, reindex and verify always pass what SQLite holds). */
+/**
+ * `robust`: the post's stored descriptor (posts.robust), read beside the record; absent when none (the relay, reindex
+ * and verify always pass what SQLite holds).
+ */
 export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument {
   const lowered = p.text.toLowerCase();
   const [s0, s1, s2, s3] = hashSegments(p.hash);

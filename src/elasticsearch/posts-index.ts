@@ -29,7 +29,9 @@ export interface IndexChange {
  * second node gets a copy without anyone touching the index.
  */
 export function replicaSettings(spec: string): { number_of_replicas?: number; auto_expand_replicas: string } {
-  return /^\d+$/.test(spec) ? { number_of_replicas: Number(spec), auto_expand_replicas: 'false' } : { auto_expand_replicas: spec };
+  return /^\d+$/.test(spec)
+    ? { number_of_replicas: Number(spec), auto_expand_replicas: 'false' }
+    : { auto_expand_replicas: spec };
 }
 
 /**
@@ -88,12 +90,24 @@ export class PostsIndex {
    */
   async applyReplicas(): Promise<string[]> {
     const keys = ['index.number_of_replicas', 'index.auto_expand_replicas'];
-    const res = await this.client.indices.getSettings({ index: this.alias, name: keys, flat_settings: true, include_defaults: true });
+    const res = await this.client.indices.getSettings({
+      index: this.alias,
+      name: keys,
+      flat_settings: true,
+      include_defaults: true,
+    });
     const want = replicaSettings(this.replicas);
     const changed: string[] = [];
     for (const [index, s] of Object.entries(res)) {
-      const get = (k: string) => String((s.settings as Record<string, unknown> | undefined)?.[k] ?? (s.defaults as Record<string, unknown> | undefined)?.[k] ?? '');
-      const same = get('index.auto_expand_replicas') === want.auto_expand_replicas && (want.number_of_replicas === undefined || Number(get('index.number_of_replicas')) === want.number_of_replicas);
+      const get = (k: string) =>
+        String(
+          (s.settings as Record<string, unknown> | undefined)?.[k] ??
+            (s.defaults as Record<string, unknown> | undefined)?.[k] ??
+            '',
+        );
+      const same =
+        get('index.auto_expand_replicas') === want.auto_expand_replicas &&
+        (want.number_of_replicas === undefined || Number(get('index.number_of_replicas')) === want.number_of_replicas);
       if (same) continue;
       await this.client.indices.putSettings({ index, settings: want });
       changed.push(index);
@@ -159,7 +173,10 @@ export class PostsIndex {
   }
 
   /** Applies changes with one bulk request; version conflicts (a newer change already there) are success. */
-  async apply(changes: IndexChange[], opts: { refresh?: boolean | 'wait_for'; targets?: string[]; retried?: boolean } = {}): Promise<void> {
+  async apply(
+    changes: IndexChange[],
+    opts: { refresh?: boolean | 'wait_for'; targets?: string[]; retried?: boolean } = {},
+  ): Promise<void> {
     if (changes.length === 0) return;
     const targets = opts.targets ?? (await this.writeTargets());
     const operations: unknown[] = [];
@@ -168,14 +185,25 @@ export class PostsIndex {
       // the write must fail and wait for the relay, not auto-create an unmapped index under the alias's name.
       const requireAlias = index === this.alias ? { require_alias: true } : {};
       for (const c of changes) {
-        const meta = { _index: index, _id: c.postId, version: c.version, version_type: 'external' as const, ...requireAlias };
+        const meta = {
+          _index: index,
+          _id: c.postId,
+          version: c.version,
+          version_type: 'external' as const,
+          ...requireAlias,
+        };
         if (c.doc) operations.push({ index: meta }, c.doc);
         else operations.push({ delete: meta });
       }
     }
     // Only what is read below comes back: a full item is ~10 fields, so a 1,000-document bulk answered
     // ~170 KB for the client to parse, on the thread that builds the next batch (reindex, relay).
-    const res = await this.client.bulk({ operations, refresh: opts.refresh ?? false, timeout: WRITE_WAIT, filter_path: BULK_ANSWER });
+    const res = await this.client.bulk({
+      operations,
+      refresh: opts.refresh ?? false,
+      timeout: WRITE_WAIT,
+      filter_path: BULK_ANSWER,
+    });
     if (!res.errors) return;
     const items = res.items.map((item) => Object.values(item)[0]);
     // A version conflict answers at once, without waiting for the refresh the caller asked for, while the
@@ -187,7 +215,8 @@ export class PostsIndex {
     if (failures.length > 0) {
       // A reindex closed or deleted an index listed in stale targets: list them again and retry once,
       // so a write made just after the alias swap still lands (and is searchable) before its response.
-      const gone = (r: (typeof failures)[number]) => r?.error?.type === 'index_not_found_exception' || r?.error?.type === 'index_closed_exception';
+      const gone = (r: (typeof failures)[number]) =>
+        r?.error?.type === 'index_not_found_exception' || r?.error?.type === 'index_closed_exception';
       if (!opts.targets && !opts.retried && failures.every(gone)) {
         this.targets = null;
         return this.apply(changes, { ...opts, retried: true });
@@ -195,7 +224,9 @@ export class PostsIndex {
       const first = failures[0]!;
       // An index that vanished mid-flight (a reindex just dropped it) is retried against fresh targets.
       if (first.error?.type === 'index_not_found_exception') this.targets = null;
-      throw new Error(`elasticsearch refused ${failures.length} change(s): ${first.error?.type}: ${first.error?.reason}`);
+      throw new Error(
+        `elasticsearch refused ${failures.length} change(s): ${first.error?.type}: ${first.error?.reason}`,
+      );
     }
   }
 

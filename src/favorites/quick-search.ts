@@ -12,7 +12,11 @@ import type { ImageSearchResult, ImageSearchService } from '../search/image-sear
  */
 export class QuickSearch {
   constructor(
-    private readonly deps: { postRepository: PostRepository; imageSearch: ImageSearchService; config: Pick<Config, 'mediaUrl'> },
+    private readonly deps: {
+      postRepository: PostRepository;
+      imageSearch: ImageSearchService;
+      config: Pick<Config, 'mediaUrl'>;
+    },
   ) {}
 
   async search(userId: number, q: string): Promise<ImageSearchResult> {

@@ -12,11 +12,24 @@ import type { QuickSearch } from './quick-search.ts';
 import type { FavoriteService } from './service.ts';
 
 /** `PUT /api/post/[id]/favorite`'s optional body: the original's shortcut (1–32 characters, unique per account). */
-export const favoriteBody = z.object({ shortcut: z.string().trim().min(1, 'shortcut must not be empty').max(32, 'shortcut is at most 32 characters').optional() });
-export const quickSearchBody = z.object({ q: z.string().trim().min(1, 'q must not be empty').max(256, 'q is at most 256 characters') });
+export const favoriteBody = z.object({
+  shortcut: z
+    .string()
+    .trim()
+    .min(1, 'shortcut must not be empty')
+    .max(32, 'shortcut is at most 32 characters')
+    .optional(),
+});
+export const quickSearchBody = z.object({
+  q: z.string().trim().min(1, 'q must not be empty').max(256, 'q is at most 256 characters'),
+});
 
 /** docs/decisions.md §14: favorites and quick search. */
-export function favoriteRoutes(deps: { favorites: FavoriteService; quickSearch: QuickSearch; config: Pick<Config, 'mediaUrl'> }): Router<AppState> {
+export function favoriteRoutes(deps: {
+  favorites: FavoriteService;
+  quickSearch: QuickSearch;
+  config: Pick<Config, 'mediaUrl'>;
+}): Router<AppState> {
   const router = new Router<AppState>();
   const { favorites } = deps;
 

@@ -27,7 +27,8 @@ export class FavoriteService {
     await unitOfWork.write((tx) => {
       if (shortcut !== undefined) {
         const holder = posts.favorites.shortcutOwner(userId, shortcut);
-        if (holder !== undefined && holder !== seq) throw new AppError('conflict', `you already use the shortcut "${shortcut}" for another favorite`);
+        if (holder !== undefined && holder !== seq)
+          throw new AppError('conflict', `you already use the shortcut "${shortcut}" for another favorite`);
       }
       if (posts.favorites.put(userId, seq, shortcut, nowIso())) this.reindex(tx, seq);
     });

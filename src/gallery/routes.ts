@@ -123,7 +123,10 @@ export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
         scriptVersion: version(js.etag),
         styleVersion: version(statics.get('gallery.css')!.etag),
         preview: route === '/post/:id' ? previewOf(deps, ctx.params.id) : undefined,
-        features: { registration: deps.config.registration === 'open', passkeys: !('refused' in relyingParty(deps.config.publicUrl)) },
+        features: {
+          registration: deps.config.registration === 'open',
+          passkeys: !('refused' in relyingParty(deps.config.publicUrl)),
+        },
       });
     });
   }
@@ -145,7 +148,10 @@ export function galleryRoutes(deps: GalleryDeps): Router<AppState> {
       ctx.body = { error: 'log out from the gallery itself' };
       return;
     }
-    ctx.append('Set-Cookie', `${COOKIE_NAME}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Secure; HttpOnly; SameSite=Lax`);
+    ctx.append(
+      'Set-Cookie',
+      `${COOKIE_NAME}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Secure; HttpOnly; SameSite=Lax`,
+    );
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect('/');
     ctx.status = 303;

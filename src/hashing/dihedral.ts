@@ -7,7 +7,16 @@
  * left-right, then turned 90° clockwise. Rotations are clockwise, as in sharp's `rotate(angle)`.
  */
 
-export const TRANSFORMS = ['none', 'mirror', 'rotate90', 'rotate180', 'rotate270', 'mirrorRotate90', 'mirrorRotate180', 'mirrorRotate270'] as const;
+export const TRANSFORMS = [
+  'none',
+  'mirror',
+  'rotate90',
+  'rotate180',
+  'rotate270',
+  'mirrorRotate90',
+  'mirrorRotate180',
+  'mirrorRotate270',
+] as const;
 export type Transform = (typeof TRANSFORMS)[number];
 
 const N = 32;
@@ -58,5 +67,8 @@ export function transformGrey(grey: Uint8Array, transform: Transform): Uint8Arra
  * with the inverse symmetry applied, hashed.
  */
 export function dihedralHashes(grey: Uint8Array, hash: (grey: Uint8Array) => string): Record<Transform, string> {
-  return Object.fromEntries(TRANSFORMS.map((t) => [t, hash(transformGrey(grey, INVERSE[t]))])) as Record<Transform, string>;
+  return Object.fromEntries(TRANSFORMS.map((t) => [t, hash(transformGrey(grey, INVERSE[t]))])) as Record<
+    Transform,
+    string
+  >;
 }

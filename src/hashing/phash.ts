@@ -21,7 +21,8 @@ for (let u = 0; u < N; u++) {
  * @returns 64 '0'/'1' characters: F[u][v] > mean for u = 1..8 (outer, along x) and v = 1..8 (inner, along y).
  */
 export function dctHash(grey: Uint8Array): string {
-  if (grey.length !== N * N) throw new RangeError(`dctHash needs ${N * N} bytes of 32x32 greyscale, got ${grey.length}`);
+  if (grey.length !== N * N)
+    throw new RangeError(`dctHash needs ${N * N} bytes of 32x32 greyscale, got ${grey.length}`);
   const coeffs = new Float64Array(LOW * LOW);
   for (let u = 1; u <= LOW; u++) {
     for (let v = 1; v <= LOW; v++) {

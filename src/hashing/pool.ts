@@ -10,7 +10,15 @@ import { Piscina } from 'piscina';
 import { AppError, invalid } from '../errors.ts';
 import { workerExecArgv } from '../util/worker-exec-argv.ts';
 import { PriorityTaskQueue, priorityOption, type PoolPriority } from './priority-queue.ts';
-import { INVALID_PREFIX, type AnalyseRequest, type ImageInfo, type RobustRequest, type RobustResult, type ThumbnailRequest, type ThumbnailResult } from './tasks.ts';
+import {
+  INVALID_PREFIX,
+  type AnalyseRequest,
+  type ImageInfo,
+  type RobustRequest,
+  type RobustResult,
+  type ThumbnailRequest,
+  type ThumbnailResult,
+} from './tasks.ts';
 
 export type { ImageInfo };
 
@@ -22,7 +30,12 @@ export interface HashPool {
    * `descriptor` its robust descriptor from the same decode. `background` work waits behind every
    * hash (default `urgent`: someone is waiting for it).
    */
-  thumbnails(path: string, outputs: ThumbnailRequest['outputs'], priority?: PoolPriority, opts?: { descriptor?: boolean }): Promise<ThumbnailResult>;
+  thumbnails(
+    path: string,
+    outputs: ThumbnailRequest['outputs'],
+    priority?: PoolPriority,
+    opts?: { descriptor?: boolean },
+  ): Promise<ThumbnailResult>;
   /**
    * The robust descriptor of an accepted image (docs/decisions.md §16); `background` by default (made after
    * the upload is answered, and by the backfill). An unreadable image answers quality 0, no hashes.
@@ -135,19 +148,26 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        // piscina rejects with these when maxQueue is reached (or is 0 and every worker is busy): shed load instead of queueing forever.
-        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image analysis is busy, try again', undefined, 1);
+        // piscina rejects with these when maxQueue is reached (or is 0 and every worker is busy): shed load instead of
+        // queueing forever.
+        if (/queue is at limit|no task queue available/i.test(message))
+          throw new AppError('unavailable', 'image analysis is busy, try again', undefined, 1);
         throw err;
       }
     },
     async thumbnails(path, outputs, priority = 'urgent', opts) {
       try {
-        const made = await run({ path, outputs, ...(opts?.descriptor ? { descriptor: true } : {}), ...priorityOption(priority) }, { name: 'thumbnails' }, priority);
+        const made = await run(
+          { path, outputs, ...(opts?.descriptor ? { descriptor: true } : {}), ...priorityOption(priority) },
+          { name: 'thumbnails' },
+          priority,
+        );
         return made as ThumbnailResult;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
+        if (/queue is at limit|no task queue available/i.test(message))
+          throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }
     },
@@ -157,7 +177,8 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
         return made as RobustResult;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        if (/queue is at limit|no task queue available/i.test(message)) throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
+        if (/queue is at limit|no task queue available/i.test(message))
+          throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }
     },

@@ -24,7 +24,9 @@ export interface ImageInfo {
   height: number;
   pages: number;
   hash: string;
-  /** only when asked for (`dihedral: true`): the hash under each of the eight symmetries, see src/hashing/dihedral.ts */
+  /**
+   * only when asked for (`dihedral: true`): the hash under each of the eight symmetries, see src/hashing/dihedral.ts
+   */
   dihedral?: Record<Transform, string>;
 }
 

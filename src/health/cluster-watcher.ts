@@ -42,19 +42,36 @@ export class ClusterWatcher {
   private async check(): Promise<void> {
     let h = await postsHealth(this.postsIndex.client, this.postsIndex.alias);
     if (h.cluster && !h.index) {
-      const created = await this.postsIndex.ensure().catch((err: Error) => void this.log.warn('could not create the posts index yet', { err: err.message }));
+      const created = await this.postsIndex
+        .ensure()
+        .catch((err: Error) => void this.log.warn('could not create the posts index yet', { err: err.message }));
       if (created) {
         this.log.info('created the posts index, which did not exist at start-up', { alias: this.postsIndex.alias });
         h = await postsHealth(this.postsIndex.client, this.postsIndex.alias);
       }
     }
-    const now = { cluster: h.cluster ?? 'unreachable', postsIndex: h.index ?? 'unavailable', serving: h.serving, nodes: h.nodes ?? 0 };
+    const now = {
+      cluster: h.cluster ?? 'unreachable',
+      postsIndex: h.index ?? 'unavailable',
+      serving: h.serving,
+      nodes: h.nodes ?? 0,
+    };
     const was = this.last;
     this.last = now;
-    if (was && was.cluster === now.cluster && was.postsIndex === now.postsIndex && was.serving === now.serving && was.nodes === now.nodes) return;
+    if (
+      was &&
+      was.cluster === now.cluster &&
+      was.postsIndex === now.postsIndex &&
+      was.serving === now.serving &&
+      was.nodes === now.nodes
+    )
+      return;
     const fields = { ...now, ...(was ? { was: was.cluster, nodesBefore: was.nodes } : {}) };
     if (!now.serving) {
-      this.log.error('elasticsearch cluster degraded; the posts index cannot serve (searches and uploads answer 503)', fields);
+      this.log.error(
+        'elasticsearch cluster degraded; the posts index cannot serve (searches and uploads answer 503)',
+        fields,
+      );
     } else if (now.cluster !== 'green') {
       this.log.warn('elasticsearch cluster degraded; the posts index still serves', fields);
     } else if (was && (was.cluster !== 'green' || !was.serving)) {

@@ -6,7 +6,10 @@ import type { AppState } from './context.ts';
 export const HARD_BODY_CAP = 5 * 1024 * 1024;
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** The cap for a server whose images may be larger than the spec's (UPLOAD_MAX_BYTES): room for the multipart framing and metadata. */
+/**
+ * The cap for a server whose images may be larger than the spec's (UPLOAD_MAX_BYTES): room for the multipart framing
+ * and metadata.
+ */
 export const bodyCapFor = (maxImageBytes: number): number => Math.max(HARD_BODY_CAP, maxImageBytes + 1024 * 1024);
 
 const badRequest = (message: string, code = 'invalid_request') =>
@@ -52,7 +55,8 @@ function hasBody(ctx: Koa.Context): boolean {
 export function jsonBody(limit = JSON_BODY_LIMIT): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     if (hasBody(ctx)) {
-      if (!ctx.is('application/json')) throw badRequest('expected a body of type application/json', 'invalid_content_type');
+      if (!ctx.is('application/json'))
+        throw badRequest('expected a body of type application/json', 'invalid_content_type');
       const raw = await readLimited(ctx.req, limit);
       let text: string;
       try {

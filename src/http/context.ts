@@ -5,7 +5,10 @@ export interface AuthUser {
   id: number;
   name: string;
   permission: number;
-  /** set when the request came with an app key (docs/decisions.md §14): `permission` is then the key's, cut to the owner's */
+  /**
+   * set when the request came with an app key (docs/decisions.md §14): `permission` is then the key's, cut to the
+   * owner's
+   */
   appKeyId?: number;
 }
 

@@ -62,7 +62,9 @@ function fromHttpError(err: unknown): AppError | undefined {
   const message = expose && typeof rawMessage === 'string' && rawMessage ? rawMessage : 'bad request';
   if (status === 413) return new AppError('too_large', 'request body too large');
   if (status === 400 || status === 415 || status === 422)
-    return new AppError('validation', message, [{ code: 'invalid_request', expected: '', received: '', path: [], message }]);
+    return new AppError('validation', message, [
+      { code: 'invalid_request', expected: '', received: '', path: [], message },
+    ]);
   const code = (Object.entries(STATUS).find(([, s]) => s === status)?.[0] ?? 'validation') as ErrorCode;
   return new AppError(code, message);
 }
@@ -80,7 +82,12 @@ export function errorHandler(log: Logger): Koa.Middleware<AppState> {
             ? new AppError('unavailable', 'the search index is unavailable; try again shortly')
             : fromHttpError(caught);
       if (!err) {
-        log.error('unexpected error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
+        log.error('unexpected error', {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          err: caught,
+        });
         ctx.status = 500;
         ctx.body = { error: 'internal error' };
         return;

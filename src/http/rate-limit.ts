@@ -118,21 +118,37 @@ export function rateLimit(opts: RateLimitOptions): RateLimiter {
     const t = now();
     const keys = [`addr:${ctx.ip}`, ...(ctx.state.user ? [`user:${ctx.state.user.id}`] : [])];
     // Every bucket this request would draw from, and the tightest of them for the headers.
-    const checks = classes.flatMap((c) => keys.map((key) => ({ table: tables[c]!, key, bucket: tables[c]!.peek(key, t) })));
-    const tightest = checks.reduce((a, b) => (b.bucket.tokens / b.table.limit < a.bucket.tokens / a.table.limit ? b : a));
+    const checks = classes.flatMap((c) =>
+      keys.map((key) => ({ table: tables[c]!, key, bucket: tables[c]!.peek(key, t) })),
+    );
+    const tightest = checks.reduce((a, b) =>
+      b.bucket.tokens / b.table.limit < a.bucket.tokens / a.table.limit ? b : a,
+    );
     const empty = checks.filter((c) => c.bucket.tokens < 1);
     if (empty.length > 0) {
       // Refused requests take nothing, so a client that waits Retry-After does get through.
       const waitMs = Math.max(...empty.map((c) => c.table.msUntil(c.bucket, 1)));
       setHeaders(ctx, tightest.table.limit, 0, waitMs);
-      throw new AppError('rate_limited', 'too many requests; slow down and retry later', undefined, Math.max(1, Math.ceil(waitMs / 1000)));
+      throw new AppError(
+        'rate_limited',
+        'too many requests; slow down and retry later',
+        undefined,
+        Math.max(1, Math.ceil(waitMs / 1000)),
+      );
     }
     for (const c of checks) c.table.take(c.key, t);
     const remaining = Math.floor(tightest.bucket.tokens - 1);
-    setHeaders(ctx, tightest.table.limit, remaining, tightest.table.msUntil({ tokens: tightest.bucket.tokens - 1, at: t }, tightest.table.limit));
+    setHeaders(
+      ctx,
+      tightest.table.limit,
+      remaining,
+      tightest.table.msUntil({ tokens: tightest.bucket.tokens - 1, at: t }, tightest.table.limit),
+    );
     await next();
   }) as RateLimiter;
-  Object.defineProperty(middleware, 'size', { get: () => Object.values(tables).reduce((n, table) => n + table.size, 0) });
+  Object.defineProperty(middleware, 'size', {
+    get: () => Object.values(tables).reduce((n, table) => n + table.size, 0),
+  });
   return middleware;
 }
 

@@ -33,7 +33,8 @@ export function toIssues(error: z.ZodError, offset = 0): ValidationIssue[] {
 /** Parses input with the schema or throws the 400 validation error. */
 export function parse<S extends z.ZodTypeAny>(schema: S, input: unknown, pathOffset = 0): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new AppError('validation', 'request does not match the schema', toIssues(result.error, pathOffset));
+  if (!result.success)
+    throw new AppError('validation', 'request does not match the schema', toIssues(result.error, pathOffset));
   return result.data;
 }
 
@@ -65,7 +66,12 @@ export function queryIntRange(schema: z.ZodTypeAny): QueryIntRange | undefined {
   for (let s: z.ZodTypeAny | undefined = schema; s; ) {
     const found = ranges.get(s);
     if (found) return found;
-    s = s instanceof z.ZodEffects ? s.innerType() : s instanceof z.ZodOptional || s instanceof z.ZodDefault ? s._def.innerType : undefined;
+    s =
+      s instanceof z.ZodEffects
+        ? s.innerType()
+        : s instanceof z.ZodOptional || s instanceof z.ZodDefault
+          ? s._def.innerType
+          : undefined;
   }
   return undefined;
 }

@@ -27,7 +27,9 @@ export interface MetadataDiff {
 /** Tags are a set: compared as one, listed sorted (as versions and webhook Changes show them). */
 export const sortedTags = (names: Iterable<string>): string[] => [...new Set(names)].sort();
 
-export const metadataOf = (post: Pick<PostRecord, 'text' | 'rating'> & { tags: readonly { name: string }[] }): Metadata => ({
+export const metadataOf = (
+  post: Pick<PostRecord, 'text' | 'rating'> & { tags: readonly { name: string }[] },
+): Metadata => ({
   text: post.text,
   rating: post.rating,
   tags: post.tags.map((t) => t.name),
@@ -39,7 +41,8 @@ export function diffMetadata(before: Metadata, after: Metadata): MetadataDiff {
   if (before.text !== after.text) diff.text = { old: before.text, new: after.text };
   const oldTags = sortedTags(before.tags);
   const newTags = sortedTags(after.tags);
-  if (oldTags.length !== newTags.length || oldTags.some((t, i) => t !== newTags[i])) diff.tags = { old: oldTags, new: newTags };
+  if (oldTags.length !== newTags.length || oldTags.some((t, i) => t !== newTags[i]))
+    diff.tags = { old: oldTags, new: newTags };
   if (before.rating !== after.rating) diff.rating = { old: before.rating, new: after.rating };
   return diff;
 }

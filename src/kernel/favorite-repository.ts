@@ -33,12 +33,9 @@ export class FavoriteRepository {
 
   /** Adds or updates; true when the favorite is new. `shortcut` undefined keeps the one there. */
   put(userId: number, postSeq: number, shortcut: string | null | undefined, createdAt: string): boolean {
-    const added = this.stmt('INSERT INTO favorites (user_id, post_seq, shortcut, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
-      userId,
-      postSeq,
-      shortcut ?? null,
-      createdAt,
-    ).changes;
+    const added = this.stmt(
+      'INSERT INTO favorites (user_id, post_seq, shortcut, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    ).run(userId, postSeq, shortcut ?? null, createdAt).changes;
     if (added === 0 && shortcut !== undefined)
       this.stmt('UPDATE favorites SET shortcut = ? WHERE user_id = ? AND post_seq = ?').run(shortcut, userId, postSeq);
     return added > 0;
@@ -49,9 +46,13 @@ export class FavoriteRepository {
     return this.stmt('DELETE FROM favorites WHERE user_id = ? AND post_seq = ?').run(userId, postSeq).changes > 0;
   }
 
-  /** The post that holds this shortcut for this user, if any (shortcuts are unique per account, without regard to case). */
+  /**
+   * The post that holds this shortcut for this user, if any (shortcuts are unique per account, without regard to case).
+   */
   shortcutOwner(userId: number, shortcut: string): number | undefined {
-    return this.stmt('SELECT post_seq FROM favorites WHERE user_id = ? AND shortcut = ?').pluck().get(userId, shortcut) as number | undefined;
+    return this.stmt('SELECT post_seq FROM favorites WHERE user_id = ? AND shortcut = ?')
+      .pluck()
+      .get(userId, shortcut) as number | undefined;
   }
 
   countOf(userId: number): number {
@@ -82,20 +83,26 @@ export class FavoriteRepository {
    * account that favorited both keeps the one on `into` (and its shortcut); the counts follow by trigger.
    */
   move(from: number, into: number): void {
-    const rows = this.stmt('SELECT user_id AS userId, shortcut, created_at AS createdAt FROM favorites WHERE post_seq = ?').all(from) as {
+    const rows = this.stmt(
+      'SELECT user_id AS userId, shortcut, created_at AS createdAt FROM favorites WHERE post_seq = ?',
+    ).all(from) as {
       userId: number;
       shortcut: string | null;
       createdAt: string;
     }[];
     this.stmt('DELETE FROM favorites WHERE post_seq = ?').run(from);
     // OR IGNORE: a favorite already on `into`, or its shortcut already used there, wins.
-    const add = this.stmt('INSERT OR IGNORE INTO favorites (user_id, post_seq, shortcut, created_at) VALUES (?, ?, ?, ?)');
+    const add = this.stmt(
+      'INSERT OR IGNORE INTO favorites (user_id, post_seq, shortcut, created_at) VALUES (?, ?, ?, ?)',
+    );
     for (const r of rows) add.run(r.userId, into, r.shortcut, r.createdAt);
   }
 
   /** Posts a user favorited (their documents change when the user goes). */
   seqsFavoritedBy(userId: number): number[] {
-    return this.stmt('SELECT post_seq FROM favorites WHERE user_id = ? ORDER BY post_seq').pluck().all(userId) as number[];
+    return this.stmt('SELECT post_seq FROM favorites WHERE user_id = ? ORDER BY post_seq')
+      .pluck()
+      .all(userId) as number[];
   }
 
   /** The count column, as SQLite keeps it (tests, verify). */

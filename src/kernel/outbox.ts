@@ -64,13 +64,28 @@ export class Outbox {
   }
 
   /** Must be called inside a transaction. */
-  append(event: OutboxEventKind, payload: OutboxPayload, initiatorId: number | null, postVersion = payload.post.version): OutboxRow {
+  append(
+    event: OutboxEventKind,
+    payload: OutboxPayload,
+    initiatorId: number | null,
+    postVersion = payload.post.version,
+  ): OutboxRow {
     if (!this.db.inTransaction) throw new Error('Outbox.append must run inside the change transaction');
     const createdAt = new Date().toISOString();
     const info = this.db
-      .prepare('INSERT INTO outbox (event, post_id, post_version, initiator_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO outbox (event, post_id, post_version, initiator_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(event, payload.post.id, postVersion, initiatorId, JSON.stringify(payload), createdAt);
-    return { id: Number(info.lastInsertRowid), event, postId: payload.post.id, postVersion, initiatorId, payload, createdAt };
+    return {
+      id: Number(info.lastInsertRowid),
+      event,
+      postId: payload.post.id,
+      postVersion,
+      initiatorId,
+      payload,
+      createdAt,
+    };
   }
 
   /** Prepared once: the webhook dispatcher reads a row per delivery. */
@@ -83,7 +98,9 @@ export class Outbox {
   }
 
   pending(limit: number): OutboxRow[] {
-    return (this.db.prepare('SELECT * FROM outbox WHERE indexed_at IS NULL ORDER BY id LIMIT ?').all(limit) as RawRow[]).map(fromRaw);
+    return (
+      this.db.prepare('SELECT * FROM outbox WHERE indexed_at IS NULL ORDER BY id LIMIT ?').all(limit) as RawRow[]
+    ).map(fromRaw);
   }
 
   /** These posts' rows not yet applied to the index, oldest first. */
@@ -91,14 +108,18 @@ export class Outbox {
     if (postIds.length === 0) return [];
     return (
       this.db
-        .prepare('SELECT * FROM outbox WHERE indexed_at IS NULL AND post_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+        .prepare(
+          'SELECT * FROM outbox WHERE indexed_at IS NULL AND post_id IN (SELECT value FROM json_each(?)) ORDER BY id',
+        )
         .all(JSON.stringify(postIds)) as RawRow[]
     ).map(fromRaw);
   }
 
   /** Rows appended after `afterId` (reindex catches up with these). */
   since(afterId: number, limit: number): OutboxRow[] {
-    return (this.db.prepare('SELECT * FROM outbox WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as RawRow[]).map(fromRaw);
+    return (
+      this.db.prepare('SELECT * FROM outbox WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as RawRow[]
+    ).map(fromRaw);
   }
 
   lastId(): number {
@@ -131,23 +152,29 @@ export class Outbox {
    * read in id order a page at a time, skipping referenced ones, until `limit` are found.
    */
   pruneIndexed(before: string, limit: number): number {
-    const candidates = this.db.prepare('SELECT id FROM outbox WHERE indexed_at IS NOT NULL AND created_at < ? AND id > ? ORDER BY id LIMIT ?').pluck();
+    const candidates = this.db
+      .prepare('SELECT id FROM outbox WHERE indexed_at IS NOT NULL AND created_at < ? AND id > ? ORDER BY id LIMIT ?')
+      .pluck();
     const remove = this.db.prepare('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))');
-    return this.db.transaction(() => {
-      const doomed: number[] = [];
-      for (let after = 0; doomed.length < limit; ) {
-        const page = candidates.all(before, after, limit) as number[];
-        if (page.length === 0) break;
-        const referenced = this.deliveries.referencedOutboxIds(page);
-        for (const id of page) if (!referenced.has(id) && doomed.length < limit) doomed.push(id);
-        after = page[page.length - 1];
-      }
-      return doomed.length === 0 ? 0 : remove.run(JSON.stringify(doomed)).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const doomed: number[] = [];
+        for (let after = 0; doomed.length < limit; ) {
+          const page = candidates.all(before, after, limit) as number[];
+          if (page.length === 0) break;
+          const referenced = this.deliveries.referencedOutboxIds(page);
+          for (const id of page) if (!referenced.has(id) && doomed.length < limit) doomed.push(id);
+          after = page[page.length - 1];
+        }
+        return doomed.length === 0 ? 0 : remove.run(JSON.stringify(doomed)).changes;
+      })
+      .immediate();
   }
 
   backlog(): { count: number; oldestAgeMs: number } {
-    const r = this.db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE indexed_at IS NULL').get() as { n: number; oldest: string | null };
+    const r = this.db
+      .prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE indexed_at IS NULL')
+      .get() as { n: number; oldest: string | null };
     return { count: r.n, oldestAgeMs: r.oldest ? Date.now() - Date.parse(r.oldest) : 0 };
   }
 }

@@ -15,7 +15,10 @@ const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.
   FROM posts p`;
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
-export type NewPost = Pick<PostRecord, 'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'> & {
+export type NewPost = Pick<
+  PostRecord,
+  'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'
+> & {
   aggr?: number | null;
   tags: string[];
 };
@@ -28,7 +31,9 @@ export class PostRepository {
   readonly favorites: FavoriteRepository;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
-  /** the robust descriptors (docs/decisions.md §16): kept apart from the record, which outbox rows and every read carry */
+  /**
+   * the robust descriptors (docs/decisions.md §16): kept apart from the record, which outbox rows and every read carry
+   */
   readonly robust: RobustDescriptors;
 
   constructor(
@@ -61,7 +66,10 @@ export class PostRepository {
 
   private hydrate(rows: PostRow[]): PostRecord[] {
     const tags = this.tagsOf(rows.map((r) => r.seq));
-    const names = namesFor(this.users, rows.map((r) => r.uploaderId));
+    const names = namesFor(
+      this.users,
+      rows.map((r) => r.uploaderId),
+    );
     // Only posts someone favorited need the second read.
     const favoriters = this.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
@@ -111,12 +119,23 @@ export class PostRepository {
          (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags
        FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
     ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames'> & { tags: string })[];
-    return rows.map((r) => ({ seq: r.seq, id: r.id, text: r.text, rating: r.rating, ext: r.ext, tagNames: JSON.parse(r.tags) as string[] }));
+    return rows.map((r) => ({
+      seq: r.seq,
+      id: r.id,
+      text: r.text,
+      rating: r.rating,
+      ext: r.ext,
+      tagNames: JSON.parse(r.tags) as string[],
+    }));
   }
 
   private getMany(key: 'id' | 'seq', values: (string | number)[]): PostRecord[] {
     if (values.length === 0) return [];
-    return this.hydrate(this.stmt(`${SELECT} WHERE p.${key} IN (SELECT value FROM json_each(?))`).all(JSON.stringify(values)) as PostRow[]);
+    return this.hydrate(
+      this.stmt(`${SELECT} WHERE p.${key} IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify(values),
+      ) as PostRow[],
+    );
   }
 
   count(): number {
@@ -125,7 +144,10 @@ export class PostRepository {
 
   /** Newest first, then id (docs/decisions.md §4). */
   list(offset: number, limit: number): PostRecord[] {
-    const rows = this.stmt(`${SELECT} ORDER BY p.created_at DESC, p.id LIMIT ? OFFSET ?`).all(limit, offset) as PostRow[];
+    const rows = this.stmt(`${SELECT} ORDER BY p.created_at DESC, p.id LIMIT ? OFFSET ?`).all(
+      limit,
+      offset,
+    ) as PostRow[];
     return this.hydrate(rows);
   }
 
@@ -136,7 +158,10 @@ export class PostRepository {
 
   /** Id and hash of every post numbered above `seq` (the uploads committed since it was read). */
   hashesAfter(seq: number): { postId: string; hash: string }[] {
-    return this.stmt('SELECT id AS postId, hash FROM posts WHERE seq > ?').all(seq) as { postId: string; hash: string }[];
+    return this.stmt('SELECT id AS postId, hash FROM posts WHERE seq > ?').all(seq) as {
+      postId: string;
+      hash: string;
+    }[];
   }
 
   /** Every post in number order, a batch at a time (reindex, verify). */
@@ -153,12 +178,22 @@ export class PostRepository {
 
   /** Id and image extension of every post, in number order, read as iterated (backup, restore checks). */
   imageRefs(): IterableIterator<{ id: string; ext: string }> {
-    return this.stmt('SELECT id, ext FROM posts ORDER BY seq').iterate() as IterableIterator<{ id: string; ext: string }>;
+    return this.stmt('SELECT id, ext FROM posts ORDER BY seq').iterate() as IterableIterator<{
+      id: string;
+      ext: string;
+    }>;
   }
 
-  /** Id, image extension and number of the posts numbered in (afterSeq, uptoSeq], in number order, `limit` at most (media migrate). */
+  /**
+   * Id, image extension and number of the posts numbered in (afterSeq, uptoSeq], in number order, `limit` at most
+   * (media migrate).
+   */
   imageRefsBetween(afterSeq: number, uptoSeq: number, limit: number): { seq: number; id: string; ext: string }[] {
-    return this.stmt('SELECT seq, id, ext FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(afterSeq, uptoSeq, limit) as { seq: number; id: string; ext: string }[];
+    return this.stmt('SELECT seq, id, ext FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(
+      afterSeq,
+      uptoSeq,
+      limit,
+    ) as { seq: number; id: string; ext: string }[];
   }
 
   /** How many posts are numbered in (afterSeq, uptoSeq]. */
@@ -171,7 +206,9 @@ export class PostRepository {
     return this.stmt('DELETE FROM posts WHERE id = ?').run(id).changes > 0;
   }
 
-  /** The image extension of a post, or undefined when there is no such post (GET /media's redirect: one indexed read). */
+  /**
+   * The image extension of a post, or undefined when there is no such post (GET /media's redirect: one indexed read).
+   */
   imageExt(id: string): string | undefined {
     return this.stmt('SELECT ext FROM posts WHERE id = ?').pluck().get(id) as string | undefined;
   }
@@ -183,7 +220,11 @@ export class PostRepository {
   /** The ids among `ids` that are posts (verify: which index documents are orphans). */
   existingIds(ids: string[]): Set<string> {
     if (ids.length === 0) return new Set();
-    return new Set(this.stmt('SELECT id FROM posts WHERE id IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(ids)) as string[]);
+    return new Set(
+      this.stmt('SELECT id FROM posts WHERE id IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(JSON.stringify(ids)) as string[],
+    );
   }
 
   /** Post numbers of everything a user uploaded (they become disowned when the user goes). */
@@ -202,7 +243,20 @@ export class PostRepository {
         `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
       )
-      .run(post.id, post.text, post.rating, post.ext, post.mime, post.width, post.height, post.hash, post.uploaderId, post.aggr ?? null, post.createdAt, post.createdAt);
+      .run(
+        post.id,
+        post.text,
+        post.rating,
+        post.ext,
+        post.mime,
+        post.width,
+        post.height,
+        post.hash,
+        post.uploaderId,
+        post.aggr ?? null,
+        post.createdAt,
+        post.createdAt,
+      );
     const seq = Number(info.lastInsertRowid);
     this.addTags(seq, post.tags);
     return seq;
@@ -218,7 +272,21 @@ export class PostRepository {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const p of posts) {
-      const info = insert.run(p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploaderId, p.aggr ?? null, p.createdAt, p.updatedAt, p.version);
+      const info = insert.run(
+        p.id,
+        p.text,
+        p.rating,
+        p.ext,
+        p.mime,
+        p.width,
+        p.height,
+        p.hash,
+        p.uploaderId,
+        p.aggr ?? null,
+        p.createdAt,
+        p.updatedAt,
+        p.version,
+      );
       this.addTags(Number(info.lastInsertRowid), p.tags);
     }
   }

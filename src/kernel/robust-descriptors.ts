@@ -33,12 +33,17 @@ export class RobustDescriptors {
 
   /** Posts without a descriptor numbered above `afterSeq`, in number order (the backfill's cursor). */
   pending(afterSeq: number, limit: number): PendingDescriptor[] {
-    return this.stmt('SELECT seq, id, ext FROM posts WHERE robust IS NULL AND seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as PendingDescriptor[];
+    return this.stmt('SELECT seq, id, ext FROM posts WHERE robust IS NULL AND seq > ? ORDER BY seq LIMIT ?').all(
+      afterSeq,
+      limit,
+    ) as PendingDescriptor[];
   }
 
   /** The post (by id) waiting for its descriptor; undefined when it has one or is gone. */
   pendingPost(id: string): PendingDescriptor | undefined {
-    return this.stmt('SELECT seq, id, ext FROM posts WHERE id = ? AND robust IS NULL').get(id) as PendingDescriptor | undefined;
+    return this.stmt('SELECT seq, id, ext FROM posts WHERE id = ? AND robust IS NULL').get(id) as
+      | PendingDescriptor
+      | undefined;
   }
 
   /** How many posts have none yet. */
@@ -52,7 +57,10 @@ export class RobustDescriptors {
    * change's transaction; false when the post is gone or already has one.
    */
   store(seq: number, robust: Buffer): boolean {
-    return this.stmt('UPDATE posts SET robust = ?, version = version + 1 WHERE seq = ? AND robust IS NULL').run(robust, seq).changes === 1;
+    return (
+      this.stmt('UPDATE posts SET robust = ?, version = version + 1 WHERE seq = ? AND robust IS NULL').run(robust, seq)
+        .changes === 1
+    );
   }
 
   /**
@@ -65,23 +73,34 @@ export class RobustDescriptors {
 
   /** The descriptor of one post (undefined: no such post or none yet). */
   ofId(id: string): Buffer | undefined {
-    return (this.stmt('SELECT robust FROM posts WHERE id = ?').pluck().get(id) as Buffer | null | undefined) ?? undefined;
+    return (
+      (this.stmt('SELECT robust FROM posts WHERE id = ?').pluck().get(id) as Buffer | null | undefined) ?? undefined
+    );
   }
 
-  /** Descriptors by post number (posts without one are left out): reindex's documents, the robust lookup's candidates. */
+  /**
+   * Descriptors by post number (posts without one are left out): reindex's documents, the robust lookup's candidates.
+   */
   ofSeqs(seqs: number[]): Map<number, Buffer> {
     if (seqs.length === 0) return new Map();
-    const rows = this.stmt('SELECT seq, robust FROM posts WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs)) as { seq: number; robust: Buffer }[];
+    const rows = this.stmt(
+      'SELECT seq, robust FROM posts WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify(seqs)) as { seq: number; robust: Buffer }[];
     return new Map(rows.map((r) => [r.seq, r.robust]));
   }
 
   /** The candidates of a lookup, by number, in one statement (posts without one are left out). */
   stored(seqs: number[]): StoredDescriptor[] {
     if (seqs.length === 0) return [];
-    return this.stmt(`${STORED} WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))`).all(JSON.stringify(seqs)) as StoredDescriptor[];
+    return this.stmt(`${STORED} WHERE robust IS NOT NULL AND seq IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(seqs),
+    ) as StoredDescriptor[];
   }
 
-  /** Every stored descriptor, in number order, read as iterated: the linear scan the lookup is checked and measured against. */
+  /**
+   * Every stored descriptor, in number order, read as iterated: the linear scan the lookup is checked and measured
+   * against.
+   */
   all(): IterableIterator<StoredDescriptor> {
     return this.stmt(`${STORED} WHERE robust IS NOT NULL ORDER BY seq`).iterate() as IterableIterator<StoredDescriptor>;
   }

@@ -22,7 +22,9 @@ export class TagRepository {
     const low = foldTag(prefix);
     const high = prefixUpperBound(low);
     if (low === '') return { where: '', params: [] };
-    return high === undefined ? { where: `AND ${column} >= ?`, params: [low] } : { where: `AND ${column} >= ? AND ${column} < ?`, params: [low, high] };
+    return high === undefined
+      ? { where: `AND ${column} >= ?`, params: [low] }
+      : { where: `AND ${column} >= ? AND ${column} < ?`, params: [low, high] };
   }
 
   /** Aliases whose name starts with `prefix`, each standing for its target (which some post carries). */
@@ -44,7 +46,9 @@ export class TagRepository {
     if (prefix === '') return this.db.prepare('SELECT count(*) FROM tags WHERE post_count > 0').pluck().get() as number;
     const aliases = this.aliasHits(prefix);
     return this.db
-      .prepare(`SELECT (SELECT count(*) FROM tags WHERE post_count > 0 ${where}) + (SELECT count(*) FROM (${aliases.sql}))`)
+      .prepare(
+        `SELECT (SELECT count(*) FROM tags WHERE post_count > 0 ${where}) + (SELECT count(*) FROM (${aliases.sql}))`,
+      )
       .pluck()
       .get(...params, ...aliases.params) as number;
   }
@@ -53,7 +57,11 @@ export class TagRepository {
   page(prefix: string, offset: number, limit: number): TagCount[] {
     const { where, params } = this.range(prefix);
     if (prefix === '')
-      return this.db.prepare('SELECT id, name, post_count AS count FROM tags WHERE post_count > 0 ORDER BY post_count DESC, name LIMIT ? OFFSET ?').all(limit, offset) as TagCount[];
+      return this.db
+        .prepare(
+          'SELECT id, name, post_count AS count FROM tags WHERE post_count > 0 ORDER BY post_count DESC, name LIMIT ? OFFSET ?',
+        )
+        .all(limit, offset) as TagCount[];
     const aliases = this.aliasHits(prefix);
     // Alias hits rank as their target does, after the target itself (aliasOf NULL sorts first).
     const rows = this.db
@@ -67,12 +75,17 @@ export class TagRepository {
 
   /** By exact name; undefined when no post carries it. */
   get(name: string): TagCount | undefined {
-    return this.db.prepare('SELECT id, name, post_count AS count FROM tags WHERE name = ? AND post_count > 0').get(name) as TagCount | undefined;
+    return this.db
+      .prepare('SELECT id, name, post_count AS count FROM tags WHERE name = ? AND post_count > 0')
+      .get(name) as TagCount | undefined;
   }
 
   /** Fills `folded` where it is missing (tags from before migration 008). Returns how many. */
   foldMissing(): number {
-    const rows = this.db.prepare('SELECT id, name FROM tags WHERE folded IS NULL').all() as { id: number; name: string }[];
+    const rows = this.db.prepare('SELECT id, name FROM tags WHERE folded IS NULL').all() as {
+      id: number;
+      name: string;
+    }[];
     if (rows.length === 0) return 0;
     const set = this.db.prepare('UPDATE tags SET folded = ? WHERE id = ?');
     this.db.transaction(() => rows.forEach((r) => set.run(foldTag(r.name), r.id))).immediate();

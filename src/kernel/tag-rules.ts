@@ -62,8 +62,12 @@ export class TagRules {
 
   direct(name: string): { implies: string[]; impliedBy: string[] } {
     return {
-      implies: this.stmt('SELECT implies FROM tag_implications WHERE tag = ? ORDER BY implies').pluck().all(name) as string[],
-      impliedBy: this.stmt('SELECT tag FROM tag_implications WHERE implies = ? ORDER BY tag').pluck().all(name) as string[],
+      implies: this.stmt('SELECT implies FROM tag_implications WHERE tag = ? ORDER BY implies')
+        .pluck()
+        .all(name) as string[],
+      impliedBy: this.stmt('SELECT tag FROM tag_implications WHERE implies = ? ORDER BY tag')
+        .pluck()
+        .all(name) as string[],
     };
   }
 
@@ -80,7 +84,10 @@ export class TagRules {
   }
 
   hasImplications(name: string): boolean {
-    return this.stmt('SELECT 1 FROM tag_implications WHERE tag = ? OR implies = ? LIMIT 1').pluck().get(name, name) !== undefined;
+    return (
+      this.stmt('SELECT 1 FROM tag_implications WHERE tag = ? OR implies = ? LIMIT 1').pluck().get(name, name) !==
+      undefined
+    );
   }
 
   putAlias(name: string, target: string, creatorId: number | null): void {
@@ -99,18 +106,17 @@ export class TagRules {
   }
 
   aliasPage(offset: number, limit: number): AliasRow[] {
-    return this.stmt('SELECT name, target, created_at AS createdAt FROM tag_aliases ORDER BY name LIMIT ? OFFSET ?').all(limit, offset) as AliasRow[];
+    return this.stmt(
+      'SELECT name, target, created_at AS createdAt FROM tag_aliases ORDER BY name LIMIT ? OFFSET ?',
+    ).all(limit, offset) as AliasRow[];
   }
 
   /** false when it existed already. */
   putImplication(tag: string, implies: string, creatorId: number | null): boolean {
     return (
-      this.stmt('INSERT INTO tag_implications (tag, implies, creator_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
-        tag,
-        implies,
-        creatorId,
-        new Date().toISOString(),
-      ).changes > 0
+      this.stmt(
+        'INSERT INTO tag_implications (tag, implies, creator_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(tag, implies, creatorId, new Date().toISOString()).changes > 0
     );
   }
 

@@ -21,26 +21,30 @@ export class ThumbnailQueue {
   /** Must run inside the post's unit of work (whose 'thumbnails.wanted' event wakes the runner). */
   enqueue(postId: string, image: string): void {
     if (!this.db.inTransaction) throw new Error('ThumbnailQueue.enqueue must run inside the post transaction');
-    this.db.prepare('INSERT OR REPLACE INTO thumbnail_jobs (post_id, image, created_at) VALUES (?, ?, ?)').run(postId, image, new Date().toISOString());
+    this.db
+      .prepare('INSERT OR REPLACE INTO thumbnail_jobs (post_id, image, created_at) VALUES (?, ?, ?)')
+      .run(postId, image, new Date().toISOString());
   }
 
   /** Takes up to `limit` due jobs for `claimant`, oldest first, under a lease of `leaseMs`. */
   claim(claimant: string, limit: number, leaseMs: number): ThumbnailJob[] {
     const now = new Date();
     const nowIso = now.toISOString();
-    return this.db.transaction(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT post_id, image, attempts FROM thumbnail_jobs
+    return this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare(
+            `SELECT post_id, image, attempts FROM thumbnail_jobs
            WHERE attempts < ? AND (claimed_until IS NULL OR claimed_until < ?) AND (not_before IS NULL OR not_before <= ?)
            ORDER BY created_at LIMIT ?`,
-        )
-        .all(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso, limit) as { post_id: string; image: string; attempts: number }[];
-      const lease = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = ?, claimed_until = ? WHERE post_id = ?');
-      const until = new Date(now.getTime() + leaseMs).toISOString();
-      for (const r of rows) lease.run(claimant, until, r.post_id);
-      return rows.map((r) => ({ postId: r.post_id, image: r.image, attempts: r.attempts }));
-    }).immediate();
+          )
+          .all(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso, limit) as { post_id: string; image: string; attempts: number }[];
+        const lease = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = ?, claimed_until = ? WHERE post_id = ?');
+        const until = new Date(now.getTime() + leaseMs).toISOString();
+        for (const r of rows) lease.run(claimant, until, r.post_id);
+        return rows.map((r) => ({ postId: r.post_id, image: r.image, attempts: r.attempts }));
+      })
+      .immediate();
   }
 
   done(postId: string): void {
@@ -62,8 +66,13 @@ export class ThumbnailQueue {
    * restarted after a crash takes them up at once instead of when their lease runs out. Returns how many.
    */
   releaseClaims(isGone: (claimant: string) => boolean): number {
-    const claimants = this.db.prepare('SELECT DISTINCT claimed_by FROM thumbnail_jobs WHERE claimed_by IS NOT NULL').pluck().all() as string[];
-    const release = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?');
+    const claimants = this.db
+      .prepare('SELECT DISTINCT claimed_by FROM thumbnail_jobs WHERE claimed_by IS NOT NULL')
+      .pluck()
+      .all() as string[];
+    const release = this.db.prepare(
+      'UPDATE thumbnail_jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?',
+    );
     let released = 0;
     for (const claimant of claimants.filter(isGone)) released += release.run(claimant).changes;
     return released;
@@ -76,7 +85,12 @@ export class ThumbnailQueue {
 
   /** Whether the post's job will still run: queued and not given up after MAX_THUMBNAIL_ATTEMPTS failures. */
   willRun(postId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM thumbnail_jobs WHERE post_id = ? AND attempts < ?').pluck().get(postId, MAX_THUMBNAIL_ATTEMPTS) !== undefined;
+    return (
+      this.db
+        .prepare('SELECT 1 FROM thumbnail_jobs WHERE post_id = ? AND attempts < ?')
+        .pluck()
+        .get(postId, MAX_THUMBNAIL_ATTEMPTS) !== undefined
+    );
   }
 
   /** Jobs still to do (failed-for-good ones included). */

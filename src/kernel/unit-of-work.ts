@@ -92,7 +92,10 @@ export class WriteTransaction {
     return this.append('delete', { post }, initiator, post.version + 1);
   }
 
-  /** A post changed by no one (its uploader's account went, a favorite, a descriptor): the index must follow, nobody is told. */
+  /**
+   * A post changed by no one (its uploader's account went, a favorite, a descriptor): the index must follow, nobody is
+   * told.
+   */
   reindexed(post: PostRecord): OutboxRow {
     return this.append('reindex', { post }, null);
   }
@@ -110,22 +113,39 @@ export class WriteTransaction {
 
   private recordVersion(post: PostRecord, initiator: Initiator | null, createdAt: string): void {
     const { text, rating, tags } = metadataOf(post);
-    this.deps.versions.append(post.seq, { text, rating, tags: sortedTags(tags), editorId: initiator?.id ?? null, createdAt });
+    this.deps.versions.append(post.seq, {
+      text,
+      rating,
+      tags: sortedTags(tags),
+      editorId: initiator?.id ?? null,
+      createdAt,
+    });
   }
 
-  private append(event: OutboxEventKind, payload: OutboxPayload, initiator: Initiator | null, postVersion?: number): OutboxRow {
+  private append(
+    event: OutboxEventKind,
+    payload: OutboxPayload,
+    initiator: Initiator | null,
+    postVersion?: number,
+  ): OutboxRow {
     // Nothing may be written outside the unit's transaction: checked before the first write.
     this.inTransaction(event);
     const row = this.deps.outbox.append(event, payload, initiator?.id ?? null, postVersion);
     this.setOff.rows.push(row);
     if (row.event !== 'reindex' && initiator !== null) {
-      this.setOff.deliveries += this.deps.webhooks.enqueue({ outboxId: row.id, event: row.event, initiatorName: initiator.name, createdAt: row.createdAt });
+      this.setOff.deliveries += this.deps.webhooks.enqueue({
+        outboxId: row.id,
+        event: row.event,
+        initiatorName: initiator.name,
+        createdAt: row.createdAt,
+      });
     }
     return row;
   }
 
   private inTransaction(what: string): void {
-    if (!this.deps.db.inTransaction) throw new Error(`WriteTransaction.${what} must run inside the unit of work's transaction`);
+    if (!this.deps.db.inTransaction)
+      throw new Error(`WriteTransaction.${what} must run inside the unit of work's transaction`);
   }
 }
 

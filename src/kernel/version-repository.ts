@@ -40,7 +40,10 @@ export class VersionRepository {
   ) {}
 
   private hydrate(rows: VersionRow[]): VersionRecord[] {
-    const names = namesFor(this.users, rows.map((r) => r.editor_id));
+    const names = namesFor(
+      this.users,
+      rows.map((r) => r.editor_id),
+    );
     return rows.map((r) => {
       const name = r.editor_id === null ? undefined : names.get(r.editor_id);
       return {
@@ -88,11 +91,17 @@ export class VersionRepository {
 
   /** Newest first. */
   page(postSeq: number, offset: number, limit: number): VersionRecord[] {
-    return this.hydrate(this.db.prepare(`${SELECT} WHERE v.post_seq = ? ORDER BY v.number DESC LIMIT ? OFFSET ?`).all(postSeq, limit, offset) as VersionRow[]);
+    return this.hydrate(
+      this.db
+        .prepare(`${SELECT} WHERE v.post_seq = ? ORDER BY v.number DESC LIMIT ? OFFSET ?`)
+        .all(postSeq, limit, offset) as VersionRow[],
+    );
   }
 
   get(postSeq: number, number: number): VersionRecord | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE v.post_seq = ? AND v.number = ?`).get(postSeq, number) as VersionRow | undefined;
+    const row = this.db.prepare(`${SELECT} WHERE v.post_seq = ? AND v.number = ?`).get(postSeq, number) as
+      | VersionRow
+      | undefined;
     return row && this.hydrate([row])[0];
   }
 }

@@ -6,7 +6,14 @@
  */
 import type { Transform } from '../hashing/dihedral.ts';
 import { sortedTags } from './diff.ts';
-import { imageName, imageUrl, SMALL_THUMBNAIL, thumbnailUrl, thumbnailUrls, type ThumbnailSize } from './media-names.ts';
+import {
+  imageName,
+  imageUrl,
+  SMALL_THUMBNAIL,
+  thumbnailUrl,
+  thumbnailUrls,
+  type ThumbnailSize,
+} from './media-names.ts';
 import type { ImageItemRow, PostRecord, Rating } from './post-record.ts';
 
 /** The spec's Post (§2), as every endpoint returns it. `uploader` may be replaced by Self on create. */
@@ -76,7 +83,10 @@ export interface ImageSearchImage {
 }
 
 export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearchImage =>
-  imageSearchItem({ seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) }, mediaUrl);
+  imageSearchItem(
+    { seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) },
+    mediaUrl,
+  );
 
 /** The same item from the few columns it shows (PostRepository.imageItemsBySeq). */
 export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchImage => ({
@@ -88,7 +98,10 @@ export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchI
   tags: p.tagNames,
 });
 
-/** One match of `/api/post/similar` (docs/decisions.md §5): `transform` only when mirrored and rotated copies were asked for. */
+/**
+ * One match of `/api/post/similar` (docs/decisions.md §5): `transform` only when mirrored and rotated copies were asked
+ * for.
+ */
 export interface SimilarItem {
   id: string;
   image: string;
@@ -97,7 +110,12 @@ export interface SimilarItem {
   transform?: Transform;
 }
 
-export function toSimilarItem(p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: string, diff: number, transform?: Transform): SimilarItem {
+export function toSimilarItem(
+  p: Pick<PostRecord, 'id' | 'ext'>,
+  mediaUrl: string,
+  diff: number,
+  transform?: Transform,
+): SimilarItem {
   const item: SimilarItem = { id: p.id, image: imageName(p), imageURL: imageUrl(mediaUrl, p), diff };
   return transform === undefined ? item : { ...item, transform };
 }
@@ -111,7 +129,12 @@ export interface RobustItem {
   kind: 'similar' | 'crop' | 'border' | 'overlay';
 }
 
-export const toRobustItem = (p: Pick<PostRecord, 'id' | 'ext'>, mediaUrl: string, score: number, kind: RobustItem['kind']): RobustItem => ({
+export const toRobustItem = (
+  p: Pick<PostRecord, 'id' | 'ext'>,
+  mediaUrl: string,
+  score: number,
+  kind: RobustItem['kind'],
+): RobustItem => ({
   id: p.id,
   image: imageName(p),
   imageURL: imageUrl(mediaUrl, p),
@@ -124,7 +147,10 @@ export type PayloadRating = 'none' | 'moderate' | 'violet';
 export const payloadRating = (r: Rating): PayloadRating => (r === 'violent' ? 'violet' : r);
 
 /** What webhook payloads need of a post: the record's fields as an outbox row keeps them. */
-export type WebhookPostFacts = Pick<PostRecord, 'seq' | 'id' | 'ext' | 'text' | 'rating' | 'createdAt' | 'uploaderId' | 'uploaderName'> & {
+export type WebhookPostFacts = Pick<
+  PostRecord,
+  'seq' | 'id' | 'ext' | 'text' | 'rating' | 'createdAt' | 'uploaderId' | 'uploaderName'
+> & {
   tags: { name: string }[];
 };
 
@@ -149,5 +175,6 @@ export const toWebhookPost = (post: WebhookPostFacts, mediaUrl: string): Webhook
   Tags: sortedTags(post.tags.map((t) => t.name)),
   ImageURL: imageUrl(mediaUrl, post),
   CreatedAt: new Date(post.createdAt),
-  Uploader: post.uploaderId !== null && post.uploaderName !== null ? { id: post.uploaderId, name: post.uploaderName } : null,
+  Uploader:
+    post.uploaderId !== null && post.uploaderName !== null ? { id: post.uploaderId, name: post.uploaderName } : null,
 });

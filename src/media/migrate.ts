@@ -110,14 +110,31 @@ export async function migrateMedia(deps: MigrationDeps, opts: MigrateOptions): P
   } finally {
     await copier.close();
   }
-  return { from, to: opts.to, resumed, startedAfterSeq: state.cursorSeq, uptoSeq: state.uptoSeq, inFlight: state.inFlight.length, posts: copier.counts.posts, copied: copier.counts.copied, alreadyThere: copier.counts.alreadyThere, bytes: copier.counts.bytes, missingImages: copier.missing, ms: Date.now() - started };
+  return {
+    from,
+    to: opts.to,
+    resumed,
+    startedAfterSeq: state.cursorSeq,
+    uptoSeq: state.uptoSeq,
+    inFlight: state.inFlight.length,
+    posts: copier.counts.posts,
+    copied: copier.counts.copied,
+    alreadyThere: copier.counts.alreadyThere,
+    bytes: copier.counts.bytes,
+    missingImages: copier.missing,
+    ms: Date.now() - started,
+  };
 }
 
 /**
  * Starts the migration (the switch), or finds the one to resume. Refused, with nothing changed:
  * the store already in use, another migration under way, a store that does not answer.
  */
-async function switchStores(deps: MigrationDeps, to: string, note?: (line: string) => void): Promise<{ from: string; resumed: boolean }> {
+async function switchStores(
+  deps: MigrationDeps,
+  to: string,
+  note?: (line: string) => void,
+): Promise<{ from: string; resumed: boolean }> {
   const state = deps.states.get();
   const active = state?.active ?? deps.stores.configured;
   if (state?.migratingFrom !== undefined && to === active) {
@@ -125,9 +142,12 @@ async function switchStores(deps: MigrationDeps, to: string, note?: (line: strin
     return { from: state.migratingFrom, resumed: true };
   }
   if (state?.migratingFrom !== undefined && to !== state.migratingFrom) {
-    throw new MigrationRefused(`a migration from ${state.migratingFrom} to ${active} is under way: finish it with --to ${active} (or go back with --to ${state.migratingFrom})`);
+    throw new MigrationRefused(
+      `a migration from ${state.migratingFrom} to ${active} is under way: finish it with --to ${active} (or go back with --to ${state.migratingFrom})`,
+    );
   }
-  if (state?.migratingFrom === undefined && to === active) throw new MigrationRefused(`the images are already in ${to}: nothing to migrate`);
+  if (state?.migratingFrom === undefined && to === active)
+    throw new MigrationRefused(`the images are already in ${to}: nothing to migrate`);
   // Going back during a migration: the new store holds what was written since the switch, the old one the rest.
   const from = active;
   for (const name of [from, to]) {
@@ -138,14 +158,23 @@ async function switchStores(deps: MigrationDeps, to: string, note?: (line: strin
     }
   }
   const prefix = locatorPrefix(deps.stores.byName(from));
-  deps.db.transaction(() => {
-    // Under the write lock: every upload the server journaled on the old store before this commits
-    // is in flight (its post not committed yet) or done. Rows of existing posts are thumbnails in
-    // flight, made again on demand if they land in the old store after the copy, or rows a killed
-    // migration left: neither is waited for.
-    const inFlight = [...new Set(deps.pending.list().filter((r) => r.path.startsWith(prefix) && !deps.posts.exists(r.postId)).map((r) => r.postId))];
-    deps.states.begin(to, from, deps.posts.lastSeq(), inFlight);
-  }).immediate();
+  deps.db
+    .transaction(() => {
+      // Under the write lock: every upload the server journaled on the old store before this commits
+      // is in flight (its post not committed yet) or done. Rows of existing posts are thumbnails in
+      // flight, made again on demand if they land in the old store after the copy, or rows a killed
+      // migration left: neither is waited for.
+      const inFlight = [
+        ...new Set(
+          deps.pending
+            .list()
+            .filter((r) => r.path.startsWith(prefix) && !deps.posts.exists(r.postId))
+            .map((r) => r.postId),
+        ),
+      ];
+      deps.states.begin(to, from, deps.posts.lastSeq(), inFlight);
+    })
+    .immediate();
   note?.(`switched: the server now writes to ${to} and reads from ${from} what is not copied yet`);
   return { from, resumed: false };
 }
@@ -155,7 +184,10 @@ async function switchStores(deps: MigrationDeps, to: string, note?: (line: strin
  * or was undone. Older rows are not writes in flight (a delete that failed, left to the sweep).
  */
 async function waitSettled(deps: MigrationDeps, postId: string, prefix: string, ms: number): Promise<void> {
-  const live = () => deps.pending.list().some((r) => r.postId === postId && r.path.startsWith(prefix) && Date.parse(r.createdAt) > Date.now() - ms);
+  const live = () =>
+    deps.pending
+      .list()
+      .some((r) => r.postId === postId && r.path.startsWith(prefix) && Date.parse(r.createdAt) > Date.now() - ms);
   while (live()) await new Promise((r) => setTimeout(r, 100));
 }
 
@@ -189,7 +221,10 @@ class Copier {
     await Promise.all(Array.from({ length: Math.max(1, this.opts.parallel ?? 4) }, worker));
   }
 
-  /** One object into the new store, checked; false when neither store has it (a thumbnail not made yet is made on demand). */
+  /**
+   * One object into the new store, checked; false when neither store has it (a thumbnail not made yet is made on
+   * demand).
+   */
   private async object(postId: string, name: string): Promise<boolean> {
     const key = mediaKey(name);
     this.tmp ??= await fsp.mkdtemp(path.join(os.tmpdir(), 'imgpost-migrate-'));
@@ -206,15 +241,27 @@ class Copier {
       // Journaled like any write, against a delete of the post committing meanwhile.
       const locator = this.target.locator(key);
       this.deps.pending.add(locator, postId);
-      await this.target.put(key, { path: file }, { contentType: MIME_BY_EXT[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream', sha256: source.sha256 });
+      await this.target.put(
+        key,
+        { path: file },
+        {
+          contentType: MIME_BY_EXT[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
+          sha256: source.sha256,
+        },
+      );
       const written = await this.sha256Of(key);
-      if (written !== source.sha256) throw new Error(`${key} in ${this.target.location} reads back with sha256 ${written ?? '(none)'}, expected ${source.sha256}`);
-      const kept = this.deps.db.transaction(() => {
-        const exists = this.deps.posts.exists(postId);
-        if (exists) this.deps.pending.remove([locator]);
-        else this.deps.pending.add(locator, postId);
-        return exists;
-      }).immediate();
+      if (written !== source.sha256)
+        throw new Error(
+          `${key} in ${this.target.location} reads back with sha256 ${written ?? '(none)'}, expected ${source.sha256}`,
+        );
+      const kept = this.deps.db
+        .transaction(() => {
+          const exists = this.deps.posts.exists(postId);
+          if (exists) this.deps.pending.remove([locator]);
+          else this.deps.pending.add(locator, postId);
+          return exists;
+        })
+        .immediate();
       // The post was deleted meanwhile: its copy goes too (the server's delete may have run before the put landed).
       if (!kept) {
         await this.target.delete(key);

@@ -35,8 +35,8 @@ const MAX_CACHED = 10_000;
  * Existence is answered from the database, not with a HEAD to the store: an image exists while its
  * post row does (the object is put before the post commits and deleted after the row), and a
  * post's thumbnails exist once its thumbnail job is done; while it is queued the store is asked (a
- * HEAD) and a missing thumbnail is made now, as the streaming route does. So an unknown or deleted post is a 404 from the server without touching the
- * store, and a store that is down is seen by the client at the bucket, not as our 503.
+ * HEAD) and a missing thumbnail is made now, as the streaming route does. So an unknown or deleted post is a 404 from
+ * the server without touching the store, and a store that is down is seen by the client at the bucket, not as our 503.
  *
  * URLs are signed with a date rounded down to half the life, so every request within that window
  * gets the same URL: browsers and caches then reuse the image they fetched from it (its immutable
@@ -68,7 +68,13 @@ export class MediaRedirect {
     if (ext === undefined) return undefined;
     if (rest.length === 1 && rest[0] !== ext) return undefined;
     // A queued job may be a remake (rethumb) of thumbnails that exist: ask the store before making them.
-    if (rest.length === 2 && this.deps.thumbnails.isQueued(id) && !(await store.head(mediaKey(name))) && !(await this.deps.thumbnailer.ensure(name))) return undefined;
+    if (
+      rest.length === 2 &&
+      this.deps.thumbnails.isQueued(id) &&
+      !(await store.head(mediaKey(name))) &&
+      !(await this.deps.thumbnailer.ensure(name))
+    )
+      return undefined;
     return this.sign(store, name);
   }
 

@@ -8,7 +8,6 @@ import type { MediaRedirect } from './redirect.ts';
 import type { ImageStore } from './store/image-store.ts';
 import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from './store/media-store.ts';
 
-
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
 // and webp. Anything else (.., %2F, NUL) is 404.
 const IMAGE_NAME = new RegExp(
@@ -85,7 +84,12 @@ async function serve(ctx: AppContext, deps: MediaDeps, image: string): Promise<v
   const etag = setObjectHeaders(ctx, image, size);
   // Not Koa's ctx.fresh: it never answers 304 to a request saying Cache-Control: no-cache, and fetch()
   // sends that with every request that carries If-None-Match.
-  if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+  if (
+    ctx
+      .get('if-none-match')
+      .split(/\s*,\s*/)
+      .includes(etag)
+  ) {
     discard(read);
     ctx.status = 304;
     return;

@@ -25,7 +25,13 @@ export class DeletionRequestRepository {
   constructor(private readonly db: Db) {}
 
   /** Inserts a pending request; undefined when the account already has one pending for the post. */
-  insert(r: { postId: string; requesterId: number; requesterName: string; reason: string; createdAt: string }): number | undefined {
+  insert(r: {
+    postId: string;
+    requesterId: number;
+    requesterName: string;
+    reason: string;
+    createdAt: string;
+  }): number | undefined {
     const info = this.db
       .prepare(
         `INSERT INTO deletion_requests (post_id, requester_id, requester_name, reason, created_at) VALUES (?, ?, ?, ?, ?)
@@ -36,11 +42,17 @@ export class DeletionRequestRepository {
   }
 
   get(id: number): DeletionRequestRecord | undefined {
-    return this.db.prepare(`SELECT ${COLUMNS} FROM deletion_requests WHERE id = ?`).get(id) as DeletionRequestRecord | undefined;
+    return this.db.prepare(`SELECT ${COLUMNS} FROM deletion_requests WHERE id = ?`).get(id) as
+      | DeletionRequestRecord
+      | undefined;
   }
 
   /** Newest first; `requesterId` limits the list to one account's requests. */
-  list(filter: { status?: RequestStatus; requesterId?: number }, offset: number, limit: number): { count: number; rows: DeletionRequestRecord[] } {
+  list(
+    filter: { status?: RequestStatus; requesterId?: number },
+    offset: number,
+    limit: number,
+  ): { count: number; rows: DeletionRequestRecord[] } {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (filter.status) {
@@ -52,15 +64,30 @@ export class DeletionRequestRepository {
       args.push(filter.requesterId);
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const count = this.db.prepare(`SELECT count(*) FROM deletion_requests ${clause}`).pluck().get(...args) as number;
-    const rows = limit === 0 ? [] : (this.db.prepare(`SELECT ${COLUMNS} FROM deletion_requests ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as DeletionRequestRecord[]);
+    const count = this.db
+      .prepare(`SELECT count(*) FROM deletion_requests ${clause}`)
+      .pluck()
+      .get(...args) as number;
+    const rows =
+      limit === 0
+        ? []
+        : (this.db
+            .prepare(`SELECT ${COLUMNS} FROM deletion_requests ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`)
+            .all(...args, limit, offset) as DeletionRequestRecord[]);
     return { count, rows };
   }
 
   /** Closes one pending request; false when it was no longer pending. */
-  decide(id: number, status: Exclude<RequestStatus, 'pending'>, by: { id: number; name: string } | null, at: string): boolean {
+  decide(
+    id: number,
+    status: Exclude<RequestStatus, 'pending'>,
+    by: { id: number; name: string } | null,
+    at: string,
+  ): boolean {
     const info = this.db
-      .prepare(`UPDATE deletion_requests SET status = ?, decided_by_id = ?, decided_by_name = ?, decided_at = ? WHERE id = ? AND status = 'pending'`)
+      .prepare(
+        `UPDATE deletion_requests SET status = ?, decided_by_id = ?, decided_by_name = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
+      )
       .run(status, by?.id ?? null, by?.name ?? null, at, id);
     return info.changes === 1;
   }
@@ -68,7 +95,9 @@ export class DeletionRequestRepository {
   /** Every pending request for a post that is gone (approved, merged away) closes as moot. */
   closeMootFor(postId: string, by: { id: number; name: string } | null, at: string): number {
     return this.db
-      .prepare(`UPDATE deletion_requests SET status = 'moot', decided_by_id = ?, decided_by_name = ?, decided_at = ? WHERE post_id = ? AND status = 'pending'`)
+      .prepare(
+        `UPDATE deletion_requests SET status = 'moot', decided_by_id = ?, decided_by_name = ?, decided_at = ? WHERE post_id = ? AND status = 'pending'`,
+      )
       .run(by?.id ?? null, by?.name ?? null, at, postId).changes;
   }
 }

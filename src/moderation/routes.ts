@@ -57,7 +57,13 @@ export function moderationRoutes(deps: ModerationRoutesDeps): Router<AppState> {
   router.get('/api/deletion-request', requireAuth, (ctx) => {
     const q = parse(DeletionRequestListQuery, ctx.query);
     const user = currentUser(ctx);
-    const { count, data } = moderation.list(user, hasPermission(user, PERMISSION.deletePost), q.status, q.offset, q.limit);
+    const { count, data } = moderation.list(
+      user,
+      hasPermission(user, PERMISSION.deletePost),
+      q.status,
+      q.offset,
+      q.limit,
+    );
     ctx.body = { count, data: data.map(view) };
   });
 

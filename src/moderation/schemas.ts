@@ -16,7 +16,13 @@ export const DeletionRequestBody = z
           .min(1, 'a reason is required')
           .superRefine((s, ctx) => {
             if (Array.from(s).length > MAX_REASON)
-              ctx.addIssue({ code: 'too_big', maximum: MAX_REASON, type: 'string', inclusive: true, message: `reason is at most ${MAX_REASON} characters` });
+              ctx.addIssue({
+                code: 'too_big',
+                maximum: MAX_REASON,
+                type: 'string',
+                inclusive: true,
+                message: `reason is at most ${MAX_REASON} characters`,
+              });
           }),
       ),
   })

@@ -49,16 +49,33 @@ export class ModerationService {
     return db
       .transaction(() => {
         const post = postService.find(postRef);
-        const id = requests.insert({ postId: post.id, requesterId: requester.id, requesterName: requester.name, reason, createdAt: new Date().toISOString() });
-        if (id === undefined) throw new AppError('conflict', 'you already have a pending deletion request for this post');
+        const id = requests.insert({
+          postId: post.id,
+          requesterId: requester.id,
+          requesterName: requester.name,
+          reason,
+          createdAt: new Date().toISOString(),
+        });
+        if (id === undefined)
+          throw new AppError('conflict', 'you already have a pending deletion request for this post');
         return { request: requests.get(id)!, post };
       })
       .immediate();
   }
 
   /** Holders of 0x2000 see every request; everyone else only their own. */
-  list(viewer: AuthUser, seesAll: boolean, status: RequestStatus | undefined, offset: number, limit: number): { count: number; data: DeletionRequestWithPost[] } {
-    const { count, rows } = this.deps.requests.list({ status, requesterId: seesAll ? undefined : viewer.id }, offset, limit);
+  list(
+    viewer: AuthUser,
+    seesAll: boolean,
+    status: RequestStatus | undefined,
+    offset: number,
+    limit: number,
+  ): { count: number; data: DeletionRequestWithPost[] } {
+    const { count, rows } = this.deps.requests.list(
+      { status, requesterId: seesAll ? undefined : viewer.id },
+      offset,
+      limit,
+    );
     const posts = new Map(this.deps.posts.getManyById([...new Set(rows.map((r) => r.postId))]).map((p) => [p.id, p]));
     return { count, data: rows.map((request) => ({ request, post: posts.get(request.postId) ?? null })) };
   }
@@ -91,7 +108,8 @@ export class ModerationService {
   /** Only its requester may revoke a request (403 for anyone else, moderators included). */
   revoke(id: number, requester: AuthUser): DeletionRequestWithPost {
     return this.close(id, 'revoked', requester, (r) => {
-      if (r.requesterId !== requester.id) throw new AppError('forbidden', 'only the requester may revoke a deletion request');
+      if (r.requesterId !== requester.id)
+        throw new AppError('forbidden', 'only the requester may revoke a deletion request');
     });
   }
 
@@ -109,7 +127,8 @@ export class ModerationService {
       const into = postService.find(intoRef);
       if (from.id === into.id) throw invalid(['into'], 'a post cannot be merged into itself');
       const tags = [...new Set([...into.tags, ...from.tags].map((t) => t.name))];
-      if (tags.length > MAX_TAGS) throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
+      if (tags.length > MAX_TAGS)
+        throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
       requests.closeMootFor(from.id, moderator, new Date().toISOString());
@@ -119,7 +138,12 @@ export class ModerationService {
     return this.deps.posts.getById(edited.after.id) ?? edited.after;
   }
 
-  private close(id: number, status: 'dismissed' | 'revoked', by: AuthUser, check: (r: DeletionRequestRecord) => void): DeletionRequestWithPost {
+  private close(
+    id: number,
+    status: 'dismissed' | 'revoked',
+    by: AuthUser,
+    check: (r: DeletionRequestRecord) => void,
+  ): DeletionRequestWithPost {
     const { db, requests, posts } = this.deps;
     return db
       .transaction(() => {

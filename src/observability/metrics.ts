@@ -82,8 +82,16 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
         this.inc(read());
       },
     });
-  counterFrom('imgpost_index_relay_applied_total', 'Outbox rows applied to the search index', () => deps.relay.stats.applied);
-  counterFrom('imgpost_index_relay_failed_total', 'Outbox rows whose index update failed (they are retried)', () => deps.relay.stats.failed);
+  counterFrom(
+    'imgpost_index_relay_applied_total',
+    'Outbox rows applied to the search index',
+    () => deps.relay.stats.applied,
+  );
+  counterFrom(
+    'imgpost_index_relay_failed_total',
+    'Outbox rows whose index update failed (they are retried)',
+    () => deps.relay.stats.failed,
+  );
 
   new client.Counter({
     name: 'imgpost_webhook_deliveries_total',
@@ -158,7 +166,11 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
     registry,
     observeRequest(r) {
       latency.observe(
-        { method: KNOWN_METHODS.has(r.method) ? r.method : 'OTHER', route: r.route ?? 'unmatched', status: String(r.status) },
+        {
+          method: KNOWN_METHODS.has(r.method) ? r.method : 'OTHER',
+          route: r.route ?? 'unmatched',
+          status: String(r.status),
+        },
         r.durationMs / 1000,
       );
     },

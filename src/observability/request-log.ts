@@ -12,7 +12,10 @@ import type { Logger } from '../log.ts';
  * so the route is the last one there that has methods (a real endpoint) for this method.
  */
 export function routeOf(ctx: Koa.ParameterizedContext<AppState>): string | null {
-  const c = ctx as unknown as { matched?: { path: string | RegExp; methods: string[] }[]; _matchedRoute?: string | RegExp };
+  const c = ctx as unknown as {
+    matched?: { path: string | RegExp; methods: string[] }[];
+    _matchedRoute?: string | RegExp;
+  };
   const layers = c.matched ?? [];
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];

@@ -13,7 +13,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 const isObject = (v: Json | undefined): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
-const isNullOnly = (v: Json): boolean => isObject(v) && v.type === 'null' && Object.keys(v).every((k) => k === 'type' || k === 'description');
+const isNullOnly = (v: Json): boolean =>
+  isObject(v) && v.type === 'null' && Object.keys(v).every((k) => k === 'type' || k === 'description');
 
 /** One JSON Schema (2020-12, as the 3.1 document writes it) in OpenAPI 3.0's dialect. */
 function schema30(node: Json, components: JsonObject): Json {
@@ -22,9 +23,12 @@ function schema30(node: Json, components: JsonObject): Json {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     // Keywords whose value is a map of names to schemas, or one schema, or a list of schemas.
-    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schema30(v, components)]));
-    else if (['items', 'additionalProperties', 'not'].includes(key) && isObject(value)) out[key] = schema30(value, components);
-    else if (['anyOf', 'oneOf', 'allOf'].includes(key) && Array.isArray(value)) out[key] = value.map((v) => schema30(v, components));
+    if (key === 'properties' && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schema30(v, components)]));
+    else if (['items', 'additionalProperties', 'not'].includes(key) && isObject(value))
+      out[key] = schema30(value, components);
+    else if (['anyOf', 'oneOf', 'allOf'].includes(key) && Array.isArray(value))
+      out[key] = value.map((v) => schema30(v, components));
     else out[key] = value;
   }
 
@@ -61,7 +65,10 @@ function schema30(node: Json, components: JsonObject): Json {
     out.enum = [out.const];
     delete out.const;
   }
-  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[exclusive] === 'number') {
       out[bound] = out[exclusive];
       out[exclusive] = true;
@@ -82,7 +89,12 @@ function schema30(node: Json, components: JsonObject): Json {
 function walk(node: Json, components: JsonObject): Json {
   if (Array.isArray(node)) return node.map((n) => walk(n, components));
   if (!isObject(node)) return node;
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value, components) : walk(value, components)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'schema' ? schema30(value, components) : walk(value, components),
+    ]),
+  );
 }
 
 export function toOpenApi30<T extends object>(doc: T): JsonObject {

@@ -46,26 +46,44 @@ export const error = (description: string): Reply => ({ description, schema: S.E
 export const signedIn = (description: string): Reply => ({
   description,
   schema: S.Self,
-  headers: { 'Set-Cookie': { description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax', schema: { type: 'string' } } },
+  headers: {
+    'Set-Cookie': {
+      description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax',
+      schema: { type: 'string' },
+    },
+  },
 });
-export const retryAfter = { 'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } } };
+export const retryAfter = {
+  'Retry-After': { description: 'seconds until a retry may succeed', schema: { type: 'integer' as const } },
+};
 
 // Responses any endpoint can give: the access key is checked before routing (docs/decisions.md §2), and
 // the body cap before any body is read.
 export const always: Record<number, Reply> = {
-  401: error('X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required'),
+  401: error(
+    'X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required',
+  ),
   413: error('request body over the hard cap (5 MiB)'),
   500: error('a bug; the body never carries details'),
 };
-export const issues = (description = 'the request does not match the schema (also: malformed JSON, wrong content type)'): Reply => ({ description, schema: S.ValidationIssues });
+export const issues = (
+  description = 'the request does not match the schema (also: malformed JSON, wrong content type)',
+): Reply => ({ description, schema: S.ValidationIssues });
 export const limited: Record<number, Reply> = { 429: { ...error('rate limit reached'), headers: retryAfter } };
-export const searchDown: Record<number, Reply> = { 503: { ...error('the search index is unavailable; try again shortly'), headers: retryAfter } };
+export const searchDown: Record<number, Reply> = {
+  503: { ...error('the search index is unavailable; try again shortly'), headers: retryAfter },
+};
 export const forbidden = error('the account lacks the permission this operation needs');
 export const postNotFound = error('no post with this id (UUID or number); malformed ids too');
-export const webhookNotFound = error('no webhook with this id among the caller\'s own');
+export const webhookNotFound = error("no webhook with this id among the caller's own");
 
 /** The operations endpoints are plain GETs: one line each rather than one block each. */
-export const operationsGet = (path: string, operationId: string, summary: string, responses: Record<number, Reply>): Operation => ({
+export const operationsGet = (
+  path: string,
+  operationId: string,
+  summary: string,
+  responses: Record<number, Reply>,
+): Operation => ({
   method: 'get',
   path,
   operationId,
@@ -74,7 +92,7 @@ export const operationsGet = (path: string, operationId: string, summary: string
   responses: { ...always, ...responses },
 });
 
-export const postId = z.object({ id: z.string().openapi({ description: 'the post\'s UUID, or its number' }) });
+export const postId = z.object({ id: z.string().openapi({ description: "the post's UUID, or its number" }) });
 export const webhookId = z.object({ id: z.string().uuid() });
 
 /**
@@ -82,7 +100,10 @@ export const webhookId = z.object({ id: z.string().uuid() });
  * range and default the route validates with (the same numbers, read from the schema), and a
  * description per field.
  */
-export function documentedQuery<T extends z.ZodRawShape>(schema: z.ZodObject<T>, descriptions: Partial<Record<keyof T & string, string>>) {
+export function documentedQuery<T extends z.ZodRawShape>(
+  schema: z.ZodObject<T>,
+  descriptions: Partial<Record<keyof T & string, string>>,
+) {
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([key, field]) => {
       const range = queryIntRange(field);

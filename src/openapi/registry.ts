@@ -26,10 +26,10 @@ function securityOf(auth: Operation['auth']): Requirement[] {
 
 /** One line per tag; keyed by the Operation type's tags, so a new tag cannot go undescribed. */
 const TAGS: Record<Operation['tag'], string> = {
-  accounts: 'Log-in, the caller\'s account and its keys',
+  accounts: "Log-in, the caller's account and its keys",
   posts: 'Image posts: upload, read, edit, versions, delete',
   tags: 'Tags and their post counts',
-  search: 'Post search, the original client\'s image search, and near-duplicates by perceptual hash',
+  search: "Post search, the original client's image search, and near-duplicates by perceptual hash",
   webhooks: 'Signed, templated notifications of post changes, and their deliveries',
   media: 'Stored images and their thumbnails',
   moderation: 'Deletion requests and merging duplicates (docs/decisions.md §15)',
@@ -42,7 +42,13 @@ function responseConfig(reply: Reply): ResponseConfig {
     types.map((type) => [
       type,
       // Binary and text bodies have no schema; JSON bodies name their zod schema.
-      { schema: reply.schema ?? (type.startsWith('image/') ? { type: 'string' as const, contentMediaType: type } : { type: 'string' as const }) },
+      {
+        schema:
+          reply.schema ??
+          (type.startsWith('image/')
+            ? { type: 'string' as const, contentMediaType: type }
+            : { type: 'string' as const }),
+      },
     ]),
   );
   return {
@@ -58,7 +64,7 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     type: 'apiKey',
     in: 'header',
     name: 'X-Access-Key',
-    description: 'The account\'s access key. An invalid key is 401 on every endpoint, public ones included.',
+    description: "The account's access key. An invalid key is 401 on every endpoint, public ones included.",
   });
   // The same header as the access key: the service tells them apart by the key itself. A scheme
   // of its own so each operation says whether an app key may call it.
@@ -67,7 +73,7 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     in: 'header',
     name: 'X-Access-Key',
     description:
-      'An app key the account created (docs/decisions.md §14), sent in X-Access-Key: it acts with the permission it was given AND the owner\'s current ' +
+      "An app key the account created (docs/decisions.md §14), sent in X-Access-Key: it acts with the permission it was given AND the owner's current " +
       'permission; revoked, it is 401. Operations that manage keys, passkeys or the account key do not list it (an app key there is 403).',
   });
   registry.registerComponent('securitySchemes', 'session', {
@@ -85,7 +91,9 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
       tags: [op.tag],
       security: securityOf(op.auth),
       ...(op.request ? { request: op.request } : {}),
-      responses: Object.fromEntries(Object.entries(op.responses).map(([status, reply]) => [status, responseConfig(reply)])),
+      responses: Object.fromEntries(
+        Object.entries(op.responses).map(([status, reply]) => [status, responseConfig(reply)]),
+      ),
     });
   }
   // Outgoing notifications (docs/decisions.md §8), so receivers can be written from the document too.
@@ -101,13 +109,18 @@ export function buildRegistry(operations: Operation[] = OPERATIONS): OpenAPIRegi
     summary: 'A post was created, updated or deleted (body shown: the default template)',
     request: {
       headers: z.object({
-        'X-Signature': z.string().regex(/^[0-9a-f]{64}$/).openapi({ description: 'lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the webhook secret' }),
+        'X-Signature': z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .openapi({ description: 'lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the webhook secret' }),
         'X-Webhook-Event': z.enum(['create', 'update', 'delete']),
         'X-Webhook-Delivery': z.string().uuid().openapi({ description: 'the same on every retry of one delivery' }),
       }),
       body: { content: { 'application/json': { schema: S.DefaultWebhookBody } } },
     },
-    responses: { 200: { description: 'any 2xx is success; 3xx, 4xx, 5xx, a time-out (30 s) or a network error is a failure' } },
+    responses: {
+      200: { description: 'any 2xx is success; 3xx, 4xx, 5xx, a time-out (30 s) or a network error is a failure' },
+    },
   });
   return registry;
 }
@@ -116,18 +129,20 @@ let cached: Document | undefined;
 
 /** The document, generated once per process; `publicUrl` fills in `servers`. */
 export function openApiDocument(publicUrl?: string): Document {
-  cached ??= withoutRepeatedAlternatives(new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'imgpost',
-      version: '1',
-      description:
-        'Image posts with tags, perceptual-hash near-duplicate detection, search and signed webhooks. ' +
-        'Generated from the zod schemas the service validates with. The same document as OpenAPI 3.0 (without `webhooks`, which 3.0 lacks): /openapi-3.0.json.',
-      license: { name: 'MIT', identifier: 'MIT' },
-    },
-    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-  }));
+  cached ??= withoutRepeatedAlternatives(
+    new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'imgpost',
+        version: '1',
+        description:
+          'Image posts with tags, perceptual-hash near-duplicate detection, search and signed webhooks. ' +
+          'Generated from the zod schemas the service validates with. The same document as OpenAPI 3.0 (without `webhooks`, which 3.0 lacks): /openapi-3.0.json.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    }),
+  );
   return publicUrl ? { ...cached, servers: [{ url: publicUrl }] } : cached;
 }
 
@@ -149,7 +164,8 @@ function withoutRepeatedAlternatives<T>(node: T): T {
   if (!node || typeof node !== 'object') return node;
   const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withoutRepeatedAlternatives(value)]));
   for (const key of ['anyOf', 'oneOf']) {
-    if (Array.isArray(out[key])) out[key] = [...new Map((out[key] as unknown[]).map((alt) => [JSON.stringify(alt), alt])).values()];
+    if (Array.isArray(out[key]))
+      out[key] = [...new Map((out[key] as unknown[]).map((alt) => [JSON.stringify(alt), alt])).values()];
   }
   return out as T;
 }

@@ -16,7 +16,10 @@ export function openApiRoutes(deps: { config: { publicUrl: string } }): Router<A
   });
   router.get('/docs', (ctx) => {
     const nonce = crypto.randomBytes(16).toString('base64');
-    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    ctx.set(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = docsPage(nonce);

@@ -33,7 +33,9 @@ export const TagCount = z
     id: z.number().int(),
     name: tagName,
     count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }),
-    aliasOf: tagName.optional().openapi({ description: 'on a prefix hit through an alias: the alias that matched (the tag is its target)' }),
+    aliasOf: tagName
+      .optional()
+      .openapi({ description: 'on a prefix hit through an alias: the alias that matched (the tag is its target)' }),
   })
   .strict()
   .openapi('TagCount');
@@ -50,29 +52,47 @@ export const Self = z
     id: z.number().int(),
     name: z.string(),
     email: z.string().nullable(),
-    permission: z.number().int().openapi({ description: 'bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post' }),
+    permission: z
+      .number()
+      .int()
+      .openapi({ description: 'bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x2000 delete post' }),
     accessKey: z
       .string()
       .regex(/^[A-Za-z0-9_]+$/)
       .optional()
-      .openapi({ description: 'send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (docs/decisions.md §14)' }),
+      .openapi({
+        description:
+          'send as X-Access-Key; treat it as a password. Absent when the request was made with an app key (docs/decisions.md §14)',
+      }),
     createdAt: isoTime,
   })
   .strict()
-  .openapi('Self', { description: 'The caller\'s own account. Never carries passwordHash.' });
+  .openapi('Self', { description: "The caller's own account. Never carries passwordHash." });
 
 export const Thumbnails = z
-  .object(Object.fromEntries(THUMBNAIL_SIZES.map((s) => [String(s), z.string().url()])) as Record<`${(typeof THUMBNAIL_SIZES)[number]}`, z.ZodString>)
+  .object(
+    Object.fromEntries(THUMBNAIL_SIZES.map((s) => [String(s), z.string().url()])) as Record<
+      `${(typeof THUMBNAIL_SIZES)[number]}`,
+      z.ZodString
+    >,
+  )
   .strict()
-  .openapi('Thumbnails', { description: 'WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame)' });
+  .openapi('Thumbnails', {
+    description: 'WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame)',
+  });
 
 const postFields = {
   id: uuid,
   text: z.string(),
   rating: Rating,
-  image: z.string().openapi({ description: 'image id plus file extension', example: '0190c3f0-0000-7000-8000-000000000000.png' }),
+  image: z
+    .string()
+    .openapi({ description: 'image id plus file extension', example: '0190c3f0-0000-7000-8000-000000000000.png' }),
   imageURL: z.string().url(),
-  imageHash: z.string().regex(/^[01]{64}$/).openapi({ description: '64-bit perceptual hash as 0/1 characters' }),
+  imageHash: z
+    .string()
+    .regex(/^[01]{64}$/)
+    .openapi({ description: '64-bit perceptual hash as 0/1 characters' }),
   createdAt: postTime,
   updatedAt: postTime,
   uploaderId: z.number().int().nullable().openapi({ description: 'null for legacy posts' }),
@@ -95,31 +115,46 @@ export const PostVersion = z
     text: z.string(),
     rating: Rating,
     tags: z.array(z.string()).openapi({ description: 'tag names, sorted' }),
-    editor: z.union([User, z.null()]).openapi({ description: 'who made this version; null for imports, legacy posts and removed accounts' }),
+    editor: z
+      .union([User, z.null()])
+      .openapi({ description: 'who made this version; null for imports, legacy posts and removed accounts' }),
     createdAt: isoTime,
     changes: z
-      .object({ text: change(z.string()).optional(), tags: change(z.array(z.string())).optional(), rating: change(Rating).optional() })
+      .object({
+        text: change(z.string()).optional(),
+        tags: change(z.array(z.string())).optional(),
+        rating: change(Rating).optional(),
+      })
       .strict()
       .optional()
       .openapi({ description: 'the fields that differ from the previous version; absent on version 1' }),
   })
   .strict()
-  .openapi('PostVersion', { description: 'One version of a post\'s text, rating and tags (docs/decisions.md §9)' });
+  .openapi('PostVersion', { description: "One version of a post's text, rating and tags (docs/decisions.md §9)" });
 
 export const PostVersionPage = z
   .object({ count: z.number().int().min(0), data: z.array(PostVersion) })
   .strict()
-  .openapi('PostVersionPage', { description: '`count` is the number of versions; `data` the requested slice, newest first' });
+  .openapi('PostVersionPage', {
+    description: '`count` is the number of versions; `data` the requested slice, newest first',
+  });
 
 export const CreatedPost = z
   .object({ ...postFields, uploader: Self })
   .strict()
   .openapi('CreatedPost', { description: 'A Post whose uploader is the caller, as Self' });
 
-export const PostPage = z.object({ count: z.number().int(), data: z.array(Post) }).strict().openapi('PostPage', { description: '`count` is the total; `data` is the requested slice' });
+export const PostPage = z
+  .object({ count: z.number().int(), data: z.array(Post) })
+  .strict()
+  .openapi('PostPage', { description: '`count` is the total; `data` is the requested slice' });
 
 export const DuplicateMatches = z
-  .array(z.object({ image: z.string(), imageURL: z.string().url(), id: uuid, imageHash: z.string().regex(/^[01]{64}$/) }).strict())
+  .array(
+    z
+      .object({ image: z.string(), imageURL: z.string().url(), id: uuid, imageHash: z.string().regex(/^[01]{64}$/) })
+      .strict(),
+  )
   .openapi('DuplicateMatches', { description: 'existing posts within 3 differing bits, closest first' });
 
 export const ValidationIssues = z
@@ -134,13 +169,20 @@ export const ValidationIssues = z
       })
       .strict(),
   )
-  .openapi('ValidationIssues', { description: 'zod-style issues; inside /api/post/search a selector\'s path is relative to `filter`' });
+  .openapi('ValidationIssues', {
+    description: "zod-style issues; inside /api/post/search a selector's path is relative to `filter`",
+  });
 
 export const ErrorBody = z.object({ error: z.string() }).strict().openapi('Error');
 
-export const LoginFailure = z.string().openapi('LoginFailure', { description: 'a JSON string', example: 'invalid username/password' });
+export const LoginFailure = z
+  .string()
+  .openapi('LoginFailure', { description: 'a JSON string', example: 'invalid username/password' });
 
-export const AccessKey = z.object({ accessKey: z.string().regex(/^[A-Za-z0-9_]+$/) }).strict().openapi('AccessKey');
+export const AccessKey = z
+  .object({ accessKey: z.string().regex(/^[A-Za-z0-9_]+$/) })
+  .strict()
+  .openapi('AccessKey');
 
 const count = z.number().int().min(1);
 export const ImageSearchFacets = z
@@ -149,9 +191,16 @@ export const ImageSearchFacets = z
       .array(z.object({ name: z.string(), count }).strict())
       .max(TOP_TAGS)
       .optional()
-      .openapi({ description: `the ${TOP_TAGS} most frequent tags, count descending, then name (code point order); tags named by tagInclude conditions are left out` }),
+      .openapi({
+        description: `the ${TOP_TAGS} most frequent tags, count descending, then name (code point order); tags named by tagInclude conditions are left out`,
+      }),
     rating: z
-      .object(Object.fromEntries(RATINGS.map((r) => [r, z.number().int().min(0)])) as Record<(typeof RATINGS)[number], z.ZodNumber>)
+      .object(
+        Object.fromEntries(RATINGS.map((r) => [r, z.number().int().min(0)])) as Record<
+          (typeof RATINGS)[number],
+          z.ZodNumber
+        >,
+      )
       .strict()
       .optional()
       .openapi({ description: 'posts per rating' }),
@@ -159,10 +208,14 @@ export const ImageSearchFacets = z
       .array(z.object({ id: z.number().int(), name: z.string(), count }).strict())
       .max(TOP_UPLOADERS)
       .optional()
-      .openapi({ description: `the ${TOP_UPLOADERS} most frequent uploaders, count descending, then id; posts without an owner are not counted` }),
+      .openapi({
+        description: `the ${TOP_UPLOADERS} most frequent uploaders, count descending, then id; posts without an owner are not counted`,
+      }),
   })
   .strict()
-  .openapi('ImageSearchFacets', { description: 'Exact counts over the whole result; only the requested keys are present' });
+  .openapi('ImageSearchFacets', {
+    description: 'Exact counts over the whole result; only the requested keys are present',
+  });
 
 export const ImageSearchResult = z
   .object({
@@ -175,14 +228,19 @@ export const ImageSearchResult = z
             .object({
               text: z.string(),
               rating: Rating,
-              id: z.number().int().openapi({ description: 'the post\'s number' }),
+              id: z.number().int().openapi({ description: "the post's number" }),
               imageUrl: z.string().url(),
-              thumbnailUrl: z.string().url().openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
+              thumbnailUrl: z
+                .string()
+                .url()
+                .openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
               tags: z.array(z.string()),
             })
             .strict(),
         ),
-        facets: ImageSearchFacets.optional().openapi({ description: 'only when the request names `facets`: counts over the whole result, not the page' }),
+        facets: ImageSearchFacets.optional().openapi({
+          description: 'only when the request names `facets`: counts over the whole result, not the page',
+        }),
       })
       .strict(),
   })
@@ -191,7 +249,7 @@ export const ImageSearchResult = z
 
 export const Transform = z.enum(TRANSFORMS).openapi('Transform', {
   description:
-    'How the uploaded image relates to the matched post\'s image: `none` (as is), `mirror` (mirrored left-right), ' +
+    "How the uploaded image relates to the matched post's image: `none` (as is), `mirror` (mirrored left-right), " +
     '`rotate90`/`rotate180`/`rotate270` (turned clockwise by that many degrees), `mirrorRotate90`/`mirrorRotate180`/`mirrorRotate270` ' +
     '(mirrored left-right, then turned clockwise; `mirrorRotate180` is an upside-down flip). When several fit equally well, the earlier in this list.',
 });
@@ -205,8 +263,15 @@ export const SimilarResult = z
           id: uuid,
           image: z.string(),
           imageURL: z.string().url(),
-          diff: z.number().int().min(0).max(64).openapi({ description: 'differing bits (under `transform` when present)' }),
-          transform: Transform.optional().openapi({ description: 'only with transforms=dihedral: the symmetry under which this post is closest' }),
+          diff: z
+            .number()
+            .int()
+            .min(0)
+            .max(64)
+            .openapi({ description: 'differing bits (under `transform` when present)' }),
+          transform: Transform.optional().openapi({
+            description: 'only with transforms=dihedral: the symmetry under which this post is closest',
+          }),
         })
         .strict(),
     ),
@@ -217,15 +282,22 @@ export const SimilarResult = z
             id: uuid,
             image: z.string(),
             imageURL: z.string().url(),
-            score: z.number().min(0).max(1).openapi({ description: '1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture\'s cells, their differing bits scaled from 64 to 256)' }),
+            score: z.number().min(0).max(1).openapi({
+              description:
+                "1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256)",
+            }),
             kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
-              description: '`crop`: the image asked about is this post\'s picture cropped; `overlay`: it is this post\'s picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match',
+              description:
+                "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match",
             }),
           })
           .strict(),
       )
       .optional()
-      .openapi({ description: 'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first' }),
+      .openapi({
+        description:
+          'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first',
+      }),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });
@@ -246,11 +318,16 @@ export const Webhook = z
   .strict()
   .openapi('Webhook', { description: 'A webhook registration; the secret is write-only and never returned' });
 
-export const WebhookPreview = z.object({ body: z.string() }).strict().openapi('WebhookPreview', { description: 'the template rendered on sample data' });
+export const WebhookPreview = z
+  .object({ body: z.string() })
+  .strict()
+  .openapi('WebhookPreview', { description: 'the template rendered on sample data' });
 
 export const DeliveryAttempt = z
   .object({
-    deliveryId: uuid.openapi({ description: 'as sent in X-Webhook-Delivery; repeated attempts of one delivery share it' }),
+    deliveryId: uuid.openapi({
+      description: 'as sent in X-Webhook-Delivery; repeated attempts of one delivery share it',
+    }),
     event: z.enum(EVENT_KINDS),
     postId: uuid,
     outcome: z.enum(['success', 'failure']),
@@ -271,15 +348,21 @@ export const OpenApiDocument = z
   .passthrough()
   .openapi('OpenApiDocument', { description: 'An OpenAPI 3.1 document (this one), or its 3.0 rendering' });
 
-export const Health = z.object({ status: z.literal('ok') }).strict().openapi('Health');
+export const Health = z
+  .object({ status: z.literal('ok') })
+  .strict()
+  .openapi('Health');
 
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
     sqlite: z.enum(['up', 'down']),
-    elasticsearch: z.enum(['up', 'down']).openapi({ description: '`up` when every shard of the posts index has an active copy, so searches can be answered' }),
+    elasticsearch: z.enum(['up', 'down']).openapi({
+      description: '`up` when every shard of the posts index has an active copy, so searches can be answered',
+    }),
     cluster: z.enum(['green', 'yellow', 'red', 'unreachable']).openapi({
-      description: 'the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves',
+      description:
+        'the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves',
     }),
   })
   .strict()

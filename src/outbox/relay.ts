@@ -46,7 +46,9 @@ export class OutboxRelay {
   /** The index change that makes Elasticsearch agree with SQLite for this row's post. */
   changeFor(row: Pick<OutboxRow, 'postId' | 'postVersion'>): IndexChange {
     const post = this.posts.getById(row.postId);
-    return post ? { postId: post.id, version: post.version, doc: toPostDocument(post, this.posts.robust.ofId(post.id)) } : { postId: row.postId, version: row.postVersion, doc: null };
+    return post
+      ? { postId: post.id, version: post.version, doc: toPostDocument(post, this.posts.robust.ofId(post.id)) }
+      : { postId: row.postId, version: row.postVersion, doc: null };
   }
 
   /**
@@ -56,10 +58,16 @@ export class OutboxRelay {
   async apply(rows: OutboxRow[], refresh: boolean | 'wait_for' = 'wait_for'): Promise<void> {
     if (rows.length === 0) return;
     try {
-      await this.index.apply(rows.map((r) => this.changeFor(r)), { refresh });
+      await this.index.apply(
+        rows.map((r) => this.changeFor(r)),
+        { refresh },
+      );
     } catch (err) {
       this.stats.failed += rows.length;
-      this.outbox.markFailed(rows.map((r) => r.id), (err as Error).message);
+      this.outbox.markFailed(
+        rows.map((r) => r.id),
+        (err as Error).message,
+      );
       throw err;
     }
     this.outbox.markIndexed(rows.map((r) => r.id));
@@ -78,7 +86,13 @@ export class OutboxRelay {
       // The group still runs to the end (and marks the row indexed if it lands); only the wait is cut.
       const timer = setTimeout(() => resolve(false), APPLY_NOW_MAX_WAIT_MS);
       timer.unref();
-      this.nowQueue.push({ row, resolve: (applied) => { clearTimeout(timer); resolve(applied); } });
+      this.nowQueue.push({
+        row,
+        resolve: (applied) => {
+          clearTimeout(timer);
+          resolve(applied);
+        },
+      });
       if (!this.nowFlushing) void this.flushNow();
     });
   }
@@ -89,10 +103,16 @@ export class OutboxRelay {
       const group = this.nowQueue.splice(0, BATCH);
       let ok = true;
       try {
-        await this.apply(group.map((g) => g.row), true);
+        await this.apply(
+          group.map((g) => g.row),
+          true,
+        );
       } catch (err) {
         ok = false;
-        this.log.warn('index update deferred to the relay', { outboxIds: group.map((g) => g.row.id), err: (err as Error).message });
+        this.log.warn('index update deferred to the relay', {
+          outboxIds: group.map((g) => g.row.id),
+          err: (err as Error).message,
+        });
         this.kick();
       }
       for (const g of group) g.resolve(ok);

@@ -28,7 +28,8 @@ const SUMMARY = 'id, name, created_at AS createdAt, last_used_at AS lastUsedAt';
 const RECORD = `${SUMMARY}, user_id AS userId, credential_id AS credentialId, public_key AS publicKey, counter, transports`;
 
 type Row = Omit<PasskeyRecord, 'transports'> & { transports: string };
-const fromRow = (row: Row | undefined): PasskeyRecord | undefined => row && { ...row, transports: JSON.parse(row.transports) as string[] };
+const fromRow = (row: Row | undefined): PasskeyRecord | undefined =>
+  row && { ...row, transports: JSON.parse(row.transports) as string[] };
 
 /** SQLite access for passkeys and WebAuthn challenges (migration 012), the only owner of both tables. */
 export class PasskeyRepository {
@@ -46,11 +47,15 @@ export class PasskeyRepository {
   }
 
   byCredentialId(credentialId: string): PasskeyRecord | undefined {
-    return fromRow(this.stmt(`SELECT ${RECORD} FROM passkeys WHERE credential_id = ?`).get(credentialId) as Row | undefined);
+    return fromRow(
+      this.stmt(`SELECT ${RECORD} FROM passkeys WHERE credential_id = ?`).get(credentialId) as Row | undefined,
+    );
   }
 
   ofUser(userId: number): PasskeyRecord[] {
-    return (this.stmt(`SELECT ${RECORD} FROM passkeys WHERE user_id = ? ORDER BY id`).all(userId) as Row[]).map((r) => fromRow(r)!);
+    return (this.stmt(`SELECT ${RECORD} FROM passkeys WHERE user_id = ? ORDER BY id`).all(userId) as Row[]).map(
+      (r) => fromRow(r)!,
+    );
   }
 
   summaries(userId: number): PasskeySummary[] {

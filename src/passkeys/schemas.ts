@@ -5,7 +5,10 @@ import { z } from 'zod';
  * `PublicKeyCredential.toJSON()` and @simplewebauthn/browser send. Only the outline is checked
  * here (a clear 400 for a body that is not a credential at all); the library checks the rest.
  */
-const b64url = z.string().regex(/^[A-Za-z0-9_-]*$/, 'base64url expected').max(16_384);
+const b64url = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]*$/, 'base64url expected')
+  .max(16_384);
 
 const credentialBase = {
   id: b64url.min(1),

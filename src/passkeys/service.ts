@@ -26,7 +26,8 @@ export const MAX_PASSKEYS = 20;
 export function relyingParty(publicUrl: string): { id: string; origin: string } | { refused: string } {
   const url = new URL(publicUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host)) return { refused: `passkeys need PUBLIC_URL to name a domain (localhost included), not the IP address ${host}` };
+  if (net.isIP(host))
+    return { refused: `passkeys need PUBLIC_URL to name a domain (localhost included), not the IP address ${host}` };
   return { id: host, origin: url.origin };
 }
 
@@ -89,7 +90,11 @@ export class PasskeyService {
   }
 
   /** Single use: the challenge is gone after this, whatever the verdict. */
-  private take(response: { response?: { clientDataJSON?: unknown } }, purpose: ChallengeRecord['purpose'], refuse: (why: string) => AppError): ChallengeRecord {
+  private take(
+    response: { response?: { clientDataJSON?: unknown } },
+    purpose: ChallengeRecord['purpose'],
+    refuse: (why: string) => AppError,
+  ): ChallengeRecord {
     const challenge = challengeOf(response.response?.clientDataJSON);
     const record = challenge ? this.repo.takeChallenge(challenge, purpose) : undefined;
     if (!record) throw refuse('unknown or already used challenge: ask for new options');
@@ -100,7 +105,8 @@ export class PasskeyService {
   async registrationOptions(user: AuthUser): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const rp = this.rp();
     const existing = this.repo.ofUser(user.id);
-    if (existing.length >= MAX_PASSKEYS) throw new AppError('conflict', `an account has at most ${MAX_PASSKEYS} passkeys`);
+    if (existing.length >= MAX_PASSKEYS)
+      throw new AppError('conflict', `an account has at most ${MAX_PASSKEYS} passkeys`);
     const options = await (await webauthn()).generateRegistrationOptions({
       rpName: 'imgpost',
       rpID: rp.id,
@@ -120,11 +126,14 @@ export class PasskeyService {
     const refuse = (why: string) => invalid([], `passkey not registered: ${why}`);
     const challenge = this.take(body, 'register', refuse);
     if (challenge.userId !== user.id) throw refuse('the options were made for another account');
-    const verified = await verifiedBy(refuse, async () => (await webauthn()).verifyRegistrationResponse({ response: body, ...expected(challenge, rp) }));
-    if (!verified.verified || !verified.registrationInfo) throw refuse('the authenticator\'s answer did not verify');
+    const verified = await verifiedBy(refuse, async () =>
+      (await webauthn()).verifyRegistrationResponse({ response: body, ...expected(challenge, rp) }),
+    );
+    if (!verified.verified || !verified.registrationInfo) throw refuse("the authenticator's answer did not verify");
     const { credential } = verified.registrationInfo;
     if (this.repo.byCredentialId(credential.id)) throw new AppError('conflict', 'this passkey is registered already');
-    if (this.repo.count(user.id) >= MAX_PASSKEYS) throw new AppError('conflict', `an account has at most ${MAX_PASSKEYS} passkeys`);
+    if (this.repo.count(user.id) >= MAX_PASSKEYS)
+      throw new AppError('conflict', `an account has at most ${MAX_PASSKEYS} passkeys`);
     const createdAt = nowIso();
     const name = body.name?.trim() || `Passkey ${createdAt.slice(0, 10)}`;
     const id = this.repo.insert({
@@ -145,8 +154,14 @@ export class PasskeyService {
     const rp = this.rp();
     const user = username ? this.deps.accounts.users.getByName(username) : undefined;
     // An unknown name gets options like any other (no account probing); no passkey can answer them.
-    const allow = user ? this.repo.ofUser(user.id).map((p) => ({ id: p.credentialId, transports: p.transports as never })) : undefined;
-    const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', ...(allow ? { allowCredentials: allow } : {}) });
+    const allow = user
+      ? this.repo.ofUser(user.id).map((p) => ({ id: p.credentialId, transports: p.transports as never }))
+      : undefined;
+    const options = await (await webauthn()).generateAuthenticationOptions({
+      rpID: rp.id,
+      userVerification: 'preferred',
+      ...(allow ? { allowCredentials: allow } : {}),
+    });
     this.issue(options.challenge, 'login', username ? (user?.id ?? 0) : null);
     return options;
   }
@@ -157,9 +172,17 @@ export class PasskeyService {
     const challenge = this.take(body, 'login', refuse);
     const passkey = typeof body.id === 'string' ? this.repo.byCredentialId(body.id) : undefined;
     if (!passkey) throw refuse('unknown passkey');
-    if (challenge.userId !== null && challenge.userId !== passkey.userId) throw refuse('this passkey belongs to another account');
-    const credential = { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never };
-    const verified = await verifiedBy(refuse, async () => (await webauthn()).verifyAuthenticationResponse({ response: body, credential, ...expected(challenge, rp) }));
+    if (challenge.userId !== null && challenge.userId !== passkey.userId)
+      throw refuse('this passkey belongs to another account');
+    const credential = {
+      id: passkey.credentialId,
+      publicKey: new Uint8Array(passkey.publicKey),
+      counter: passkey.counter,
+      transports: passkey.transports as never,
+    };
+    const verified = await verifiedBy(refuse, async () =>
+      (await webauthn()).verifyAuthenticationResponse({ response: body, credential, ...expected(challenge, rp) }),
+    );
     if (!verified.verified) throw refuse('the signature did not verify');
     this.repo.used(passkey.id, verified.authenticationInfo.newCounter, nowIso());
     const self = this.deps.accounts.self(passkey.userId);

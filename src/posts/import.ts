@@ -5,7 +5,6 @@ import { IMPORTABLE_FILE } from '../media/store/formats.ts';
 import type { Progress } from '../util/progress.ts';
 import type { PostService } from './service.ts';
 
-
 export interface ImportResult {
   imported: number;
   duplicates: number;
@@ -44,11 +43,23 @@ export async function importDirectory(
     try {
       fs.copyFileSync(file, copy);
       const size = fs.statSync(copy).size;
-      await posts.create({ file: { path: copy, size, mimetype: null }, metadata: {}, force: opts.force, uploader: null });
+      await posts.create({
+        file: { path: copy, size, mimetype: null },
+        metadata: {},
+        force: opts.force,
+        uploader: null,
+      });
       result.imported++;
     } catch (err) {
       if (err instanceof AppError && err.code === 'duplicate_image') result.duplicates++;
-      else if (err instanceof AppError && err.code === 'validation') result.invalid.push({ file, reason: err.message === 'request does not match the schema' ? String((err.details as { message: string }[])[0]?.message) : err.message });
+      else if (err instanceof AppError && err.code === 'validation')
+        result.invalid.push({
+          file,
+          reason:
+            err.message === 'request does not match the schema'
+              ? String((err.details as { message: string }[])[0]?.message)
+              : err.message,
+        });
       else throw err;
     } finally {
       fs.rmSync(copy, { force: true });

@@ -32,7 +32,12 @@ export interface NearDuplicateLookup {
  * lookup at 3 bits (two segments within 1 bit), plus changes still waiting in the outbox, so a post is
  * never missed while the index catches up. Elasticsearch unreachable → 503.
  */
-export async function lookUp(index: PostsIndex, outbox: Outbox, posts: PostRepository, hash: string): Promise<NearDuplicateLookup> {
+export async function lookUp(
+  index: PostsIndex,
+  outbox: Outbox,
+  posts: PostRepository,
+  hash: string,
+): Promise<NearDuplicateLookup> {
   // In this order: the newest post number, then the outbox, then the index. A row is marked indexed
   // only once searchable, so every post up to seenSeq is in the outbox snapshot or visible to the
   // query; read the other way round, a post could slip between the two.
@@ -49,7 +54,11 @@ export function since(lookup: NearDuplicateLookup, posts: PostRepository, hash: 
 }
 
 /** `found` plus the near-duplicates among `candidates` (posts the index cannot show yet), closest first. */
-function withNear(found: Map<string, number>, hash: string, candidates: { postId: string; hash: string }[]): NearMatch[] {
+function withNear(
+  found: Map<string, number>,
+  hash: string,
+  candidates: { postId: string; hash: string }[],
+): NearMatch[] {
   for (const c of candidates) {
     const diff = hammingDistance(hash, c.hash);
     if (diff < DUPLICATE_THRESHOLD) found.set(c.postId, diff);

@@ -24,7 +24,13 @@ const tagName = z
       // Code points, not UTF-16 units (zod's .max): an emoji is one character, as in JSON Schema.
       .superRefine((s, ctx) => {
         if (Array.from(s).length > MAX_TAG_LENGTH)
-          ctx.addIssue({ code: 'too_big', maximum: MAX_TAG_LENGTH, type: 'string', inclusive: true, message: `tag names are 1 to ${MAX_TAG_LENGTH} characters` });
+          ctx.addIssue({
+            code: 'too_big',
+            maximum: MAX_TAG_LENGTH,
+            type: 'string',
+            inclusive: true,
+            message: `tag names are 1 to ${MAX_TAG_LENGTH} characters`,
+          });
       }),
   );
 
@@ -56,7 +62,10 @@ export const Force = z
  */
 export const UploadUrlRequest = z
   .object({
-    contentType: z.string().regex(/^(image\/[\w.+-]+|application\/octet-stream)$/i, 'contentType is image/* or application/octet-stream').optional(),
+    contentType: z
+      .string()
+      .regex(/^(image\/[\w.+-]+|application\/octet-stream)$/i, 'contentType is image/* or application/octet-stream')
+      .optional(),
     size: z.number().int().positive().optional(),
     expiresIn: z.number().int().positive().optional(),
   })

@@ -62,7 +62,11 @@ export class PostService {
   /** By UUID or by number; anything else is simply not found. */
   find(ref: string): PostRecord {
     const { posts } = this.deps;
-    const post = UUID_PATTERN.test(ref) ? posts.getById(ref.toLowerCase()) : /^[1-9]\d{0,15}$/.test(ref) ? posts.getBySeq(Number(ref)) : undefined;
+    const post = UUID_PATTERN.test(ref)
+      ? posts.getById(ref.toLowerCase())
+      : /^[1-9]\d{0,15}$/.test(ref)
+        ? posts.getBySeq(Number(ref))
+        : undefined;
     if (!post) throw new AppError('not_found', 'post not found');
     return post;
   }
@@ -78,7 +82,13 @@ export class PostService {
     if (file.size === 0) throw invalid(['image'], 'image is empty');
     const declared = file.mimetype?.toLowerCase().split(';')[0].trim() ?? '';
     if (declared && !declared.startsWith('image/') && declared !== 'application/octet-stream')
-      throw invalid(['image'], `image part has content type ${declared}; expected image/*`, 'invalid_type', 'image/*', declared);
+      throw invalid(
+        ['image'],
+        `image part has content type ${declared}; expected image/*`,
+        'invalid_type',
+        'image/*',
+        declared,
+      );
     const info = await this.deps.hashPool.analyse(file.path);
     // The declared type names the extension unless the bytes are another accepted format.
     const declaredExt = EXT_BY_MIME[declared];
@@ -146,7 +156,9 @@ export class PostService {
    * created exactly as a multipart upload; the uploaded object goes once the post committed, and
    * stays claimable (until it expires) when the create failed.
    */
-  async createFromUpload(input: Omit<CreatePostInput, 'file' | 'uploader'> & { key: string; uploader: AuthUser }): Promise<PostRecord> {
+  async createFromUpload(
+    input: Omit<CreatePostInput, 'file' | 'uploader'> & { key: string; uploader: AuthUser },
+  ): Promise<PostRecord> {
     if (!this.deps.directUploads) throw invalid(['key'], 'key names no upload of yours');
     const claimed = await this.deps.directUploads.claim(input.key, input.uploader);
     let postId: string | undefined;
@@ -172,12 +184,21 @@ export class PostService {
    * The edit's writes and its commit step, inside the caller's unit of work: for changes that edit
    * and delete posts at once (a merge, src/moderation/).
    */
-  editWithin(tx: WriteTransaction, ref: string, patch: PostMetadata, initiator: AuthUser): { row: OutboxRow; after: PostRecord } {
+  editWithin(
+    tx: WriteTransaction,
+    ref: string,
+    patch: PostMetadata,
+    initiator: AuthUser,
+  ): { row: OutboxRow; after: PostRecord } {
     const { posts } = this.deps;
     const before = this.find(ref);
     const oldTags = before.tags.map((t) => t.name);
     // Tags as they will be stored (aliases resolved, implications added), so the diff is the real one.
-    const wanted = { text: patch.text ?? before.text, rating: patch.rating ?? before.rating, tags: patch.tags ? posts.resolveTags(patch.tags) : oldTags };
+    const wanted = {
+      text: patch.text ?? before.text,
+      rating: patch.rating ?? before.rating,
+      tags: patch.tags ? posts.resolveTags(patch.tags) : oldTags,
+    };
     const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
     // Nothing changed: no new post version, but the update event still fires (below).
     if (!isEmptyDiff(diff)) {
@@ -206,7 +227,8 @@ export class PostService {
   async removeReleasedImages(released: readonly string[]): Promise<void> {
     for (const image of released) {
       const failed = await this.deps.images.remove(image);
-      if (failed > 0) this.deps.log.warn('could not delete a deleted post\'s files yet; the sweep retries', { image, failed });
+      if (failed > 0)
+        this.deps.log.warn("could not delete a deleted post's files yet; the sweep retries", { image, failed });
     }
   }
 }

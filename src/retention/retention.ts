@@ -84,7 +84,8 @@ export class Retention {
     };
     result.deliveries = await drain(() => hooks.pruneSettledDeliveries(before, BATCH));
     result.outbox = await drain(() => outbox.pruneIndexed(before, BATCH));
-    for (const id of hooks.ids()) result.attempts += await drain(() => hooks.pruneAttempts(id, before, KEPT_ATTEMPTS, BATCH));
+    for (const id of hooks.ids())
+      result.attempts += await drain(() => hooks.pruneAttempts(id, before, KEPT_ATTEMPTS, BATCH));
     if ((db.pragma('auto_vacuum', { simple: true }) as number) === 2) {
       const free = db.pragma('freelist_count', { simple: true }) as number;
       if (free > 0) {

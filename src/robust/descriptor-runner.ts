@@ -32,14 +32,20 @@ export interface DescriptorRunnerDeps {
   log: Logger;
   /** ROBUST_PAUSE_MS: a pause after each descriptor, to leave the CPU to other work (default 0) */
   pauseMs?: number;
-  /** whether the post's thumbnail job will still run (given when a thumbnailer runs those jobs: it brings the descriptor) */
+  /**
+   * whether the post's thumbnail job will still run (given when a thumbnailer runs those jobs: it brings the
+   * descriptor)
+   */
   thumbnailsWillRun?: (postId: string) => boolean;
 }
 
 const BATCH = 50;
 /** The safety-net poll: posts that arrived without a kick (imports), and posts skipped after failures. */
 const IDLE_POLL_MS = 30_000;
-/** A post whose image keeps failing (not missing: the store is unreachable, say) is passed over after this many tries in a run. */
+/**
+ * A post whose image keeps failing (not missing: the store is unreachable, say) is passed over after this many tries in
+ * a run.
+ */
 const TRIES = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -92,7 +98,10 @@ export class DescriptorRunner {
       } catch (err) {
         if (this.failing.seq !== p.seq) this.failing = { seq: p.seq, tries: 0 };
         if (++this.failing.tries < TRIES) throw err;
-        this.deps.log.warn('robust descriptors: passing over a post until the next poll', { postId: p.id, err: (err as Error).message });
+        this.deps.log.warn('robust descriptors: passing over a post until the next poll', {
+          postId: p.id,
+          err: (err as Error).message,
+        });
         this.cursor = p.seq;
       }
       if (this.deps.pauseMs) await sleep(this.deps.pauseMs);

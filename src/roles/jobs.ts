@@ -11,7 +11,18 @@ import { MediaStoreStates } from '../media/store/store-state.ts';
 import type { MigrationDeps } from '../media/migrate.ts';
 import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-stores.ts';
 import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
-import { closeCore, openCore, wireAccounts, wireFiles, wireIndex, wirePosts, type Core, type FileParts, type IndexParts, type PostParts } from './wiring.ts';
+import {
+  closeCore,
+  openCore,
+  wireAccounts,
+  wireFiles,
+  wireIndex,
+  wirePosts,
+  type Core,
+  type FileParts,
+  type IndexParts,
+  type PostParts,
+} from './wiring.ts';
 
 /**
  * The job role (docs/decisions.md §13): what a CLI command wires; commands get their services here and
@@ -131,11 +142,15 @@ export const openMediaStoreJob = (config: Config, log: Logger): MediaStore => cr
  */
 export function openActiveMediaStoreJob(config: Config, log: Logger): MediaStore | undefined {
   // No database (yet): nothing recorded, and the backup itself says what is wrong.
-  if (!fs.existsSync(path.join(config.dataDir, DATABASE_FILE))) return config.s3 ? createMediaStore(config, log) : undefined;
+  if (!fs.existsSync(path.join(config.dataDir, DATABASE_FILE)))
+    return config.s3 ? createMediaStore(config, log) : undefined;
   const db = openDatabase(config.dataDir);
   try {
     const state = new MediaStoreStates(db).get();
-    if (state?.migratingFrom !== undefined) throw new Error(`a media migration from ${state.migratingFrom} to ${state.active} is under way: finish it (imgpost media migrate --to ${state.active}) before a backup`);
+    if (state?.migratingFrom !== undefined)
+      throw new Error(
+        `a media migration from ${state.migratingFrom} to ${state.active} is under way: finish it (imgpost media migrate --to ${state.active}) before a backup`,
+      );
     const name = state?.active ?? (config.s3 ? undefined : 'local');
     if (name === 'local') return undefined;
     return name === undefined ? createMediaStore(config, log) : openMediaStoreNamed(config, log, name);
@@ -144,7 +159,10 @@ export function openActiveMediaStoreJob(config: Config, log: Logger): MediaStore
   }
 }
 
-/** media migrate: the post table, the journal, the recorded store and the stores by name (SQLite and the stores; no Elasticsearch). */
+/**
+ * media migrate: the post table, the journal, the recorded store and the stores by name (SQLite and the stores; no
+ * Elasticsearch).
+ */
 export interface MediaMigrationJob extends MigrationDeps {
   close(): void;
 }

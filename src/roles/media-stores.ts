@@ -9,7 +9,8 @@ import { MediaStoreStates } from '../media/store/store-state.ts';
 import { MediaStores } from '../media/store/stores.ts';
 
 /** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
-export const configuredStoreName = (config: Config): string => (config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local');
+export const configuredStoreName = (config: Config): string =>
+  config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local';
 
 /**
  * A media store by name (docs/decisions.md §17): `local` is DATA_DIR/images, `s3://...` a bucket with the
@@ -19,15 +20,18 @@ export function openMediaStoreNamed(config: Config, log: Logger, name: string, s
   if (name === 'local') return new LocalMediaStore(path.join(config.dataDir, 'images'));
   const settings = config.s3 && name === configuredStoreName(config) ? config.s3 : config.s3At(name, setting);
   // The SDK's own warnings (a socket pool at capacity, ...) go to our log, at debug.
-  const sdkLog = (msg: unknown, ...rest: unknown[]) => log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
+  const sdkLog = (msg: unknown, ...rest: unknown[]) =>
+    log.debug('s3 client', { msg: String(msg), more: rest.length ? String(rest) : undefined });
   return new S3MediaStore({ ...settings, logger: { trace() {}, debug() {}, info() {}, warn: sdkLog, error: sdkLog } });
 }
 
 /** The media store MEDIA_STORE names: DATA_DIR/images by default, else an S3 bucket. */
-export const createMediaStore = (config: Config, log: Logger): MediaStore => openMediaStoreNamed(config, log, configuredStoreName(config));
+export const createMediaStore = (config: Config, log: Logger): MediaStore =>
+  openMediaStoreNamed(config, log, configuredStoreName(config));
 
 /** The store in use: the one `imgpost media migrate` recorded in the database, else MEDIA_STORE's. */
 export function wireMediaStores(config: Config, log: Logger, db: Db): MediaStores {
-  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) => openMediaStoreNamed(config, log, name));
+  return new MediaStores(new MediaStoreStates(db), configuredStoreName(config), (name) =>
+    openMediaStoreNamed(config, log, name),
+  );
 }
-

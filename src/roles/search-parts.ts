@@ -40,4 +40,3 @@ export async function openSearch(config: Config, log: Logger): Promise<SearchPar
   }
   return search;
 }
-

@@ -12,7 +12,8 @@ import { closeCore, wireCore, type Core } from './wiring.ts';
 /**
  * The server role (docs/decisions.md §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
- * webhook dispatcher, the thumbnail runner, the robust descriptors and retention. CLI commands use src/roles/jobs.ts instead.
+ * webhook dispatcher, the thumbnail runner, the robust descriptors and retention. CLI commands use src/roles/jobs.ts
+ * instead.
  */
 export interface Services extends Core {
   ownerLock: OwnerLock;
@@ -26,7 +27,10 @@ export interface Services extends Core {
  * from an interrupted run, and starts the background work. The caller listens (createApp + listen)
  * and records its URL with `ownerLock.describe(url)`.
  */
-export async function startServer(config: Config = loadConfig(), log: Logger = createLogger(config.logLevel, undefined, { batched: true })): Promise<Services> {
+export async function startServer(
+  config: Config = loadConfig(),
+  log: Logger = createLogger(config.logLevel, undefined, { batched: true }),
+): Promise<Services> {
   // First, before anything slow or anything that touches files: a second server fails at once.
   const ownerLock = acquireOwnerLock(config.dataDir);
   let core: Core;
@@ -41,13 +45,17 @@ export async function startServer(config: Config = loadConfig(), log: Logger = c
   // Only the owner may do this: uploads of a live server are in DATA_DIR/tmp and pending_files.
   // With S3 this also retries deletes that failed; a store that is down leaves its rows for the background sweep.
   const recovered = await core.images.recover();
-  if (recovered.removed > 0 || recovered.failed > 0) log.warn('removed image files left by an interrupted write', recovered);
+  if (recovered.removed > 0 || recovered.failed > 0)
+    log.warn('removed image files left by an interrupted write', recovered);
   // Expired direct-upload grants, those a crash interrupted included (no claim is in flight before we listen).
   const grants = await core.directUploads.sweep(0);
   if (grants.removed > 0 || grants.failed > 0) log.warn('removed direct uploads never made into posts', grants);
   // `imgpost media migrate` recorded the store in use; MEDIA_STORE only names where a new DATA_DIR starts.
   const inUse = core.images.stores.activeName();
-  if (inUse !== core.images.stores.configured) log.warn(`using the media store ${inUse}, recorded by imgpost media migrate; MEDIA_STORE names ${core.images.stores.configured}: set it to ${inUse}`);
+  if (inUse !== core.images.stores.configured)
+    log.warn(
+      `using the media store ${inUse}, recorded by imgpost media migrate; MEDIA_STORE names ${core.images.stores.configured}: set it to ${inUse}`,
+    );
   // Thumbnail jobs a crashed process had claimed would otherwise wait for their lease (minutes).
   const released = core.thumbnailQueue.releaseClaims(claimantGone);
   if (released > 0) log.info('took back thumbnail jobs claimed by a process that is gone', { jobs: released });

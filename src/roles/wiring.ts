@@ -72,8 +72,17 @@ export function wirePosts(db: Db, log?: Logger): PostParts {
   const webhookRepository = new WebhookRepository(db);
   const thumbnailQueue = new ThumbnailQueue(db);
   // A reaction that fails is logged: its write has committed, and a background loop retries.
-  const events = new KernelEvents((event, err) => log?.warn('a reaction to a committed write failed', { event, err: (err as Error).message }));
-  const unitOfWork = new UnitOfWork({ db, outbox, versions, webhooks: webhookRepository, thumbnails: thumbnailQueue, events });
+  const events = new KernelEvents((event, err) =>
+    log?.warn('a reaction to a committed write failed', { event, err: (err as Error).message }),
+  );
+  const unitOfWork = new UnitOfWork({
+    db,
+    outbox,
+    versions,
+    webhooks: webhookRepository,
+    thumbnails: thumbnailQueue,
+    events,
+  });
   return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
 }
 
@@ -106,7 +115,10 @@ export interface FileParts extends ImageParts {
  */
 export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
   const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
-  const hashPool = createHashPool({ workers: config.hashWorkers, ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}) });
+  const hashPool = createHashPool({
+    workers: config.hashWorkers,
+    ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}),
+  });
   return { images, hashPool };
 }
 
@@ -114,7 +126,14 @@ export function wireImages(config: Config, log: Logger, posts: PostParts, servin
  * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
  * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
  */
-export function wireThumbnailer(config: Config, log: Logger, posts: PostParts, files: ImageParts, serving: boolean, descriptors?: ThumbnailerDeps['descriptors']): Thumbnailer {
+export function wireThumbnailer(
+  config: Config,
+  log: Logger,
+  posts: PostParts,
+  files: ImageParts,
+  serving: boolean,
+  descriptors?: ThumbnailerDeps['descriptors'],
+): Thumbnailer {
   return new Thumbnailer({
     ...files,
     queue: posts.thumbnailQueue,
@@ -184,28 +203,69 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     pauseMs: config.robustDescriptors.pauseMs,
     // When a thumbnailer runs the queued jobs, it brings their descriptors (one decode).
-    ...(config.robustDescriptors.enabled && config.backgroundThumbnails ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) } : {}),
+    ...(config.robustDescriptors.enabled && config.backgroundThumbnails
+      ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) }
+      : {}),
   });
-  const thumbnailer = wireThumbnailer(config, log, posts, { images, hashPool }, true, config.robustDescriptors.enabled ? descriptors : undefined);
-  const webhookDispatcher = new DispatcherThread({ dataDir: config.dataDir, config, log, hasPending: () => webhookRepository.hasPending() });
+  const thumbnailer = wireThumbnailer(
+    config,
+    log,
+    posts,
+    { images, hashPool },
+    true,
+    config.robustDescriptors.enabled ? descriptors : undefined,
+  );
+  const webhookDispatcher = new DispatcherThread({
+    dataDir: config.dataDir,
+    config,
+    log,
+    hasPending: () => webhookRepository.hasPending(),
+  });
   const accounts = wireAccounts(posts, { config, log });
   const directUploads = new DirectUploads({
     store: images.store,
     grants: new UploadGrantRepository(db),
     tmpDir: images.tmpDir,
     log,
-    settings: { expiresInS: config.directUploadExpiresS, maxImageBytes: config.maxImageBytes, maxBodyBytes: bodyCapFor(config.maxImageBytes) },
+    settings: {
+      expiresInS: config.directUploadExpiresS,
+      maxImageBytes: config.maxImageBytes,
+      maxBodyBytes: bodyCapFor(config.maxImageBytes),
+    },
   });
-  const mediaRedirect = config.mediaRedirect.mode === 'presigned'
-    ? new MediaRedirect({ stores: images.stores, posts: postRepository, thumbnails: thumbnailQueue, thumbnailer, expiresS: config.mediaRedirect.expiresS })
-    : undefined;
-  const postService = new PostService({ posts: postRepository, outbox, unitOfWork, postsIndex: search.postsIndex, hashPool, images, log, config, directUploads });
+  const mediaRedirect =
+    config.mediaRedirect.mode === 'presigned'
+      ? new MediaRedirect({
+          stores: images.stores,
+          posts: postRepository,
+          thumbnails: thumbnailQueue,
+          thumbnailer,
+          expiresS: config.mediaRedirect.expiresS,
+        })
+      : undefined;
+  const postService = new PostService({
+    posts: postRepository,
+    outbox,
+    unitOfWork,
+    postsIndex: search.postsIndex,
+    hashPool,
+    images,
+    log,
+    config,
+    directUploads,
+  });
   const history = new PostHistory({ db, versions, postService });
   const tagRepository = new TagRepository(db);
   const tags = new TagService({ db, tags: tagRepository });
   const tagJobs = new TagJobRepository(db);
   const implicationRunner = new ImplicationRunner({ posts: postRepository, unitOfWork, jobs: tagJobs, log });
-  const tagGovernance = new TagGovernance({ db, posts: postRepository, unitOfWork, jobs: tagJobs, implications: implicationRunner });
+  const tagGovernance = new TagGovernance({
+    db,
+    posts: postRepository,
+    unitOfWork,
+    jobs: tagJobs,
+    implications: implicationRunner,
+  });
   const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
   const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });
@@ -238,7 +298,14 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     directUploads,
     history,
     // A merge moves the merged post's favorites to the kept one (src/moderation/service.ts).
-    moderation: new ModerationService({ db, unitOfWork, requests: new DeletionRequestRepository(db), postService, posts: postRepository, favorites }),
+    moderation: new ModerationService({
+      db,
+      unitOfWork,
+      requests: new DeletionRequestRepository(db),
+      postService,
+      posts: postRepository,
+      favorites,
+    }),
     tagRepository,
     tags,
     tagGovernance,

@@ -21,7 +21,8 @@ function spread<T>(items: T[], n: number): T[] {
 }
 
 /** Term filters for (a sample of) the needle's distinct trigrams: every candidate holds them all. */
-export const gramFilters = (lowered: string): Clause[] => spread([...new Set(trigrams(lowered))], MAX_GRAMS).map((g) => ({ term: { text_grams: g } }));
+export const gramFilters = (lowered: string): Clause[] =>
+  spread([...new Set(trigrams(lowered))], MAX_GRAMS).map((g) => ({ term: { text_grams: g } }));
 
 /**
  * Longer needles are resolved beforehand (see long-needles.ts) rather than sent as one span query of
@@ -32,7 +33,8 @@ export const SPAN_MAX = 256;
 /** Exact results of long needles, resolved before the query is built: lower-cased needle → post ids. */
 export type NeedleMatches = ReadonlyMap<string, readonly string[]>;
 
-export const isLongNeedle = (lowered: string): boolean => lowered.length > SPAN_MAX && Array.from(lowered).length > SPAN_MAX;
+export const isLongNeedle = (lowered: string): boolean =>
+  lowered.length > SPAN_MAX && Array.from(lowered).length > SPAN_MAX;
 
 /** index.max_terms_count is 65,536 per terms query; larger id sets are split. */
 const TERMS_CHUNK = 50_000;
@@ -84,7 +86,10 @@ export const not = (clause: Clause): Clause => ({ bool: { must_not: [clause] } }
 const MAX_TERM_BYTES = 32_766;
 export const term = (field: string, value: string | number): Clause =>
   // Such a value can equal no indexed term: match nothing rather than send a query that fails.
-  typeof value === 'string' && Buffer.byteLength(value, 'utf8') > MAX_TERM_BYTES ? { match_none: {} } : { term: { [field]: value } };
+  typeof value === 'string' && Buffer.byteLength(value, 'utf8') > MAX_TERM_BYTES
+    ? { match_none: {} }
+    : { term: { [field]: value } };
 
 /** All of the clauses (an empty list is every post). Filter context: no scoring, cacheable. */
-export const allOf = (clauses: Clause[]): Clause => (clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } });
+export const allOf = (clauses: Clause[]): Clause =>
+  clauses.length === 0 ? { match_all: {} } : { bool: { filter: clauses } };

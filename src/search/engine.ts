@@ -4,7 +4,10 @@ import { AppError } from '../errors.ts';
 import { msearchBatcher, type MsearchAnswer } from './msearch-batch.ts';
 
 /** A sort clause as Elasticsearch takes it: `{ field: { order, missing? } }` or `'_score'`-style objects. */
-export type SortClause = Record<string, { order: 'asc' | 'desc'; missing?: '_first' | '_last'; unmapped_type?: string }>;
+export type SortClause = Record<
+  string,
+  { order: 'asc' | 'desc'; missing?: '_first' | '_last'; unmapped_type?: string }
+>;
 
 export interface PageRequest {
   /** the index or alias */
@@ -51,14 +54,19 @@ const keyOf = (hit: RawHit): string | number => hit.sort![hit.sort!.length - 1] 
 
 /** True for "from + size is past index.max_result_window" (a lowered window included). */
 export function isWindowError(err: unknown): boolean {
-  return err instanceof esErrors().ResponseError && /result window is too large/i.test(JSON.stringify(err.body ?? err.message));
+  return (
+    err instanceof esErrors().ResponseError &&
+    /result window is too large/i.test(JSON.stringify(err.body ?? err.message))
+  );
 }
 
 /** The index vanished under a request (a reindex just deleted the previous index) or a PIT expired. */
 function isGoneError(err: unknown): boolean {
   if (!(err instanceof esErrors().ResponseError)) return false;
   const text = JSON.stringify(err.body ?? err.message);
-  return /index_not_found_exception|index_closed_exception|search_context_missing_exception|No search context found/i.test(text);
+  return /index_not_found_exception|index_closed_exception|search_context_missing_exception|No search context found/i.test(
+    text,
+  );
 }
 
 /** Elasticsearch being down is a 503 for the caller, not a 500. */
@@ -69,14 +77,25 @@ export function translateEsError(err: unknown): never {
 
 /** The window of the index behind `index` (an alias resolves to its one concrete index). */
 export async function resultWindow(es: EsClient, index: string): Promise<number> {
-  const res = await es.indices.getSettings({ index, name: 'index.max_result_window', include_defaults: true, flat_settings: true });
-  const values = Object.values(res).map((s) => Number(s.settings?.['index.max_result_window'] ?? s.defaults?.['index.max_result_window'] ?? DEFAULT_WINDOW));
+  const res = await es.indices.getSettings({
+    index,
+    name: 'index.max_result_window',
+    include_defaults: true,
+    flat_settings: true,
+  });
+  const values = Object.values(res).map((s) =>
+    Number(s.settings?.['index.max_result_window'] ?? s.defaults?.['index.max_result_window'] ?? DEFAULT_WINDOW),
+  );
   return Math.max(1, Math.min(...values, DEFAULT_WINDOW));
 }
 
 // Only the sort values are read: `_source` and stored fields are skipped in every request, so the
 // fetch phase stays cheap even when thousands of hits are skipped on the way to a deep page.
-const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total,hits.hits.sort,pit_id,aggregations' } as const;
+const LEAN = {
+  _source: false,
+  stored_fields: '_none_',
+  filter_path: 'hits.total,hits.hits.sort,pit_id,aggregations',
+} as const;
 
 /**
  * A page inside the result window: the page (no count) and a size-0 request with the exact total
@@ -91,16 +110,39 @@ const LEAN = { _source: false, stored_fields: '_none_', filter_path: 'hits.total
 async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
   const aggs = req.aggs;
   const count = { query: req.query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) };
-  const page = { query: req.query, sort: req.sort, from: req.offset, size: req.limit, track_total_hits: false, _source: false, stored_fields: '_none_' };
+  const page = {
+    query: req.query,
+    sort: req.sort,
+    from: req.offset,
+    size: req.limit,
+    track_total_hits: false,
+    _source: false,
+    stored_fields: '_none_',
+  };
   const searches = req.limit === 0 ? [{ request_cache: true }, count] : [{}, page, { request_cache: true }, count];
   // Batched with the other searches of this turn (msearch-batch.ts).
-  const answers = (await msearchBatcher(es).run(req.index, searches, 'responses.hits.total,responses.hits.hits.sort,responses.aggregations,responses.error,responses.status')) as (Partial<RawResponse> & MsearchAnswer)[];
+  const answers = (await msearchBatcher(es).run(
+    req.index,
+    searches,
+    'responses.hits.total,responses.hits.hits.sort,responses.aggregations,responses.error,responses.status',
+  )) as (Partial<RawResponse> & MsearchAnswer)[];
   // filter_path drops `hits` altogether from a page past the last match.
   const failed = answers.find((a) => a.error);
-  if (failed) throw new (esErrors().ResponseError)({ body: { error: failed.error }, statusCode: failed.status ?? 500, headers: {}, warnings: null, meta: {} as never });
+  if (failed)
+    throw new (esErrors().ResponseError)({
+      body: { error: failed.error },
+      statusCode: failed.status ?? 500,
+      headers: {},
+      warnings: null,
+      meta: {} as never,
+    });
   const counted = answers[answers.length - 1];
   const keys = req.limit === 0 ? [] : (answers[0].hits?.hits ?? []).map(keyOf);
-  return { total: totalOf(counted as RawResponse), keys, ...(counted.aggregations ? { aggregations: counted.aggregations } : {}) };
+  return {
+    total: totalOf(counted as RawResponse),
+    keys,
+    ...(counted.aggregations ? { aggregations: counted.aggregations } : {}),
+  };
 }
 
 /**
@@ -188,7 +230,10 @@ export interface ScanHit<T> {
  * Every hit of a query, a page at a time (search_after over the unique `id`): for lookups that must
  * see all candidates however many there are. Pages shrink to a lowered result window if need be.
  */
-export async function* scanAll<T>(es: EsClient, req: { index: string; query: Record<string, unknown>; source: string[]; page?: number }): AsyncGenerator<ScanHit<T>[]> {
+export async function* scanAll<T>(
+  es: EsClient,
+  req: { index: string; query: Record<string, unknown>; source: string[]; page?: number },
+): AsyncGenerator<ScanHit<T>[]> {
   let size = req.page ?? 2000;
   let after: unknown[] | undefined;
   for (;;) {

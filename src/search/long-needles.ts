@@ -14,7 +14,12 @@ export async function resolveLongNeedles(es: EsClient, index: string, needles: s
     const lowered = needle.toLowerCase();
     if (!isLongNeedle(lowered) || out.has(lowered)) continue;
     const ids: string[] = [];
-    const pages = scanAll<{ text_lc?: string }>(es, { index, query: { bool: { filter: gramFilters(lowered) } }, source: ['text_lc'], page: 500 });
+    const pages = scanAll<{ text_lc?: string }>(es, {
+      index,
+      query: { bool: { filter: gramFilters(lowered) } },
+      source: ['text_lc'],
+      page: 500,
+    });
     for await (const hits of pages) for (const h of hits) if (h.source.text_lc?.includes(lowered)) ids.push(h.id);
     out.set(lowered, ids);
   }

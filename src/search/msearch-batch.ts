@@ -80,7 +80,11 @@ export class MsearchBatcher {
 
   private async send(index: string, filterPath: string, queue: Pending[]): Promise<void> {
     try {
-      const res = await this.es.msearch({ index, searches: queue.flatMap((p) => p.searches) as never, filter_path: filterPath });
+      const res = await this.es.msearch({
+        index,
+        searches: queue.flatMap((p) => p.searches) as never,
+        filter_path: filterPath,
+      });
       const answers = res.responses as unknown as MsearchAnswer[];
       const expected = queue.reduce((n, p) => n + p.searches.length / 2, 0);
       // Every answer carries `status`, so filter_path never drops one; a mismatch would misalign callers.

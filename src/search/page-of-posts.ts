@@ -23,7 +23,11 @@ export interface SearchDeps {
  * (long-needles.ts) and `build` makes the query, sort, paging and aggregations on their matches.
  * Elasticsearch being down is a 503.
  */
-export async function findPage(deps: Pick<SearchDeps, 'es' | 'postsIndex'>, needles: string[], build: (resolved: NeedleMatches) => Omit<PageRequest, 'index'>): Promise<Page> {
+export async function findPage(
+  deps: Pick<SearchDeps, 'es' | 'postsIndex'>,
+  needles: string[],
+  build: (resolved: NeedleMatches) => Omit<PageRequest, 'index'>,
+): Promise<Page> {
   const resolved = await resolveLongNeedles(deps.es, deps.postsIndex.alias, needles).catch(translateEsError);
   return searchPage(deps.es, { index: deps.postsIndex.alias, ...build(resolved) });
 }

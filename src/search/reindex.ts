@@ -60,7 +60,9 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
   const batch = opts.batch ?? 1000;
 
   // Normally one index; more only if something else pointed the alias elsewhere too. All are replaced.
-  const previous = (await es.indices.existsAlias({ name: postsIndex.alias })) ? Object.keys(await es.indices.getAlias({ name: postsIndex.alias })) : [];
+  const previous = (await es.indices.existsAlias({ name: postsIndex.alias }))
+    ? Object.keys(await es.indices.getAlias({ name: postsIndex.alias }))
+    : [];
   // Refresh stays on during the load. Switching it off (-1) would stall every write made meanwhile:
   // the write path indexes with refresh=wait_for, which on such an index waits for a manual refresh,
   // i.e. until the whole load is done. Loading was not faster with it off either (both measured:
@@ -83,7 +85,10 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
       // The robust descriptors come with their batch (one statement), so the new index carries their terms.
       const robust = postRepository.robust.ofSeqs(records.map((r) => r.seq));
       const p = postsIndex
-        .apply(records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) })), { targets: [index] })
+        .apply(
+          records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) })),
+          { targets: [index] },
+        )
         .then(
           () => {
             posts += records.length;
@@ -105,20 +110,34 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     // Swap only once the new index is as safe as the old one: its replicas copied. A count the
     // cluster cannot place (2 replicas on 2 nodes) never turns green, so that only delays the swap.
     const wait = Math.max(1, Math.round((opts.replicaWaitMs ?? 60_000) / 1000));
-    const health = await es.cluster.health({ index, wait_for_status: 'green', timeout: `${wait}s` }, { requestTimeout: (wait + 10) * 1000, ignore: [408] });
-    if (health.timed_out) deps.log?.warn('reindex: the new index has no replica yet; swapping anyway', { index, status: health.status, replicas: postsIndex.replicas });
+    const health = await es.cluster.health(
+      { index, wait_for_status: 'green', timeout: `${wait}s` },
+      { requestTimeout: (wait + 10) * 1000, ignore: [408] },
+    );
+    if (health.timed_out)
+      deps.log?.warn('reindex: the new index has no replica yet; swapping anyway', {
+        index,
+        status: health.status,
+        replicas: postsIndex.replicas,
+      });
 
     // Changes that raced the load: each row re-reads its post from SQLite, so replaying is harmless.
     let caughtUp = 0;
     for (let after = mark, rows = outbox.since(after, 500); rows.length > 0; rows = outbox.since(after, 500)) {
-      await postsIndex.apply(rows.map((r) => deps.relay.changeFor(r)), { targets: [index] });
+      await postsIndex.apply(
+        rows.map((r) => deps.relay.changeFor(r)),
+        { targets: [index] },
+      );
       caughtUp += rows.length;
       after = rows[rows.length - 1].id;
     }
     await es.indices.refresh({ index });
 
     await es.indices.updateAliases({
-      actions: [...previous.map((old) => ({ remove: { index: old, alias: postsIndex.alias } })), { add: { index, alias: postsIndex.alias } }],
+      actions: [
+        ...previous.map((old) => ({ remove: { index: old, alias: postsIndex.alias } })),
+        { add: { index, alias: postsIndex.alias } },
+      ],
     });
     postsIndex.forgetTargets();
     deps.log?.info('reindex: alias swapped', { index, posts, caughtUp });
@@ -143,11 +162,16 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     if (opts.merge ?? true) {
       await es.indices
         .forcemerge({ index, max_num_segments: 1, wait_for_completion: false })
-        .catch((err: unknown) => deps.log?.warn('reindex: could not start the background merge', { index, err: (err as Error).message }));
+        .catch((err: unknown) =>
+          deps.log?.warn('reindex: could not start the background merge', { index, err: (err as Error).message }),
+        );
     }
 
     const strays = (await postsIndex.concreteIndices()).filter((name) => name !== index);
-    if (strays.length > 0) deps.log?.warn('reindex: other posts indices exist (an interrupted reindex?); writes still go to them', { strays });
+    if (strays.length > 0)
+      deps.log?.warn('reindex: other posts indices exist (an interrupted reindex?); writes still go to them', {
+        strays,
+      });
     return { previous, index, posts, caughtUp, ms: Date.now() - started };
   } catch (err) {
     // The alias still points at the previous index; drop the half-built one so writes stop going there.

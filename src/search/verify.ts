@@ -66,7 +66,9 @@ async function fetchDocs(postsIndex: PostsIndex, index: string, ids: string[]): 
 function compare(post: PostRecord, robust: Uint8Array | undefined, doc: EsDoc | undefined): Drift | undefined {
   if (!doc?.found) return { kind: 'missing', postId: post.id };
   const expected = toPostDocument(post, robust) as unknown as Record<string, unknown>;
-  const fields = Object.keys({ ...expected, ...doc.source }).filter((k) => !isDeepStrictEqual(expected[k], doc.source?.[k]));
+  const fields = Object.keys({ ...expected, ...doc.source }).filter(
+    (k) => !isDeepStrictEqual(expected[k], doc.source?.[k]),
+  );
   const reasons = [...(doc.version !== post.version ? [`version ${doc.version} != ${post.version}`] : []), ...fields];
   return reasons.length ? { kind: 'stale', postId: post.id, reason: reasons.join(', ') } : undefined;
 }
@@ -97,14 +99,22 @@ async function* indexIds(postsIndex: PostsIndex, index: string, size: number): A
   }
 }
 
-async function scan(deps: VerifyDeps, index: string, opts: VerifyOptions): Promise<{ posts: number; documents: number; drift: Drift[] }> {
+async function scan(
+  deps: VerifyDeps,
+  index: string,
+  opts: VerifyOptions,
+): Promise<{ posts: number; documents: number; drift: Drift[] }> {
   const batch = opts.batch ?? 1000;
   const drift: Drift[] = [];
   const totalPosts = deps.postRepository.count();
   const progress = opts.progress?.('posts', totalPosts) ?? silentProgress;
   let posts = 0;
   for (const records of deps.postRepository.batches(batch)) {
-    const docs = await fetchDocs(deps.postsIndex, index, records.map((p) => p.id));
+    const docs = await fetchDocs(
+      deps.postsIndex,
+      index,
+      records.map((p) => p.id),
+    );
     const robust = deps.postRepository.robust.ofSeqs(records.map((p) => p.seq));
     for (const post of records) {
       const d = compare(post, robust.get(post.seq), docs.get(post.id));
@@ -167,7 +177,11 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
   for (let attempt = 0; attempt < 3; attempt++) {
     const post = deps.postRepository.getById(postId);
     if (!post) return true; // deleted meanwhile: the relay removes it
-    const plain = await es.index({ index, id: post.id, document: toPostDocument(post, deps.postRepository.robust.ofId(post.id)) });
+    const plain = await es.index({
+      index,
+      id: post.id,
+      document: toPostDocument(post, deps.postRepository.robust.ofId(post.id)),
+    });
     let version = post.version;
     if (plain._version > post.version) {
       // In the background: the document is written right below, with the raised version.
@@ -180,7 +194,13 @@ async function forceIndex(deps: VerifyDeps, index: string, postId: string): Prom
       version = plain._version;
     }
     try {
-      await es.index({ index, id: post.id, document: toPostDocument({ ...post, version }, deps.postRepository.robust.ofId(post.id)), version, version_type: 'external_gte' });
+      await es.index({
+        index,
+        id: post.id,
+        document: toPostDocument({ ...post, version }, deps.postRepository.robust.ofId(post.id)),
+        version,
+        version_type: 'external_gte',
+      });
     } catch (err) {
       // A newer change already landed: it carries the current record, which is what we wanted.
       if ((err as { statusCode?: number }).statusCode !== 409) throw err;

@@ -34,11 +34,18 @@ export interface SeedResult {
   clusters: { base: string; postIds: string[] }[];
 }
 
-const EXTS = (['jpeg', 'png', 'webp', 'gif'] as const).map((f) => [IMAGE_FORMATS[f].ext, IMAGE_FORMATS[f].mime] as const);
+const EXTS = (['jpeg', 'png', 'webp', 'gif'] as const).map(
+  (f) => [IMAGE_FORMATS[f].ext, IMAGE_FORMATS[f].mime] as const,
+);
 
 /** A UUID v7 from a timestamp and the PRNG, so ids sort roughly by creation time like real ones. */
 export function uuidV7(ms: number, rnd: Random): string {
-  const hex = Math.max(0, ms).toString(16).padStart(12, '0').slice(-12) + '7' + rnd.hex(3) + ((8 + rnd.int(0, 3)).toString(16)) + rnd.hex(15);
+  const hex =
+    Math.max(0, ms).toString(16).padStart(12, '0').slice(-12) +
+    '7' +
+    rnd.hex(3) +
+    (8 + rnd.int(0, 3)).toString(16) +
+    rnd.hex(15);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -55,7 +62,15 @@ function makeUsers(users: UserRepository, rnd: Random, n: number): { id: number;
       continue;
     }
     const accessKeyDigest = crypto.createHash('sha256').update(key).digest();
-    const id = users.insert({ name, email: null, passwordHash: 'seeded:no-login', accessKey: key, accessKeyDigest, permission: 6, createdAt: '2019-06-01T00:00:00.000Z' });
+    const id = users.insert({
+      name,
+      email: null,
+      passwordHash: 'seeded:no-login',
+      accessKey: key,
+      accessKeyDigest,
+      permission: 6,
+      createdAt: '2019-06-01T00:00:00.000Z',
+    });
     made.push({ id, name });
   }
   return made;
@@ -63,7 +78,13 @@ function makeUsers(users: UserRepository, rnd: Random, n: number): { id: number;
 
 function makeText(rnd: Random): string {
   if (rnd.chance(0.05)) return '';
-  const n = rnd.weighted([[1, 2], [3, 4], [6, 4], [12, 2], [30, 1]] as const);
+  const n = rnd.weighted([
+    [1, 2],
+    [3, 4],
+    [6, 4],
+    [12, 2],
+    [30, 1],
+  ] as const);
   const words: string[] = [];
   for (let i = rnd.int(1, n); i > 0; i--) words.push(WORDS[rnd.skewed(WORDS.length, 1.4)]);
   const text = words.join(rnd.chance(0.1) ? '\n' : ' ');
@@ -124,7 +145,11 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       for (let i = 0; i < opts.count; i++) {
         const created = times[i];
         const id = uuidV7(created, rnd);
-        const rating: Rating = rnd.weighted([[RATINGS[0], 60], [RATINGS[1], 25], [RATINGS[2], 15]] as const);
+        const rating: Rating = rnd.weighted([
+          [RATINGS[0], 60],
+          [RATINGS[1], 25],
+          [RATINGS[2], 15],
+        ] as const);
         const [ext, mime] = rnd.pick(EXTS);
         const owner = rnd.chance(ownerless) || users.length === 0 ? null : users[rnd.skewed(users.length, 1.5)];
         const slot = slotAt.get(i);
@@ -137,11 +162,36 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         const width = rnd.int(64, 4000);
         const height = rnd.int(64, 4000);
         const tagSet = new Set<number>();
-        for (let n = rnd.weighted([[0, 15], [1, 20], [2, 20], [3, 15], [4, 10], [5, 8], [6, 5], [7, 4], [8, 3]] as const); n > 0; n--)
+        for (
+          let n = rnd.weighted([
+            [0, 15],
+            [1, 20],
+            [2, 20],
+            [3, 15],
+            [4, 10],
+            [5, 8],
+            [6, 5],
+            [7, 4],
+            [8, 3],
+          ] as const);
+          n > 0;
+          n--
+        )
           tagSet.add(rnd.skewed(tagCount));
         yield {
-          id, text, rating, ext, mime, width, height, hash, uploaderId: owner?.id ?? null, aggr,
-          createdAt: new Date(created).toISOString(), updatedAt: new Date(updated).toISOString(), version,
+          id,
+          text,
+          rating,
+          ext,
+          mime,
+          width,
+          height,
+          hash,
+          uploaderId: owner?.id ?? null,
+          aggr,
+          createdAt: new Date(created).toISOString(),
+          updatedAt: new Date(updated).toISOString(),
+          version,
           tags: [...tagSet].map((t) => tagNames[t]),
         };
       }

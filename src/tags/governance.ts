@@ -34,17 +34,24 @@ export class TagGovernance {
     const { unitOfWork, posts } = this.deps;
     // Answered without waiting for the index: the retagged posts follow with the relay's next pass.
     const retagged = unitOfWork.writeInBackground((tx) => {
-        const rules = this.rules;
-        if (name === target) throw reject('target', 'a tag cannot be an alias of itself');
-        if (rules.isAlias(target)) throw reject('target', `the target "${target}" is itself an alias (of "${rules.canonical(target)}"); alias the target it names`);
-        if (rules.aliasesOf(name).length > 0) throw reject('name', `"${name}" is the target of other aliases, so it cannot become an alias`);
-        if (!rules.tagExists(target)) throw reject('target', `unknown tag "${target}"`);
-        if (rules.hasImplications(name)) throw reject('name', `"${name}" takes part in implications; remove them before making it an alias`);
-        rules.putAlias(name, target, by.id);
-        let n = 0;
-        for (const seq of rules.postsCarrying([name], 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) if (retagPost(tx, posts, seq, by)) n++;
-        return n;
-      });
+      const rules = this.rules;
+      if (name === target) throw reject('target', 'a tag cannot be an alias of itself');
+      if (rules.isAlias(target))
+        throw reject(
+          'target',
+          `the target "${target}" is itself an alias (of "${rules.canonical(target)}"); alias the target it names`,
+        );
+      if (rules.aliasesOf(name).length > 0)
+        throw reject('name', `"${name}" is the target of other aliases, so it cannot become an alias`);
+      if (!rules.tagExists(target)) throw reject('target', `unknown tag "${target}"`);
+      if (rules.hasImplications(name))
+        throw reject('name', `"${name}" takes part in implications; remove them before making it an alias`);
+      rules.putAlias(name, target, by.id);
+      let n = 0;
+      for (const seq of rules.postsCarrying([name], 0, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))
+        if (retagPost(tx, posts, seq, by)) n++;
+      return n;
+    });
     return { name, target, retagged };
   }
 
@@ -53,7 +60,10 @@ export class TagGovernance {
   }
 
   listAliases(offset: number, limit: number): { count: number; data: AliasRow[] } {
-    return this.deps.db.transaction(() => ({ count: this.rules.aliasCount(), data: limit === 0 ? [] : this.rules.aliasPage(offset, limit) }))();
+    return this.deps.db.transaction(() => ({
+      count: this.rules.aliasCount(),
+      data: limit === 0 ? [] : this.rules.aliasPage(offset, limit),
+    }))();
   }
 
   /** Makes `name` imply `other`; a new one starts a job applying it to the posts there are. */
@@ -68,20 +78,32 @@ export class TagGovernance {
         if (!rules.tagExists(tag)) throw reject('name', `unknown tag "${name}"`);
         if (!rules.tagExists(implies)) throw reject('other', `unknown tag "${other}"`);
         if (tag === implies) throw reject('other', 'a tag cannot imply itself (a cycle)');
-        if (rules.closure(implies).includes(tag)) throw reject('other', `"${implies}" already implies "${tag}": this would make a cycle`);
+        if (rules.closure(implies).includes(tag))
+          throw reject('other', `"${implies}" already implies "${tag}": this would make a cycle`);
         if (!rules.putImplication(tag, implies, by.id)) return { tag, implies, jobId: null };
-        const jobId = jobs.create({ tag, implies, initiatorId: by.id, initiatorName: by.name, lastSeq: posts.lastSeq() });
+        const jobId = jobs.create({
+          tag,
+          implies,
+          initiatorId: by.id,
+          initiatorName: by.name,
+          lastSeq: posts.lastSeq(),
+        });
         return { tag, implies, jobId };
       })
       .immediate();
     if (result.jobId !== null) this.deps.implications.kick();
-    return { tag: result.tag, implies: result.implies, job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null) };
+    return {
+      tag: result.tag,
+      implies: result.implies,
+      job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null),
+    };
   }
 
   /** Posts keep what they carry (docs/decisions.md §15: removing one removes nothing). */
   deleteImplication(name: string, other: string): void {
     const rules = this.rules;
-    if (!rules.deleteImplication(rules.canonical(name), rules.canonical(other))) throw new AppError('not_found', 'implication not found');
+    if (!rules.deleteImplication(rules.canonical(name), rules.canonical(other)))
+      throw new AppError('not_found', 'implication not found');
   }
 
   /** What GET /api/tag/[name] adds to the tag's count. */

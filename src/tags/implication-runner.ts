@@ -55,26 +55,27 @@ export class ImplicationRunner {
     const job = jobs.next();
     if (!job) return;
     const changed = unitOfWork.writeInBackground((tx) => {
-        // Posts carrying the tag, or anything implying it, that the job has not reached yet.
-        const sources = [job.tag, ...posts.tagRules.impliers(job.tag)];
-        const seqs = posts.tagRules.postsCarrying(sources, job.cursor, job.lastSeq, BATCH);
-        if (seqs.length === 0) {
-          jobs.finish(job.id);
-          return -1;
-        }
-        const initiator = { id: job.initiatorId ?? 0, name: job.initiatorName ?? 'system' };
-        const started = performance.now();
-        let n = 0;
-        let scanned = 0;
-        for (const seq of seqs) {
-          if (retagPost(tx, posts, seq, initiator)) n++;
-          scanned++;
-          if (performance.now() - started >= SLICE_MS) break;
-        }
-        jobs.advance(job.id, seqs[scanned - 1], scanned, n);
-        return n;
-      });
-    if (changed < 0) this.deps.log.info('tag implication applied', { tag: job.tag, implies: job.implies, changed: job.changed });
+      // Posts carrying the tag, or anything implying it, that the job has not reached yet.
+      const sources = [job.tag, ...posts.tagRules.impliers(job.tag)];
+      const seqs = posts.tagRules.postsCarrying(sources, job.cursor, job.lastSeq, BATCH);
+      if (seqs.length === 0) {
+        jobs.finish(job.id);
+        return -1;
+      }
+      const initiator = { id: job.initiatorId ?? 0, name: job.initiatorName ?? 'system' };
+      const started = performance.now();
+      let n = 0;
+      let scanned = 0;
+      for (const seq of seqs) {
+        if (retagPost(tx, posts, seq, initiator)) n++;
+        scanned++;
+        if (performance.now() - started >= SLICE_MS) break;
+      }
+      jobs.advance(job.id, seqs[scanned - 1], scanned, n);
+      return n;
+    });
+    if (changed < 0)
+      this.deps.log.info('tag implication applied', { tag: job.tag, implies: job.implies, changed: job.changed });
     return 0;
   }
 }

@@ -31,14 +31,9 @@ export class TagJobRepository {
   }
 
   create(job: Pick<TagJob, 'tag' | 'implies' | 'initiatorId' | 'initiatorName' | 'lastSeq'>): number {
-    const info = this.stmt('INSERT INTO tag_jobs (tag, implies, initiator_id, initiator_name, last_seq, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      job.tag,
-      job.implies,
-      job.initiatorId,
-      job.initiatorName,
-      job.lastSeq,
-      new Date().toISOString(),
-    );
+    const info = this.stmt(
+      'INSERT INTO tag_jobs (tag, implies, initiator_id, initiator_name, last_seq, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(job.tag, job.implies, job.initiatorId, job.initiatorName, job.lastSeq, new Date().toISOString());
     return Number(info.lastInsertRowid);
   }
 
@@ -53,7 +48,12 @@ export class TagJobRepository {
 
   /** Moves the cursor (in the batch's own transaction, with its edits). */
   advance(id: number, cursor: number, scanned: number, changed: number): void {
-    this.stmt('UPDATE tag_jobs SET cursor = ?, scanned = scanned + ?, changed = changed + ? WHERE id = ?').run(cursor, scanned, changed, id);
+    this.stmt('UPDATE tag_jobs SET cursor = ?, scanned = scanned + ?, changed = changed + ? WHERE id = ?').run(
+      cursor,
+      scanned,
+      changed,
+      id,
+    );
   }
 
   finish(id: number): void {
@@ -63,7 +63,11 @@ export class TagJobRepository {
   /** Newest first; `tag` narrows to the jobs of implications from or to that tag. */
   list(limit = 100, tag?: string): TagJob[] {
     if (tag === undefined) return this.stmt(`${SELECT} ORDER BY id DESC LIMIT ?`).all(limit) as TagJob[];
-    return this.stmt(`${SELECT} WHERE tag = ? OR implies = ? ORDER BY id DESC LIMIT ?`).all(tag, tag, limit) as TagJob[];
+    return this.stmt(`${SELECT} WHERE tag = ? OR implies = ? ORDER BY id DESC LIMIT ?`).all(
+      tag,
+      tag,
+      limit,
+    ) as TagJob[];
   }
 
   pending(): number {

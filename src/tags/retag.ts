@@ -8,7 +8,12 @@ import type { Initiator, WriteTransaction } from '../kernel/unit-of-work.ts';
  * as an edit by `initiator`: one version and one update event, through the unit of work's commit
  * step `tx`. A post already in line is left alone (no version, no event).
  */
-export function retagPost(tx: WriteTransaction, posts: PostRepository, seq: number, initiator: Initiator): OutboxRow | null {
+export function retagPost(
+  tx: WriteTransaction,
+  posts: PostRepository,
+  seq: number,
+  initiator: Initiator,
+): OutboxRow | null {
   const before = posts.getBySeq(seq);
   if (!before) return null;
   const current = metadataOf(before);

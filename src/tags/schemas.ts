@@ -13,7 +13,13 @@ export const TagListQuery = z.object({
     .string()
     .superRefine((p, ctx) => {
       if (Array.from(p).length > MAX_PREFIX_LENGTH)
-        ctx.addIssue({ code: 'too_big', maximum: MAX_PREFIX_LENGTH, type: 'string', inclusive: true, message: `prefix is at most ${MAX_PREFIX_LENGTH} characters` });
+        ctx.addIssue({
+          code: 'too_big',
+          maximum: MAX_PREFIX_LENGTH,
+          type: 'string',
+          inclusive: true,
+          message: `prefix is at most ${MAX_PREFIX_LENGTH} characters`,
+        });
     })
     .optional()
     .transform((p) => p ?? ''),
@@ -31,7 +37,10 @@ const tagName = (what: string) =>
         .string()
         .min(1, `${what} must not be empty`)
         .regex(/^[^\s\p{C}]+$/u, 'tag names contain no whitespace or control characters')
-        .refine((s) => Array.from(s).length <= MAX_PREFIX_LENGTH, `tag names are at most ${MAX_PREFIX_LENGTH} characters`),
+        .refine(
+          (s) => Array.from(s).length <= MAX_PREFIX_LENGTH,
+          `tag names are at most ${MAX_PREFIX_LENGTH} characters`,
+        ),
     );
 
 /** `PUT /api/tag/[name]/alias` (docs/decisions.md §15). */

@@ -9,7 +9,10 @@ export class TagService {
   list(prefix: string, offset: number, limit: number): { count: number; data: TagCount[] } {
     const { db, tags } = this.deps;
     // One read transaction: the page and the count see the same writes.
-    return db.transaction(() => ({ count: tags.count(prefix), data: limit === 0 ? [] : tags.page(prefix, offset, limit) }))();
+    return db.transaction(() => ({
+      count: tags.count(prefix),
+      data: limit === 0 ? [] : tags.page(prefix, offset, limit),
+    }))();
   }
 
   get(name: string): TagCount {

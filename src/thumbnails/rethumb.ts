@@ -44,7 +44,12 @@ export async function rethumb(deps: RethumbDeps, opts: RethumbOptions): Promise<
 
   const one = async (post: PostRecord): Promise<void> => {
     const image = imageName(post);
-    if (opts.missingOnly && (await Promise.all(THUMBNAIL_SIZES.map((size) => deps.images.exists(thumbnailName(post.id, size))))).every(Boolean)) {
+    if (
+      opts.missingOnly &&
+      (await Promise.all(THUMBNAIL_SIZES.map((size) => deps.images.exists(thumbnailName(post.id, size))))).every(
+        Boolean,
+      )
+    ) {
       result.skipped++;
       return;
     }

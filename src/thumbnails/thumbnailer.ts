@@ -83,12 +83,22 @@ export class Thumbnailer {
 
   private async makeNow(postId: string, image: string, priority: PoolPriority): Promise<boolean> {
     const { images, hashPool, queue } = this.deps;
-    const temps = THUMBNAIL_SIZES.map((size) => ({ size, tempPath: path.join(images.tmpDir, `thumb-${this.claimant}-${thumbnailName(postId, size)}`) }));
+    const temps = THUMBNAIL_SIZES.map((size) => ({
+      size,
+      tempPath: path.join(images.tmpDir, `thumb-${this.claimant}-${thumbnailName(postId, size)}`),
+    }));
     try {
       const descriptors = this.deps.descriptors;
       const descriptor = descriptors?.wants(postId) ?? false;
       // S3: the image is fetched to a temp file for the workers (and removed after).
-      const made = await images.withLocalFile(image, (file) => hashPool.thumbnails(file, temps.map((t) => ({ size: t.size, path: t.tempPath })), priority, { descriptor }));
+      const made = await images.withLocalFile(image, (file) =>
+        hashPool.thumbnails(
+          file,
+          temps.map((t) => ({ size: t.size, path: t.tempPath })),
+          priority,
+          { descriptor },
+        ),
+      );
       const kept = await images.replaceThumbnails(image, postId, temps);
       // Before the job is done: the descriptor runner passes over posts whose job is still queued.
       // A descriptor that cannot be stored now is the runner's again: the thumbnails stand.
@@ -96,7 +106,10 @@ export class Thumbnailer {
         try {
           descriptors!.storeComputed(postId, made.descriptor);
         } catch (err) {
-          this.deps.log.warn('thumbnails: the robust descriptor from their decode was not stored', { postId, err: (err as Error).message });
+          this.deps.log.warn('thumbnails: the robust descriptor from their decode was not stored', {
+            postId,
+            err: (err as Error).message,
+          });
         }
       }
       queue.done(postId);

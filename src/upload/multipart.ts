@@ -45,7 +45,10 @@ export function multipart(tmpDir: string, fileFields: string[], cap = HARD_BODY_
     // A directory per request: whatever the parser wrote, even for a body it then refused, goes with it.
     const uploadDir = await fs.promises.mkdtemp(path.join(tmpDir, 'upload-'));
     try {
-      await unlessClientLeaves(ctx.req, parserFor(uploadDir, cap)(ctx as never, async () => {}));
+      await unlessClientLeaves(
+        ctx.req,
+        parserFor(uploadDir, cap)(ctx as never, async () => {}),
+      );
       (ctx.state as AppState & { parts?: MultipartParts }).parts = collectParts(ctx, fileFields);
       await next();
     } finally {
@@ -101,7 +104,11 @@ function collectParts(ctx: Koa.Context, fileFields: string[]): MultipartParts {
   const fields: Record<string, string> = {};
   const files: Record<string, UploadedFile> = {};
   for (const [name, value] of Object.entries(raw)) {
-    const list = (Array.isArray(value) ? value : [value]) as { filepath: string; size: number; mimetype: string | null }[];
+    const list = (Array.isArray(value) ? value : [value]) as {
+      filepath: string;
+      size: number;
+      mimetype: string | null;
+    }[];
     if (list.length > 1) throw badPart([name], `part "${name}" was sent more than once`);
     const file = { path: list[0].filepath, size: list[0].size, mimetype: list[0].mimetype };
     if (fileFields.includes(name)) files[name] = file;

@@ -8,7 +8,11 @@ import type { Readable } from 'node:stream';
  * the sha256 and size of the bytes written. `sync` fsyncs the file first: a backup's manifest must
  * never vouch for data still in the page cache; a temporary copy needs no such promise.
  */
-export async function copyStreamHashed(from: Readable, to: string, opts: { sync: boolean }): Promise<{ bytes: number; sha256: string }> {
+export async function copyStreamHashed(
+  from: Readable,
+  to: string,
+  opts: { sync: boolean },
+): Promise<{ bytes: number; sha256: string }> {
   fs.mkdirSync(path.dirname(to), { recursive: true });
   const hash = crypto.createHash('sha256');
   let bytes = 0;

@@ -142,7 +142,8 @@ export class Loop {
     const { log } = this.opts;
     try {
       const asked = await this.opts.pass();
-      if (this.failureCount > 0 && this.opts.recoveredMessage) log.info(this.opts.recoveredMessage, { failures: this.failureCount });
+      if (this.failureCount > 0 && this.opts.recoveredMessage)
+        log.info(this.opts.recoveredMessage, { failures: this.failureCount });
       this.failureCount = 0;
       return asked ?? this.interval;
     } catch (err) {
@@ -150,7 +151,11 @@ export class Loop {
       const next = this.backoff();
       const every = this.opts.logEveryFailures ?? 1;
       if (this.failureCount === 1 || this.failureCount % every === 0)
-        log.warn(this.opts.failureMessage, { failures: this.failureCount, retryInMs: next, err: (err as Error).message });
+        log.warn(this.opts.failureMessage, {
+          failures: this.failureCount,
+          retryInMs: next,
+          err: (err as Error).message,
+        });
       return next;
     }
   }

@@ -5,8 +5,8 @@
  * ava's `--import=tsx`; add it (as a resolved URL, so the process cwd does not matter) only when the
  * parent registered tsx some other way, e.g. programmatically.
  *
- * V8 heap flags (scripts/start.sh runs `node --max-semi-space-size=8 --heap-growing-percent=30`) are left out: a Worker refuses
- * them in its execArgv, and they are process-wide, so the worker's isolate has them already.
+ * V8 heap flags (scripts/start.sh runs `node --max-semi-space-size=8 --heap-growing-percent=30`) are left out: a Worker
+ * refuses them in its execArgv, and they are process-wide, so the worker's isolate has them already.
  */
 const V8_HEAP_FLAG = /^--(max-(semi|old)-space-size|heap-growing-percent)(=|$)/;
 

@@ -21,7 +21,8 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  * private slot and catching the TypeError, two thrown errors per signature (several times the cost
  * of the HMAC itself; issue 28, bench/notes/node24.md). A string skips both checks.
  */
-export const signBody = (body: string, secret: string): string => crypto.createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+export const signBody = (body: string, secret: string): string =>
+  crypto.createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 
 export interface Outcome {
   outcome: 'success' | 'failure';
@@ -43,8 +44,18 @@ export interface AttemptContext {
   config: { webhookAllowPrivate: boolean; mediaUrl: string };
 }
 
-export async function attemptDelivery(ctx: AttemptContext, hook: DeliveryTarget, row: OutboxRow, d: DeliveryRow, signal: AbortSignal): Promise<Outcome | typeof INTERRUPTED> {
-  const failure = (error: string, responseStatus: number | null = null): Outcome => ({ outcome: 'failure', responseStatus, error: clip(error) });
+export async function attemptDelivery(
+  ctx: AttemptContext,
+  hook: DeliveryTarget,
+  row: OutboxRow,
+  d: DeliveryRow,
+  signal: AbortSignal,
+): Promise<Outcome | typeof INTERRUPTED> {
+  const failure = (error: string, responseStatus: number | null = null): Outcome => ({
+    outcome: 'failure',
+    responseStatus,
+    error: clip(error),
+  });
   let body: string;
   try {
     // Rendered now, with the template as it is now: an edited template applies to queued events.

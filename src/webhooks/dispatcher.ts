@@ -164,7 +164,10 @@ export class WebhookDispatcher {
     this.loop.kick();
   }
 
-  /** Resolves once nothing is in flight or due and every result is written (tests). Scheduled retries do not count as due. */
+  /**
+   * Resolves once nothing is in flight or due and every result is written (tests). Scheduled retries do not count as
+   * due.
+   */
   whenIdle(): Promise<void> {
     if (this.inFlight.size === 0 && !this.loop.due) {
       this.writer.write();
@@ -184,7 +187,12 @@ export class WebhookDispatcher {
   private holds(): DeliveryResult[] {
     const holds: DeliveryResult[] = [];
     for (const { lane } of this.inFlight.values()) {
-      if (lane.next < lane.deliveries.length) holds.push({ kind: 'hold', seq: lane.deliveries[lane.next].seq, until: new Date(lane.leaseEndsAt).toISOString() });
+      if (lane.next < lane.deliveries.length)
+        holds.push({
+          kind: 'hold',
+          seq: lane.deliveries[lane.next].seq,
+          until: new Date(lane.leaseEndsAt).toISOString(),
+        });
     }
     return holds;
   }
@@ -226,7 +234,9 @@ export class WebhookDispatcher {
     }
     this.resolveIdle();
     const at = this.deps.repo.nextRetryAt();
-    return at === undefined ? undefined : Math.min(this.pollMs, Math.max(0, Math.min(at - Date.now() + 5, MAX_TIMER_MS)));
+    return at === undefined
+      ? undefined
+      : Math.min(this.pollMs, Math.max(0, Math.min(at - Date.now() + 5, MAX_TIMER_MS)));
   }
 
   /** A claim outlives the longest attempt, so only a crashed process's claims ever expire. */
@@ -271,7 +281,13 @@ export class WebhookDispatcher {
     }
 
     const started = Date.now();
-    const context = { events: this.events, agents: this.agents, send: this.send, timeoutMs: this.timeoutMs, config: this.deps.config };
+    const context = {
+      events: this.events,
+      agents: this.agents,
+      send: this.send,
+      timeoutMs: this.timeoutMs,
+      config: this.deps.config,
+    };
     const result = await attemptDelivery(context, hook, row, d, signal);
     if (result === INTERRUPTED) {
       // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
@@ -291,7 +307,15 @@ export class WebhookDispatcher {
     else this.stats.failed++;
     this.writer.attempt(
       { kind: 'attempt', delivery: d, attempt },
-      { webhookId: hook.id, deliveryId: d.id, event: row.event, outcome: result.outcome, status: result.responseStatus, error: result.error, ms: attempt.durationMs },
+      {
+        webhookId: hook.id,
+        deliveryId: d.id,
+        event: row.event,
+        outcome: result.outcome,
+        status: result.responseStatus,
+        error: result.error,
+        ms: attempt.durationMs,
+      },
     );
     this.writer.schedule();
     return result.outcome === 'success';

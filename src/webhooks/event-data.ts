@@ -6,10 +6,15 @@
 import { diffMetadata, metadataOf, type MetadataDiff } from '../kernel/diff.ts';
 import type { OutboxRow } from '../kernel/outbox.ts';
 import type { Rating } from '../kernel/post-record.ts';
-import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPost, type WebhookPostFacts } from '../kernel/views.ts';
+import {
+  payloadRating,
+  toWebhookPost,
+  type PayloadRating,
+  type WebhookPost,
+  type WebhookPostFacts,
+} from '../kernel/views.ts';
 import type { PostEventKind } from './store/events.ts';
 import { lenientKeys, toGoJSON } from './template/index.ts';
-
 
 /** Used when a webhook has no template of its own. */
 export const DEFAULT_TEMPLATE = '{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}';
@@ -28,7 +33,9 @@ export interface ChangeData<T> {
 }
 
 /** The kernel's diff as templates see it: Old/New, and the payload's spelling of the rating. */
-export type ChangesData = { [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']> };
+export type ChangesData = {
+  [K in keyof MetadataDiff]: ChangeData<K extends 'rating' ? PayloadRating : NonNullable<MetadataDiff[K]>['old']>;
+};
 
 /** The post's view (src/kernel/views.ts) with the uploader as templates see it, and the changes. */
 export interface EventData extends Omit<WebhookPost, 'Uploader'> {
@@ -69,7 +76,11 @@ function change<T>(oldValue: T, newValue: T): ChangeData<T> {
 }
 
 /** Only what changed (the kernel's one diff); a missing key reads as empty in templates, not an error. */
-export function computeChanges(event: PostEventKind, post: EventFacts['post'], previous: EventFacts['previous']): ChangesData {
+export function computeChanges(
+  event: PostEventKind,
+  post: EventFacts['post'],
+  previous: EventFacts['previous'],
+): ChangesData {
   const changes: ChangesData = {};
   if (event === 'update' && previous) {
     const diff = diffMetadata(previous, metadataOf(post));

@@ -81,7 +81,10 @@ export class ResultWriter {
       });
     } catch (err) {
       // Another process holds the write lock past the busy timeout: keep them and try again.
-      this.deps.log.warn('webhook dispatcher could not record delivery results yet', { err: (err as Error).message, results: results.length });
+      this.deps.log.warn('webhook dispatcher could not record delivery results yet', {
+        err: (err as Error).message,
+        results: results.length,
+      });
       this.timer = setTimeout(() => this.write(), RETRY_WRITE_MS);
       return;
     }

@@ -27,7 +27,10 @@ export type PostWebhook = (url: URL, o: SendOptions) => Promise<number>;
 
 export class SendTimeoutError extends Error {}
 
-/** Response bodies are of no interest; this much is read so the connection can be reused, beyond it the connection is dropped. */
+/**
+ * Response bodies are of no interest; this much is read so the connection can be reused, beyond it the connection is
+ * dropped.
+ */
 export const MAX_DRAIN_BYTES = 64 * 1024;
 export const MAX_DRAIN_MS = 1000;
 

@@ -43,7 +43,8 @@ export const toWebhookView = (w: WebhookRow): WebhookView => ({
 /** Why a rendered body cannot be sent, or undefined when it is a JSON document within the size limit. */
 export function checkRenderedBody(body: string): string | undefined {
   const bytes = Buffer.byteLength(body, 'utf8');
-  if (bytes > TEMPLATE_LIMITS.maxOutputBytes) return `rendered body is ${bytes} bytes; at most ${TEMPLATE_LIMITS.maxOutputBytes} are allowed`;
+  if (bytes > TEMPLATE_LIMITS.maxOutputBytes)
+    return `rendered body is ${bytes} bytes; at most ${TEMPLATE_LIMITS.maxOutputBytes} are allowed`;
   try {
     JSON.parse(body);
     return undefined;
@@ -132,7 +133,10 @@ export class WebhookService {
     if (patch.url !== undefined) changes.url = await this.checkUrl(patch.url);
     // Any change to what gets rendered is test-rendered against the resulting whole.
     if (patch.template !== undefined || patch.events !== undefined) {
-      this.checkTemplate(patch.template !== undefined ? patch.template : current.template, patch.events ?? current.events);
+      this.checkTemplate(
+        patch.template !== undefined ? patch.template : current.template,
+        patch.events ?? current.events,
+      );
     }
     const row = this.deps.repo.update(this.owned(ownerId, id).id, changes);
     if (!row) throw notFound('webhook not found');
@@ -173,10 +177,14 @@ export class WebhookService {
   /** The URL as stored (WHATWG-normalised), or 400 on ['url'] saying why it is refused. */
   private async checkUrl(raw: string): Promise<string> {
     try {
-      const url = await checkUrlOnSave(raw, { allowPrivate: this.deps.config.webhookAllowPrivate, resolver: this.deps.resolver });
+      const url = await checkUrlOnSave(raw, {
+        allowPrivate: this.deps.config.webhookAllowPrivate,
+        resolver: this.deps.resolver,
+      });
       return url.href;
     } catch (err) {
-      if (err instanceof ForbiddenTargetError) throw invalid(['url'], `url ${err.message}`, 'invalid_url', 'a public http(s) URL', 'string');
+      if (err instanceof ForbiddenTargetError)
+        throw invalid(['url'], `url ${err.message}`, 'invalid_url', 'a public http(s) URL', 'string');
       throw err;
     }
   }
@@ -194,7 +202,14 @@ export class WebhookService {
       if (err instanceof TemplateError) {
         throw invalid(['template'], `${err.message} ${context}`, 'invalid_template', 'a valid template', 'string');
       }
-      if (err instanceof RenderedBodyError) throw invalid(['template'], `${err.message} ${context}`, 'invalid_template', 'a template rendering JSON', 'string');
+      if (err instanceof RenderedBodyError)
+        throw invalid(
+          ['template'],
+          `${err.message} ${context}`,
+          'invalid_template',
+          'a template rendering JSON',
+          'string',
+        );
       throw err;
     }
   }

@@ -20,7 +20,10 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = async (hostname) =>
-  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as AddressFamily }));
+  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family as AddressFamily,
+  }));
 
 /** Thrown for a URL or address the policy refuses; the message says why, for the 400 and the attempt log. */
 export class ForbiddenTargetError extends Error {
@@ -61,7 +64,7 @@ const V4_RANGES = V4_BLOCKED.map(([base, bits, why]) => {
 
 /** Why an IPv4 address (as a 32-bit number) is refused, or undefined if it is public. */
 function classifyV4Int(n: number): string | undefined {
-  for (const r of V4_RANGES) if (((n & r.mask) >>> 0) === r.net) return r.why;
+  for (const r of V4_RANGES) if ((n & r.mask) >>> 0 === r.net) return r.why;
   return undefined;
 }
 
@@ -135,7 +138,8 @@ export function classifyAddress(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '');
   if (net.isIPv4(bare)) return classifyV4Int(v4ToInt(bare));
   const groups = parseV6(bare);
-  if (!groups || groups.length !== 8 || groups.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffff)) return 'not an IP address';
+  if (!groups || groups.length !== 8 || groups.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffff))
+    return 'not an IP address';
   return classifyV6(groups);
 }
 
@@ -189,7 +193,9 @@ export async function checkUrlOnSave(raw: string, opts: { allowPrivate: boolean;
   try {
     addresses = await (opts.resolver ?? systemResolver)(url.hostname);
   } catch (err) {
-    throw new ForbiddenTargetError(`host ${url.hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ForbiddenTargetError(
+      `host ${url.hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   if (addresses.length === 0) throw new ForbiddenTargetError(`host ${url.hostname} does not resolve`);
   for (const a of addresses) {
@@ -201,7 +207,11 @@ export async function checkUrlOnSave(raw: string, opts: { allowPrivate: boolean;
 
 // ---- Connect-time filtering ------------------------------------------------------------------
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for net.connect that resolves with `resolver` and refuses the connection when any
@@ -220,9 +230,14 @@ export function filteringLookup(resolver: Resolver = systemResolver) {
         }
         for (const a of wanted) {
           const why = classifyAddress(a.address);
-          if (why) return callback(new ForbiddenTargetError(`refused to connect to ${hostname} (${a.address}): ${why}`), '');
+          if (why)
+            return callback(new ForbiddenTargetError(`refused to connect to ${hostname} (${a.address}): ${why}`), '');
         }
-        if (opts.all) callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+        if (opts.all)
+          callback(
+            null,
+            wanted.map((a) => ({ address: a.address, family: a.family })),
+          );
         else callback(null, wanted[0].address, wanted[0].family);
       },
       (err: NodeJS.ErrnoException) => callback(err, ''),
@@ -258,7 +273,10 @@ export interface TargetAgents {
 export function createTargetAgents(opts: { allowPrivate: () => boolean; resolver?: Resolver }): TargetAgents {
   const lookup = filteringLookup(opts.resolver);
   const pool = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' } as const;
-  const filtered = { http: new http.Agent({ ...pool, lookup } as http.AgentOptions), https: new https.Agent({ ...pool, lookup } as https.AgentOptions) };
+  const filtered = {
+    http: new http.Agent({ ...pool, lookup } as http.AgentOptions),
+    https: new https.Agent({ ...pool, lookup } as https.AgentOptions),
+  };
   const open = { http: new http.Agent(pool), https: new https.Agent(pool) };
   // The setting is read per request, so a test (or an operator reloading config) can flip it.
   const pick = () => (opts.allowPrivate() ? open : filtered);

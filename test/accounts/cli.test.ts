@@ -30,7 +30,8 @@ function imgpost(dataDir: string, ...args: string[]): Promise<Result> {
       [CLI_JS, ...args],
       // A data dir of its own; no Elasticsearch settings at all: user commands must not need it.
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -63,7 +64,17 @@ test('user add with a bad name or a short password: exit 1, one clear line, noth
 
 test('user add / list / set-permission / reset-key / remove', async (t) => {
   const dir = withDataDir(t);
-  const added = await imgpost(dir, 'user', 'add', '--name', 'alice_1', '--password', 'long enough', '--email', 'a@example.org');
+  const added = await imgpost(
+    dir,
+    'user',
+    'add',
+    '--name',
+    'alice_1',
+    '--password',
+    'long enough',
+    '--email',
+    'a@example.org',
+  );
   t.is(added.code, 0, added.stderr);
   const self = JSON.parse(added.stdout);
   t.deepEqual(Object.keys(self).sort(), SELF_KEYS, 'Self with accessKey, no passwordHash');
@@ -75,15 +86,24 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.is(taken.code, 1);
   t.regex(taken.stderr, /already taken/);
 
-  const bob = JSON.parse((await imgpost(dir, 'user', 'add', '--name', 'bob_2', '--password', 'long enough', '--permission', '0x2001')).stdout);
+  const bob = JSON.parse(
+    (await imgpost(dir, 'user', 'add', '--name', 'bob_2', '--password', 'long enough', '--permission', '0x2001'))
+      .stdout,
+  );
   t.is(bob.permission, 0x2001);
 
   const list = await imgpost(dir, 'user', 'list');
   const users = JSON.parse(list.stdout) as Record<string, unknown>[];
-  t.deepEqual(users.map((u) => u.name), ['alice_1', 'bob_2']);
+  t.deepEqual(
+    users.map((u) => u.name),
+    ['alice_1', 'bob_2'],
+  );
   for (const u of users) t.deepEqual(Object.keys(u).sort(), ['createdAt', 'email', 'id', 'name', 'permission']);
 
-  for (const [bits, expected] of [['0x2006', 0x2006], ['65310', 65310]] as const) {
+  for (const [bits, expected] of [
+    ['0x2006', 0x2006],
+    ['65310', 65310],
+  ] as const) {
     const set = await imgpost(dir, 'user', 'set-permission', '--name', 'alice_1', '--permission', bits);
     t.is(set.code, 0, set.stderr);
     t.is(JSON.parse(set.stdout).permission, expected);
@@ -99,7 +119,11 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.not(accessKey, self.accessKey);
   {
     const db = openDatabase(dir);
-    const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
+    const accounts = new AccountService({
+      db,
+      posts: new PostRepository(db, new UserRepository(db)),
+      unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
+    });
     t.is(accounts.authenticateKey(self.accessKey), undefined, 'old key no longer works');
     t.like(accounts.authenticateKey(accessKey), { name: 'alice_1', permission: 65310 });
     db.close();
@@ -108,7 +132,10 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   const removed = await imgpost(dir, 'user', 'remove', '--name', 'alice_1');
   t.is(removed.code, 0, removed.stderr);
   t.like(JSON.parse(removed.stdout), { name: 'alice_1', disownedPosts: 0 });
-  t.deepEqual((JSON.parse((await imgpost(dir, 'user', 'list')).stdout) as { name: string }[]).map((u) => u.name), ['bob_2']);
+  t.deepEqual(
+    (JSON.parse((await imgpost(dir, 'user', 'list')).stdout) as { name: string }[]).map((u) => u.name),
+    ['bob_2'],
+  );
   const again = await imgpost(dir, 'user', 'remove', '--name', 'alice_1');
   t.is(again.code, 1);
   t.is(again.stderr.trim(), 'imgpost user remove: no user named "alice_1"');
@@ -134,14 +161,21 @@ test('user --help and each subcommand --help; usage errors exit 2', async (t) =>
   t.is((await imgpost(dir, 'user', 'frobnicate')).code, 2);
 });
 
-test('user keys shows an account\'s app keys (and passkeys where the table exists), never a key; revoke-key and revoke-passkey remove them', async (t) => {
+test("user keys shows an account's app keys (and passkeys where the table exists), never a key; revoke-key and revoke-passkey remove them", async (t) => {
   const dir = withDataDir(t);
   const added = await imgpost(dir, 'user', 'add', '--name', 'keyholder', '--password', 'long enough');
   t.is(added.code, 0, added.stderr);
   const db = openDatabase(dir);
-  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
+  const accounts = new AccountService({
+    db,
+    posts: new PostRepository(db, new UserRepository(db)),
+    unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
+  });
   const owner = accounts.users.getByName('keyholder')!;
-  const made = accounts.appKeys.create({ id: owner.id, name: owner.name, permission: owner.permission }, { name: 'bot', permission: 2 });
+  const made = accounts.appKeys.create(
+    { id: owner.id, name: owner.name, permission: owner.permission },
+    { name: 'bot', permission: 2 },
+  );
   // A passkey as registration stores it (the ceremony itself is test/passkeys/passkeys.test.ts's).
   const passkeyId = new PasskeyRepository(db).insert({
     userId: owner.id,
@@ -156,7 +190,10 @@ test('user keys shows an account\'s app keys (and passkeys where the table exist
 
   const shown = await imgpost(dir, 'user', 'keys', '--name', 'keyholder', '--json');
   t.is(shown.code, 0, shown.stderr);
-  const listing = JSON.parse(shown.stdout) as { appKeys: { id: number; name: string }[]; passkeys: { id: number; name: string }[] };
+  const listing = JSON.parse(shown.stdout) as {
+    appKeys: { id: number; name: string }[];
+    passkeys: { id: number; name: string }[];
+  };
   t.like(listing.appKeys, [{ id: made.id, name: 'bot', permission: 2 }]);
   t.like(listing.passkeys, [{ id: passkeyId, name: 'laptop' }]);
   t.false(shown.stdout.includes(made.key));
@@ -166,7 +203,10 @@ test('user keys shows an account\'s app keys (and passkeys where the table exist
   const missing = await imgpost(dir, 'user', 'revoke-key', '--name', 'keyholder', '--id', String(made.id));
   t.is(missing.code, 1);
   t.regex(missing.stderr, /no such app key/);
-  const after = JSON.parse((await imgpost(dir, 'user', 'keys', '--name', 'keyholder')).stdout) as { appKeys: unknown[]; passkeys: unknown[] };
+  const after = JSON.parse((await imgpost(dir, 'user', 'keys', '--name', 'keyholder')).stdout) as {
+    appKeys: unknown[];
+    passkeys: unknown[];
+  };
   t.deepEqual(after, { name: 'keyholder', appKeys: [], passkeys: [] });
   const help = await imgpost(dir, 'user', 'keys', '--help');
   t.regex(help.stdout, /Usage: imgpost user keys --name NAME/);

@@ -20,7 +20,11 @@ async function addUser(app: TestApp, permission = 6) {
 }
 
 const login = (app: TestApp, body: unknown) =>
-  app.request('/api/account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  app.request('/api/account/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 const cookieValue = (res: Response) => /^nmsl_cookie=([^;]+);/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
 const withCookie = (value: string) => ({ headers: { cookie: `nmsl_cookie=${value}` } });
@@ -53,7 +57,10 @@ test('login: 200 Self with every cookie attribute; Max-Age 5183940 and a matchin
   t.is(attrs.SameSite, 'Lax');
   const expires = Date.parse(attrs.Expires);
   const sent = Date.parse(res.headers.get('date')!);
-  t.true(Math.abs(expires - (sent + 5183940 * 1000)) <= 2000, `Expires ${attrs.Expires} vs Date ${res.headers.get('date')}`);
+  t.true(
+    Math.abs(expires - (sent + 5183940 * 1000)) <= 2000,
+    `Expires ${attrs.Expires} vs Date ${res.headers.get('date')}`,
+  );
 
   // The cookie works, and so does the name in another case.
   t.is((await app.request('/api/account', withCookie(cookieValue(res)))).status, 200);
@@ -77,7 +84,11 @@ test('login: ttl is honoured in Max-Age and in the sealed expiry', async (t) => 
 
 test('login failure: 401 with the JSON string; unknown user the same; bad body 400', async (t) => {
   const user = await addUser(app);
-  for (const body of [{ username: user.name, password: 'wrong password' }, { username: 'nobody_here', password: PASSWORD }, { username: 'x y', password: '' }]) {
+  for (const body of [
+    { username: user.name, password: 'wrong password' },
+    { username: 'nobody_here', password: PASSWORD },
+    { username: 'x y', password: '' },
+  ]) {
     const res = await login(app, body);
     t.is(res.status, 401);
     t.regex(res.headers.get('content-type')!, /application\/json/);
@@ -86,8 +97,17 @@ test('login failure: 401 with the JSON string; unknown user the same; bad body 4
   }
   const missing = await login(app, { username: user.name });
   t.is(missing.status, 400);
-  t.like(((await missing.json()) as object[])[0], { code: 'invalid_type', expected: 'string', received: 'undefined', path: ['password'] });
-  const notJson = await app.request('/api/account/login', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+  t.like(((await missing.json()) as object[])[0], {
+    code: 'invalid_type',
+    expected: 'string',
+    received: 'undefined',
+    path: ['password'],
+  });
+  const notJson = await app.request('/api/account/login', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: 'hi',
+  });
   t.is(notJson.status, 400);
 });
 
@@ -137,9 +157,13 @@ test('key and cookie together: the key decides; a bad key is 401 even on public 
   const b = await addUser(app);
   const cookieA = cookieValue(await login(app, { username: a.name, password: PASSWORD }));
 
-  const both = await app.request('/api/account', { headers: { cookie: `nmsl_cookie=${cookieA}`, 'x-access-key': b.accessKey } });
+  const both = await app.request('/api/account', {
+    headers: { cookie: `nmsl_cookie=${cookieA}`, 'x-access-key': b.accessKey },
+  });
   t.is(((await both.json()) as { id: number }).id, b.id);
-  const badKey = await app.request('/api/account', { headers: { cookie: `nmsl_cookie=${cookieA}`, 'x-access-key': 'nope' } });
+  const badKey = await app.request('/api/account', {
+    headers: { cookie: `nmsl_cookie=${cookieA}`, 'x-access-key': 'nope' },
+  });
   t.is(badKey.status, 401);
 
   // GET /api/post/ is public.
@@ -232,15 +256,27 @@ test('throttling: the 11th failed login is 429 with Retry-After; the right passw
   const retryAfter = Number(limited.headers.get('retry-after'));
   t.true(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 900, `Retry-After ${retryAfter}`);
   t.deepEqual(Object.keys((await limited.json()) as object), ['error']);
-  t.is((await login(app, { username: user.name, password: PASSWORD })).status, 429, 'the guessing address stays blocked');
+  t.is(
+    (await login(app, { username: user.name, password: PASSWORD })).status,
+    429,
+    'the guessing address stays blocked',
+  );
 
-  const elsewhere = await requestFrom('127.0.0.2', `${app.url}/api/account/login`, 'POST', { username: user.name, password: PASSWORD });
+  const elsewhere = await requestFrom('127.0.0.2', `${app.url}/api/account/login`, 'POST', {
+    username: user.name,
+    password: PASSWORD,
+  });
   t.is(elsewhere.status, 200);
   t.deepEqual(Object.keys(elsewhere.body as object).sort(), SELF_KEYS);
 
   // Unknown names are throttled the same way (nothing to tell them apart by).
-  for (let i = 0; i < 10; i++) await requestFrom('127.0.0.3', `${app.url}/api/account/login`, 'POST', { username: 'ghost_user', password: 'x' });
-  t.is((await requestFrom('127.0.0.3', `${app.url}/api/account/login`, 'POST', { username: 'ghost_user', password: 'x' })).status, 429);
+  for (let i = 0; i < 10; i++)
+    await requestFrom('127.0.0.3', `${app.url}/api/account/login`, 'POST', { username: 'ghost_user', password: 'x' });
+  t.is(
+    (await requestFrom('127.0.0.3', `${app.url}/api/account/login`, 'POST', { username: 'ghost_user', password: 'x' }))
+      .status,
+    429,
+  );
 });
 
 test('secrets stay out of the logs', async (t) => {

@@ -72,7 +72,10 @@ test('issueCookie: every attribute, Max-Age = ttl - 60, Expires matches', (t) =>
   const c = issueCookie(sealer, 3, undefined, nowMs);
   t.is(c.maxAge, 5183940);
   t.is(c.expires.getTime(), nowMs + 5183940 * 1000);
-  t.is(c.header, `nmsl_cookie=${c.value}; Path=/; Expires=${c.expires.toUTCString()}; Max-Age=5183940; Secure; HttpOnly; SameSite=Lax`);
+  t.is(
+    c.header,
+    `nmsl_cookie=${c.value}; Path=/; Expires=${c.expires.toUTCString()}; Max-Age=5183940; Secure; HttpOnly; SameSite=Lax`,
+  );
   t.is(sealer.open(c.value, nowMs / 1000)?.exp, nowMs / 1000 + 60 * 24 * 3600);
   t.is(issueCookie(sealer, 3, 3600, nowMs).maxAge, 3540);
   t.is(issueCookie(sealer, 3, 5, nowMs).maxAge, 1, 'a tiny ttl still sets a cookie');
@@ -128,8 +131,17 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
   const other = await accounts.createUser({ name: 'other', password: 'password1' });
   const insert = (uploaderId: number) =>
     posts.insert({
-      id: crypto.randomUUID(), text: '', rating: 'none', ext: 'png', mime: 'image/png', width: 1, height: 1,
-      hash: '0'.repeat(64), uploaderId, createdAt: new Date().toISOString(), tags: ['t'],
+      id: crypto.randomUUID(),
+      text: '',
+      rating: 'none',
+      ext: 'png',
+      mime: 'image/png',
+      width: 1,
+      height: 1,
+      hash: '0'.repeat(64),
+      uploaderId,
+      createdAt: new Date().toISOString(),
+      tags: ['t'],
     });
   const mine = [insert(owner.id), insert(owner.id)];
   const theirs = insert(other.id);
@@ -142,8 +154,11 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
     t.is(post.version, 2);
   }
   t.is(posts.getBySeq(theirs)!.version, 1);
-  const rows = db.prepare("SELECT event, post_version, initiator_id, payload FROM outbox ORDER BY id").all() as {
-    event: string; post_version: number; initiator_id: number | null; payload: string;
+  const rows = db.prepare('SELECT event, post_version, initiator_id, payload FROM outbox ORDER BY id').all() as {
+    event: string;
+    post_version: number;
+    initiator_id: number | null;
+    payload: string;
   }[];
   t.is(rows.length, 2);
   for (const row of rows) {
@@ -160,7 +175,11 @@ test('createUser: validation, unique names without regard to case, Self without 
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const accounts = new AccountService({ db, posts: new PostRepository(db, new UserRepository(db)), unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
+  const accounts = new AccountService({
+    db,
+    posts: new PostRepository(db, new UserRepository(db)),
+    unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
+  });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });
   t.deepEqual(Object.keys(self).sort(), ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission']);
   t.like(self, { name: 'Carol_9', permission: 6, email: 'c@example.org' });
@@ -168,7 +187,9 @@ test('createUser: validation, unique names without regard to case, Self without 
   await t.throwsAsync(accounts.createUser({ name: 'abc', password: '12345678' }), { message: /name must be/ });
   await t.throwsAsync(accounts.createUser({ name: 'has space', password: '12345678' }), { message: /name must be/ });
   await t.throwsAsync(accounts.createUser({ name: 'dave', password: '1234567' }), { message: /at least 8/ });
-  await t.throwsAsync(accounts.createUser({ name: 'dave', password: '12345678', permission: 0x10000 }), { message: /permission/ });
+  await t.throwsAsync(accounts.createUser({ name: 'dave', password: '12345678', permission: 0x10000 }), {
+    message: /permission/,
+  });
   await t.throwsAsync(accounts.createUser({ name: 'dave', password: '12345678', email: 'nope' }), { message: /email/ });
   t.is(accounts.list().length, 1);
   t.deepEqual(accounts.authenticateKey(self.accessKey), { id: self.id, name: 'Carol_9', permission: 6 });

@@ -15,7 +15,8 @@ import { startSource } from './source.ts';
 import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const fileIn = (dataDir: string, name: string) => path.join(dataDir, 'images', name.slice(0, name.indexOf('.')).slice(-2), name);
+const fileIn = (dataDir: string, name: string) =>
+  path.join(dataDir, 'images', name.slice(0, name.indexOf('.')).slice(-2), name);
 
 test('a thumbnail not made yet is skipped and listed; restore makes it', async (t) => {
   t.timeout(120_000);
@@ -28,7 +29,9 @@ test('a thumbnail not made yet is skipped and listed; restore makes it', async (
   const summary = JSON.parse(made.stdout) as { path: string; files: number; missingThumbnails: number };
   t.like(summary, { files: 5, missingThumbnails: 1 });
   t.regex(made.stderr, /1 thumbnails not made yet \(skipped\)/);
-  t.deepEqual(JSON.parse(fs.readFileSync(path.join(summary.path, 'manifest.json'), 'utf8')).missingThumbnails, [`${id}.1024.webp`]);
+  t.deepEqual(JSON.parse(fs.readFileSync(path.join(summary.path, 'manifest.json'), 'utf8')).missingThumbnails, [
+    `${id}.1024.webp`,
+  ]);
 
   const target = await isolatedEnv(t, 'restore-thumbs');
   const restored = await cli(['restore', dest, '--skip-reindex', '--json'], target);
@@ -36,7 +39,12 @@ test('a thumbnail not made yet is skipped and listed; restore makes it', async (
   t.regex(restored.stderr, /made the thumbnails of 1 posts that lacked them when the backup ran\n/);
   t.is(JSON.parse(restored.stdout).thumbnailsMade, 1);
   t.true(fs.existsSync(fileIn(target.DATA_DIR, `${id}.1024.webp`)));
-  t.true(fs.readFileSync(fileIn(target.DATA_DIR, `${id}.1024.webp`)).subarray(8, 12).equals(Buffer.from('WEBP')));
+  t.true(
+    fs
+      .readFileSync(fileIn(target.DATA_DIR, `${id}.1024.webp`))
+      .subarray(8, 12)
+      .equals(Buffer.from('WEBP')),
+  );
 });
 
 test('a post deleted after the database snapshot, before its files were copied, is left out of the snapshot', async (t) => {
@@ -58,7 +66,9 @@ test('a post deleted after the database snapshot, before its files were copied, 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const firstCopied = () => {
     const snaps = fs.existsSync(path.join(dest, 'snapshots')) ? fs.readdirSync(path.join(dest, 'snapshots')) : [];
-    return snaps.some((s) => fs.existsSync(path.join(dest, 'snapshots', s, 'files', ids[0].slice(-2), `${ids[0]}.png`)));
+    return snaps.some((s) =>
+      fs.existsSync(path.join(dest, 'snapshots', s, 'files', ids[0].slice(-2), `${ids[0]}.png`)),
+    );
   };
   await eventually(() => stderr.includes('backup files') && firstCopied(), 60_000, 20);
   t.is((await source.app.request(`/api/post/${last}`, { method: 'DELETE', headers: source.user.headers })).status, 204);
@@ -66,7 +76,10 @@ test('a post deleted after the database snapshot, before its files were copied, 
 
   const summary = JSON.parse(stdout) as { path: string; posts: number; files: number; deletedDuringBackup: number };
   t.like(summary, { posts: 3, files: 9, deletedDuringBackup: 1 });
-  const manifest = JSON.parse(fs.readFileSync(path.join(summary.path, 'manifest.json'), 'utf8')) as { deletedDuringBackup: string[]; files: { path: string }[] };
+  const manifest = JSON.parse(fs.readFileSync(path.join(summary.path, 'manifest.json'), 'utf8')) as {
+    deletedDuringBackup: string[];
+    files: { path: string }[];
+  };
   t.deepEqual(manifest.deletedDuringBackup, [last]);
   t.false(manifest.files.some((f) => f.path.includes(last)));
   const db = new Database(path.join(summary.path, 'imgpost.sqlite'), { readonly: true });

@@ -31,7 +31,11 @@ test('a second backup into the same destination copies only the new files', asyn
   const dest = destDir(t);
   // The people tables (migration 011) travel too: an app key, a favorite with its count, a preference.
   const asUser = (method: string, url: string, body: unknown) =>
-    source.app.request(url, { method, headers: { ...source.user.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    source.app.request(url, {
+      method,
+      headers: { ...source.user.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   t.is((await asUser('POST', '/api/account/keys', { name: 'bot', permission: 2 })).status, 201);
   t.is((await asUser('PUT', `/api/post/${first[1]}/favorite`, { shortcut: 'mine' })).status, 204);
   t.is((await asUser('PUT', '/api/account/preferences', { ratings: ['none'] })).status, 200);
@@ -39,24 +43,42 @@ test('a second backup into the same destination copies only the new files', asyn
   const one = await cli(['backup', dest, '--json'], source.env);
   t.is(one.code, 0, one.stderr);
   const s1 = JSON.parse(one.stdout) as Summary;
-  t.like(s1, { posts: 5, files: 5 * FILES_PER_POST, copied: { files: 5 * FILES_PER_POST }, linked: { files: 0, bytes: 0 } });
+  t.like(s1, {
+    posts: 5,
+    files: 5 * FILES_PER_POST,
+    copied: { files: 5 * FILES_PER_POST },
+    linked: { files: 0, bytes: 0 },
+  });
   t.is(progressProblem({ ...one, ms: 0 }, 'backup files', 5 * FILES_PER_POST, 'files'), undefined);
 
   await source.upload(3);
   const two = await cli(['backup', dest, '--json'], source.env);
   t.is(two.code, 0, two.stderr);
   const s2 = JSON.parse(two.stdout) as Summary;
-  t.like(s2, { posts: 8, files: 8 * FILES_PER_POST, copied: { files: 3 * FILES_PER_POST }, linked: { files: 5 * FILES_PER_POST, bytes: s1.copied.bytes } });
+  t.like(s2, {
+    posts: 8,
+    files: 8 * FILES_PER_POST,
+    copied: { files: 3 * FILES_PER_POST },
+    linked: { files: 5 * FILES_PER_POST, bytes: s1.copied.bytes },
+  });
   // The unchanged files are the first snapshot's, not copies.
   const rel = (id: string) => path.join('files', id.slice(-2), `${id}.png`);
   t.is(fs.statSync(path.join(s2.path, rel(first[0]))).ino, fs.statSync(path.join(s1.path, rel(first[0]))).ino);
 
   // A deletion: the next snapshot lacks the post and its files and copies nothing.
-  t.is((await source.app.request(`/api/post/${first[0]}`, { method: 'DELETE', headers: source.user.headers })).status, 204);
+  t.is(
+    (await source.app.request(`/api/post/${first[0]}`, { method: 'DELETE', headers: source.user.headers })).status,
+    204,
+  );
   const three = await cli(['backup', dest, '--json', '--keep', '2'], source.env);
   t.is(three.code, 0, three.stderr);
   const s3 = JSON.parse(three.stdout) as Summary;
-  t.like(s3, { posts: 7, files: 7 * FILES_PER_POST, copied: { files: 0, bytes: 0 }, linked: { files: 7 * FILES_PER_POST } });
+  t.like(s3, {
+    posts: 7,
+    files: 7 * FILES_PER_POST,
+    copied: { files: 0, bytes: 0 },
+    linked: { files: 7 * FILES_PER_POST },
+  });
   t.false(fs.existsSync(path.join(s3.path, rel(first[0]))));
   t.deepEqual(s3.pruned, [s1.snapshot]);
   t.false(fs.existsSync(s1.path), '--keep 2 removed the oldest snapshot');

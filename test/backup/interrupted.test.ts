@@ -24,7 +24,11 @@ const partials = (dest: string) => {
 };
 
 const countFiles = (dir: string): number =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? countFiles(path.join(dir, e.name)) : 1), 0) : 0;
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .reduce((n, e) => n + (e.isDirectory() ? countFiles(path.join(dir, e.name)) : 1), 0)
+    : 0;
 
 /** Starts a slow backup (1 KiB/s), waits until it has copied a few files, then kills it with -9. */
 async function killMidway(source: Source, dest: string): Promise<string> {
@@ -37,7 +41,13 @@ async function killMidway(source: Source, dest: string): Promise<string> {
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // The condition, not a sleep: the copy phase began and some files are in the partial snapshot.
-  await eventually(() => stderr.includes('backup files') && partials(dest).some((p) => countFiles(path.join(dest, 'snapshots', p, 'files')) >= 3), 60_000, 20).catch(() => {
+  await eventually(
+    () =>
+      stderr.includes('backup files') &&
+      partials(dest).some((p) => countFiles(path.join(dest, 'snapshots', p, 'files')) >= 3),
+    60_000,
+    20,
+  ).catch(() => {
     throw new Error(`the backup never got going: ${stderr}`);
   });
   child.kill('SIGKILL');

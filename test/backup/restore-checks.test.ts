@@ -56,19 +56,35 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   t.is(replaced.code, 0, replaced.stderr);
   const index = (JSON.parse(replaced.stdout) as { index: { name: string; posts: number } }).index;
   t.is(index.posts, 3);
-  t.deepEqual(Object.keys(await source.app.services.es.indices.getAlias({ name: `${source.env.ELASTICSEARCH_INDEX_PREFIX}-posts` })), [index.name]);
+  t.deepEqual(
+    Object.keys(
+      await source.app.services.es.indices.getAlias({ name: `${source.env.ELASTICSEARCH_INDEX_PREFIX}-posts` }),
+    ),
+    [index.name],
+  );
 
   // A manifest that leaves out a post's image (checksums fine): the database check refuses it.
   const manifestFile = path.join(snapshot, 'manifest.json');
   const original = fs.readFileSync(manifestFile, 'utf8');
   const m = JSON.parse(original) as { files: { path: string }[]; counts: { files: number } };
   const image = m.files.find((f) => f.path.endsWith('.png'))!;
-  fs.writeFileSync(manifestFile, JSON.stringify({ ...m, files: m.files.filter((f) => f !== image), counts: { ...m.counts, files: m.counts.files - 1 } }));
+  fs.writeFileSync(
+    manifestFile,
+    JSON.stringify({
+      ...m,
+      files: m.files.filter((f) => f !== image),
+      counts: { ...m.counts, files: m.counts.files - 1 },
+    }),
+  );
   const lacking = await isolatedEnv(t, 'restore-lacking');
   const r6 = await cli(['restore', dest, '--skip-reindex'], lacking);
   t.is(r6.code, 1);
   t.regex(r6.stderr, new RegExp(`but the backup lacks its image ${path.basename(image.path).replace('.', '\\.')}`));
-  t.deepEqual(fs.readdirSync(lacking.DATA_DIR).filter((n) => !n.startsWith('server.')), [], 'nothing written');
+  t.deepEqual(
+    fs.readdirSync(lacking.DATA_DIR).filter((n) => !n.startsWith('server.')),
+    [],
+    'nothing written',
+  );
   fs.writeFileSync(manifestFile, original);
 
   // What a killed restore leaves (its staging directory) does not count as data and is cleared.
@@ -81,7 +97,9 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   t.false(fs.existsSync(path.join(rerun.DATA_DIR, '.restoring')));
 
   // One flipped byte in one image: refused, and what was written is removed again.
-  const manifest = JSON.parse(fs.readFileSync(path.join(snapshot, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
+  const manifest = JSON.parse(fs.readFileSync(path.join(snapshot, 'manifest.json'), 'utf8')) as {
+    files: { path: string }[];
+  };
   const victim = path.join(snapshot, manifest.files[manifest.files.length - 1].path);
   const bytes = fs.readFileSync(victim);
   bytes[bytes.length >> 1] ^= 0xff;
@@ -90,7 +108,11 @@ test('restore refuses a DATA_DIR with data, one a server owns, a damaged backup 
   const r4 = await cli(['restore', dest], damaged);
   t.is(r4.code, 1);
   t.regex(r4.stderr, /does not match its checksum in the manifest: the backup is damaged/);
-  t.deepEqual(fs.readdirSync(damaged.DATA_DIR).filter((n) => !n.startsWith('server.')), [], 'nothing written');
+  t.deepEqual(
+    fs.readdirSync(damaged.DATA_DIR).filter((n) => !n.startsWith('server.')),
+    [],
+    'nothing written',
+  );
 
   // A backup from a newer release (a schema this one does not know).
   const good = JSON.parse(fs.readFileSync(path.join(snapshot, 'manifest.json'), 'utf8')) as Record<string, unknown>;
@@ -149,7 +171,12 @@ test('backup and restore usage: --help, missing or extra arguments, bad options,
       t.regex(r.stderr, /Usage:/);
     }
   }
-  for (const bad of [['--max-rate', 'fast'], ['--max-rate', '10'], ['--keep', '0'], ['--keep', '1.5']]) {
+  for (const bad of [
+    ['--max-rate', 'fast'],
+    ['--max-rate', '10'],
+    ['--keep', '0'],
+    ['--keep', '1.5'],
+  ]) {
     const r = await cli(['backup', '/tmp/x', ...bad], env);
     t.is(r.code, 2, `${bad.join(' ')}: ${r.stderr}`);
   }

@@ -22,11 +22,24 @@ export async function startSource(t: ExecutionContext): Promise<Source> {
   return {
     app,
     user,
-    env: { DATA_DIR: app.dataDir, ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix, LOG_LEVEL: 'warn', HASH_WORKERS: '1' },
+    env: {
+      DATA_DIR: app.dataDir,
+      ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix,
+      LOG_LEVEL: 'warn',
+      HASH_WORKERS: '1',
+    },
     async upload(n) {
       const ids: string[] = [];
       for (let i = 0; i < n; i++) {
-        const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(seed++, 160, 120), metadata: { text: `post ${seed}` }, force: '1' }) });
+        const res = await app.request('/api/post/', {
+          method: 'POST',
+          headers: user.headers,
+          body: uploadForm({
+            image: await randomImage(seed++, 160, 120),
+            metadata: { text: `post ${seed}` },
+            force: '1',
+          }),
+        });
         if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
         ids.push(((await res.json()) as { id: string }).id);
       }

@@ -41,7 +41,19 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
     for (const s of servers) await s.stop();
   });
 
-  const added = await cli(['user', 'add', '--name', 'backup_user', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4 | 0x2000)], source);
+  const added = await cli(
+    [
+      'user',
+      'add',
+      '--name',
+      'backup_user',
+      '--password',
+      'correct horse battery',
+      '--permission',
+      String(0x2 | 0x4 | 0x2000),
+    ],
+    source,
+  );
   t.is(added.code, 0, added.stderr);
   const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
   const server = await startChild(source);
@@ -50,7 +62,11 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
   const upload = async (seed: number, text: string) => {
     const image = await randomImage(seed, 160, 120);
     const started = Date.now();
-    const res = await fetch(`${server.url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image, metadata: { text, tags: ['e0'] }, force: '1' }) });
+    const res = await fetch(`${server.url}/api/post/`, {
+      method: 'POST',
+      headers: auth,
+      body: uploadForm({ image, metadata: { text, tags: ['e0'] }, force: '1' }),
+    });
     const body = (await res.json()) as Record<string, unknown>;
     return { status: res.status, body, image, ms: Date.now() - started, at: Date.now() };
   };
@@ -77,7 +93,8 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
         const r = await upload(60_000 + c * 1000 + n, `storm ${c}.${n}`);
         stormUploads++;
         if (r.status !== 201) failures.push(`upload ${r.status} ${JSON.stringify(r.body)}`);
-        else if (backupStarted && r.at - r.ms > backupStarted) during.push({ ms: r.ms, id: r.body.id as string, image: r.image });
+        else if (backupStarted && r.at - r.ms > backupStarted)
+          during.push({ ms: r.ms, id: r.body.id as string, image: r.image });
       }
     }),
     ...Array.from({ length: EDITORS }, async (_, c) => {
@@ -87,7 +104,11 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
         const post = known.get(id)!;
         const edit = post.views.length;
         const text = `p${ids.indexOf(id)} e${edit}`;
-        const res = await fetch(`${server.url}/api/post/${id}`, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ text, tags: [`e${edit}`] }) });
+        const res = await fetch(`${server.url}/api/post/${id}`, {
+          method: 'PUT',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ text, tags: [`e${edit}`] }),
+        });
         const body = (await res.json()) as Record<string, unknown>;
         stormEdits++;
         if (res.status !== 200) failures.push(`edit ${res.status} ${JSON.stringify(body)}`);
@@ -107,8 +128,16 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
   backupEnded = Date.now();
   await storm;
   t.is(backup.code, 0, backup.stderr);
-  const summary = JSON.parse(backup.stdout) as { posts: number; files: number; createdAt: string; missingThumbnails: number; deletedDuringBackup: number };
-  t.log(`backup took ${backupEnded - backupStarted} ms: ${summary.posts} posts, ${summary.files} files; storm: ${stormUploads} uploads (${during.length} during the backup), ${stormEdits} edits`);
+  const summary = JSON.parse(backup.stdout) as {
+    posts: number;
+    files: number;
+    createdAt: string;
+    missingThumbnails: number;
+    deletedDuringBackup: number;
+  };
+  t.log(
+    `backup took ${backupEnded - backupStarted} ms: ${summary.posts} posts, ${summary.files} files; storm: ${stormUploads} uploads (${during.length} during the backup), ${stormEdits} edits`,
+  );
   t.deepEqual(failures, [], 'writes of the storm that failed');
   t.true(during.length >= 3, `only ${during.length} uploads ran during the backup`);
   const slowest = Math.max(...during.map((d) => d.ms));
@@ -130,7 +159,10 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
     const got = stored((await res.json()) as Record<string, unknown>);
     // The state of one edit, as it was answered: text, tags, rating and updatedAt belong together.
     const edit = post.views.findIndex((v) => JSON.stringify(stored(v)) === JSON.stringify(got));
-    t.true(edit >= post.ackedBeforeBackup, `post ${id}: restored ${JSON.stringify(got)} is not edit ${post.ackedBeforeBackup} or a later one`);
+    t.true(
+      edit >= post.ackedBeforeBackup,
+      `post ${id}: restored ${JSON.stringify(got)} is not edit ${post.ackedBeforeBackup} or a later one`,
+    );
     const media = await fetch(`${copy.url}/media/${got.image as string}`);
     t.is(media.status, 200);
     t.true(Buffer.from(await media.arrayBuffer()).equals(post.image), `image of ${id} differs`);
@@ -140,7 +172,10 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
     const res = await fetch(`${copy.url}/api/post/${d.id}`);
     if (res.status === 404) continue;
     const { image } = (await res.json()) as { image: string };
-    t.true(Buffer.from(await (await fetch(`${copy.url}/media/${image}`)).arrayBuffer()).equals(d.image), `image of ${d.id} differs`);
+    t.true(
+      Buffer.from(await (await fetch(`${copy.url}/media/${image}`)).arrayBuffer()).equals(d.image),
+      `image of ${d.id} differs`,
+    );
   }
 
   // Every post in the restored database has its image and thumbnails.
@@ -153,7 +188,8 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
       const res = await fetch(`${copy.url}/media/${name}`, { method: 'HEAD' });
       t.is(res.status, 200, `${name} is missing`);
     }
-  // On the local store they are files of the restored DATA_DIR; on S3 (npm run test:s3) objects of its bucket, served above.
+  // On the local store they are files of the restored DATA_DIR; on S3 (npm run test:s3) objects of its bucket, served
+  // above.
   if (!target.MEDIA_STORE) t.is(fs.readdirSync(path.join(target.DATA_DIR, 'images')).length > 0, true);
 
   const verified = await cli(['verify', '--json'], target);

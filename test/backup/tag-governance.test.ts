@@ -17,7 +17,8 @@ test('aliases, implications and tag jobs survive backup and restore', async (t) 
   const [id] = await source.upload(1);
   const admin = await createUser(source.app, 0x2 | 0x4 | 0x1000);
   const headers = { ...admin.headers, 'Content-Type': 'application/json' };
-  const request = (method: string, url: string, body?: unknown) => source.app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const request = (method: string, url: string, body?: unknown) =>
+    source.app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   t.is((await request('PATCH', `/api/post/${id}`, { tags: ['bk-cat', 'bk-kitty', 'bk-animal'] })).status, 200);
   t.is((await request('PUT', '/api/tag/bk-kitty/alias', { target: 'bk-cat' })).status, 200);
   t.is((await request('PUT', '/api/tag/bk-cat/implies/bk-animal')).status, 200);

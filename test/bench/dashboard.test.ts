@@ -28,7 +28,15 @@ test('the dashboard opens with the table and names no machine paths', (t) => {
 });
 
 const row = (key: string, date: string, ours: string): DashboardRow => ({
-  key, figure: key, ours, anchor: '—', ratio: '—', goal: '—', met: 'none', date, commit: 'abc1234',
+  key,
+  figure: key,
+  ours,
+  anchor: '—',
+  ratio: '—',
+  goal: '—',
+  met: 'none',
+  date,
+  commit: 'abc1234',
 });
 
 test('a figure shows the latest run that measured it, at its first place', (t) => {
@@ -40,7 +48,10 @@ test('a figure shows the latest run that measured it, at its first place', (t) =
   ]);
   t.deepEqual(
     rows.map((r) => [r.key, r.ours]),
-    [['facets@1M', 'new'], ['x', 'x']],
+    [
+      ['facets@1M', 'new'],
+      ['x', 'x'],
+    ],
   );
 });
 

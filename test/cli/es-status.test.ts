@@ -6,7 +6,11 @@ import test from 'ava';
 import { imgpost } from './run-cli.ts';
 
 test('es status and es status --json: the same parseable JSON on stdout, exit status 0', async (t) => {
-  const [plain, json, bad] = await Promise.all([imgpost(undefined, 'es', 'status'), imgpost(undefined, 'es', 'status', '--json'), imgpost(undefined, 'es', 'status', '--nope')]);
+  const [plain, json, bad] = await Promise.all([
+    imgpost(undefined, 'es', 'status'),
+    imgpost(undefined, 'es', 'status', '--json'),
+    imgpost(undefined, 'es', 'status', '--nope'),
+  ]);
   for (const r of [plain, json]) {
     t.is(r.code, 0, r.stderr);
     const status = JSON.parse(r.stdout);

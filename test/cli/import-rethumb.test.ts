@@ -20,7 +20,8 @@ test.before(async () => {
   app = await startTestApp({ LOG_LEVEL: 'warn' });
   source = tempDir('imgpost-cli-import');
   fs.mkdirSync(path.join(source, 'sub'));
-  for (let i = 0; i < IMAGES; i++) fs.writeFileSync(path.join(source, i % 2 ? 'sub' : '', `p${i}.png`), await randomImage(9100 + i));
+  for (let i = 0; i < IMAGES; i++)
+    fs.writeFileSync(path.join(source, i % 2 ? 'sub' : '', `p${i}.png`), await randomImage(9100 + i));
   fs.writeFileSync(path.join(source, 'readme.txt'), 'not an image file name: not counted');
 });
 test.after.always(async () => {
@@ -29,31 +30,36 @@ test.after.always(async () => {
 });
 
 const posts = (): PostRecord[] => [...app.services.postRepository.batches(100)].flat();
-const thumbPaths = (post: PostRecord) => THUMBNAIL_SIZES.map((size) => app.services.images.pathOf(thumbnailName(post.id, size)));
+const thumbPaths = (post: PostRecord) =>
+  THUMBNAIL_SIZES.map((size) => app.services.images.pathOf(thumbnailName(post.id, size)));
 /** A WebP file: RIFF....WEBP */
-const isWebp = (file: string) => fs.existsSync(file) && fs.readFileSync(file).subarray(8, 12).toString('latin1') === 'WEBP';
+const isWebp = (file: string) =>
+  fs.existsSync(file) && fs.readFileSync(file).subarray(8, 12).toString('latin1') === 'WEBP';
 
-test.serial('import --json: progress over the files on stderr, the summary on stdout, the posts in SQLite', async (t) => {
-  const r = await imgpost(app, 'import', source, '--json');
-  t.is(r.code, 0, r.stderr);
-  t.deepEqual(JSON.parse(r.stdout), { imported: IMAGES, duplicates: 0, invalid: [] });
-  t.is(progressProblem(r, 'import', IMAGES, 'files'), undefined);
-  t.regex(r.stderr, new RegExp(`^imported ${IMAGES}, skipped 0 near-duplicates, 0 not images$`, 'm'));
-  t.is(app.services.postRepository.count(), IMAGES);
-  for (const post of posts()) {
-    t.is(post.uploaderId, null, 'legacy posts have no owner');
-    t.true(fs.existsSync(app.services.images.pathOf(imageName(post))));
-  }
+test.serial(
+  'import --json: progress over the files on stderr, the summary on stdout, the posts in SQLite',
+  async (t) => {
+    const r = await imgpost(app, 'import', source, '--json');
+    t.is(r.code, 0, r.stderr);
+    t.deepEqual(JSON.parse(r.stdout), { imported: IMAGES, duplicates: 0, invalid: [] });
+    t.is(progressProblem(r, 'import', IMAGES, 'files'), undefined);
+    t.regex(r.stderr, new RegExp(`^imported ${IMAGES}, skipped 0 near-duplicates, 0 not images$`, 'm'));
+    t.is(app.services.postRepository.count(), IMAGES);
+    for (const post of posts()) {
+      t.is(post.uploaderId, null, 'legacy posts have no owner');
+      t.true(fs.existsSync(app.services.images.pathOf(imageName(post))));
+    }
 
-  // Again: every file is now a near-duplicate of a post, and the summary says so.
-  const again = await imgpost(app, 'import', source, '--json');
-  t.is(again.code, 0, again.stderr);
-  t.deepEqual(JSON.parse(again.stdout), { imported: 0, duplicates: IMAGES, invalid: [] });
-  t.is(progressProblem(again, 'import', IMAGES, 'files'), undefined);
-  t.is(app.services.postRepository.count(), IMAGES);
-});
+    // Again: every file is now a near-duplicate of a post, and the summary says so.
+    const again = await imgpost(app, 'import', source, '--json');
+    t.is(again.code, 0, again.stderr);
+    t.deepEqual(JSON.parse(again.stdout), { imported: 0, duplicates: IMAGES, invalid: [] });
+    t.is(progressProblem(again, 'import', IMAGES, 'files'), undefined);
+    t.is(app.services.postRepository.count(), IMAGES);
+  },
+);
 
-test.serial('rethumb --json regenerates every post\'s thumbnails, with progress', async (t) => {
+test.serial("rethumb --json regenerates every post's thumbnails, with progress", async (t) => {
   const all = posts();
   t.is(all.length, IMAGES);
   for (const file of all.flatMap(thumbPaths)) fs.rmSync(file, { force: true });
@@ -64,7 +70,11 @@ test.serial('rethumb --json regenerates every post\'s thumbnails, with progress'
   t.is(progressProblem(r, 'rethumb', IMAGES, 'posts'), undefined);
   t.regex(r.stderr, new RegExp(`^regenerated thumbnails of ${IMAGES} of ${IMAGES} posts$`, 'm'));
   for (const file of all.flatMap(thumbPaths)) t.true(isWebp(file), file);
-  t.deepEqual(fs.readdirSync(app.services.images.tmpDir).filter((f) => f.startsWith('rethumb-')), [], 'no temp files left');
+  t.deepEqual(
+    fs.readdirSync(app.services.images.tmpDir).filter((f) => f.startsWith('rethumb-')),
+    [],
+    'no temp files left',
+  );
 });
 
 test.serial('rethumb --missing --json counts only the posts it regenerated', async (t) => {
@@ -86,7 +96,10 @@ test.serial('rethumb: a post whose image is gone fails, the rest are done, exit 
   t.is(r.code, 1, r.stderr);
   const json = JSON.parse(r.stdout);
   t.like(json, { posts: IMAGES, regenerated: IMAGES - 1 });
-  t.deepEqual(json.failed.map((f: { postId: string }) => f.postId), [victim.id]);
+  t.deepEqual(
+    json.failed.map((f: { postId: string }) => f.postId),
+    [victim.id],
+  );
   t.is(progressProblem(r, 'rethumb', IMAGES, 'posts'), undefined, 'progress reaches the total, failures included');
   t.regex(r.stderr, new RegExp(`, 1 failed\\n  ${victim.id}: image file .* is missing`));
 });

@@ -48,7 +48,10 @@ test.serial('non-TTY: at most one line per interval, whatever the update rate', 
     p.update(i);
   }
   t.is(writes.length, 3, writes.join(''));
-  t.deepEqual(writes.map((w) => BAR.exec(w.trimEnd())?.[4]), ['1', '418', '835']);
+  t.deepEqual(
+    writes.map((w) => BAR.exec(w.trimEnd())?.[4]),
+    ['1', '418', '835'],
+  );
   p.done();
   t.is(writes.length, 4);
   t.regex(writes[3], /^rethumb \[#{30}\] 100% 1000\/1000 83 docs\/s\n$/, 'the final state always shows');

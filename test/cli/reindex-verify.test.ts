@@ -38,7 +38,7 @@ test.serial('reindex --json: progress while loading, the new index swapped in wi
   // What it says is what happened.
   t.is(await postsIndex.aliasTarget(), json.index);
   t.is((await es.count({ index: postsIndex.alias })).count, POSTS);
-  t.false((await es.indices.exists({ index: before! })), 'the previous index is gone');
+  t.false(await es.indices.exists({ index: before! }), 'the previous index is gone');
 
   // The new index is merged into one segment in the background (24 bulk requests left several).
   const deadline = Date.now() + 60_000;
@@ -61,7 +61,10 @@ test.serial('verify --json: progress over posts and documents, counts and a clea
   t.is(progressProblem(r, 'verify documents', POSTS, 'documents'), undefined);
   // Posts are checked before documents.
   t.true(r.stderr.indexOf('verify posts [') < r.stderr.indexOf('verify documents ['));
-  t.regex(r.stderr, new RegExp(`^checked ${POSTS} posts and ${POSTS} documents in ${index}: 0 missing, 0 stale, 0 orphan$`, 'm'));
+  t.regex(
+    r.stderr,
+    new RegExp(`^checked ${POSTS} posts and ${POSTS} documents in ${index}: 0 missing, 0 stale, 0 orphan$`, 'm'),
+  );
 });
 
 test.serial('verify --json on drift: exit status 1 and the drift in the JSON', async (t) => {
@@ -70,7 +73,12 @@ test.serial('verify --json on drift: exit status 1 and the drift in the JSON', a
   await es.delete({ index: postsIndex.alias, id: gone.id, refresh: true });
   const r = await imgpost(fx.app, 'verify', '--json');
   t.is(r.code, 1, r.stderr);
-  t.like(JSON.parse(r.stdout), { posts: POSTS, documents: POSTS - 1, clean: false, drift: [{ kind: 'missing', postId: gone.id }] });
+  t.like(JSON.parse(r.stdout), {
+    posts: POSTS,
+    documents: POSTS - 1,
+    clean: false,
+    drift: [{ kind: 'missing', postId: gone.id }],
+  });
   t.is(progressProblem(r, 'verify documents', POSTS - 1, 'documents'), undefined);
   t.regex(r.stderr, /1 missing, 0 stale, 0 orphan/);
 });

@@ -28,7 +28,9 @@ export interface CliResult {
 export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<CliResult> {
   const env = {
     ...process.env,
-    ...(app ? { DATA_DIR: app.dataDir, ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix } : {}),
+    ...(app
+      ? { DATA_DIR: app.dataDir, ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix }
+      : {}),
     ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
     LOG_LEVEL: 'warn',
     HASH_WORKERS: '1',
@@ -36,10 +38,15 @@ export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<Cl
   const started = Date.now();
   return new Promise((resolve) => {
     // The compiled CLI on this very node rather than npx, so npm's notices do not mix into stderr.
-    execFile(process.execPath, [CLI_JS, ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      [CLI_JS, ...args],
+      { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr, ms: Date.now() - started });
+      },
+    );
   });
 }
 
@@ -57,7 +64,8 @@ export function progressLines(stderr: string, label: string): ProgressLine[] {
   const out: ProgressLine[] = [];
   for (const line of stderr.split('\n')) {
     const m = re.exec(line);
-    if (m && m[1] === label) out.push({ line, percent: Number(m[2]), done: Number(m[3]), total: Number(m[4]), unit: m[5] });
+    if (m && m[1] === label)
+      out.push({ line, percent: Number(m[2]), done: Number(m[3]), total: Number(m[4]), unit: m[5] });
   }
   return out;
 }
@@ -72,11 +80,14 @@ export function progressProblem(r: CliResult, label: string, total: number, unit
   if (lines.length === 0) return `no "${label}" progress on stderr:\n${r.stderr}`;
   if (/[\r\x1b]/.test(r.stderr)) return 'terminal control characters in a non-TTY stream';
   const last = lines[lines.length - 1];
-  if (last.done !== total || last.total !== total || last.percent !== 100) return `last line is not ${total}/${total} 100%: ${last.line}`;
-  if (lines.some((l, i) => i > 0 && l.done < lines[i - 1].done)) return `counts go backwards: ${lines.map((l) => l.done).join(', ')}`;
+  if (last.done !== total || last.total !== total || last.percent !== 100)
+    return `last line is not ${total}/${total} 100%: ${last.line}`;
+  if (lines.some((l, i) => i > 0 && l.done < lines[i - 1].done))
+    return `counts go backwards: ${lines.map((l) => l.done).join(', ')}`;
   if (lines.some((l) => l.unit !== unit)) return `unit is not ${unit}/s: ${last.line}`;
   const allowed = 2 + Math.ceil(r.ms / 5000);
   if (lines.length > allowed) return `${lines.length} lines in ${r.ms} ms (at most ${allowed})`;
-  if (lines.filter((l) => l.done === total).length > 1) return `the final state is shown twice:\n${lines.map((l) => l.line).join('\n')}`;
+  if (lines.filter((l) => l.done === total).length > 1)
+    return `the final state is shown twice:\n${lines.map((l) => l.line).join('\n')}`;
   return undefined;
 }

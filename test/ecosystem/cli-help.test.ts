@@ -31,7 +31,10 @@ test.before(async () => {
 /** Command names from the "Commands:" section of `imgpost --help`. */
 const listedCommands = () => {
   const section = rootHelp.stdout.split(/\nCommands:\n/)[1]?.split(/\n\n/)[0] ?? '';
-  return section.split('\n').map((line) => line.trim().split(/\s+/)[0]).filter(Boolean);
+  return section
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0])
+    .filter(Boolean);
 };
 
 test('imgpost --help: usage, every command, exit statuses', (t) => {

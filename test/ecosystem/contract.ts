@@ -29,7 +29,14 @@ const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
 // Literal paths first, so /api/post/search is never taken for /api/post/{id}.
 const MATCHERS = [...OPERATIONS]
   .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0))
-  .map((op) => ({ op, re: new RegExp(`^${trim(op.path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`) }));
+  .map((op) => ({
+    op,
+    re: new RegExp(
+      `^${trim(op.path)
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
+    ),
+  }));
 
 /**
  * The operation for a request: the most literal documented path that matches decides (as OpenAPI
@@ -45,7 +52,13 @@ export function findOperation(method: string, path: string): Operation | undefin
 const expectedTypes = (reply: Reply): string[] => reply.contentTypes ?? (reply.schema ? ['application/json'] : []);
 
 export function checkRecordings(records: RecordedResponse[]): ContractReport {
-  const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>; components: { schemas: Record<string, Schema> } };
+  const doc = openApiDocument() as unknown as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+    >;
+    components: { schemas: Record<string, Schema> };
+  };
   const jsonSchema = new JsonSchemaValidator(doc.components.schemas);
   const report: ContractReport = { checked: 0, unmatched: 0, violations: [], seen: new Map() };
 
@@ -59,7 +72,8 @@ export function checkRecordings(records: RecordedResponse[]): ContractReport {
     const statuses = report.seen.get(op.operationId) ?? new Set<number>();
     statuses.add(r.status);
     report.seen.set(op.operationId, statuses);
-    const fail = (problem: string) => report.violations.push({ request: `${r.method} ${r.path} (${op.operationId})`, status: r.status, problem });
+    const fail = (problem: string) =>
+      report.violations.push({ request: `${r.method} ${r.path} (${op.operationId})`, status: r.status, problem });
 
     const reply = op.responses[r.status];
     if (!reply) {
@@ -83,7 +97,8 @@ export function checkRecordings(records: RecordedResponse[]): ContractReport {
 
     const parsed = reply.schema.safeParse(r.body);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues.slice(0, 5)) fail(`zod: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      for (const issue of parsed.error.issues.slice(0, 5))
+        fail(`zod: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
     const published = doc.paths[op.path]?.[op.method]?.responses[String(r.status)]?.content?.[r.contentType]?.schema;
     if (!published) fail('the document has no schema for this response');
@@ -92,4 +107,5 @@ export function checkRecordings(records: RecordedResponse[]): ContractReport {
   return report;
 }
 
-export const formatViolations = (vs: Violation[]) => vs.map((v) => `${v.request} -> ${v.status}: ${v.problem}`).join('\n');
+export const formatViolations = (vs: Violation[]) =>
+  vs.map((v) => `${v.request} -> ${v.status}: ${v.problem}`).join('\n');

@@ -21,7 +21,11 @@ test.before(async () => {
   user = await createUser(app, 0x2 | 0x4);
   admin = await createUser(app, 0x1);
   doc = await (await app.request('/openapi.json')).json();
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(140), metadata: { text: 'precision' } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(140), metadata: { text: 'precision' } }),
+  });
   postId = (await res.json()).id;
 });
 test.after.always(() => app?.close());
@@ -52,7 +56,10 @@ function resolvePointer(root: unknown, ref: string): unknown {
 test('no $ref in the document dangles (the webhook body included)', (t) => {
   const refs = refsIn(doc);
   t.true(refs.length > 20, `only ${refs.length} $refs: the walk is not reaching the document`);
-  t.deepEqual(refs.filter(([, ref]) => resolvePointer(doc, ref) === undefined).map(([at, ref]) => `${at} -> ${ref}`), []);
+  t.deepEqual(
+    refs.filter(([, ref]) => resolvePointer(doc, ref) === undefined).map(([at, ref]) => `${at} -> ${ref}`),
+    [],
+  );
   t.true(refs.some(([, ref]) => ref === '#/components/schemas/DefaultWebhookBody'));
   // The walker itself finds a dangling reference.
   t.is(resolvePointer(doc, '#/components/schemas/Nope'), undefined);
@@ -76,7 +83,10 @@ async function call(method: string, template: string, query: string): Promise<nu
   }
   // A super user's key: operations that need an account (the caller's favorites, the user list) answer too.
   const headers = { 'X-Access-Key': admin.accessKey };
-  const init: RequestInit = method === 'get' ? { headers } : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' };
+  const init: RequestInit =
+    method === 'get'
+      ? { headers }
+      : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' };
   return (await app.request(`${path}?${query}`, init)).status;
 }
 
@@ -88,15 +98,25 @@ test('integer query parameters state their range and default, and the service en
         if (p.in !== 'query') continue;
         const s = p.schema as Json;
         // Every numeric query parameter is an integer with both bounds and a default, not a digit pattern.
-        t.false(s.type === 'string' && /\\d/.test(s.pattern ?? ''), `${method} ${path} ${p.name}: a string pattern where an integer is meant`);
+        t.false(
+          s.type === 'string' && /\\d/.test(s.pattern ?? ''),
+          `${method} ${path} ${p.name}: a string pattern where an integer is meant`,
+        );
         if (s.type !== 'integer') continue;
-        t.true(Number.isSafeInteger(s.minimum) && Number.isSafeInteger(s.maximum) && Number.isSafeInteger(s.default), `${method} ${path} ${p.name}: ${JSON.stringify(s)}`);
+        t.true(
+          Number.isSafeInteger(s.minimum) && Number.isSafeInteger(s.maximum) && Number.isSafeInteger(s.default),
+          `${method} ${path} ${p.name}: ${JSON.stringify(s)}`,
+        );
         const where = `${method} ${path} ${p.name}`;
         t.is(await call(method, path, `${p.name}=${s.minimum}`), 200, `${where}=${s.minimum}`);
         t.is(await call(method, path, `${p.name}=${s.maximum}`), 200, `${where}=${s.maximum}`);
         t.is(await call(method, path, `${p.name}=${s.minimum - 1}`), 400, `${where}=${s.minimum - 1}`);
         // Past the maximum (as a decimal string: MAX_SAFE_INTEGER + 1 has no exact double).
-        t.is(await call(method, path, `${p.name}=${BigInt(s.maximum) + 1n}`), 400, `${where}=${BigInt(s.maximum) + 1n}`);
+        t.is(
+          await call(method, path, `${p.name}=${BigInt(s.maximum) + 1n}`),
+          400,
+          `${where}=${BigInt(s.maximum) + 1n}`,
+        );
         t.is(await call(method, path, `${p.name}=1.5`), 400, `${where}=1.5`);
         checked++;
       }
@@ -115,12 +135,38 @@ test('string lengths are code points, as JSON Schema counts them: a tag prefix o
 test('the tag-name pattern accepts exactly the names the service accepts', async (t) => {
   const pattern = new RegExp(doc.components.schemas.TagName.pattern, 'u');
   const names = [
-    'cat', ' cat ', '\tcat\n', 'Straße', 'İstanbul', '猫', 'a'.repeat(64), 'a'.repeat(65), ` ${'b'.repeat(64)} `,
-    '😀'.repeat(64), '😀'.repeat(65), '', '   ', 'two words', 'a\u00a0b', 'a\u200bb', 'a\u0007', '\u00ad', 'x\ud800', 'ok-tag_1.2',
+    'cat',
+    ' cat ',
+    '\tcat\n',
+    'Straße',
+    'İstanbul',
+    '猫',
+    'a'.repeat(64),
+    'a'.repeat(65),
+    ` ${'b'.repeat(64)} `,
+    '😀'.repeat(64),
+    '😀'.repeat(65),
+    '',
+    '   ',
+    'two words',
+    'a\u00a0b',
+    'a\u200bb',
+    'a\u0007',
+    '\u00ad',
+    'x\ud800',
+    'ok-tag_1.2',
   ];
   for (const name of names) {
-    const res = await app.request(`/api/post/${postId}`, { method: 'PUT', headers: { ...user.headers, 'content-type': 'application/json' }, body: JSON.stringify({ tags: [name] }) });
-    t.is(res.status === 200, pattern.test(name), `${JSON.stringify(name)}: service ${res.status}, pattern ${pattern.test(name)}`);
+    const res = await app.request(`/api/post/${postId}`, {
+      method: 'PUT',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ tags: [name] }),
+    });
+    t.is(
+      res.status === 200,
+      pattern.test(name),
+      `${JSON.stringify(name)}: service ${res.status}, pattern ${pattern.test(name)}`,
+    );
   }
 });
 
@@ -132,9 +178,23 @@ test('the webhook URL rule in the document matches the service on its edge cases
   const pattern = new RegExp(url.pattern, 'u');
   const patch = doc.paths['/api/webhook/{id}'].patch.requestBody.content['application/json'].schema.properties.url;
   t.is(patch.pattern, url.pattern);
-  for (const target of ['https://example.com/hook', 'HTTP://example.com', 'http://127.0.0.1:9/x?y#z', 'ftp://example.com/', 'example.com/hook', 'http://user:pw@example.com/', 'mailto:a@example.com', 'http://']) {
-    const res = await app.request('/api/webhook', { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json' }, body: JSON.stringify({ url: target, secret: 'secret', events: ['create'] }) });
+  for (const target of [
+    'https://example.com/hook',
+    'HTTP://example.com',
+    'http://127.0.0.1:9/x?y#z',
+    'ftp://example.com/',
+    'example.com/hook',
+    'http://user:pw@example.com/',
+    'mailto:a@example.com',
+    'http://',
+  ]) {
+    const res = await app.request('/api/webhook', {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: target, secret: 'secret', events: ['create'] }),
+    });
     t.is(res.status === 201, pattern.test(target), `${target}: service ${res.status}, pattern ${pattern.test(target)}`);
-    if (res.status === 201) await app.request(`/api/webhook/${(await res.json()).id}`, { method: 'DELETE', headers: user.headers });
+    if (res.status === 201)
+      await app.request(`/api/webhook/${(await res.json()).id}`, { method: 'DELETE', headers: user.headers });
   }
 });

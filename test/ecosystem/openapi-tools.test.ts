@@ -22,7 +22,10 @@ type Doc = {
   components: { securitySchemes: Record<string, unknown> };
 };
 
-type Report = { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+type Report = {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+};
 
 const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
@@ -39,7 +42,10 @@ test.before(async () => {
   jar.catch(() => {});
   app = await startTestApp();
   dir = tempDir('imgpost-openapi-tools');
-  for (const [key, route] of [['v31', '/openapi.json'], ['v30', '/openapi-3.0.json']] as const) {
+  for (const [key, route] of [
+    ['v31', '/openapi.json'],
+    ['v30', '/openapi-3.0.json'],
+  ] as const) {
     const res = await app.request(route);
     if (res.status !== 200) throw new Error(`${route}: ${res.status}`);
     docs[key] = (await res.json()) as Doc;
@@ -55,7 +61,8 @@ test.after.always(async () => {
 
 const operations = (doc: Doc) =>
   [...Object.entries(doc.paths), ...Object.entries(doc.webhooks ?? doc['x-webhooks'] ?? {})].flatMap(([where, item]) =>
-    Object.entries(item).map(([method, op]) => ({ at: `${method} ${where}`, op })));
+    Object.entries(item).map(([method, op]) => ({ at: `${method} ${where}`, op })),
+  );
 
 test('every operation and the webhook declare their security and have a unique operationId', (t) => {
   t.is(docs.v31.openapi, '3.1.0');
@@ -64,31 +71,63 @@ test('every operation and the webhook declare their security and have a unique o
     const all = operations(doc);
     const ids = all.map(({ op }) => op.operationId);
     t.false(ids.includes(undefined), 'every operation has an operationId');
-    t.is(new Set(ids).size, ids.length, 'operationIds are unique, the webhook\'s included');
+    t.is(new Set(ids).size, ids.length, "operationIds are unique, the webhook's included");
     for (const { at, op } of all) {
       t.true(Array.isArray(op.security), `${at} declares security`);
-      for (const name of op.security!.flatMap(Object.keys)) t.truthy(doc.components.securitySchemes[name], `${at}: scheme ${name} is defined`);
+      for (const name of op.security!.flatMap(Object.keys))
+        t.truthy(doc.components.securitySchemes[name], `${at}: scheme ${name} is defined`);
     }
   }
   const op = (p: string, m: string) => docs.v31.paths[p][m].security;
-  t.deepEqual(op('/api/post/', 'get'), [{}, { accessKey: [] }, { appKey: [] }, { session: [] }], 'public: any credential, or none');
-  t.deepEqual(op('/api/post/', 'post'), [{ accessKey: [] }, { appKey: [] }, { session: [] }], 'authenticated: the access key, an app key or the cookie');
-  t.deepEqual(op('/api/account/reset-key', 'get'), [{ accessKey: [] }, { session: [] }], 'an app key may not replace the account key');
+  t.deepEqual(
+    op('/api/post/', 'get'),
+    [{}, { accessKey: [] }, { appKey: [] }, { session: [] }],
+    'public: any credential, or none',
+  );
+  t.deepEqual(
+    op('/api/post/', 'post'),
+    [{ accessKey: [] }, { appKey: [] }, { session: [] }],
+    'authenticated: the access key, an app key or the cookie',
+  );
+  t.deepEqual(
+    op('/api/account/reset-key', 'get'),
+    [{ accessKey: [] }, { session: [] }],
+    'an app key may not replace the account key',
+  );
   t.deepEqual(docs.v31.webhooks!.postEvent.post.security, [], 'the webhook is authenticated by its signature header');
   // redocly.yaml turns off no-path-trailing-slash for the interface's /api/post/ alone.
-  t.deepEqual(Object.keys(docs.v31.paths).filter((p) => p.endsWith('/')), ['/api/post/']);
+  t.deepEqual(
+    Object.keys(docs.v31.paths).filter((p) => p.endsWith('/')),
+    ['/api/post/'],
+  );
 });
 
 test('redocly lint (recommended rules) finds no error in either document', async (t) => {
   // One report per document; one process each, side by side.
-  const reports = await Promise.all(docs.files.map(async (file) => {
-    const { stdout } = await exec(process.execPath, [bin('@redocly/cli', 'bin/cli.js'), 'lint', '--config', path.join(root, 'redocly.yaml'), '--format', 'json', file], {
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
-    // The JSON report is stdout (exit 1 when there are errors); banners go to stderr.
-    return { file: path.basename(file), ...(JSON.parse(stdout) as Report) };
-  }));
-  const problems = reports.flatMap((r) => r.problems.map((p) => `${r.file}: ${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`));
+  const reports = await Promise.all(
+    docs.files.map(async (file) => {
+      const { stdout } = await exec(
+        process.execPath,
+        [
+          bin('@redocly/cli', 'bin/cli.js'),
+          'lint',
+          '--config',
+          path.join(root, 'redocly.yaml'),
+          '--format',
+          'json',
+          file,
+        ],
+        {
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      );
+      // The JSON report is stdout (exit 1 when there are errors); banners go to stderr.
+      return { file: path.basename(file), ...(JSON.parse(stdout) as Report) };
+    }),
+  );
+  const problems = reports.flatMap((r) =>
+    r.problems.map((p) => `${r.file}: ${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`),
+  );
   const count = (key: 'errors' | 'warnings') => reports.reduce((n, r) => n + r.totals[key], 0);
   t.is(count('errors'), 0, problems.join('\n'));
   if (count('warnings')) t.log(problems.join('\n'));
@@ -97,13 +136,38 @@ test('redocly lint (recommended rules) finds no error in either document', async
 test('openapi-generator 7.17 (typescript-fetch) makes a client from /openapi-3.0.json that compiles', async (t) => {
   const out = path.join(dir, 'client');
   // A short JVM run: the C1 compiler alone and the serial collector start fastest; no Markdown docs.
-  await run(javaBinary(), ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-jar', await jar, 'generate', '-i', docs.files[1], '-g', 'typescript-fetch', '-o', out,
-    '--global-property', 'apiDocs=false,modelDocs=false']);
+  await run(javaBinary(), [
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
+    '-jar',
+    await jar,
+    'generate',
+    '-i',
+    docs.files[1],
+    '-g',
+    'typescript-fetch',
+    '-o',
+    out,
+    '--global-property',
+    'apiDocs=false,modelDocs=false',
+  ]);
   // As strict as a consumer's project can be; DOM for fetch and Request.
-  fs.writeFileSync(path.join(out, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2020', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2020', 'DOM'], strict: true, noEmit: true, types: [], skipLibCheck: true },
-    include: ['**/*.ts'],
-  }));
+  fs.writeFileSync(
+    path.join(out, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2020',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2020', 'DOM'],
+        strict: true,
+        noEmit: true,
+        types: [],
+        skipLibCheck: true,
+      },
+      include: ['**/*.ts'],
+    }),
+  );
   await t.notThrowsAsync(run(process.execPath, [bin('typescript', 'bin/tsc'), '-p', out]));
   const api = fs.readFileSync(path.join(out, 'apis', 'PostsApi.ts'), 'utf8');
   t.regex(api, /async listPosts\(/, 'operations become methods named by operationId');

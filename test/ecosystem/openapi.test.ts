@@ -49,7 +49,12 @@ test('the document is OpenAPI 3.1 and uses only keywords the contract check unde
   const ids = OPERATIONS.map((o) => o.operationId);
   t.is(new Set(ids).size, ids.length, 'operation ids are unique');
   t.deepEqual(JsonSchemaValidator.unknownKeywords(Object.values(doc.components.schemas)), []);
-  const inline = Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>)
+  const inline = Object.values(
+    doc.paths as Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+    >,
+  )
     .flatMap((item) => Object.values(item))
     .flatMap((op) => Object.values(op.responses))
     .flatMap((r) => Object.values(r.content ?? {}).map((c) => c.schema));
@@ -94,16 +99,31 @@ test('GET /docs is a self-contained page under a strict CSP', async (t) => {
  * Direct uploads (issue 26): 409 on this app's local store; the rest on a second app whose store is
  * the suite's S3Proxy (it records into the same directory).
  */
-async function directUploads(call: (method: string, url: string, init?: { json?: unknown; form?: FormData; headers?: Record<string, string> }) => Promise<Response>): Promise<void> {
+async function directUploads(
+  call: (
+    method: string,
+    url: string,
+    init?: { json?: unknown; form?: FormData; headers?: Record<string, string> },
+  ) => Promise<Response>,
+): Promise<void> {
   const local = await createUser(app, 0x2);
   await call('POST', '/api/post/upload-url', { headers: local.headers, json: { contentType: 'image/png' } }); // 409
   const s3app = await startTestApp(await sharedS3Env());
   try {
     const [user, weak] = [await createUser(s3app, 0x2), await createUser(s3app, 0)];
     const at = (url: string, init: { json?: unknown; form?: FormData; headers: Record<string, string> }) =>
-      s3app.request(url, { method: 'POST', headers: { ...init.headers, ...(init.json ? { 'Content-Type': 'application/json' } : {}) }, body: init.json ? JSON.stringify(init.json) : init.form });
+      s3app.request(url, {
+        method: 'POST',
+        headers: { ...init.headers, ...(init.json ? { 'Content-Type': 'application/json' } : {}) },
+        body: init.json ? JSON.stringify(init.json) : init.form,
+      });
     const image = await randomImage(9150);
-    const grant = await (await at('/api/post/upload-url', { headers: user.headers, json: { contentType: 'image/png', size: image.length } })).json();
+    const grant = await (
+      await at('/api/post/upload-url', {
+        headers: user.headers,
+        json: { contentType: 'image/png', size: image.length },
+      })
+    ).json();
     await fetch(grant.url, { method: 'PUT', headers: grant.headers, body: new Uint8Array(image) });
     const form = uploadForm({ metadata: { text: 'direct' } });
     form.append('key', grant.key);
@@ -118,7 +138,11 @@ async function directUploads(call: (method: string, url: string, init?: { json?:
 
 /** Exercises every endpoint, successes and the usual failures; returns nothing, the recorder keeps it all. */
 async function representativeRun(user: TestUser, weak: TestUser): Promise<void> {
-  const call = async (method: string, url: string, init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) => {
+  const call = async (
+    method: string,
+    url: string,
+    init: { json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...init.headers };
     let body: BodyInit | undefined;
     if (init.json !== undefined) {
@@ -145,12 +169,30 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
 
   // posts
   const image = await randomImage(9100, 300, 200);
-  const created = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image, metadata: { text: 'contract', tags: ['b', 'a'], rating: 'moderate' } }) }));
+  const created = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image, metadata: { text: 'contract', tags: ['b', 'a'], rating: 'moderate' } }),
+    }),
+  );
   await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image }) }); // 409 near-duplicate
-  await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image: Buffer.from('not an image'), type: 'image/png' }) });
-  await call('POST', '/api/post/', { headers: as(user), form: uploadForm({ image: await randomImage(9101), metadata: { rating: 'awful' } }) });
+  await call('POST', '/api/post/', {
+    headers: as(user),
+    form: uploadForm({ image: Buffer.from('not an image'), type: 'image/png' }),
+  });
+  await call('POST', '/api/post/', {
+    headers: as(user),
+    form: uploadForm({ image: await randomImage(9101), metadata: { rating: 'awful' } }),
+  });
   await call('POST', '/api/post/', { headers: as(weak), form: uploadForm({ image: await randomImage(9102) }) }); // 403
-  const second = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9103, 120, 400, 'jpeg'), type: 'image/jpeg' }) }));
+  const second = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image: await randomImage(9103, 120, 400, 'jpeg'), type: 'image/jpeg' }),
+    }),
+  );
   await directUploads(call);
   await call('GET', '/api/post/');
   await call('GET', '/api/post/?offset=1&limit=1');
@@ -198,7 +240,9 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', '/api/tag/a/alias', { headers: as(user) }); // 403
 
   // search
-  await call('POST', '/api/post/search', { json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] } });
+  await call('POST', '/api/post/search', {
+    json: { filter: [{ type: 'tag', op: 'include', value: 'c' }], order: [{ key: 'createdAt', direction: 'desc' }] },
+  });
   await call('POST', '/api/post/search?limit=1', {});
   await call('POST', '/api/post/search', { json: { filter: [] } });
   await call('POST', '/api/post/search', { json: { filter: [{ type: 'text', op: 'contains', value: 5 }] } });
@@ -209,18 +253,37 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', `/api/post/${second.id}/similar?robust=1`);
   await call('GET', `/api/post/${second.id}/similar?maxDiff=99`);
   await call('GET', '/api/post/not-a-post/similar');
-  await call('POST', '/image/search', { json: { conditions: [{ type: 'tagInclude', value: 'c' }], orderBy: 'uploadDate', order: 'desc' } });
+  await call('POST', '/image/search', {
+    json: { conditions: [{ type: 'tagInclude', value: 'c' }], orderBy: 'uploadDate', order: 'desc' },
+  });
   await call('POST', '/image/search?limit=0', { json: { conditions: [] } });
   await call('POST', '/image/search', { json: { conditions: [{ type: 'nope', value: 'x' }] } });
 
   // webhooks
-  const hook = await json(await app.request('/api/webhook', { method: 'POST', headers: { ...as(user), 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiver.url, secret: 's3cret-value', events: ['create', 'update', 'delete'], label: 'contract' }) }));
-  await call('POST', '/api/webhook', { headers: as(user), json: { url: 'ftp://example.com', secret: 'x', events: [] } });
+  const hook = await json(
+    await app.request('/api/webhook', {
+      method: 'POST',
+      headers: { ...as(user), 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        url: receiver.url,
+        secret: 's3cret-value',
+        events: ['create', 'update', 'delete'],
+        label: 'contract',
+      }),
+    }),
+  );
+  await call('POST', '/api/webhook', {
+    headers: as(user),
+    json: { url: 'ftp://example.com', secret: 'x', events: [] },
+  });
   await call('POST', '/api/webhook', { json: { url: receiver.url, secret: 'x', events: ['create'] } });
   await call('GET', '/api/webhook', { headers: as(user) });
   await call('GET', `/api/webhook/${hook.id}`, { headers: as(user) });
   await call('GET', `/api/webhook/${hook.id}`, { headers: as(weak) }); // another user's: 404
-  await call('PATCH', `/api/webhook/${hook.id}`, { headers: as(user), json: { label: null, template: '{"e": {{json .Event}}, "id": {{.ImageID}}}' } });
+  await call('PATCH', `/api/webhook/${hook.id}`, {
+    headers: as(user),
+    json: { label: null, template: '{"e": {{json .Event}}, "id": {{.ImageID}}}' },
+  });
   await call('PATCH', `/api/webhook/${hook.id}`, { headers: as(user), json: { template: '{{.Nope' } });
   await call('POST', '/api/webhook/preview', { headers: as(user), json: { event: 'update' } });
   await call('POST', '/api/webhook/preview', { headers: as(user), json: { event: 'create', template: '{{if}}' } });
@@ -229,7 +292,11 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await app.services.webhookDispatcher.whenIdle();
   await call('GET', `/api/webhook/${hook.id}/deliveries`, { headers: as(user) });
   await call('POST', `/api/webhook/${hook.id}/reactivate`, { headers: as(user) });
-  for (let i = 0; i < 10; i++) await call('POST', '/api/webhook', { headers: as(user), json: { url: receiver.url, secret: `s${i}`, events: ['delete'] } }); // the last is 409
+  for (let i = 0; i < 10; i++)
+    await call('POST', '/api/webhook', {
+      headers: as(user),
+      json: { url: receiver.url, secret: `s${i}`, events: ['delete'] },
+    }); // the last is 409
   await call('DELETE', `/api/webhook/${hook.id}`, { headers: as(user) });
   await call('DELETE', `/api/webhook/${hook.id}`, { headers: as(user) });
 
@@ -244,10 +311,28 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/media/01900000-0000-7000-8000-000000000000.png');
 
   // moderation (docs/decisions.md §15): a request filed, listed, dismissed, revoked, approved; a merge
-  const third = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9104), metadata: { tags: ['c'] } }) }));
-  const fourth = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9105), metadata: { tags: ['d'] } }) }));
+  const third = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image: await randomImage(9104), metadata: { tags: ['c'] } }),
+    }),
+  );
+  const fourth = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image: await randomImage(9105), metadata: { tags: ['d'] } }),
+    }),
+  );
   const fileRequest = async (id: string, reason: string) =>
-    json(await app.request(`/api/post/${id}/deletion-request`, { method: 'POST', headers: { ...as(weak), 'Content-Type': 'application/json' }, body: JSON.stringify({ reason }) }));
+    json(
+      await app.request(`/api/post/${id}/deletion-request`, {
+        method: 'POST',
+        headers: { ...as(weak), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason }),
+      }),
+    );
   const req = await fileRequest(third.id, 'contract');
   await call('POST', `/api/post/${third.id}/deletion-request`, { headers: as(weak), json: { reason: 'again' } }); // 409
   await call('POST', `/api/post/${third.id}/deletion-request`, { headers: as(weak), json: {} }); // 400
@@ -271,19 +356,34 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/post/${second.id}`, { headers: as(user) });
 
   // operations
-  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs']) await call('GET', p);
+  for (const p of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/openapi-3.0.json', '/docs'])
+    await call('GET', p);
 
   // people (docs/decisions.md §14)
-  await call('POST', '/api/account/register', { json: { username: `joiner_${process.pid}`, password: 'correct horse battery' } });
+  await call('POST', '/api/account/register', {
+    json: { username: `joiner_${process.pid}`, password: 'correct horse battery' },
+  });
   await call('POST', '/api/account/register', { json: { username: 'x', password: 'y' } });
-  const appKey = await json(await app.request('/api/account/keys', { method: 'POST', headers: { ...as(user), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'bot', permission: 2 }) }));
+  const appKey = await json(
+    await app.request('/api/account/keys', {
+      method: 'POST',
+      headers: { ...as(user), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'bot', permission: 2 }),
+    }),
+  );
   await call('POST', '/api/account/keys', { headers: as(user), json: { name: 'greedy', permission: 0x800 } });
   await call('GET', '/api/account/keys', { headers: as(user) });
   await call('GET', '/api/account', { headers: { 'X-Access-Key': appKey.key } });
   await call('DELETE', `/api/account/keys/${appKey.id}`, { headers: as(user) });
   await call('GET', '/api/account/preferences', { headers: as(user) });
   await call('PUT', '/api/account/preferences', { headers: as(user), json: { ratings: ['none'] } });
-  const kept = await json(await app.request('/api/post/', { method: 'POST', headers: as(user), body: uploadForm({ image: await randomImage(9377), metadata: { text: 'favorite me' } }) }));
+  const kept = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image: await randomImage(9377), metadata: { text: 'favorite me' } }),
+    }),
+  );
   await call('PUT', `/api/post/${kept.id}/favorite`, { headers: as(user), json: { shortcut: 'fav' } });
   await call('PUT', `/api/post/${kept.id}/favorite`);
   await call('GET', '/api/account/favorites', { headers: as(user) });
@@ -294,20 +394,30 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/user', { headers: as(weak) });
   await call('PATCH', `/api/user/${weak.id}`, { headers: as(admin), json: { permission: 2 } });
   await call('DELETE', `/api/user/${weak.id}`, { headers: as(admin) });
-  await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } }); // the last super user: 409
+  // the last super user: 409
+  await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } });
 
-  // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator answers
+  // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator
+  // answers
   await call('POST', '/api/account/passkey/options', { headers: as(user) });
   const publicUrl = app.services.config.publicUrl;
   app.services.config.publicUrl = `http://localhost:${app.server.port}`;
   try {
     const authenticator = new SoftwareAuthenticator(app.services.config.publicUrl);
     const post = async (url: string, headers: Record<string, string>, body?: unknown) =>
-      json(await app.request(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+      json(
+        await app.request(url, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
     const created = authenticator.create(await post('/api/account/passkey/options', as(user)));
     const passkey = await post('/api/account/passkey', as(user), { ...created, name: 'contract' });
     await call('POST', '/api/account/passkey', { headers: as(user), json: created }); // replayed: 400
-    await call('POST', '/api/account/passkey/login', { json: authenticator.get(await post('/api/account/passkey/login/options', {}, {})) });
+    await call('POST', '/api/account/passkey/login', {
+      json: authenticator.get(await post('/api/account/passkey/login/options', {}, {})),
+    });
     await call('POST', '/api/account/passkey/login', { json: { id: 'x' } });
     await call('GET', '/api/account/passkeys', { headers: as(user) });
     await call('GET', '/api/account/passkeys', { headers: { 'X-Access-Key': appKey.key } }); // revoked by now: 401
@@ -327,11 +437,45 @@ test.serial('every response of a run over all endpoints matches the document', a
   t.is(report.violations.length, 0, formatViolations(report.violations));
   t.true(report.checked >= 70, `only ${report.checked} responses checked`);
   // The run is representative: every operation answered with success at least once.
-  const withoutSuccess = OPERATIONS.filter((op) => ![...(report.seen.get(op.operationId) ?? [])].some((s) => s < 300 || s === 304));
-  t.deepEqual(withoutSuccess.map((op) => op.operationId), []);
+  const withoutSuccess = OPERATIONS.filter(
+    (op) => ![...(report.seen.get(op.operationId) ?? [])].some((s) => s < 300 || s === 304),
+  );
+  t.deepEqual(
+    withoutSuccess.map((op) => op.operationId),
+    [],
+  );
   // And the documented error shapes were exercised too.
   const seen = (id: string, status: number) => report.seen.get(id)?.has(status) ?? false;
-  for (const [id, status] of [['login', 401], ['createPost', 409], ['createPost', 400], ['createPost', 403], ['createUploadUrl', 200], ['createUploadUrl', 400], ['createUploadUrl', 403], ['createUploadUrl', 409], ['listPosts', 400], ['getPost', 404], ['updatePost', 400], ['updatePost', 404], ['updatePost', 401], ['searchPosts', 400], ['similarPosts', 400], ['imageSearch', 400], ['createWebhook', 409], ['getWebhook', 404], ['listPostVersions', 400], ['listPostVersions', 404], ['revertPost', 400], ['revertPost', 403], ['revertPost', 404], ['listTags', 400], ['getTag', 404], ['getMedia', 206], ['getMedia', 416], ['getMedia', 404]] as const)
+  for (const [id, status] of [
+    ['login', 401],
+    ['createPost', 409],
+    ['createPost', 400],
+    ['createPost', 403],
+    ['createUploadUrl', 200],
+    ['createUploadUrl', 400],
+    ['createUploadUrl', 403],
+    ['createUploadUrl', 409],
+    ['listPosts', 400],
+    ['getPost', 404],
+    ['updatePost', 400],
+    ['updatePost', 404],
+    ['updatePost', 401],
+    ['searchPosts', 400],
+    ['similarPosts', 400],
+    ['imageSearch', 400],
+    ['createWebhook', 409],
+    ['getWebhook', 404],
+    ['listPostVersions', 400],
+    ['listPostVersions', 404],
+    ['revertPost', 400],
+    ['revertPost', 403],
+    ['revertPost', 404],
+    ['listTags', 400],
+    ['getTag', 404],
+    ['getMedia', 206],
+    ['getMedia', 416],
+    ['getMedia', 404],
+  ] as const)
     t.true(seen(id, status), `${id} ${status} was not exercised`);
 });
 
@@ -339,7 +483,14 @@ test('the whole-suite check reads every recording file, counts per operation and
   const dir = tempDir('imgpost-validate');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const line = (r: RecordedResponse) => `${JSON.stringify(r)}\n`;
-  const ok: RecordedResponse = { method: 'GET', path: '/healthz', status: 200, contentType: 'application/json', kind: 'json', body: { status: 'ok' } };
+  const ok: RecordedResponse = {
+    method: 'GET',
+    path: '/healthz',
+    status: 200,
+    contentType: 'application/json',
+    kind: 'json',
+    body: { status: 'ok' },
+  };
   const bad: RecordedResponse = { ...ok, body: { status: 'fine' } };
   const unknown: RecordedResponse = { ...ok, path: '/nowhere', status: 404, body: { error: 'not found' } };
   fs.writeFileSync(recordingFile(dir, 1), line(ok) + line(ok));
@@ -365,11 +516,22 @@ test('the whole-suite check reads every recording file, counts per operation and
 test('the check catches what it should: missing and extra fields, wrong types, undocumented statuses', async (t) => {
   const post = await (async () => {
     const u = await createUser(app, 0x2);
-    const res = await app.request('/api/post/', { method: 'POST', headers: u.headers, body: uploadForm({ image: await randomImage(9200) }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: u.headers,
+      body: uploadForm({ image: await randomImage(9200) }),
+    });
     return (await res.json()) as Record<string, unknown>;
   })();
   const legacy: Record<string, unknown> = { ...post, uploader: null, uploaderId: null };
-  const rec = (status: number, body: unknown, p = `/api/post/${post.id}`): RecordedResponse => ({ method: 'GET', path: p, status, contentType: 'application/json', kind: 'json', body });
+  const rec = (status: number, body: unknown, p = `/api/post/${post.id}`): RecordedResponse => ({
+    method: 'GET',
+    path: p,
+    status,
+    contentType: 'application/json',
+    kind: 'json',
+    body,
+  });
   t.deepEqual(checkRecordings([rec(200, legacy)]).violations, [], 'a legacy post (uploader null) is valid');
   const { thumbnails: _dropped, ...noThumbs } = legacy;
   const cases: [string, RecordedResponse, RegExp][] = [
@@ -386,8 +548,14 @@ test('the check catches what it should: missing and extra fields, wrong types, u
     t.regex(formatViolations(violations), pattern, label);
     // Body problems are found twice: by the zod schema and by the published JSON Schema.
     if (record.status === 200 && record.kind === 'json') {
-      t.true(violations.some((v) => v.problem.startsWith('zod:')), `${label}: zod`);
-      t.true(violations.some((v) => v.problem.startsWith('document:')), `${label}: document`);
+      t.true(
+        violations.some((v) => v.problem.startsWith('zod:')),
+        `${label}: zod`,
+      );
+      t.true(
+        violations.some((v) => v.problem.startsWith('document:')),
+        `${label}: document`,
+      );
     }
   }
 });

@@ -19,12 +19,18 @@ test.after.always(() => app?.close());
 
 /** Three solid frames, red then green then blue: the thumbnail must be the red one. */
 async function animatedGif(width: number, height: number): Promise<Buffer> {
-  const frames = [[255, 0, 0], [0, 255, 0], [0, 0, 255]];
+  const frames = [
+    [255, 0, 0],
+    [0, 255, 0],
+    [0, 0, 255],
+  ];
   const raw = Buffer.alloc(width * height * 3 * frames.length);
   frames.forEach((rgb, f) => {
     for (let i = 0; i < width * height; i++) raw.set(rgb, (f * width * height + i) * 3);
   });
-  return sharp(raw, { raw: { width, height: height * frames.length, channels: 3, pageHeight: height } }).gif({ delay: [100, 100, 100] }).toBuffer();
+  return sharp(raw, { raw: { width, height: height * frames.length, channels: 3, pageHeight: height } })
+    .gif({ delay: [100, 100, 100] })
+    .toBuffer();
 }
 
 interface Post {
@@ -33,33 +39,73 @@ interface Post {
 }
 
 async function upload(image: Buffer, type: string): Promise<Post> {
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image, type, force: '1' }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image, type, force: '1' }),
+  });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return (await res.json()) as Post;
 }
 
 /** Fetches one thumbnail through its URL and returns its metadata. */
 async function fetchThumb(post: Post, size: '320' | '1024') {
-  if (!post.thumbnails[size].endsWith(`/media/${post.id}.${size}.webp`)) throw new Error(`unexpected URL ${post.thumbnails[size]}`);
+  if (!post.thumbnails[size].endsWith(`/media/${post.id}.${size}.webp`))
+    throw new Error(`unexpected URL ${post.thumbnails[size]}`);
   const res = await fetch(post.thumbnails[size]);
   if (res.status !== 200) throw new Error(`GET ${post.thumbnails[size]}: ${res.status}`);
   const buf = Buffer.from(await res.arrayBuffer());
   return { type: res.headers.get('content-type'), buf, meta: await sharp(buf).metadata() };
 }
 
-const cases: { label: string; make: () => Promise<Buffer>; type: string; t320: [number, number]; t1024: [number, number]; animated?: boolean }[] = [
+const cases: {
+  label: string;
+  make: () => Promise<Buffer>;
+  type: string;
+  t320: [number, number];
+  t1024: [number, number];
+  animated?: boolean;
+}[] = [
   // [width, height]; the long side is the size, the short one scales (rounded), never upscaled.
-  { label: 'a wide image', make: () => randomImage(7001, 2000, 500), type: 'image/png', t320: [320, 80], t1024: [1024, 256] },
-  { label: 'a tall image', make: () => randomImage(7002, 300, 1500, 'jpeg'), type: 'image/jpeg', t320: [64, 320], t1024: [205, 1024] },
-  { label: 'a small image (never upscaled)', make: () => randomImage(7003, 200, 120), type: 'image/png', t320: [200, 120], t1024: [200, 120] },
-  { label: 'an animated GIF (first frame)', make: () => animatedGif(600, 400), type: 'image/gif', t320: [320, 213], t1024: [600, 400], animated: true },
+  {
+    label: 'a wide image',
+    make: () => randomImage(7001, 2000, 500),
+    type: 'image/png',
+    t320: [320, 80],
+    t1024: [1024, 256],
+  },
+  {
+    label: 'a tall image',
+    make: () => randomImage(7002, 300, 1500, 'jpeg'),
+    type: 'image/jpeg',
+    t320: [64, 320],
+    t1024: [205, 1024],
+  },
+  {
+    label: 'a small image (never upscaled)',
+    make: () => randomImage(7003, 200, 120),
+    type: 'image/png',
+    t320: [200, 120],
+    t1024: [200, 120],
+  },
+  {
+    label: 'an animated GIF (first frame)',
+    make: () => animatedGif(600, 400),
+    type: 'image/gif',
+    t320: [320, 213],
+    t1024: [600, 400],
+    animated: true,
+  },
 ];
 
 for (const c of cases) {
   test(`thumbnails of ${c.label}: WebP, right sizes, served from /media`, async (t) => {
     const post = await upload(await c.make(), c.type);
     t.deepEqual(Object.keys(post.thumbnails).sort(), ['1024', '320']);
-    for (const [size, [w, h]] of [['320', c.t320], ['1024', c.t1024]] as const) {
+    for (const [size, [w, h]] of [
+      ['320', c.t320],
+      ['1024', c.t1024],
+    ] as const) {
       const thumb = await fetchThumb(post, size);
       t.is(thumb.type, 'image/webp', size);
       t.is(thumb.meta.format, 'webp', size);
@@ -70,7 +116,10 @@ for (const c of cases) {
       t.true(fs.existsSync(app.services.images.pathOf(thumbnailName(post.id, Number(size) as 320 | 1024))));
     }
     if (c.animated) {
-      const { data } = await sharp((await fetchThumb(post, '320')).buf).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const { data } = await sharp((await fetchThumb(post, '320')).buf)
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       t.true(data[0] > 200 && data[1] < 60 && data[2] < 60, `first frame is red, got ${[...data.subarray(0, 3)]}`);
     }
   });
@@ -80,8 +129,16 @@ test('posts in lists and /image/search carry thumbnail URLs', async (t) => {
   const post = await upload(await randomImage(7010), 'image/png');
   const got = await (await app.request(`/api/post/${post.id}`)).json();
   t.deepEqual(got.thumbnails, post.thumbnails);
-  const search = await (await app.request('/image/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ conditions: [], orderBy: 'id', order: 'desc' }) })).json();
-  const hit = search.data.images.find((i: { id: number }) => i.id === app.services.postRepository.getById(post.id)!.seq);
+  const search = await (
+    await app.request('/image/search', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conditions: [], orderBy: 'id', order: 'desc' }),
+    })
+  ).json();
+  const hit = search.data.images.find(
+    (i: { id: number }) => i.id === app.services.postRepository.getById(post.id)!.seq,
+  );
   t.is(hit.thumbnailUrl, post.thumbnails['320']);
 });
 
@@ -112,14 +169,21 @@ test.serial('a failed post insert leaves no thumbnail behind', async (t) => {
     throw new Error('simulated failure inside the post transaction');
   };
   try {
-    const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(7030) }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({ image: await randomImage(7030) }),
+    });
     t.is(res.status, 500);
   } finally {
     images.settle = realSettle;
   }
   t.truthy(adoptedId);
   for (const size of [320, 1024] as const) t.false(fs.existsSync(images.pathOf(thumbnailName(adoptedId!, size))));
-  t.deepEqual(fs.readdirSync(images.tmpDir).filter((f) => f.endsWith('.webp')), []);
+  t.deepEqual(
+    fs.readdirSync(images.tmpDir).filter((f) => f.endsWith('.webp')),
+    [],
+  );
   t.is(app.services.db.prepare('SELECT count(*) FROM pending_files WHERE post_id = ?').pluck().get(adoptedId), 0);
 });
 
@@ -129,34 +193,49 @@ test.serial('rethumb regenerates missing thumbnails and skips complete posts wit
   await fetchThumb(post, '320');
   await fetchThumb(post, '1024');
   fs.rmSync(file);
-  const deps = { posts: app.services.postRepository, images: app.services.images, thumbnailer: app.services.thumbnailer };
+  const deps = {
+    posts: app.services.postRepository,
+    images: app.services.images,
+    thumbnailer: app.services.thumbnailer,
+  };
   const result = await rethumb(deps, { missingOnly: true, concurrency: 2, progress: () => silentProgress });
   t.is(result.regenerated, 1);
   t.is(result.skipped, result.posts - 1);
   t.deepEqual(result.failed, []);
-  t.deepEqual(await sharp(file).metadata().then((m) => [m.width, m.height]), [800, 600]);
+  t.deepEqual(
+    await sharp(file)
+      .metadata()
+      .then((m) => [m.width, m.height]),
+    [800, 600],
+  );
   const all = await rethumb(deps, { missingOnly: false, concurrency: 2, progress: () => silentProgress });
   t.is(all.regenerated, all.posts);
-  t.deepEqual(fs.readdirSync(app.services.images.tmpDir).filter((f) => f.startsWith('thumb-')), []);
+  t.deepEqual(
+    fs.readdirSync(app.services.images.tmpDir).filter((f) => f.startsWith('thumb-')),
+    [],
+  );
 });
 
-test.serial('a crash between moving the files in and the insert: start-up recovery removes the thumbnails too', async (t) => {
-  const images = app.services.images;
-  const id = '01900000-0000-7000-8000-00000000c0de';
-  const temp = (name: string) => {
-    const p = `${images.tmpDir}/${name}`;
-    fs.writeFileSync(p, 'x');
-    return p;
-  };
-  await images.adopt(temp('crash.png'), `${id}.png`, id, [
-    { size: 320, tempPath: temp('crash.320.webp') },
-    { size: 1024, tempPath: temp('crash.1024.webp') },
-  ]);
-  const files = images.filesOf(`${id}.png`);
-  t.is(files.length, 3);
-  t.true(files.every((f) => fs.existsSync(f)));
-  // No row was ever inserted: what start-up recovery finds after the crash.
-  const { removed } = await images.recover();
-  t.true(removed >= 3);
-  t.true(files.every((f) => !fs.existsSync(f)));
-});
+test.serial(
+  'a crash between moving the files in and the insert: start-up recovery removes the thumbnails too',
+  async (t) => {
+    const images = app.services.images;
+    const id = '01900000-0000-7000-8000-00000000c0de';
+    const temp = (name: string) => {
+      const p = `${images.tmpDir}/${name}`;
+      fs.writeFileSync(p, 'x');
+      return p;
+    };
+    await images.adopt(temp('crash.png'), `${id}.png`, id, [
+      { size: 320, tempPath: temp('crash.320.webp') },
+      { size: 1024, tempPath: temp('crash.1024.webp') },
+    ]);
+    const files = images.filesOf(`${id}.png`);
+    t.is(files.length, 3);
+    t.true(files.every((f) => fs.existsSync(f)));
+    // No row was ever inserted: what start-up recovery finds after the crash.
+    const { removed } = await images.recover();
+    t.true(removed >= 3);
+    t.true(files.every((f) => !fs.existsSync(f)));
+  },
+);

@@ -1,7 +1,8 @@
 /**
  * Validates every response recorded during a test run against the OpenAPI description. `npm test`
  * (test/run-suite.ts) runs it after ava; by hand:
- *   rm -rf /tmp/rec && IMGPOST_RECORD_RESPONSES=/tmp/rec npx ava && npx tsx test/ecosystem/validate-recorded.ts /tmp/rec
+ *   rm -rf /tmp/rec && IMGPOST_RECORD_RESPONSES=/tmp/rec npx ava &&
+ *     npx tsx test/ecosystem/validate-recorded.ts /tmp/rec
  * Prints a summary (responses per operation and status; requests no operation covers; violations,
  * grouped) and exits 1 when any response breaks the contract.
  */
@@ -23,7 +24,13 @@ const MAX_LISTED = 20;
 
 /** Checks every *.jsonl file in `dir`; never throws on violations, the caller decides. */
 export function validateDirectory(dir: string): RecordingsSummary {
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f)) : [];
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()
+        .map((f) => path.join(dir, f))
+    : [];
   const records = readRecordings(files);
   const report = checkRecordings(records);
 
@@ -44,13 +51,22 @@ export function validateDirectory(dir: string): RecordingsSummary {
 
   const lines: string[] = [];
   const ok = report.violations.length === 0;
-  lines.push(`OpenAPI response validation: ${report.checked} responses checked against the document (${files.length} recording files); ${report.unmatched} without a documented operation; ${report.violations.length} violations`);
+  lines.push(
+    `OpenAPI response validation: ${report.checked} responses checked against the document (${files.length} recording files); ${report.unmatched} without a documented operation; ${report.violations.length} violations`,
+  );
   const width = Math.max(...OPERATIONS.map((o) => o.operationId.length));
   for (const op of OPERATIONS) {
     const byStatus = counts.get(op.operationId);
     const total = byStatus ? [...byStatus.values()].reduce((a, b) => a + b, 0) : 0;
-    const detail = byStatus ? [...byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ') : '(not exercised)';
-    lines.push(`  ${op.operationId.padEnd(width)} ${String(total).padStart(6)}  ${`${op.method.toUpperCase()} ${op.path}`.padEnd(36)} ${detail}`);
+    const detail = byStatus
+      ? [...byStatus]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')
+      : '(not exercised)';
+    lines.push(
+      `  ${op.operationId.padEnd(width)} ${String(total).padStart(6)}  ${`${op.method.toUpperCase()} ${op.path}`.padEnd(36)} ${detail}`,
+    );
   }
   if (unmatched.size > 0) {
     lines.push(`  without a documented operation (not checked):`);

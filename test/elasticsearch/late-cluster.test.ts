@@ -31,7 +31,19 @@ test('the posts index is created once Elasticsearch answers after the server sta
     LOG_LEVEL: 'info',
     HASH_WORKERS: '1',
   };
-  const added = await cli(['user', 'add', '--name', 'lateuser', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4 | 0x2000)], env);
+  const added = await cli(
+    [
+      'user',
+      'add',
+      '--name',
+      'lateuser',
+      '--password',
+      'correct horse battery',
+      '--permission',
+      String(0x2 | 0x4 | 0x2000),
+    ],
+    env,
+  );
   t.is(added.code, 0, added.stderr);
   const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey };
   const server = await startChild(env);
@@ -45,9 +57,17 @@ test('the posts index is created once Elasticsearch answers after the server sta
   await startManagedNode({ ...node, log: (line) => t.log(line) });
   await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 200, 60_000, 250);
   t.regex(server.output(), /created the posts index, which did not exist at start-up/);
-  const up = await fetch(`${server.url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: await randomImage(77_001), metadata: { text: 'late', tags: ['late'] } }) });
+  const up = await fetch(`${server.url}/api/post/`, {
+    method: 'POST',
+    headers: auth,
+    body: uploadForm({ image: await randomImage(77_001), metadata: { text: 'late', tags: ['late'] } }),
+  });
   t.is(up.status, 201, await up.clone().text());
-  const found = await fetch(`${server.url}/api/post/search`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ filter: [{ type: 'tag', op: 'include', value: 'late' }] }) });
+  const found = await fetch(`${server.url}/api/post/search`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ filter: [{ type: 'tag', op: 'include', value: 'late' }] }),
+  });
   t.is(found.status, 200);
   t.is((await found.json()).count, 1);
 });

@@ -9,7 +9,11 @@ test('with every posts index gone, a write fails instead of auto-creating an ind
   t.teardown(() => app.close());
   const { es, postsIndex, postRepository } = app.services;
   const user = await createUser(app, 0x2 | 0x4);
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(77) }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(77) }),
+  });
   t.is(res.status, 201);
   const post = postRepository.getById((await res.json()).id)!;
 

@@ -14,7 +14,11 @@ const replicaSettingsOf = async (es: EsClient, alias: string) => {
   const res = await es.indices.getSettings({ index: alias, flat_settings: true });
   const [index, s] = Object.entries(res)[0];
   const settings = s.settings as Record<string, string>;
-  return { index, replicas: settings['index.number_of_replicas'], autoExpand: settings['index.auto_expand_replicas'] ?? 'false' };
+  return {
+    index,
+    replicas: settings['index.number_of_replicas'],
+    autoExpand: settings['index.auto_expand_replicas'] ?? 'false',
+  };
 };
 
 test('a count is number_of_replicas with auto-expansion off; a range is auto_expand_replicas', (t) => {
@@ -32,7 +36,13 @@ test('the posts index is created with the setting, and the server applies a chan
   t.like(created, { replicas: '0', autoExpand: 'false' });
 
   // The real server on the same index, with another value: the index changes, nothing is rebuilt.
-  const env = { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277', ELASTICSEARCH_INDEX_PREFIX: postsIndex.prefix, DATA_DIR: tempDir(), PORT: String(await freePort()), LOG_LEVEL: 'info' };
+  const env = {
+    ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
+    ELASTICSEARCH_INDEX_PREFIX: postsIndex.prefix,
+    DATA_DIR: tempDir(),
+    PORT: String(await freePort()),
+    LOG_LEVEL: 'info',
+  };
   t.teardown(() => fs.rmSync(env.DATA_DIR, { recursive: true, force: true }));
   const first = await startChild({ ...env, ELASTICSEARCH_REPLICAS: '0-2' });
   t.teardown(() => first.stop());

@@ -20,9 +20,15 @@ test(`${REFERENCE_FILE} is what the declarations give`, (t) => {
 
 test('each variable is declared once, with a line of documentation', (t) => {
   const names = ALL_SETTINGS.map((s) => s.env);
-  t.deepEqual(names.filter((n, i) => names.indexOf(n) !== i), []);
+  t.deepEqual(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    [],
+  );
   const undocumented = ALL_SETTINGS.filter((s) => !s.declaration.doc.trim() || s.declaration.doc.includes('\n'));
-  t.deepEqual(undocumented.map((s) => s.env), []);
+  t.deepEqual(
+    undocumented.map((s) => s.env),
+    [],
+  );
 });
 
 test('only the configuration module reads process.env', (t) => {

@@ -28,10 +28,22 @@ test('PUBLIC_URL and MEDIA_URL drive returned URLs', (t) => {
 test('MEDIA_REDIRECT: off by default; presigned only with an S3 store; the URL life bounded', (t) => {
   t.deepEqual(loadConfig({}).mediaRedirect, { mode: 'off', expiresS: 300 });
   const s3 = { MEDIA_STORE: 's3://imgpost', S3_ENDPOINT: 'http://127.0.0.1:9' };
-  t.deepEqual(loadConfig({ ...s3, MEDIA_REDIRECT: 'presigned', MEDIA_REDIRECT_EXPIRES_S: '60' }).mediaRedirect, { mode: 'presigned', expiresS: 60 });
-  t.throws(() => loadConfig({ MEDIA_REDIRECT: 'presigned' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT="presigned": needs an S3 media store/ });
-  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT: 'yes' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT="yes"/ });
-  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT_EXPIRES_S: '5' }), { instanceOf: ConfigError, message: /^invalid configuration: MEDIA_REDIRECT_EXPIRES_S="5"/ });
+  t.deepEqual(loadConfig({ ...s3, MEDIA_REDIRECT: 'presigned', MEDIA_REDIRECT_EXPIRES_S: '60' }).mediaRedirect, {
+    mode: 'presigned',
+    expiresS: 60,
+  });
+  t.throws(() => loadConfig({ MEDIA_REDIRECT: 'presigned' }), {
+    instanceOf: ConfigError,
+    message: /^invalid configuration: MEDIA_REDIRECT="presigned": needs an S3 media store/,
+  });
+  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT: 'yes' }), {
+    instanceOf: ConfigError,
+    message: /^invalid configuration: MEDIA_REDIRECT="yes"/,
+  });
+  t.throws(() => loadConfig({ ...s3, MEDIA_REDIRECT_EXPIRES_S: '5' }), {
+    instanceOf: ConfigError,
+    message: /^invalid configuration: MEDIA_REDIRECT_EXPIRES_S="5"/,
+  });
 });
 
 for (const [name, value] of [
@@ -54,7 +66,10 @@ for (const [name, value] of [
 
 test('ELASTICSEARCH_URL takes one node or a comma-separated list, normalised', (t) => {
   t.is(loadConfig({ ELASTICSEARCH_URL: 'https://es.example:9200/' }).elasticsearch.url, 'https://es.example:9200');
-  t.is(loadConfig({ ELASTICSEARCH_URL: 'http://es1:9200/, http://es2:9200' }).elasticsearch.url, 'http://es1:9200,http://es2:9200');
+  t.is(
+    loadConfig({ ELASTICSEARCH_URL: 'http://es1:9200/, http://es2:9200' }).elasticsearch.url,
+    'http://es1:9200,http://es2:9200',
+  );
 });
 
 test('the server exits non-zero with one line naming a bad setting', async (t) => {
@@ -69,7 +84,8 @@ test('a boolean setting takes 1/0, true/false, yes/no or on/off in any case, and
   t.true(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'Yes' }).webhookAllowPrivate);
   t.false(loadConfig({ BACKGROUND_THUMBNAILS: 'off' }).backgroundThumbnails);
   t.throws(() => loadConfig({ ROBUST_DESCRIPTORS: '2' }), {
-    instanceOf: ConfigError, message: /^invalid configuration: ROBUST_DESCRIPTORS="2": expected 1 or 0/,
+    instanceOf: ConfigError,
+    message: /^invalid configuration: ROBUST_DESCRIPTORS="2": expected 1 or 0/,
   });
 });
 
@@ -77,8 +93,13 @@ test('the S3 settings are read only for a store on S3, through the same declarat
   t.is(loadConfig({ S3_TIMEOUT_MS: '5s' }).s3, undefined);
   const s3 = { MEDIA_STORE: 's3://imgpost/media', S3_ENDPOINT: 'http://127.0.0.1:9/' };
   t.like(loadConfig(s3).s3, {
-    bucket: 'imgpost', prefix: 'media/', endpoint: 'http://127.0.0.1:9', forcePathStyle: true, region: 'us-east-1',
-    timeoutMs: 10_000, maxAttempts: 3,
+    bucket: 'imgpost',
+    prefix: 'media/',
+    endpoint: 'http://127.0.0.1:9',
+    forcePathStyle: true,
+    region: 'us-east-1',
+    timeoutMs: 10_000,
+    maxAttempts: 3,
   });
   const other = loadConfig({ ...s3, S3_FORCE_PATH_STYLE: '0', AWS_REGION: 'eu-west-1' }).s3;
   t.like(other, { forcePathStyle: false, region: 'eu-west-1' });
@@ -89,7 +110,8 @@ test('the S3 settings are read only for a store on S3, through the same declarat
   // Another bucket with the same S3_* settings; a bad location names where it came from.
   t.like(loadConfig(s3).s3At('s3://other'), { bucket: 'other', prefix: '', endpoint: 'http://127.0.0.1:9' });
   t.throws(() => loadConfig(s3).s3At('local'), {
-    instanceOf: ConfigError, message: /^invalid configuration: the recorded media store="local": /,
+    instanceOf: ConfigError,
+    message: /^invalid configuration: the recorded media store="local": /,
   });
 });
 

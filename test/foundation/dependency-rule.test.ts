@@ -15,7 +15,11 @@ const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 
 // The CLI run by this very node (no shell, no .bin shims), as test/run-suite.ts runs ava.
 const pkgDir = path.join(ROOT, 'node_modules', 'dependency-cruiser');
-const bin = path.join(pkgDir, (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.depcruise);
+const bin = path.join(
+  pkgDir,
+  (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin
+    .depcruise,
+);
 
 interface Violation {
   from: string;
@@ -24,7 +28,11 @@ interface Violation {
 }
 
 function cruise(cwd: string, config: string, ...roots: string[]): Violation[] {
-  const run = spawnSync(process.execPath, [bin, ...roots, '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [bin, ...roots, '--config', config, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (!run.stdout) throw new Error(`depcruise failed (${run.status}): ${run.stderr}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
@@ -33,7 +41,17 @@ function cruise(cwd: string, config: string, ...roots: string[]): Violation[] {
 function tree(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-deprule-'));
   fs.copyFileSync(CONFIG, path.join(dir, '.dependency-cruiser.cjs'));
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowImportingTsExtensions: true, noEmit: true } }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        allowImportingTsExtensions: true,
+        noEmit: true,
+      },
+    }),
+  );
   for (const [name, body] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), body);
@@ -65,7 +83,8 @@ test('the same configuration refuses an upward import, a sibling import, a file 
   });
   try {
     const violations = cruise(dir, '.dependency-cruiser.cjs', 'src');
-    const has = (rule: string, to?: string) => violations.some((v) => v.rule.name === rule && (to === undefined || v.to === to));
+    const has = (rule: string, to?: string) =>
+      violations.some((v) => v.rule.name === rule && (to === undefined || v.to === to));
     t.true(has('layer:src/kernel', 'src/posts/service.ts'), `upward\n${describe(violations)}`);
     t.true(has('layer:src/search', 'src/tags/service.ts'), `sideways\n${describe(violations)}`);
     t.true(has('no-circular'), `loop\n${describe(violations)}`);
@@ -76,7 +95,8 @@ test('the same configuration refuses an upward import, a sibling import, a file 
 });
 
 test('the same configuration refuses a feature importing a development service, and lets a composition root', (t) => {
-  const dev = "import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';\n" +
+  const dev =
+    "import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';\n" +
     'export const x = startManagedNode;\n';
   const dir = tree({
     'src/dev-services/elasticsearch/managed-node.ts': 'export const startManagedNode = 1;\n',

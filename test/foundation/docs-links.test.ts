@@ -116,12 +116,14 @@ test('the link check refuses a missing file, a missing heading and a path out of
 function codeFiles(): string[] {
   const roots = ['src', 'workers', 'test', 'scripts', 'bench'];
   const listed = execFileSync('git', ['ls-files', '-z', ...roots], { cwd: ROOT, encoding: 'utf8' });
-  return listed
-    .split('\0')
-    .filter((f) => /\.(ts|tsx|mts|cts|js|mjs|cjs|sh|sql|css|html)$/.test(f))
-    // The rewriting script names the old forms in order to rewrite them.
-    .filter((f) => f !== 'scripts/rewrite-doc-refs.mjs')
-    .filter((f) => fs.existsSync(path.join(ROOT, f)));
+  return (
+    listed
+      .split('\0')
+      .filter((f) => /\.(ts|tsx|mts|cts|js|mjs|cjs|sh|sql|css|html)$/.test(f))
+      // The rewriting script names the old forms in order to rewrite them.
+      .filter((f) => f !== 'scripts/rewrite-doc-refs.mjs')
+      .filter((f) => fs.existsSync(path.join(ROOT, f)))
+  );
 }
 
 test('every reference the code makes to the decisions names a section of docs/decisions.md', (t) => {

@@ -27,7 +27,11 @@ const SECRET_DETAIL = 'SQLITE_CORRUPT: database disk image is malformed (/srv/im
 test.before(async () => {
   app = await startTestApp();
   user = await createUser(app, 0x2 | 0x4 | 0x2000);
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(73_001), metadata: { text: 'kept' } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(73_001), metadata: { text: 'kept' } }),
+  });
   if (res.status !== 201) throw new Error(`setup upload: ${res.status}`);
   postId = (await res.json()).id;
 
@@ -56,7 +60,8 @@ test.after.always(async () => {
 });
 
 type Log = { level: string; msg: string; requestId?: string; status?: number; err?: unknown; route?: string | null };
-const logsFor = (requestId: string): Log[] => app.logs.map((l) => JSON.parse(l) as Log).filter((l) => l.requestId === requestId);
+const logsFor = (requestId: string): Log[] =>
+  app.logs.map((l) => JSON.parse(l) as Log).filter((l) => l.requestId === requestId);
 
 async function assertInternalError(t: import('ava').ExecutionContext, res: Response, describe: string) {
   const text = await res.text();
@@ -72,39 +77,51 @@ async function assertInternalError(t: import('ava').ExecutionContext, res: Respo
 
 const rigs: { name: string; value: () => unknown }[] = [
   { name: 'an Error', value: () => new Error(SECRET_DETAIL) },
-  { name: 'a TypeError', value: () => new TypeError(`Cannot read properties of undefined (reading 'secret') ${SECRET_DETAIL}`) },
+  {
+    name: 'a TypeError',
+    value: () => new TypeError(`Cannot read properties of undefined (reading 'secret') ${SECRET_DETAIL}`),
+  },
   // koa-style errors: a 5xx status (exposed or not) is still an internal error, never passed through.
-  { name: 'an error with status 503 and expose', value: () => Object.assign(new Error(SECRET_DETAIL), { status: 503, expose: true }) },
+  {
+    name: 'an error with status 503 and expose',
+    value: () => Object.assign(new Error(SECRET_DETAIL), { status: 503, expose: true }),
+  },
   { name: 'an error with statusCode 500', value: () => Object.assign(new Error(SECRET_DETAIL), { statusCode: 500 }) },
   { name: 'a string', value: () => SECRET_DETAIL },
-  { name: 'a plain object', value: () => ({ message: SECRET_DETAIL, stack: `Error: ${SECRET_DETAIL}\n    at x (/srv/a.ts:1:1)` }) },
+  {
+    name: 'a plain object',
+    value: () => ({ message: SECRET_DETAIL, stack: `Error: ${SECRET_DETAIL}\n    at x (/srv/a.ts:1:1)` }),
+  },
   { name: 'null', value: () => null },
   { name: 'undefined', value: () => undefined },
 ];
 
 for (const [i, rigged] of rigs.entries()) {
-  test.serial(`a synchronous dependency throwing ${rigged.name} is a bare 500 logged under the request id`, async (t) => {
-    const sent = `err-probe-sync-${i}`;
-    thrown = { value: rigged.value() };
-    const res = await fetch(`${base}/api/post/?limit=1`, { headers: { 'X-Request-Id': sent } });
-    const requestId = await assertInternalError(t, res, rigged.name);
-    t.is(requestId, sent, 'a well-formed incoming request id is kept');
-    t.is(thrown as unknown, undefined, 'the rigged method was reached');
+  test.serial(
+    `a synchronous dependency throwing ${rigged.name} is a bare 500 logged under the request id`,
+    async (t) => {
+      const sent = `err-probe-sync-${i}`;
+      thrown = { value: rigged.value() };
+      const res = await fetch(`${base}/api/post/?limit=1`, { headers: { 'X-Request-Id': sent } });
+      const requestId = await assertInternalError(t, res, rigged.name);
+      t.is(requestId, sent, 'a well-formed incoming request id is kept');
+      t.is(thrown as unknown, undefined, 'the rigged method was reached');
 
-    const lines = logsFor(sent);
-    const error = lines.find((l) => l.level === 'error');
-    t.truthy(error, JSON.stringify(lines));
-    t.is(error!.msg, 'unexpected error');
-    if (rigged.value() instanceof Error) {
-      const err = error!.err as { message: string; stack: string };
-      t.is(err.message, (rigged.value() as Error).message, 'the log keeps what the response hides');
-      t.regex(err.stack, /\n\s+at /);
-    }
-    t.like(
-      lines.find((l) => l.msg === 'request'),
-      { status: 500, route: '/api/post' },
-    );
-  });
+      const lines = logsFor(sent);
+      const error = lines.find((l) => l.level === 'error');
+      t.truthy(error, JSON.stringify(lines));
+      t.is(error!.msg, 'unexpected error');
+      if (rigged.value() instanceof Error) {
+        const err = error!.err as { message: string; stack: string };
+        t.is(err.message, (rigged.value() as Error).message, 'the log keeps what the response hides');
+        t.regex(err.stack, /\n\s+at /);
+      }
+      t.like(
+        lines.find((l) => l.msg === 'request'),
+        { status: 500, route: '/api/post' },
+      );
+    },
+  );
 }
 
 test.serial('an asynchronous dependency rejecting is a bare 500; a generated request id is logged', async (t) => {

@@ -25,7 +25,10 @@ test('the posts alias exists after start-up', async (t) => {
   t.teardown(() => app.close());
   const { postsIndex } = app.services;
   t.true(await app.services.es.indices.existsAlias({ name: postsIndex.alias }));
-  t.regex((await postsIndex.aliasTarget())!, new RegExp(`^${postsIndex.prefix}-posts-v${readPostsMapping().mappingVersion}-`));
+  t.regex(
+    (await postsIndex.aliasTarget())!,
+    new RegExp(`^${postsIndex.prefix}-posts-v${readPostsMapping().mappingVersion}-`),
+  );
 });
 
 test('readyz answers 503 at once when the posts index is gone, and still reports the cluster', async (t) => {

@@ -16,7 +16,8 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 
 function recorder() {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, fields });
   const log: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   return { lines, log };
 }
@@ -88,7 +89,11 @@ test('a failing pass backs off, a kick waits out the back-off, and success reset
   l.start();
   await until(() => l.failures === 1);
   t.is(passes, 1);
-  t.deepEqual(lines[0], { level: 'warn', msg: 'pass failed', fields: { failures: 1, retryInMs: 400, err: 'index down' } });
+  t.deepEqual(lines[0], {
+    level: 'warn',
+    msg: 'pass failed',
+    fields: { failures: 1, retryInMs: 400, err: 'index down' },
+  });
   const failedAt = Date.now();
   l.kick();
   failing = false;
@@ -101,13 +106,22 @@ test('a failing pass backs off, a kick waits out the back-off, and success reset
 
 test('failures are logged first and then every n-th', async (t) => {
   const { log, lines } = recorder();
-  const l = loop(log, { pass: () => { throw new Error('x'); }, backoffMs: () => 1, logEveryFailures: 3 });
+  const l = loop(log, {
+    pass: () => {
+      throw new Error('x');
+    },
+    backoffMs: () => 1,
+    logEveryFailures: 3,
+  });
   l.start();
   await until(() => l.failures >= 6);
   await l.stop();
   const logged = lines.map((l) => l.fields?.failures as number);
   t.true(l.failures >= 6);
-  t.deepEqual(logged, logged.filter((n) => n === 1 || n % 3 === 0));
+  t.deepEqual(
+    logged,
+    logged.filter((n) => n === 1 || n % 3 === 0),
+  );
   t.deepEqual(logged.slice(0, 3), [1, 3, 6]);
 });
 

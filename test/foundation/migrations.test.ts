@@ -12,7 +12,16 @@ test('migrations create every table on an empty file, then are a no-op', (t) => 
   t.deepEqual(migrate(db), all);
   t.is(schemaVersion(db), Math.max(...all));
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
-  for (const table of ['users', 'posts', 'tags', 'post_tags', 'outbox', 'webhooks', 'webhook_deliveries', 'schema_migrations'])
+  for (const table of [
+    'users',
+    'posts',
+    'tags',
+    'post_tags',
+    'outbox',
+    'webhooks',
+    'webhook_deliveries',
+    'schema_migrations',
+  ])
     t.true(tables.includes(table), table);
   t.deepEqual(migrate(db), []);
   t.is(schemaVersion(db), Math.max(...all));

@@ -38,9 +38,23 @@ test('npm exec (npx) runs the same node as the suite', async (t) => {
 test('npm start runs the server on the same node and says which in its "listening" line', async (t) => {
   t.timeout(120_000);
   const dataDir = tempDir('imgpost-runtime');
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'info', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(), HASH_WORKERS: '1' };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
+    HASH_WORKERS: '1',
+  };
   // Its own process group: npm, its shell and the server stop together.
-  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.teardown(async () => {
     try {

@@ -59,14 +59,23 @@ async function startServer(t: ExecutionContext): Promise<Child> {
   if (added.code !== 0) throw new Error(`user add: ${added.stderr}`);
   const key = JSON.parse(added.stdout).accessKey as string;
 
-  proc = spawn(process.execPath, [SERVER_JS], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  proc = spawn(process.execPath, [SERVER_JS], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     proc!.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
   );
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (proc.exitCode !== null) throw new Error(`the server exited (${proc.exitCode}):\n${stderr.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`the server did not answer:\n${stderr.slice(-3000)}`);
     await sleep(100);
@@ -82,7 +91,9 @@ function tryConnect(port: number): Promise<string> {
       socket.destroy();
       resolve('accepted');
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : (err.code ?? err.message)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code === 'ECONNREFUSED' ? 'refused' : (err.code ?? err.message)),
+    );
   });
 }
 
@@ -100,13 +111,17 @@ function rawRequest(port: number, head: string) {
       await connected;
       socket.write(head, 'latin1');
     },
-    write: (b: Buffer) => new Promise<void>((resolve) => (socket.write(b) ? resolve() : socket.once('drain', () => resolve()))),
+    write: (b: Buffer) =>
+      new Promise<void>((resolve) => (socket.write(b) ? resolve() : socket.once('drain', () => resolve()))),
     closed,
   };
 }
 
 async function uploadBytes(seed: number): Promise<{ type: string; body: Buffer }> {
-  const request = new Request('http://x/', { method: 'POST', body: uploadForm({ image: await randomImage(seed, 400, 300), metadata: { text: `in flight ${seed}` } }) });
+  const request = new Request('http://x/', {
+    method: 'POST',
+    body: uploadForm({ image: await randomImage(seed, 400, 300), metadata: { text: `in flight ${seed}` } }),
+  });
   return { type: request.headers.get('content-type')!, body: Buffer.from(await request.arrayBuffer()) };
 }
 
@@ -187,7 +202,10 @@ test('SIGTERM: the in-flight upload completes with 201, new connections are refu
   const db = new Database(path.join(server.dataDir, 'imgpost.sqlite'), { readonly: true, fileMustExist: true });
   t.teardown(() => db.close());
   t.is(db.prepare('SELECT text FROM posts WHERE id = ?').pluck().get(post.id), 'in flight 81001');
-  t.true(fs.readdirSync(server.dataDir, { recursive: true }).some((f) => String(f).endsWith(post.image)), 'the image file is kept');
+  t.true(
+    fs.readdirSync(server.dataDir, { recursive: true }).some((f) => String(f).endsWith(post.image)),
+    'the image file is kept',
+  );
 });
 
 test('SIGTERM: a client that stalls mid-request cannot keep the process alive past the grace period', async (t) => {
@@ -208,7 +226,10 @@ test('SIGTERM: a client that stalls mid-request cannot keep the process alive pa
   t.truthy(exit, 'the process exits although the request never completes');
   t.is(exit!.code, 0, server.stderr().slice(-2000));
   const ms = exit!.at - signalled;
-  t.true(ms >= GRACE_MS - 500 && ms < GRACE_MS + 5000, `exited ${ms.toFixed(0)} ms after SIGTERM (grace ${GRACE_MS} ms)`);
+  t.true(
+    ms >= GRACE_MS - 500 && ms < GRACE_MS + 5000,
+    `exited ${ms.toFixed(0)} ms after SIGTERM (grace ${GRACE_MS} ms)`,
+  );
   // The stalled connection was cut, and the half-sent upload stored nothing.
   await Promise.race([stalled.closed, sleep(2000)]);
   t.true(stalled.socket.destroyed || stalled.socket.readyState !== 'open');

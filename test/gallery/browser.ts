@@ -27,7 +27,15 @@ export async function openBrowser(baseURL: string): Promise<BrowserSession> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ baseURL, viewport: DESKTOP, colorScheme: 'light' });
   const page = await context.newPage();
@@ -60,7 +68,10 @@ export async function ready(page: Page): Promise<void> {
  * answers false (failing the assertion) only when the element never appears.
  */
 export async function shows(locator: Locator, timeout = 10_000): Promise<boolean> {
-  return locator.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
+  return locator.waitFor({ state: 'visible', timeout }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -70,14 +81,19 @@ export async function shows(locator: Locator, timeout = 10_000): Promise<boolean
  */
 export async function screenshots(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-  for (const [label, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+  for (const [label, size] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
     await page.setViewportSize(size);
     await page.waitForLoadState('networkidle');
     // The layout fits: nothing makes the page scroll sideways.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     if (overflow > 0) throw new Error(`${name} is ${overflow} px wider than the ${size.width} px viewport`);
     // Every image in view finished (lazy ones below the fold may stay unloaded).
-    await page.waitForFunction(() => [...document.images].every((img) => img.complete || img.getBoundingClientRect().top > window.innerHeight));
+    await page.waitForFunction(() =>
+      [...document.images].every((img) => img.complete || img.getBoundingClientRect().top > window.innerHeight),
+    );
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-${label}.png`), fullPage: true });
   }
   await page.setViewportSize(DESKTOP);

@@ -14,7 +14,9 @@ test('the generated client is in sync with the OpenAPI document', async (t) => {
     const a = committed.split('\n');
     const b = fresh.split('\n');
     const line = a.findIndex((l, i) => l !== b[i]);
-    t.fail(`src/gallery/client/api-schema.d.ts is stale (first difference at line ${line + 1}: ${JSON.stringify(a[line])} vs ${JSON.stringify(b[line])}); run npm run gen:client`);
+    t.fail(
+      `src/gallery/client/api-schema.d.ts is stale (first difference at line ${line + 1}: ${JSON.stringify(a[line])} vs ${JSON.stringify(b[line])}); run npm run gen:client`,
+    );
     return;
   }
   t.pass();

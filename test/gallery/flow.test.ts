@@ -50,7 +50,11 @@ function noErrors(t: import('ava').ExecutionContext<Context>, expectedStatuses: 
   const errors = t.context.session.takeErrors();
   const unexpected = errors.filter((e) => !expectedStatuses.some((s) => e.includes(`status of ${s} `)));
   t.deepEqual(unexpected, [], 'console errors');
-  for (const s of expectedStatuses) t.true(errors.some((e) => e.includes(`status of ${s} `)), `the expected ${s} happened`);
+  for (const s of expectedStatuses)
+    t.true(
+      errors.some((e) => e.includes(`status of ${s} `)),
+      `the expected ${s} happened`,
+    );
 }
 
 test.serial('log in with the keyboard alone', async (t) => {
@@ -75,7 +79,11 @@ test.serial('upload a picture through the page', async (t) => {
   const { page } = t.context.session;
   await page.goto('/upload');
   await ready(page);
-  await page.setInputFiles('input[type=file]', { name: 'sunflowers.png', mimeType: 'image/png', buffer: t.context.picture });
+  await page.setInputFiles('input[type=file]', {
+    name: 'sunflowers.png',
+    mimeType: 'image/png',
+    buffer: t.context.picture,
+  });
   await page.fill('#text', 'Sunflowers in a field at noon');
   await page.fill('#tags', 'sunflower yellow');
   await page.selectOption('#rating', 'moderate');
@@ -108,25 +116,28 @@ test.serial('the new post comes first in the gallery', async (t) => {
   noErrors(t);
 });
 
-test.serial('search by +tag (with a suggestion while typing; facets beside the results) and by a word with a typo', async (t) => {
-  const { page } = t.context.session;
-  await page.fill('#q', '+sunfl');
-  await page.locator('#q-suggestions option[value="+sunflower"]').waitFor({ state: 'attached' });
-  await page.fill('#q', '+sunflower');
-  await page.press('#q', 'Enter');
-  await page.waitForURL((url) => url.pathname === '/search' && url.searchParams.get('q') === '+sunflower');
-  await ready(page);
-  t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
-  // Facets of the whole result beside it: the other tag, and the rating.
-  await page.locator('.facets a', { hasText: 'yellow' }).waitFor();
-  await page.locator('.facets a', { hasText: 'moderate' }).waitFor();
-  await screenshots(page, 'search');
+test.serial(
+  'search by +tag (with a suggestion while typing; facets beside the results) and by a word with a typo',
+  async (t) => {
+    const { page } = t.context.session;
+    await page.fill('#q', '+sunfl');
+    await page.locator('#q-suggestions option[value="+sunflower"]').waitFor({ state: 'attached' });
+    await page.fill('#q', '+sunflower');
+    await page.press('#q', 'Enter');
+    await page.waitForURL((url) => url.pathname === '/search' && url.searchParams.get('q') === '+sunflower');
+    await ready(page);
+    t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
+    // Facets of the whole result beside it: the other tag, and the rating.
+    await page.locator('.facets a', { hasText: 'yellow' }).waitFor();
+    await page.locator('.facets a', { hasText: 'moderate' }).waitFor();
+    await screenshots(page, 'search');
 
-  await page.goto(`/search?q=${encodeURIComponent('feild')}`);
-  await ready(page);
-  t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
-  noErrors(t);
-});
+    await page.goto(`/search?q=${encodeURIComponent('feild')}`);
+    await ready(page);
+    t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
+    noErrors(t);
+  },
+);
 
 test.serial('open the post, edit its tags, see the history and revert', async (t) => {
   const { page } = t.context.session;
@@ -141,7 +152,10 @@ test.serial('open the post, edit its tags, see the history and revert', async (t
   const newest = page.locator('.history .version').first();
   await newest.getByText('Version 2').waitFor();
   t.regex(await newest.innerText(), /added summer/);
-  await page.locator('.similar').getByText(/No similar images found|bits apart/).waitFor();
+  await page
+    .locator('.similar')
+    .getByText(/No similar images found|bits apart/)
+    .waitFor();
   await screenshots(page, 'post');
 
   await page.getByRole('button', { name: 'Revert to version 1' }).click();
@@ -151,34 +165,41 @@ test.serial('open the post, edit its tags, see the history and revert', async (t
   noErrors(t);
 });
 
-test.serial('the same picture again: the near-duplicate warning, then "upload anyway"; the copy is deleted', async (t) => {
-  const { page } = t.context.session;
-  await page.goto('/upload');
-  await ready(page);
-  await page.setInputFiles('input[type=file]', { name: 'again.png', mimeType: 'image/png', buffer: t.context.picture });
-  await page.fill('#tags', 'sunflower');
-  await page.getByRole('button', { name: 'Upload', exact: true }).click();
-  await page.getByRole('heading', { name: 'Near-duplicates' }).waitFor();
-  t.is(await page.locator('.duplicates .grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
-  t.regex(await page.getByRole('alert').innerText(), /already here/);
-  await screenshots(page, 'upload-duplicate');
-  // The 409 is the answer the page shows; Chromium logs every failed request.
-  noErrors(t, [409]);
+test.serial(
+  'the same picture again: the near-duplicate warning, then "upload anyway"; the copy is deleted',
+  async (t) => {
+    const { page } = t.context.session;
+    await page.goto('/upload');
+    await ready(page);
+    await page.setInputFiles('input[type=file]', {
+      name: 'again.png',
+      mimeType: 'image/png',
+      buffer: t.context.picture,
+    });
+    await page.fill('#tags', 'sunflower');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByRole('heading', { name: 'Near-duplicates' }).waitFor();
+    t.is(await page.locator('.duplicates .grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
+    t.regex(await page.getByRole('alert').innerText(), /already here/);
+    await screenshots(page, 'upload-duplicate');
+    // The 409 is the answer the page shows; Chromium logs every failed request.
+    noErrors(t, [409]);
 
-  await page.getByRole('button', { name: 'Upload anyway' }).click();
-  await page.waitForURL(new RegExp(`/post/${UUID}$`));
-  const second = new URL(page.url()).pathname.split('/')[2];
-  t.not(second, t.context.state.postId);
-  await ready(page);
-  // The copy goes again: delete asks once more, then removes it.
-  await page.getByRole('button', { name: 'Delete this post…' }).click();
-  await page.getByRole('button', { name: 'Yes, delete it' }).click();
-  await page.waitForURL((url) => url.pathname === '/');
-  await ready(page);
-  t.is(await page.locator(`.grid a[href="/post/${second}"]`).count(), 0);
-  t.is((await t.context.app.request(`/api/post/${second}`)).status, 404);
-  noErrors(t);
-});
+    await page.getByRole('button', { name: 'Upload anyway' }).click();
+    await page.waitForURL(new RegExp(`/post/${UUID}$`));
+    const second = new URL(page.url()).pathname.split('/')[2];
+    t.not(second, t.context.state.postId);
+    await ready(page);
+    // The copy goes again: delete asks once more, then removes it.
+    await page.getByRole('button', { name: 'Delete this post…' }).click();
+    await page.getByRole('button', { name: 'Yes, delete it' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await ready(page);
+    t.is(await page.locator(`.grid a[href="/post/${second}"]`).count(), 0);
+    t.is((await t.context.app.request(`/api/post/${second}`)).status, 404);
+    noErrors(t);
+  },
+);
 
 test.serial('find the post on the similar page from a mirrored copy', async (t) => {
   const { page } = t.context.session;
@@ -232,8 +253,15 @@ test.serial('create a webhook with a live template preview', async (t) => {
   await page.locator('.card h3', { hasText: 'my receiver' }).waitFor();
   await page.getByRole('button', { name: 'Deliveries of my receiver' }).click();
   await page.getByText('No delivery attempts yet.').waitFor();
-  const hooks = (await (await t.context.app.request('/api/webhook', { headers: { 'X-Access-Key': await page.locator('#access-key').innerText() } })).json()) as { label: string; template: string }[];
-  t.deepEqual(hooks.map((h) => [h.label, h.template]), [['my receiver', '{"event": {{json .Event}}}']]);
+  const hooks = (await (
+    await t.context.app.request('/api/webhook', {
+      headers: { 'X-Access-Key': await page.locator('#access-key').innerText() },
+    })
+  ).json()) as { label: string; template: string }[];
+  t.deepEqual(
+    hooks.map((h) => [h.label, h.template]),
+    [['my receiver', '{"event": {{json .Event}}}']],
+  );
   // The broken template's preview was a 400 the page showed.
   noErrors(t, [400]);
 });
@@ -243,11 +271,17 @@ test.serial('a suspended webhook shows its failed deliveries and is re-activated
   const { app } = t.context;
   const key = await page.locator('#access-key').innerText();
   // Nothing listens on port 9: the create event fails three times and suspends the webhook.
-  const res = await app.request('/api/post/', { method: 'POST', headers: { 'X-Access-Key': key }, body: uploadForm({ image: await randomImage(999, 96, 64) }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: { 'X-Access-Key': key },
+    body: uploadForm({ image: await randomImage(999, 96, 64) }),
+  });
   t.is(res.status, 201);
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const hooks = (await (await app.request('/api/webhook', { headers: { 'X-Access-Key': key } })).json()) as { state: string }[];
+    const hooks = (await (await app.request('/api/webhook', { headers: { 'X-Access-Key': key } })).json()) as {
+      state: string;
+    }[];
     if (hooks[0]?.state === 'suspended') break;
     if (Date.now() > deadline) return t.fail('the webhook was not suspended');
     await new Promise((r) => setTimeout(r, 100));

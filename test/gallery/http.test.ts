@@ -16,7 +16,16 @@ test.after.always(async (t) => {
   await t.context.app?.close();
 });
 
-const PAGES = ['/', '/search?q=%2Bcat', '/post/0190c3f0-0000-7000-8000-000000000000', '/post/17', '/upload', '/similar', '/login', '/account'];
+const PAGES = [
+  '/',
+  '/search?q=%2Bcat',
+  '/post/0190c3f0-0000-7000-8000-000000000000',
+  '/post/17',
+  '/upload',
+  '/similar',
+  '/login',
+  '/account',
+];
 const JS_BUDGET_GZIPPED = 100 * 1024;
 
 test('every address serves the page under a strict Content-Security-Policy, with no inline script or style', async (t) => {
@@ -89,12 +98,23 @@ test('API paths keep their JSON 404s; the gallery claims only its own addresses'
 });
 
 test('POST /logout clears the session cookie for the same site, and refuses other sites', async (t) => {
-  const res = await t.context.app.request('/logout', { method: 'POST', redirect: 'manual', headers: { Origin: t.context.app.url, 'Sec-Fetch-Site': 'same-origin' } });
+  const res = await t.context.app.request('/logout', {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Origin: t.context.app.url, 'Sec-Fetch-Site': 'same-origin' },
+  });
   t.is(res.status, 303);
   t.is(res.headers.get('location'), '/');
-  t.regex(res.headers.get('set-cookie') ?? '', /^nmsl_cookie=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Secure; HttpOnly; SameSite=Lax$/);
+  t.regex(
+    res.headers.get('set-cookie') ?? '',
+    /^nmsl_cookie=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Secure; HttpOnly; SameSite=Lax$/,
+  );
 
-  const cross = await t.context.app.request('/logout', { method: 'POST', redirect: 'manual', headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' } });
+  const cross = await t.context.app.request('/logout', {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+  });
   t.is(cross.status, 403);
   t.is(cross.headers.get('set-cookie'), null);
   t.is((await t.context.app.request('/logout')).status, 405);

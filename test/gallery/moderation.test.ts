@@ -38,7 +38,11 @@ test.before(async (t) => {
   const moderator = await createUser(app, 0x2 | 0x4 | 0x1000 | 0x2000, 'maud');
   const upload = async (seed: number | Buffer, metadata: unknown) => {
     const image = typeof seed === 'number' ? await randomImage(seed, 320, 240) : seed;
-    const res = await app.request('/api/post/', { method: 'POST', headers: requester.headers, body: uploadForm({ image, metadata, force: '1' }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: requester.headers,
+      body: uploadForm({ image, metadata, force: '1' }),
+    });
     if (res.status !== 201) throw new Error(`upload: ${res.status}`);
     return (await res.json()) as { id: string };
   };
@@ -49,7 +53,11 @@ test.before(async (t) => {
   const captioned = await upload(await robustCopy('caption'), { tags: ['meme'] });
   await descriptorsSettled(app);
   const govern = async (method: string, path: string, body?: unknown) => {
-    const res = await app.request(path, { method, headers: { ...moderator.headers, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(path, {
+      method,
+      headers: { ...moderator.headers, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   };
   await govern('PUT', '/api/tag/kitty/alias', { target: 'cat' });
@@ -83,39 +91,45 @@ async function logIn(t: import('ava').ExecutionContext<Context>, user: TestUser)
   t.deepEqual(t.context.session.takeErrors(), [], 'console errors while logging in');
 }
 
-test.serial('request deletion as one user; a moderator sees it in the queue and approves; the post is gone', async (t) => {
-  const { page } = t.context.session;
-  await logIn(t, t.context.requester);
-  await page.goto(`/post/${t.context.postId}`);
-  await ready(page);
-  // Keyboard only: focus the button, open the form, type the reason, send.
-  await page.getByRole('button', { name: 'Request deletion…' }).focus();
-  await page.keyboard.press('Enter');
-  await page.keyboard.type('This is a repost of an older picture.');
-  await page.getByRole('button', { name: 'Send request' }).focus();
-  await page.keyboard.press('Enter');
-  await page.getByText('Your request was sent to the moderators.').waitFor();
-  await screenshots(page, 'post-request-deletion');
+test.serial(
+  'request deletion as one user; a moderator sees it in the queue and approves; the post is gone',
+  async (t) => {
+    const { page } = t.context.session;
+    await logIn(t, t.context.requester);
+    await page.goto(`/post/${t.context.postId}`);
+    await ready(page);
+    // Keyboard only: focus the button, open the form, type the reason, send.
+    await page.getByRole('button', { name: 'Request deletion…' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('This is a repost of an older picture.');
+    await page.getByRole('button', { name: 'Send request' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Your request was sent to the moderators.').waitFor();
+    await screenshots(page, 'post-request-deletion');
 
-  await logIn(t, t.context.moderator);
-  await page.getByRole('link', { name: 'Moderation' }).click();
-  await ready(page);
-  const card = page.locator('.card.request', { hasText: 'This is a repost of an older picture.' });
-  await card.waitFor();
-  t.true(await shows(card.getByText('rosa')));
-  t.true(await shows(card.locator('img')));
-  await screenshots(page, 'moderation');
-  await card.getByRole('button', { name: /^Approve the request/ }).click();
-  await card.getByText('Approved: the post was deleted.').waitFor();
+    await logIn(t, t.context.moderator);
+    await page.getByRole('link', { name: 'Moderation' }).click();
+    await ready(page);
+    const card = page.locator('.card.request', { hasText: 'This is a repost of an older picture.' });
+    await card.waitFor();
+    t.true(await shows(card.getByText('rosa')));
+    t.true(await shows(card.locator('img')));
+    await screenshots(page, 'moderation');
+    await card.getByRole('button', { name: /^Approve the request/ }).click();
+    await card.getByText('Approved: the post was deleted.').waitFor();
 
-  await page.goto(`/post/${t.context.postId}`);
-  await ready(page);
-  await page.getByRole('heading', { name: 'No such post' }).waitFor();
-  const res = await t.context.app.request(`/api/post/${t.context.postId}`);
-  t.is(res.status, 404);
-  // The post page's own 404 is the only failed request.
-  t.deepEqual(t.context.session.takeErrors().filter((e) => !e.includes('status of 404 ')), []);
-});
+    await page.goto(`/post/${t.context.postId}`);
+    await ready(page);
+    await page.getByRole('heading', { name: 'No such post' }).waitFor();
+    const res = await t.context.app.request(`/api/post/${t.context.postId}`);
+    t.is(res.status, 404);
+    // The post page's own 404 is the only failed request.
+    t.deepEqual(
+      t.context.session.takeErrors().filter((e) => !e.includes('status of 404 ')),
+      [],
+    );
+  },
+);
 
 test.serial('the tag page: count, aliases, implications, newest posts; a governor adds an alias', async (t) => {
   const { page } = t.context.session;
@@ -125,7 +139,13 @@ test.serial('the tag page: count, aliases, implications, newest posts; a governo
   t.regex((await page.locator('.count').textContent()) ?? '', /^1 post/);
   t.deepEqual(await page.getByRole('list', { name: 'Aliases' }).locator('a').allTextContents(), ['kitty']);
   t.deepEqual(await page.getByRole('list', { name: 'Implies' }).locator('a').allTextContents(), ['animal']);
-  t.is(await page.getByRole('list', { name: /^Newest posts tagged cat/ }).locator('li').count(), 1);
+  t.is(
+    await page
+      .getByRole('list', { name: /^Newest posts tagged cat/ })
+      .locator('li')
+      .count(),
+    1,
+  );
 
   await page.getByLabel('New alias of this tag').fill('feline');
   await page.getByLabel('New alias of this tag').press('Enter');
@@ -140,7 +160,9 @@ test.serial('"merge into this" beside a near-duplicate: the copy goes, its tags 
   const [kept, copy] = t.context.copies;
   await page.goto(`/post/${copy.id}`);
   await ready(page);
-  const merge = page.getByRole('button', { name: `Merge this post into post ${kept.id.slice(0, 8)}: its tags join that post and this one is deleted` });
+  const merge = page.getByRole('button', {
+    name: `Merge this post into post ${kept.id.slice(0, 8)}: its tags join that post and this one is deleted`,
+  });
   await merge.focus();
   await page.keyboard.press('Enter');
   await page.waitForURL((url) => url.pathname === `/post/${kept.id}`);
@@ -150,24 +172,35 @@ test.serial('"merge into this" beside a near-duplicate: the copy goes, its tags 
   t.deepEqual(t.context.session.takeErrors(), []);
 });
 
-test.serial('possible duplicates: on the upload page when a cropped copy is chosen; "merge into this" for a captioned copy on its post page', async (t) => {
-  const { page } = t.context.session;
-  const { photo, captioned } = t.context;
-  await page.goto('/upload');
-  await ready(page);
-  await page.locator('input[type=file]').setInputFiles({ name: 'cropped.png', mimeType: 'image/png', buffer: await robustCopy('crop10-side') });
-  const possible = page.getByRole('list', { name: 'Possible duplicates' });
-  t.true(await shows(possible), 'possible duplicates shown');
-  t.deepEqual(await possible.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), [`/post/${photo.id}`]);
+test.serial(
+  'possible duplicates: on the upload page when a cropped copy is chosen; "merge into this" for a captioned copy on its post page',
+  async (t) => {
+    const { page } = t.context.session;
+    const { photo, captioned } = t.context;
+    await page.goto('/upload');
+    await ready(page);
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'cropped.png', mimeType: 'image/png', buffer: await robustCopy('crop10-side') });
+    const possible = page.getByRole('list', { name: 'Possible duplicates' });
+    t.true(await shows(possible), 'possible duplicates shown');
+    t.deepEqual(await possible.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), [
+      `/post/${photo.id}`,
+    ]);
 
-  await page.goto(`/post/${captioned.id}`);
-  await ready(page);
-  const list = page.getByRole('list', { name: 'Possible duplicates' });
-  t.true(await shows(list), 'possible duplicates listed');
-  await list.getByRole('button', { name: `Merge this post into post ${photo.id.slice(0, 8)}: its tags join that post and this one is deleted` }).click();
-  await page.waitForURL((url) => url.pathname === `/post/${photo.id}`);
-  await ready(page);
-  t.deepEqual(await page.locator('.tags a').allTextContents(), ['chelsea', 'meme']);
-  t.is((await t.context.app.request(`/api/post/${captioned.id}`)).status, 404);
-  t.deepEqual(t.context.session.takeErrors(), []);
-});
+    await page.goto(`/post/${captioned.id}`);
+    await ready(page);
+    const list = page.getByRole('list', { name: 'Possible duplicates' });
+    t.true(await shows(list), 'possible duplicates listed');
+    await list
+      .getByRole('button', {
+        name: `Merge this post into post ${photo.id.slice(0, 8)}: its tags join that post and this one is deleted`,
+      })
+      .click();
+    await page.waitForURL((url) => url.pathname === `/post/${photo.id}`);
+    await ready(page);
+    t.deepEqual(await page.locator('.tags a').allTextContents(), ['chelsea', 'meme']);
+    t.is((await t.context.app.request(`/api/post/${captioned.id}`)).status, 404);
+    t.deepEqual(t.context.session.takeErrors(), []);
+  },
+);

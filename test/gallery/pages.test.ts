@@ -26,7 +26,11 @@ test.after.always(async (t) => {
 
 function onlyFailedRequests(t: ExecutionContext<{ session: BrowserSession }>, statuses: number[]): void {
   const errors = t.context.session.takeErrors();
-  t.deepEqual(errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s} `))), [], 'console errors');
+  t.deepEqual(
+    errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s} `))),
+    [],
+    'console errors',
+  );
 }
 
 test('each failure status has its own words', (t) => {
@@ -34,11 +38,20 @@ test('each failure status has its own words', (t) => {
   t.regex(describeFailure(401, { error: 'x' }, null), /not logged in.*Log in/);
   t.regex(describeFailure(403, { error: 'x' }, null), /does not have permission/);
   t.regex(describeFailure(404, { error: 'x' }, null), /Not found/);
-  t.is(describeFailure(409, { error: 'the user already has 10 webhooks' }, null), 'Refused because of a conflict: the user already has 10 webhooks.');
+  t.is(
+    describeFailure(409, { error: 'the user already has 10 webhooks' }, null),
+    'Refused because of a conflict: the user already has 10 webhooks.',
+  );
   t.regex(describeFailure(413, { error: 'x' }, null), /too large/);
   t.is(describeFailure(429, { error: 'x' }, '42'), 'Too many requests. Wait 42 seconds and try again.');
-  t.is(describeFailure(503, { error: 'x' }, '5'), 'The service is temporarily unavailable (the search index is down). Try again in 5 seconds.');
-  t.is(describeFailure(400, [{ path: ['tags', 0], message: 'too long' }], null), 'The request was not accepted: tags.0: too long.');
+  t.is(
+    describeFailure(503, { error: 'x' }, '5'),
+    'The service is temporarily unavailable (the search index is down). Try again in 5 seconds.',
+  );
+  t.is(
+    describeFailure(400, [{ path: ['tags', 0], message: 'too long' }], null),
+    'The request was not accepted: tags.0: too long.',
+  );
   t.is(describeFailure(500, { error: 'internal error' }, null), 'The server failed (status 500: internal error).');
 });
 
@@ -54,7 +67,11 @@ test.serial('a wrong password is 401 in words; the throttle is 429 with its wait
   t.is(await page.getByRole('alert').innerText(), 'Wrong username or password.');
   // Up to the per-name-and-address limit (10 in the window), then 429.
   for (let i = 0; i < 9; i++) {
-    const res = await app.request('/api/account/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: user.name, password: 'still wrong' }) });
+    const res = await app.request('/api/account/login', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: user.name, password: 'still wrong' }),
+    });
     t.is(res.status, 401);
   }
   await page.getByRole('button', { name: 'Log in' }).click();
@@ -72,7 +89,11 @@ test.serial('a post that is gone says so; a read-only account sees no edit form 
   onlyFailedRequests(t, [404]);
 
   const owner = await createUser(app, 6);
-  const res = await app.request('/api/post/', { method: 'POST', headers: owner.headers, body: uploadForm({ image: await randomImage(77, 96, 64), metadata: { text: 'a read-only view', tags: ['look'] } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: owner.headers,
+    body: uploadForm({ image: await randomImage(77, 96, 64), metadata: { text: 'a read-only view', tags: ['look'] } }),
+  });
   t.is(res.status, 201);
   const post = (await res.json()) as { id: string };
   const reader = await createUser(app, 0);
@@ -94,24 +115,27 @@ test.serial('a post that is gone says so; a read-only account sees no edit form 
   onlyFailedRequests(t, []);
 });
 
-test.serial('from the top of a page the keyboard reaches the skip link, then the search field, with a visible focus', async (t) => {
-  const { page } = t.context.session;
-  await page.goto('/');
-  await ready(page);
-  await page.keyboard.press('Tab');
-  t.is(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
-  t.is(await page.evaluate(() => document.activeElement?.id), 'q');
-  // Focus is visible: the outline of :focus-visible.
-  t.not(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
-  await page.keyboard.type('+look');
-  await page.keyboard.press('Enter');
-  await page.waitForURL((url) => url.pathname === '/search');
-  await ready(page);
-  t.is(new URL(page.url()).searchParams.get('q'), '+look');
-  onlyFailedRequests(t, []);
-});
+test.serial(
+  'from the top of a page the keyboard reaches the skip link, then the search field, with a visible focus',
+  async (t) => {
+    const { page } = t.context.session;
+    await page.goto('/');
+    await ready(page);
+    await page.keyboard.press('Tab');
+    t.is(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    t.is(await page.evaluate(() => document.activeElement?.id), 'q');
+    // Focus is visible: the outline of :focus-visible.
+    t.not(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
+    await page.keyboard.type('+look');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/search');
+    await ready(page);
+    t.is(new URL(page.url()).searchParams.get('q'), '+look');
+    onlyFailedRequests(t, []);
+  },
+);
 
 test.serial('the newest posts are paged 24 at a time, newest first', async (t) => {
   const { app, session } = t.context;
@@ -119,7 +143,11 @@ test.serial('the newest posts are paged 24 at a time, newest first', async (t) =
   const owner = await createUser(app, 6);
   const before = ((await (await app.request('/api/post/?limit=0')).json()) as { count: number }).count;
   for (let i = 0; i < 25; i++) {
-    const res = await app.request('/api/post/', { method: 'POST', headers: owner.headers, body: uploadForm({ image: await randomImage(500 + i, 96, 64), metadata: { text: `paged ${i}` } }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: owner.headers,
+      body: uploadForm({ image: await randomImage(500 + i, 96, 64), metadata: { text: `paged ${i}` } }),
+    });
     t.is(res.status, 201);
   }
   const total = before + 25;

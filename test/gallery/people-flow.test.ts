@@ -31,11 +31,18 @@ test.before(async (t) => {
   app.services.config.mediaUrl = `${origin}/media`;
   const admin = await createUser(app, 0x1, 'root_admin');
   const upload = async (seed: number, rating: string, text: string) => {
-    const res = await app.request('/api/post/', { method: 'POST', headers: admin.headers, body: uploadForm({ image: await randomImage(seed, 200, 150), metadata: { text, rating, tags: ['people'] } }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: admin.headers,
+      body: uploadForm({ image: await randomImage(seed, 200, 150), metadata: { text, rating, tags: ['people'] } }),
+    });
     if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { id: string }).id;
   };
-  const posts = { calm: await upload(2701, 'none', 'a calm lake'), violent: await upload(2702, 'violent', 'a violent storm') };
+  const posts = {
+    calm: await upload(2701, 'none', 'a calm lake'),
+    violent: await upload(2702, 'violent', 'a violent storm'),
+  };
   const session = await openBrowser(origin);
   await addVirtualAuthenticator(session.page);
   t.context = { app, admin, session, posts, state: { appKey: '' } };
@@ -92,10 +99,18 @@ test.serial('sign up, add a passkey, log out, sign in with the passkey', async (
 test.serial('the app key uploads but cannot edit', async (t) => {
   const { app } = t.context;
   const headers = { 'X-Access-Key': t.context.state.appKey };
-  const created = await app.request('/api/post/', { method: 'POST', headers, body: uploadForm({ image: await randomImage(2703, 160, 120), metadata: { text: 'by the bot' } }) });
+  const created = await app.request('/api/post/', {
+    method: 'POST',
+    headers,
+    body: uploadForm({ image: await randomImage(2703, 160, 120), metadata: { text: 'by the bot' } }),
+  });
   t.is(created.status, 201);
   const { id } = (await created.json()) as { id: string };
-  const edit = await app.request(`/api/post/${id}`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'edited' }) });
+  const edit = await app.request(`/api/post/${id}`, {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'edited' }),
+  });
   t.is(edit.status, 403);
 });
 
@@ -105,7 +120,10 @@ test.serial('favorite a post, see it on /favorites; the post page previews in ch
   await page.goto(`/post/${calm}`);
   await ready(page);
   t.is(await page.locator('meta[property="og:title"]').getAttribute('content'), 'a calm lake');
-  t.regex((await page.locator('meta[name="twitter:image"]').getAttribute('content'))!, new RegExp(`/media/${calm}\\.1024\\.webp$`));
+  t.regex(
+    (await page.locator('meta[name="twitter:image"]').getAttribute('content'))!,
+    new RegExp(`/media/${calm}\\.1024\\.webp$`),
+  );
   t.true(await shows(page.getByRole('button', { name: 'Copy image' })));
   const favorite = page.locator('#favorite');
   await page.waitForFunction(() => document.querySelector('#favorite')?.textContent?.includes('(0)'));
@@ -164,7 +182,9 @@ test.serial('an admin lists users and grants a permission', async (t) => {
   await row.getByRole('button', { name: "Save newbie_27's permission" }).click();
   await row.getByText('Saved:').waitFor();
   await screenshots(page, 'admin-users');
-  const users = (await (await t.context.app.request('/api/user?prefix=newbie', { headers: t.context.admin.headers })).json()) as { data: { permission: number }[] };
+  const users = (await (
+    await t.context.app.request('/api/user?prefix=newbie', { headers: t.context.admin.headers })
+  ).json()) as { data: { permission: number }[] };
   t.is(users.data[0].permission & 0x6, 0x6);
   noErrors(t);
 });

@@ -6,11 +6,15 @@ import { dctHash } from '../../src/hashing/phash.ts';
 const N = 32;
 const grey = Uint8Array.from({ length: N * N }, (_, i) => (i * 7919 + ((i * i) % 251)) % 256);
 
-/** The same symmetry done by sharp (flop = mirror left-right, rotate = clockwise), in separate pipelines so the order is ours. */
+/**
+ * The same symmetry done by sharp (flop = mirror left-right, rotate = clockwise), in separate pipelines so the order is
+ * ours.
+ */
 async function bySharp(px: Uint8Array, t: Transform): Promise<Uint8Array> {
   const raw = { raw: { width: N, height: N, channels: 1 as const } };
   let buf = Buffer.from(px);
-  if (t === 'mirror' || t.startsWith('mirrorRotate')) buf = await sharp(buf, raw).flop().toColourspace('b-w').raw().toBuffer();
+  if (t === 'mirror' || t.startsWith('mirrorRotate'))
+    buf = await sharp(buf, raw).flop().toColourspace('b-w').raw().toBuffer();
   const angle = Number(/(\d+)$/.exec(t)?.[1] ?? 0);
   if (angle) buf = await sharp(buf, raw).rotate(angle).toColourspace('b-w').raw().toBuffer();
   return new Uint8Array(buf);

@@ -12,13 +12,20 @@ const PHOTO = new URL('../fixtures/photos/coffee.jpg', import.meta.url).pathname
 
 /** the worker's raster */
 async function raster(s: Sharp): Promise<Grey> {
-  const { data, info } = await s.greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await s
+    .greyscale()
+    .resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) };
 }
 
 test('a caption band above or below is found, and its box is the picture beside it', async (t) => {
   const captioned = await TRANSFORMS.find((x) => x.name === 'caption')!.apply(PHOTO, 0);
-  for (const [where, s] of [['top', sharp(captioned)], ['bottom', sharp(captioned).flip()]] as const) {
+  for (const [where, s] of [
+    ['top', sharp(captioned)],
+    ['bottom', sharp(captioned).flip()],
+  ] as const) {
     const g = await raster(s);
     const box = captionBand(g);
     if (!box) return t.fail(`${where}: no band`);
@@ -33,5 +40,10 @@ test('a caption band above or below is found, and its box is the picture beside 
 test('no band: a photograph alone, a plain white band (the trim peels it), a dark flat picture', async (t) => {
   const plain = sharp(PHOTO).extend({ top: 80, background: '#fff' }).png();
   const dark = sharp({ create: { width: 200, height: 150, channels: 3, background: '#000' } }).png();
-  for (const [name, s] of [['photograph', sharp(PHOTO)], ['plain band', plain], ['flat', dark]] as const) t.is(captionBand(await raster(s)), null, name);
+  for (const [name, s] of [
+    ['photograph', sharp(PHOTO)],
+    ['plain band', plain],
+    ['flat', dark],
+  ] as const)
+    t.is(captionBand(await raster(s)), null, name);
 });

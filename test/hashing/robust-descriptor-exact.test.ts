@@ -22,7 +22,9 @@ import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
 const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
 const EXPECTED = new URL('../fixtures/robust-descriptors.json', import.meta.url).pathname;
 const write = process.env.ROBUST_EXACT_WRITE === '1';
-const expected: { photos: Record<string, string>; synthetic: Record<string, string> } = write ? { photos: {}, synthetic: {} } : JSON.parse(readFileSync(EXPECTED, 'utf8'));
+const expected: { photos: Record<string, string>; synthetic: Record<string, string> } = write
+  ? { photos: {}, synthetic: {} }
+  : JSON.parse(readFileSync(EXPECTED, 'utf8'));
 
 const pool = createHashPool({ workers: 2 });
 const dir = mkdtempSync(join(tmpdir(), 'imgpost-robust-exact-'));
@@ -35,9 +37,27 @@ test.after.always(async () => {
 // EXIF-rotated one for the worker's autoOrient.
 const TRANSFORMS: Record<string, (s: Sharp, w: number, h: number) => Sharp> = {
   original: (s) => s,
-  crop10side: (s, w, h) => s.extract({ left: Math.round(w * 0.1), top: 0, width: w - Math.round(w * 0.1), height: h }).png(),
-  crop20centre: (s, w, h) => s.extract({ left: Math.round(w * 0.1), top: Math.round(h * 0.1), width: Math.round(w * 0.8), height: Math.round(h * 0.8) }).png(),
-  borderBlack: (s, w) => s.extend({ top: Math.round(w / 10), bottom: Math.round(w / 10), left: Math.round(w / 10), right: Math.round(w / 10), background: '#000' }).png(),
+  crop10side: (s, w, h) =>
+    s.extract({ left: Math.round(w * 0.1), top: 0, width: w - Math.round(w * 0.1), height: h }).png(),
+  crop20centre: (s, w, h) =>
+    s
+      .extract({
+        left: Math.round(w * 0.1),
+        top: Math.round(h * 0.1),
+        width: Math.round(w * 0.8),
+        height: Math.round(h * 0.8),
+      })
+      .png(),
+  borderBlack: (s, w) =>
+    s
+      .extend({
+        top: Math.round(w / 10),
+        bottom: Math.round(w / 10),
+        left: Math.round(w / 10),
+        right: Math.round(w / 10),
+        background: '#000',
+      })
+      .png(),
   letterboxWhite: (s, w) => s.extend({ top: Math.round(w / 8), bottom: Math.round(w / 8), background: '#fff' }).png(),
   mirror: (s) => s.flop().png(),
   scale50: (s, w) => s.resize(Math.round(w / 2)).png(),
@@ -65,7 +85,17 @@ for (const photo of ['chelsea', 'coffee', 'motorcycle']) {
 test('descriptors of synthetic rasters (every window set, the trimmed 64-bit hash) are the stored ones', (t) => {
   for (const [name, g] of syntheticRasters()) {
     const d = robustDescriptor(g, { windows: WINDOW_SETS.w32 });
-    const all = [d.trimmed.x, d.trimmed.y, d.trimmed.w, d.trimmed.h, d.quality, toHex(d.hashes), phashOfBox(integral(g), d.trimmed), Buffer.from(d.cells!.quality).toString('hex'), toHex(d.cells!.words)].join(' ');
+    const all = [
+      d.trimmed.x,
+      d.trimmed.y,
+      d.trimmed.w,
+      d.trimmed.h,
+      d.quality,
+      toHex(d.hashes),
+      phashOfBox(integral(g), d.trimmed),
+      Buffer.from(d.cells!.quality).toString('hex'),
+      toHex(d.cells!.words),
+    ].join(' ');
     const digest = createHash('sha256').update(all).digest('hex');
     if (write) expected.synthetic[name] = digest;
     else t.is(digest, expected.synthetic[name], name);
@@ -76,11 +106,19 @@ test('descriptors of synthetic rasters (every window set, the trimmed 64-bit has
 test('the median by selection is the median by sorting, ties and signed zeros included', (t) => {
   let seed = 99;
   const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  const pools = [[0], [-0, 0], [1, 2], [-1, -0, 0, 1], [3, 3, 3, 5, -2], [0.1, 0.2, 0.30000000000000004, -7e-17, 7e-17]];
+  const pools = [
+    [0],
+    [-0, 0],
+    [1, 2],
+    [-1, -0, 0, 1],
+    [3, 3, 3, 5, -2],
+    [0.1, 0.2, 0.30000000000000004, -7e-17, 7e-17],
+  ];
   for (let round = 0; round < 3000; round++) {
     const values = new Float64Array(256);
     const pool = pools[round % pools.length];
-    for (let i = 0; i < 256; i++) values[i] = round % 7 === 6 ? (rnd() - 0.5) * 1e4 : pool[Math.floor(rnd() * pool.length)];
+    for (let i = 0; i < 256; i++)
+      values[i] = round % 7 === 6 ? (rnd() - 0.5) * 1e4 : pool[Math.floor(rnd() * pool.length)];
     const sorted = Float64Array.from(values).sort();
     const want = (sorted[127] + sorted[128]) / 2;
     const got = medianOf(values);

@@ -32,7 +32,10 @@ export const uniquePrefix = () => `t${process.pid}-${crypto.randomBytes(4).toStr
  * Starts the real app (real SQLite file in a temp dir, real Elasticsearch with its own index prefix)
  * on an ephemeral port. `env` overrides configuration.
  */
-export async function startTestApp(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { dataDir?: string } = {},
+): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // IMGPOST_TEST_MEDIA_STORE=s3: the same tests on the S3 store (a fresh bucket on the suite's S3Proxy).
   const store = process.env.IMGPOST_TEST_MEDIA_STORE === 's3' && !env.MEDIA_STORE ? await sharedS3Env() : {};
@@ -51,7 +54,10 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
   });
   const logs: string[] = [];
   // A test app is a server: it takes the owner lock on its DATA_DIR like `npm start`.
-  const services = await startServer(config, createLogger(config.logLevel, (line) => logs.push(line)));
+  const services = await startServer(
+    config,
+    createLogger(config.logLevel, (line) => logs.push(line)),
+  );
   const koa = createApp(services);
   // IMGPOST_RECORD_RESPONSES=<dir>: record every response for the OpenAPI contract check.
   if (process.env.IMGPOST_RECORD_RESPONSES) recordResponses(koa, process.env.IMGPOST_RECORD_RESPONSES);
@@ -71,7 +77,9 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     async close() {
       await server.close(1000);
       const prefix = services.config.elasticsearch.indexPrefix;
-      await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+      await services.es.indices
+        .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
+        .catch(() => {});
       await services.close();
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },

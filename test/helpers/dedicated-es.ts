@@ -26,7 +26,11 @@ export interface DedicatedEs {
 function nodePid(dir: string): number | undefined {
   const pid = readPid(path.join(dir, 'run', 'elasticsearch.pid'));
   if (pid === undefined || !alive(pid)) return undefined;
-  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('org.elasticsearch') ? pid : undefined; } catch { return undefined; }
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('org.elasticsearch') ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const NODE_SLOT: SlotKind = {
@@ -47,7 +51,9 @@ export type NodeSlot = ProcessSlot;
 // As root the node runs as another user, which must be able to enter the directory.
 export const reserveNodeSlot = (): Promise<NodeSlot> => reserveSlot(NODE_SLOT, 0o755);
 
-export async function startDedicatedEs(opts: { heap?: string; log?: (line: string) => void } = {}): Promise<DedicatedEs> {
+export async function startDedicatedEs(
+  opts: { heap?: string; log?: (line: string) => void } = {},
+): Promise<DedicatedEs> {
   const slot = await reserveNodeSlot();
   const { dir, port } = slot;
 

@@ -1,7 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import {
-  clusterNodeOptions, managedClusterStatus, startManagedCluster, stopManagedCluster, type ClusterSpec,
+  clusterNodeOptions,
+  managedClusterStatus,
+  startManagedCluster,
+  stopManagedCluster,
+  type ClusterSpec,
 } from '../../src/dev-services/elasticsearch/managed-cluster.ts';
 import { managedNodeStatus, startManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
 import { reserveNodeSlot, type NodeSlot } from './dedicated-es.ts';
@@ -35,11 +39,21 @@ export interface EsCluster {
 
 /** Exited counts as gone even while unreaped (a zombie). */
 const alive = (pid: number) => {
-  try { process.kill(pid, 0); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false; }
-  try { return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 };
 
-export async function startEsCluster(opts: { size?: number; heap?: string; log?: (line: string) => void } = {}): Promise<EsCluster> {
+export async function startEsCluster(
+  opts: { size?: number; heap?: string; log?: (line: string) => void } = {},
+): Promise<EsCluster> {
   const size = opts.size ?? 3;
   const slots: NodeSlot[] = [];
   for (let i = 0; i < size; i++) slots.push(await reserveNodeSlot());

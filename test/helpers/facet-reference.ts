@@ -10,12 +10,17 @@ export type RefFacet = 'tags' | 'rating' | 'uploader';
 /** Code point order (= UTF-8 byte order), not JavaScript's UTF-16 order. */
 const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
-export function refFacets(matched: PostRecord[], conditions: RefCondition[], facets: RefFacet[]): Record<string, unknown> {
+export function refFacets(
+  matched: PostRecord[],
+  conditions: RefCondition[],
+  facets: RefFacet[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (facets.includes('tags')) {
     const included = new Set(conditions.filter((c) => c.type === 'tagInclude').map((c) => c.value.trim()));
     const counts = new Map<string, number>();
-    for (const p of matched) for (const t of p.tags) if (!included.has(t.name)) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    for (const p of matched)
+      for (const t of p.tags) if (!included.has(t.name)) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     out.tags = [...counts]
       .sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))
       .slice(0, 20)

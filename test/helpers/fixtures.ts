@@ -15,7 +15,12 @@ export const VECTORS: Record<string, string> = Object.fromEntries(
 export const vector = (name: string): Buffer => fs.readFileSync(VECTORS_DIR + name);
 
 /** A distinct PNG per seed: random noise blocks, so its hash differs from other seeds'. */
-export async function randomImage(seed: number, width = 64, height = 48, format: 'png' | 'jpeg' = 'png'): Promise<Buffer> {
+export async function randomImage(
+  seed: number,
+  width = 64,
+  height = 48,
+  format: 'png' | 'jpeg' = 'png',
+): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   let x = (seed * 2654435761) >>> 0 || 1;
   const blocks: number[] = [];
@@ -51,7 +56,8 @@ export function uploadForm(o: UploadOptions): FormData {
   const form = new FormData();
   if (o.image) form.append('image', new Blob([new Uint8Array(o.image)], { type: o.type ?? 'image/png' }), 'upload');
   if (o.rawMetadata !== undefined) form.append('metadata', new Blob([o.rawMetadata], { type: 'application/json' }));
-  else if (o.metadata !== undefined) form.append('metadata', new Blob([JSON.stringify(o.metadata)], { type: 'application/json' }));
+  else if (o.metadata !== undefined)
+    form.append('metadata', new Blob([JSON.stringify(o.metadata)], { type: 'application/json' }));
   if (o.force !== undefined) form.append('force', o.force);
   return form;
 }

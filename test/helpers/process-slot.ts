@@ -31,10 +31,20 @@ export interface SlotKind {
 const OWNER_FILE = 'owner';
 
 export const alive = (pid: number) => {
-  try { process.kill(pid, 0); return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 };
 export const readPid = (file: string) => {
-  try { const pid = Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]); return Number.isInteger(pid) && pid > 0 ? pid : undefined; } catch { return undefined; }
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 export function portFree(port: number): Promise<boolean> {
@@ -52,12 +62,20 @@ const portLock = (kind: SlotKind, port: number) => path.join(os.tmpdir(), `${kin
 /** Synchronous last resort: SIGKILL the process and remove its files. */
 function destroySync(dir: string, port: number, kind: SlotKind): void {
   const pid = kind.pidOf(dir);
-  if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  if (pid !== undefined)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   fs.rmSync(dir, { recursive: true, force: true });
   if (readPid(portLock(kind, port)) === process.pid) fs.rmSync(portLock(kind, port), { force: true });
 }
 
-const destroyAll = () => { for (const [dir, { port, kind }] of open) destroySync(dir, port, kind); open.clear(); };
+const destroyAll = () => {
+  for (const [dir, { port, kind }] of open) destroySync(dir, port, kind);
+  open.clear();
+};
 function onSignal(signal: NodeJS.Signals) {
   destroyAll();
   unhook();
@@ -84,12 +102,29 @@ function sweepStale(kind: SlotKind): void {
       const owner = readPid(file);
       if (owner !== undefined && !alive(owner)) fs.rmSync(file, { force: true });
     } else if (name.startsWith(kind.dirPrefix)) {
-      const [owner, port] = (() => { try { return fs.readFileSync(path.join(file, OWNER_FILE), 'utf8').trim().split(/\s+/).map(Number); } catch { return []; } })();
+      const [owner, port] = (() => {
+        try {
+          return fs.readFileSync(path.join(file, OWNER_FILE), 'utf8').trim().split(/\s+/).map(Number);
+        } catch {
+          return [];
+        }
+      })();
       // A directory without an owner file yet is one being created right now, unless it is old.
-      const age = (() => { try { return Date.now() - fs.statSync(file).mtimeMs; } catch { return 0; } })();
+      const age = (() => {
+        try {
+          return Date.now() - fs.statSync(file).mtimeMs;
+        } catch {
+          return 0;
+        }
+      })();
       if (!(owner > 0) ? age < 60_000 : alive(owner)) continue;
       const pid = kind.pidOf(file);
-      if (pid !== undefined) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      if (pid !== undefined)
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       fs.rmSync(file, { recursive: true, force: true });
       if (port > 0 && readPid(portLock(kind, port)) === owner) fs.rmSync(portLock(kind, port), { force: true });
     }
@@ -104,7 +139,11 @@ function sweepStale(kind: SlotKind): void {
 async function reservePort(kind: SlotKind): Promise<number> {
   const reach = Math.max(0, ...(kind.alsoFree ?? []));
   let low = 32768;
-  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* not Linux */ }
+  try {
+    low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    /* not Linux */
+  }
   const [min, max] = low - 1 - reach > 12_000 ? [10_000, low - 1 - reach] : [10_000, 65_535 - reach];
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = min + Math.floor(Math.random() * (max - min));
@@ -112,7 +151,11 @@ async function reservePort(kind: SlotKind): Promise<number> {
     let companionsFree = true;
     for (const offset of kind.alsoFree ?? []) if (!(await portFree(port + offset))) companionsFree = false;
     if (!companionsFree) continue;
-    try { fs.writeFileSync(portLock(kind, port), `${process.pid}\n`, { flag: 'wx' }); } catch { continue; }
+    try {
+      fs.writeFileSync(portLock(kind, port), `${process.pid}\n`, { flag: 'wx' });
+    } catch {
+      continue;
+    }
     return port;
   }
   throw new Error(`found no free port for ${kind.what}`);

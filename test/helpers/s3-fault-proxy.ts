@@ -8,7 +8,11 @@ import type net from 'node:net';
  * connection, for every request or for the next `count` ones. Not a mock: what it passes through is
  * answered by the real server.
  */
-export type Fault = { kind: 'error500' } | { kind: 'slow'; ms: number } | { kind: 'hang' } | { kind: 'reset' }
+export type Fault =
+  | { kind: 'error500' }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'hang' }
+  | { kind: 'reset' }
   // passed through and answered by the server (the write is done), but the answer never reaches the client
   | { kind: 'swallowAnswer'; method?: string };
 
@@ -54,36 +58,58 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
       req.resume();
       req.once('end', () => {
         res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'FAULT' });
-        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>');
+        res.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>',
+        );
       });
       return;
     }
     const forward = () => {
-      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-        if (active?.kind === 'swallowAnswer') {
-          answer.resume();
-          swallowed.push(`${req.method} ${req.url} ${answer.statusCode}`);
-          hanging.add(res);
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const out = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent,
+        },
+        (answer) => {
+          if (active?.kind === 'swallowAnswer') {
+            answer.resume();
+            swallowed.push(`${req.method} ${req.url} ${answer.statusCode}`);
+            hanging.add(res);
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       out.on('error', () => res.destroy());
       req.pipe(out);
     };
     if (active?.kind === 'slow') setTimeout(forward, active.ms);
     else forward();
   });
-  server.on('connection', (s) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
     seen,
     swallowed,
-    inject(f, count) { fault = f; remaining = count ?? Infinity; },
-    heal() { fault = undefined; for (const r of hanging) r.destroy(); hanging.clear(); },
+    inject(f, count) {
+      fault = f;
+      remaining = count ?? Infinity;
+    },
+    heal() {
+      fault = undefined;
+      for (const r of hanging) r.destroy();
+      hanging.clear();
+    },
     async close() {
       for (const s of sockets) s.destroy();
       agent.destroy();

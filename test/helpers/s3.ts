@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createBucketIfMissing, S3MediaStore, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-store.ts';
 import {
-  LOCAL_REGION, mediaStoreEnv, startManagedS3, stopManagedS3, type ManagedS3Options,
+  createBucketIfMissing,
+  S3MediaStore,
+  s3ClientFor,
+  type S3StoreConfig,
+} from '../../src/media/store/s3-store.ts';
+import {
+  LOCAL_REGION,
+  mediaStoreEnv,
+  startManagedS3,
+  stopManagedS3,
+  type ManagedS3Options,
 } from '../../src/dev-services/s3proxy/managed-s3.ts';
 import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
@@ -27,7 +36,11 @@ export interface TestS3 {
   /** Creates a bucket with a fresh name through the S3 API and returns the name. */
   newBucket(): Promise<string>;
   /** A fresh bucket and an S3MediaStore on it (close it, or let the process end). */
-  newStore(opts?: { prefix?: string; timeoutMs?: number; maxAttempts?: number }): Promise<{ store: S3MediaStore; bucket: string }>;
+  newStore(opts?: {
+    prefix?: string;
+    timeoutMs?: number;
+    maxAttempts?: number;
+  }): Promise<{ store: S3MediaStore; bucket: string }>;
   /** The S3Proxy process, while it runs. */
   pid(): number | undefined;
   /** SIGTERM; resolves once it has exited (the port then refuses connections). */
@@ -48,31 +61,58 @@ export interface TestS3 {
 function proxyPid(dir: string): number | undefined {
   const pid = readPid(path.join(dir, 'run', 's3proxy.pid'));
   if (pid === undefined || !alive(pid)) return undefined;
-  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(dir, 's3proxy.properties')) ? pid : undefined; } catch { return undefined; }
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(dir, 's3proxy.properties'))
+      ? pid
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-const PROXY_SLOT: SlotKind = { dirPrefix: 'imgpost-s3-', portLockPrefix: 'imgpost-s3-port-', pidOf: proxyPid, what: 'a test S3Proxy' };
+const PROXY_SLOT: SlotKind = {
+  dirPrefix: 'imgpost-s3-',
+  portLockPrefix: 'imgpost-s3-port-',
+  pidOf: proxyPid,
+  what: 'a test S3Proxy',
+};
 
 export async function dedicatedS3(opts: { log?: (line: string) => void } = {}): Promise<TestS3> {
   const slot = await reserveSlot(PROXY_SLOT);
   const { dir, port } = slot;
-  const credentials = { accessKeyId: `test-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(18).toString('base64url') };
+  const credentials = {
+    accessKeyId: `test-${randomBytes(4).toString('hex')}`,
+    secretAccessKey: randomBytes(18).toString('base64url'),
+  };
   const managed: ManagedS3Options = { dir, port, credentials, heap: '192m', log: opts.log };
   const endpoint = `http://127.0.0.1:${port}`;
   const base = { endpoint, region: LOCAL_REGION, forcePathStyle: true, ...credentials };
   let closed = false;
   const s3: TestS3 = {
-    endpoint, port, dir, region: LOCAL_REGION, ...credentials,
+    endpoint,
+    port,
+    dir,
+    region: LOCAL_REGION,
+    ...credentials,
     config: (bucket, prefix = '', extra = {}) => ({ ...base, bucket, prefix, ...extra }),
     async newBucket() {
       const bucket = `t-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
       const client = s3ClientFor(base);
-      try { await createBucketIfMissing(client, bucket); } finally { client.destroy(); }
+      try {
+        await createBucketIfMissing(client, bucket);
+      } finally {
+        client.destroy();
+      }
       return bucket;
     },
     async newStore(o = {}) {
       const bucket = await s3.newBucket();
-      return { bucket, store: new S3MediaStore(s3.config(bucket, o.prefix ?? '', { timeoutMs: o.timeoutMs, maxAttempts: o.maxAttempts })) };
+      return {
+        bucket,
+        store: new S3MediaStore(
+          s3.config(bucket, o.prefix ?? '', { timeoutMs: o.timeoutMs, maxAttempts: o.maxAttempts }),
+        ),
+      };
     },
     pid: () => proxyPid(dir),
     async start() {
@@ -86,12 +126,22 @@ export async function dedicatedS3(opts: { log?: (line: string) => void } = {}): 
     async kill() {
       await stopManagedS3({ ...managed, kill: true });
     },
-    pause() { const pid = proxyPid(dir); if (pid !== undefined) process.kill(pid, 'SIGSTOP'); },
-    resume() { const pid = proxyPid(dir); if (pid !== undefined) process.kill(pid, 'SIGCONT'); },
+    pause() {
+      const pid = proxyPid(dir);
+      if (pid !== undefined) process.kill(pid, 'SIGSTOP');
+    },
+    resume() {
+      const pid = proxyPid(dir);
+      if (pid !== undefined) process.kill(pid, 'SIGCONT');
+    },
     async close() {
       if (closed) return;
       closed = true;
-      try { await stopManagedS3({ ...managed, kill: true }); } finally { slot.release(); }
+      try {
+        await stopManagedS3({ ...managed, kill: true });
+      } finally {
+        slot.release();
+      }
     },
   };
   try {
@@ -107,7 +157,10 @@ let shared: Promise<TestS3> | undefined;
 
 /** The test file's S3Proxy: started by the first call, reused by every later one in this process. */
 export function testS3(): Promise<TestS3> {
-  shared ??= dedicatedS3().catch((err) => { shared = undefined; throw err; });
+  shared ??= dedicatedS3().catch((err) => {
+    shared = undefined;
+    throw err;
+  });
   return shared;
 }
 
@@ -119,7 +172,10 @@ export function testS3(): Promise<TestS3> {
  */
 let suiteS3: Promise<import('../../src/dev-services/s3proxy/managed-s3.ts').ManagedS3Status> | undefined;
 export function suiteS3Status() {
-  suiteS3 ??= startManagedS3({}).catch((err) => { suiteS3 = undefined; throw err; });
+  suiteS3 ??= startManagedS3({}).catch((err) => {
+    suiteS3 = undefined;
+    throw err;
+  });
   return suiteS3;
 }
 
@@ -127,7 +183,17 @@ export function suiteS3Status() {
 export async function sharedS3Env(): Promise<Record<string, string>> {
   const status = await suiteS3Status();
   const bucket = `t-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-  const client = s3ClientFor({ endpoint: status.endpoint, region: status.region, forcePathStyle: true, accessKeyId: status.accessKeyId, secretAccessKey: status.secretAccessKey });
-  try { await createBucketIfMissing(client, bucket); } finally { client.destroy(); }
+  const client = s3ClientFor({
+    endpoint: status.endpoint,
+    region: status.region,
+    forcePathStyle: true,
+    accessKeyId: status.accessKeyId,
+    secretAccessKey: status.secretAccessKey,
+  });
+  try {
+    await createBucketIfMissing(client, bucket);
+  } finally {
+    client.destroy();
+  }
   return mediaStoreEnv(status, bucket);
 }

@@ -19,7 +19,12 @@ export async function startSeededApp(opts: SeedOptions, env: Record<string, stri
   return { app, seed, posts: () => [...app.services.postRepository.batches(2000)].flat() };
 }
 
-export async function postJson(app: TestApp, path: string, body: unknown, retry = true): Promise<{ status: number; body: any }> {
+export async function postJson(
+  app: TestApp,
+  path: string,
+  body: unknown,
+  retry = true,
+): Promise<{ status: number; body: any }> {
   const res = await app
     .request(path, {
       method: 'POST',
@@ -31,7 +36,8 @@ export async function postJson(app: TestApp, path: string, body: unknown, retry 
   // race): searches are idempotent, so one retry on a fresh connection is what a client would do.
   if (res instanceof Error && retry) return postJson(app, path, body, false);
   // Reported as a status rather than thrown, so a test can say which of its queries broke.
-  if (res instanceof Error) return { status: -1, body: `${res.message} (${String((res.cause as Error | undefined)?.message ?? res.cause)})` };
+  if (res instanceof Error)
+    return { status: -1, body: `${res.message} (${String((res.cause as Error | undefined)?.message ?? res.cause)})` };
   return { status: res.status, body: await res.json() };
 }
 

@@ -80,7 +80,8 @@ export function refPostSearch(posts: PostRecord[], body: { filter?: RefSelector[
       let c: number;
       if (o.key === 'uploaderId') {
         // Owner-less posts last whatever the direction.
-        if (a.uploaderId === null || b.uploaderId === null) c = (a.uploaderId === null ? 1 : 0) - (b.uploaderId === null ? 1 : 0);
+        if (a.uploaderId === null || b.uploaderId === null)
+          c = (a.uploaderId === null ? 1 : 0) - (b.uploaderId === null ? 1 : 0);
         else c = sign * (a.uploaderId - b.uploaderId);
       } else if (o.key === 'createdAt') c = sign * (Date.parse(a.createdAt) - Date.parse(b.createdAt));
       else c = sign * cmp(a.id, b.id);
@@ -108,12 +109,15 @@ export function words(text: string): string[] {
 export function editDistance(a: string, b: string): number {
   const s = Array.from(a);
   const t = Array.from(b);
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
+    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= s.length; i++)
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[s.length][t.length];
 }
@@ -170,7 +174,10 @@ function conditionHolds(p: PostRecord, c: RefCondition): boolean {
 }
 
 /** Matches in order. For orderBy relevance with a textMatch condition the order is left to the caller. */
-export function refImageSearch(posts: PostRecord[], body: { conditions?: RefCondition[]; orderBy?: unknown; order?: unknown }): PostRecord[] {
+export function refImageSearch(
+  posts: PostRecord[],
+  body: { conditions?: RefCondition[]; orderBy?: unknown; order?: unknown },
+): PostRecord[] {
   const matched = posts.filter((p) => (body.conditions ?? []).every((c) => conditionHolds(p, c)));
   const sign = body.order === 'asc' ? 1 : -1;
   const byDate = body.orderBy !== 'id' && body.orderBy !== 'relevance';

@@ -9,7 +9,11 @@ export interface TestUser {
 }
 
 /** Creates a user through the account service (as `imgpost user add` does). */
-export async function createUser(app: TestApp, permission = 6, name = `u${crypto.randomBytes(5).toString('hex')}`): Promise<TestUser> {
+export async function createUser(
+  app: TestApp,
+  permission = 6,
+  name = `u${crypto.randomBytes(5).toString('hex')}`,
+): Promise<TestUser> {
   const self = await app.services.accounts.createUser({ name, password: 'correct horse battery', permission });
   return { id: self.id, name: self.name, accessKey: self.accessKey, headers: { 'X-Access-Key': self.accessKey } };
 }

@@ -17,30 +17,47 @@ let webhookId: string;
 test.before(async () => {
   app = await startTestApp();
   user = await createUser(app, 0xffff);
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(4400), metadata: { text: 'keep me', tags: ['kept'] } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(4400), metadata: { text: 'keep me', tags: ['kept'] } }),
+  });
   if (res.status !== 201) throw new Error(`setup upload: ${res.status} ${await res.text()}`);
   postId = (await res.json()).id;
-  webhookId = (await app.services.webhooks.create(user.id, { url: 'http://127.0.0.1:9/hook', secret: 's', events: ['update'] })).id;
+  webhookId = (
+    await app.services.webhooks.create(user.id, { url: 'http://127.0.0.1:9/hook', secret: 's', events: ['update'] })
+  ).id;
 });
 test.after.always(() => app?.close());
 
 const send = (method: string, path: string, raw?: string) =>
-  app.request(path, { method, headers: { ...user.headers, ...(raw === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: raw });
+  app.request(path, {
+    method,
+    headers: { ...user.headers, ...(raw === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: raw,
+  });
 
-test.serial('a JSON null body is 400 on PUT/PATCH /api/post/[id] and PATCH /api/webhook/[id]; nothing changes', async (t) => {
-  const before = await (await app.request(`/api/post/${postId}`)).json();
-  for (const [method, path] of [['PUT', `/api/post/${postId}`], ['PATCH', `/api/post/${postId}`], ['PATCH', `/api/webhook/${webhookId}`]]) {
-    for (const raw of ['null', ' null\n']) {
-      const res = await send(method, path, raw);
-      t.is(res.status, 400, `${method} ${path} ${JSON.stringify(raw)}`);
-      const issues = await res.json();
-      t.true(Array.isArray(issues));
-      t.like(issues[0], { code: 'invalid_type', expected: 'object', received: 'null', path: [] });
+test.serial(
+  'a JSON null body is 400 on PUT/PATCH /api/post/[id] and PATCH /api/webhook/[id]; nothing changes',
+  async (t) => {
+    const before = await (await app.request(`/api/post/${postId}`)).json();
+    for (const [method, path] of [
+      ['PUT', `/api/post/${postId}`],
+      ['PATCH', `/api/post/${postId}`],
+      ['PATCH', `/api/webhook/${webhookId}`],
+    ]) {
+      for (const raw of ['null', ' null\n']) {
+        const res = await send(method, path, raw);
+        t.is(res.status, 400, `${method} ${path} ${JSON.stringify(raw)}`);
+        const issues = await res.json();
+        t.true(Array.isArray(issues));
+        t.like(issues[0], { code: 'invalid_type', expected: 'object', received: 'null', path: [] });
+      }
     }
-  }
-  t.deepEqual(await (await app.request(`/api/post/${postId}`)).json(), before);
-  t.is(app.services.postRepository.getById(postId)!.version, 1, 'no version bump, so no update event either');
-});
+    t.deepEqual(await (await app.request(`/api/post/${postId}`)).json(), before);
+    t.is(app.services.postRepository.getById(postId)!.version, 1, 'no version bump, so no update event either');
+  },
+);
 
 test.serial('no body at all still means "no change" (the fields are all optional)', async (t) => {
   const put = await send('PUT', `/api/post/${postId}`);
@@ -52,7 +69,13 @@ test.serial('no body at all still means "no change" (the fields are all optional
 });
 
 test.serial('fixed POST paths answer other methods with 405 and Allow: POST, whatever the spelling', async (t) => {
-  for (const path of ['/api/post/search', '/api/post/similar', '/api/webhook/preview', '/api/post/search/', '/API/Post/Similar']) {
+  for (const path of [
+    '/api/post/search',
+    '/api/post/similar',
+    '/api/webhook/preview',
+    '/api/post/search/',
+    '/API/Post/Similar',
+  ]) {
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
       const res = await send(method, path, method === 'GET' || method === 'DELETE' ? undefined : '{}');
       t.is(res.status, 405, `${method} ${path}`);

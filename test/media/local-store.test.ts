@@ -11,7 +11,9 @@ import { mediaKey, type MediaStore } from '../../src/media/store/media-store.ts'
 import { postId, storeContract } from './store-contract.ts';
 
 const roots: string[] = [];
-test.after.always(() => { for (const r of roots) fs.rmSync(r, { recursive: true, force: true }); });
+test.after.always(() => {
+  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
+});
 const fresh = async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-local-store-'));
   roots.push(root);
@@ -20,7 +22,7 @@ const fresh = async () => {
 
 storeContract('local', fresh);
 
-test('local: a key is the file ImageStore uses today, its locator the path pending_files holds; the ETag is GET /media\'s', async (t) => {
+test("local: a key is the file ImageStore uses today, its locator the path pending_files holds; the ETag is GET /media's", async (t) => {
   const store = await fresh();
   const id = postId();
   const key = mediaKey(`${id}.jpg`);

@@ -3,8 +3,8 @@
  * on the local store, the suite's S3Proxy, the CLI. Local → S3 killed with SIGKILL part-way, run
  * again: it resumes and finishes, every image is byte-identical (sha256) in the bucket, the server
  * answered every GET /media and accepted every upload meanwhile, and afterwards serves from the
- * bucket (the local files moved away), and a backup reads the bucket. Then back to local once. And, while the first images are
- * uploaded, the refusals: an unknown store, the store already in use, a bucket that does not exist:
+ * bucket (the local files moved away), and a backup reads the bucket. Then back to local once. And, while the first
+ * images are uploaded, the refusals: an unknown store, the store already in use, a bucket that does not exist:
  * a clear message, an exit code, nothing changed.
  */
 import { spawn } from 'node:child_process';
@@ -48,7 +48,15 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   const s3 = await sharedS3Env();
   const bucketName = s3.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, '');
   const target = `s3://${bucketName}/media`;
-  const bucket = new S3MediaStore({ bucket: bucketName, prefix: 'media/', endpoint: s3.S3_ENDPOINT, region: s3.S3_REGION, accessKeyId: s3.S3_ACCESS_KEY_ID, secretAccessKey: s3.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
+  const bucket = new S3MediaStore({
+    bucket: bucketName,
+    prefix: 'media/',
+    endpoint: s3.S3_ENDPOINT,
+    region: s3.S3_REGION,
+    accessKeyId: s3.S3_ACCESS_KEY_ID,
+    secretAccessKey: s3.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: true,
+  });
   // The server starts on the local store; the S3_* settings are there for the store a migration names.
   const env: Record<string, string> = { ...(await isolatedEnv(t, 'migrate')), ...s3, MEDIA_STORE: 'local' };
   let server: ChildServer | undefined;
@@ -58,7 +66,10 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   });
   const images = path.join(env.DATA_DIR, 'images');
 
-  const added = await cli(['user', 'add', '--name', 'migrator', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)], env);
+  const added = await cli(
+    ['user', 'add', '--name', 'migrator', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)],
+    env,
+  );
   t.is(added.code, 0, added.stderr);
   const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
   mark('started');
@@ -70,7 +81,11 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   let seed = 7_000;
   const upload = async () => {
     const bytes = await randomImage(++seed, 240, 180, 'jpeg');
-    const res = await fetch(`${url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: bytes, type: 'image/jpeg' }) });
+    const res = await fetch(`${url}/api/post/`, {
+      method: 'POST',
+      headers: auth,
+      body: uploadForm({ image: bytes, type: 'image/jpeg' }),
+    });
     if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
     const post = (await res.json()) as { imageURL: string };
     posts.set(post.imageURL.slice(post.imageURL.lastIndexOf('/') + 1), sha256(bytes));
@@ -93,9 +108,13 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   t.is(noBucket.code, 1, noBucket.stderr);
   t.regex(noBucket.stderr, /s3:\/\/no-such-bucket-imgpost\/x\/ cannot be used: .*misconfigured/);
   // Every thumbnail made (background work), so the copy has a known set of objects.
-  const localCount = () => fs.readdirSync(images, { recursive: true }).filter((f) => !fs.statSync(path.join(images, String(f))).isDirectory()).length;
+  const localCount = () =>
+    fs.readdirSync(images, { recursive: true }).filter((f) => !fs.statSync(path.join(images, String(f))).isDirectory())
+      .length;
   await until('the thumbnails', () => localCount() === initial.length * 3);
-  const localBytes = fs.readdirSync(images, { recursive: true }).reduce((n, f) => n + fs.statSync(path.join(images, String(f))).size, 0);
+  const localBytes = fs
+    .readdirSync(images, { recursive: true })
+    .reduce((n, f) => n + fs.statSync(path.join(images, String(f))).size, 0);
 
   mark('thumbnails');
   // Traffic all along: GET /media of every post known so far (bytes checked), and an upload every 200 ms.
@@ -109,30 +128,41 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
       const name = names[Math.floor(Math.random() * names.length)];
       const res = await fetch(`${url}/media/${name}`).catch((err) => ({ status: -1, err }) as const);
       if (!('arrayBuffer' in res) || res.status !== 200) errors.push(`GET ${name}: ${res.status}`);
-      else if (sha256(Buffer.from(await res.arrayBuffer())) !== posts.get(name)) errors.push(`GET ${name}: other bytes`);
+      else if (sha256(Buffer.from(await res.arrayBuffer())) !== posts.get(name))
+        errors.push(`GET ${name}: other bytes`);
       gets++;
     }
   })();
   const uploader = (async () => {
     while (traffic) {
-      await upload().then(() => uploadsDuring++, (err) => errors.push(String(err)));
+      await upload().then(
+        () => uploadsDuring++,
+        (err) => errors.push(String(err)),
+      );
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
 
-  // 1. Paced to take ~5 s, killed with SIGKILL once more than a page of posts (4 with --parallel 1) is in the bucket, so the resume point has moved.
+  // 1. Paced to take ~5 s, killed with SIGKILL once more than a page of posts (4 with --parallel 1) is in the bucket,
+  //    so the resume point has moved.
   const rate = Math.max(1024, Math.ceil(localBytes / 5));
-  const first = spawn(process.execPath, [CLI_JS, 'media', 'migrate', '--to', target, '--max-rate', String(rate), '--parallel', '1'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const first = spawn(
+    process.execPath,
+    [CLI_JS, 'media', 'migrate', '--to', target, '--max-rate', String(rate), '--parallel', '1'],
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let firstErr = '';
   first.stderr!.on('data', (c: Buffer) => (firstErr += c.toString()));
   const firstExit = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
   const copiedOfInitial = async () => {
     let n = 0;
-    for await (const o of bucket.list('')) if (initial.some((name) => o.key.startsWith(shardOf(name).slice(0, 39)))) n++;
+    for await (const o of bucket.list(''))
+      if (initial.some((name) => o.key.startsWith(shardOf(name).slice(0, 39)))) n++;
     return n;
   };
   await until('more than a page of posts copied', async () => {
-    if (first.exitCode !== null) throw new Error(`the migration ended (${first.exitCode}) before it was killed: ${firstErr}`);
+    if (first.exitCode !== null)
+      throw new Error(`the migration ended (${first.exitCode}) before it was killed: ${firstErr}`);
     return (await copiedOfInitial()) >= 4 * 3 + 2;
   });
   mark('kill');
@@ -152,10 +182,16 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   const result = JSON.parse(second.stdout);
   t.like(result, { from: 'local', to: `${target}/`, resumed: true, missingImages: [] });
   t.log(`second run: ${JSON.stringify(result)}`);
-  t.true(result.startedAfterSeq > 0 && result.startedAfterSeq < result.uptoSeq, `resumed after post #${result.startedAfterSeq} of #${result.uptoSeq}`);
+  t.true(
+    result.startedAfterSeq > 0 && result.startedAfterSeq < result.uptoSeq,
+    `resumed after post #${result.startedAfterSeq} of #${result.uptoSeq}`,
+  );
   // Resumed after the posts already done; of the rest, what the killed run had put is checked, not put again.
   // (posts numbered up to the switch after the resume point, and uploads in flight at the switch)
-  t.true(result.posts <= result.uptoSeq - result.startedAfterSeq + 3, `${result.posts} posts checked by the second run`);
+  t.true(
+    result.posts <= result.uptoSeq - result.startedAfterSeq + 3,
+    `${result.posts} posts checked by the second run`,
+  );
   t.true(result.copied > 0 && result.copied + result.alreadyThere <= result.posts * 3, JSON.stringify(result));
   mark('resumed');
   const atEnd = uploadsDuring;
@@ -170,7 +206,8 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   let objects = await bucketObjects(bucket);
   for (const [name, sum] of posts) t.is(objects.get(shardOf(name)), sum, name);
 
-  // Served from the bucket: the local files moved away, every image still answers with its bytes, and an upload lands in the bucket.
+  // Served from the bucket: the local files moved away, every image still answers with its bytes, and an upload lands
+  // in the bucket.
   fs.renameSync(images, `${images}.old`);
   // A backup reads the recorded store too (MEDIA_STORE still says local, and the local files are gone).
   const backup = cli(['backup', destDir(t), '--json'], env);

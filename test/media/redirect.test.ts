@@ -32,7 +32,12 @@ test.before(async () => {
   const shared = await sharedS3Env();
   proxy = await faultProxy(shared.S3_ENDPOINT);
   env = { ...shared, S3_ENDPOINT: proxy.endpoint, S3_TIMEOUT_MS: '1500', S3_MAX_ATTEMPTS: '2' };
-  app = await startTestApp({ ...env, MEDIA_REDIRECT: 'presigned', MEDIA_REDIRECT_EXPIRES_S: String(EXPIRES_S), BACKGROUND_THUMBNAILS: '0' });
+  app = await startTestApp({
+    ...env,
+    MEDIA_REDIRECT: 'presigned',
+    MEDIA_REDIRECT_EXPIRES_S: String(EXPIRES_S),
+    BACKGROUND_THUMBNAILS: '0',
+  });
   user = await createUser(app, 0x2 | 0x4 | 0x2000);
 });
 
@@ -44,7 +49,11 @@ test.after.always(async () => {
 
 async function upload(seed: number): Promise<{ id: string; image: string; bytes: Buffer }> {
   const bytes = await randomImage(seed, 80, 60);
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: bytes }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: bytes }),
+  });
   if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   const post = (await res.json()) as { id: string; image: string };
   return { id: post.id, image: post.image, bytes };
@@ -98,18 +107,28 @@ test.serial('the image and a thumbnail redirect to the bucket; following gives t
 
   // Pages that show media allow the bucket's origin, or the browser would refuse the redirect.
   const page = await app.request('/');
-  t.true((page.headers.get('content-security-policy') ?? '').includes(`img-src 'self' ${new URL(app.url).origin} ${new URL(location).origin} `));
+  t.true(
+    (page.headers.get('content-security-policy') ?? '').includes(
+      `img-src 'self' ${new URL(app.url).origin} ${new URL(location).origin} `,
+    ),
+  );
 });
 
 test.serial('unknown names, a wrong extension and a deleted post are 404 without a Location', async (t) => {
   const post = await upload(31_001);
-  for (const name of ['00000000-0000-7000-8000-000000000000.png', '00000000-0000-7000-8000-000000000000.320.webp', `${post.id}.jpg`, 'nope.png']) {
+  for (const name of [
+    '00000000-0000-7000-8000-000000000000.png',
+    '00000000-0000-7000-8000-000000000000.320.webp',
+    `${post.id}.jpg`,
+    'nope.png',
+  ]) {
     const res = await app.request(`/media/${name}`, { redirect: 'manual' });
     t.is(res.status, 404, name);
     t.is(res.headers.get('location'), null);
   }
   t.is((await app.request(`/api/post/${post.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
-  for (const name of [post.image, `${post.id}.320.webp`]) t.is((await app.request(`/media/${name}`, { redirect: 'manual' })).status, 404, name);
+  for (const name of [post.image, `${post.id}.320.webp`])
+    t.is((await app.request(`/media/${name}`, { redirect: 'manual' })).status, 404, name);
 });
 
 test.serial('the store failing: a queued thumbnail is 503 within the time-out, an image still redirects', async (t) => {
@@ -132,7 +151,10 @@ test('on the local store the setting stops the server at start-up with a clear m
     cwd: ROOT,
     env: { ...process.env, MEDIA_STORE: 'local', MEDIA_REDIRECT: 'presigned', DATA_DIR: dataDir, PORT: '0' },
     timeout: 30_000,
-  }).then(() => undefined, (e: { code: number; stderr: string }) => e);
+  }).then(
+    () => undefined,
+    (e: { code: number; stderr: string }) => e,
+  );
   t.is(err?.code, 2);
   t.regex(err?.stderr ?? '', /imgpost: invalid configuration: MEDIA_REDIRECT="presigned": needs an S3 media store/);
 });

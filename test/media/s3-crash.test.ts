@@ -23,7 +23,15 @@ test('kill -9 between the object write and the commit, and between the commit an
   t.timeout(120_000);
   const s3 = await sharedS3Env();
   const proxy = await faultProxy(s3.S3_ENDPOINT);
-  const bucket = new S3MediaStore({ bucket: s3.MEDIA_STORE.slice(5).replace(/\/.*$/, ''), prefix: '', endpoint: s3.S3_ENDPOINT, region: s3.S3_REGION, accessKeyId: s3.S3_ACCESS_KEY_ID, secretAccessKey: s3.S3_SECRET_ACCESS_KEY, forcePathStyle: true });
+  const bucket = new S3MediaStore({
+    bucket: s3.MEDIA_STORE.slice(5).replace(/\/.*$/, ''),
+    prefix: '',
+    endpoint: s3.S3_ENDPOINT,
+    region: s3.S3_REGION,
+    accessKeyId: s3.S3_ACCESS_KEY_ID,
+    secretAccessKey: s3.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: true,
+  });
   // A DATA_DIR and index prefix of its own (removed after), on the S3 store through the fault injector.
   const env = { ...(await isolatedEnv(t, 's3-crash')), ...s3, S3_ENDPOINT: proxy.endpoint, BACKGROUND_THUMBNAILS: '0' };
   let server: ChildServer | undefined;
@@ -39,7 +47,10 @@ test('kill -9 between the object write and the commit, and between the commit an
     return out.sort();
   };
 
-  const added = await cli(['user', 'add', '--name', 's3_crash', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)], env);
+  const added = await cli(
+    ['user', 'add', '--name', 's3_crash', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)],
+    env,
+  );
   t.is(added.code, 0, added.stderr);
   const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
 
@@ -47,7 +58,11 @@ test('kill -9 between the object write and the commit, and between the commit an
   server = await startChild(env);
   const acked: { id: string; ext: string }[] = [];
   for (const seed of [1, 2, 3]) {
-    const res = await fetch(`${server.url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: await randomImage(900 + seed, 90, 70) }) });
+    const res = await fetch(`${server.url}/api/post/`, {
+      method: 'POST',
+      headers: auth,
+      body: uploadForm({ image: await randomImage(900 + seed, 90, 70) }),
+    });
     t.is(res.status, 201);
     const post = (await res.json()) as { id: string; imageURL: string };
     acked.push({ id: post.id, ext: post.imageURL.slice(post.imageURL.lastIndexOf('.') + 1) });
@@ -56,7 +71,11 @@ test('kill -9 between the object write and the commit, and between the commit an
 
   // 2. An upload whose image PUT lands in the bucket but whose answer never comes back: killed there.
   proxy.inject({ kind: 'swallowAnswer', method: 'PUT' });
-  const inFlight = fetch(`${server.url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: await randomImage(999, 90, 70) }) }).catch(() => undefined);
+  const inFlight = fetch(`${server.url}/api/post/`, {
+    method: 'POST',
+    headers: auth,
+    body: uploadForm({ image: await randomImage(999, 90, 70) }),
+  }).catch(() => undefined);
   await until('the PUT to reach the store', () => proxy.swallowed.length > 0);
   await until('the object to be in the bucket', async () => (await keys()).length === 4);
   await server.kill9();
@@ -65,7 +84,13 @@ test('kill -9 between the object write and the commit, and between the commit an
 
   // 3. Restart with background thumbnails: recovery deletes the orphan, the queued thumbnails are made.
   server = await startChild({ ...env, BACKGROUND_THUMBNAILS: '1' });
-  const wanted = acked.flatMap((p) => [`${p.id.slice(-2)}/${p.id}.${p.ext}`, `${p.id.slice(-2)}/${p.id}.320.webp`, `${p.id.slice(-2)}/${p.id}.1024.webp`]).sort();
+  const wanted = acked
+    .flatMap((p) => [
+      `${p.id.slice(-2)}/${p.id}.${p.ext}`,
+      `${p.id.slice(-2)}/${p.id}.320.webp`,
+      `${p.id.slice(-2)}/${p.id}.1024.webp`,
+    ])
+    .sort();
   await until('every post complete and no orphan', async () => JSON.stringify(await keys()) === JSON.stringify(wanted));
   t.deepEqual(await keys(), wanted);
   for (const p of acked) {

@@ -43,7 +43,11 @@ test('put records the sha256 as metadata and sends Content-MD5: the ETag is the 
   t.like(await store.get(key, { range: { start: 0, end: 0 } }), { sha256: sha256(bytes), contentType: 'image/gif' });
   // What Content-MD5 buys: bytes that do not match it (a corrupted transfer) are refused, not stored.
   const bad = mediaKey(`${id()}.gif`);
-  const err = await t.throwsAsync(store.client.send(new PutObjectCommand({ Bucket: bucket, Key: bad, Body: bytes, ContentMD5: Buffer.alloc(16).toString('base64') })));
+  const err = await t.throwsAsync(
+    store.client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: bad, Body: bytes, ContentMD5: Buffer.alloc(16).toString('base64') }),
+    ),
+  );
   t.is(err!.name, 'BadDigest');
   t.is(await store.head(bad), undefined);
 });
@@ -53,7 +57,10 @@ test('a key prefix inside the bucket: objects live under it and stay out of the 
   const bucket = await s3.newBucket();
   const store = new S3MediaStore(s3.config(bucket, 'media/'));
   const whole = new S3MediaStore(s3.config(bucket));
-  t.teardown(() => { store.close(); whole.close(); });
+  t.teardown(() => {
+    store.close();
+    whole.close();
+  });
   await store.put('aa/1.jpg', { buffer: Buffer.from('1') }, { contentType: 'image/jpeg' });
   await whole.put('elsewhere/5.jpg', { buffer: Buffer.from('5') }, { contentType: 'image/jpeg' });
   t.deepEqual(await keys(store, ''), ['aa/1.jpg']);
@@ -76,7 +83,11 @@ test('a presigned PUT then a presigned GET, with fetch: signed type and length e
   t.notRegex(put.url, /x-amz-checksum|x-amz-sdk-checksum/i, 'no checksum of an empty body is signed');
 
   // Another content type than the one signed is refused, and nothing is stored.
-  const wrongType = await fetch(put.url, { method: 'PUT', body: bytes, headers: { ...put.headers, 'content-type': 'text/html' } });
+  const wrongType = await fetch(put.url, {
+    method: 'PUT',
+    body: bytes,
+    headers: { ...put.headers, 'content-type': 'text/html' },
+  });
   t.is(wrongType.status, 403);
   t.is(await store.head(key), undefined);
 
@@ -105,18 +116,30 @@ test('a presigned PUT then a presigned GET, with fetch: signed type and length e
   const shortPut = await store.presignPut(mediaKey(`${id()}.webp`), { expiresIn: 1, contentType: 'image/webp' });
   await new Promise((r) => setTimeout(r, 2100));
   t.is((await fetch(short.url)).status, 403, 'an expired GET is refused');
-  t.is((await fetch(shortPut.url, { method: 'PUT', body: bytes, headers: shortPut.headers })).status, 403, 'an expired PUT is refused');
+  t.is(
+    (await fetch(shortPut.url, { method: 'PUT', body: bytes, headers: shortPut.headers })).status,
+    403,
+    'an expired PUT is refused',
+  );
 });
 
 test('a missing bucket and wrong credentials are store failures (503), not "not found"', async (t) => {
   const s3 = await testS3();
   const missing = new S3MediaStore(s3.config(`nobucket-${randomBytes(4).toString('hex')}`, '', { timeoutMs: 3000 }));
-  const wrongKey = new S3MediaStore({ ...s3.config(await s3.newBucket(), '', { timeoutMs: 3000 }), secretAccessKey: 'not-the-secret' });
-  t.teardown(() => { missing.close(); wrongKey.close(); });
+  const wrongKey = new S3MediaStore({
+    ...s3.config(await s3.newBucket(), '', { timeoutMs: 3000 }),
+    secretAccessKey: 'not-the-secret',
+  });
+  t.teardown(() => {
+    missing.close();
+    wrongKey.close();
+  });
 
   const e1 = await t.throwsAsync(missing.check(), { instanceOf: StoreUnavailableError });
   t.is(e1!.reason, 'misconfigured');
-  const e2 = await t.throwsAsync(missing.put('aa/x.jpg', { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), { instanceOf: StoreUnavailableError });
+  const e2 = await t.throwsAsync(missing.put('aa/x.jpg', { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), {
+    instanceOf: StoreUnavailableError,
+  });
   t.is(e2!.reason, 'misconfigured');
   const e3 = await t.throwsAsync(wrongKey.head('aa/x.jpg'), { instanceOf: StoreUnavailableError });
   t.is(e3!.reason, 'denied');
@@ -134,16 +157,43 @@ test('settings: MEDIA_STORE and S3_* from the environment, one line naming a bad
   t.is(s3StoreConfigFromEnv({ MEDIA_STORE: 'local' }), undefined);
   t.deepEqual(parseS3Location('s3://my-bucket'), { bucket: 'my-bucket', prefix: '' });
   t.deepEqual(parseS3Location('s3://my-bucket/a/b/'), { bucket: 'my-bucket', prefix: 'a/b/' });
-  t.like(s3StoreConfigFromEnv({ MEDIA_STORE: 's3://imgpost/media', S3_ENDPOINT: 'http://127.0.0.1:9390/', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' }), {
-    bucket: 'imgpost', prefix: 'media/', endpoint: 'http://127.0.0.1:9390', region: 'us-east-1', forcePathStyle: true, timeoutMs: 10_000, maxAttempts: 3,
+  t.like(
+    s3StoreConfigFromEnv({
+      MEDIA_STORE: 's3://imgpost/media',
+      S3_ENDPOINT: 'http://127.0.0.1:9390/',
+      S3_ACCESS_KEY_ID: 'k',
+      S3_SECRET_ACCESS_KEY: 's',
+    }),
+    {
+      bucket: 'imgpost',
+      prefix: 'media/',
+      endpoint: 'http://127.0.0.1:9390',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      timeoutMs: 10_000,
+      maxAttempts: 3,
+    },
+  );
+  t.like(s3StoreConfigFromEnv({ MEDIA_STORE: 's3://imgpost', S3_REGION: 'eu-west-1', S3_TIMEOUT_MS: '2500' }), {
+    endpoint: undefined,
+    forcePathStyle: false,
+    region: 'eu-west-1',
+    timeoutMs: 2500,
   });
-  t.like(s3StoreConfigFromEnv({ MEDIA_STORE: 's3://imgpost', S3_REGION: 'eu-west-1', S3_TIMEOUT_MS: '2500' }), { endpoint: undefined, forcePathStyle: false, region: 'eu-west-1', timeoutMs: 2500 });
-  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://Bad_Bucket' }), { message: /^invalid configuration: MEDIA_STORE="s3:\/\/Bad_Bucket": / });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://Bad_Bucket' }), {
+    message: /^invalid configuration: MEDIA_STORE="s3:\/\/Bad_Bucket": /,
+  });
   t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 'file:///x' }), { message: /MEDIA_STORE/ });
   t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1/../x' }), { message: /MEDIA_STORE/ });
-  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ENDPOINT: 'localhost:9000' }), { message: /S3_ENDPOINT/ });
-  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_FORCE_PATH_STYLE: 'maybe' }), { message: /S3_FORCE_PATH_STYLE/ });
-  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ACCESS_KEY_ID: 'k' }), { message: /S3_SECRET_ACCESS_KEY/ });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ENDPOINT: 'localhost:9000' }), {
+    message: /S3_ENDPOINT/,
+  });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_FORCE_PATH_STYLE: 'maybe' }), {
+    message: /S3_FORCE_PATH_STYLE/,
+  });
+  t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_ACCESS_KEY_ID: 'k' }), {
+    message: /S3_SECRET_ACCESS_KEY/,
+  });
   t.throws(() => s3StoreConfigFromEnv({ MEDIA_STORE: 's3://b-1', S3_TIMEOUT_MS: '5s' }), { message: /S3_TIMEOUT_MS/ });
 });
 
@@ -158,7 +208,13 @@ test.after.always(async () => {
 });
 
 /** Runs `op`, expecting a StoreUnavailableError for `reason`; returns how long it took. */
-async function failsWithin(t: import('ava').ExecutionContext, op: Promise<unknown>, reason: StoreFailure, withinMs: number, what: string): Promise<void> {
+async function failsWithin(
+  t: import('ava').ExecutionContext,
+  op: Promise<unknown>,
+  reason: StoreFailure,
+  withinMs: number,
+  what: string,
+): Promise<void> {
   const t0 = performance.now();
   const err = await t.throwsAsync(op, { instanceOf: StoreUnavailableError }, what);
   const ms = performance.now() - t0;
@@ -174,7 +230,13 @@ test.serial('a stopped store fails fast and clearly, and works again once restar
   await store.put(key, { buffer: Buffer.from('before') }, { contentType: 'image/jpeg' });
 
   await s3.stop();
-  await failsWithin(t, store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), 'unreachable', 2000, 'put');
+  await failsWithin(
+    t,
+    store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }),
+    'unreachable',
+    2000,
+    'put',
+  );
   await failsWithin(t, store.get(key), 'unreachable', 2000, 'get');
   await failsWithin(t, store.head(key), 'unreachable', 2000, 'head');
   await failsWithin(t, store.delete(key), 'unreachable', 2000, 'delete');
@@ -193,7 +255,11 @@ test.serial('a hung store (SIGSTOP) fails with a time-out, not a hang; so does a
   // The large object is written with a patient store: on this shared box S3Proxy may take more than
   // the short time-out to answer a 48 MB put.
   const patient = new S3MediaStore(s3.config(bucket, '', { timeoutMs: 60_000 }));
-  t.teardown(() => { s3.resume(); store.close(); patient.close(); });
+  t.teardown(() => {
+    s3.resume();
+    store.close();
+    patient.close();
+  });
   const key = mediaKey(`${id()}.png`);
   // Large enough that the body cannot sit whole in the sockets' buffers when the server stops.
   const big = randomBytes(48 * 1024 * 1024);
@@ -202,7 +268,13 @@ test.serial('a hung store (SIGSTOP) fails with a time-out, not a hang; so does a
   s3.pause();
   try {
     // A put's deadline is the time-out plus a second per MiB.
-    await failsWithin(t, store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), 'timeout', timeoutMs + 3000, 'put');
+    await failsWithin(
+      t,
+      store.put(mediaKey(`${id()}.jpg`), { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }),
+      'timeout',
+      timeoutMs + 3000,
+      'put',
+    );
     await failsWithin(t, store.get(key), 'timeout', timeoutMs + 3000, 'get');
     await failsWithin(t, store.head(key), 'timeout', timeoutMs + 3000, 'head');
     await failsWithin(t, store.check(), 'timeout', timeoutMs + 3000, 'check');
@@ -219,8 +291,15 @@ test.serial('a hung store (SIGSTOP) fails with a time-out, not a hang; so does a
   s3.pause();
   try {
     const t0 = performance.now();
-    const drained = (async () => { for (;;) { if ((await iterator.next()).done) return 'ended'; } })();
-    const outcome = await drained.then((v) => v, (err: Error) => `failed: ${err.message}`);
+    const drained = (async () => {
+      for (;;) {
+        if ((await iterator.next()).done) return 'ended';
+      }
+    })();
+    const outcome = await drained.then(
+      (v) => v,
+      (err: Error) => `failed: ${err.message}`,
+    );
     const ms = performance.now() - t0;
     t.regex(outcome, /^failed/, 'the stalled body fails rather than ending as if complete');
     t.true(ms < timeoutMs + 3000, `the stalled body failed after ${Math.round(ms)} ms`);
@@ -237,7 +316,11 @@ test('a store answering 500, resetting connections or answering late: retried, t
   const timeoutMs = 3000;
   const store = new S3MediaStore(s3.config(bucket, '', { endpoint: proxy.endpoint, timeoutMs }));
   const direct = new S3MediaStore(s3.config(bucket));
-  t.teardown(async () => { store.close(); direct.close(); await proxy.close(); });
+  t.teardown(async () => {
+    store.close();
+    direct.close();
+    await proxy.close();
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-s3-fault-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'upload');
@@ -249,13 +332,22 @@ test('a store answering 500, resetting connections or answering late: retried, t
   const key = mediaKey(`${id()}.jpg`);
   const before = proxy.seen.length;
   await store.put(key, { path: file }, { contentType: 'image/jpeg' });
-  t.deepEqual(proxy.seen.slice(before).map((r) => r.split(' ')[0]), ['PUT', 'PUT']);
+  t.deepEqual(
+    proxy.seen.slice(before).map((r) => r.split(' ')[0]),
+    ['PUT', 'PUT'],
+  );
   t.is(sha256(await readAll((await direct.get(key))!.body)), sha256(bytes));
 
   // 500 on every attempt: after three, a server_error; nothing stored.
   proxy.inject({ kind: 'error500' });
   const failed = mediaKey(`${id()}.jpg`);
-  await failsWithin(t, store.put(failed, { path: file }, { contentType: 'image/jpeg' }), 'server_error', timeoutMs + 2000, 'put answered 500');
+  await failsWithin(
+    t,
+    store.put(failed, { path: file }, { contentType: 'image/jpeg' }),
+    'server_error',
+    timeoutMs + 2000,
+    'put answered 500',
+  );
   await failsWithin(t, store.get(key), 'server_error', timeoutMs + 2000, 'get answered 500');
   proxy.heal();
   t.is(await direct.head(failed), undefined, 'no object behind a failed put');

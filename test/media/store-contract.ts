@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import test from 'ava';
-import { ChecksumMismatchError, RangeNotSatisfiableError, mediaKey, type MediaStore } from '../../src/media/store/media-store.ts';
+import {
+  ChecksumMismatchError,
+  RangeNotSatisfiableError,
+  mediaKey,
+  type MediaStore,
+} from '../../src/media/store/media-store.ts';
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 export async function readAll(body: Readable): Promise<Buffer> {
@@ -63,7 +68,9 @@ export function storeContract(kind: string, fresh: () => Promise<MediaStore>): v
     t.like(suffix, { size: bytes.length, length: 16, range: { start: 9_984, end: 9_999 } });
     t.deepEqual(await readAll(suffix!.body), bytes.subarray(-16));
 
-    const past = await t.throwsAsync(store.get(key, { range: { start: 10_000 } }), { instanceOf: RangeNotSatisfiableError });
+    const past = await t.throwsAsync(store.get(key, { range: { start: 10_000 } }), {
+      instanceOf: RangeNotSatisfiableError,
+    });
     t.is(past!.size, bytes.length);
 
     // A second put under the key replaces the object whole.
@@ -96,7 +103,10 @@ export function storeContract(kind: string, fresh: () => Promise<MediaStore>): v
     t.is((await store.head(key))?.size, bytes.length);
 
     const other = mediaKey(`${postId()}.png`);
-    const err = await t.throwsAsync(store.put(other, { path: file }, { contentType: 'image/png', sha256: sha256(Buffer.from('something else')) }), { instanceOf: ChecksumMismatchError });
+    const err = await t.throwsAsync(
+      store.put(other, { path: file }, { contentType: 'image/png', sha256: sha256(Buffer.from('something else')) }),
+      { instanceOf: ChecksumMismatchError },
+    );
     t.is(err!.actual, sha256(bytes));
     t.is(await store.head(other), undefined);
     t.deepEqual(await keysOf(store, ''), [key], 'nothing else, temp files included, is listed');
@@ -106,7 +116,11 @@ export function storeContract(kind: string, fresh: () => Promise<MediaStore>): v
     const store = await fresh();
     t.teardown(() => store.close());
     const keys = ['aa/1.jpg', 'aa/2.jpg', 'ab/3.jpg', 'b0/4.jpg', 'tmp/x'];
-    await Promise.all([...keys].reverse().map((k) => store.put(k, { buffer: Buffer.from(k) }, { contentType: 'application/octet-stream' })));
+    await Promise.all(
+      [...keys]
+        .reverse()
+        .map((k) => store.put(k, { buffer: Buffer.from(k) }, { contentType: 'application/octet-stream' })),
+    );
 
     t.deepEqual(await keysOf(store, ''), keys);
     t.deepEqual(await keysOf(store, 'a'), ['aa/1.jpg', 'aa/2.jpg', 'ab/3.jpg']);
@@ -119,7 +133,9 @@ export function storeContract(kind: string, fresh: () => Promise<MediaStore>): v
     t.like(listed, [{ key: 'b0/4.jpg', size: 8 }]);
     // Keys cannot climb out of the store.
     await t.throwsAsync(store.head('../x'), { message: /invalid media key/ });
-    await t.throwsAsync(store.put('aa/../../x', { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), { message: /invalid media key/ });
+    await t.throwsAsync(store.put('aa/../../x', { buffer: Buffer.from('x') }, { contentType: 'image/jpeg' }), {
+      message: /invalid media key/,
+    });
   });
 
   test(`${kind}: check passes on a working store`, async (t) => {

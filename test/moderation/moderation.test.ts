@@ -22,10 +22,15 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const call = (user: TestUser | null, method: string, url: string, body?: unknown) => jsonCall(app, user, method, url, body);
+const call = (user: TestUser | null, method: string, url: string, body?: unknown) =>
+  jsonCall(app, user, method, url, body);
 
 async function upload(tags: string[] = []): Promise<{ id: string }> {
-  const res = await app.request('/api/post/', { method: 'POST', headers: alice.headers, body: uploadForm({ image: await randomImage(seed++), metadata: { tags }, force: '1' }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: alice.headers,
+    body: uploadForm({ image: await randomImage(seed++), metadata: { tags }, force: '1' }),
+  });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -41,11 +46,22 @@ test('filing a request: reason required and bounded, one pending per account and
   t.is((await call(bob, 'POST', url, { reason: '   ' })).status, 400);
   t.is((await call(bob, 'POST', url, { reason: 'x'.repeat(2001) })).status, 400);
   t.is((await call(bob, 'POST', url, { reason: 'spam', extra: 1 })).status, 400);
-  t.is((await call(bob, 'POST', '/api/post/00000000-0000-7000-8000-000000000000/deletion-request', { reason: 'spam' })).status, 404);
+  t.is(
+    (await call(bob, 'POST', '/api/post/00000000-0000-7000-8000-000000000000/deletion-request', { reason: 'spam' }))
+      .status,
+    404,
+  );
 
   const filed = await call(bob, 'POST', url, { reason: '  a copy of #12  ' });
   t.is(filed.status, 201);
-  t.like(filed.body, { postId: post.id, reason: 'a copy of #12', status: 'pending', requester: { id: bob.id, name: bob.name }, decidedBy: null, decidedAt: null });
+  t.like(filed.body, {
+    postId: post.id,
+    reason: 'a copy of #12',
+    status: 'pending',
+    requester: { id: bob.id, name: bob.name },
+    decidedBy: null,
+    decidedAt: null,
+  });
   t.is(filed.body.post.id, post.id);
   t.is((await call(bob, 'POST', url, { reason: 'again' })).status, 409);
   // Another account may still ask, and the same account again once its request is closed.
@@ -81,11 +97,19 @@ test('approve deletes the post (delete event), records who decided; others close
 
   const approved = await call(mod, 'POST', `/api/deletion-request/${req.id}/approve`);
   t.is(approved.status, 200);
-  t.like(approved.body, { status: 'approved', reason: 'dupe', requester: { id: bob.id }, decidedBy: { id: mod.id, name: mod.name }, post: null });
+  t.like(approved.body, {
+    status: 'approved',
+    reason: 'dupe',
+    requester: { id: bob.id },
+    decidedBy: { id: mod.id, name: mod.name },
+    post: null,
+  });
   t.truthy(approved.body.decidedAt);
   t.is((await call(null, 'GET', `/api/post/${post.id}`)).status, 404);
   t.deepEqual(events(post.id), ['create', 'delete']);
-  const closed = (await call(alice, 'GET', '/api/deletion-request')).body.data.find((r: { id: number }) => r.id === other.id);
+  const closed = (await call(alice, 'GET', '/api/deletion-request')).body.data.find(
+    (r: { id: number }) => r.id === other.id,
+  );
   t.like(closed, { status: 'moot', decidedBy: { id: mod.id } });
   t.is((await call(mod, 'POST', `/api/deletion-request/${req.id}/approve`)).status, 409);
   t.is((await call(mod, 'POST', `/api/deletion-request/${req.id}/dismiss`)).status, 409);
@@ -130,11 +154,18 @@ test('merge: into gains the union of tags (a version, an update event), the merg
   t.is((await call(null, 'GET', `/api/post/${into.id}/versions`)).body.count, before + 1);
   t.deepEqual(events(into.id), ['create', 'update']);
   t.deepEqual(events(from.id), ['create', 'delete']);
-  const closed = (await call(bob, 'GET', '/api/deletion-request')).body.data.find((r: { id: number }) => r.id === pending.id);
+  const closed = (await call(bob, 'GET', '/api/deletion-request')).body.data.find(
+    (r: { id: number }) => r.id === pending.id,
+  );
   t.is(closed.status, 'moot');
   // The index follows both changes.
-  const search = await call(null, 'POST', '/api/post/search', { filter: [{ type: 'tag', op: 'include', value: 'kitten' }] });
-  t.deepEqual(search.body.data.map((p: { id: string }) => p.id), [into.id]);
+  const search = await call(null, 'POST', '/api/post/search', {
+    filter: [{ type: 'tag', op: 'include', value: 'kitten' }],
+  });
+  t.deepEqual(
+    search.body.data.map((p: { id: string }) => p.id),
+    [into.id],
+  );
 });
 
 test('merge refusals: 401, 403, 404 for either post, 400 into itself or without into', async (t) => {

@@ -26,7 +26,15 @@ let noise: Promise<Buffer> | undefined;
  * sockets are never held up by the test's own image generation.
  */
 async function largeImage(seed: number): Promise<Buffer> {
-  noise ??= sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  noise ??= sharp({
+    create: {
+      width: WIDTH,
+      height: HEIGHT,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
     .png()
     .toBuffer();
   return sharp(await randomImage(seed))
@@ -45,14 +53,19 @@ interface Acked {
 
 test('verify, reindex, import and rethumb as CLI processes during an upload storm: every upload 201, all served and searchable', async (t) => {
   t.timeout(600_000);
-  const app = await startTestApp({ RATE_LIMIT_UPLOADS_PER_MINUTE: '0', RATE_LIMIT_WRITES_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+  const app = await startTestApp({
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+    RATE_LIMIT_WRITES_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  });
   const importDir = tempDir('imgpost-import-src');
   t.teardown(async () => {
     await app.close();
     fs.rmSync(importDir, { recursive: true, force: true });
   });
   const user = await createUser(app, 0x2);
-  for (let i = 0; i < IMPORTED; i++) fs.writeFileSync(path.join(importDir, `imported-${i}.jpg`), await largeImage(50_000 + i));
+  for (let i = 0; i < IMPORTED; i++)
+    fs.writeFileSync(path.join(importDir, `imported-${i}.jpg`), await largeImage(50_000 + i));
 
   const acked: Acked[] = [];
   const refused: string[] = [];
@@ -66,14 +79,21 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
         let res;
         const started = Date.now();
         try {
-          res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image, type: 'image/jpeg', metadata: { tags: ['storm'] } }) });
+          res = await app.request('/api/post/', {
+            method: 'POST',
+            headers: user.headers,
+            body: uploadForm({ image, type: 'image/jpeg', metadata: { tags: ['storm'] } }),
+          });
         } catch (err) {
-          refused.push(`no response after ${Date.now() - started} ms: ${String((err as { cause?: unknown }).cause ?? err)}`);
+          refused.push(
+            `no response after ${Date.now() - started} ms: ${String((err as { cause?: unknown }).cause ?? err)}`,
+          );
           continue;
         }
         const body = await res.json();
         slowest = Math.max(slowest, Date.now() - started);
-        if (res.status === 201) acked.push({ id: body.id, image, imageURL: body.imageURL, thumbnails: body.thumbnails });
+        if (res.status === 201)
+          acked.push({ id: body.id, image, imageURL: body.imageURL, thumbnails: body.thumbnails });
         else refused.push(`${res.status} ${JSON.stringify(body)}`);
       }
     }),
@@ -106,7 +126,10 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   for (const post of acked) {
     const image = await fetch(post.imageURL);
     t.is(image.status, 200, post.imageURL);
-    t.true(Buffer.from(await image.arrayBuffer()).equals(post.image), `${post.id}: the stored image is the uploaded one`);
+    t.true(
+      Buffer.from(await image.arrayBuffer()).equals(post.image),
+      `${post.id}: the stored image is the uploaded one`,
+    );
     for (const size of ['320', '1024']) {
       const thumb = await fetch(post.thumbnails[size]);
       t.is(thumb.status, 200, post.thumbnails[size]);
@@ -121,7 +144,11 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
     const ids = new Set<string>();
     let count: number;
     for (let offset = 0; ; offset += 100) {
-      const res = await app.request(`/api/post/search?offset=${offset}&limit=100`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await app.request(`/api/post/search?offset=${offset}&limit=100`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       t.is(res.status, 200);
       const page = (await res.json()) as { count: number; data: { id: string }[] };
       count = page.count;

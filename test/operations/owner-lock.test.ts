@@ -16,7 +16,11 @@ const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 /** Runs a server process to its exit (it must exit by itself) and returns its code and stderr. */
 function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER_JS], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [SERVER_JS], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
@@ -33,7 +37,13 @@ function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ c
 test('a second server on the same DATA_DIR exits 1 naming the first; after kill -9 a new one starts', async (t) => {
   t.timeout(180_000);
   const dataDir = tempDir('imgpost-owner');
-  const base = { DATA_DIR: dataDir, ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(), LOG_LEVEL: 'warn', HASH_WORKERS: '1' };
+  const base = {
+    DATA_DIR: dataDir,
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
+    LOG_LEVEL: 'warn',
+    HASH_WORKERS: '1',
+  };
   const servers: ChildServer[] = [];
   t.teardown(async () => {
     for (const s of servers) await s.stop();
@@ -47,7 +57,10 @@ test('a second server on the same DATA_DIR exits 1 naming the first; after kill 
   t.is(second.code, 1);
   const lines = second.stderr.split('\n').filter(Boolean);
   t.is(lines.length, 1, second.stderr);
-  t.regex(lines[0], new RegExp(`^imgpost: .*${dataDir}.* in use by the imgpost server pid ${first.pid} .*\\(${first.url}\\)`));
+  t.regex(
+    lines[0],
+    new RegExp(`^imgpost: .*${dataDir}.* in use by the imgpost server pid ${first.pid} .*\\(${first.url}\\)`),
+  );
   // The first one never noticed.
   t.is((await fetch(`${first.url}/healthz`)).status, 200);
 
@@ -64,7 +77,13 @@ test('a second server on the same DATA_DIR exits 1 naming the first; after kill 
 test('a CLI job runs beside the server without taking the DATA_DIR', async (t) => {
   t.timeout(120_000);
   const dataDir = tempDir('imgpost-owner-cli');
-  const base = { DATA_DIR: dataDir, ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(), LOG_LEVEL: 'warn', HASH_WORKERS: '1' };
+  const base = {
+    DATA_DIR: dataDir,
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
+    LOG_LEVEL: 'warn',
+    HASH_WORKERS: '1',
+  };
   const server = await startChild({ ...base, PORT: String(await freePort()) });
   t.teardown(async () => {
     await server.stop();

@@ -14,7 +14,13 @@ import { send } from '../reliability/raw-http.ts';
 const WRITE = '/api/post/01900000-0000-7000-8000-000000000001';
 /** An anonymous write: it draws on the caller's address bucket (then fails authentication). */
 const write = (app: TestApp, forwardedFor: string) =>
-  app.request(WRITE, { method: 'PATCH', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor }, body: '{}' }).then((r) => r.status);
+  app
+    .request(WRITE, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor },
+      body: '{}',
+    })
+    .then((r) => r.status);
 
 test('TRUST_PROXY=1: two clients behind one proxy get separate rate-limit buckets, and the log names each', async (t) => {
   const app = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_WRITES_PER_MINUTE: '3' });
@@ -25,8 +31,14 @@ test('TRUST_PROXY=1: two clients behind one proxy get separate rate-limit bucket
   t.is(await write(app, '198.51.100.8'), 401, 'the second client is not limited by the first');
   // Only the last hop counts with one proxy: what a client writes itself in front is ignored.
   t.is(await write(app, '10.9.9.9, 198.51.100.7'), 429);
-  const ips = app.logs.map((l) => JSON.parse(l) as { msg?: string; ip?: string }).filter((l) => l.ip).map((l) => l.ip);
-  t.true(ips.includes('198.51.100.7') && ips.includes('198.51.100.8'), `request log addresses: ${[...new Set(ips)].join(', ')}`);
+  const ips = app.logs
+    .map((l) => JSON.parse(l) as { msg?: string; ip?: string })
+    .filter((l) => l.ip)
+    .map((l) => l.ip);
+  t.true(
+    ips.includes('198.51.100.7') && ips.includes('198.51.100.8'),
+    `request log addresses: ${[...new Set(ips)].join(', ')}`,
+  );
 });
 
 test('TRUST_PROXY=0: a forged X-Forwarded-For changes nothing', async (t) => {
@@ -36,7 +48,10 @@ test('TRUST_PROXY=0: a forged X-Forwarded-For changes nothing', async (t) => {
   for (let i = 0; i < 5; i++) statuses.push(await write(app, `198.51.100.${i + 1}`));
   t.deepEqual(statuses, [401, 401, 401, 429, 429], 'one bucket: the socket address');
   const ips = new Set(app.logs.map((l) => (JSON.parse(l) as { ip?: string }).ip).filter(Boolean));
-  t.deepEqual([...ips].map((ip) => ip!.replace(/^::ffff:/, '')), ['127.0.0.1']);
+  t.deepEqual(
+    [...ips].map((ip) => ip!.replace(/^::ffff:/, '')),
+    ['127.0.0.1'],
+  );
 });
 
 test('METRICS_TOKEN set: /metrics refused without the bearer token or with a wrong one, served with it', async (t) => {
@@ -75,7 +90,11 @@ test('METRICS_TOKEN unset: /metrics answers loopback clients only; others get 40
   const server = await listen(createApp(direct.services), external.address, 0);
   t.teardown(() => server.close(500));
   t.is((await fetch(`http://${external.address}:${server.port}/metrics`)).status, 404);
-  t.is((await fetch(`http://${external.address}:${server.port}/healthz`)).status, 200, 'the rest of the service answers there');
+  t.is(
+    (await fetch(`http://${external.address}:${server.port}/healthz`)).status,
+    200,
+    'the rest of the service answers there',
+  );
   t.is((await direct.request('/metrics')).status, 200);
 });
 
@@ -89,12 +108,19 @@ test('a body refused before it is read (413, connection closed) is logged with i
     method: 'POST',
     target: '/image/search',
     // Within the hard cap, past the JSON limit: refused while it is being read.
-    headers: [['Host', 'x'], ['Content-Type', 'application/json'], ['Content-Length', String(2 * JSON_BODY_LIMIT)], ['Connection', 'close']],
+    headers: [
+      ['Host', 'x'],
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(2 * JSON_BODY_LIMIT)],
+      ['Connection', 'close'],
+    ],
     body: Buffer.alloc(2 * JSON_BODY_LIMIT, 0x20),
   });
   t.is(res.status, 413, res.head);
   t.regex(res.head, /content-type: application\/json/i);
   t.regex(res.head, /x-request-id:/i);
-  const line = app.logs.map((l) => JSON.parse(l) as { msg?: string; status?: number; ip?: string }).find((l) => l.msg === 'request' && l.status === 413);
+  const line = app.logs
+    .map((l) => JSON.parse(l) as { msg?: string; status?: number; ip?: string })
+    .find((l) => l.msg === 'request' && l.status === 413);
   t.is(line?.ip, '127.0.0.1');
 });

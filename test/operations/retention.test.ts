@@ -17,7 +17,12 @@ const BOUND = 300;
 test('short retention: outbox, deliveries and attempts stay bounded over thousands of writes; the latest 50 attempts stay listed', async (t) => {
   t.timeout(600_000);
   const receiver = await startReceiver(200);
-  const app = await startTestApp({ RETENTION_AGE_MS: '0', RETENTION_INTERVAL_MS: '200', RATE_LIMIT_WRITES_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+  const app = await startTestApp({
+    RETENTION_AGE_MS: '0',
+    RETENTION_INTERVAL_MS: '200',
+    RATE_LIMIT_WRITES_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  });
   t.teardown(async () => {
     await app.close();
     await receiver.close();
@@ -26,8 +31,18 @@ test('short retention: outbox, deliveries and attempts stay bounded over thousan
   t.is(db.pragma('auto_vacuum', { simple: true }), 2, 'a new database uses incremental auto-vacuum');
   const user = await createUser(app, 0x2 | 0x4);
   const json = { ...user.headers, 'Content-Type': 'application/json' };
-  const hook = await (await app.request('/api/webhook', { method: 'POST', headers: json, body: JSON.stringify({ url: receiver.url, secret: 'retention-secret', events: ['create', 'update'] }) })).json();
-  const created = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9901) }) });
+  const hook = await (
+    await app.request('/api/webhook', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ url: receiver.url, secret: 'retention-secret', events: ['create', 'update'] }),
+    })
+  ).json();
+  const created = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(9901) }),
+  });
   t.is(created.status, 201);
   const postId = (await created.json()).id as string;
 
@@ -44,7 +59,11 @@ test('short retention: outbox, deliveries and attempts stay bounded over thousan
     [...Array(CLIENTS)].map(async () => {
       while (next < WRITES) {
         const i = next++;
-        const res = await app.request(`/api/post/${postId}`, { method: 'PATCH', headers: json, body: JSON.stringify({ text: `edit ${i}` }) });
+        const res = await app.request(`/api/post/${postId}`, {
+          method: 'PATCH',
+          headers: json,
+          body: JSON.stringify({ text: `edit ${i}` }),
+        });
         if (res.status === 200) acknowledged++;
         await res.arrayBuffer();
       }
@@ -54,19 +73,32 @@ test('short retention: outbox, deliveries and attempts stay bounded over thousan
   // Every event delivered, then one more pass removes what is settled.
   await eventually(() => receiver.received.length >= WRITES + 1 || undefined, 180_000, 100);
   await app.services.webhookDispatcher.whenIdle();
-  await eventually(async () => {
-    await app.services.retention.runOnce();
-    return (count('webhook_attempts') === 50 && count('webhook_deliveries') === 0 && count('outbox') === 0) || undefined;
-  }, 30_000, 200);
+  await eventually(
+    async () => {
+      await app.services.retention.runOnce();
+      return (
+        (count('webhook_attempts') === 50 && count('webhook_deliveries') === 0 && count('outbox') === 0) || undefined
+      );
+    },
+    30_000,
+    200,
+  );
   clearInterval(sampler);
   t.log('peaks during the run', peak);
-  for (const [table, n] of Object.entries(peak)) t.true(n < BOUND, `${table} peaked at ${n} rows (bound ${BOUND}) over ${WRITES} writes`);
+  for (const [table, n] of Object.entries(peak))
+    t.true(n < BOUND, `${table} peaked at ${n} rows (bound ${BOUND}) over ${WRITES} writes`);
 
   // The deliveries list is unchanged in meaning: the latest 50 attempts, newest first.
   const listed = await (await app.request(`/api/webhook/${hook.id}/deliveries`, { headers: user.headers })).json();
   t.is(listed.length, 50);
-  const newest = receiver.received.slice(-50).map((r) => r.headers['x-webhook-delivery']).reverse();
-  t.deepEqual(listed.map((a: { deliveryId: string }) => a.deliveryId), newest);
+  const newest = receiver.received
+    .slice(-50)
+    .map((r) => r.headers['x-webhook-delivery'])
+    .reverse();
+  t.deepEqual(
+    listed.map((a: { deliveryId: string }) => a.deliveryId),
+    newest,
+  );
   t.true(listed.every((a: { outcome: string }) => a.outcome === 'success'));
 
   // The post is intact (concurrent edits: the last to commit wins).

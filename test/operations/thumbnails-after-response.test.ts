@@ -25,11 +25,18 @@ test('the 201 comes before any thumbnail work; a thumbnail fetched straight afte
   const app = await startTestApp({ BACKGROUND_THUMBNAILS: '0' });
   t.teardown(() => app.close());
   const user = await createUser(app, 0x2);
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(8101, 1600, 1200) }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(8101, 1600, 1200) }),
+  });
   t.is(res.status, 201);
   const post = (await res.json()) as { id: string; thumbnails: Record<string, string> };
   const files = ([320, 1024] as const).map((size) => app.services.images.pathOf(thumbnailName(post.id, size)));
-  t.true(files.every((f) => !fs.existsSync(f)), 'no thumbnail was made on the upload path');
+  t.true(
+    files.every((f) => !fs.existsSync(f)),
+    'no thumbnail was made on the upload path',
+  );
   t.is(app.services.thumbnailQueue.size(), 1, 'the work is queued with the post');
 
   // Both sizes, concurrently and repeatedly: each answers 200, and the work is done once.
@@ -43,7 +50,12 @@ test('the 201 comes before any thumbnail work; a thumbnail fetched straight afte
     [...Array(6)].map(async (_, i) => {
       const size = i % 2 ? '1024' : '320';
       const r = await fetch(post.thumbnails[size]);
-      return { size, status: r.status, type: r.headers.get('content-type'), meta: await sharp(Buffer.from(await r.arrayBuffer())).metadata() };
+      return {
+        size,
+        status: r.status,
+        type: r.headers.get('content-type'),
+        meta: await sharp(Buffer.from(await r.arrayBuffer())).metadata(),
+      };
     }),
   );
   for (const g of got) {
@@ -63,17 +75,23 @@ test('the background runner makes queued thumbnails without any request', async 
   const user = await createUser(app, 0x2);
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(8200 + i, 800, 600) }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({ image: await randomImage(8200 + i, 800, 600) }),
+    });
     t.is(res.status, 201);
     ids.push((await res.json()).id);
   }
   await eventually(() => app.services.thumbnailQueue.size() === 0 || undefined, 30_000);
-  for (const id of ids) for (const size of [320, 1024] as const) t.true(fs.existsSync(app.services.images.pathOf(thumbnailName(id, size))));
+  for (const id of ids)
+    for (const size of [320, 1024] as const) t.true(fs.existsSync(app.services.images.pathOf(thumbnailName(id, size))));
 });
 
 test('pool priority: a waiting hash always runs before waiting background thumbnail work', (t) => {
   const q = new PriorityTaskQueue();
-  const task = (name: string, priority?: 'urgent' | 'background') => ({ name, ...(priority ? priorityOption(priority) : {}) }) as never;
+  const task = (name: string, priority?: 'urgent' | 'background') =>
+    ({ name, ...(priority ? priorityOption(priority) : {}) }) as never;
   const b1 = task('b1', 'background');
   const b2 = task('b2', 'background');
   q.push(b1);
@@ -91,7 +109,14 @@ test('kill -9 between the 201 and the thumbnail work: thumbnails are made after 
   t.timeout(240_000);
   const dataDir = tempDir('imgpost-thumb-crash');
   const prefix = uniquePrefix();
-  const env = { DATA_DIR: dataDir, ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix, LOG_LEVEL: 'warn', HASH_WORKERS: '1', RATE_LIMIT_UPLOADS_PER_MINUTE: '0' };
+  const env = {
+    DATA_DIR: dataDir,
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    HASH_WORKERS: '1',
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+  };
   let server: ChildServer | undefined;
   t.teardown(async () => {
     await server?.stop();
@@ -100,7 +125,10 @@ test('kill -9 between the 201 and the thumbnail work: thumbnails are made after 
     await es.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const added = await cli(['user', 'add', '--name', 'thumb_user', '--password', 'correct horse battery', '--permission', '2'], env);
+  const added = await cli(
+    ['user', 'add', '--name', 'thumb_user', '--password', 'correct horse battery', '--permission', '2'],
+    env,
+  );
   t.is(added.code, 0, added.stderr);
   const headers = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
 
@@ -108,13 +136,22 @@ test('kill -9 between the 201 and the thumbnail work: thumbnails are made after 
   server = await startChild({ ...env, PORT: String(await freePort()), BACKGROUND_THUMBNAILS: '0' });
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const res = await fetch(`${server.url}/api/post/`, { method: 'POST', headers, body: uploadForm({ image: await randomImage(8300 + i, 900, 600) }) });
+    const res = await fetch(`${server.url}/api/post/`, {
+      method: 'POST',
+      headers,
+      body: uploadForm({ image: await randomImage(8300 + i, 900, 600) }),
+    });
     t.is(res.status, 201);
     ids.push((await res.json()).id);
   }
   await server.kill9();
-  const thumbs = ids.flatMap((id) => ([320, 1024] as const).map((size) => path.join(dataDir, 'images', id.slice(-2), thumbnailName(id, size))));
-  t.true(thumbs.every((f) => !fs.existsSync(f)), 'the crash came before any thumbnail');
+  const thumbs = ids.flatMap((id) =>
+    ([320, 1024] as const).map((size) => path.join(dataDir, 'images', id.slice(-2), thumbnailName(id, size))),
+  );
+  t.true(
+    thumbs.every((f) => !fs.existsSync(f)),
+    'the crash came before any thumbnail',
+  );
   const queued = () => {
     const db = new Database(path.join(dataDir, 'imgpost.sqlite'), { readonly: true });
     try {

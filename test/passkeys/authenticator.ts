@@ -20,14 +20,23 @@ export async function addVirtualAuthenticator(page: Page): Promise<{ authenticat
   })) as { authenticatorId: string };
 }
 
-/** One ceremony in the page: navigator.credentials.create or .get with the server's options JSON; the credential's JSON, as a browser sends it. */
+/**
+ * One ceremony in the page: navigator.credentials.create or .get with the server's options JSON; the credential's JSON,
+ * as a browser sends it.
+ */
 function ceremony(page: Page, kind: 'create' | 'get', options: unknown): Promise<Record<string, unknown>> {
   return page.evaluate(
     async ([json, which]) => {
       const credential = (
         which === 'create'
-          ? await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(json as PublicKeyCredentialCreationOptionsJSON) })
-          : await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(json as PublicKeyCredentialRequestOptionsJSON) })
+          ? await navigator.credentials.create({
+              publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(
+                json as PublicKeyCredentialCreationOptionsJSON,
+              ),
+            })
+          : await navigator.credentials.get({
+              publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(json as PublicKeyCredentialRequestOptionsJSON),
+            })
       ) as PublicKeyCredential;
       return credential.toJSON() as unknown as Record<string, unknown>;
     },

@@ -27,7 +27,12 @@ test.before(async (t) => {
   // Browsers take only a domain as relying party: the tests use localhost (docs/decisions.md §14).
   const origin = `http://localhost:${app.server.port}`;
   app.services.config.publicUrl = origin;
-  const [alice, bob, carol, dave] = [await createUser(app, 6, 'alice_pk'), await createUser(app, 6, 'bob_pk'), await createUser(app, 6, 'carol_pk'), await createUser(app, 6, 'dave_pk')];
+  const [alice, bob, carol, dave] = [
+    await createUser(app, 6, 'alice_pk'),
+    await createUser(app, 6, 'bob_pk'),
+    await createUser(app, 6, 'carol_pk'),
+    await createUser(app, 6, 'dave_pk'),
+  ];
   const session = await openBrowser(origin);
   await addVirtualAuthenticator(session.page);
   // Any page of the origin will do: the ceremony runs in its JavaScript.
@@ -46,7 +51,10 @@ const post = (t: { context: Context }, path: string, headers: Record<string, str
 async function register(t: { context: Context }, user: TestUser, name?: string) {
   const options = await (await post(t, '/api/account/passkey/options', user.headers)).json();
   const credential = await createCredential(t.context.session.page, options);
-  return { credential, res: await post(t, '/api/account/passkey', user.headers, { ...credential, ...(name ? { name } : {}) }) };
+  return {
+    credential,
+    res: await post(t, '/api/account/passkey', user.headers, { ...credential, ...(name ? { name } : {}) }),
+  };
 }
 
 async function assertion(t: { context: Context }, body?: unknown) {
@@ -67,7 +75,10 @@ test.serial('register a passkey, list it, sign in with it (Self and a working se
   t.like(created, { name: 'laptop', lastUsedAt: null });
 
   const listed = await (await t.context.app.request('/api/account/passkeys', { headers: alice.headers })).json();
-  t.deepEqual(listed.map((p: { id: number }) => p.id), [created.id]);
+  t.deepEqual(
+    listed.map((p: { id: number }) => p.id),
+    [created.id],
+  );
 
   const login = await post(t, '/api/account/passkey/login', {}, await assertion(t));
   t.is(login.status, 200);
@@ -119,25 +130,31 @@ test.serial('an assertion made for another origin and relying party is refused',
   }
 });
 
-test.serial("another account's passkey is refused: sign-in asked for carol, options made for dave, removal by bob", async (t) => {
-  const { alice, bob, carol, dave } = t.context;
-  // carol has no passkey: the options allow any, and alice's or bob's answers them.
-  const signed = await assertion(t, { username: carol.name });
-  const res = await post(t, '/api/account/passkey/login', {}, signed);
-  t.is(res.status, 401);
-  t.regex((await res.json()).error, /another account/);
+test.serial(
+  "another account's passkey is refused: sign-in asked for carol, options made for dave, removal by bob",
+  async (t) => {
+    const { alice, bob, carol, dave } = t.context;
+    // carol has no passkey: the options allow any, and alice's or bob's answers them.
+    const signed = await assertion(t, { username: carol.name });
+    const res = await post(t, '/api/account/passkey/login', {}, signed);
+    t.is(res.status, 401);
+    t.regex((await res.json()).error, /another account/);
 
-  // Registration options made for dave, answered by bob.
-  const options = await (await post(t, '/api/account/passkey/options', dave.headers)).json();
-  const credential = await createCredential(t.context.session.page, options);
-  const stolen = await post(t, '/api/account/passkey', bob.headers, credential);
-  t.is(stolen.status, 400);
+    // Registration options made for dave, answered by bob.
+    const options = await (await post(t, '/api/account/passkey/options', dave.headers)).json();
+    const credential = await createCredential(t.context.session.page, options);
+    const stolen = await post(t, '/api/account/passkey', bob.headers, credential);
+    t.is(stolen.status, 400);
 
-  const [alices] = await (await t.context.app.request('/api/account/passkeys', { headers: alice.headers })).json();
-  const removal = await t.context.app.request(`/api/account/passkeys/${alices.id}`, { method: 'DELETE', headers: bob.headers });
-  t.is(removal.status, 404);
-  t.deepEqual(await (await t.context.app.request('/api/account/passkeys', { headers: dave.headers })).json(), []);
-});
+    const [alices] = await (await t.context.app.request('/api/account/passkeys', { headers: alice.headers })).json();
+    const removal = await t.context.app.request(`/api/account/passkeys/${alices.id}`, {
+      method: 'DELETE',
+      headers: bob.headers,
+    });
+    t.is(removal.status, 404);
+    t.deepEqual(await (await t.context.app.request('/api/account/passkeys', { headers: dave.headers })).json(), []);
+  },
+);
 
 test.serial('an app key may not touch passkeys (403); no credential is 401', async (t) => {
   const { alice } = t.context;
@@ -159,7 +176,11 @@ test.serial('a removed passkey no longer signs in', async (t) => {
   for (const user of [alice, t.context.bob]) {
     const passkeys = await (await t.context.app.request('/api/account/passkeys', { headers: user.headers })).json();
     for (const p of passkeys) {
-      t.is((await t.context.app.request(`/api/account/passkeys/${p.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
+      t.is(
+        (await t.context.app.request(`/api/account/passkeys/${p.id}`, { method: 'DELETE', headers: user.headers }))
+          .status,
+        204,
+      );
     }
   }
   const res = await post(t, '/api/account/passkey/login', {}, signed);

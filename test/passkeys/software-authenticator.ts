@@ -47,8 +47,22 @@ export class SoftwareAuthenticator {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     // rpIdHash, flags (user present, user verified, attested credential data), counter, AAGUID, id, key
-    const authData = Buffer.concat([sha256(this.rpId), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(cose)]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const authData = Buffer.concat([
+      sha256(this.rpId),
+      Buffer.from([0x45]),
+      Buffer.alloc(4),
+      Buffer.alloc(16),
+      idLength,
+      this.credentialId,
+      Buffer.from(cose),
+    ]);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    );
     return credentialJson(this.credentialId, {
       clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)),
       attestationObject: b64url(attestationObject),
@@ -63,6 +77,10 @@ export class SoftwareAuthenticator {
     const authData = Buffer.concat([sha256(this.rpId), Buffer.from([0x05]), count]);
     const clientDataJSON = this.clientData('webauthn.get', options.challenge);
     const signature = crypto.sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
-    return credentialJson(this.credentialId, { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature) });
+    return credentialJson(this.credentialId, {
+      clientDataJSON: b64url(clientDataJSON),
+      authenticatorData: b64url(authData),
+      signature: b64url(signature),
+    });
   }
 }

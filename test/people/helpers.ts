@@ -12,7 +12,15 @@ export function quickUsers(app: TestApp, count: number, permission = 6): TestUse
   return Array.from({ length: count }, () => {
     const name = `q${crypto.randomBytes(6).toString('hex')}`;
     const accessKey = generateAccessKey();
-    const id = users.insert({ name, email: null, passwordHash: 'none', accessKey, accessKeyDigest: accessKeyDigest(accessKey), permission, createdAt: new Date().toISOString() });
+    const id = users.insert({
+      name,
+      email: null,
+      passwordHash: 'none',
+      accessKey,
+      accessKeyDigest: accessKeyDigest(accessKey),
+      permission,
+      createdAt: new Date().toISOString(),
+    });
     return { id, name, accessKey, headers: { 'X-Access-Key': accessKey } };
   });
 }

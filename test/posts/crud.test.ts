@@ -16,7 +16,10 @@ test.before(async () => {
     const res = await app.request('/api/post/', {
       method: 'POST',
       headers: user.headers,
-      body: uploadForm({ image: await randomImage(1000 + i), metadata: { text: `post ${i}`, tags: ['shared', `only${i}`], rating: 'moderate' } }),
+      body: uploadForm({
+        image: await randomImage(1000 + i),
+        metadata: { text: `post ${i}`, tags: ['shared', `only${i}`], rating: 'moderate' },
+      }),
     });
     if (res.status !== 201) throw new Error(`setup upload failed: ${res.status} ${await res.text()}`);
     created.push(await res.json());
@@ -31,15 +34,26 @@ const put = (id: string, body: unknown, method = 'PUT') => {
 };
 /** The post as the posts index holds it. */
 const indexed = async (id: string) =>
-  (await app.services.es.get<{ text: string; tags: string[]; rating: string }>({ index: app.services.postsIndex.alias, id }, { ignore: [404] }))._source;
+  (
+    await app.services.es.get<{ text: string; tags: string[]; rating: string }>(
+      { index: app.services.postsIndex.alias, id },
+      { ignore: [404] },
+    )
+  )._source;
 
 test.serial('list: count, newest first, paging, limits', async (t) => {
   const all = await (await app.request('/api/post/')).json();
   t.is(all.count, 5);
-  t.deepEqual(all.data.map((p: { id: string }) => p.id), created.map((p) => p.id).reverse());
+  t.deepEqual(
+    all.data.map((p: { id: string }) => p.id),
+    created.map((p) => p.id).reverse(),
+  );
   const page = await (await app.request('/api/post/?offset=1&limit=2')).json();
   t.is(page.count, 5);
-  t.deepEqual(page.data.map((p: { id: string }) => p.id), all.data.slice(1, 3).map((p: { id: string }) => p.id));
+  t.deepEqual(
+    page.data.map((p: { id: string }) => p.id),
+    all.data.slice(1, 3).map((p: { id: string }) => p.id),
+  );
   t.is((await (await app.request('/api/post/?limit=5000')).json()).data.length, 5);
   for (const bad of ['limit=-1', 'offset=-3', 'limit=1.5', 'limit=abc']) {
     const res = await app.request(`/api/post/?${bad}`);
@@ -51,7 +65,10 @@ test.serial('list: count, newest first, paging, limits', async (t) => {
 test.serial('get by UUID and by number; malformed or missing ids are 404', async (t) => {
   const byId = await (await app.request(`/api/post/${created[2].id}`)).json();
   t.is(byId.text, 'post 2');
-  t.deepEqual(byId.tags.map((x: { name: string }) => x.name), ['only2', 'shared']);
+  t.deepEqual(
+    byId.tags.map((x: { name: string }) => x.name),
+    ['only2', 'shared'],
+  );
   const seq = app.services.postRepository.getById(created[2].id)!.seq;
   t.is((await (await app.request(`/api/post/${seq}`)).json()).id, created[2].id);
   for (const ref of ['not-a-uuid', '0', '99999', '01234567-89ab-7def-8123-456789abcdef', '..%2F..%2Fetc']) {
@@ -67,7 +84,10 @@ test.serial('PUT changes tags as a set, leaves absent fields alone, and reaches 
   const res = await put(id, { tags: ['new', 'shared', 'new'] });
   t.is(res.status, 200);
   const after = await res.json();
-  t.deepEqual(after.tags.map((x: { name: string }) => x.name), ['new', 'shared']);
+  t.deepEqual(
+    after.tags.map((x: { name: string }) => x.name),
+    ['new', 'shared'],
+  );
   t.is(after.text, before.text);
   t.is(after.rating, before.rating);
   t.true(after.updatedAt > before.updatedAt);
@@ -85,9 +105,17 @@ test.serial('PUT changes tags as a set, leaves absent fields alone, and reaches 
   const bad = await put(id, { rating: 'spicy' });
   t.is(bad.status, 400);
   t.like((await bad.json())[0], { code: 'invalid_enum_value', path: ['rating'] });
-  const wrongType = await app.request(`/api/post/${id}`, { method: 'PUT', headers: { ...user.headers, 'Content-Type': 'text/plain' }, body: '{"text":"x"}' });
+  const wrongType = await app.request(`/api/post/${id}`, {
+    method: 'PUT',
+    headers: { ...user.headers, 'Content-Type': 'text/plain' },
+    body: '{"text":"x"}',
+  });
   t.is(wrongType.status, 400);
-  const broken = await app.request(`/api/post/${id}`, { method: 'PUT', headers: { ...user.headers, 'Content-Type': 'application/json' }, body: '{"text":' });
+  const broken = await app.request(`/api/post/${id}`, {
+    method: 'PUT',
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: '{"text":',
+  });
   t.is(broken.status, 400);
   t.is((await (await app.request(`/api/post/${id}`)).json()).text, 'edited');
 });
@@ -111,12 +139,34 @@ test.serial('permissions: 401 without a credential, 403 without the bit', async 
   const { id } = created[1];
   t.is((await app.request(`/api/post/${id}`, { method: 'DELETE' })).status, 401);
   t.is((await app.request(`/api/post/${id}`, { method: 'DELETE', headers: viewer.headers })).status, 403);
-  t.is((await app.request(`/api/post/${id}`, { method: 'PUT', headers: { ...viewer.headers, 'Content-Type': 'application/json' }, body: '{}' })).status, 403);
-  const upload = await app.request('/api/post/', { method: 'POST', headers: viewer.headers, body: uploadForm({ image: await randomImage(5) }) });
+  t.is(
+    (
+      await app.request(`/api/post/${id}`, {
+        method: 'PUT',
+        headers: { ...viewer.headers, 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).status,
+    403,
+  );
+  const upload = await app.request('/api/post/', {
+    method: 'POST',
+    headers: viewer.headers,
+    body: uploadForm({ image: await randomImage(5) }),
+  });
   t.is(upload.status, 403);
   t.like(await upload.json(), { error: 'permission denied' });
   const superUser = await createUser(app, 0x1);
-  t.is((await app.request('/api/post/', { method: 'POST', headers: superUser.headers, body: uploadForm({ image: await randomImage(6) }) })).status, 201);
+  t.is(
+    (
+      await app.request('/api/post/', {
+        method: 'POST',
+        headers: superUser.headers,
+        body: uploadForm({ image: await randomImage(6) }),
+      })
+    ).status,
+    201,
+  );
 });
 
 test.serial('media: content type, ETag, caching, Range, path tricks', async (t) => {
@@ -136,13 +186,27 @@ test.serial('media: content type, ETag, caching, Range, path tricks', async (t) 
   const suffix = await app.request(`/media/${image}`, { headers: { Range: 'bytes=-3' } });
   t.deepEqual(Buffer.from(await suffix.arrayBuffer()), body.subarray(body.length - 3));
   t.is((await app.request(`/media/${image}`, { headers: { Range: `bytes=${body.length + 10}-` } })).status, 416);
-  for (const trick of ['..%2F..%2Fimgpost.sqlite', '%2e%2e%2fetc%2fpasswd', `${image}%00.png`, 'x.png', `${image.slice(0, -4)}.svg`]) {
+  for (const trick of [
+    '..%2F..%2Fimgpost.sqlite',
+    '%2e%2e%2fetc%2fpasswd',
+    `${image}%00.png`,
+    'x.png',
+    `${image.slice(0, -4)}.svg`,
+  ]) {
     const r = await app.request(`/media/${trick}`);
     t.is(r.status, 404, trick);
   }
   // fetch would resolve /media/.. to / (the gallery's home page) before sending: sent as written.
   for (const target of ['/media/..', '/media/%2e%2e', '/media/../imgpost.sqlite']) {
-    const r = await send(app.server.port, { label: 'trick', method: 'GET', target, headers: [['Host', 'x'], ['Connection', 'close']] });
+    const r = await send(app.server.port, {
+      label: 'trick',
+      method: 'GET',
+      target,
+      headers: [
+        ['Host', 'x'],
+        ['Connection', 'close'],
+      ],
+    });
     t.is(r.status, 404, target);
   }
 });

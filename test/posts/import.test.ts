@@ -25,10 +25,16 @@ test('import: legacy posts without owner, near-duplicates skipped unless --force
   const before = fs.readdirSync(dir);
 
   const { services } = app;
-  const result = await importDirectory(services.postService, services.images.tmpDir, dir, { force: false, progress: () => silentProgress });
+  const result = await importDirectory(services.postService, services.images.tmpDir, dir, {
+    force: false,
+    progress: () => silentProgress,
+  });
   t.is(result.imported, 3);
   t.is(result.duplicates, 1);
-  t.deepEqual(result.invalid.map((i) => path.basename(i.file)), ['e.png']);
+  t.deepEqual(
+    result.invalid.map((i) => path.basename(i.file)),
+    ['e.png'],
+  );
   t.deepEqual(fs.readdirSync(dir), before);
 
   const list = await (await app.request('/api/post/')).json();
@@ -41,7 +47,13 @@ test('import: legacy posts without owner, near-duplicates skipped unless --force
 
   // The CLI, as an operator runs it: --force brings in the near-duplicate too.
   const forced = await run(process.execPath, [CLI_JS, 'import', dir, '--force', '--json'], {
-    env: { ...process.env, DATA_DIR: app.dataDir, ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277', ELASTICSEARCH_INDEX_PREFIX: services.config.elasticsearch.indexPrefix, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATA_DIR: app.dataDir,
+      ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
+      ELASTICSEARCH_INDEX_PREFIX: services.config.elasticsearch.indexPrefix,
+      LOG_LEVEL: 'warn',
+    },
   }).catch((e) => e);
   t.is(forced.code, 1, 'exit 1: one file was not an image');
   t.like(JSON.parse(forced.stdout), { imported: 4, duplicates: 0 });

@@ -11,7 +11,10 @@ test.after.always(async () => fx?.app.close());
 
 const list = async (query = '') => {
   const res = await fx.app.request(`/api/post/${query}`);
-  return { status: res.status, body: (await res.json()) as { count: number; data: { id: string; createdAt: string }[] } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { count: number; data: { id: string; createdAt: string }[] },
+  };
 };
 
 test('default page is 24 posts, newest first, with the exact count', async (t) => {
@@ -19,8 +22,13 @@ test('default page is 24 posts, newest first, with the exact count', async (t) =
   t.is(status, 200);
   t.is(body.count, POSTS);
   t.is(body.data.length, 24);
-  const expected = fx.posts().sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? -1 : 1));
-  t.deepEqual(body.data.map((p) => p.id), expected.slice(0, 24).map((p) => p.id));
+  const expected = fx
+    .posts()
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? -1 : 1));
+  t.deepEqual(
+    body.data.map((p) => p.id),
+    expected.slice(0, 24).map((p) => p.id),
+  );
 });
 
 test('a limit above 1000 is lowered to 1000; paging reaches the last post', async (t) => {

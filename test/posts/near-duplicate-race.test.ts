@@ -25,7 +25,12 @@ test.after.always(() => app?.close());
 
 test.serial('an upload committed after another upload looked in the index still makes that one a 409', async (t) => {
   const image = await randomImage(88_001);
-  const upload = () => app.request('/api/post/', { method: 'POST', headers: { 'X-Access-Key': user.accessKey }, body: uploadForm({ image }) });
+  const upload = () =>
+    app.request('/api/post/', {
+      method: 'POST',
+      headers: { 'X-Access-Key': user.accessKey },
+      body: uploadForm({ image }),
+    });
   // The first search the index answers is held back after it answered: that upload has looked and
   // found nothing, and goes on only once the other upload has committed.
   const es = app.services.postsIndex.client;
@@ -55,33 +60,43 @@ test.serial('an upload committed after another upload looked in the index still 
   t.true(JSON.stringify(body).includes(stored.id), JSON.stringify(body));
   t.is(app.services.db.prepare('SELECT count(*) FROM posts').pluck().get(), 1);
   // Clean slate for the next test.
-  const gone = await app.request(`/api/post/${stored.id}`, { method: 'DELETE', headers: { 'X-Access-Key': user.accessKey } });
+  const gone = await app.request(`/api/post/${stored.id}`, {
+    method: 'DELETE',
+    headers: { 'X-Access-Key': user.accessKey },
+  });
   t.is(gone.status, 204);
 });
 
-test.serial('a post `imgpost import` commits while an upload is between its checks makes the upload a 409', async (t) => {
-  // The window between the upload's checks and its insert is made as wide as a whole import run by
-  // another process (the same code path, its own connection): the upload's last check must see it.
-  const image = await randomImage(88_002);
-  const source = tempDir('imgpost-import-race');
-  t.teardown(() => fs.rmSync(source, { recursive: true, force: true }));
-  fs.writeFileSync(path.join(source, 'same.png'), image);
-  let imported: CliResult | undefined;
-  app.services.postService.hooks.beforeInsert = async () => {
-    app.services.postService.hooks.beforeInsert = undefined;
-    imported = await imgpost(app, 'import', source, '--json');
-  };
-  t.teardown(() => void (app.services.postService.hooks.beforeInsert = undefined));
-  const before = app.services.postRepository.count();
+test.serial(
+  'a post `imgpost import` commits while an upload is between its checks makes the upload a 409',
+  async (t) => {
+    // The window between the upload's checks and its insert is made as wide as a whole import run by
+    // another process (the same code path, its own connection): the upload's last check must see it.
+    const image = await randomImage(88_002);
+    const source = tempDir('imgpost-import-race');
+    t.teardown(() => fs.rmSync(source, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(source, 'same.png'), image);
+    let imported: CliResult | undefined;
+    app.services.postService.hooks.beforeInsert = async () => {
+      app.services.postService.hooks.beforeInsert = undefined;
+      imported = await imgpost(app, 'import', source, '--json');
+    };
+    t.teardown(() => void (app.services.postService.hooks.beforeInsert = undefined));
+    const before = app.services.postRepository.count();
 
-  const res = await app.request('/api/post/', { method: 'POST', headers: { 'X-Access-Key': user.accessKey }, body: uploadForm({ image }) });
-  t.truthy(imported, 'the import ran inside the window');
-  t.is(imported!.code, 0, imported!.stderr);
-  t.like(JSON.parse(imported!.stdout), { imported: 1, duplicates: 0 });
-  const body = await res.text();
-  t.is(res.status, 409, body);
-  const importedPost = [...app.services.postRepository.batches(100)].flat().find((p) => p.uploaderId === null);
-  t.truthy(importedPost);
-  t.true(body.includes(importedPost!.id), body);
-  t.is(app.services.postRepository.count(), before + 1, 'only the imported post is stored');
-});
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: { 'X-Access-Key': user.accessKey },
+      body: uploadForm({ image }),
+    });
+    t.truthy(imported, 'the import ran inside the window');
+    t.is(imported!.code, 0, imported!.stderr);
+    t.like(JSON.parse(imported!.stdout), { imported: 1, duplicates: 0 });
+    const body = await res.text();
+    t.is(res.status, 409, body);
+    const importedPost = [...app.services.postRepository.batches(100)].flat().find((p) => p.uploaderId === null);
+    t.truthy(importedPost);
+    t.true(body.includes(importedPost!.id), body);
+    t.is(app.services.postRepository.count(), before + 1, 'only the imported post is stored');
+  },
+);

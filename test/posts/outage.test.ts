@@ -31,13 +31,18 @@ test('Elasticsearch down: upload 503 storing nothing, edits and deletes succeed 
   });
   const user = await createUser(app, 0x2 | 0x4 | 0x2000);
   const send = async (seed: number) =>
-    app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(seed), metadata: { text: 'before' } }) });
+    app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({ image: await randomImage(seed), metadata: { text: 'before' } }),
+    });
 
   const keep = await (await send(1)).json();
   const gone = await (await send(2)).json();
   const raced = await (await send(5)).json();
   const alias = app.services.postsIndex.alias;
-  const doc = (id: string) => direct.get<{ text: string }>({ index: alias, id }, { ignore: [404] }).then((r) => r._source);
+  const doc = (id: string) =>
+    direct.get<{ text: string }>({ index: alias, id }, { ignore: [404] }).then((r) => r._source);
   t.is((await doc(keep.id))!.text, 'before');
   const indexBehindAlias = async () => Object.keys(await direct.indices.getAlias({ name: alias }));
   const indexBefore = await indexBehindAlias();
@@ -52,14 +57,25 @@ test('Elasticsearch down: upload 503 storing nothing, edits and deletes succeed 
   t.is(posts.get(), countBefore);
   t.is((await app.request('/readyz')).status, 503);
 
-  const edit = await app.request(`/api/post/${keep.id}`, { method: 'PUT', headers: { ...user.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'edited while down' }) });
+  const edit = await app.request(`/api/post/${keep.id}`, {
+    method: 'PUT',
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'edited while down' }),
+  });
   t.is(edit.status, 200);
   t.is((await edit.json()).text, 'edited while down');
   t.is((await app.request(`/api/post/${gone.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
   // An edit still waiting on the index when a delete of the same post commits: both succeed.
-  const racedEdit = app.request(`/api/post/${raced.id}`, { method: 'PUT', headers: { ...user.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'edited, then deleted' }) });
+  const racedEdit = app.request(`/api/post/${raced.id}`, {
+    method: 'PUT',
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'edited, then deleted' }),
+  });
   // The delete goes in once the edit has committed (it then waits for the index), not after a guess.
-  await eventually(async () => (app.services.postRepository.getById(raced.id)?.text === 'edited, then deleted' ? true : undefined), 10_000);
+  await eventually(
+    async () => (app.services.postRepository.getById(raced.id)?.text === 'edited, then deleted' ? true : undefined),
+    10_000,
+  );
   t.is((await app.request(`/api/post/${raced.id}`, { method: 'DELETE', headers: user.headers })).status, 204);
   const racedAnswer = await racedEdit;
   t.is(racedAnswer.status, 200);

@@ -63,14 +63,17 @@ test.serial('a re-encoded copy is 409 unless force is 1', async (t) => {
   const fresh = await startTestApp();
   t.teardown(() => fresh.close());
   const u = await createUser(fresh);
-  const send = (o: UploadOptions) => fresh.request('/api/post/', { method: 'POST', headers: u.headers, body: uploadForm(o) });
+  const send = (o: UploadOptions) =>
+    fresh.request('/api/post/', { method: 'POST', headers: u.headers, body: uploadForm(o) });
   const original = await send({ image: vector('rgb-200x150.png') });
   t.is(original.status, 201);
   const first = await original.json();
   for (const force of [undefined, '0', 'false']) {
     const res = await send({ image: vector('rgb-100x75-q70.jpg'), type: 'image/jpeg', force });
     t.is(res.status, 409, `force=${force}`);
-    t.deepEqual(await res.json(), [{ image: first.image, imageURL: first.imageURL, id: first.id, imageHash: first.imageHash }]);
+    t.deepEqual(await res.json(), [
+      { image: first.image, imageURL: first.imageURL, id: first.id, imageHash: first.imageHash },
+    ]);
   }
   const forced = await send({ image: vector('rgb-100x75-q70.jpg'), type: 'image/jpeg', force: '1' });
   t.is(forced.status, 201);
@@ -78,7 +81,10 @@ test.serial('a re-encoded copy is 409 unless force is 1', async (t) => {
   const third = await send({ image: vector('rgb-200x150-exif6.jpg'), type: 'image/jpeg' });
   t.is(third.status, 409);
   const body = await third.json();
-  t.deepEqual(body.map((m: { id: string }) => m.id), [first.id, (await forced.json()).id]);
+  t.deepEqual(
+    body.map((m: { id: string }) => m.id),
+    [first.id, (await forced.json()).id],
+  );
   t.is((await send({ image: vector('grey-32x32.png'), force: 'yes' })).status, 400);
 });
 
@@ -87,16 +93,66 @@ test.serial('bad uploads are 400 with the issue array and store nothing', async 
   const jpeg = vector('rgb-100x75-q70.jpg');
   // Each case with the issue it must produce: a 400 for the wrong reason fails.
   const cases: [string, UploadOptions, { code: string; path: (string | number)[]; message: RegExp }][] = [
-    ['an image of 4 MiB', { image: Buffer.concat([vector('grey-32x32.png'), Buffer.alloc(4 * 1024 * 1024 - vector('grey-32x32.png').length)]) }, { code: 'too_big', path: ['image'], message: /smaller than 4194304 bytes/ }],
-    ['an SVG', { image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'), type: 'image/svg+xml' }, { code: 'custom', path: ['image'], message: /not an accepted image format \(svg\)/ }],
-    ['a text file labelled image/png', { image: Buffer.from('hello, this is not an image at all'), type: 'image/png' }, { code: 'custom', path: ['image'], message: /not an accepted image format/ }],
-    ['a truncated JPEG', { image: jpeg.subarray(0, Math.floor(jpeg.length / 2)), type: 'image/jpeg' }, { code: 'custom', path: ['image'], message: /corrupt or truncated/ }],
-    ['bad metadata JSON', { image: await randomImage(1), rawMetadata: '{"text": ' }, { code: 'invalid_json', path: ['metadata'], message: /not valid JSON/ }],
-    ['an unknown rating', { image: await randomImage(2), metadata: { rating: 'spicy' } }, { code: 'invalid_enum_value', path: ['rating'], message: /spicy/ }],
-    ['a number as text', { image: await randomImage(3), metadata: { text: 42 } }, { code: 'invalid_type', path: ['text'], message: /Expected string, received number/ }],
-    ['an unknown metadata key', { image: await randomImage(4), metadata: { text: 'x', colour: 'red' } }, { code: 'unrecognized_keys', path: [], message: /colour/ }],
-    ['65 tags', { image: await randomImage(5), metadata: { tags: Array.from({ length: 65 }, (_, i) => `t${i}`) } }, { code: 'too_big', path: ['tags'], message: /at most 64 tags/ }],
-    ['a tag with a space', { image: await randomImage(6), metadata: { tags: ['two words'] } }, { code: 'invalid_string', path: ['tags', 0], message: /whitespace/ }],
+    [
+      'an image of 4 MiB',
+      {
+        image: Buffer.concat([
+          vector('grey-32x32.png'),
+          Buffer.alloc(4 * 1024 * 1024 - vector('grey-32x32.png').length),
+        ]),
+      },
+      { code: 'too_big', path: ['image'], message: /smaller than 4194304 bytes/ },
+    ],
+    [
+      'an SVG',
+      {
+        image: Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+        ),
+        type: 'image/svg+xml',
+      },
+      { code: 'custom', path: ['image'], message: /not an accepted image format \(svg\)/ },
+    ],
+    [
+      'a text file labelled image/png',
+      { image: Buffer.from('hello, this is not an image at all'), type: 'image/png' },
+      { code: 'custom', path: ['image'], message: /not an accepted image format/ },
+    ],
+    [
+      'a truncated JPEG',
+      { image: jpeg.subarray(0, Math.floor(jpeg.length / 2)), type: 'image/jpeg' },
+      { code: 'custom', path: ['image'], message: /corrupt or truncated/ },
+    ],
+    [
+      'bad metadata JSON',
+      { image: await randomImage(1), rawMetadata: '{"text": ' },
+      { code: 'invalid_json', path: ['metadata'], message: /not valid JSON/ },
+    ],
+    [
+      'an unknown rating',
+      { image: await randomImage(2), metadata: { rating: 'spicy' } },
+      { code: 'invalid_enum_value', path: ['rating'], message: /spicy/ },
+    ],
+    [
+      'a number as text',
+      { image: await randomImage(3), metadata: { text: 42 } },
+      { code: 'invalid_type', path: ['text'], message: /Expected string, received number/ },
+    ],
+    [
+      'an unknown metadata key',
+      { image: await randomImage(4), metadata: { text: 'x', colour: 'red' } },
+      { code: 'unrecognized_keys', path: [], message: /colour/ },
+    ],
+    [
+      '65 tags',
+      { image: await randomImage(5), metadata: { tags: Array.from({ length: 65 }, (_, i) => `t${i}`) } },
+      { code: 'too_big', path: ['tags'], message: /at most 64 tags/ },
+    ],
+    [
+      'a tag with a space',
+      { image: await randomImage(6), metadata: { tags: ['two words'] } },
+      { code: 'invalid_string', path: ['tags', 0], message: /whitespace/ },
+    ],
     ['no image part', { metadata: { text: 'x' } }, { code: 'invalid_type', path: ['image'], message: /required/ }],
   ];
   for (const [label, o, want] of cases) {
@@ -113,7 +169,12 @@ test.serial('bad uploads are 400 with the issue array and store nothing', async 
     t.regex(body[0].message, want.message, label);
   }
   const numberAsText = await upload({ image: await randomImage(3), metadata: { text: 42 } });
-  t.like((await numberAsText.json())[0], { code: 'invalid_type', expected: 'string', received: 'number', path: ['text'] });
+  t.like((await numberAsText.json())[0], {
+    code: 'invalid_type',
+    expected: 'string',
+    received: 'number',
+    path: ['text'],
+  });
   t.deepEqual(await fingerprint(), before);
 });
 
@@ -131,11 +192,18 @@ test.serial('20 concurrent uploads of one new image: exactly one 201', async (t)
 });
 
 test.serial('the real format wins over the declared type; metadata defaults and tag creation', async (t) => {
-  const res = await upload({ image: await randomImage(42, 64, 48, 'png'), type: 'image/jpeg', metadata: { tags: [' b ', 'a', 'b'], rating: 'violent' } });
+  const res = await upload({
+    image: await randomImage(42, 64, 48, 'png'),
+    type: 'image/jpeg',
+    metadata: { tags: [' b ', 'a', 'b'], rating: 'violent' },
+  });
   t.is(res.status, 201);
   const post = await res.json();
   t.true(post.image.endsWith('.png'));
-  t.deepEqual(post.tags.map((x: { name: string }) => x.name), ['a', 'b']);
+  t.deepEqual(
+    post.tags.map((x: { name: string }) => x.name),
+    ['a', 'b'],
+  );
   t.is(post.rating, 'violent');
   const media = await fetch(post.imageURL);
   t.is(media.status, 200);

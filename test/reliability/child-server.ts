@@ -1,4 +1,7 @@
-/** The real server and CLI as child processes (the compiled JavaScript, test/helpers/compiled.ts), as they run in production. */
+/**
+ * The real server and CLI as child processes (the compiled JavaScript, test/helpers/compiled.ts), as they run in
+ * production.
+ */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
@@ -38,7 +41,11 @@ const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0' };
  */
 export async function startChild(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
   const recorder = childRecorderArgs({ ...process.env, ...env }.IMGPOST_RECORD_RESPONSES);
-  const child: ChildProcess = spawn(process.execPath, [...recorder, SERVER_JS], { cwd: ROOT, env: { ...process.env, ...CHILD_DEFAULTS, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...recorder, SERVER_JS], {
+    cwd: ROOT,
+    env: { ...process.env, ...CHILD_DEFAULTS, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const log = keepLog();
   child.stderr!.on('data', (c: Buffer) => log.add(c.toString()));
   const stderr = () => log.text();
@@ -46,8 +53,12 @@ export async function startChild(env: Record<string, string>, timeoutMs = 60_000
   const url = `http://127.0.0.1:${env.PORT}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before it answered:\n${stderr().slice(-3000)}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited (${child.exitCode}) before it answered:\n${stderr().slice(-3000)}`);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -110,9 +121,18 @@ function keepLog(): { add(chunk: string): void; text(): string } {
 }
 
 /** `imgpost <args>` as a child process; resolves with its exit code and output, never rejects on a non-zero exit. */
-export async function cli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function cli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI_JS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [CLI_JS, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string; message: string };

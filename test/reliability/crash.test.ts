@@ -57,7 +57,19 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   });
 
   // The account, made by the admin command on the same DATA_DIR before the server starts.
-  const added = await cli(['user', 'add', '--name', 'crash_user', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4 | 0x2000)], env);
+  const added = await cli(
+    [
+      'user',
+      'add',
+      '--name',
+      'crash_user',
+      '--password',
+      'correct horse battery',
+      '--permission',
+      String(0x2 | 0x4 | 0x2000),
+    ],
+    env,
+  );
   t.is(added.code, 0, added.stderr);
   const key = JSON.parse(added.stdout).accessKey as string;
   const auth = { 'X-Access-Key': key };
@@ -70,7 +82,16 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   });
   t.is(hook.status, 201);
   // Warm-up: the first upload starts the hashing workers; the storm should measure writes, not that.
-  t.is((await fetch(`${server.url}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: await randomImage(19_999) }) })).status, 201);
+  t.is(
+    (
+      await fetch(`${server.url}/api/post/`, {
+        method: 'POST',
+        headers: auth,
+        body: uploadForm({ image: await randomImage(19_999) }),
+      })
+    ).status,
+    201,
+  );
 
   // The storm: each client uploads, then edits its own posts; every request is recorded as sent,
   // and as acknowledged once a 2xx came back. The kill lands in the middle of it, with requests of
@@ -96,7 +117,15 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
         try {
           if (n % 3 === 0 || mine.length === 0) {
             uploadsSent++;
-            const res = await fetch(`${base}/api/post/`, { method: 'POST', headers: auth, body: uploadForm({ image: await randomImage(20_000 + c * 1000 + n), metadata: { text: `up ${c}.${n}` }, force: '1' }) });
+            const res = await fetch(`${base}/api/post/`, {
+              method: 'POST',
+              headers: auth,
+              body: uploadForm({
+                image: await randomImage(20_000 + c * 1000 + n),
+                metadata: { text: `up ${c}.${n}` },
+                force: '1',
+              }),
+            });
             if (res.status === 201) {
               const { id } = (await res.json()) as { id: string };
               uploads.push({ postId: id, text: `up ${c}.${n}`, acked: true });
@@ -105,7 +134,11 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
           } else {
             const sent: Sent = { postId: mine[n % mine.length], text: `edit ${c}.${n}`, acked: false };
             edits.push(sent);
-            const res = await fetch(`${base}/api/post/${sent.postId}`, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: sent.text, tags: [`c${c}`, `n${n}`] }) });
+            const res = await fetch(`${base}/api/post/${sent.postId}`, {
+              method: 'PUT',
+              headers: { ...auth, 'Content-Type': 'application/json' },
+              body: JSON.stringify({ text: sent.text, tags: [`c${c}`, `n${n}`] }),
+            });
             sent.acked = res.status === 200;
             await res.arrayBuffer();
           }
@@ -117,8 +150,13 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   );
   await killer;
   const ackedEdits = edits.filter((e) => e.acked);
-  t.log(`killed ${killedAt - stormStart} ms into the storm: ${uploads.length} uploads and ${ackedEdits.length} edits acknowledged; ${uploadsSent - uploads.length} uploads and ${edits.length - ackedEdits.length} edits unanswered`);
-  t.true(uploads.length >= KILL_AFTER.uploads && ackedEdits.length >= KILL_AFTER.edits, 'the storm got going before the kill');
+  t.log(
+    `killed ${killedAt - stormStart} ms into the storm: ${uploads.length} uploads and ${ackedEdits.length} edits acknowledged; ${uploadsSent - uploads.length} uploads and ${edits.length - ackedEdits.length} edits unanswered`,
+  );
+  t.true(
+    uploads.length >= KILL_AFTER.uploads && ackedEdits.length >= KILL_AFTER.edits,
+    'the storm got going before the kill',
+  );
 
   const restartedAt = Date.now();
   server = await startChild(env);
@@ -131,7 +169,12 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
 
   // Every acknowledged upload is there with its file; every post's text is its last acknowledged
   // edit or a later one that committed without its answer getting out.
-  const rows = db.prepare('SELECT id, seq, ext, text FROM posts').all() as { id: string; seq: number; ext: string; text: string }[];
+  const rows = db.prepare('SELECT id, seq, ext, text FROM posts').all() as {
+    id: string;
+    seq: number;
+    ext: string;
+    text: string;
+  }[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   t.log(`${rows.length} posts after the restart (warm-up and unanswered uploads that committed included)`);
   const fileOf = (r: { id: string; ext: string }) => path.join(dataDir, 'images', r.id.slice(-2), `${r.id}.${r.ext}`);
@@ -145,7 +188,10 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
     const lastAcked = mine.map((e) => e.acked).lastIndexOf(true);
     if (lastAcked < 0) continue;
     const allowed = mine.slice(lastAcked).map((e) => e.text);
-    t.true(allowed.includes(byId.get(u.postId)?.text ?? ''), `post ${u.postId}: "${byId.get(u.postId)?.text}" is not one of ${JSON.stringify(allowed)}`);
+    t.true(
+      allowed.includes(byId.get(u.postId)?.text ?? ''),
+      `post ${u.postId}: "${byId.get(u.postId)?.text}" is not one of ${JSON.stringify(allowed)}`,
+    );
   }
 
   // Thumbnails are made after the response, from jobs committed with the posts: the restarted
@@ -155,16 +201,28 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   // no row without its files, no file without its row; nothing left in tmp/ (start-up recovery).
   const files = listFiles(path.join(dataDir, 'images')).map((l) => path.basename(l.split(' ')[0]));
   for (const r of rows) t.true(files.includes(`${r.id}.${r.ext}`), `post ${r.id} has no file`);
-  for (const r of rows) for (const size of [320, 1024]) t.true(files.includes(`${r.id}.${size}.webp`), `post ${r.id} has no ${size} thumbnail`);
-  t.deepEqual(files.filter((f) => !byId.has(f.slice(0, f.indexOf('.')))), [], 'files without a post');
+  for (const r of rows)
+    for (const size of [320, 1024])
+      t.true(files.includes(`${r.id}.${size}.webp`), `post ${r.id} has no ${size} thumbnail`);
+  t.deepEqual(
+    files.filter((f) => !byId.has(f.slice(0, f.indexOf('.')))),
+    [],
+    'files without a post',
+  );
   t.deepEqual(fs.readdirSync(path.join(dataDir, 'tmp')), []);
   t.is(db.prepare('SELECT count(*) FROM pending_files').pluck().get(), 0);
 
   // The outbox drains, then the index agrees with SQLite.
-  await eventually(() => db.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() === 0, 30_000, 200);
+  await eventually(
+    () => db.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() === 0,
+    30_000,
+    200,
+  );
   const verified = await cli(['verify', '--json'], env);
   t.is(verified.code, 0, `imgpost verify: ${verified.stderr}`);
-  t.log(`imgpost verify: ${verified.stderr.split('\n').find((l) => l.startsWith('checked')) ?? verified.stderr.trim()}`);
+  t.log(
+    `imgpost verify: ${verified.stderr.split('\n').find((l) => l.startsWith('checked')) ?? verified.stderr.trim()}`,
+  );
 
   // Webhooks: the create of every acknowledged upload and the update of every acknowledged edit.
   // A delivery claimed when the process died is re-sent once its claim lease (60 s) runs out.
@@ -172,15 +230,20 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
     receiver.received.map((r) => JSON.parse(r.body) as { event: string; data: { imageID: number; text: string } });
   const missing = () => {
     const got = events();
-    const has = (event: string, seq: number, text: string) => got.some((e) => e.event === event && e.data.imageID === seq && e.data.text === text);
+    const has = (event: string, seq: number, text: string) =>
+      got.some((e) => e.event === event && e.data.imageID === seq && e.data.text === text);
     return [
       ...uploads.filter((u) => !has('create', byId.get(u.postId)!.seq, u.text)).map((u) => `create ${u.postId}`),
-      ...ackedEdits.filter((e) => !has('update', byId.get(e.postId)!.seq, e.text)).map((e) => `update ${e.postId} "${e.text}"`),
+      ...ackedEdits
+        .filter((e) => !has('update', byId.get(e.postId)!.seq, e.text))
+        .map((e) => `update ${e.postId} "${e.text}"`),
     ];
   };
   const waited = Date.now();
   await eventually(() => missing().length === 0, 100_000, 250).catch(() => undefined);
   t.deepEqual(missing(), [], 'acknowledged writes whose event never arrived');
-  t.log(`all ${uploads.length + ackedEdits.length} acknowledged events delivered (${receiver.received.length} deliveries in all) ${((Date.now() - waited) / 1000).toFixed(1)} s after the checks began`);
+  t.log(
+    `all ${uploads.length + ackedEdits.length} acknowledged events delivered (${receiver.received.length} deliveries in all) ${((Date.now() - waited) / 1000).toFixed(1)} s after the checks began`,
+  );
   t.false(/"level":"error"/.test(server.output()), server.output().slice(-2000));
 });

@@ -29,7 +29,12 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   const es = await startDedicatedEs({ log: (line) => t.log(line) });
   // Teardowns run last-registered first: the service closes before its node goes away for good.
   t.teardown(() => es.close());
-  const app = await startTestApp({ ELASTICSEARCH_URL: es.url, LOG_LEVEL: 'warn', RATE_LIMIT_WRITES_PER_MINUTE: '0', RATE_LIMIT_UPLOADS_PER_MINUTE: '0' });
+  const app = await startTestApp({
+    ELASTICSEARCH_URL: es.url,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_WRITES_PER_MINUTE: '0',
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+  });
   const direct = createEsClient({ url: es.url, indexPrefix: 'unused' });
   t.teardown(async () => {
     await app.close();
@@ -39,7 +44,11 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   const json = { ...user.headers, 'Content-Type': 'application/json' };
   const ids: string[] = [];
   for (let i = 0; i < POSTS; i++) {
-    const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(6200 + i), metadata: { text: `before ${i}`, tags: ['outage'] } }) });
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({ image: await randomImage(6200 + i), metadata: { text: `before ${i}`, tags: ['outage'] } }),
+    });
     t.is(res.status, 201);
     ids.push((await res.json()).id);
   }
@@ -60,8 +69,16 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
           else writes.failed.push(`DELETE ${res.status}`);
         } else {
           const id = alive[(w * 3 + step) % alive.length];
-          const body = { text: `down ${w}.${step}`, tags: [`w${w}`, `s${step % 5}`], rating: (['none', 'moderate', 'violent'] as const)[step % 3] };
-          const res = await app.request(`/api/post/${id}`, { method: step % 2 ? 'PATCH' : 'PUT', headers: json, body: JSON.stringify(body) });
+          const body = {
+            text: `down ${w}.${step}`,
+            tags: [`w${w}`, `s${step % 5}`],
+            rating: (['none', 'moderate', 'violent'] as const)[step % 3],
+          };
+          const res = await app.request(`/api/post/${id}`, {
+            method: step % 2 ? 'PATCH' : 'PUT',
+            headers: json,
+            body: JSON.stringify(body),
+          });
           if (res.status === 200) writes.edits++;
           // A post another writer deleted in the meantime is a fair 404.
           else if (res.status !== 404) writes.failed.push(`edit ${res.status} ${await res.text()}`);
@@ -72,7 +89,9 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   t.deepEqual(writes.failed, [], app.logs.filter((l) => /"level":"error"/.test(l)).join('\n'));
   t.true(writes.edits >= 10, `${writes.edits} edits`);
   t.true(writes.deletes >= 2, `${writes.deletes} deletes`);
-  t.log(`while down: ${writes.edits} edits and ${writes.deletes} deletes acknowledged; outbox backlog ${app.services.outbox.backlog().count}`);
+  t.log(
+    `while down: ${writes.edits} edits and ${writes.deletes} deletes acknowledged; outbox backlog ${app.services.outbox.backlog().count}`,
+  );
   t.true(app.services.outbox.backlog().count > 0);
 
   // Index reads: 503 with a message that says what is wrong.
@@ -80,11 +99,23 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
     const res = await app.request(path, init);
     reads.push({ what, status: res.status, body: await res.text() });
   };
-  await probe('post search', '/api/post/search', { method: 'POST', headers: json, body: JSON.stringify({ filter: [{ type: 'text', op: 'contains', value: 'down' }] }) });
+  await probe('post search', '/api/post/search', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ filter: [{ type: 'text', op: 'contains', value: 'down' }] }),
+  });
   await probe('post search, no filter', '/api/post/search?offset=20000', { method: 'POST', headers: json, body: '{}' });
-  await probe('image search', '/image/search', { method: 'POST', headers: json, body: JSON.stringify({ conditions: [{ type: 'tagInclude', value: 'outage' }] }) });
+  await probe('image search', '/image/search', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ conditions: [{ type: 'tagInclude', value: 'outage' }] }),
+  });
   await probe('similar', '/api/post/similar', { method: 'POST', body: uploadForm({ image: await randomImage(6200) }) });
-  await probe('upload', '/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(6999) }) });
+  await probe('upload', '/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(6999) }),
+  });
   for (const r of reads) {
     t.is(r.status, 503, `${r.what}: ${r.status} ${r.body}`);
     t.regex(JSON.parse(r.body).error, /unavailable|try again/i, r.what);
@@ -94,8 +125,14 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   t.is((await app.request('/api/post/')).status, 200);
   t.is((await app.request(`/api/post/${alive[0]}`)).status, 200);
   t.is((await app.request('/readyz')).status, 503);
-  t.false(app.logs.some((l) => /"status":5\d\d/.test(l) && !/"status":503/.test(l)), 'no 5xx other than 503 in the request log');
-  t.false(app.logs.some((l) => /"level":"error"/.test(l)), 'no error logged');
+  t.false(
+    app.logs.some((l) => /"status":5\d\d/.test(l) && !/"status":503/.test(l)),
+    'no 5xx other than 503 in the request log',
+  );
+  t.false(
+    app.logs.some((l) => /"level":"error"/.test(l)),
+    'no error logged',
+  );
 
   // Started again on the same data dir and port; the service is not restarted.
   await es.start();
@@ -106,7 +143,12 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   // No drift: every document is exactly what SQLite says, at the post's version; nothing else is there.
   const alias = app.services.postsIndex.alias;
   await direct.indices.refresh({ index: alias });
-  const res = await direct.search<Record<string, unknown>>({ index: alias, size: 1000, version: true, query: { match_all: {} } });
+  const res = await direct.search<Record<string, unknown>>({
+    index: alias,
+    size: 1000,
+    version: true,
+    query: { match_all: {} },
+  });
   const docs = new Map(res.hits.hits.map((h) => [h._id!, h]));
   const posts = [...app.services.postRepository.batches(1000)].flat();
   t.is(docs.size, posts.length, 'one document per post');
@@ -123,6 +165,10 @@ test('edits and deletes during an outage; 503 (never 500) for index reads; no dr
   t.true((await verify(app.services)).clean, 'imgpost verify agrees');
 
   // And the index serves again.
-  const after = await app.request('/api/post/search', { method: 'POST', headers: json, body: JSON.stringify({ filter: [{ type: 'tag', op: 'include', value: 'outage' }] }) });
+  const after = await app.request('/api/post/search', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ filter: [{ type: 'tag', op: 'include', value: 'outage' }] }),
+  });
   t.is(after.status, 200);
 });

@@ -33,7 +33,8 @@ export function fingerprint(db: Db, dataDir: string): string {
   const hash = crypto.createHash('sha256');
   for (const [table, order] of TABLES) {
     hash.update(`#${table}\n`);
-    for (const row of db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate()) hash.update(JSON.stringify(row) + '\n');
+    for (const row of db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate())
+      hash.update(JSON.stringify(row) + '\n');
   }
   hash.update('#files\n');
   for (const line of listFiles(path.join(dataDir, 'images'))) hash.update(line + '\n');

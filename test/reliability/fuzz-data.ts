@@ -11,18 +11,95 @@ import fc from 'fast-check';
 const rawNumber = (literal: string) => `@@NUM:${literal}@@`;
 
 export const hostileStrings: string[] = [
-  '', ' ', '\t\n', 'a'.repeat(10_001), 'x'.repeat(100_000), '\u0000', 'nul\u0000inside', '\ud800', 'lone \udfff low',
-  '😀'.repeat(20), '\u202eRTL', 'e\u0301', '%', '%00', '%2e%2e%2f', '*', '?', '\\', '"', "'", '*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?', '.*'.repeat(300),
-  '<script>alert(1)</script>', '${7*7}', '{{.}}', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'null', 'undefined', 'NaN', '1e999', '-0',
-  '2024-02-30', '2024-13-01', '0000-00-00', '9999-12-31T23:59:59Z', '2024-01-01T24:00:00Z', '2024-01-01T10:00:00+02:00', '+275760-09-13',
-  '1970-01-01', '2024-05-01', '2024-05-01T10:00:00Z', 'none', 'moderate', 'violent', 'violet', 'VIOLENT', 'tag with space', 'ok_tag',
-  '0', '1', '-1', '9007199254740993', '1'.repeat(400), 'seeduser1', 'x'.repeat(65),
-  '01234567-89ab-7def-8123-456789abcdef', 'contains', 'include', 'gt', 'untagged', 'disowned', 'createdAt', 'uploaderId', 'asc', 'desc',
+  '',
+  ' ',
+  '\t\n',
+  'a'.repeat(10_001),
+  'x'.repeat(100_000),
+  '\u0000',
+  'nul\u0000inside',
+  '\ud800',
+  'lone \udfff low',
+  '😀'.repeat(20),
+  '\u202eRTL',
+  'e\u0301',
+  '%',
+  '%00',
+  '%2e%2e%2f',
+  '*',
+  '?',
+  '\\',
+  '"',
+  "'",
+  '*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?',
+  '.*'.repeat(300),
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '{{.}}',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'null',
+  'undefined',
+  'NaN',
+  '1e999',
+  '-0',
+  '2024-02-30',
+  '2024-13-01',
+  '0000-00-00',
+  '9999-12-31T23:59:59Z',
+  '2024-01-01T24:00:00Z',
+  '2024-01-01T10:00:00+02:00',
+  '+275760-09-13',
+  '1970-01-01',
+  '2024-05-01',
+  '2024-05-01T10:00:00Z',
+  'none',
+  'moderate',
+  'violent',
+  'violet',
+  'VIOLENT',
+  'tag with space',
+  'ok_tag',
+  '0',
+  '1',
+  '-1',
+  '9007199254740993',
+  '1'.repeat(400),
+  'seeduser1',
+  'x'.repeat(65),
+  '01234567-89ab-7def-8123-456789abcdef',
+  'contains',
+  'include',
+  'gt',
+  'untagged',
+  'disowned',
+  'createdAt',
+  'uploaderId',
+  'asc',
+  'desc',
 ];
 
 export const hostileNumbers: unknown[] = [
-  0, -1, 1, 1.5, -0.0001, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), 1e308, -1e308, 5e-324,
-  rawNumber('1e999'), rawNumber('-1e999'), rawNumber('123456789012345678901234567890'), rawNumber('-0'), rawNumber('1E+2'), rawNumber('0.1e-400'),
+  0,
+  -1,
+  1,
+  1.5,
+  -0.0001,
+  2 ** 31,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  1e308,
+  -1e308,
+  5e-324,
+  rawNumber('1e999'),
+  rawNumber('-1e999'),
+  rawNumber('123456789012345678901234567890'),
+  rawNumber('-0'),
+  rawNumber('1E+2'),
+  rawNumber('0.1e-400'),
 ];
 
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -42,7 +119,11 @@ export function json(value: unknown): Buffer {
 
 /** 10,000-deep (and deeper) nesting, bare or hidden inside an otherwise plausible field. */
 export const deepJson = fc
-  .tuple(fc.constantFrom(1_000, 10_000, 100_000, 200_000), fc.constantFrom('array', 'object', 'in-field', 'unclosed'), fc.constantFrom('text', 'filter', 'conditions', 'username', 'template', 'tags'))
+  .tuple(
+    fc.constantFrom(1_000, 10_000, 100_000, 200_000),
+    fc.constantFrom('array', 'object', 'in-field', 'unclosed'),
+    fc.constantFrom('text', 'filter', 'conditions', 'username', 'template', 'tags'),
+  )
   .map(([depth, shape, field]) => {
     if (shape === 'array') return '['.repeat(depth) + ']'.repeat(depth);
     if (shape === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -52,33 +133,75 @@ export const deepJson = fc
   .map((s) => Buffer.from(s));
 
 /** Bytes that are not valid UTF-8, inside an otherwise valid JSON document. */
-const BAD_UTF8 = [[0xc3, 0x28], [0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xf0, 0x9f, 0x98]];
+const BAD_UTF8 = [
+  [0xc3, 0x28],
+  [0xff],
+  [0xfe, 0xff],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0x80],
+  [0xf0, 0x9f, 0x98],
+];
 export const badUtf8Json = fc
-  .tuple(fc.constantFrom('text', 'username', 'password', 'value', 'template', 'url'), fc.constantFrom(...BAD_UTF8), fc.boolean())
+  .tuple(
+    fc.constantFrom('text', 'username', 'password', 'value', 'template', 'url'),
+    fc.constantFrom(...BAD_UTF8),
+    fc.boolean(),
+  )
   .map(([field, bytes, inKey]) =>
-    Buffer.concat(inKey ? [Buffer.from('{"'), Buffer.from(bytes), Buffer.from(`":"x"}`)] : [Buffer.from(`{"${field}":"a`), Buffer.from(bytes), Buffer.from('b"}')]),
+    Buffer.concat(
+      inKey
+        ? [Buffer.from('{"'), Buffer.from(bytes), Buffer.from(`":"x"}`)]
+        : [Buffer.from(`{"${field}":"a`), Buffer.from(bytes), Buffer.from('b"}')],
+    ),
   );
 
 /** Syntactically broken JSON: a valid document cut short, spliced, or just not JSON. */
-export const brokenJson = fc.oneof(
-  fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat()).map(([v, n]) => {
-    const text = JSON.stringify(v);
-    return text.slice(0, Math.max(1, n % text.length));
-  }),
-  fc.tuple(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('}', ']', ',', ':', '"', '\\', "'", 'NaN', 'undefined', '\u0000'), fc.nat()).map(([v, junk, n]) => {
-    const text = JSON.stringify(v);
-    const at = n % (text.length + 1);
-    return text.slice(0, at) + junk + text.slice(at);
-  }),
-  fc.constantFrom('{', '}', '{"text":', "{'text':'x'}", '{text:"x"}', '[1,]', '{"a":1,}', 'tru', '--', '{"a":"\\x41"}', '{"a":"\\u12"}', '{"a":1}{"b":2}', '/* c */{}', '{"__proto__":'),
-).filter((s) => {
-  try {
-    JSON.parse(s);
-    return false;
-  } catch {
-    return true;
-  }
-}).map((s) => Buffer.from(s, 'utf8'));
+export const brokenJson = fc
+  .oneof(
+    fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat()).map(([v, n]) => {
+      const text = JSON.stringify(v);
+      return text.slice(0, Math.max(1, n % text.length));
+    }),
+    fc
+      .tuple(
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.constantFrom('}', ']', ',', ':', '"', '\\', "'", 'NaN', 'undefined', '\u0000'),
+        fc.nat(),
+      )
+      .map(([v, junk, n]) => {
+        const text = JSON.stringify(v);
+        const at = n % (text.length + 1);
+        return text.slice(0, at) + junk + text.slice(at);
+      }),
+    fc.constantFrom(
+      '{',
+      '}',
+      '{"text":',
+      "{'text':'x'}",
+      '{text:"x"}',
+      '[1,]',
+      '{"a":1,}',
+      'tru',
+      '--',
+      '{"a":"\\x41"}',
+      '{"a":"\\u12"}',
+      '{"a":1}{"b":2}',
+      '/* c */{}',
+      '{"__proto__":',
+    ),
+  )
+  .filter((s) => {
+    try {
+      JSON.parse(s);
+      return false;
+    } catch {
+      return true;
+    }
+  })
+  .map((s) => Buffer.from(s, 'utf8'));
 
 // ---- images ---------------------------------------------------------------------------------
 
@@ -109,7 +232,12 @@ export function png(width: number, height: number, idat: Buffer, colorType = 0):
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = colorType;
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A few hundred bytes that claim 30,000 x 30,000 (900 megapixels). */
@@ -130,8 +258,15 @@ export function pngZeroBomb(): Buffer {
  * size too: with a 0 x 0 frame in a huge screen, libvips' GIF loader decodes a valid 1 x 1 image,
  * which an upload then stores (fuzz seed 163718237 found it).
  */
-export const gifBomb = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]), Buffer.from('2c00000000ffffffff00020144003b', 'hex')]);
-export const jpegBomb = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0000b08ffffffff01011100ffda0008010100003f00d2cf20ffd9', 'hex');
+export const gifBomb = Buffer.concat([
+  Buffer.from('GIF89a'),
+  Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]),
+  Buffer.from('2c00000000ffffffff00020144003b', 'hex'),
+]);
+export const jpegBomb = Buffer.from(
+  'ffd8ffe000104a46494600010100000100010000ffc0000b08ffffffff01011100ffda0008010100003f00d2cf20ffd9',
+  'hex',
+);
 
 /**
  * Copies of the real PNG made by junkImages (cut short, or with one byte flipped). Some still decode:
@@ -155,8 +290,16 @@ export const junkImages = (validPng: Buffer): fc.Arbitrary<{ bytes: Buffer; type
       { bytes: png(30_000, 30_000, zlib.deflateSync(Buffer.alloc(64)), 6), type: 'image/png' },
       { bytes: gifBomb, type: 'image/gif' },
       { bytes: jpegBomb, type: 'image/jpeg' },
-      { bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1e9" height="1e9"/>'), type: 'image/svg+xml' },
-      { bytes: Buffer.from('<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg>&b;</svg>'), type: 'image/png' },
+      {
+        bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1e9" height="1e9"/>'),
+        type: 'image/svg+xml',
+      },
+      {
+        bytes: Buffer.from(
+          '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg>&b;</svg>',
+        ),
+        type: 'image/png',
+      },
       { bytes: Buffer.from('%PDF-1.4\n%\xe2\xe3'), type: 'image/png' },
       { bytes: Buffer.from('II*\0\x08\0\0\0', 'latin1'), type: 'image/tiff' },
       { bytes: Buffer.alloc(0), type: 'image/png' },
@@ -185,13 +328,28 @@ export interface Part {
   headers?: string[];
 }
 
-export function multipartBody(boundary: string, parts: Part[], opts: { close?: boolean; eol?: string; preamble?: string } = {}): Buffer {
+export function multipartBody(
+  boundary: string,
+  parts: Part[],
+  opts: { close?: boolean; eol?: string; preamble?: string } = {},
+): Buffer {
   const eol = opts.eol ?? '\r\n';
   const out: Buffer[] = [];
   if (opts.preamble) out.push(Buffer.from(opts.preamble + eol, 'latin1'));
   for (const p of parts) {
-    const disposition = ['form-data', p.name !== undefined ? `name="${p.name}"` : '', p.filename !== undefined ? `filename="${p.filename}"` : ''].filter(Boolean).join('; ');
-    const lines = [`--${boundary}`, `Content-Disposition: ${disposition}`, ...(p.type !== undefined ? [`Content-Type: ${p.type}`] : []), ...(p.headers ?? [])];
+    const disposition = [
+      'form-data',
+      p.name !== undefined ? `name="${p.name}"` : '',
+      p.filename !== undefined ? `filename="${p.filename}"` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    const lines = [
+      `--${boundary}`,
+      `Content-Disposition: ${disposition}`,
+      ...(p.type !== undefined ? [`Content-Type: ${p.type}`] : []),
+      ...(p.headers ?? []),
+    ];
     out.push(Buffer.from(lines.join(eol) + eol + eol, 'latin1'), p.content, Buffer.from(eol));
   }
   if (opts.close !== false) out.push(Buffer.from(`--${boundary}--${eol}`, 'latin1'));

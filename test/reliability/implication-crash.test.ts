@@ -32,24 +32,41 @@ test('kill -9 mid-implication: the job resumes; one implied tag, one version and
   const db = openDatabase(dataDir);
   seedPosts(db, { count: POSTS, seed: 24_024, tags: 6, users: 3, clusters: 0 });
   new PostRepository(db, new UserRepository(db)).ensureTags(['implied_z']);
-  const carrying = db.prepare("SELECT count(*) FROM post_tags WHERE tag_id = (SELECT id FROM tags WHERE name = 'tag_0')").pluck().get() as number;
+  const carrying = db
+    .prepare("SELECT count(*) FROM post_tags WHERE tag_id = (SELECT id FROM tags WHERE name = 'tag_0')")
+    .pluck()
+    .get() as number;
   db.close();
   t.true(carrying > 3000, `${carrying} posts carry tag_0`);
   const accounts = openAccountsJob(loadConfig({ DATA_DIR: dataDir }));
-  const admin = await accounts.accounts.createUser({ name: 'tag_admin', password: 'correct horse battery', permission: 0x2 | 0x4 | 0x1000 });
+  const admin = await accounts.accounts.createUser({
+    name: 'tag_admin',
+    password: 'correct horse battery',
+    permission: 0x2 | 0x4 | 0x1000,
+  });
   accounts.close();
   const auth = { 'X-Access-Key': admin.accessKey, 'Content-Type': 'application/json' };
 
   server = await startChild(env);
   // A webhook, so every update event queues a delivery (to a closed port: they stay queued).
-  const hook = await fetch(`${server.url}/api/webhook`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/', secret: 's', events: ['update'] }) });
+  const hook = await fetch(`${server.url}/api/webhook`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ url: 'http://127.0.0.1:9/', secret: 's', events: ['update'] }),
+  });
   t.is(hook.status, 201);
   const put = await fetch(`${server.url}/api/tag/tag_0/implies/implied_z`, { method: 'PUT', headers: auth });
   t.is(put.status, 200);
 
   // Kill once some batches have committed and the job is still under way.
   const reader = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
-  const job = () => reader.prepare('SELECT cursor, last_seq AS lastSeq, state, changed FROM tag_jobs').get() as { cursor: number; lastSeq: number; state: string; changed: number };
+  const job = () =>
+    reader.prepare('SELECT cursor, last_seq AS lastSeq, state, changed FROM tag_jobs').get() as {
+      cursor: number;
+      lastSeq: number;
+      state: string;
+      changed: number;
+    };
   const deadline = Date.now() + 60_000;
   // A thousand posts in: well past the first pass (passes are time slices of a few dozen posts).
   while (job().cursor < 1000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -75,15 +92,32 @@ test('kill -9 mid-implication: the job resumes; one implied tag, one version and
   const one = (sql: string) => reader.prepare(sql).pluck().get() as number;
   const implied = "(SELECT id FROM tags WHERE name = 'implied_z')";
   const source = "(SELECT id FROM tags WHERE name = 'tag_0')";
-  t.is(one(`SELECT count(*) FROM post_tags WHERE tag_id = ${implied}`), carrying, 'every post carrying tag_0 carries implied_z (once: the key is unique)');
-  t.is(one(`SELECT count(*) FROM post_tags a WHERE tag_id = ${implied} AND NOT EXISTS (SELECT 1 FROM post_tags b WHERE b.post_seq = a.post_seq AND b.tag_id = ${source})`), 0);
+  t.is(
+    one(`SELECT count(*) FROM post_tags WHERE tag_id = ${implied}`),
+    carrying,
+    'every post carrying tag_0 carries implied_z (once: the key is unique)',
+  );
+  t.is(
+    one(
+      `SELECT count(*) FROM post_tags a WHERE tag_id = ${implied} AND NOT EXISTS (SELECT 1 FROM post_tags b WHERE b.post_seq = a.post_seq AND b.tag_id = ${source})`,
+    ),
+    0,
+  );
   t.is(one(`SELECT post_count FROM tags WHERE id = ${implied}`), carrying, 'the tag count is exact');
   t.is(job().changed, carrying, 'the job counted each changed post once');
   // Seeded posts have one version each; a changed post exactly one more, with the implied tag.
-  t.is(one("SELECT count(*) FROM post_versions WHERE tags LIKE '%\"implied_z\"%'"), carrying);
+  t.is(one('SELECT count(*) FROM post_versions WHERE tags LIKE \'%"implied_z"%\''), carrying);
   t.is(one('SELECT count(*) FROM (SELECT post_seq FROM post_versions GROUP BY post_seq HAVING count(*) > 2)'), 0);
   t.is(one("SELECT count(*) FROM outbox WHERE event = 'update'"), carrying);
-  t.is(one("SELECT count(DISTINCT post_id) FROM outbox WHERE event = 'update'"), carrying, 'one update event per changed post');
-  t.is(one("SELECT count(*) FROM webhook_deliveries d JOIN outbox o ON o.id = d.outbox_id WHERE o.event = 'update'"), carrying, 'one queued delivery per changed post');
+  t.is(
+    one("SELECT count(DISTINCT post_id) FROM outbox WHERE event = 'update'"),
+    carrying,
+    'one update event per changed post',
+  );
+  t.is(
+    one("SELECT count(*) FROM webhook_deliveries d JOIN outbox o ON o.id = d.outbox_id WHERE o.event = 'update'"),
+    carrying,
+    'one queued delivery per changed post',
+  );
   reader.close();
 });

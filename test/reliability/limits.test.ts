@@ -18,14 +18,31 @@ import { eventually } from '../webhooks/receiver.ts';
 const NO_POST = '01234567-89ab-7def-8123-456789abcdef';
 
 /** A request from a chosen loopback source address (every 127/8 address reaches 127.0.0.1 on Linux). */
-function from(localAddress: string, port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+function from(
+  localAddress: string,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, localAddress, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        localAddress,
+        headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -44,7 +61,13 @@ test('token buckets: classes, refill, Retry-After, 0 disables, bounded table', a
   const limiter = rateLimit({ writesPerMinute: 2, uploadsPerMinute: 0, now: () => now, maxKeys: 100 });
   const call = async (ip: string, userId?: number) => {
     const headers: Record<string, string> = {};
-    const ctx = { method: 'PUT', path: '/api/post/x', ip, state: { user: userId === undefined ? undefined : { id: userId, name: 'u', permission: 0 } }, set: (k: string, v: string) => (headers[k] = v) };
+    const ctx = {
+      method: 'PUT',
+      path: '/api/post/x',
+      ip,
+      state: { user: userId === undefined ? undefined : { id: userId, name: 'u', permission: 0 } },
+      set: (k: string, v: string) => (headers[k] = v),
+    };
     try {
       await limiter(ctx as never, async () => {});
       return { ok: true, headers };
@@ -64,7 +87,8 @@ test('token buckets: classes, refill, Retry-After, 0 disables, bounded table', a
   t.like(await call('a', 1), { ok: true }, 'a token has come back');
 
   const off = rateLimit({ writesPerMinute: 0, uploadsPerMinute: 0 });
-  for (let i = 0; i < 1000; i++) await off({ method: 'POST', path: '/api/post/', ip: 'x', state: {}, set() {} } as never, async () => {});
+  for (let i = 0; i < 1000; i++)
+    await off({ method: 'POST', path: '/api/post/', ip: 'x', state: {}, set() {} } as never, async () => {});
   t.is(off.size, 0);
   // Each new address adds a bucket; the table stays bounded however many there are.
   for (let i = 0; i < 5000; i++) await call(`spray-${i}`);
@@ -72,12 +96,24 @@ test('token buckets: classes, refill, Retry-After, 0 disables, bounded table', a
 });
 
 test('HTTP: 429 with Retry-After and RateLimit headers, per user and per address; reads are not limited', async (t) => {
-  const app = await startTestApp({ RATE_LIMIT_WRITES_PER_MINUTE: '5', RATE_LIMIT_UPLOADS_PER_MINUTE: '3', LOG_LEVEL: 'warn' });
+  const app = await startTestApp({
+    RATE_LIMIT_WRITES_PER_MINUTE: '5',
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '3',
+    LOG_LEVEL: 'warn',
+  });
   t.teardown(() => app.close());
   const a = await createUser(app, 0xffff);
   const b = await createUser(app, 0xffff);
   const port = app.server.port;
-  const put = (ip: string, key: string) => from(ip, port, 'PUT', `/api/post/${NO_POST}`, { 'X-Access-Key': key, 'Content-Type': 'application/json' }, '{"text":"x"}');
+  const put = (ip: string, key: string) =>
+    from(
+      ip,
+      port,
+      'PUT',
+      `/api/post/${NO_POST}`,
+      { 'X-Access-Key': key, 'Content-Type': 'application/json' },
+      '{"text":"x"}',
+    );
 
   for (let i = 0; i < 5; i++) {
     const res = await put('127.0.0.1', a.accessKey);
@@ -99,13 +135,28 @@ test('HTTP: 429 with Retry-After and RateLimit headers, per user and per address
   // Reads and searches never count.
   for (let i = 0; i < 20; i++) {
     t.is((await from('127.0.0.1', port, 'GET', '/api/post/')).status, 200);
-    const search = await from('127.0.0.1', port, 'POST', '/api/post/search', { 'Content-Type': 'application/json' }, '{}');
+    const search = await from(
+      '127.0.0.1',
+      port,
+      'POST',
+      '/api/post/search',
+      { 'Content-Type': 'application/json' },
+      '{}',
+    );
     t.is(search.status, 200);
     t.is(search.headers['ratelimit-limit'], undefined);
   }
 
   // Uploads have their own, smaller budget, anonymous /similar included (counted per address).
-  const similar = () => from('127.0.0.3', port, 'POST', '/api/post/similar', { 'Content-Type': 'multipart/form-data; boundary=x' }, '--x--\r\n');
+  const similar = () =>
+    from(
+      '127.0.0.3',
+      port,
+      'POST',
+      '/api/post/similar',
+      { 'Content-Type': 'multipart/form-data; boundary=x' },
+      '--x--\r\n',
+    );
   for (let i = 0; i < 3; i++) t.is((await similar()).status, 400);
   const shed = await similar();
   t.is(shed.status, 429);
@@ -113,7 +164,12 @@ test('HTTP: 429 with Retry-After and RateLimit headers, per user and per address
 });
 
 /** Writes `step` every `everyMs` until the server closes the socket; resolves with what came back and when. */
-function dribble(port: number, first: string, step: () => string, everyMs: number): Promise<{ ms: number; response: string }> {
+function dribble(
+  port: number,
+  first: string,
+  step: () => string,
+  everyMs: number,
+): Promise<{ ms: number; response: string }> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -156,7 +212,12 @@ test('slow clients are disconnected within the configured bounds', async (t) => 
   t.true(headers.ms < 1000 + slack, `slow headers: closed after ${headers.ms.toFixed(0)} ms`);
   t.regex(headers.response, /^HTTP\/1\.1 408/);
 
-  const body = await dribble(server.port, 'POST /api/post/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', () => ' ', 100);
+  const body = await dribble(
+    server.port,
+    'POST /api/post/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n',
+    () => ' ',
+    100,
+  );
   t.true(body.ms < 2000 + slack, `trickling body: closed after ${body.ms.toFixed(0)} ms`);
 
   const silent = await dribble(server.port, '', () => '', 60_000);
@@ -168,7 +229,9 @@ test('slow clients are disconnected within the configured bounds', async (t) => 
   t.regex(kept.response, /^HTTP\/1\.1 200/);
   t.true(kept.ms < 500 + 1000 + slack, `idle keep-alive: closed after ${kept.ms.toFixed(0)} ms`);
 
-  t.log(`closed after: slow headers ${headers.ms.toFixed(0)} ms, trickling body ${body.ms.toFixed(0)} ms, silent ${silent.ms.toFixed(0)} ms, idle keep-alive ${kept.ms.toFixed(0)} ms`);
+  t.log(
+    `closed after: slow headers ${headers.ms.toFixed(0)} ms, trickling body ${body.ms.toFixed(0)} ms, silent ${silent.ms.toFixed(0)} ms, idle keep-alive ${kept.ms.toFixed(0)} ms`,
+  );
   t.is((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 200, 'ordinary clients are unaffected');
 });
 
@@ -176,15 +239,25 @@ test('a full hashing queue sheds uploads with 503 and Retry-After, never 500', a
   // A photo-sized noise JPEG takes long enough to decode that concurrent uploads queue up.
   const raw = Buffer.alloc(1800 * 1800 * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 24;
-  const big = await sharp(raw, { raw: { width: 1800, height: 1800, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+  const big = await sharp(raw, { raw: { width: 1800, height: 1800, channels: 3 } })
+    .jpeg({ quality: 95 })
+    .toBuffer();
   for (const queue of ['0', '1']) {
-    const app = await startTestApp({ HASH_WORKERS: '1', HASH_QUEUE_LIMIT: queue, RATE_LIMIT_UPLOADS_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+    const app = await startTestApp({
+      HASH_WORKERS: '1',
+      HASH_QUEUE_LIMIT: queue,
+      RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+    });
     t.teardown(() => app.close());
     const user = await createUser(app, 0xffff);
     // With no queue, a task is refused unless a worker is idle: wait until the worker thread has
     // started (loading tsx and sharp takes seconds on a busy box), so only the burst is shed.
     for (let tries = 0; ; tries++) {
-      const warm = await app.request('/api/post/similar', { method: 'POST', body: uploadForm({ image: await randomImage(8799), type: 'image/png' }) });
+      const warm = await app.request('/api/post/similar', {
+        method: 'POST',
+        body: uploadForm({ image: await randomImage(8799), type: 'image/png' }),
+      });
       if (warm.status === 200) break;
       if (tries > 100) t.fail(`the hashing pool never became ready (${warm.status})`);
       await new Promise((r) => setTimeout(r, 100));
@@ -193,20 +266,30 @@ test('a full hashing queue sheds uploads with 503 and Retry-After, never 500', a
       Array.from({ length: 12 }, async (_, i) => {
         const path = i % 2 ? '/api/post/similar' : '/api/post/';
         const image = i % 4 === 0 ? await randomImage(8800 + i) : big;
-        const res = await app.request(path, { method: 'POST', headers: user.headers, body: uploadForm({ image, type: 'image/jpeg', force: '1' }) });
+        const res = await app.request(path, {
+          method: 'POST',
+          headers: user.headers,
+          body: uploadForm({ image, type: 'image/jpeg', force: '1' }),
+        });
         return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
       }),
     );
     const statuses = results.map((r) => r.status);
     t.log(`HASH_QUEUE_LIMIT=${queue}: ${statuses.join(' ')}`);
-    t.false(statuses.some((s) => s >= 500 && s !== 503), statuses.join(' '));
+    t.false(
+      statuses.some((s) => s >= 500 && s !== 503),
+      statuses.join(' '),
+    );
     const shed = results.filter((r) => r.status === 503);
     t.true(shed.length >= 1, 'some uploads were shed');
     for (const r of shed) {
       t.is(r.retryAfter, '1');
       t.regex(r.body.error, /busy/);
     }
-    t.true(statuses.some((s) => s === 200 || s === 201), 'some uploads went through');
+    t.true(
+      statuses.some((s) => s === 200 || s === 201),
+      'some uploads went through',
+    );
     // The accepted uploads' thumbnails are made in the background, through the same temp directory.
     await eventually(() => app.services.thumbnailQueue.size() === 0 || undefined, 30_000);
     t.deepEqual(fs.readdirSync(app.services.images.tmpDir), [], 'shed uploads leave no temp files');

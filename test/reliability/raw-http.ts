@@ -62,7 +62,14 @@ export function send(port: number, req: RawRequest, timeoutMs = 20_000): Promise
       const m = /^HTTP\/1\.[01] (?!1\d\d)(\d{3})/m.exec(text);
       const final = m ? text.slice(m.index) : text;
       const headEnd = final.indexOf('\r\n\r\n');
-      resolve({ status: m ? Number(m[1]) : 0, head: headEnd >= 0 ? final.slice(0, headEnd) : final, bytes: size, ms: performance.now() - started, error, timedOut });
+      resolve({
+        status: m ? Number(m[1]) : 0,
+        head: headEnd >= 0 ? final.slice(0, headEnd) : final,
+        bytes: size,
+        ms: performance.now() - started,
+        error,
+        timedOut,
+      });
     };
     const timer = setTimeout(() => finish(true), timeoutMs);
     socket.on('data', (c: Buffer) => {
@@ -99,7 +106,8 @@ export function send(port: number, req: RawRequest, timeoutMs = 20_000): Promise
       // Every request announces `Connection: close`, so the server ends the exchange. Half-closing at
       // once would make node abort the request unanswered; a request that may leave the server waiting
       // for bytes that never come (declared length too long) is half-closed after a moment.
-      if (req.mayClose || req.truncateAt !== undefined) setTimeout(() => !socket.destroyed && socket.end(), 1000).unref();
+      if (req.mayClose || req.truncateAt !== undefined)
+        setTimeout(() => !socket.destroyed && socket.end(), 1000).unref();
     }
   });
 }

@@ -34,13 +34,21 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   let server: ChildServer | undefined;
   t.teardown(() => server?.stop());
   const accounts = openAccountsJob(loadConfig({ DATA_DIR: dataDir }));
-  const uploader = await accounts.accounts.createUser({ name: 'uploader', password: 'correct horse battery', permission: 0x2 | 0x4 });
+  const uploader = await accounts.accounts.createUser({
+    name: 'uploader',
+    password: 'correct horse battery',
+    permission: 0x2 | 0x4,
+  });
   accounts.close();
 
   // Posts from a server that computes no descriptors (as before migration 015).
   server = await startChild({ ...env, ROBUST_DESCRIPTORS: '0' });
   const upload = async (image: Buffer) => {
-    const res = await fetch(`${server!.url}/api/post/`, { method: 'POST', headers: { 'X-Access-Key': uploader.accessKey }, body: uploadForm({ image, force: '1' }) });
+    const res = await fetch(`${server!.url}/api/post/`, {
+      method: 'POST',
+      headers: { 'X-Access-Key': uploader.accessKey },
+      body: uploadForm({ image, force: '1' }),
+    });
     t.is(res.status, 201);
     return ((await res.json()) as { id: string }).id;
   };
@@ -51,7 +59,8 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
 
   const reader = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
   t.teardown(() => reader.close());
-  const filled = () => reader.prepare('SELECT seq FROM posts WHERE robust IS NOT NULL ORDER BY seq').pluck().all() as number[];
+  const filled = () =>
+    reader.prepare('SELECT seq FROM posts WHERE robust IS NOT NULL ORDER BY seq').pluck().all() as number[];
   const seqs = reader.prepare('SELECT seq FROM posts ORDER BY seq').pluck().all() as number[];
   t.is(seqs.length, 16);
   t.deepEqual(filled(), []);
@@ -66,13 +75,20 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   t.deepEqual(atKill, seqs.slice(0, atKill.length), 'filled in post-number order');
 
   server = await startChild({ ...env, ROBUST_DESCRIPTORS: '1' });
-  await until('every descriptor and its index change', () =>
-    filled().length === seqs.length && (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
+  await until(
+    'every descriptor and its index change',
+    () =>
+      filled().length === seqs.length &&
+      (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
   );
   const versions = reader.prepare('SELECT DISTINCT version FROM posts').pluck().all();
   t.deepEqual(versions, [2], 'each post stored its descriptor once (one raised version)');
   const found = await (await fetch(`${server.url}/api/post/${photo}/similar?robust=1`)).json();
-  t.deepEqual(found.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(found));
+  t.deepEqual(
+    found.robust.map((r: { id: string }) => r.id),
+    [cropped],
+    JSON.stringify(found),
+  );
   await server.stop();
 
   // A database from the release before format 3 (migration 017 not applied yet): two descriptors of
@@ -80,7 +96,10 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   // backfill computes them again, one raised version each; the unreadable one says the same in
   // format 3 and is rewritten, not computed; the other posts are left alone.
   const writer = new Database(path.join(dataDir, DATABASE_FILE));
-  const rows = writer.prepare('SELECT seq, robust FROM posts ORDER BY seq LIMIT 3').all() as { seq: number; robust: Buffer }[];
+  const rows = writer.prepare('SELECT seq, robust FROM posts ORDER BY seq LIMIT 3').all() as {
+    seq: number;
+    robust: Buffer;
+  }[];
   const current = rows.slice(0, 2);
   for (const { seq, robust } of current) {
     const old = Buffer.from(robust.subarray(0, robust.length - CELL_COUNT * 9));
@@ -93,13 +112,29 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
   const format = () => reader.prepare('SELECT DISTINCT unicode(substr(robust, 1, 1)) FROM posts').pluck().all();
   t.deepEqual(format().sort(), [2, 3]);
   server = await startChild({ ...env, ROBUST_DESCRIPTORS: '1' });
-  await until('format 2 recomputed and reindexed', () =>
-    format().join() === '3' && (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
+  await until(
+    'format 2 recomputed and reindexed',
+    () =>
+      format().join() === '3' &&
+      (reader.prepare('SELECT count(*) FROM outbox WHERE indexed_at IS NULL').pluck().get() as number) === 0,
   );
   const byVersion = reader.prepare('SELECT version, count(*) AS n FROM posts GROUP BY version ORDER BY version').all();
-  t.deepEqual(byVersion, [{ version: 2, n: 14 }, { version: 3, n: 2 }]);
-  t.deepEqual(reader.prepare('SELECT robust FROM posts WHERE seq IN (?, ?) ORDER BY seq').pluck().all(current[0].seq, current[1].seq), current.map((c) => c.robust));
+  t.deepEqual(byVersion, [
+    { version: 2, n: 14 },
+    { version: 3, n: 2 },
+  ]);
+  t.deepEqual(
+    reader
+      .prepare('SELECT robust FROM posts WHERE seq IN (?, ?) ORDER BY seq')
+      .pluck()
+      .all(current[0].seq, current[1].seq),
+    current.map((c) => c.robust),
+  );
   t.deepEqual(reader.prepare('SELECT robust FROM posts WHERE seq = ?').pluck().get(rows[2].seq), Buffer.from([3, 0]));
   const again = await (await fetch(`${server.url}/api/post/${photo}/similar?robust=1`)).json();
-  t.deepEqual(again.robust.map((r: { id: string }) => r.id), [cropped], JSON.stringify(again));
+  t.deepEqual(
+    again.robust.map((r: { id: string }) => r.id),
+    [cropped],
+    JSON.stringify(again),
+  );
 });

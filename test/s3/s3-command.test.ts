@@ -19,20 +19,38 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // Not yet a command of src/cli/main.ts: its module is run directly, as main.ts would.
 const RUN = `import(${JSON.stringify(path.join(ROOT, 'src/cli/s3-command.ts'))}).then(async (m) => { process.exitCode = await m.run(process.argv.slice(1)); })`;
 
-interface Result { code: number; stdout: string; stderr: string; ms: number }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 function s3cli(home: string, ...args: string[]): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', '-e', RUN, '--', ...args], { cwd: ROOT, env: { ...process.env, IMGPOST_S3_HOME: home, IMGPOST_S3_PORT: '' }, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, ms: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '-e', RUN, '--', ...args],
+      { cwd: ROOT, env: { ...process.env, IMGPOST_S3_HOME: home, IMGPOST_S3_PORT: '' }, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : -1) : 0,
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        });
+      },
+    );
   });
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => { const { port } = server.address() as net.AddressInfo; server.close(() => resolve(port)); });
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -51,7 +69,11 @@ test('s3 start prints working settings, is idempotent, refuses a second port; st
   });
 
   const usage = [[], ['bogus'], ['stop', '--json'], ['start', '--port', 'x'], ['start', '--bucket', 'No_Such']];
-  const [help, before, ...wrong] = await Promise.all([s3cli(home, '--help'), s3cli(home, 'status', '--json'), ...usage.map((args) => s3cli(home, ...args))]);
+  const [help, before, ...wrong] = await Promise.all([
+    s3cli(home, '--help'),
+    s3cli(home, 'status', '--json'),
+    ...usage.map((args) => s3cli(home, ...args)),
+  ]);
   t.is(help.code, 0);
   t.regex(help.stdout, /Usage: imgpost s3 <command>/);
   t.regex(help.stdout, /org\.gaul:s3proxy:[\d.]+:jar:jar-with-dependencies/);
@@ -67,7 +89,12 @@ test('s3 start prints working settings, is idempotent, refuses a second port; st
   t.is(start.code, 0, start.stderr);
   t.regex(start.stderr, /S3Proxy is ready/);
   t.regex(start.stderr, /created bucket photos/);
-  const env = Object.fromEntries(start.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    start.stdout
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   t.like(env, { MEDIA_STORE: 's3://photos/', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_FORCE_PATH_STYLE: '1' });
 
   // The printed settings are all a server needs.
@@ -75,10 +102,19 @@ test('s3 start prints working settings, is idempotent, refuses a second port; st
   t.teardown(() => store.close());
   await store.check();
   await store.put('ab/x.jpg', { buffer: Buffer.from('hello') }, { contentType: 'image/jpeg' });
-  t.true(fs.existsSync(path.join(home, 'data', 'photos', 'ab', 'x.jpg')), 'the filesystem backend keeps the object as a file under <home>/data/<bucket>');
+  t.true(
+    fs.existsSync(path.join(home, 'data', 'photos', 'ab', 'x.jpg')),
+    'the filesystem backend keeps the object as a file under <home>/data/<bucket>',
+  );
 
   const status = JSON.parse((await s3cli(home, 'status', '--json')).stdout);
-  t.like(status, { running: true, endpoint: `http://127.0.0.1:${port}`, port, accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY });
+  t.like(status, {
+    running: true,
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    accessKeyId: env.S3_ACCESS_KEY_ID,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+  });
   t.is(typeof status.pid, 'number');
   t.is(fs.statSync(path.join(home, 'credentials.json')).mode & 0o777, 0o600, 'the credentials file is private');
 

@@ -29,10 +29,25 @@ test.before(async () => {
   for (let i = 0; i < CANDIDATES; i++) {
     const hash = i < 5 ? rnd.flipBits(BASE, i * 3) : BASE.slice(0, 16) + rnd.bits64().slice(16);
     const id = uuidV7(Date.parse('2025-02-01T00:00:00Z') + i, rnd);
-    postRepository.insert({ id, text: '', rating: 'moderate', ext: 'png', mime: 'image/png', width: 1, height: 1, hash, uploaderId: null, createdAt: new Date(Date.parse('2025-02-01T00:00:00Z') + i).toISOString(), tags: [] });
+    postRepository.insert({
+      id,
+      text: '',
+      rating: 'moderate',
+      ext: 'png',
+      mime: 'image/png',
+      width: 1,
+      height: 1,
+      hash,
+      uploaderId: null,
+      createdAt: new Date(Date.parse('2025-02-01T00:00:00Z') + i).toISOString(),
+      tags: [],
+    });
     planted.push(postRepository.getById(id)!);
   }
-  await postsIndex.apply(planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  await postsIndex.apply(
+    planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
+    { refresh: true },
+  );
   posts = fx.posts();
   await es.indices.putSettings({ index: postsIndex.alias, settings: { 'index.max_result_window': WINDOW } });
 });
@@ -40,11 +55,16 @@ test.after.always(async () => fx?.app.close());
 
 test('the lowered window is really in force', async (t) => {
   const { es, postsIndex } = fx.app.services;
-  await t.throwsAsync(es.search({ index: postsIndex.alias, from: WINDOW, size: 1 }), { message: /result window is too large/i });
+  await t.throwsAsync(es.search({ index: postsIndex.alias, from: WINDOW, size: 1 }), {
+    message: /result window is too large/i,
+  });
 });
 
 test('/api/post/search pages to the very end past the window, equal to the reference', async (t) => {
-  const bodies: { filter?: RefSelector[]; order?: { key: 'createdAt' | 'uploaderId' | 'id'; direction?: 'asc' | 'desc' }[] }[] = [
+  const bodies: {
+    filter?: RefSelector[];
+    order?: { key: 'createdAt' | 'uploaderId' | 'id'; direction?: 'asc' | 'desc' }[];
+  }[] = [
     {},
     { order: [{ key: 'createdAt', direction: 'desc' }] },
     { order: [{ key: 'uploaderId', direction: 'desc' }, { key: 'createdAt' }] },
@@ -55,26 +75,45 @@ test('/api/post/search pages to the very end past the window, equal to the refer
   for (const body of bodies) {
     // Walk the whole result in pages that straddle and pass the window, and a few single jumps.
     for (let offset = 0; offset < POSTS + 40; offset += 37) requests.push({ body, offset, limit: 37 });
-    requests.push({ body, offset: 0, limit: 1000 }, { body, offset: POSTS - 3, limit: 10 }, { body, offset: 5000, limit: 10 }, { body, offset: 300, limit: 0 });
+    requests.push(
+      { body, offset: 0, limit: 1000 },
+      { body, offset: POSTS - 3, limit: 10 },
+      { body, offset: 5000, limit: 10 },
+      { body, offset: 300, limit: 0 },
+    );
   }
-  const results = await pool(4, requests.map((r) => () => postJson(fx.app, `/api/post/search?offset=${r.offset}&limit=${r.limit}`, r.body)));
+  const results = await pool(
+    4,
+    requests.map((r) => () => postJson(fx.app, `/api/post/search?offset=${r.offset}&limit=${r.limit}`, r.body)),
+  );
   for (const [i, r] of requests.entries()) {
     const want = refPostSearch(posts, r.body);
     const where = JSON.stringify(r);
     t.is(results[i].status, 200, `${where} ${JSON.stringify(results[i].body)}`);
     t.is(results[i].body.count, want.length, where);
-    t.deepEqual(results[i].body.data.map((p: { id: string }) => p.id), want.slice(r.offset, r.offset + r.limit).map((p) => p.id), where);
+    t.deepEqual(
+      results[i].body.data.map((p: { id: string }) => p.id),
+      want.slice(r.offset, r.offset + r.limit).map((p) => p.id),
+      where,
+    );
   }
 });
 
 test('/image/search offsets past the window, equal to the reference', async (t) => {
-  for (const body of [{ conditions: [] }, { conditions: [{ type: 'ratingEq', value: 'none' }], orderBy: 'id', order: 'asc' }]) {
+  for (const body of [
+    { conditions: [] },
+    { conditions: [{ type: 'ratingEq', value: 'none' }], orderBy: 'id', order: 'asc' },
+  ]) {
     const want = refImageSearch(posts, body);
     for (const offset of [0, 45, 49, 50, 51, 200, want.length - 5, want.length, 10_000]) {
       const res = await postJson(fx.app, `/image/search?offset=${offset}&limit=24`, body);
       t.is(res.status, 200);
       t.is(res.body.data.total, want.length);
-      t.deepEqual(res.body.data.images.map((im: { id: number }) => im.id), want.slice(offset, offset + 24).map((p) => p.seq), `offset ${offset}`);
+      t.deepEqual(
+        res.body.data.images.map((im: { id: number }) => im.id),
+        want.slice(offset, offset + 24).map((p) => p.seq),
+        `offset ${offset}`,
+      );
     }
   }
 });
@@ -82,7 +121,10 @@ test('/image/search offsets past the window, equal to the reference', async (t) 
 test('findWithin fetches every candidate even when a page would pass the window', async (t) => {
   for (const maxDiff of [3, 8, 11]) {
     const found = await findWithin(fx.app.services.postsIndex, BASE, maxDiff);
-    const want = posts.filter((p) => hammingDistance(BASE, p.hash) <= maxDiff).map((p) => p.id).sort();
+    const want = posts
+      .filter((p) => hammingDistance(BASE, p.hash) <= maxDiff)
+      .map((p) => p.id)
+      .sort();
     t.deepEqual(found.map((m) => m.id).sort(), want, `maxDiff ${maxDiff}`);
     t.true(want.length >= 2);
   }

@@ -8,7 +8,13 @@ import { createUser } from '../helpers/users.ts';
 import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
-import { refImageSearch, refPostSearch, type RefCondition, type RefOrder, type RefSelector } from '../helpers/search-reference.ts';
+import {
+  refImageSearch,
+  refPostSearch,
+  type RefCondition,
+  type RefOrder,
+  type RefSelector,
+} from '../helpers/search-reference.ts';
 import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 
 // Reproduce a failure with the seed it logs: SEARCH_TEST_SEED=<n> npx ava test/search/differential.test.ts
@@ -43,10 +49,20 @@ function dateValue(r: Random, iso: string): string {
 }
 
 function randomSelector(r: Random): RefSelector {
-  const kind = r.weighted([['text', 5], ['id', 2], ['tag', 4], ['rating', 2], ['createdAt', 3], ['updatedAt', 2], ['system', 1]] as const);
+  const kind = r.weighted([
+    ['text', 5],
+    ['id', 2],
+    ['tag', 4],
+    ['rating', 2],
+    ['createdAt', 3],
+    ['updatedAt', 2],
+    ['system', 1],
+  ] as const);
   switch (kind) {
     case 'text': {
-      const value = r.chance(0.15) ? r.pick(['*', '?', '\\', '%', 'a*b', 'why?', 'c:\\', '_', '', 'ß', 'İ', '🙂']) : needle(r, someone(r).text, 8);
+      const value = r.chance(0.15)
+        ? r.pick(['*', '?', '\\', '%', 'a*b', 'why?', 'c:\\', '_', '', 'ß', 'İ', '🙂'])
+        : needle(r, someone(r).text, 8);
       return { type: 'text', op: r.chance(0.7) ? 'contains' : 'not_contains', value };
     }
     case 'id':
@@ -61,7 +77,11 @@ function randomSelector(r: Random): RefSelector {
     case 'createdAt':
     case 'updatedAt': {
       const p = someone(r);
-      return { type: kind, op: r.pick(DATE_OPS), value: dateValue(r, kind === 'createdAt' ? p.createdAt : p.updatedAt) };
+      return {
+        type: kind,
+        op: r.pick(DATE_OPS),
+        value: dateValue(r, kind === 'createdAt' ? p.createdAt : p.updatedAt),
+      };
     }
     case 'system':
       return { type: 'system', op: r.chance(0.5) ? 'untagged' : 'disowned' };
@@ -70,15 +90,35 @@ function randomSelector(r: Random): RefSelector {
 
 function randomPostQuery(r: Random) {
   const body: { filter?: RefSelector[]; order?: RefOrder[] } = {};
-  if (r.chance(0.9)) body.filter = Array.from({ length: r.weighted([[1, 5], [2, 4], [3, 2], [5, 1], [12, 1]] as const) }, () => randomSelector(r));
+  if (r.chance(0.9))
+    body.filter = Array.from(
+      {
+        length: r.weighted([
+          [1, 5],
+          [2, 4],
+          [3, 2],
+          [5, 1],
+          [12, 1],
+        ] as const),
+      },
+      () => randomSelector(r),
+    );
   if (r.chance(0.7))
     body.order = Array.from({ length: r.int(0, 3) }, () => {
       const o: RefOrder = { key: r.pick(['createdAt', 'uploaderId', 'id'] as const) };
       if (r.chance(0.7)) o.direction = r.pick(['asc', 'desc'] as const);
       return o;
     });
-  const offset = r.weighted([[0, 5], [r.int(1, 40), 3], [r.int(0, POSTS), 1]] as const);
-  const limit = r.weighted([[undefined, 2], [r.int(0, 60), 6], [r.int(900, 1500), 1]] as const);
+  const offset = r.weighted([
+    [0, 5],
+    [r.int(1, 40), 3],
+    [r.int(0, POSTS), 1],
+  ] as const);
+  const limit = r.weighted([
+    [undefined, 2],
+    [r.int(0, 60), 6],
+    [r.int(900, 1500), 1],
+  ] as const);
   return { body, offset, limit };
 }
 
@@ -91,7 +131,10 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
   const results = await pool(
     24,
     queries.map((q) => () => {
-      const params = new URLSearchParams({ offset: String(q.offset), ...(q.limit === undefined ? {} : { limit: String(q.limit) }) });
+      const params = new URLSearchParams({
+        offset: String(q.offset),
+        ...(q.limit === undefined ? {} : { limit: String(q.limit) }),
+      });
       return postJson(fx.app, `/api/post/search?${params}`, q.body);
     }),
   );
@@ -104,10 +147,18 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
     const where = `query ${i}: ${JSON.stringify(q)}`;
     if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
     t.is(res.body.count, expected.length, where);
-    t.deepEqual(res.body.data.map((p: { id: string }) => p.id), slice.map((p) => p.id), where);
+    t.deepEqual(
+      res.body.data.map((p: { id: string }) => p.id),
+      slice.map((p) => p.id),
+      where,
+    );
     if (slice.length > 0) {
       nonEmpty++;
-      t.deepEqual(res.body.data[0], JSON.parse(JSON.stringify(toPostView(slice[0], fx.app.services.config.mediaUrl))), where);
+      t.deepEqual(
+        res.body.data[0],
+        JSON.parse(JSON.stringify(toPostView(slice[0], fx.app.services.config.mediaUrl))),
+        where,
+      );
     }
   }
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned posts`);
@@ -130,7 +181,14 @@ function typo(r: Random, word: string): string {
 }
 
 function randomCondition(r: Random): RefCondition {
-  const type = r.weighted([['tagInclude', 4], ['tagExclude', 2], ['ratingEq', 2], ['textContains', 4], ['uploadedBy', 3], ['textMatch', 3]] as const);
+  const type = r.weighted([
+    ['tagInclude', 4],
+    ['tagExclude', 2],
+    ['ratingEq', 2],
+    ['textContains', 4],
+    ['uploadedBy', 3],
+    ['textMatch', 3],
+  ] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
   switch (type) {
     case 'tagInclude':
@@ -146,7 +204,12 @@ function randomCondition(r: Random): RefCondition {
     }
     case 'uploadedBy': {
       const user = r.pick(fx.seed.users);
-      const value = r.weighted([[user.name, 3], [user.name.toUpperCase(), 2], [String(user.id), 2], ['nobody_here', 1]] as const);
+      const value = r.weighted([
+        [user.name, 3],
+        [user.name.toUpperCase(), 2],
+        [String(user.id), 2],
+        ['nobody_here', 1],
+      ] as const);
       return { type, value: pad(value) };
     }
     case 'textMatch': {
@@ -155,7 +218,12 @@ function randomCondition(r: Random): RefCondition {
       const plain = WORDS.filter((w) => /^[a-z]+$/i.test(w));
       const words: string[] = Array.from({ length: r.int(1, 2) }, () => r.pick(plain.slice(0, 60)));
       const i = r.int(0, words.length - 1);
-      words[i] = r.weighted([[words[i], 4], [typo(r, words[i]), 3], [typo(r, typo(r, words[i])), 1], [words[i].slice(0, r.int(1, words[i].length)), 2]] as const);
+      words[i] = r.weighted([
+        [words[i], 4],
+        [typo(r, words[i]), 3],
+        [typo(r, typo(r, words[i])), 1],
+        [words[i].slice(0, r.int(1, words[i].length)), 2],
+      ] as const);
       return { type, value: pad(words.join(' ')) };
     }
   }
@@ -165,11 +233,32 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
   const r = new Random(SEED + 1);
   const queries = Array.from({ length: QUERIES }, () => {
     const body = {
-      conditions: Array.from({ length: r.weighted([[0, 1], [1, 5], [2, 4], [3, 2]] as const) }, () => randomCondition(r)),
+      conditions: Array.from(
+        {
+          length: r.weighted([
+            [0, 1],
+            [1, 5],
+            [2, 4],
+            [3, 2],
+          ] as const),
+        },
+        () => randomCondition(r),
+      ),
       orderBy: r.pick(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
       order: r.pick(['asc', 'desc', 'sideways', undefined]),
     };
-    return { body, offset: r.weighted([[0, 4], [r.int(1, 30), 2], [r.int(0, 300), 1]] as const), limit: r.weighted([[undefined, 1], [r.int(1, 30), 4]] as const) };
+    return {
+      body,
+      offset: r.weighted([
+        [0, 4],
+        [r.int(1, 30), 2],
+        [r.int(0, 300), 1],
+      ] as const),
+      limit: r.weighted([
+        [undefined, 1],
+        [r.int(1, 30), 4],
+      ] as const),
+    };
   });
   const started = Date.now();
   // 24 at once: the searches then share `_msearch` requests (src/search/msearch-batch.ts), and each
@@ -177,7 +266,10 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
   const results = await pool(
     24,
     queries.map((q) => () => {
-      const params = new URLSearchParams({ offset: String(q.offset), ...(q.limit === undefined ? {} : { limit: String(q.limit) }) });
+      const params = new URLSearchParams({
+        offset: String(q.offset),
+        ...(q.limit === undefined ? {} : { limit: String(q.limit) }),
+      });
       return postJson(fx.app, `/image/search?${params}`, q.body);
     }),
   );
@@ -198,8 +290,16 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
       // Relevance order is Elasticsearch's; the page must still be the right size and only matches.
       const allowed = new Set(expected.map((p) => p.seq));
       t.is(got.length, Math.max(0, Math.min(limit, expected.length - q.offset)), where);
-      t.true(got.every((seq) => allowed.has(seq)), where);
-    } else t.deepEqual(got, expected.slice(q.offset, q.offset + limit).map((p) => p.seq), where);
+      t.true(
+        got.every((seq) => allowed.has(seq)),
+        where,
+      );
+    } else
+      t.deepEqual(
+        got,
+        expected.slice(q.offset, q.offset + limit).map((p) => p.seq),
+        where,
+      );
     if (got.length > 0) {
       nonEmpty++;
       const p = bySeq.get(got[0])!;
@@ -224,10 +324,26 @@ test.serial('POST /image/search facets agree with a plain count over SQLite', as
   const all: RefFacet[] = ['tags', 'rating', 'uploader'];
   const queries = Array.from({ length: FACET_QUERIES }, () => {
     // Mostly broad results (few conditions), where many tags tie and the top 20 must be picked right.
-    const conditions = Array.from({ length: r.weighted([[0, 2], [1, 5], [2, 3], [3, 1]] as const) }, () => randomCondition(r));
+    const conditions = Array.from(
+      {
+        length: r.weighted([
+          [0, 2],
+          [1, 5],
+          [2, 3],
+          [3, 1],
+        ] as const),
+      },
+      () => randomCondition(r),
+    );
     const facets = r.chance(0.6) ? all : all.filter(() => r.chance(0.5));
     const body = { conditions, facets, orderBy: r.pick(['id', 'uploadDate', 'relevance', undefined]) };
-    return { body, offset: r.weighted([[0, 4], [r.int(1, 3000), 1]] as const) };
+    return {
+      body,
+      offset: r.weighted([
+        [0, 4],
+        [r.int(1, 3000), 1],
+      ] as const),
+    };
   });
   const started = Date.now();
   const results = await pool(
@@ -265,68 +381,103 @@ function refTags(prefix: string, offset: number, limit: number | undefined) {
     .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
     .all() as { id: number; name: string; count: number }[];
   const folded = foldTag(prefix);
-  const matching = rows.filter((t) => foldTag(t.name).startsWith(folded)).sort((a, b) => b.count - a.count || binaryOrder(a.name, b.name));
+  const matching = rows
+    .filter((t) => foldTag(t.name).startsWith(folded))
+    .sort((a, b) => b.count - a.count || binaryOrder(a.name, b.name));
   return { count: matching.length, data: matching.slice(offset, offset + Math.min(limit ?? 10, 100)) };
 }
 
-test.serial('GET /api/tag agrees with a plain count over SQLite through uploads, edits, reverts and deletes', async (t) => {
-  const r = new Random(SEED + 2);
-  const editor = await createUser(fx.app, 0x2 | 0x4 | 0x2000);
-  const unicode = WORDS.filter((w) => /^[^\s\p{C}]+$/u.test(w) && /[^\x20-\x7e]|%|_/.test(w));
-  const someTags = () => {
-    const names = new Set<string>();
-    for (let n = r.int(0, 6); n > 0; n--) names.add(r.chance(0.7) ? fx.seed.tags[r.skewed(60)] : r.pick(unicode));
-    return [...names];
-  };
-  const write = async (method: string, url: string, body: unknown) => {
-    const res = await fx.app.request(url, { method, headers: { ...editor.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  };
-  let queries = 0;
-  const check = async (step: string) => {
-    for (let i = 0; i < 12; i++) {
-      const prefix = r.weighted([
-        ['', 1],
-        [needle(r, r.pick(fx.seed.tags.slice(0, 80)), 6), 6],
-        [needle(r, r.pick(unicode), 3), 3],
-        ['zzz', 1],
-      ] as const);
-      const offset = r.weighted([[0, 6], [r.int(1, 30), 2], [r.int(0, 3000), 1]] as const);
-      const limit = r.weighted([[undefined, 3], [r.int(0, 100), 5], [r.int(101, 500), 1]] as const);
-      const params = new URLSearchParams({ prefix, offset: String(offset), ...(limit === undefined ? {} : { limit: String(limit) }) });
-      const res = await fx.app.request(`/api/tag?${params}`);
-      t.is(res.status, 200);
-      t.deepEqual(await res.json(), refTags(prefix, offset, limit), `${step}: ${params}`);
-      queries++;
-    }
-  };
+test.serial(
+  'GET /api/tag agrees with a plain count over SQLite through uploads, edits, reverts and deletes',
+  async (t) => {
+    const r = new Random(SEED + 2);
+    const editor = await createUser(fx.app, 0x2 | 0x4 | 0x2000);
+    const unicode = WORDS.filter((w) => /^[^\s\p{C}]+$/u.test(w) && /[^\x20-\x7e]|%|_/.test(w));
+    const someTags = () => {
+      const names = new Set<string>();
+      for (let n = r.int(0, 6); n > 0; n--) names.add(r.chance(0.7) ? fx.seed.tags[r.skewed(60)] : r.pick(unicode));
+      return [...names];
+    };
+    const write = async (method: string, url: string, body: unknown) => {
+      const res = await fx.app.request(url, {
+        method,
+        headers: { ...editor.headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+    };
+    let queries = 0;
+    const check = async (step: string) => {
+      for (let i = 0; i < 12; i++) {
+        const prefix = r.weighted([
+          ['', 1],
+          [needle(r, r.pick(fx.seed.tags.slice(0, 80)), 6), 6],
+          [needle(r, r.pick(unicode), 3), 3],
+          ['zzz', 1],
+        ] as const);
+        const offset = r.weighted([
+          [0, 6],
+          [r.int(1, 30), 2],
+          [r.int(0, 3000), 1],
+        ] as const);
+        const limit = r.weighted([
+          [undefined, 3],
+          [r.int(0, 100), 5],
+          [r.int(101, 500), 1],
+        ] as const);
+        const params = new URLSearchParams({
+          prefix,
+          offset: String(offset),
+          ...(limit === undefined ? {} : { limit: String(limit) }),
+        });
+        const res = await fx.app.request(`/api/tag?${params}`);
+        t.is(res.status, 200);
+        t.deepEqual(await res.json(), refTags(prefix, offset, limit), `${step}: ${params}`);
+        queries++;
+      }
+    };
 
-  const mine: string[] = [];
-  for (let i = 0; i < 12; i++) {
-    const res = await fx.app.request('/api/post/', { method: 'POST', headers: editor.headers, body: uploadForm({ image: await randomImage(77_000 + i), metadata: { tags: someTags() }, force: '1' }) });
-    if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
-    mine.push((await res.json()).id);
-  }
-  await check('after uploads');
-  for (let step = 0; step < 30; step++) {
-    const id = r.pick(mine);
-    const kind = r.weighted([['edit', 5], ['revert', 3], ['delete', 1]] as const);
-    if (kind === 'edit') await write(r.pick(['PUT', 'PATCH']), `/api/post/${id}`, r.chance(0.8) ? { tags: someTags() } : { text: `step ${step}` });
-    else if (kind === 'revert') {
-      const versions = (await (await fx.app.request(`/api/post/${id}/versions`)).json()).count;
-      await write('POST', `/api/post/${id}/revert`, { version: r.int(1, versions) });
-    } else {
-      const res = await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers });
-      t.is(res.status, 204);
-      mine.splice(mine.indexOf(id), 1);
-      if (mine.length === 0) break;
+    const mine: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await fx.app.request('/api/post/', {
+        method: 'POST',
+        headers: editor.headers,
+        body: uploadForm({ image: await randomImage(77_000 + i), metadata: { tags: someTags() }, force: '1' }),
+      });
+      if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+      mine.push((await res.json()).id);
     }
-    await check(`after ${kind} ${step}`);
-  }
-  for (const id of mine) t.is((await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers })).status, 204);
-  await check('after deleting the rest');
-  t.log(`${queries} tag queries checked`);
-});
+    await check('after uploads');
+    for (let step = 0; step < 30; step++) {
+      const id = r.pick(mine);
+      const kind = r.weighted([
+        ['edit', 5],
+        ['revert', 3],
+        ['delete', 1],
+      ] as const);
+      if (kind === 'edit')
+        await write(
+          r.pick(['PUT', 'PATCH']),
+          `/api/post/${id}`,
+          r.chance(0.8) ? { tags: someTags() } : { text: `step ${step}` },
+        );
+      else if (kind === 'revert') {
+        const versions = (await (await fx.app.request(`/api/post/${id}/versions`)).json()).count;
+        await write('POST', `/api/post/${id}/revert`, { version: r.int(1, versions) });
+      } else {
+        const res = await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers });
+        t.is(res.status, 204);
+        mine.splice(mine.indexOf(id), 1);
+        if (mine.length === 0) break;
+      }
+      await check(`after ${kind} ${step}`);
+    }
+    for (const id of mine)
+      t.is((await fx.app.request(`/api/post/${id}`, { method: 'DELETE', headers: editor.headers })).status, 204);
+    await check('after deleting the rest');
+    t.log(`${queries} tag queries checked`);
+  },
+);
 
 test('a batch the engine refuses as a whole goes again caller by caller: the good searches are answered, the bad one alone fails', async (t) => {
   const { es, postsIndex } = fx.app.services;
@@ -337,12 +488,19 @@ test('a batch the engine refuses as a whole goes again caller by caller: the goo
   const bad = [{}, { size: 0, no_such_option: true }];
   const tags = fx.seed.tags.slice(0, 3);
   const filter = 'responses.hits.total,responses.error,responses.status';
-  const runs = [...tags.map((tag) => batcher.run(postsIndex.alias, good(tag), filter)), batcher.run(postsIndex.alias, bad, filter)];
+  const runs = [
+    ...tags.map((tag) => batcher.run(postsIndex.alias, good(tag), filter)),
+    batcher.run(postsIndex.alias, bad, filter),
+  ];
   const settled = await Promise.allSettled(runs);
   for (const [i, tag] of tags.entries()) {
     const s = settled[i];
     t.is(s.status, 'fulfilled', `the search for ${tag} is answered`);
-    if (s.status === 'fulfilled') t.is((s.value[0].hits as { total: { value: number } }).total.value, posts.filter((p) => p.tags.some((x) => x.name === tag)).length);
+    if (s.status === 'fulfilled')
+      t.is(
+        (s.value[0].hits as { total: { value: number } }).total.value,
+        posts.filter((p) => p.tags.some((x) => x.name === tag)).length,
+      );
   }
   t.is(settled[3].status, 'rejected', 'the unparsable search fails, alone');
 });

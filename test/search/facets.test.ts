@@ -7,7 +7,9 @@ import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch } from '../helpers/search-reference.ts';
 
-/** Facets on /image/search (docs/decisions.md §11): shapes, limits, and the paths the differential test does not reach. */
+/**
+ * Facets on /image/search (docs/decisions.md §11): shapes, limits, and the paths the differential test does not reach.
+ */
 let fx: SeededApp;
 let posts: PostRecord[];
 test.before(async () => {
@@ -20,11 +22,26 @@ test.before(async () => {
     for (let i = 0; i < 30; i++) {
       const at = Date.parse('2025-03-01T00:00:00Z') + i * 1000;
       const id = uuidV7(at, rnd);
-      postRepository.insert({ id, text: 'legacy', rating: 'violent', ext: 'png', mime: 'image/png', width: 1, height: 1, hash: rnd.bits64(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: ['legacy', '😀', 'ｚ', `Ünï-${i % 3}`, `ünï-${i % 2}`] });
+      postRepository.insert({
+        id,
+        text: 'legacy',
+        rating: 'violent',
+        ext: 'png',
+        mime: 'image/png',
+        width: 1,
+        height: 1,
+        hash: rnd.bits64(),
+        uploaderId: null,
+        createdAt: new Date(at).toISOString(),
+        tags: ['legacy', '😀', 'ｚ', `Ünï-${i % 3}`, `ünï-${i % 2}`],
+      });
       planted.push(postRepository.getById(id)!);
     }
   })();
-  await postsIndex.apply(planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  await postsIndex.apply(
+    planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
+    { refresh: true },
+  );
   posts = fx.posts();
 });
 test.after.always(async () => fx?.app.close());
@@ -50,29 +67,35 @@ test.serial('facets count the whole result, not the page; only the requested key
   t.deepEqual(res.body.data.facets, refFacets(posts, [], ALL));
   const ratingCounts = res.body.data.facets.rating;
   t.is(ratingCounts.none + ratingCounts.moderate + ratingCounts.violent, posts.length);
-  t.is(res.body.data.facets.uploader.reduce((n: number, u: { count: number }) => n + u.count, 0), posts.filter((p) => p.uploaderId !== null).length);
+  t.is(
+    res.body.data.facets.uploader.reduce((n: number, u: { count: number }) => n + u.count, 0),
+    posts.filter((p) => p.uploaderId !== null).length,
+  );
   const onlyRating = await images({ conditions: [{ type: 'ratingEq', value: 'violent' }], facets: ['rating'] });
   t.deepEqual(Object.keys(onlyRating.body.data.facets), ['rating']);
   t.like(onlyRating.body.data.facets.rating, { none: 0, moderate: 0 });
 });
 
-test.serial('tags named by tagInclude are left out; ties by code point order; owner-less posts are not uploaders', async (t) => {
-  const conditions = [{ type: 'tagInclude', value: ' legacy ' }];
-  const res = await images({ conditions, facets: ALL });
-  t.is(res.body.data.total, 30);
-  // U+FF5A before U+1F600 in code point order (JavaScript's UTF-16 order would put the emoji first).
-  t.deepEqual(res.body.data.facets.tags, [
-    { name: 'ｚ', count: 30 },
-    { name: '😀', count: 30 },
-    { name: 'ünï-0', count: 15 },
-    { name: 'ünï-1', count: 15 },
-    { name: 'Ünï-0', count: 10 },
-    { name: 'Ünï-1', count: 10 },
-    { name: 'Ünï-2', count: 10 },
-  ]);
-  t.deepEqual(res.body.data.facets.uploader, []);
-  t.deepEqual(res.body.data.facets.rating, { none: 0, moderate: 0, violent: 30 });
-});
+test.serial(
+  'tags named by tagInclude are left out; ties by code point order; owner-less posts are not uploaders',
+  async (t) => {
+    const conditions = [{ type: 'tagInclude', value: ' legacy ' }];
+    const res = await images({ conditions, facets: ALL });
+    t.is(res.body.data.total, 30);
+    // U+FF5A before U+1F600 in code point order (JavaScript's UTF-16 order would put the emoji first).
+    t.deepEqual(res.body.data.facets.tags, [
+      { name: 'ｚ', count: 30 },
+      { name: '😀', count: 30 },
+      { name: 'ünï-0', count: 15 },
+      { name: 'ünï-1', count: 15 },
+      { name: 'Ünï-0', count: 10 },
+      { name: 'Ünï-1', count: 10 },
+      { name: 'Ünï-2', count: 10 },
+    ]);
+    t.deepEqual(res.body.data.facets.uploader, []);
+    t.deepEqual(res.body.data.facets.rating, { none: 0, moderate: 0, violent: 30 });
+  },
+);
 
 test.serial('facets past the result window (point-in-time paging) are the same as on the first page', async (t) => {
   const { es, postsIndex } = fx.app.services;

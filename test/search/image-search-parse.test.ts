@@ -15,9 +15,52 @@ function random(seed: number): () => number {
   };
 }
 
-const TYPES = ['tagInclude', 'tagExclude', 'tagAny', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch', 'favoritedBy', 'nope', 7];
-const VALUES = ['cat', '  cat ', '', '   ', 'Moderate', 'VIOLET', 'violent', 'none', 'bad', '42', '0', '007', '9'.repeat(17), 'x'.repeat(1025), 'Ünïcode', 3, null];
-const QUERY = [undefined, '0', '24', '5', '-1', '-0', '1.5', 'abc', '0010', '2147483647', '2147483648', '99999999999', ['1', '2']];
+const TYPES = [
+  'tagInclude',
+  'tagExclude',
+  'tagAny',
+  'ratingEq',
+  'textContains',
+  'uploadedBy',
+  'textMatch',
+  'favoritedBy',
+  'nope',
+  7,
+];
+const VALUES = [
+  'cat',
+  '  cat ',
+  '',
+  '   ',
+  'Moderate',
+  'VIOLET',
+  'violent',
+  'none',
+  'bad',
+  '42',
+  '0',
+  '007',
+  '9'.repeat(17),
+  'x'.repeat(1025),
+  'Ünïcode',
+  3,
+  null,
+];
+const QUERY = [
+  undefined,
+  '0',
+  '24',
+  '5',
+  '-1',
+  '-0',
+  '1.5',
+  'abc',
+  '0010',
+  '2147483647',
+  '2147483648',
+  '99999999999',
+  ['1', '2'],
+];
 
 function condition(rnd: () => number): unknown {
   const r = rnd();
@@ -35,10 +78,22 @@ function body(rnd: () => number): unknown {
   if (r < 0.05) return null;
   if (r < 0.07) return [];
   const b: Record<string, unknown> = {};
-  if (rnd() < 0.9) b.conditions = rnd() < 0.03 ? 'x' : Array.from({ length: rnd() < 0.02 ? 51 : Math.floor(rnd() * 4) }, () => condition(rnd));
+  if (rnd() < 0.9)
+    b.conditions =
+      rnd() < 0.03 ? 'x' : Array.from({ length: rnd() < 0.02 ? 51 : Math.floor(rnd() * 4) }, () => condition(rnd));
   if (rnd() < 0.8) b.orderBy = pick(rnd, ['id', 'uploadDate', 'relevance', 'favorites', 'other', 3, null]);
   if (rnd() < 0.8) b.order = pick(rnd, ['asc', 'desc', 'ASC', 1]);
-  if (rnd() < 0.5) b.facets = pick(rnd, [[], ['tags'], ['tags', 'rating', 'uploader'], ['rating', 'rating'], ['colour'], 'tags', null, ['tags', 'rating', 'uploader', 'tags']]);
+  if (rnd() < 0.5)
+    b.facets = pick(rnd, [
+      [],
+      ['tags'],
+      ['tags', 'rating', 'uploader'],
+      ['rating', 'rating'],
+      ['colour'],
+      'tags',
+      null,
+      ['tags', 'rating', 'uploader', 'tags'],
+    ]);
   return b;
 }
 
@@ -58,7 +113,15 @@ test('the fast reading equals the schema whenever it answers, and answers the co
     t.deepEqual(got, parseImageSearch(input, query), JSON.stringify({ input, query }));
   }
   t.true(fast > 150, `the fast reading answered ${fast} of 5000`);
-  const common = { conditions: [{ type: 'tagInclude', value: 'cat' }, { type: 'ratingEq', value: 'moderate' }], orderBy: 'uploadDate', order: 'desc', facets: ['tags', 'rating', 'uploader'] };
+  const common = {
+    conditions: [
+      { type: 'tagInclude', value: 'cat' },
+      { type: 'ratingEq', value: 'moderate' },
+    ],
+    orderBy: 'uploadDate',
+    order: 'desc',
+    facets: ['tags', 'rating', 'uploader'],
+  };
   const query = Object.assign(Object.create(null), { offset: '0', limit: '24' });
   t.deepEqual(fastParseImageSearch(common, query), parseImageSearch(common, query));
 });

@@ -28,10 +28,25 @@ test.before(async () => {
   const made = texts.map((text, i) => {
     const at = Date.parse('2025-01-01T00:00:00Z') + i;
     const id = uuidV7(at, rnd);
-    postRepository.insert({ id, text, rating: 'none', ext: 'png', mime: 'image/png', width: 1, height: 1, hash: rnd.bits64(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+    postRepository.insert({
+      id,
+      text,
+      rating: 'none',
+      ext: 'png',
+      mime: 'image/png',
+      width: 1,
+      height: 1,
+      hash: rnd.bits64(),
+      uploaderId: null,
+      createdAt: new Date(at).toISOString(),
+      tags: [],
+    });
     return postRepository.getById(id)!;
   });
-  await postsIndex.apply(made.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  await postsIndex.apply(
+    made.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
+    { refresh: true },
+  );
   posts = fx.posts();
 });
 test.after.always(async () => fx?.app.close());
@@ -68,10 +83,16 @@ test('text contains / not_contains with long needles equals the reference', asyn
       const want = refPostSearch(posts, body);
       t.is(res.status, 200, `needle ${i} ${op}: ${JSON.stringify(res.body).slice(0, 200)}`);
       t.is(res.body.count, want.length, `needle ${i} ${op}`);
-      t.deepEqual(res.body.data.map((p: { id: string }) => p.id), want.map((p) => p.id), `needle ${i} ${op}`);
+      t.deepEqual(
+        res.body.data.map((p: { id: string }) => p.id),
+        want.map((p) => p.id),
+        `needle ${i} ${op}`,
+      );
     }
   }
-  const twice = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: needles[0] }] });
+  const twice = await postJson(fx.app, '/api/post/search', {
+    filter: [{ type: 'text', op: 'contains', value: needles[0] }],
+  });
   t.is(twice.body.count, 2);
 });
 
@@ -82,7 +103,11 @@ test('/image/search textContains with long needles equals the reference', async 
     const want = refImageSearch(posts, body);
     t.is(res.status, 200, `needle ${i}`);
     t.is(res.body.data.total, want.length, `needle ${i}`);
-    t.deepEqual(res.body.data.images.map((im: { id: number }) => im.id), want.slice(0, 24).map((p) => p.seq), `needle ${i}`);
+    t.deepEqual(
+      res.body.data.images.map((im: { id: number }) => im.id),
+      want.slice(0, 24).map((p) => p.seq),
+      `needle ${i}`,
+    );
   }
 });
 
@@ -91,8 +116,14 @@ test('short needles still match inside the longest texts; over-long ids and text
     const body = { filter: [{ type: 'text' as const, op: 'contains' as const, value }] };
     t.is((await postJson(fx.app, '/api/post/search', body)).body.count, refPostSearch(posts, body).length, value);
   }
-  t.is((await postJson(fx.app, '/api/post/search', { filter: [{ type: 'id', op: 'contains', value: '0'.repeat(40) }] })).body.count, 0);
-  const long = await postJson(fx.app, '/image/search', { conditions: [{ type: 'textMatch', value: 'word '.repeat(300) }] });
+  t.is(
+    (await postJson(fx.app, '/api/post/search', { filter: [{ type: 'id', op: 'contains', value: '0'.repeat(40) }] }))
+      .body.count,
+    0,
+  );
+  const long = await postJson(fx.app, '/image/search', {
+    conditions: [{ type: 'textMatch', value: 'word '.repeat(300) }],
+  });
   t.is(long.status, 400);
   t.is(typeof long.body.error, 'string');
 });

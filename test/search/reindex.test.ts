@@ -24,7 +24,19 @@ function writer(fx: SeededApp) {
       const at = Date.parse('2025-03-01T00:00:00Z') + n * 1000;
       const id = uuidV7(at, rnd);
       const row = db.transaction(() => {
-        const seq = postRepository.insert({ id, text: `created ${n}`, rating: 'none', ext: 'png', mime: 'image/png', width: 1, height: 1, hash: rnd.bits64(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [NEW_TAG] });
+        const seq = postRepository.insert({
+          id,
+          text: `created ${n}`,
+          rating: 'none',
+          ext: 'png',
+          mime: 'image/png',
+          width: 1,
+          height: 1,
+          hash: rnd.bits64(),
+          uploaderId: null,
+          createdAt: new Date(at).toISOString(),
+          tags: [NEW_TAG],
+        });
         return outbox.append('create', { post: postRepository.getBySeq(seq)! }, null);
       })();
       await relay.applyNow(row);
@@ -34,7 +46,14 @@ function writer(fx: SeededApp) {
       const row = db.transaction(() => {
         const before = postRepository.getById(post.id)!;
         postRepository.updateFields(before.seq, { text, rating: before.rating, updatedAt: before.updatedAt });
-        return outbox.append('update', { post: postRepository.getById(post.id)!, previous: { text: before.text, rating: before.rating, tags: before.tags.map((t) => t.name) } }, null);
+        return outbox.append(
+          'update',
+          {
+            post: postRepository.getById(post.id)!,
+            previous: { text: before.text, rating: before.rating, tags: before.tags.map((t) => t.name) },
+          },
+          null,
+        );
       })();
       await relay.applyNow(row);
     },
@@ -57,12 +76,25 @@ test('searches keep answering with exact counts while reindex rebuilds and swaps
   // None of these depend on the writes below (which only touch text and the new tag).
   const probes = [
     { path: '/api/post/search', body: { filter: [exclude] } },
-    { path: '/api/post/search?offset=2990', body: { filter: [exclude, { type: 'rating', value: 'none' }], order: [{ key: 'createdAt', direction: 'desc' }] } },
+    {
+      path: '/api/post/search?offset=2990',
+      body: { filter: [exclude, { type: 'rating', value: 'none' }], order: [{ key: 'createdAt', direction: 'desc' }] },
+    },
     { path: '/api/post/search?limit=5', body: { filter: [exclude, { type: 'tag', op: 'include', value: tag }] } },
-    { path: '/image/search', body: { conditions: [{ type: 'tagExclude', value: NEW_TAG }, { type: 'ratingEq', value: 'moderate' }] } },
+    {
+      path: '/image/search',
+      body: {
+        conditions: [
+          { type: 'tagExclude', value: NEW_TAG },
+          { type: 'ratingEq', value: 'moderate' },
+        ],
+      },
+    },
   ].map((p) => ({
     ...p,
-    count: p.path.startsWith('/image') ? refImageSearch(posts, p.body as never).length : refPostSearch(posts, p.body as never).length,
+    count: p.path.startsWith('/image')
+      ? refImageSearch(posts, p.body as never).length
+      : refPostSearch(posts, p.body as never).length,
   }));
 
   const before = await postsIndex.aliasTarget();
@@ -75,7 +107,8 @@ test('searches keep answering with exact counts while reindex rebuilds and swaps
       const res = await postJson(fx.app, probe.path, probe.body);
       searches++;
       const count = probe.path.startsWith('/image') ? res.body?.data?.total : res.body?.count;
-      if (res.status !== 200 || count !== probe.count) failures.push(`${probe.path} -> ${res.status} ${count} (want ${probe.count})`);
+      if (res.status !== 200 || count !== probe.count)
+        failures.push(`${probe.path} -> ${res.status} ${count} (want ${probe.count})`);
     }
   };
   const loops = [loop(), loop(), loop()];
@@ -104,7 +137,9 @@ test('searches keep answering with exact counts while reindex rebuilds and swaps
   searching = false;
   await Promise.all(loops);
 
-  t.log(`reindex of ${result.posts} posts took ${result.ms} ms; meanwhile ${searches} searches and ${written} create/update(/delete) rounds; ${result.caughtUp} outbox rows replayed`);
+  t.log(
+    `reindex of ${result.posts} posts took ${result.ms} ms; meanwhile ${searches} searches and ${written} create/update(/delete) rounds; ${result.caughtUp} outbox rows replayed`,
+  );
   t.deepEqual(failures, []);
   t.true(searches > 40, `only ${searches} searches`);
   t.not(result.index, before);
@@ -114,8 +149,12 @@ test('searches keep answering with exact counts while reindex rebuilds and swaps
   // Every write made during the rebuild is in the new index, and nothing else drifted.
   const check = await verify(fx.app.services, { recheckMs: 500 });
   t.deepEqual(check.drift, []);
-  const made = await postJson(fx.app, '/api/post/search?limit=1000', { filter: [{ type: 'tag', op: 'include', value: NEW_TAG }] });
+  const made = await postJson(fx.app, '/api/post/search?limit=1000', {
+    filter: [{ type: 'tag', op: 'include', value: NEW_TAG }],
+  });
   t.deepEqual(made.body.data.map((p: { id: string }) => p.id).sort(), [...created].sort());
-  const rewritten = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: 'rewritten during reindex' }] });
+  const rewritten = await postJson(fx.app, '/api/post/search', {
+    filter: [{ type: 'text', op: 'contains', value: 'rewritten during reindex' }],
+  });
   t.true(rewritten.body.count > 0);
 });

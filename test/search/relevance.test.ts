@@ -65,14 +65,22 @@ const keyOf = (seq: number) => [...seqOf].find(([, s]) => s === seq)?.[0] ?? `#$
 async function search(conditions: { type: string; value: string }[], orderBy: unknown, order: unknown, query = '') {
   const res = await postJson(app, `/image/search${query}`, { conditions, orderBy, order });
   if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-  return { total: res.body.data.total as number, keys: (res.body.data.images as { id: number }[]).map((im) => keyOf(im.id)), body: res.body };
+  return {
+    total: res.body.data.total as number,
+    keys: (res.body.data.images as { id: number }[]).map((im) => keyOf(im.id)),
+    body: res.body,
+  };
 }
 
 const match = (value: string) => [{ type: 'textMatch', value }];
 
 test('the sample is built so that relevance order is the reverse of upload order', (t) => {
   const kestrels = ['kestrel3', 'kestrel2', 'kestrel1'].map((k) => seqOf.get(k)!);
-  t.deepEqual([...kestrels].sort((a, b) => a - b), kestrels, 'the best kestrel match has the lowest post number');
+  t.deepEqual(
+    [...kestrels].sort((a, b) => a - b),
+    kestrels,
+    'the best kestrel match has the lowest post number',
+  );
 });
 
 test('more occurrences of the query word rank first (term frequency)', async (t) => {

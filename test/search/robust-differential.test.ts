@@ -14,11 +14,26 @@ import test from 'ava';
 import sharp from 'sharp';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
-import { CELL_COUNT, CELL_QUALITY, CELL_THRESHOLD, CELL_WORDS, CELLS_NEEDED, type Cells } from '../../src/hashing/robust/cells.ts';
+import {
+  CELL_COUNT,
+  CELL_QUALITY,
+  CELL_THRESHOLD,
+  CELL_WORDS,
+  CELLS_NEEDED,
+  type Cells,
+} from '../../src/hashing/robust/cells.ts';
 import { matchDescriptors, robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
 import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
 import { BASE } from '../../src/hashing/robust/grey.ts';
-import { MIN_SHARED, PROBE_RADIUS, robustMatch, sharedSegments, sharedTerms, THRESHOLD, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import {
+  MIN_SHARED,
+  PROBE_RADIUS,
+  robustMatch,
+  sharedSegments,
+  sharedTerms,
+  THRESHOLD,
+  type Descriptor,
+} from '../../src/hashing/robust/rule.ts';
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
@@ -32,7 +47,11 @@ let app: TestApp;
 const planted: { post: PostRecord; d: Descriptor }[] = [];
 
 async function real(image: Buffer): Promise<Descriptor> {
-  const { data, info } = await sharp(image, { autoOrient: true }).greyscale().resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(image, { autoOrient: true })
+    .greyscale()
+    .resize(BASE, BASE, { fit: 'inside', withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const d = robustDescriptor({ width: info.width, height: info.height, pixels: data });
   return { quality: d.quality, hashes: d.hashes, cells: d.cells };
 }
@@ -74,9 +93,18 @@ function cellVariant(c: Cells): Cells {
     const fate = k < keep ? rnd.int(0, 1) : rnd.int(2, 3);
     // 0: within a few bits; 1: CELL_THRESHOLD-ish bits off, spread; 2: one segment kept, the rest flipped; 3: random
     const flips = fate === 0 ? rnd.int(0, 4) : fate === 1 ? rnd.int(CELL_THRESHOLD - 2, CELL_THRESHOLD + 3) : 0;
-    for (let f = 0; f < flips; f++) { const bit = rnd.int(0, 63); words[w + (bit >> 5)] ^= 1 << (bit & 31); }
-    if (fate === 2) { words[w] ^= 0xffff; words[w + 1] ^= 0xffffffff; }
-    if (fate === 3) { words[w] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff); words[w + 1] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff); }
+    for (let f = 0; f < flips; f++) {
+      const bit = rnd.int(0, 63);
+      words[w + (bit >> 5)] ^= 1 << (bit & 31);
+    }
+    if (fate === 2) {
+      words[w] ^= 0xffff;
+      words[w + 1] ^= 0xffffffff;
+    }
+    if (fate === 3) {
+      words[w] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff);
+      words[w + 1] = rnd.int(0, 0xffff) * 0x10000 + rnd.int(0, 0xffff);
+    }
     if (rnd.next() < 0.1) quality[k] = rnd.int(0, CELL_QUALITY - 1);
   }
   return { words, quality };
@@ -88,7 +116,8 @@ function agreeing(a: Cells, b: Cells): number {
   for (let k = 0; k < CELL_COUNT; k++) {
     if (a.quality[k] < CELL_QUALITY || b.quality[k] < CELL_QUALITY) continue;
     let bits = 0;
-    for (let w = k * CELL_WORDS; w < (k + 1) * CELL_WORDS; w++) for (let x = (a.words[w] ^ b.words[w]) >>> 0; x; x &= x - 1) bits++;
+    for (let w = k * CELL_WORDS; w < (k + 1) * CELL_WORDS; w++)
+      for (let x = (a.words[w] ^ b.words[w]) >>> 0; x; x &= x - 1) bits++;
     if (bits <= CELL_THRESHOLD) n++;
   }
   return n;
@@ -112,12 +141,31 @@ test.before(async () => {
     for (const d of descriptors) {
       const at = Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
       const id = uuidV7(at, rnd);
-      const seq = postRepository.insert({ id, text: 'planted', rating: 'none', ext: 'png', mime: 'image/png', width: 8, height: 8, hash: randomHash(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+      const seq = postRepository.insert({
+        id,
+        text: 'planted',
+        rating: 'none',
+        ext: 'png',
+        mime: 'image/png',
+        width: 8,
+        height: 8,
+        hash: randomHash(),
+        uploaderId: null,
+        createdAt: new Date(at).toISOString(),
+        tags: [],
+      });
       postRepository.robust.store(seq, encodeDescriptor(d));
       planted.push({ post: postRepository.getBySeq(seq)!, d });
     }
   })();
-  await postsIndex.apply(planted.map(({ post }) => ({ postId: post.id, version: post.version, doc: toPostDocument(post, postRepository.robust.ofId(post.id)) })), { refresh: true });
+  await postsIndex.apply(
+    planted.map(({ post }) => ({
+      postId: post.id,
+      version: post.version,
+      doc: toPostDocument(post, postRepository.robust.ofId(post.id)),
+    })),
+    { refresh: true },
+  );
 });
 test.after.always(() => app?.close());
 
@@ -144,10 +192,12 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
       // matches only because a segment within PROBE_RADIUS bits counts: a lookup asking exact terms would miss them
       if (near && shared >= MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, 0) < MIN_SHARED) throughProbes++;
       // would match if segments one bit further counted: a lookup probing wider would return them
-      if (near && shared < MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, PROBE_RADIUS + 1) >= MIN_SHARED) beyondProbes++;
+      if (near && shared < MIN_SHARED && sharedSegments(a.d.hashes, b.d.hashes, PROBE_RADIUS + 1) >= MIN_SHARED)
+        beyondProbes++;
       // the cells (cells.ts): matches that only the cells make, cell counts just short, condition 2 met through cells
       if (robustMatch(a.d, b.d) && matchDescriptors(a.d, b.d, THRESHOLD) === null) byCells++;
-      if (agreeing(a.d.cells!, b.d.cells!) === CELLS_NEEDED - 1 && matchDescriptors(a.d, b.d, THRESHOLD) === null) cellsShort++;
+      if (agreeing(a.d.cells!, b.d.cells!) === CELLS_NEEDED - 1 && matchDescriptors(a.d, b.d, THRESHOLD) === null)
+        cellsShort++;
       if (robustMatch(a.d, b.d) && shared < MIN_SHARED && sharedTerms(a.d, b.d) >= MIN_SHARED) termsFromCells++;
     }
   t.true(oneShort > 0, 'within the distance but one shared segment short (left out by both)');
@@ -173,7 +223,9 @@ test('the indexed lookup answers exactly what a scan of SQLite under the same ru
     t.is(res.status, 200);
     const body = (await res.json()) as { similar: unknown[]; robust: { id: string; score: number; kind: string }[] };
     t.deepEqual(body.similar, []);
-    const scan = scanRobust(store, d).filter((m) => m.id !== post.id).slice(0, 100);
+    const scan = scanRobust(store, d)
+      .filter((m) => m.id !== post.id)
+      .slice(0, 100);
     t.deepEqual(
       body.robust.map((r) => [r.id, r.score, r.kind]),
       scan.map((m) => [m.id, m.score, m.kind]),
@@ -193,7 +245,11 @@ test('where the cap on candidates binds, the lookup keeps the same ones as the s
     for (const cap of [3, 20]) {
       const scan = scanRobust(postRepository.robust, d, cap);
       if (scan.length < all.length) capped++;
-      t.deepEqual((await findRobust(postsIndex, postRepository.robust, d, cap)).map((m) => [m.id, m.distance]), scan.map((m) => [m.id, m.distance]), `post ${i}, cap ${cap}`);
+      t.deepEqual(
+        (await findRobust(postsIndex, postRepository.robust, d, cap)).map((m) => [m.id, m.distance]),
+        scan.map((m) => [m.id, m.distance]),
+        `post ${i}, cap ${cap}`,
+      );
     }
   }
   t.true(capped > 5, `the cap left matches out in ${capped} lookups`);

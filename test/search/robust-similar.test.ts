@@ -13,7 +13,8 @@ import { uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
 const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;
-const copyOf = (transform: string, photo = 'chelsea.jpg') => TRANSFORMS.find((t) => t.name === transform)!.apply(PHOTOS + photo, 0);
+const copyOf = (transform: string, photo = 'chelsea.jpg') =>
+  TRANSFORMS.find((t) => t.name === transform)!.apply(PHOTOS + photo, 0);
 
 let app: TestApp;
 let user: TestUser;
@@ -22,7 +23,11 @@ const posts: Record<string, string> = {};
 let descriptorTasks = 0;
 
 const upload = async (image: Buffer, text: string): Promise<string> => {
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image, force: '1', metadata: { text } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image, force: '1', metadata: { text } }),
+  });
   if (res.status !== 201) throw new Error(`upload ${text}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 };
@@ -34,8 +39,14 @@ const similar = async (image: Buffer, query = 'robust=1') => {
   return { status: res.status, body: await res.json() };
 };
 
-const flat = () => sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer();
-const tiny = () => sharp({ create: { width: 4, height: 3, channels: 3, background: '#203040' } }).png().toBuffer();
+const flat = () =>
+  sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
+const tiny = () =>
+  sharp({ create: { width: 4, height: 3, channels: 3, background: '#203040' } })
+    .png()
+    .toBuffer();
 
 test.before(async () => {
   app = await startTestApp({ ROBUST_DESCRIPTORS: '1' });
@@ -47,7 +58,8 @@ test.before(async () => {
     return task(...args);
   };
   const fs = await import('node:fs');
-  for (const name of ['chelsea', 'coffee', 'motorcycle']) posts[name] = await upload(fs.readFileSync(`${PHOTOS}${name}.jpg`), name);
+  for (const name of ['chelsea', 'coffee', 'motorcycle'])
+    posts[name] = await upload(fs.readFileSync(`${PHOTOS}${name}.jpg`), name);
   posts.flat = await upload(await flat(), 'flat');
   posts.tiny = await upload(await tiny(), 'tiny');
   posts.captioned = await upload(await copyOf('caption', 'coffee.jpg'), 'captioned coffee');
@@ -110,7 +122,11 @@ test('a captioned copy of a pillarboxed photograph is found through the caption 
   fs.writeFileSync(path, await sharp(src).extend({ left: bars, right: bars, background: '#000' }).png().toBuffer());
   const { status, body } = await similar(await TRANSFORMS.find((x) => x.name === 'caption')!.apply(path, 0));
   t.is(status, 200);
-  t.deepEqual(body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]), [[posts.chelsea, 'overlay']], JSON.stringify(body));
+  t.deepEqual(
+    body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]),
+    [[posts.chelsea, 'overlay']],
+    JSON.stringify(body),
+  );
 });
 
 /**
@@ -124,13 +140,20 @@ async function bannerCopy(): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <rect x="0" y="${h! * 0.25}" width="${w}" height="${h! * 0.5}" fill="#ffffff" fill-opacity="0.8"/>
     <text x="50%" y="55%" text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="${Math.round(h! * 0.12)}">SAMPLE</text></svg>`;
-  return sharp(src).composite([{ input: Buffer.from(svg), left: 0, top: 0 }]).png().toBuffer();
+  return sharp(src)
+    .composite([{ input: Buffer.from(svg), left: 0, top: 0 }])
+    .png()
+    .toBuffer();
 }
 
 test('a photograph under a banner across its middle is found by its cells, kind overlay', async (t) => {
   const { status, body } = await similar(await bannerCopy());
   t.is(status, 200);
-  t.deepEqual(body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]), [[posts.chelsea, 'overlay']], JSON.stringify(body));
+  t.deepEqual(
+    body.robust.map((r: { id: string; kind: string }) => [r.id, r.kind]),
+    [[posts.chelsea, 'overlay']],
+    JSON.stringify(body),
+  );
   t.true(body.robust[0].score >= 0.9, `score ${body.robust[0].score}`);
 });
 
@@ -157,13 +180,16 @@ test('GET /api/post/{id}/similar?robust=1 lists a stored captioned copy, never t
   const hit = body.robust.find((r: { id: string }) => r.id === posts.captioned);
   t.truthy(hit, JSON.stringify(body));
   t.is(hit.kind, 'crop', 'the captioned post contains the coffee picture: coffee is a crop of it');
-  t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
+  t.deepEqual(
+    body.robust.map((r: { id: string }) => r.id),
+    [posts.captioned],
+  );
   const plain = await (await app.request(`/api/post/${posts.coffee}/similar`)).json();
   t.false('robust' in plain);
   t.is((await app.request('/api/post/00000000-0000-7000-8000-000000000000/similar?robust=1')).status, 404);
 });
 
-test('a flat or tiny picture gets no robust matches and is nobody\'s', async (t) => {
+test("a flat or tiny picture gets no robust matches and is nobody's", async (t) => {
   for (const image of [await flat(), await tiny()]) {
     const { status, body } = await similar(image);
     t.is(status, 200);
@@ -175,7 +201,10 @@ test('a flat or tiny picture gets no robust matches and is nobody\'s', async (t)
   }
   for (const name of ['chelsea', 'coffee', 'motorcycle']) {
     const body = await (await app.request(`/api/post/${posts[name]}/similar?robust=1`)).json();
-    t.false(body.robust.some((r: { id: string }) => r.id === posts.flat || r.id === posts.tiny), name);
+    t.false(
+      body.robust.some((r: { id: string }) => r.id === posts.flat || r.id === posts.tiny),
+      name,
+    );
   }
 });
 
@@ -185,12 +214,25 @@ test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust te
   const result = await reindex(app.services, { settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
   t.not(result.index, before);
   const body = await (await app.request(`/api/post/${posts.coffee}/similar?robust=1`)).json();
-  t.deepEqual(body.robust.map((r: { id: string }) => r.id), [posts.captioned]);
+  t.deepEqual(
+    body.robust.map((r: { id: string }) => r.id),
+    [posts.captioned],
+  );
   // the cells' terms too
   const { body: banner } = await similar(await bannerCopy());
-  t.deepEqual(banner.robust.map((r: { id: string }) => r.id), [posts.chelsea]);
-  const withCells = await app.services.postsIndex.client.count({ index: app.services.postsIndex.alias, query: { exists: { field: 'robust_cell' } } });
-  t.is(withCells.count, 4, 'the three photographs and the captioned copy; the flat and the tiny picture have no terms at all');
+  t.deepEqual(
+    banner.robust.map((r: { id: string }) => r.id),
+    [posts.chelsea],
+  );
+  const withCells = await app.services.postsIndex.client.count({
+    index: app.services.postsIndex.alias,
+    query: { exists: { field: 'robust_cell' } },
+  });
+  t.is(
+    withCells.count,
+    4,
+    'the three photographs and the captioned copy; the flat and the tiny picture have no terms at all',
+  );
 });
 
 test('/metrics reports the posts still waiting for their descriptor', async (t) => {

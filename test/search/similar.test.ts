@@ -62,11 +62,26 @@ async function plant(hashes: string[]): Promise<PostRecord[]> {
     for (const hash of hashes) {
       const at = Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
       const id = uuidV7(at, rnd);
-      postRepository.insert({ id, text: 'planted', rating: 'none', ext: 'png', mime: 'image/png', width: 8, height: 8, hash, uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+      postRepository.insert({
+        id,
+        text: 'planted',
+        rating: 'none',
+        ext: 'png',
+        mime: 'image/png',
+        width: 8,
+        height: 8,
+        hash,
+        uploaderId: null,
+        createdAt: new Date(at).toISOString(),
+        tags: [],
+      });
       created.push(postRepository.getById(id)!);
     }
   })();
-  await postsIndex.apply(created.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  await postsIndex.apply(
+    created.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
+    { refresh: true },
+  );
   return created;
 }
 
@@ -75,34 +90,48 @@ function expected(posts: PostRecord[], hash: string, maxDiff: number) {
   return posts
     .map((p) => ({ id: p.id, diff: hammingDistance(hash, p.hash), createdAt: p.createdAt }))
     .filter((m) => m.diff <= maxDiff)
-    .sort((a, b) => a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : 1));
+    .sort(
+      (a, b) =>
+        a.diff - b.diff ||
+        (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) ||
+        (a.id < b.id ? -1 : 1),
+    );
 }
 
-test.serial('findWithin finds every post within maxDiff (0..11) and none beyond, closest then newest first', async (t) => {
-  const queries = Array.from({ length: 12 }, () => rnd.bits64());
-  // Per query: one post at every distance 0..13, evenly spread and at random, plus the seeded clusters.
-  await plant(queries.flatMap((q) => Array.from({ length: 14 }, (_, d) => [flip(q, d, true), flip(q, d, false)]).flat()));
-  // For two queries, one post for every split of 0..13 differing bits over the four segments: the
-  // lookup asks for two segments within floor(maxDiff / 3) bits, and these include every edge case.
-  await plant(queries.slice(0, 2).flatMap((q) => allSplits(13).map((split) => flipSplit(q, split))));
-  const clusterBases = fx.seed.clusters.slice(0, 4).map((c) => c.base);
-  const posts = fx.posts();
-  let checked = 0;
-  let lookupMs = 0;
-  for (const q of [...queries, ...clusterBases]) {
-    for (let maxDiff = 0; maxDiff <= MAX_DIFF; maxDiff++) {
-      const started = Date.now();
-      const found = await findWithin(fx.app.services.postsIndex, q, maxDiff);
-      lookupMs += Date.now() - started;
-      const want = expected(posts, q, maxDiff);
-      t.deepEqual(found.map(({ id, diff }) => ({ id, diff })), want.map(({ id, diff }) => ({ id, diff })), `maxDiff ${maxDiff}`);
-      for (const m of found) t.is(m.diff, hammingDistance(q, m.hash));
-      checked++;
+test.serial(
+  'findWithin finds every post within maxDiff (0..11) and none beyond, closest then newest first',
+  async (t) => {
+    const queries = Array.from({ length: 12 }, () => rnd.bits64());
+    // Per query: one post at every distance 0..13, evenly spread and at random, plus the seeded clusters.
+    await plant(
+      queries.flatMap((q) => Array.from({ length: 14 }, (_, d) => [flip(q, d, true), flip(q, d, false)]).flat()),
+    );
+    // For two queries, one post for every split of 0..13 differing bits over the four segments: the
+    // lookup asks for two segments within floor(maxDiff / 3) bits, and these include every edge case.
+    await plant(queries.slice(0, 2).flatMap((q) => allSplits(13).map((split) => flipSplit(q, split))));
+    const clusterBases = fx.seed.clusters.slice(0, 4).map((c) => c.base);
+    const posts = fx.posts();
+    let checked = 0;
+    let lookupMs = 0;
+    for (const q of [...queries, ...clusterBases]) {
+      for (let maxDiff = 0; maxDiff <= MAX_DIFF; maxDiff++) {
+        const started = Date.now();
+        const found = await findWithin(fx.app.services.postsIndex, q, maxDiff);
+        lookupMs += Date.now() - started;
+        const want = expected(posts, q, maxDiff);
+        t.deepEqual(
+          found.map(({ id, diff }) => ({ id, diff })),
+          want.map(({ id, diff }) => ({ id, diff })),
+          `maxDiff ${maxDiff}`,
+        );
+        for (const m of found) t.is(m.diff, hammingDistance(q, m.hash));
+        checked++;
+      }
     }
-  }
-  t.log(`${checked} lookups, ${(lookupMs / checked).toFixed(1)} ms each on average`);
-  await t.throwsAsync(findWithin(fx.app.services.postsIndex, queries[0], 12), { instanceOf: RangeError });
-});
+    t.log(`${checked} lookups, ${(lookupMs / checked).toFixed(1)} ms each on average`);
+    await t.throwsAsync(findWithin(fx.app.services.postsIndex, queries[0], 12), { instanceOf: RangeError });
+  },
+);
 
 async function similar(image: Buffer | null, query = '') {
   const form = new FormData();
@@ -133,32 +162,47 @@ test.serial('POST /api/post/similar hashes the upload and lists posts within max
   t.false(res.body.similar.some((s: { id: string }) => s.id === d12.id));
   t.is((await similar(image, '?maxDiff=1')).body.similar.filter((s: { id: string }) => !before.has(s.id)).length, 1);
   t.is((await similar(image, '?limit=1')).body.similar.length, 1);
-  for (const q of ['?maxDiff=12', '?maxDiff=-1', '?limit=0', '?limit=101']) t.is((await similar(image, q)).status, 400, q);
+  for (const q of ['?maxDiff=12', '?maxDiff=-1', '?limit=0', '?limit=101'])
+    t.is((await similar(image, q)).status, 400, q);
   const bad = await similar(null);
   t.is(bad.status, 400);
   t.true(Array.isArray(bad.body));
 });
 
-test.serial('findWithinDihedral: every post within maxDiff of any of the eight hashes, once, under its closest transform', async (t) => {
-  const posts = fx.posts();
-  for (let round = 0; round < 3; round++) {
-    // Seeded clusters as some of the eight hashes, so every transform has matches to find.
-    const hashes = Object.fromEntries(TRANSFORMS.map((tr, i) => [tr, i % 2 === round % 2 ? fx.seed.clusters[round * 8 + i].base : rnd.bits64()])) as Record<Transform, string>;
-    for (const maxDiff of [0, 4, 8, 11]) {
-      const want = posts
-        .map((p) => {
-          const diffs = TRANSFORMS.map((tr) => hammingDistance(hashes[tr], p.hash));
-          const diff = Math.min(...diffs);
-          return { id: p.id, diff, transform: TRANSFORMS[diffs.indexOf(diff)], createdAt: p.createdAt };
-        })
-        .filter((m) => m.diff <= maxDiff)
-        .sort((a, b) => a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : 1));
-      const found = await findWithinDihedral(fx.app.services.postsIndex, hashes, maxDiff);
-      t.deepEqual(found.map(({ id, diff, transform }) => ({ id, diff, transform })), want.map(({ id, diff, transform }) => ({ id, diff, transform })), `maxDiff ${maxDiff}`);
-      if (maxDiff === 8) t.true(found.length > 0);
+test.serial(
+  'findWithinDihedral: every post within maxDiff of any of the eight hashes, once, under its closest transform',
+  async (t) => {
+    const posts = fx.posts();
+    for (let round = 0; round < 3; round++) {
+      // Seeded clusters as some of the eight hashes, so every transform has matches to find.
+      const hashes = Object.fromEntries(
+        TRANSFORMS.map((tr, i) => [tr, i % 2 === round % 2 ? fx.seed.clusters[round * 8 + i].base : rnd.bits64()]),
+      ) as Record<Transform, string>;
+      for (const maxDiff of [0, 4, 8, 11]) {
+        const want = posts
+          .map((p) => {
+            const diffs = TRANSFORMS.map((tr) => hammingDistance(hashes[tr], p.hash));
+            const diff = Math.min(...diffs);
+            return { id: p.id, diff, transform: TRANSFORMS[diffs.indexOf(diff)], createdAt: p.createdAt };
+          })
+          .filter((m) => m.diff <= maxDiff)
+          .sort(
+            (a, b) =>
+              a.diff - b.diff ||
+              (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) ||
+              (a.id < b.id ? -1 : 1),
+          );
+        const found = await findWithinDihedral(fx.app.services.postsIndex, hashes, maxDiff);
+        t.deepEqual(
+          found.map(({ id, diff, transform }) => ({ id, diff, transform })),
+          want.map(({ id, diff, transform }) => ({ id, diff, transform })),
+          `maxDiff ${maxDiff}`,
+        );
+        if (maxDiff === 8) t.true(found.length > 0);
+      }
     }
-  }
-});
+  },
+);
 
 /** `image` with the named symmetry applied by sharp (flop = mirror left-right; rotate is clockwise). */
 async function transformed(image: Buffer, tr: Transform): Promise<Buffer> {
@@ -169,34 +213,44 @@ async function transformed(image: Buffer, tr: Transform): Promise<Buffer> {
   return out;
 }
 
-test.serial('POST /api/post/similar?transforms=dihedral finds each of the eight mirrored/rotated copies and names the transform', async (t) => {
-  const image = await randomImage(777, 96, 64);
-  const plainBefore = await similar(image);
-  t.is(plainBefore.status, 200);
-  const [planted] = await plant([plainBefore.body.hash]);
-  const url = fx.app.services.config.mediaUrl;
-  const item = { id: planted.id, image: `${planted.id}.png`, imageURL: `${url}/${planted.id}.png` };
+test.serial(
+  'POST /api/post/similar?transforms=dihedral finds each of the eight mirrored/rotated copies and names the transform',
+  async (t) => {
+    const image = await randomImage(777, 96, 64);
+    const plainBefore = await similar(image);
+    t.is(plainBefore.status, 200);
+    const [planted] = await plant([plainBefore.body.hash]);
+    const url = fx.app.services.config.mediaUrl;
+    const item = { id: planted.id, image: `${planted.id}.png`, imageURL: `${url}/${planted.id}.png` };
 
-  for (const tr of TRANSFORMS) {
-    const copy = await transformed(image, tr);
-    const res = await similar(copy, '?transforms=dihedral&maxDiff=4');
-    t.is(res.status, 200, JSON.stringify(res.body));
-    const mine = res.body.similar.find((s: { id: string }) => s.id === planted.id);
-    t.truthy(mine, `${tr}: planted post not found`);
-    t.is(mine?.transform, tr);
-    t.true(mine.diff <= 4, `${tr}: diff ${mine?.diff}`);
-    t.deepEqual(Object.keys(mine).sort(), ['diff', 'id', 'image', 'imageURL', 'transform']);
-    for (const s of res.body.similar) t.true(TRANSFORMS.includes(s.transform));
-    // The plain lookup reports the hash of the copy as uploaded, never a transformed one.
-    const plain = await similar(copy, '?maxDiff=4');
-    t.is(res.body.hash, plain.body.hash);
-  }
+    for (const tr of TRANSFORMS) {
+      const copy = await transformed(image, tr);
+      const res = await similar(copy, '?transforms=dihedral&maxDiff=4');
+      t.is(res.status, 200, JSON.stringify(res.body));
+      const mine = res.body.similar.find((s: { id: string }) => s.id === planted.id);
+      t.truthy(mine, `${tr}: planted post not found`);
+      t.is(mine?.transform, tr);
+      t.true(mine.diff <= 4, `${tr}: diff ${mine?.diff}`);
+      t.deepEqual(Object.keys(mine).sort(), ['diff', 'id', 'image', 'imageURL', 'transform']);
+      for (const s of res.body.similar) t.true(TRANSFORMS.includes(s.transform));
+      // The plain lookup reports the hash of the copy as uploaded, never a transformed one.
+      const plain = await similar(copy, '?maxDiff=4');
+      t.is(res.body.hash, plain.body.hash);
+    }
 
-  // Without the parameter nothing changes: no transform field, same matches as before the feature.
-  const plain = await similar(image, '?maxDiff=4');
-  t.deepEqual(plain.body.similar.find((s: { id: string }) => s.id === planted.id), { ...item, diff: 0 });
-  for (const s of plain.body.similar) t.false('transform' in s);
-  const rotated = await similar(await transformed(image, 'rotate90'), '?maxDiff=4');
-  t.false(rotated.body.similar.some((s: { id: string }) => s.id === planted.id), 'a rotated copy is not found by the plain lookup');
-  for (const q of ['?transforms=all', '?transforms=', '?transforms=dihedral&transforms=dihedral']) t.is((await similar(image, q)).status, 400, q);
-});
+    // Without the parameter nothing changes: no transform field, same matches as before the feature.
+    const plain = await similar(image, '?maxDiff=4');
+    t.deepEqual(
+      plain.body.similar.find((s: { id: string }) => s.id === planted.id),
+      { ...item, diff: 0 },
+    );
+    for (const s of plain.body.similar) t.false('transform' in s);
+    const rotated = await similar(await transformed(image, 'rotate90'), '?maxDiff=4');
+    t.false(
+      rotated.body.similar.some((s: { id: string }) => s.id === planted.id),
+      'a rotated copy is not found by the plain lookup',
+    );
+    for (const q of ['?transforms=all', '?transforms=', '?transforms=dihedral&transforms=dihedral'])
+      t.is((await similar(image, q)).status, 400, q);
+  },
+);

@@ -35,13 +35,28 @@ test.before(async () => {
     TEXTS.forEach(([, text], i) => {
       const at = Date.parse('2025-04-01T00:00:00Z') + i * 1000;
       const id = uuidV7(at, rnd);
-      postRepository.insert({ id, text, rating: 'none', ext: 'png', mime: 'image/png', width: 1, height: 1, hash: rnd.bits64(), uploaderId: null, createdAt: new Date(at).toISOString(), tags: [] });
+      postRepository.insert({
+        id,
+        text,
+        rating: 'none',
+        ext: 'png',
+        mime: 'image/png',
+        width: 1,
+        height: 1,
+        hash: rnd.bits64(),
+        uploaderId: null,
+        createdAt: new Date(at).toISOString(),
+        tags: [],
+      });
       ids.push(id);
     });
   })();
   const posts = ids.map((id) => postRepository.getById(id)!);
   posts.forEach((p, i) => seqOf.set(TEXTS[i][0], p.seq));
-  await postsIndex.apply(posts.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })), { refresh: true });
+  await postsIndex.apply(
+    posts.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
+    { refresh: true },
+  );
 });
 test.after.always(() => app?.close());
 
@@ -57,7 +72,11 @@ const TABLE: [why: string, query: string, matches: string[]][] = [
   ['exact word', 'mountain', ['mountain']],
   ['5 letters, one substitution', 'herin', ['heron', 'greyHeron', 'grayHeron']],
   ['5 letters, one transposition (counts as one typo)', 'hreon', ['heron', 'greyHeron', 'grayHeron']],
-  ['5 letters, one insertion reaches "herons" too', 'heronn', ['heron', 'herons', 'greyHeron', 'greyHerons', 'grayHeron']],
+  [
+    '5 letters, one insertion reaches "herons" too',
+    'heronn',
+    ['heron', 'herons', 'greyHeron', 'greyHerons', 'grayHeron'],
+  ],
   ['5 letters, two typos: no match', 'hiran', []],
   ['4 letters, one typo: no match', 'tarn', []],
   ['4 letters, one deletion: no match', 'trn', []],
@@ -65,7 +84,7 @@ const TABLE: [why: string, query: string, matches: string[]][] = [
   ['8 letters, one typo', 'mountian', ['mountain']],
   ['8 letters, two typos: no match', 'muontian', []],
   ['9 letters, two typos (a substitution and a transposition)', 'wotrefall', ['waterfall']],
-  ['the query word\'s length decides: 8 letters allow one typo even against a 9-letter word', 'watrefal', []],
+  ["the query word's length decides: 8 letters allow one typo even against a 9-letter word", 'watrefal', []],
   ['9 letters, two substitutions', 'wotarfall', ['waterfall']],
   ['9 letters, three typos: no match', 'wotarfal', []],
   ['last word as a prefix', 'kestrel hov', ['kestrel']],

@@ -31,8 +31,16 @@ test('empty filter, 51 selectors, offsets, impossible dates and unknown keys are
   const cases: [string, unknown, (string | number)[]][] = [
     ['empty filter', { filter: [] }, ['filter']],
     ['51 selectors', { filter: Array.from({ length: 51 }, () => text('a')) }, ['filter']],
-    ['timezone offset', { filter: [{ type: 'createdAt', op: 'gt', value: '2024-05-01T10:00:00+02:00' }] }, [0, 'value']],
-    ['fraction of a second', { filter: [{ type: 'createdAt', op: 'gt', value: '2024-05-01T10:00:00.000Z' }] }, [0, 'value']],
+    [
+      'timezone offset',
+      { filter: [{ type: 'createdAt', op: 'gt', value: '2024-05-01T10:00:00+02:00' }] },
+      [0, 'value'],
+    ],
+    [
+      'fraction of a second',
+      { filter: [{ type: 'createdAt', op: 'gt', value: '2024-05-01T10:00:00.000Z' }] },
+      [0, 'value'],
+    ],
     ['2024-02-30', { filter: [{ type: 'updatedAt', op: 'eq', value: '2024-02-30' }] }, [0, 'value']],
     ['hour 24', { filter: [{ type: 'createdAt', op: 'eq', value: '2024-02-03T24:00:00Z' }] }, [0, 'value']],
     ['unknown top-level key', { filter: [text('a')], sort: [] }, []],
@@ -51,7 +59,11 @@ test('empty filter, 51 selectors, offsets, impossible dates and unknown keys are
     isIssueArray(t, res.body);
     t.deepEqual(res.body[0].path, path, label);
   }
-  t.is((await search({ filter: [{ type: 'createdAt', op: 'eq', value: '2024-02-29' }] })).status, 200, 'a leap day exists');
+  t.is(
+    (await search({ filter: [{ type: 'createdAt', op: 'eq', value: '2024-02-29' }] })).status,
+    200,
+    'a leap day exists',
+  );
   t.is((await search({ filter: Array.from({ length: 50 }, () => text('a')) })).status, 200, '50 selectors are fine');
 });
 
@@ -71,7 +83,11 @@ test('offset and limit: defaults, the 1000 cap and 400s', async (t) => {
     t.is(res.status, 400, q);
     isIssueArray(t, res.body);
   }
-  const malformed = await fx.app.request('/api/post/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"filter": [' });
+  const malformed = await fx.app.request('/api/post/search', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"filter": [',
+  });
   t.is(malformed.status, 400);
 });
 
@@ -82,7 +98,11 @@ test('/image/search: 400 as { error } for 51 conditions, unknown types, empty va
     ['empty value', { conditions: [{ type: 'textContains', value: '   ' }] }, ''],
     ['bad rating', { conditions: [{ type: 'ratingEq', value: 'spicy' }] }, ''],
     // Names Object.prototype carries: a lookup by the request's value must not find them (a fuzz 500).
-    ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((value): [string, unknown, string] => [`rating ${value}`, { conditions: [{ type: 'ratingEq', value }] }, '']),
+    ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((value): [string, unknown, string] => [
+      `rating ${value}`,
+      { conditions: [{ type: 'ratingEq', value }] },
+      '',
+    ]),
     ['non-string value', { conditions: [{ type: 'tagInclude', value: 3 }] }, ''],
     ['limit=0', { conditions: [] }, '?limit=0'],
     ['offset=-1', { conditions: [] }, '?offset=-1'],
@@ -93,7 +113,10 @@ test('/image/search: 400 as { error } for 51 conditions, unknown types, empty va
     t.deepEqual(Object.keys(res.body), ['error'], label);
     t.is(typeof res.body.error, 'string', label);
   }
-  t.is((await images({ conditions: Array.from({ length: 50 }, () => ({ type: 'textContains', value: 'a' })) })).status, 200);
+  t.is(
+    (await images({ conditions: Array.from({ length: 50 }, () => ({ type: 'textContains', value: 'a' })) })).status,
+    200,
+  );
 });
 
 test('/image/search: limit above 24 gives 24; bad order values fall back to uploadDate desc', async (t) => {

@@ -49,15 +49,37 @@ test.serial('verify finds documents deleted, altered and added behind the servic
 
   await es.delete({ index, id: deleted.id, refresh: true });
   // A plain write: the document's version moves past the post's.
-  await es.index({ index, id: altered.id, document: { ...toPostDocument(altered), text: 'tampered', text_lc: 'tampered' }, refresh: true });
+  await es.index({
+    index,
+    id: altered.id,
+    document: { ...toPostDocument(altered), text: 'tampered', text_lc: 'tampered' },
+    refresh: true,
+  });
   // Same version as the post, different content: only a content comparison sees it.
-  await es.index({ index, id: sameVersion.id, document: { ...toPostDocument(sameVersion), tags: ['planted'] }, version: sameVersion.version, version_type: 'external_gte', refresh: true });
-  await es.index({ index, id: orphanId, document: { ...toPostDocument(victim), id: orphanId, id_lc: orphanId }, refresh: true });
+  await es.index({
+    index,
+    id: sameVersion.id,
+    document: { ...toPostDocument(sameVersion), tags: ['planted'] },
+    version: sameVersion.version,
+    version_type: 'external_gte',
+    refresh: true,
+  });
+  await es.index({
+    index,
+    id: orphanId,
+    document: { ...toPostDocument(victim), id: orphanId, id_lc: orphanId },
+    refresh: true,
+  });
 
   const found = await verify(fx.app.services, { recheckMs: 100 });
   t.false(found.clean);
   const kinds = Object.fromEntries(found.drift.map((d) => [d.postId, d.kind]));
-  t.deepEqual(kinds, { [deleted.id]: 'missing', [altered.id]: 'stale', [sameVersion.id]: 'stale', [orphanId]: 'orphan' });
+  t.deepEqual(kinds, {
+    [deleted.id]: 'missing',
+    [altered.id]: 'stale',
+    [sameVersion.id]: 'stale',
+    [orphanId]: 'orphan',
+  });
 
   // The command line sees the same and says so with its exit status.
   const before = await cli('--json');
@@ -75,43 +97,60 @@ test.serial('verify finds documents deleted, altered and added behind the servic
 
   // Searches see the records again, and later changes still reach the repaired documents
   // (the repair left index and SQLite on the same version).
-  const tampered = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: 'tampered' }] });
+  const tampered = await postJson(fx.app, '/api/post/search', {
+    filter: [{ type: 'text', op: 'contains', value: 'tampered' }],
+  });
   t.is(tampered.body.count, 0);
-  const back = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'id', op: 'contains', value: deleted.id }] });
+  const back = await postJson(fx.app, '/api/post/search', {
+    filter: [{ type: 'id', op: 'contains', value: deleted.id }],
+  });
   t.is(back.body.count, 1);
   const { db, outbox, relay } = fx.app.services;
   for (const post of [altered, sameVersion, deleted]) {
     const row = db.transaction(() => {
       const current = postRepository.getById(post.id)!;
-      postRepository.updateFields(current.seq, { text: `edited after repair ${post.id}`, rating: current.rating, updatedAt: new Date().toISOString() });
-      return outbox.append('update', { post: postRepository.getById(post.id)!, previous: { text: current.text, rating: current.rating, tags: [] } }, null);
+      postRepository.updateFields(current.seq, {
+        text: `edited after repair ${post.id}`,
+        rating: current.rating,
+        updatedAt: new Date().toISOString(),
+      });
+      return outbox.append(
+        'update',
+        { post: postRepository.getById(post.id)!, previous: { text: current.text, rating: current.rating, tags: [] } },
+        null,
+      );
     })();
     t.true(await relay.applyNow(row));
-    const edited = await postJson(fx.app, '/api/post/search', { filter: [{ type: 'text', op: 'contains', value: `edited after repair ${post.id}` }] });
+    const edited = await postJson(fx.app, '/api/post/search', {
+      filter: [{ type: 'text', op: 'contains', value: `edited after repair ${post.id}` }],
+    });
     t.is(edited.body.count, 1, post.id);
   }
   t.deepEqual((await verify(fx.app.services)).drift, []);
 });
 
-test.serial('a change the outbox still holds is not drift: verify beside a server whose relay is behind is clean', async (t) => {
-  const { relay, unitOfWork, postRepository, outbox } = fx.app.services;
-  // The server's relay falls behind, as under an upload storm.
-  await relay.stop();
-  t.teardown(() => relay.start());
-  // A background write, as a robust descriptor's is: committed, its change not yet in the index.
-  const post = fx.posts()[10];
-  unitOfWork.writeInBackground((tx) => {
-    postRepository.bumpVersion(post.seq);
-    tx.reindexed(postRepository.getBySeq(post.seq)!);
-  });
-  t.is(outbox.pendingFor([post.id]).length, 1);
+test.serial(
+  'a change the outbox still holds is not drift: verify beside a server whose relay is behind is clean',
+  async (t) => {
+    const { relay, unitOfWork, postRepository, outbox } = fx.app.services;
+    // The server's relay falls behind, as under an upload storm.
+    await relay.stop();
+    t.teardown(() => relay.start());
+    // A background write, as a robust descriptor's is: committed, its change not yet in the index.
+    const post = fx.posts()[10];
+    unitOfWork.writeInBackground((tx) => {
+      postRepository.bumpVersion(post.seq);
+      tx.reindexed(postRepository.getBySeq(post.seq)!);
+    });
+    t.is(outbox.pendingFor([post.id]).length, 1);
 
-  const r = await cli('--json');
-  t.is(r.code, 0, r.stderr);
-  t.deepEqual(JSON.parse(r.stdout).drift, []);
-  t.is(outbox.pendingFor([post.id]).length, 0, 'the change found on its way was applied, then compared');
-  t.deepEqual((await verify(fx.app.services)).drift, []);
-});
+    const r = await cli('--json');
+    t.is(r.code, 0, r.stderr);
+    t.deepEqual(JSON.parse(r.stdout).drift, []);
+    t.is(outbox.pendingFor([post.id]).length, 0, 'the change found on its way was applied, then compared');
+    t.deepEqual((await verify(fx.app.services)).drift, []);
+  },
+);
 
 test.serial('verify --help and bad arguments', async (t) => {
   const help = await cli('--help');

@@ -26,7 +26,11 @@ test.after.always(async () => fx?.app.close());
 
 const db = () => fx.app.services.db;
 async function call(method: string, url: string, body?: unknown): Promise<number> {
-  const res = await fx.app.request(url, { method, headers: { ...admin.headers, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fx.app.request(url, {
+    method,
+    headers: { ...admin.headers, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -34,7 +38,12 @@ const enc = encodeURIComponent;
 
 /** The oracle's alias map and closure, read with plain SQL. */
 function sqlRules() {
-  const aliases = new Map((db().prepare('SELECT name, target FROM tag_aliases').all() as { name: string; target: string }[]).map((r) => [r.name, r.target]));
+  const aliases = new Map(
+    (db().prepare('SELECT name, target FROM tag_aliases').all() as { name: string; target: string }[]).map((r) => [
+      r.name,
+      r.target,
+    ]),
+  );
   const edges = db().prepare('SELECT tag, implies FROM tag_implications').all() as { tag: string; implies: string }[];
   const closure = (name: string): Set<string> => {
     const seen = new Set<string>();
@@ -72,18 +81,31 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
     for (let k = 0; k < 7; k++) {
       const a = r.pick(names);
       const b = r.pick(names);
-      const kind = r.weighted([['alias', 2], ['unalias', 1], ['imply', 5], ['unimply', 1]] as const);
+      const kind = r.weighted([
+        ['alias', 2],
+        ['unalias', 1],
+        ['imply', 5],
+        ['unimply', 1],
+      ] as const);
       if (kind === 'alias') record(kind, await call('PUT', `/api/tag/${enc(a)}/alias`, { target: b }), `${a} ${b}`);
       else if (kind === 'unalias') record(kind, await call('DELETE', `/api/tag/${enc(a)}/alias`), a);
       else if (kind === 'imply') record(kind, await call('PUT', `/api/tag/${enc(a)}/implies/${enc(b)}`), `${a} ${b}`);
       else record(kind, await call('DELETE', `/api/tag/${enc(a)}/implies/${enc(b)}`), `${a} ${b}`);
     }
-    const edits = Array.from({ length: 6 }, () => ({ post: r.pick(seqs), tags: Array.from({ length: r.int(0, 4) }, () => r.pick(names)) }));
-    for (const status of await Promise.all(edits.map((e) => call('PATCH', `/api/post/${e.post.id}`, { tags: e.tags })))) record('edit', status, '');
+    const edits = Array.from({ length: 6 }, () => ({
+      post: r.pick(seqs),
+      tags: Array.from({ length: r.int(0, 4) }, () => r.pick(names)),
+    }));
+    for (const status of await Promise.all(edits.map((e) => call('PATCH', `/api/post/${e.post.id}`, { tags: e.tags }))))
+      record('edit', status, '');
   }
   t.log(outcomes);
   mark('changes');
-  t.true((outcomes['imply 200'] ?? 0) > 3 && (outcomes['alias 200'] ?? 0) > 0 && (outcomes['imply 400'] ?? 0) + (outcomes['alias 400'] ?? 0) > 0);
+  t.true(
+    (outcomes['imply 200'] ?? 0) > 3 &&
+      (outcomes['alias 200'] ?? 0) > 0 &&
+      (outcomes['imply 400'] ?? 0) + (outcomes['alias 400'] ?? 0) > 0,
+  );
 
   // Jobs finish; the relay brings the index in step.
   const deadline = Date.now() + 60_000;
@@ -98,7 +120,9 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
   // Every post's tags obey the rules in force.
   const { aliases, closure } = sqlRules();
   const tagsOf = new Map<number, Set<string>>();
-  for (const row of db().prepare('SELECT pt.post_seq AS seq, t.name FROM post_tags pt JOIN tags t ON t.id = pt.tag_id').all() as { seq: number; name: string }[]) {
+  for (const row of db()
+    .prepare('SELECT pt.post_seq AS seq, t.name FROM post_tags pt JOIN tags t ON t.id = pt.tag_id')
+    .all() as { seq: number; name: string }[]) {
     if (!tagsOf.has(row.seq)) tagsOf.set(row.seq, new Set());
     tagsOf.get(row.seq)!.add(row.name);
   }
@@ -114,17 +138,34 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
   t.is(broken, 0, 'no post carries an alias name, and every post carries the closure of its tags');
 
   // Every tag count: the API's against a plain count.
-  const counts = db().prepare('SELECT t.name, count(pt.post_seq) AS n FROM tags t LEFT JOIN post_tags pt ON pt.tag_id = t.id GROUP BY t.id').all() as { name: string; n: number }[];
-  const listed = (await (await fx.app.request('/api/tag?limit=100')).json()) as { data: { name: string; count: number }[] };
-  t.deepEqual(Object.fromEntries(listed.data.map((x) => [x.name, x.count])), Object.fromEntries(counts.filter((c) => c.n > 0).map((c) => [c.name, c.n])));
+  const counts = db()
+    .prepare(
+      'SELECT t.name, count(pt.post_seq) AS n FROM tags t LEFT JOIN post_tags pt ON pt.tag_id = t.id GROUP BY t.id',
+    )
+    .all() as { name: string; n: number }[];
+  const listed = (await (await fx.app.request('/api/tag?limit=100')).json()) as {
+    data: { name: string; count: number }[];
+  };
+  t.deepEqual(
+    Object.fromEntries(listed.data.map((x) => [x.name, x.count])),
+    Object.fromEntries(counts.filter((c) => c.n > 0).map((c) => [c.name, c.n])),
+  );
 
   // Every post's tags in the index equal SQLite's.
   const { es, postsIndex } = fx.app.services;
-  const docs = await es.search({ index: postsIndex.alias, size: POSTS + 10, _source: ['seq', 'tags'], query: { match_all: {} } });
-  const indexed = new Map(docs.hits.hits.map((h) => [(h._source as { seq: number }).seq, [...(h._source as { tags: string[] }).tags].sort()]));
+  const docs = await es.search({
+    index: postsIndex.alias,
+    size: POSTS + 10,
+    _source: ['seq', 'tags'],
+    query: { match_all: {} },
+  });
+  const indexed = new Map(
+    docs.hits.hits.map((h) => [(h._source as { seq: number }).seq, [...(h._source as { tags: string[] }).tags].sort()]),
+  );
   t.is(indexed.size, seqs.length);
   let differing = 0;
-  for (const { seq } of seqs) if (JSON.stringify(indexed.get(seq)) !== JSON.stringify([...(tagsOf.get(seq) ?? [])].sort())) differing++;
+  for (const { seq } of seqs)
+    if (JSON.stringify(indexed.get(seq)) !== JSON.stringify([...(tagsOf.get(seq) ?? [])].sort())) differing++;
   t.is(differing, 0, 'index tags = SQLite tags for every post');
 
   mark('checks');
@@ -132,10 +173,19 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
   const pickName = () => (r.chance(0.25) && aliases.size > 0 ? r.pick([...aliases.keys()]) : r.pick(names));
   const queries = Array.from({ length: QUERIES }, () => {
     const conditions: { type: string; value: string }[] = [];
-    for (let n = r.int(1, 4); n > 0; n--) conditions.push({ type: r.weighted([['tagInclude', 3], ['tagExclude', 2], ['tagAny', 3]] as const), value: pickName() });
+    for (let n = r.int(1, 4); n > 0; n--)
+      conditions.push({
+        type: r.weighted([
+          ['tagInclude', 3],
+          ['tagExclude', 2],
+          ['tagAny', 3],
+        ] as const),
+        value: pickName(),
+      });
     return conditions;
   });
-  const has = "EXISTS (SELECT 1 FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq AND t.name = coalesce((SELECT target FROM tag_aliases WHERE name = ?), ?))";
+  const has =
+    'EXISTS (SELECT 1 FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq AND t.name = coalesce((SELECT target FROM tag_aliases WHERE name = ?), ?))';
   const sqlSearch = (conditions: { type: string; value: string }[]) => {
     const where: string[] = [];
     const params: string[] = [];
@@ -150,11 +200,20 @@ test('aliases, implications and writes at random: index, counts and ≥300 searc
     }
     const sql = `FROM posts p WHERE ${where.join(' AND ')}`;
     return {
-      total: db().prepare(`SELECT count(*) ${sql}`).pluck().get(...params) as number,
-      page: db().prepare(`SELECT seq ${sql} ORDER BY created_at DESC, seq DESC LIMIT 24`).pluck().all(...params) as number[],
+      total: db()
+        .prepare(`SELECT count(*) ${sql}`)
+        .pluck()
+        .get(...params) as number,
+      page: db()
+        .prepare(`SELECT seq ${sql} ORDER BY created_at DESC, seq DESC LIMIT 24`)
+        .pluck()
+        .all(...params) as number[],
     };
   };
-  const answers = await pool(8, queries.map((conditions) => () => postJson(fx.app, '/image/search?limit=24', { conditions })));
+  const answers = await pool(
+    8,
+    queries.map((conditions) => () => postJson(fx.app, '/image/search?limit=24', { conditions })),
+  );
   mark('searches');
   let mismatches = 0;
   let nonEmpty = 0;

@@ -28,18 +28,30 @@ async function get(url: string) {
   return { status: res.status, body: await res.json() };
 }
 async function write(method: string, url: string, body?: unknown) {
-  const res = await app.request(url, { method, headers: { ...user.headers, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await app.request(url, {
+    method,
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
 }
 async function upload(tags: string[]): Promise<string> {
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(seed++), metadata: { tags } }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(seed++), metadata: { tags } }),
+  });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return (await res.json()).id;
 }
 /** The truth: a plain count over post_tags. */
 const sqlCounts = (): Record<string, number> =>
   Object.fromEntries(
-    (app.services.db.prepare('SELECT t.name, count(*) AS n FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id').all() as { name: string; n: number }[]).map((r) => [r.name, r.n]),
+    (
+      app.services.db
+        .prepare('SELECT t.name, count(*) AS n FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
+        .all() as { name: string; n: number }[]
+    ).map((r) => [r.name, r.n]),
   );
 /** GET /api/tag with limit 100 unless the query names one. */
 const listed = async (query = '') => {
@@ -47,7 +59,8 @@ const listed = async (query = '') => {
   if (status !== 200) throw new Error(`GET /api/tag: ${status}`);
   return body as { count: number; data: { id: number; name: string; count: number }[] };
 };
-const asCounts = (page: { data: { name: string; count: number }[] }) => Object.fromEntries(page.data.map((t) => [t.name, t.count]));
+const asCounts = (page: { data: { name: string; count: number }[] }) =>
+  Object.fromEntries(page.data.map((t) => [t.name, t.count]));
 
 test('folding and prefix ranges', (t) => {
   t.is(foldTag('Straße'), foldTag('STRASSE'));
@@ -68,10 +81,23 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
 
   const all = await listed();
   t.is(all.count, 8);
-  t.deepEqual(all.data.map((x) => [x.name, x.count]), [['animal', 3], ['dog', 2], ['Cat', 1], ['a/b', 1], ['cat', 1], ['catalog', 1], ['cute', 1], ['Ärger', 1]]);
+  t.deepEqual(
+    all.data.map((x) => [x.name, x.count]),
+    [
+      ['animal', 3],
+      ['dog', 2],
+      ['Cat', 1],
+      ['a/b', 1],
+      ['cat', 1],
+      ['catalog', 1],
+      ['cute', 1],
+      ['Ärger', 1],
+    ],
+  );
   for (const tag of all.data) t.is(tag.id, (await get(`/api/tag/${encodeURIComponent(tag.name)}`)).body.id);
 
-  const names = async (prefix: string, extra = '') => (await listed(`&prefix=${encodeURIComponent(prefix)}${extra}`)).data.map((x) => x.name);
+  const names = async (prefix: string, extra = '') =>
+    (await listed(`&prefix=${encodeURIComponent(prefix)}${extra}`)).data.map((x) => x.name);
   t.deepEqual(await names('ca'), ['Cat', 'cat', 'catalog']);
   t.deepEqual(await names('CA'), ['Cat', 'cat', 'catalog']);
   t.deepEqual(await names('cAtA'), ['catalog']);
@@ -81,14 +107,25 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
   t.deepEqual(await names('a/'), ['a/b']);
   t.deepEqual(await names('x'), []);
   t.deepEqual(await names('%'), [], 'LIKE wildcards mean nothing');
-  t.deepEqual(await names(''), all.data.map((x) => x.name));
+  t.deepEqual(
+    await names(''),
+    all.data.map((x) => x.name),
+  );
   t.is((await listed('&prefix=c')).count, 4);
   t.deepEqual(await names('c', '&offset=1&limit=2'), ['cat', 'catalog']);
   t.deepEqual((await get('/api/tag')).body.data.length, 8, 'default limit 10');
   t.deepEqual((await get('/api/tag?limit=0')).body, { count: 8, data: [] });
 
   // docs/decisions.md §15 adds the tag's aliases, implications and implication jobs beside its count.
-  t.deepEqual((await get('/api/tag/cat')).body, { id: all.data[4].id, name: 'cat', count: 1, aliases: [], implies: [], impliedBy: [], jobs: [] });
+  t.deepEqual((await get('/api/tag/cat')).body, {
+    id: all.data[4].id,
+    name: 'cat',
+    count: 1,
+    aliases: [],
+    implies: [],
+    impliedBy: [],
+    jobs: [],
+  });
   t.deepEqual((await get('/api/tag/a%2Fb')).body.name, 'a/b');
   for (const missing of ['CAT', 'ca', 'nope', '%C3%A4rger']) {
     const res = await get(`/api/tag/${missing}`);
@@ -108,9 +145,20 @@ test.serial('limits: default 10, above 100 lowered to 100; bad values are 400', 
   const big = await get('/api/tag?prefix=BULK&limit=1000');
   t.is(big.body.count, 128);
   t.is(big.body.data.length, 100);
-  t.deepEqual(big.body.data.slice(0, 2).map((x: { name: string }) => x.name), ['bulk000', 'bulk001']);
+  t.deepEqual(
+    big.body.data.slice(0, 2).map((x: { name: string }) => x.name),
+    ['bulk000', 'bulk001'],
+  );
   t.is((await get('/api/tag?prefix=bulk&offset=120&limit=100')).body.data.length, 8);
-  for (const bad of ['limit=-1', 'offset=-1', 'limit=2.5', 'offset=x', 'limit=', `prefix=${'a'.repeat(65)}`, 'prefix=a&prefix=b']) {
+  for (const bad of [
+    'limit=-1',
+    'offset=-1',
+    'limit=2.5',
+    'offset=x',
+    'limit=',
+    `prefix=${'a'.repeat(65)}`,
+    'prefix=a&prefix=b',
+  ]) {
     const res = await get(`/api/tag?${bad}`);
     t.is(res.status, 400, bad);
     t.true(Array.isArray(res.body), bad);
@@ -143,19 +191,29 @@ test.serial('counts are exact right after every create, edit, revert and delete'
   await check('after deleting the last carrier');
   t.deepEqual(await listed('&prefix=w'), { count: 0, data: [] });
   // And the stored counts agree with post_tags for every tag, carried or not.
-  const drift = app.services.db.prepare('SELECT count(*) FROM tags t WHERE post_count != (SELECT count(*) FROM post_tags WHERE tag_id = t.id)').pluck().get();
+  const drift = app.services.db
+    .prepare('SELECT count(*) FROM tags t WHERE post_count != (SELECT count(*) FROM post_tags WHERE tag_id = t.id)')
+    .pluck()
+    .get();
   t.is(drift, 0);
 });
 
 test('a database from before the counts: counted and case-folded at start-up', async (t) => {
   const dataDir = tempDir('tags-legacy');
   const db = new Database(path.join(dataDir, DATABASE_FILE));
-  migrate(db, listMigrations().filter((m) => m.version <= 7));
+  migrate(
+    db,
+    listMigrations().filter((m) => m.version <= 7),
+  );
   const insert = db.prepare(
     `INSERT INTO posts (seq, id, text, rating, ext, mime, width, height, hash, created_at, updated_at)
      VALUES (?, ?, '', 'none', 'png', 'image/png', 1, 1, ?, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z')`,
   );
-  const legacy: [number, string[]][] = [[1, ['Émile', 'old']], [2, ['old']], [3, ['ÉCOLE', 'old', 'odd']]];
+  const legacy: [number, string[]][] = [
+    [1, ['Émile', 'old']],
+    [2, ['old']],
+    [3, ['ÉCOLE', 'old', 'odd']],
+  ];
   for (const [seq, tags] of legacy) {
     insert.run(seq, `01900000-0000-7000-8000-00000000000${seq}`, '0'.repeat(64));
     for (const name of tags) {
@@ -170,7 +228,18 @@ test('a database from before the counts: counted and case-folded at start-up', a
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const page = await (await old.request('/api/tag')).json();
-  t.deepEqual(page.data.map((x: { name: string; count: number }) => [x.name, x.count]), [['old', 3], ['odd', 1], ['ÉCOLE', 1], ['Émile', 1]]);
+  t.deepEqual(
+    page.data.map((x: { name: string; count: number }) => [x.name, x.count]),
+    [
+      ['old', 3],
+      ['odd', 1],
+      ['ÉCOLE', 1],
+      ['Émile', 1],
+    ],
+  );
   const accented = await (await old.request(`/api/tag?prefix=${encodeURIComponent('é')}`)).json();
-  t.deepEqual(accented.data.map((x: { name: string }) => x.name), ['ÉCOLE', 'Émile']);
+  t.deepEqual(
+    accented.data.map((x: { name: string }) => x.name),
+    ['ÉCOLE', 'Émile'],
+  );
 });

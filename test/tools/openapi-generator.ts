@@ -17,7 +17,8 @@ import { findMaven, lastLines } from '../../src/dev-services/shared/jvm-tools.ts
 export const OPENAPI_GENERATOR_VERSION = '7.17.0';
 const ARTIFACT = `org.openapitools:openapi-generator-cli:${OPENAPI_GENERATOR_VERSION}:jar`;
 
-export const cacheDir = () => process.env.IMGPOST_TOOLS_CACHE ?? path.join(os.homedir(), '.cache', 'imgpost', 'openapi-generator');
+export const cacheDir = () =>
+  process.env.IMGPOST_TOOLS_CACHE ?? path.join(os.homedir(), '.cache', 'imgpost', 'openapi-generator');
 export const jarPath = () => path.join(cacheDir(), `openapi-generator-cli-${OPENAPI_GENERATOR_VERSION}.jar`);
 
 /** The java binary to run the jar with (openapi-generator needs Java 11 or newer; ES needs 17). */
@@ -27,23 +28,40 @@ export function javaBinary(): string {
   return path.join(java.home, 'bin', 'java');
 }
 
-export interface Outcome { code: number | null; stdout: string; output: string }
+export interface Outcome {
+  code: number | null;
+  stdout: string;
+  output: string;
+}
 
 /** Runs a command to its end; stdout alone and stdout with stderr interleaved. */
-export function exec(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Outcome> {
+export function exec(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let output = '';
-    child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); output += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      output += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, output }));
   });
 }
 
 /** exec, failing with the end of the output unless the command succeeds. */
-export async function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+export async function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
   const { code, output } = await exec(cmd, args, opts);
   if (code !== 0) throw new Error(`${path.basename(cmd)} exited with ${code}:\n${lastLines(output, 40).join('\n')}`);
   return output;
@@ -77,6 +95,9 @@ export async function ensureGeneratorJar(log: (line: string) => void = () => {})
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   ensureGeneratorJar((line) => console.log(`openapi-generator: ${line}`)).then(
     (jar) => console.log(`openapi-generator: ${jar}`),
-    (err: Error) => console.warn(`openapi-generator: not fetched (${err.message}); test/ecosystem/openapi-tools.test.ts will try again`),
+    (err: Error) =>
+      console.warn(
+        `openapi-generator: not fetched (${err.message}); test/ecosystem/openapi-tools.test.ts will try again`,
+      ),
   );
 }

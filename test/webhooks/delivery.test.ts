@@ -36,21 +36,34 @@ const api = (path: string, method: string, user: TestUser, body?: unknown) =>
 const goTime = (iso: string) => iso.replace(/\.(\d*?)0*Z$/, (_, f: string) => (f ? `.${f}Z` : 'Z'));
 
 test.serial('create, update and delete events arrive rendered, signed, in order', async (t) => {
-  const hook = await api('/api/webhook', 'POST', owner, { url: receiver.url, secret: SECRET, events: ['create', 'update', 'delete'] });
+  const hook = await api('/api/webhook', 'POST', owner, {
+    url: receiver.url,
+    secret: SECRET,
+    events: ['create', 'update', 'delete'],
+  });
   t.is(hook.status, 201);
   const template =
     '{"id": {{.ImageID}}, "event": {{json .Event}}' +
     '{{if .Changes.text}}, "text": {{json .Changes.text.New}}{{end}}' +
     '{{with .Changes.rating}}, "rating": {{json .}}{{end}}' +
     '{{if not .Changes}}, "nothing": true{{end}}, "by": {{json .Initiator.Username}}}';
-  const hook2 = await api('/api/webhook', 'POST', owner, { url: custom.url, secret: CUSTOM_SECRET, events: ['update'], template, label: 'updates only' });
+  const hook2 = await api('/api/webhook', 'POST', owner, {
+    url: custom.url,
+    secret: CUSTOM_SECRET,
+    events: ['update'],
+    template,
+    label: 'updates only',
+  });
   t.is(hook2.status, 201, await hook2.clone().text());
 
   // create
   const res = await app.request('/api/post/', {
     method: 'POST',
     headers: poster.headers,
-    body: uploadForm({ image: await randomImage(4242), metadata: { text: 'hello "world"\nsecond <line>', tags: ['b', 'a'], rating: 'violent' } }),
+    body: uploadForm({
+      image: await randomImage(4242),
+      metadata: { text: 'hello "world"\nsecond <line>', tags: ['b', 'a'], rating: 'violent' },
+    }),
   });
   t.is(res.status, 201);
   const post = await res.json();
@@ -63,7 +76,11 @@ test.serial('create, update and delete events arrive rendered, signed, in order'
   const firstText = '"hello \\"world\\"\\nsecond \\u003cline\\u003e"';
 
   // update changing all three fields; tags compared as sets, listed sorted
-  t.is((await api(`/api/post/${post.id}`, 'PUT', poster, { text: 'new text', tags: ['c', 'b'], rating: 'moderate' })).status, 200);
+  t.is(
+    (await api(`/api/post/${post.id}`, 'PUT', poster, { text: 'new text', tags: ['c', 'b'], rating: 'moderate' }))
+      .status,
+    200,
+  );
   // update that changes nothing (same tags in another order): still an event, with empty changes
   t.is((await api(`/api/post/${post.id}`, 'PUT', poster, { tags: ['b', 'c'] })).status, 200);
   // delete: the post as it was
@@ -118,7 +135,12 @@ test.serial('create, update and delete events arrive rendered, signed, in order'
     return list.length === 4 && list;
   });
   t.deepEqual(
-    attempts.map((a: { event: string; outcome: string; responseStatus: number; postId: string }) => [a.event, a.outcome, a.responseStatus, a.postId]),
+    attempts.map((a: { event: string; outcome: string; responseStatus: number; postId: string }) => [
+      a.event,
+      a.outcome,
+      a.responseStatus,
+      a.postId,
+    ]),
     [
       ['delete', 'success', 200, post.id],
       ['update', 'success', 200, post.id],
@@ -138,12 +160,25 @@ test.serial('create, update and delete events arrive rendered, signed, in order'
 test.serial('the template in force at send time renders; events of other kinds are not sent', async (t) => {
   const r = await startReceiver(200);
   t.teardown(() => r.close());
-  const res = await api('/api/webhook', 'POST', owner, { url: r.url, secret: 's', events: ['delete'], template: '{"deleted": {{.ImageID}}}' });
+  const res = await api('/api/webhook', 'POST', owner, {
+    url: r.url,
+    secret: 's',
+    events: ['delete'],
+    template: '{"deleted": {{.ImageID}}}',
+  });
   const hook = await res.json();
-  const created = await app.request('/api/post/', { method: 'POST', headers: poster.headers, body: uploadForm({ image: await randomImage(4343) }) });
+  const created = await app.request('/api/post/', {
+    method: 'POST',
+    headers: poster.headers,
+    body: uploadForm({ image: await randomImage(4343) }),
+  });
   const post = await created.json();
   const seq = app.services.postRepository.getById(post.id)!.seq;
-  t.is((await api(`/api/webhook/${hook.id}`, 'PATCH', owner, { template: '{"gone": {{json .Text}}, "n": {{.ImageID}}}' })).status, 200);
+  t.is(
+    (await api(`/api/webhook/${hook.id}`, 'PATCH', owner, { template: '{"gone": {{json .Text}}, "n": {{.ImageID}}}' }))
+      .status,
+    200,
+  );
   t.is((await api(`/api/post/${post.id}`, 'DELETE', poster)).status, 204);
   const [got] = await r.waitFor(1);
   t.is(got.body, `{"gone": "", "n": ${seq}}`);

@@ -26,7 +26,11 @@ test('no thread until there is something to send; pending deliveries start it af
   const app1 = await startTestApp(env, { dataDir });
   const user = await createUser(app1, 0x2 | 0x4);
   // A post without any webhook: nothing is queued, no thread.
-  const first = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9300) }) });
+  const first = await app1.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(9300) }),
+  });
   t.is(first.status, 201);
   t.false(threadOf(app1).threadRunning);
 
@@ -38,7 +42,11 @@ test('no thread until there is something to send; pending deliveries start it af
   });
   t.is(hook.status, 201);
   t.false(threadOf(app1).threadRunning, 'a webhook alone sends nothing');
-  const second = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9301) }) });
+  const second = await app1.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(9301) }),
+  });
   t.is(second.status, 201);
   await receiver.waitFor(1);
   t.true(threadOf(app1).threadRunning);
@@ -48,7 +56,11 @@ test('no thread until there is something to send; pending deliveries start it af
   // Stopped with a delivery still queued (written while no dispatcher ran), then started again.
   await app1.services.webhookDispatcher.stop();
   t.false(threadOf(app1).threadRunning);
-  const third = await app1.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(9302) }) });
+  const third = await app1.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(9302) }),
+  });
   t.is(third.status, 201);
   await app1.server.close(1000);
   await app1.services.close();

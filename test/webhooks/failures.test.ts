@@ -32,78 +32,104 @@ async function addHook(r: Receiver, events = ['create']): Promise<string> {
 }
 
 async function upload(): Promise<number> {
-  const res = await app.request('/api/post/', { method: 'POST', headers: user.headers, body: uploadForm({ image: await randomImage(seed++) }) });
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: await randomImage(seed++) }),
+  });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return app.services.postRepository.getById((await res.json()).id)!.seq;
 }
 
 const record = async (id: string) => (await api(`/api/webhook/${id}`)).json();
 
-test.serial('500, 302 and a receiver that never answers: suspended after exactly three attempts, then silent until re-activated', async (t) => {
-  const failing = { 500: await startReceiver(500), 302: await startReceiver({ status: 302, headers: { Location: 'http://127.0.0.1:1/' } }), hang: await startReceiver('hang') };
-  const healthy = await startReceiver(200);
-  t.teardown(async () => {
-    for (const r of [...Object.values(failing), healthy]) await r.close();
-  });
-  const ids = Object.fromEntries(await Promise.all(Object.entries(failing).map(async ([k, r]) => [k, await addHook(r)] as const)));
-  const healthyId = await addHook(healthy);
-
-  const first = await upload();
-  // A healthy receiver is not held up by the others' failures and time-outs: its event arrives
-  // while the hanging receiver's first attempt is still waiting for an answer.
-  const [ok] = await healthy.waitFor(1);
-  t.is(ok.body, `{"id": ${first}}`);
-  const [hung] = await failing.hang.waitFor(1);
-  t.true(ok.at < hung.at + TIMEOUT_MS, `healthy delivery came ${ok.at - hung.at} ms after the hanging one started`);
-
-  for (const [kind, id] of Object.entries(ids)) {
-    const r = await eventually(async () => {
-      const rec = await record(id);
-      return rec.state === 'suspended' && rec;
+test.serial(
+  '500, 302 and a receiver that never answers: suspended after exactly three attempts, then silent until re-activated',
+  async (t) => {
+    const failing = {
+      500: await startReceiver(500),
+      302: await startReceiver({ status: 302, headers: { Location: 'http://127.0.0.1:1/' } }),
+      hang: await startReceiver('hang'),
+    };
+    const healthy = await startReceiver(200);
+    t.teardown(async () => {
+      for (const r of [...Object.values(failing), healthy]) await r.close();
     });
-    t.like(r, { state: 'suspended', failureCount: 3 }, kind);
-    t.is(r.lastResponseStatus, kind === 'hang' ? null : Number(kind), kind);
-  }
+    const ids = Object.fromEntries(
+      await Promise.all(Object.entries(failing).map(async ([k, r]) => [k, await addHook(r)] as const)),
+    );
+    const healthyId = await addHook(healthy);
 
-  // More events while suspended: none is sent (nor queued) to the suspended webhooks.
-  await upload();
-  await upload();
-  await healthy.waitFor(3);
-  await sleep(TIMEOUT_MS + 300);
-  await app.services.webhookDispatcher.whenIdle();
-  for (const [kind, r] of Object.entries(failing)) {
-    t.is(r.received.length, 3, `${kind}: exactly three invocations`);
-    t.is(new Set(r.received.map((x) => x.headers['x-webhook-delivery'])).size, 1, `${kind}: the same delivery retried`);
-    t.true(r.received.every((x) => x.body === `{"id": ${first}}`), kind);
-    const attempts = await (await api(`/api/webhook/${ids[kind]}/deliveries`)).json();
-    t.is(attempts.length, 3, kind);
-    t.true(attempts.every((a: { outcome: string }) => a.outcome === 'failure'), kind);
-    t.regex(attempts[0].error, kind === 'hang' ? /timed out/ : kind === '302' ? /redirect/ : /HTTP 500/, kind);
-    t.true(attempts.every((a: { durationMs: number }) => typeof a.durationMs === 'number'), kind);
-  }
-  t.like(await record(healthyId), { state: 'active', failureCount: 0 });
+    const first = await upload();
+    // A healthy receiver is not held up by the others' failures and time-outs: its event arrives
+    // while the hanging receiver's first attempt is still waiting for an answer.
+    const [ok] = await healthy.waitFor(1);
+    t.is(ok.body, `{"id": ${first}}`);
+    const [hung] = await failing.hang.waitFor(1);
+    t.true(ok.at < hung.at + TIMEOUT_MS, `healthy delivery came ${ok.at - hung.at} ms after the hanging one started`);
 
-  // Re-activation: active with a clean count; the next event is delivered (the stale ones are not).
-  for (const r of Object.values(failing)) r.mode = 200;
-  for (const [kind, id] of Object.entries(ids)) {
-    const res = await api(`/api/webhook/${id}/reactivate`, 'POST');
-    t.is(res.status, 200, kind);
-    t.like(await res.json(), { state: 'active', failureCount: 0 }, kind);
-  }
-  const next = await upload();
-  for (const [kind, r] of Object.entries(failing)) {
-    const got = await r.waitFor(4);
-    t.is(got[3].body, `{"id": ${next}}`, kind);
-    // The receiver has the request before its result is on record (written in batches, dispatcher.ts).
-    const rec = await eventually(async () => {
-      const x = await record(ids[kind]);
-      return x.lastResponseStatus === 200 && x;
-    });
-    t.like(rec, { state: 'active', failureCount: 0, lastResponseStatus: 200 }, kind);
-  }
-  await sleep(200);
-  for (const [kind, r] of Object.entries(failing)) t.is(r.received.length, 4, kind);
-});
+    for (const [kind, id] of Object.entries(ids)) {
+      const r = await eventually(async () => {
+        const rec = await record(id);
+        return rec.state === 'suspended' && rec;
+      });
+      t.like(r, { state: 'suspended', failureCount: 3 }, kind);
+      t.is(r.lastResponseStatus, kind === 'hang' ? null : Number(kind), kind);
+    }
+
+    // More events while suspended: none is sent (nor queued) to the suspended webhooks.
+    await upload();
+    await upload();
+    await healthy.waitFor(3);
+    await sleep(TIMEOUT_MS + 300);
+    await app.services.webhookDispatcher.whenIdle();
+    for (const [kind, r] of Object.entries(failing)) {
+      t.is(r.received.length, 3, `${kind}: exactly three invocations`);
+      t.is(
+        new Set(r.received.map((x) => x.headers['x-webhook-delivery'])).size,
+        1,
+        `${kind}: the same delivery retried`,
+      );
+      t.true(
+        r.received.every((x) => x.body === `{"id": ${first}}`),
+        kind,
+      );
+      const attempts = await (await api(`/api/webhook/${ids[kind]}/deliveries`)).json();
+      t.is(attempts.length, 3, kind);
+      t.true(
+        attempts.every((a: { outcome: string }) => a.outcome === 'failure'),
+        kind,
+      );
+      t.regex(attempts[0].error, kind === 'hang' ? /timed out/ : kind === '302' ? /redirect/ : /HTTP 500/, kind);
+      t.true(
+        attempts.every((a: { durationMs: number }) => typeof a.durationMs === 'number'),
+        kind,
+      );
+    }
+    t.like(await record(healthyId), { state: 'active', failureCount: 0 });
+
+    // Re-activation: active with a clean count; the next event is delivered (the stale ones are not).
+    for (const r of Object.values(failing)) r.mode = 200;
+    for (const [kind, id] of Object.entries(ids)) {
+      const res = await api(`/api/webhook/${id}/reactivate`, 'POST');
+      t.is(res.status, 200, kind);
+      t.like(await res.json(), { state: 'active', failureCount: 0 }, kind);
+    }
+    const next = await upload();
+    for (const [kind, r] of Object.entries(failing)) {
+      const got = await r.waitFor(4);
+      t.is(got[3].body, `{"id": ${next}}`, kind);
+      // The receiver has the request before its result is on record (written in batches, dispatcher.ts).
+      const rec = await eventually(async () => {
+        const x = await record(ids[kind]);
+        return x.lastResponseStatus === 200 && x;
+      });
+      t.like(rec, { state: 'active', failureCount: 0, lastResponseStatus: 200 }, kind);
+    }
+    await sleep(200);
+    for (const [kind, r] of Object.entries(failing)) t.is(r.received.length, 4, kind);
+  },
+);
 
 test.serial('a failure is retried in order: the next event waits, a success resets the count', async (t) => {
   const r = await startReceiver((n) => (n === 1 || n === 2 ? 503 : 200));
@@ -130,6 +156,12 @@ test.serial('a failure is retried in order: the next event waits, a success rese
   });
   t.deepEqual(
     attempts.map((a: { outcome: string; responseStatus: number }) => [a.outcome, a.responseStatus]).reverse(),
-    [['failure', 503], ['failure', 503], ['success', 200], ['success', 200], ['success', 200]],
+    [
+      ['failure', 503],
+      ['failure', 503],
+      ['success', 200],
+      ['success', 200],
+      ['success', 200],
+    ],
   );
 });

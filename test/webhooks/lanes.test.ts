@@ -30,7 +30,10 @@ function setup(t: ExecutionContext) {
   const outbox = new Outbox(db);
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
-  const dispatcher = new WebhookDispatcher({ repo, outbox, log: createLogger('error'), config }, { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 });
+  const dispatcher = new WebhookDispatcher(
+    { repo, outbox, log: createLogger('error'), config },
+    { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 },
+  );
   const events = new KernelEvents();
   events.on('deliveries.queued', () => dispatcher.kick());
   const unitOfWork = unitOfWorkOn(db, new UserRepository(db), events);
@@ -40,7 +43,14 @@ function setup(t: ExecutionContext) {
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const addHook = (url: string, template: string | null = null) =>
-    repo.insertWithin(10, { ownerId: seed.users[0].id, label: null, url, secret: 'lane-secret', events: ['update'], template })!;
+    repo.insertWithin(10, {
+      ownerId: seed.users[0].id,
+      label: null,
+      url,
+      secret: 'lane-secret',
+      events: ['update'],
+      template,
+    })!;
   /** Update event number i: the post's text becomes "n<i>". */
   const update = (i: number) =>
     unitOfWork.writeInBackground((tx) => {
@@ -50,7 +60,10 @@ function setup(t: ExecutionContext) {
   /** Another dispatcher on its own connection to the same database, as a second process would have. */
   const second = () => {
     const db2 = openDatabase(dir);
-    const other = new WebhookDispatcher({ repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config }, { pollMs: 20, timeoutMs: 3000 });
+    const other = new WebhookDispatcher(
+      { repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config },
+      { pollMs: 20, timeoutMs: 3000 },
+    );
     t.teardown(async () => {
       await other.stop();
       db2.close();
@@ -60,7 +73,8 @@ function setup(t: ExecutionContext) {
   return { repo, dispatcher, config, addHook, update, second };
 }
 
-const textOf = (body: string): string => (JSON.parse(body) as { data?: { text: string }; n?: string }).data?.text ?? (JSON.parse(body) as { n: string }).n;
+const textOf = (body: string): string =>
+  (JSON.parse(body) as { data?: { text: string }; n?: string }).data?.text ?? (JSON.parse(body) as { n: string }).n;
 
 test('a backlog longer than a lane reaches each webhook in order, over kept-alive connections, every result on record', async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
@@ -81,8 +95,15 @@ test('a backlog longer than a lane reaches each webhook in order, over kept-aliv
   await dispatcher.whenIdle();
 
   const expected = Array.from({ length: events }, (_, i) => `n${i}`);
-  for (const [r, hook] of [[plain, a], [templated, b]] as const) {
-    t.deepEqual(r.received.map((x) => textOf(x.body)), expected, 'in event order, each once');
+  for (const [r, hook] of [
+    [plain, a],
+    [templated, b],
+  ] as const) {
+    t.deepEqual(
+      r.received.map((x) => textOf(x.body)),
+      expected,
+      'in event order, each once',
+    );
     t.true(r.received.every((x) => signatureValid(x, 'lane-secret')));
     t.is(new Set(r.received.map((x) => x.headers['x-webhook-delivery'])).size, events);
     t.true(r.connections <= 5, `${r.connections} connections for ${events} requests`);
@@ -105,13 +126,16 @@ test('two dispatchers on one database never send the same webhook at once: each 
   await receiver.waitFor(events, 60_000);
   await dispatcher.whenIdle();
   await other.whenIdle();
-  t.deepEqual(receiver.received.map((x) => textOf(x.body)), Array.from({ length: events }, (_, i) => `n${i}`));
+  t.deepEqual(
+    receiver.received.map((x) => textOf(x.body)),
+    Array.from({ length: events }, (_, i) => `n${i}`),
+  );
   t.is(new Set(receiver.received.map((x) => x.headers['x-webhook-delivery'])).size, events, 'no delivery sent twice');
   t.deepEqual(repo.deliveryCounts(hook.id), { delivered: events });
   t.is(dispatcher.stats.sent + other.stats.sent, events);
 });
 
-test('a template edited while a lane is being sent applies to the lane\'s remaining deliveries', async (t) => {
+test("a template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
   const bodies: string[] = [];
   let release: () => void = () => {};
@@ -136,7 +160,13 @@ test('a template edited while a lane is being sent applies to the lane\'s remain
   release();
   await eventually(() => bodies.length === 5);
   await dispatcher.whenIdle();
-  t.deepEqual(bodies, ['{"v": 1, "n": "n0"}', '{"v": 2, "n": "n1"}', '{"v": 2, "n": "n2"}', '{"v": 2, "n": "n3"}', '{"v": 2, "n": "n4"}']);
+  t.deepEqual(bodies, [
+    '{"v": 1, "n": "n0"}',
+    '{"v": 2, "n": "n1"}',
+    '{"v": 2, "n": "n2"}',
+    '{"v": 2, "n": "n3"}',
+    '{"v": 2, "n": "n4"}',
+  ]);
 });
 
 test('a receiver that drops every connection after answering costs no failed attempts', async (t) => {

@@ -27,20 +27,58 @@ async function call(user: TestUser | null, method: string, path: string, body?: 
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-const valid = (extra: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:9/hook', secret: SECRET, events: ['create'], ...extra });
+const valid = (extra: Record<string, unknown> = {}) => ({
+  url: 'http://127.0.0.1:9/hook',
+  secret: SECRET,
+  events: ['create'],
+  ...extra,
+});
 
 test.serial('create, read, list, edit, delete; the secret is write-only', async (t) => {
-  const created = await call(alice, 'POST', '/api/webhook', valid({ label: 'mine', events: ['delete', 'create', 'create'] }));
+  const created = await call(
+    alice,
+    'POST',
+    '/api/webhook',
+    valid({ label: 'mine', events: ['delete', 'create', 'create'] }),
+  );
   t.is(created.status, 201);
-  t.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'events', 'failureCount', 'id', 'label', 'lastDeliveryAt', 'lastResponseStatus', 'state', 'template', 'url'].sort());
-  t.like(created.body, { label: 'mine', url: 'http://127.0.0.1:9/hook', events: ['create', 'delete'], state: 'active', failureCount: 0, lastDeliveryAt: null, lastResponseStatus: null, template: null });
+  t.deepEqual(
+    Object.keys(created.body).sort(),
+    [
+      'createdAt',
+      'events',
+      'failureCount',
+      'id',
+      'label',
+      'lastDeliveryAt',
+      'lastResponseStatus',
+      'state',
+      'template',
+      'url',
+    ].sort(),
+  );
+  t.like(created.body, {
+    label: 'mine',
+    url: 'http://127.0.0.1:9/hook',
+    events: ['create', 'delete'],
+    state: 'active',
+    failureCount: 0,
+    lastDeliveryAt: null,
+    lastResponseStatus: null,
+    template: null,
+  });
   const { id } = created.body;
 
   t.deepEqual((await call(alice, 'GET', `/api/webhook/${id}`)).body, created.body);
   t.deepEqual((await call(alice, 'GET', '/api/webhook')).body, [created.body]);
   t.deepEqual((await call(bob, 'GET', '/api/webhook')).body, []);
 
-  const patched = await call(alice, 'PATCH', `/api/webhook/${id}`, { label: null, secret: 'a-new-secret-123', events: ['update'], template: '{"n": {{.ImageID}}}' });
+  const patched = await call(alice, 'PATCH', `/api/webhook/${id}`, {
+    label: null,
+    secret: 'a-new-secret-123',
+    events: ['update'],
+    template: '{"n": {{.ImageID}}}',
+  });
   t.is(patched.status, 200);
   t.like(patched.body, { id, label: null, events: ['update'], template: '{"n": {{.ImageID}}}' });
   t.is(app.services.db.prepare('SELECT secret FROM webhooks WHERE id = ?').pluck().get(id), 'a-new-secret-123');
@@ -68,7 +106,8 @@ test.serial('the 11th webhook of a user is 409; others are unaffected', async (t
   const racing = await Promise.all(Array.from({ length: 5 }, () => call(alice, 'POST', '/api/webhook', valid())));
   t.deepEqual(racing.map((r) => r.status).sort(), [201, 409, 409, 409, 409]);
   t.is((await call(alice, 'GET', '/api/webhook')).body.length, 10);
-  for (const hook of (await call(alice, 'GET', '/api/webhook')).body) await call(alice, 'DELETE', `/api/webhook/${hook.id}`);
+  for (const hook of (await call(alice, 'GET', '/api/webhook')).body)
+    await call(alice, 'DELETE', `/api/webhook/${hook.id}`);
 });
 
 test.serial("another user's webhook is 404 for every operation", async (t) => {
@@ -86,8 +125,14 @@ test.serial("another user's webhook is 404 for every operation", async (t) => {
     t.deepEqual(Object.keys(res.body), ['error']);
   }
   t.deepEqual((await call(alice, 'GET', `/api/webhook/${hook.id}`)).body, hook, 'untouched');
-  for (const ref of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) t.is((await call(alice, 'GET', `/api/webhook/${ref}`)).status, 404);
-  for (const [method, path, body] of [...ops, ['GET', '/api/webhook'], ['POST', '/api/webhook', valid()], ['POST', '/api/webhook/preview', { event: 'create' }]] as [string, string, unknown?][])
+  for (const ref of ['not-a-uuid', '00000000-0000-4000-8000-000000000000'])
+    t.is((await call(alice, 'GET', `/api/webhook/${ref}`)).status, 404);
+  for (const [method, path, body] of [
+    ...ops,
+    ['GET', '/api/webhook'],
+    ['POST', '/api/webhook', valid()],
+    ['POST', '/api/webhook/preview', { event: 'create' }],
+  ] as [string, string, unknown?][])
     t.is((await call(null, method, path, body)).status, 401, `anonymous ${method} ${path}`);
   t.is((await call(alice, 'POST', `/api/webhook/${hook.id}/reactivate`)).status, 200);
   t.deepEqual((await call(alice, 'GET', `/api/webhook/${hook.id}/deliveries`)).body, []);
@@ -114,12 +159,20 @@ test.serial('validation: the spec issue array, with paths', async (t) => {
     t.is(res.status, 400, JSON.stringify(body).slice(0, 80));
     t.true(Array.isArray(res.body));
     t.deepEqual(res.body[0].path, path, JSON.stringify(body).slice(0, 80));
-    for (const issue of res.body) t.deepEqual(Object.keys(issue).sort(), ['code', 'expected', 'message', 'path', 'received']);
+    for (const issue of res.body)
+      t.deepEqual(Object.keys(issue).sort(), ['code', 'expected', 'message', 'path', 'received']);
   }
   const { body: hook } = await call(alice, 'POST', '/api/webhook', valid());
   t.deepEqual((await call(alice, 'PATCH', `/api/webhook/${hook.id}`, { events: [] })).body[0].path, ['events']);
-  t.deepEqual((await call(alice, 'PATCH', `/api/webhook/${hook.id}`, { state: 'active' })).body[0].code, 'unrecognized_keys');
-  const bad = await app.request(`/api/webhook`, { method: 'POST', headers: { ...alice.headers, 'Content-Type': 'application/json' }, body: '{"url": ' });
+  t.deepEqual(
+    (await call(alice, 'PATCH', `/api/webhook/${hook.id}`, { state: 'active' })).body[0].code,
+    'unrecognized_keys',
+  );
+  const bad = await app.request(`/api/webhook`, {
+    method: 'POST',
+    headers: { ...alice.headers, 'Content-Type': 'application/json' },
+    body: '{"url": ',
+  });
   t.is(bad.status, 400);
   await call(alice, 'DELETE', `/api/webhook/${hook.id}`);
 });
@@ -140,10 +193,23 @@ test.serial('templates are test-rendered on save: errors name line and column', 
     t.regex(res.body[0].message, message, template);
   }
   // Missing keys of Changes are empty (guarded or not); other unknown fields are errors.
-  const lenient = await call(alice, 'POST', '/api/webhook', valid({ events: ['create', 'update'], template: '{"t": {{json .Changes.text}}, "r": {{json .Changes.rating.New}}}' }));
+  const lenient = await call(
+    alice,
+    'POST',
+    '/api/webhook',
+    valid({
+      events: ['create', 'update'],
+      template: '{"t": {{json .Changes.text}}, "r": {{json .Changes.rating.New}}}',
+    }),
+  );
   t.is(lenient.status, 201);
   // A PATCH re-checks the template against the events it will be used for.
-  const narrow = await call(alice, 'POST', '/api/webhook', valid({ events: ['update'], template: '{"old": {{json .Changes.text.Old}}}' }));
+  const narrow = await call(
+    alice,
+    'POST',
+    '/api/webhook',
+    valid({ events: ['update'], template: '{"old": {{json .Changes.text.Old}}}' }),
+  );
   t.is(narrow.status, 201);
   const invalidPatch = await call(alice, 'PATCH', `/api/webhook/${narrow.body.id}`, { template: '{{.Nope}}' });
   t.is(invalidPatch.status, 400);
@@ -157,7 +223,16 @@ test.serial('preview renders sample data; a template error is 400 with line and 
   const parsed = JSON.parse(def.body.body);
   t.is(parsed.event, 'update');
   t.like(parsed.data, { imageID: 42, rating: 'violet', tags: ['harbour', 'sunset'] });
-  t.deepEqual(Object.keys(parsed.data), ['imageID', 'text', 'rating', 'tags', 'imageURL', 'createdAt', 'uploader', 'changes']);
+  t.deepEqual(Object.keys(parsed.data), [
+    'imageID',
+    'text',
+    'rating',
+    'tags',
+    'imageURL',
+    'createdAt',
+    'uploader',
+    'changes',
+  ]);
   t.deepEqual(parsed.data.changes.tags, { old: ['sea', 'sunset'], new: ['harbour', 'sunset'] });
   t.true(parsed.data.imageURL.startsWith(`${app.url}/media/`));
   t.deepEqual(Object.keys(parsed), ['event', 'data', 'initiator']);
@@ -167,12 +242,16 @@ test.serial('preview renders sample data; a template error is 400 with line and 
 
   const custom = await call(alice, 'POST', '/api/webhook/preview', {
     event: 'delete',
-    template: '{{- /* a comment */ -}}\n{"who": {{json .Initiator.Username}}, "tags": [{{range $i, $t := .Tags}}{{if $i}},{{end}}{{json $t}}{{end}}], "changed": {{if .Changes}}true{{else}}false{{end}}}',
+    template:
+      '{{- /* a comment */ -}}\n{"who": {{json .Initiator.Username}}, "tags": [{{range $i, $t := .Tags}}{{if $i}},{{end}}{{json $t}}{{end}}], "changed": {{if .Changes}}true{{else}}false{{end}}}',
   });
   t.is(custom.status, 200);
   t.is(custom.body.body, '{"who": "alice", "tags": ["harbour","sunset"], "changed": false}');
 
-  const broken = await call(alice, 'POST', '/api/webhook/preview', { event: 'create', template: '{\n\n  "a": {{ .Text | }}\n}' });
+  const broken = await call(alice, 'POST', '/api/webhook/preview', {
+    event: 'create',
+    template: '{\n\n  "a": {{ .Text | }}\n}',
+  });
   t.is(broken.status, 400);
   t.deepEqual(broken.body[0].path, ['template']);
   t.regex(broken.body[0].message, /line 3, column \d+/);

@@ -14,7 +14,11 @@ export interface Received {
 }
 
 /** 'hang': read the request, never answer. A function picks per request (n counts from 1). */
-export type Mode = number | 'hang' | { status: number; headers: Record<string, string> } | ((n: number) => number | 'hang');
+export type Mode =
+  | number
+  | 'hang'
+  | { status: number; headers: Record<string, string> }
+  | ((n: number) => number | 'hang');
 
 export interface Receiver {
   url: string;
@@ -37,7 +41,14 @@ export async function startReceiver(mode: Mode = 200, host = '127.0.0.1'): Promi
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: raw.toString('utf8'), at: Date.now() });
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        raw,
+        body: raw.toString('utf8'),
+        at: Date.now(),
+      });
       waiters = waiters.filter((w) => (received.length >= w.n ? (w.resolve(), false) : true));
       const m = typeof receiver.mode === 'function' ? receiver.mode(received.length) : receiver.mode;
       if (m === 'hang') {
@@ -61,7 +72,10 @@ export async function startReceiver(mode: Mode = 200, host = '127.0.0.1'): Promi
     waitFor(n, timeoutMs = 15_000) {
       if (received.length >= n) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${n} requests in ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${received.length} of ${n} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(received)) });
       });
     },

@@ -16,12 +16,20 @@ test('the earliest retry of an active webhook, found through the retry index', (
   });
   migrate(db);
   const now = new Date().toISOString();
-  db.prepare(`INSERT INTO users (id, name, password_hash, access_key, access_key_digest, permission, created_at) VALUES (1, 'owner', 'x', 'k', x'00', 6, ?)`).run(now);
-  db.prepare(`INSERT INTO outbox (event, post_id, post_version, payload, created_at) VALUES ('create', 'p', 1, '{}', ?)`).run(now);
-  const hook = db.prepare(`INSERT INTO webhooks (id, owner_id, url, secret, events, state, created_at, updated_at) VALUES (?, 1, 'http://example.com/', 's', '[]', ?, ?, ?)`);
+  db.prepare(
+    `INSERT INTO users (id, name, password_hash, access_key, access_key_digest, permission, created_at) VALUES (1, 'owner', 'x', 'k', x'00', 6, ?)`,
+  ).run(now);
+  db.prepare(
+    `INSERT INTO outbox (event, post_id, post_version, payload, created_at) VALUES ('create', 'p', 1, '{}', ?)`,
+  ).run(now);
+  const hook = db.prepare(
+    `INSERT INTO webhooks (id, owner_id, url, secret, events, state, created_at, updated_at) VALUES (?, 1, 'http://example.com/', 's', '[]', ?, ?, ?)`,
+  );
   hook.run('active', 'active', now, now);
   hook.run('suspended', 'suspended', now, now);
-  const delivery = db.prepare(`INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, created_at, next_attempt_at) VALUES (?, ?, 1, ?, ?)`);
+  const delivery = db.prepare(
+    `INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, created_at, next_attempt_at) VALUES (?, ?, 1, ?, ?)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < 5000; i++) delivery.run(`d${i}`, i % 2 ? 'active' : 'suspended', now, null);
   })();
@@ -36,8 +44,9 @@ test('the earliest retry of an active webhook, found through the retry index', (
   t.is(repo.nextRetryAt(), Date.parse('2031-01-01T00:00:00.000Z'), 'finished deliveries do not count');
 
   // Asked after every send: it must not read the whole backlog of pending deliveries.
-  const plan = db
-    .prepare(`EXPLAIN QUERY PLAN ${NEXT_RETRY_SQL}`)
-    .all() as { detail: string }[];
-  t.true(plan.some((p) => /USING INDEX webhook_deliveries_retry/.test(p.detail)), JSON.stringify(plan));
+  const plan = db.prepare(`EXPLAIN QUERY PLAN ${NEXT_RETRY_SQL}`).all() as { detail: string }[];
+  t.true(
+    plan.some((p) => /USING INDEX webhook_deliveries_retry/.test(p.detail)),
+    JSON.stringify(plan),
+  );
 });

@@ -23,7 +23,7 @@ const PRINTF: [string, string][] = [
   ['"%x" "hi"', '6869'],
   ['"%5d|%-5d|%05d|%+d|% d" 42 42 42 5 5', '   42|42   |00042|+5| 5'],
   ['"%.3d" 7', '007'],
-  ['"%c%c|%q|%U" 72 9731 65 9731', 'H☃|\'A\'|U+2603'],
+  ['"%c%c|%q|%U" 72 9731 65 9731', "H☃|'A'|U+2603"],
   ['"%5s|%-5s|%.2s" "ab" "ab" "abc"', '   ab|ab   |ab'],
   ['"%%|%d%%" 50', '%|50%'],
   ['"%T %T %T %T %T %T" 1 1.5 "s" true nil .L', 'int float64 string bool <nil> []interface {}'],
@@ -62,19 +62,31 @@ test('deliberate differences from Go, where JS values cannot say what Go would k
 
 test('json encodes strings as Go does', (t) => {
   const s = 'a"b\\c\n\t\r\b\f\u0001\u001f\u007f<>&\u2028\u2029é😀';
-  t.is(render('{{json .}}', s), '"a\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u001f\u007f\\u003c\\u003e\\u0026\\u2028\\u2029é😀"');
+  t.is(
+    render('{{json .}}', s),
+    '"a\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u001f\u007f\\u003c\\u003e\\u0026\\u2028\\u2029é😀"',
+  );
   // Lone surrogates are invalid UTF-8; Go writes the replacement character.
   t.is(encodeGoJSON('x\ud800y\udc00'), '"x\\ufffdy\\ufffd"');
   t.is(encodeGoJSON('😀'), '"😀"');
 });
 
 test('json encodes numbers, booleans, nil and nesting as Go does', (t) => {
-  const value = { n: [0, -3, 1.5, 0.1, 1e21, 1e-7, 123456789, 1e20], b: [true, false], z: null, u: [undefined], nested: { a: { b: [{}, []] } } };
+  const value = {
+    n: [0, -3, 1.5, 0.1, 1e21, 1e-7, 123456789, 1e20],
+    b: [true, false],
+    z: null,
+    u: [undefined],
+    nested: { a: { b: [{}, []] } },
+  };
   t.is(
     encodeGoJSON(value),
     '{"n":[0,-3,1.5,0.1,1e+21,1e-7,123456789,100000000000000000000],"b":[true,false],"z":null,"u":[null],"nested":{"a":{"b":[{},[]]}}}',
   );
-  t.is(render('{{json .Missing}}|{{json nil}}|{{json 1}}|{{json "x"}}|{{json .}}', { Missing: undefined }), 'null|null|1|"x"|{}');
+  t.is(
+    render('{{json .Missing}}|{{json nil}}|{{json 1}}|{{json "x"}}|{{json .}}', { Missing: undefined }),
+    'null|null|1|"x"|{}',
+  );
 });
 
 test('json keeps insertion order of keys and omits undefined values', (t) => {

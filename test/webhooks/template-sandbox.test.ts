@@ -38,7 +38,10 @@ test('the prototype chain is unreachable', (t) => {
     t.regex(err!.message, /can't evaluate field/, src);
   }
   // index reads an object like a Go map: a missing key is nil, inherited ones included.
-  t.is(render('{{index . "constructor"}}|{{index . "__proto__"}}|{{index . "toString"}}', data), '<no value>|<no value>|<no value>');
+  t.is(
+    render('{{index . "constructor"}}|{{index . "__proto__"}}|{{index . "toString"}}', data),
+    '<no value>|<no value>|<no value>',
+  );
   // Lenient objects return nil for inherited names too, never the inherited value.
   t.is(render('{{.constructor}}', { [lenientKeys]: true }), '<no value>');
 });
@@ -50,8 +53,19 @@ test('functions in the data are never called or exposed', (t) => {
     return 'pwned';
   };
   const data = { F: fn, Arr: [fn], Obj: { f: fn } };
-  for (const src of ['{{.F}}', '{{.F 1}}', '{{index .Arr 0}}', '{{index .Obj "f"}}', '{{.Obj}}', '{{range .Arr}}{{.}}{{end}}',
-    '{{range .Obj}}{{end}}', '{{json .Obj}}', '{{print .Arr}}', '{{len .Obj}}', '{{printf "%v" .Obj}}']) {
+  for (const src of [
+    '{{.F}}',
+    '{{.F 1}}',
+    '{{index .Arr 0}}',
+    '{{index .Obj "f"}}',
+    '{{.Obj}}',
+    '{{range .Arr}}{{.}}{{end}}',
+    '{{range .Obj}}{{end}}',
+    '{{json .Obj}}',
+    '{{print .Arr}}',
+    '{{len .Obj}}',
+    '{{printf "%v" .Obj}}',
+  ]) {
     t.throws(() => render(src, data), { instanceOf: TemplateError }, src);
   }
   t.is(called, 0);
@@ -84,7 +98,10 @@ test('an own "__proto__" key from parsed JSON is ordinary data', (t) => {
 
 test('lenient objects read missing keys as nil; others fail', (t) => {
   const Changes = { Title: 'new', [lenientKeys]: true };
-  t.is(render('{{.Changes.Title}}|{{.Changes.Tags}}|{{with .Changes.Tags}}x{{else}}none{{end}}', { Changes }), 'new|<no value>|none');
+  t.is(
+    render('{{.Changes.Title}}|{{.Changes.Tags}}|{{with .Changes.Tags}}x{{else}}none{{end}}', { Changes }),
+    'new|<no value>|none',
+  );
   t.is(render('{{json .Changes}}', { Changes }), '{"Title":"new"}');
   t.throws(() => render('{{.Changes.Tags}}', { Changes: { Title: 'new' } }), { instanceOf: TemplateError });
 });
@@ -111,7 +128,8 @@ test('deeply nested parentheses and ranges fail at parse time', (t) => {
 });
 
 test('a long else-if chain costs no nesting depth', (t) => {
-  const src = '{{if eq . 0}}0' + Array.from({ length: 500 }, (_, i) => `{{else if eq . ${i + 1}}}${i + 1}`).join('') + '{{end}}';
+  const src =
+    '{{if eq . 0}}0' + Array.from({ length: 500 }, (_, i) => `{{else if eq . ${i + 1}}}${i + 1}`).join('') + '{{end}}';
   t.is(compileTemplate(src).render(499), '499');
 });
 
@@ -126,16 +144,23 @@ test('nested ranges totalling 1e9 iterations fail quickly', (t) => {
 
 test('output explosion fails cleanly', (t) => {
   const L = Array.from({ length: 300 }, (_, i) => i);
-  const err = failsFast(t, () => render('{{range .L}}{{range $.L}}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{end}}{{end}}', { L }));
+  const err = failsFast(t, () =>
+    render('{{range .L}}{{range $.L}}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{end}}{{end}}', { L }),
+  );
   t.regex(err.message, /output exceeds 262144 bytes/);
   t.is(err.line, 1);
   // Exactly at the limit is allowed.
-  t.is(render('{{range .L}}{{.}}{{end}}', { L: ['x'.repeat(TEMPLATE_LIMITS.maxOutputBytes)] }).length, TEMPLATE_LIMITS.maxOutputBytes);
+  t.is(
+    render('{{range .L}}{{.}}{{end}}', { L: ['x'.repeat(TEMPLATE_LIMITS.maxOutputBytes)] }).length,
+    TEMPLATE_LIMITS.maxOutputBytes,
+  );
 });
 
 test('strings cannot grow without bound in variables', (t) => {
   const L = Array.from({ length: 100 }, (_, i) => i);
-  const err = failsFast(t, () => render('{{$s := "xxxxxxxxxx"}}{{range .L}}{{$s = printf "%s%s" $s $s}}{{end}}{{len $s}}', { L }));
+  const err = failsFast(t, () =>
+    render('{{$s := "xxxxxxxxxx"}}{{range .L}}{{$s = printf "%s%s" $s $s}}{{end}}{{len $s}}', { L }),
+  );
   t.regex(err.message, /too large/);
   failsFast(t, () => render('{{$s := "x"}}{{range .L}}{{$s = print $s $s $s $s}}{{end}}', { L }));
   failsFast(t, () => render('{{printf "%1000000d" 1}}', {}));
@@ -144,7 +169,9 @@ test('strings cannot grow without bound in variables', (t) => {
 
 test('evaluation steps are bounded even without output or long loops', (t) => {
   const L = Array.from({ length: 90_000 }, (_, i) => i);
-  const err = failsFast(t, () => render('{{range .L}}{{$x := and 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1}}{{end}}', { L }));
+  const err = failsFast(t, () =>
+    render('{{range .L}}{{$x := and 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1}}{{end}}', { L }),
+  );
   t.regex(err.message, /evaluation steps/);
   // Repeatedly encoding a large value is paid for by the size of what it produces.
   const big = { s: 'x'.repeat(200_000) };
@@ -166,7 +193,9 @@ test('cyclic and very deep data fail cleanly', (t) => {
 });
 
 test('sources above 64 KiB are rejected at compile time', (t) => {
-  const err = t.throws(() => compileTemplate('x'.repeat(TEMPLATE_LIMITS.maxSourceBytes + 1)), { instanceOf: TemplateError });
+  const err = t.throws(() => compileTemplate('x'.repeat(TEMPLATE_LIMITS.maxSourceBytes + 1)), {
+    instanceOf: TemplateError,
+  });
   t.regex(err!.message, /larger than 65536 bytes/);
   t.is(compileTemplate('x'.repeat(TEMPLATE_LIMITS.maxSourceBytes)).render({}).length, TEMPLATE_LIMITS.maxSourceBytes);
   // Bytes, not characters.

@@ -87,7 +87,10 @@ const GO_OUTPUT: [string, string][] = [
   ['{{.Name | eq "x"}}', 'true'],
   // len, index, slice
   ['{{len "héllo"}} {{len .Tags}} {{len .M}} {{len .E}}', '6 3 2 0'],
-  ['{{index .Tags 1}} {{index .M "b"}} {{index .Nested 0 1}} {{index .M "zz"}} {{index "abc" 1}}', 'b 2 y <no value> 98'],
+  [
+    '{{index .Tags 1}} {{index .M "b"}} {{index .Nested 0 1}} {{index .M "zz"}} {{index "abc" 1}}',
+    'b 2 y <no value> 98',
+  ],
   ['{{slice "hello" 1 3}} {{slice .L 3}} {{slice .L 1 2}} {{slice .L}}', 'el [4 5] [2] [1 2 3 4 5]'],
   // print, println
   ['{{print "a" 1 2 "b" 3.5 true}}', 'a1 2b3.5 true'],
@@ -147,7 +150,14 @@ test('a compiled template renders many times with different data', (t) => {
 
 test('the webhook body template renders valid JSON', (t) => {
   const tpl = compileTemplate('{"event": {{json .Event}}, "data": {{json .Data}}, "initiator": {{json .Initiator}}}');
-  const out = tpl.render({ Event: 'post.created', Data: { id: 'p1', tags: ['a'] }, Initiator: { id: 'u1', name: '<b>' } });
-  t.is(out, '{"event": "post.created", "data": {"id":"p1","tags":["a"]}, "initiator": {"id":"u1","name":"\\u003cb\\u003e"}}');
+  const out = tpl.render({
+    Event: 'post.created',
+    Data: { id: 'p1', tags: ['a'] },
+    Initiator: { id: 'u1', name: '<b>' },
+  });
+  t.is(
+    out,
+    '{"event": "post.created", "data": {"id":"p1","tags":["a"]}, "initiator": {"id":"u1","name":"\\u003cb\\u003e"}}',
+  );
   t.deepEqual(JSON.parse(out).initiator, { id: 'u1', name: '<b>' });
 });

@@ -17,7 +17,12 @@ export const JAVA_MIN = 17;
 const JAVA_MAX = 24;
 
 /** Where the distribution is cached: a zip downloaded into zipDir, unpacked to install under home. */
-export interface DistributionPaths { home: string; zipDir: string; zip: string; install: string }
+export interface DistributionPaths {
+  home: string;
+  zipDir: string;
+  zip: string;
+  install: string;
+}
 
 /** ES_JAVA_HOME, JAVA_HOME, the `java` on PATH, then /usr/lib/jvm (LTS 17 and 21 first). */
 export function findJava(log: (line: string) => void): JavaInstall | undefined {
@@ -35,7 +40,12 @@ export function findJava(log: (line: string) => void): JavaInstall | undefined {
 }
 
 /** Idempotent; the caller must hold the cache's start lock (see managed-node.ts), as the cleanup below relies on it. */
-export async function ensureInstalled(l: DistributionPaths, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
+export async function ensureInstalled(
+  l: DistributionPaths,
+  javaHome: string,
+  mvn: string | undefined,
+  log: (line: string) => void,
+): Promise<void> {
   // We hold the lock, so temp dirs are leftovers of an interrupted run.
   for (const dir of [l.home, l.zipDir]) {
     const leftovers = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^\.(partial|unpack)-/.test(n)) : [];
@@ -49,9 +59,17 @@ export async function ensureInstalled(l: DistributionPaths, javaHome: string, mv
     await fsp.mkdir(partial, { recursive: true });
     log(`downloading Elasticsearch ${MANAGED_ES_VERSION} (107 MB) from Maven Central…`);
     const t0 = Date.now();
-    await runTool(mvn, ['-q', '-B', 'dependency:copy',
-      `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
-      `-DoutputDirectory=${partial}`], { cwd: partial, env: childProcessEnv({ JAVA_HOME: javaHome }) });
+    await runTool(
+      mvn,
+      [
+        '-q',
+        '-B',
+        'dependency:copy',
+        `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${MANAGED_ES_VERSION}:zip`,
+        `-DoutputDirectory=${partial}`,
+      ],
+      { cwd: partial, env: childProcessEnv({ JAVA_HOME: javaHome }) },
+    );
     await fsp.rename(path.join(partial, path.basename(l.zip)), l.zip);
     await fsp.rm(partial, { recursive: true, force: true });
     log(`downloaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -63,7 +81,8 @@ export async function ensureInstalled(l: DistributionPaths, javaHome: string, mv
   log(`unpacking into ${l.install}…`);
   const jar = path.join(javaHome, 'bin', 'jar');
   const unzip = which('unzip');
-  if (!unzip && !fs.existsSync(jar)) throw new Error(`cannot unpack ${l.zip}: apt-get install unzip (or use a full JDK, which has \`jar\`)`);
+  if (!unzip && !fs.existsSync(jar))
+    throw new Error(`cannot unpack ${l.zip}: apt-get install unzip (or use a full JDK, which has \`jar\`)`);
   try {
     if (unzip) await runTool(unzip, ['-q', l.zip, '-d', unpack]);
     else {

@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
-import { managedHome, managedNodeStatus, startManagedNode, stopManagedNode, type ManagedNodeOptions, type ManagedNodeStatus } from './managed-node.ts';
+import {
+  managedHome,
+  managedNodeStatus,
+  startManagedNode,
+  stopManagedNode,
+  type ManagedNodeOptions,
+  type ManagedNodeStatus,
+} from './managed-node.ts';
 
 /**
  * A local Elasticsearch cluster of several managed nodes (managed-node.ts does each one): the same
@@ -58,15 +65,24 @@ async function health(url: string): Promise<{ status: HealthStatus; number_of_no
   }
 }
 
-/** Idempotent: starts the nodes that are not running (all at once: none is ready before a quorum is), then waits until every one has joined. */
-export async function startManagedCluster(spec: ClusterSpec, log: (line: string) => void = () => {}): Promise<ClusterStatus> {
+/**
+ * Idempotent: starts the nodes that are not running (all at once: none is ready before a quorum is), then waits until
+ * every one has joined.
+ */
+export async function startManagedCluster(
+  spec: ClusterSpec,
+  log: (line: string) => void = () => {},
+): Promise<ClusterStatus> {
   const nodes = clusterNodeOptions(spec);
   await Promise.all(nodes.map((node) => startManagedNode({ ...node, log: (line) => log(`${node.name}: ${line}`) })));
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const status = await managedClusterStatus(spec);
     if (status.joined >= nodes.length && status.status !== 'red') return status;
-    if (Date.now() > deadline) throw new Error(`the cluster ${spec.name} has ${status.joined} of ${nodes.length} nodes (${status.status ?? 'no answer'}) after ${READY_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the cluster ${spec.name} has ${status.joined} of ${nodes.length} nodes (${status.status ?? 'no answer'}) after ${READY_TIMEOUT_MS / 1000} s`,
+      );
     await sleep(500);
   }
 }
@@ -78,10 +94,18 @@ export async function stopManagedCluster(spec: ClusterSpec): Promise<void> {
 
 export async function managedClusterStatus(spec: ClusterSpec): Promise<ClusterStatus> {
   const options = clusterNodeOptions(spec);
-  const nodes = await Promise.all(options.map(async (node) => ({ name: node.name, ...(await managedNodeStatus(node)) })));
+  const nodes = await Promise.all(
+    options.map(async (node) => ({ name: node.name, ...(await managedNodeStatus(node)) })),
+  );
   let seen: Awaited<ReturnType<typeof health>>;
   for (const n of nodes.filter((m) => m.running)) if ((seen = await health(n.url))) break;
-  return { name: spec.name, url: options.map((o) => o.url).join(','), status: seen?.status, joined: seen?.number_of_nodes ?? 0, nodes };
+  return {
+    name: spec.name,
+    url: options.map((o) => o.url).join(','),
+    status: seen?.status,
+    joined: seen?.number_of_nodes ?? 0,
+    nodes,
+  };
 }
 
 /**
@@ -96,7 +120,10 @@ const localDir = () => path.join(managedHome(), 'cluster');
 const shapeFile = () => path.join(localDir(), 'cluster.json');
 
 function localSpec(size: number, port: number): ClusterSpec {
-  const nodes = Array.from({ length: size }, (_, i) => ({ dir: path.join(localDir(), `node-${i + 1}`), port: port + i }));
+  const nodes = Array.from({ length: size }, (_, i) => ({
+    dir: path.join(localDir(), `node-${i + 1}`),
+    port: port + i,
+  }));
   const heap = loadDevServicesConfig().elasticsearch.heap ?? DEV_SERVICE_DEFAULTS.esClusterNodeHeap;
   return { name: LOCAL_NAME, nodes, heap };
 }
@@ -112,11 +139,15 @@ export function savedLocalCluster(): ClusterSpec | undefined {
 }
 
 export function localCluster(size: number, port = DEFAULT_CLUSTER_PORT): ClusterSpec {
-  if (!Number.isInteger(size) || size < 2 || size > 9) throw new Error(`--nodes must be 2 to 9 (one node is \`imgpost es start\` without --nodes)`);
-  if (!Number.isInteger(port) || port < 1024 || port + size - 1 > 65435) throw new Error('--port must be a port number from 1024 on, leaving room for the nodes after it');
+  if (!Number.isInteger(size) || size < 2 || size > 9)
+    throw new Error(`--nodes must be 2 to 9 (one node is \`imgpost es start\` without --nodes)`);
+  if (!Number.isInteger(port) || port < 1024 || port + size - 1 > 65435)
+    throw new Error('--port must be a port number from 1024 on, leaving room for the nodes after it');
   const saved = savedLocalCluster();
   if (saved && (saved.nodes.length !== size || saved.nodes[0].port !== port)) {
-    throw new Error(`a local cluster of ${saved.nodes.length} nodes on port ${saved.nodes[0].port} exists in ${localDir()}: run \`imgpost es stop\` and remove that directory to start another shape`);
+    throw new Error(
+      `a local cluster of ${saved.nodes.length} nodes on port ${saved.nodes[0].port} exists in ${localDir()}: run \`imgpost es stop\` and remove that directory to start another shape`,
+    );
   }
   fs.mkdirSync(localDir(), { recursive: true, mode: 0o755 });
   fs.writeFileSync(shapeFile(), `${JSON.stringify({ size, port })}\n`);

@@ -32,34 +32,56 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The last lines of a log, without Java stack frames, which crowd out the cause. */
 function tail(file: string, n: number): string[] {
   const text = (readText(file) ?? '').slice(-64_000);
-  return lastLines(text.split('\n').filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s)).join('\n'), n);
+  return lastLines(
+    text
+      .split('\n')
+      .filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s))
+      .join('\n'),
+    n,
+  );
 }
 
 /** The error for a failed start: one line, then the ends of the node's log and of the launcher's output. */
 function startError(l: Layout, why: string): Error {
   const lines = [`Elasticsearch did not start: ${why} (logs in ${l.logs})`];
-  for (const [f, n] of [[path.join(l.logs, `${l.cluster?.name ?? CLUSTER}.log`), 20], [path.join(l.logs, 'launcher.log'), 8]] as const) {
+  for (const [f, n] of [
+    [path.join(l.logs, `${l.cluster?.name ?? CLUSTER}.log`), 20],
+    [path.join(l.logs, 'launcher.log'), 8],
+  ] as const) {
     const t = tail(f, n);
     if (t.length) lines.push(`--- last lines of ${f} ---`, ...t);
   }
   return new Error(lines.join('\n'));
 }
 
-async function waitForReady(l: Layout, log: (line: string) => void, launcher?: Promise<number | null>, timeoutMs = l.startTimeoutMs): Promise<void> {
+async function waitForReady(
+  l: Layout,
+  log: (line: string) => void,
+  launcher?: Promise<number | null>,
+  timeoutMs = l.startTimeoutMs,
+): Promise<void> {
   const start = Date.now();
   let exitCode: number | null | undefined;
-  void launcher?.then((code) => { exitCode = code; });
-  for (let lastReport = start; ;) {
+  void launcher?.then((code) => {
+    exitCode = code;
+  });
+  for (let lastReport = start; ; ) {
     const status = await clusterHealth(l.url);
     if (isReady(status)) return;
     // `elasticsearch -d` returns once the node has started or failed; non-zero means failed.
     if (exitCode !== undefined && exitCode !== 0) throw startError(l, `the launcher exited with code ${exitCode}`);
     if (exitCode === 0 && managedPid(l) === undefined) throw startError(l, 'the node exited right after starting');
     const elapsed = Date.now() - start;
-    if (elapsed > timeoutMs) throw startError(l, `no ${status ? `yellow/green health (it is ${status})` : 'answer'} on ${l.url} after ${Math.round(elapsed / 1000)} s`);
+    if (elapsed > timeoutMs)
+      throw startError(
+        l,
+        `no ${status ? `yellow/green health (it is ${status})` : 'answer'} on ${l.url} after ${Math.round(elapsed / 1000)} s`,
+      );
     if (Date.now() - lastReport >= 5000) {
       lastReport = Date.now();
-      log(`waiting for Elasticsearch on ${l.url} (${Math.round(elapsed / 1000)} s${status ? `, health ${status}` : ''})…`);
+      log(
+        `waiting for Elasticsearch on ${l.url} (${Math.round(elapsed / 1000)} s${status ? `, health ${status}` : ''})…`,
+      );
     }
     await sleep(500);
   }
@@ -70,19 +92,29 @@ async function launch(l: Layout, javaHome: string, log: (line: string) => void):
   const owner = prepareOwner(l);
   // JAVA_HOME removed, else the launcher warns that it ignores it.
   const env = childProcessEnv({
-    ES_JAVA_HOME: javaHome, ES_PATH_CONF: l.config, JAVA_HOME: undefined, ...(owner ? { HOME: l.run } : {}),
+    ES_JAVA_HOME: javaHome,
+    ES_PATH_CONF: l.config,
+    JAVA_HOME: undefined,
+    ...(owner ? { HOME: l.run } : {}),
   });
   const launcherLog = path.join(l.logs, 'launcher.log');
   log(`starting Elasticsearch ${MANAGED_ES_VERSION} on ${l.url} (Java ${javaMajor(javaHome)} at ${javaHome})…`);
   const out = fs.openSync(launcherLog, 'w');
   // detached: its own session, so a Ctrl-C in the terminal that started it does not stop the node.
   const child = spawn(path.join(l.install, 'bin', 'elasticsearch'), ['-d', '-p', l.pidFile], {
-    cwd: l.install, env, stdio: ['ignore', out, out], detached: true, ...owner,
+    cwd: l.install,
+    env,
+    stdio: ['ignore', out, out],
+    detached: true,
+    ...owner,
   });
   fs.closeSync(out);
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
-    child.once('error', (err) => { fs.appendFileSync(launcherLog, `${err.message}\n`); resolve(-1); });
+    child.once('error', (err) => {
+      fs.appendFileSync(launcherLog, `${err.message}\n`);
+      resolve(-1);
+    });
   });
   child.unref();
   await waitForReady(l, log, exited);
@@ -91,10 +123,16 @@ async function launch(l: Layout, javaHome: string, log: (line: string) => void):
 const inflight = new Map<string, Promise<ManagedNodeStatus>>();
 
 /** Idempotent: returns the node answering on the port, else fetches, unpacks and starts one. */
-export function startManagedNode(opts: { log?: (line: string) => void } & ManagedNodeOptions = {}): Promise<ManagedNodeStatus> {
+export function startManagedNode(
+  opts: { log?: (line: string) => void } & ManagedNodeOptions = {},
+): Promise<ManagedNodeStatus> {
   const { log, ...node } = opts;
   let l: Layout;
-  try { l = layout(node); } catch (err) { return Promise.reject(err); }
+  try {
+    l = layout(node);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   // Callers in one process share one attempt per node; other processes are kept out by the lock file.
   const key = l.lockFile;
   let attempt = inflight.get(key);
@@ -116,9 +154,15 @@ async function start(l: Layout, node: ManagedNodeOptions, log: (line: string) =>
     if (managedPid(l) !== undefined || (await portOpen(l.port))) {
       // Our node still starting (or red), or someone else's: wait for it rather than launch a second.
       const ours = managedPid(l) !== undefined;
-      log(`${ours ? 'the managed node is already starting' : `something already listens on ${l.url}`}; waiting for it to report healthy…`);
+      log(
+        `${ours ? 'the managed node is already starting' : `something already listens on ${l.url}`}; waiting for it to report healthy…`,
+      );
       await waitForReady(l, log, undefined, ours ? l.startTimeoutMs : 30_000).catch((err: Error) => {
-        throw ours ? err : new Error(`port ${l.port} is in use but not by a healthy Elasticsearch: free it or ${l.node ? 'choose another port' : 'set IMGPOST_ES_PORT'}`);
+        throw ours
+          ? err
+          : new Error(
+              `port ${l.port} is in use but not by a healthy Elasticsearch: free it or ${l.node ? 'choose another port' : 'set IMGPOST_ES_PORT'}`,
+            );
       });
       return status();
     }
@@ -161,7 +205,11 @@ export async function stopManagedNode(opts: ManagedNodeOptions = {}): Promise<vo
   const info = managedPid(l) === undefined && !l.node ? await localNodeInfo(l.url) : undefined;
   const pid = managedPid(l) ?? (info?.home === l.install ? info.pid : undefined);
   if (pid === undefined) return;
-  try { process.kill(pid, 'SIGTERM'); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; }
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
   for (let waited = 0; pidAlive(pid); waited += 250) {
     if (waited === 60_000) process.kill(pid, 'SIGKILL');
     if (waited > 70_000) throw new Error(`Elasticsearch (pid ${pid}) did not exit`);

@@ -28,22 +28,33 @@ export function configure(l: Layout): void {
   const c = l.cluster;
   const list = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
   const discovery = c
-    ? [`cluster.name: ${c.name}`, `node.name: ${c.nodeName}`, `discovery.seed_hosts: ${list(c.seedHosts)}`,
-      // Read only when the cluster first forms; ignored once its data directories hold a cluster.
-      `cluster.initial_master_nodes: ${list(c.initialMasters)}`]
+    ? [
+        `cluster.name: ${c.name}`,
+        `node.name: ${c.nodeName}`,
+        `discovery.seed_hosts: ${list(c.seedHosts)}`,
+        // Read only when the cluster first forms; ignored once its data directories hold a cluster.
+        `cluster.initial_master_nodes: ${list(c.initialMasters)}`,
+      ]
     : [`cluster.name: ${CLUSTER}`, `node.name: ${CLUSTER}`, 'discovery.type: single-node'];
-  fs.writeFileSync(path.join(l.config, 'elasticsearch.yml'), [
-    '# Written by imgpost (src/dev-services/elasticsearch/managed-node.ts) on every start; edits are lost.',
-    ...discovery,
-    // Loopback only: keeps the node private and its bootstrap checks in development mode.
-    'network.host: 127.0.0.1', `http.port: ${l.port}`, `transport.port: ${l.port + 100}`,
-    'xpack.security.enabled: false',
-    // Developer disks are often nearly full; the watermarks would make indices read-only.
-    'cluster.routing.allocation.disk.threshold_enabled: false',
-    // Tests clean up their indices with wildcards.
-    'action.destructive_requires_name: false',
-    `path.data: ${l.data}`, `path.logs: ${l.logs}`, '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(l.config, 'elasticsearch.yml'),
+    [
+      '# Written by imgpost (src/dev-services/elasticsearch/managed-node.ts) on every start; edits are lost.',
+      ...discovery,
+      // Loopback only: keeps the node private and its bootstrap checks in development mode.
+      'network.host: 127.0.0.1',
+      `http.port: ${l.port}`,
+      `transport.port: ${l.port + 100}`,
+      'xpack.security.enabled: false',
+      // Developer disks are often nearly full; the watermarks would make indices read-only.
+      'cluster.routing.allocation.disk.threshold_enabled: false',
+      // Tests clean up their indices with wildcards.
+      'action.destructive_requires_name: false',
+      `path.data: ${l.data}`,
+      `path.logs: ${l.logs}`,
+      '',
+    ].join('\n'),
+  );
   const optsDir = path.join(l.config, 'jvm.options.d');
   fs.mkdirSync(optsDir, { recursive: true });
   fs.writeFileSync(path.join(optsDir, 'heap.options'), `-Xms${l.heap}\n-Xmx${l.heap}\n`);
@@ -51,8 +62,15 @@ export function configure(l: Layout): void {
 
 /** As root: the unprivileged account the node runs as (Elasticsearch refuses to run as root). */
 function ensureUser(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(execFileSync('id', [flag, ES_USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-  try { id('-u'); } catch { execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER], { stdio: 'ignore' }); }
+  const id = (flag: string) =>
+    Number(execFileSync('id', [flag, ES_USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  try {
+    id('-u');
+  } catch {
+    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER], {
+      stdio: 'ignore',
+    });
+  }
   return { uid: id('-u'), gid: id('-g') };
 }
 
@@ -65,7 +83,10 @@ export function prepareOwner(l: Layout): { uid: number; gid: number } | undefine
   if (!isRoot()) return undefined;
   for (const dir of l.node ? [l.home, l.node] : [l.home]) {
     const blocked = unreachableAncestor(path.join(dir, 'x'));
-    if (blocked) throw new Error(`${dir} is inside ${blocked}, which user ${ES_USER} cannot enter: ${l.node ? 'use a node directory outside it (mode 755)' : 'set IMGPOST_ES_HOME to a directory outside it'}`);
+    if (blocked)
+      throw new Error(
+        `${dir} is inside ${blocked}, which user ${ES_USER} cannot enter: ${l.node ? 'use a node directory outside it (mode 755)' : 'set IMGPOST_ES_HOME to a directory outside it'}`,
+      );
   }
   const owner = ensureUser();
   execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, l.install, l.config, l.data, l.logs, l.run]);
@@ -73,7 +94,12 @@ export function prepareOwner(l: Layout): { uid: number; gid: number } | undefine
 }
 
 /** A further node's distribution: installed under the cache's own lock, as its node would do. */
-export async function ensureSharedInstall(l: Layout, javaHome: string, mvn: string | undefined, log: (line: string) => void): Promise<void> {
+export async function ensureSharedInstall(
+  l: Layout,
+  javaHome: string,
+  mvn: string | undefined,
+  log: (line: string) => void,
+): Promise<void> {
   const installed = () => fs.existsSync(path.join(l.install, 'bin', 'elasticsearch'));
   if (installed()) return;
   const cache = layout();

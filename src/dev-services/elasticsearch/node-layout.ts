@@ -9,7 +9,13 @@ import path from 'node:path';
 import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
 import { MANAGED_ES_VERSION } from './distribution.ts';
 
-export interface ManagedNodeStatus { running: boolean; url: string; pid?: number; version: string; home: string }
+export interface ManagedNodeStatus {
+  running: boolean;
+  url: string;
+  pid?: number;
+  version: string;
+  home: string;
+}
 
 /**
  * Without options: the node of the cache (IMGPOST_ES_HOME, IMGPOST_ES_PORT, IMGPOST_ES_HEAP). With
@@ -17,14 +23,24 @@ export interface ManagedNodeStatus { running: boolean; url: string; pid?: number
  * and start lock all live in that directory (which users other than root must be able to enter),
  * so it can be started and stopped without touching the cache's node; give it a `port` of its own.
  */
-export interface ManagedNodeOptions { nodeDir?: string; port?: number; heap?: string; cluster?: ClusterMembership }
+export interface ManagedNodeOptions {
+  nodeDir?: string;
+  port?: number;
+  heap?: string;
+  cluster?: ClusterMembership;
+}
 
 /**
  * A node of a multi-node cluster (managed-cluster.ts) instead of a single-node one: its name, its
  * cluster's, and where it finds the others (transport addresses, and the master-eligible names the
  * very first election is among). Needs `nodeDir`.
  */
-export interface ClusterMembership { name: string; nodeName: string; seedHosts: string[]; initialMasters: string[] }
+export interface ClusterMembership {
+  name: string;
+  nodeName: string;
+  seedHosts: string[];
+  initialMasters: string[];
+}
 
 export const CLUSTER = 'imgpost-local';
 const START_TIMEOUT_MS = 120_000;
@@ -54,10 +70,21 @@ export function layout(opts: ManagedNodeOptions = {}) {
   const node = opts.nodeDir === undefined ? undefined : path.resolve(opts.nodeDir);
   const own = (...parts: string[]) => (node ? path.join(node, ...parts) : at(...parts));
   return {
-    home, node, install, zipDir: at('download'), zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
+    home,
+    node,
+    install,
+    zipDir: at('download'),
+    zip: at('download', `elasticsearch-${MANAGED_ES_VERSION}.zip`),
     config: node ? path.join(node, 'config') : path.join(install, 'config'),
-    data: own('data'), logs: own('logs'), run: own('run'), pidFile: own('run', 'elasticsearch.pid'), lockFile: own('start.lock'),
-    heap, port, url: `http://127.0.0.1:${port}`, cluster: node ? opts.cluster : undefined,
+    data: own('data'),
+    logs: own('logs'),
+    run: own('run'),
+    pidFile: own('run', 'elasticsearch.pid'),
+    lockFile: own('start.lock'),
+    heap,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    cluster: node ? opts.cluster : undefined,
     startTimeoutMs: opts.cluster ? CLUSTER_START_TIMEOUT_MS : START_TIMEOUT_MS,
   };
 }

@@ -12,12 +12,17 @@ async function getJson<T>(url: string): Promise<T | undefined> {
 }
 
 // `GET /` answers 405 on this distribution; cluster health is the readiness signal.
-export const clusterHealth = async (url: string) => (await getJson<{ status?: string }>(`${url}/_cluster/health`))?.status;
+export const clusterHealth = async (url: string) =>
+  (await getJson<{ status?: string }>(`${url}/_cluster/health`))?.status;
 export const isReady = (status: string | undefined) => status === 'green' || status === 'yellow';
 
-export async function localNodeInfo(url: string): Promise<{ pid?: number; version?: string; home?: string } | undefined> {
+export async function localNodeInfo(
+  url: string,
+): Promise<{ pid?: number; version?: string; home?: string } | undefined> {
   type Node = { version?: string; process?: { id?: number }; settings?: { path?: { home?: string } } };
   const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home';
-  const node = Object.values((await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {})[0];
+  const node = Object.values(
+    (await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {},
+  )[0];
   return node && { pid: node.process?.id, version: node.version, home: node.settings?.path?.home };
 }

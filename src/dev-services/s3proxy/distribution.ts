@@ -78,20 +78,26 @@ export async function ensureJar(opts: { home?: string; log?: (line: string) => v
   try {
     if (looksComplete(jar)) return jar;
     // We hold the lock, so partial directories are leftovers of an interrupted run.
-    for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('.partial-'))) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('.partial-')))
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
     fs.rmSync(jar, { force: true });
     const java = findJava();
     const mvn = findMaven();
     if (!java || !mvn) {
-      throw new Error(`S3Proxy needs ${[!java && `a Java ${S3PROXY_JAVA_MIN}+ JDK`, !mvn && 'Maven'].filter(Boolean).join(' and ')} to be fetched and run locally: ${INSTALL_HINT}`);
+      throw new Error(
+        `S3Proxy needs ${[!java && `a Java ${S3PROXY_JAVA_MIN}+ JDK`, !mvn && 'Maven'].filter(Boolean).join(' and ')} to be fetched and run locally: ${INSTALL_HINT}`,
+      );
     }
     const partial = path.join(dir, `.partial-${process.pid}`);
     await fsp.mkdir(partial, { recursive: true });
     log(`downloading S3Proxy ${S3PROXY_VERSION} (55 MB) from Maven Central…`);
     const t0 = Date.now();
     try {
-      await runTool(mvn, ['-q', '-B', 'dependency:copy', `-Dartifact=${S3PROXY_ARTIFACT}`, `-DoutputDirectory=${partial}`],
-        { cwd: partial, env: childProcessEnv({ JAVA_HOME: java.home }) });
+      await runTool(
+        mvn,
+        ['-q', '-B', 'dependency:copy', `-Dartifact=${S3PROXY_ARTIFACT}`, `-DoutputDirectory=${partial}`],
+        { cwd: partial, env: childProcessEnv({ JAVA_HOME: java.home }) },
+      );
       const got = path.join(partial, S3PROXY_JAR);
       if (!looksComplete(got)) throw new Error(`mvn dependency:copy left no complete ${S3PROXY_JAR} in ${partial}`);
       await fsp.rename(got, jar);

@@ -17,7 +17,10 @@ import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava, s
  * create. Every step is idempotent, and a lock file keeps concurrent callers from launching it twice.
  */
 
-export interface S3Credentials { accessKeyId: string; secretAccessKey: string }
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 export interface ManagedS3Options {
   /** Where properties, data, logs, pid file and credentials live (default: the cache, IMGPOST_S3_HOME). */
@@ -76,15 +79,27 @@ function layout(opts: ManagedS3Options = {}) {
   }
   const at = (...parts: string[]) => path.join(dir, ...parts);
   return {
-    dir, port, heap, endpoint: `http://127.0.0.1:${port}`,
-    data: at('data'), logs: at('logs'), logFile: at('logs', 's3proxy.log'), run: at('run'),
-    pidFile: at('run', 's3proxy.pid'), lockFile: at('start.lock'), properties: at('s3proxy.properties'),
-    credentialsFile: at('credentials.json'), corsAllowAll: !!opts.corsAllowAll, fixedCredentials: opts.credentials,
+    dir,
+    port,
+    heap,
+    endpoint: `http://127.0.0.1:${port}`,
+    data: at('data'),
+    logs: at('logs'),
+    logFile: at('logs', 's3proxy.log'),
+    run: at('run'),
+    pidFile: at('run', 's3proxy.pid'),
+    lockFile: at('start.lock'),
+    properties: at('s3proxy.properties'),
+    credentialsFile: at('credentials.json'),
+    corsAllowAll: !!opts.corsAllowAll,
+    fixedCredentials: opts.credentials,
   };
 }
 
 function savedPort(dir: string): string | undefined {
-  return /^s3proxy\.endpoint=http:\/\/127\.0\.0\.1:(\d+)$/m.exec(readText(path.join(dir, 's3proxy.properties')) ?? '')?.[1];
+  return /^s3proxy\.endpoint=http:\/\/127\.0\.0\.1:(\d+)$/m.exec(
+    readText(path.join(dir, 's3proxy.properties')) ?? '',
+  )?.[1];
 }
 
 /** The directory's credentials: given, saved, or generated now and saved (mode 600). */
@@ -92,16 +107,24 @@ function credentialsOf(l: Layout, create: boolean): S3Credentials | undefined {
   if (l.fixedCredentials) return l.fixedCredentials;
   try {
     const saved = JSON.parse(fs.readFileSync(l.credentialsFile, 'utf8')) as Partial<S3Credentials>;
-    if (saved.accessKeyId && saved.secretAccessKey) return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
-  } catch { /* none yet */ }
+    if (saved.accessKeyId && saved.secretAccessKey)
+      return { accessKeyId: saved.accessKeyId, secretAccessKey: saved.secretAccessKey };
+  } catch {
+    /* none yet */
+  }
   if (!create) return undefined;
-  const made = { accessKeyId: `imgpost-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
+  const made = {
+    accessKeyId: `imgpost-${randomBytes(6).toString('hex')}`,
+    secretAccessKey: randomBytes(24).toString('base64url'),
+  };
   fs.mkdirSync(l.dir, { recursive: true });
   fs.writeFileSync(l.credentialsFile, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600 });
   return made;
 }
 
-/** Whether an S3 server answers on the port: any HTTP answer carrying an S3 request id (an anonymous `GET /` is a 403). */
+/**
+ * Whether an S3 server answers on the port: any HTTP answer carrying an S3 request id (an anonymous `GET /` is a 403).
+ */
 async function s3Answers(endpoint: string): Promise<boolean> {
   try {
     const res = await fetch(`${endpoint}/`, { signal: AbortSignal.timeout(2000) });
@@ -135,8 +158,20 @@ function configure(l: Layout, creds: S3Credentials): void {
 }
 
 function startError(l: Layout, why: string): Error {
-  const tail = lastLines((readText(l.logFile) ?? '').slice(-32_000).split('\n').filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s)).join('\n'), 15);
-  return new Error([`S3Proxy did not start: ${why} (log: ${l.logFile})`, ...(tail.length ? [`--- last lines of ${l.logFile} ---`, ...tail] : [])].join('\n'));
+  const tail = lastLines(
+    (readText(l.logFile) ?? '')
+      .slice(-32_000)
+      .split('\n')
+      .filter((s) => !/^\s+(at |\.\.\. \d+ more)/.test(s))
+      .join('\n'),
+    15,
+  );
+  return new Error(
+    [
+      `S3Proxy did not start: ${why} (log: ${l.logFile})`,
+      ...(tail.length ? [`--- last lines of ${l.logFile} ---`, ...tail] : []),
+    ].join('\n'),
+  );
 }
 
 async function launch(l: Layout, log: (line: string) => void): Promise<void> {
@@ -147,19 +182,34 @@ async function launch(l: Layout, log: (line: string) => void): Promise<void> {
   configure(l, credentialsOf(l, true)!);
   log(`starting S3Proxy ${S3PROXY_VERSION} on ${l.endpoint} (Java ${java.major}, data in ${l.data})…`);
   const out = fs.openSync(l.logFile, 'w');
-  const child = spawn(java.bin, [
-    `-Xmx${l.heap}`, '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
-    // logback would print its own configuration status (a screenful) on every start.
-    '-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener',
-    '-jar', jar, '--properties', l.properties,
-  ], {
-    cwd: l.dir, stdio: ['ignore', out, out], detached: true,
-    env: childProcessEnv({ LOG_LEVEL: loadDevServicesConfig().s3proxy.logLevel }),
-  });
+  const child = spawn(
+    java.bin,
+    [
+      `-Xmx${l.heap}`,
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      // logback would print its own configuration status (a screenful) on every start.
+      '-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener',
+      '-jar',
+      jar,
+      '--properties',
+      l.properties,
+    ],
+    {
+      cwd: l.dir,
+      stdio: ['ignore', out, out],
+      detached: true,
+      env: childProcessEnv({ LOG_LEVEL: loadDevServicesConfig().s3proxy.logLevel }),
+    },
+  );
   fs.closeSync(out);
   let exited: string | undefined;
-  child.once('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `code ${code}`; });
-  child.once('error', (err) => { exited = err.message; });
+  child.once('exit', (code, signal) => {
+    exited = signal ? `signal ${signal}` : `code ${code}`;
+  });
+  child.once('error', (err) => {
+    exited = err.message;
+  });
   child.unref();
   if (child.pid !== undefined) fs.writeFileSync(l.pidFile, `${child.pid}\n`);
   const start = Date.now();
@@ -167,7 +217,12 @@ async function launch(l: Layout, log: (line: string) => void): Promise<void> {
     if (await s3Answers(l.endpoint)) return;
     if (exited) throw startError(l, `it exited (${exited})`);
     if (Date.now() - start > START_TIMEOUT_MS) {
-      if (child.pid !== undefined) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+      if (child.pid !== undefined)
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       throw startError(l, `no answer on ${l.endpoint} after ${Math.round((Date.now() - start) / 1000)} s`);
     }
     await sleep(200);
@@ -179,7 +234,11 @@ const inflight = new Map<string, Promise<ManagedS3Status>>();
 /** Idempotent: the directory's S3Proxy if it answers, else fetches (first time) and starts it. */
 export function startManagedS3(opts: ManagedS3Options = {}): Promise<ManagedS3Status> {
   let l: Layout;
-  try { l = layout(opts); } catch (err) { return Promise.reject(err); }
+  try {
+    l = layout(opts);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   const log = opts.log ?? (() => {});
   // Callers in one process share one attempt per directory; other processes are kept out by the lock file.
   let attempt = inflight.get(l.lockFile);
@@ -205,12 +264,20 @@ async function start(l: Layout, opts: ManagedS3Options, log: (line: string) => v
     if (running !== undefined) {
       // This directory's server runs but does not answer here: on another port, or still starting.
       const port = Number(savedPort(l.dir));
-      if (port !== l.port) throw new Error(`the S3Proxy of ${l.dir} already runs (pid ${running}) on port ${port}: stop it first (imgpost s3 stop) to move it to port ${l.port}`);
-      for (const until = Date.now() + 30_000; Date.now() < until; await sleep(250)) if (await s3Answers(l.endpoint)) return managedS3Status(opts);
-      throw new Error(`the S3Proxy of ${l.dir} runs (pid ${running}) but does not answer on ${l.endpoint}; see ${l.logFile}`);
+      if (port !== l.port)
+        throw new Error(
+          `the S3Proxy of ${l.dir} already runs (pid ${running}) on port ${port}: stop it first (imgpost s3 stop) to move it to port ${l.port}`,
+        );
+      for (const until = Date.now() + 30_000; Date.now() < until; await sleep(250))
+        if (await s3Answers(l.endpoint)) return managedS3Status(opts);
+      throw new Error(
+        `the S3Proxy of ${l.dir} runs (pid ${running}) but does not answer on ${l.endpoint}; see ${l.logFile}`,
+      );
     }
     if (await portOpen(l.port)) {
-      throw new Error(`port ${l.port} is in use by something other than the S3Proxy of ${l.dir}: free it or ${opts.port !== undefined ? 'choose another port' : 'set IMGPOST_S3_PORT'}`);
+      throw new Error(
+        `port ${l.port} is in use by something other than the S3Proxy of ${l.dir}: free it or ${opts.port !== undefined ? 'choose another port' : 'set IMGPOST_S3_PORT'}`,
+      );
     }
     await launch(l, log);
     log(`S3Proxy is ready on ${l.endpoint}`);
@@ -226,9 +293,17 @@ export async function managedS3Status(opts: ManagedS3Options = {}): Promise<Mana
   const creds = credentialsOf(l, false);
   return {
     running: pid !== undefined && (await s3Answers(l.endpoint)),
-    endpoint: l.endpoint, port: l.port, ...(pid !== undefined ? { pid } : {}), version: S3PROXY_VERSION,
-    dir: l.dir, dataDir: l.data, logFile: l.logFile, region: LOCAL_REGION, forcePathStyle: true,
-    accessKeyId: creds?.accessKeyId ?? '', secretAccessKey: creds?.secretAccessKey ?? '',
+    endpoint: l.endpoint,
+    port: l.port,
+    ...(pid !== undefined ? { pid } : {}),
+    version: S3PROXY_VERSION,
+    dir: l.dir,
+    dataDir: l.data,
+    logFile: l.logFile,
+    region: LOCAL_REGION,
+    forcePathStyle: true,
+    accessKeyId: creds?.accessKeyId ?? '',
+    secretAccessKey: creds?.secretAccessKey ?? '',
   };
 }
 
@@ -240,7 +315,13 @@ export async function stopManagedS3(opts: ManagedS3Options & { kill?: boolean } 
   const l = layout(opts);
   const pid = managedPid(l);
   if (pid === undefined) return false;
-  const signal = (s: NodeJS.Signals) => { try { process.kill(pid, s); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; } };
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(pid, s);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
   // A stopped (SIGSTOP) process would not act on SIGTERM until continued.
   signal('SIGCONT');
   signal(opts.kill ? 'SIGKILL' : 'SIGTERM');

@@ -9,12 +9,27 @@ import { loadDevServicesConfig } from '../../config.ts';
  * JAVA_HOME, MAVEN_HOME, ...) comes from the configuration (src/config/settings.ts).
  */
 
-export const readText = (file: string) => { try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; } };
-export const lastLines = (text: string, n: number) => text.split('\n').filter((s) => !!s.trim()).slice(-n);
+export const readText = (file: string) => {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+export const lastLines = (text: string, n: number) =>
+  text
+    .split('\n')
+    .filter((s) => !!s.trim())
+    .slice(-n);
 
 export function which(cmd: string): string | undefined {
   const executable = (f: string) => {
-    try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; }
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return fs.statSync(f).isFile();
+    } catch {
+      return false;
+    }
   };
   const dirs = loadDevServicesConfig().tools.path.split(path.delimiter);
   return dirs.map((dir) => path.join(dir || '.', cmd)).find(executable);
@@ -25,11 +40,17 @@ export function javaMajor(home: string): number | undefined {
   if (!fs.existsSync(java)) return undefined;
   const parse = (m: RegExpExecArray | null) => (m ? Number(m[1] === '1' ? m[2] : m[1]) : undefined);
   // The JDK's release file is instant; `java -version` (the fallback) starts a JVM.
-  return parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? ''))
-    ?? parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''));
+  return (
+    parse(/JAVA_VERSION="(\d+)(?:\.(\d+))?/.exec(readText(path.join(home, 'release')) ?? '')) ??
+    parse(/version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? ''))
+  );
 }
 
-export interface JavaInstall { home: string; major: number; bin: string }
+export interface JavaInstall {
+  home: string;
+  major: number;
+  bin: string;
+}
 
 export interface JavaWanted {
   /** Homes to try first, in order (ES_JAVA_HOME, ...); JAVA_HOME, the `java` on PATH and /usr/lib/jvm follow. */
@@ -48,7 +69,12 @@ export function findJava(wanted: JavaWanted): JavaInstall | undefined {
   const onPath = which('java');
   if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
   if (fs.existsSync('/usr/lib/jvm')) {
-    candidates.push(...fs.readdirSync('/usr/lib/jvm').sort(wanted.order).map((d) => path.join('/usr/lib/jvm', d)));
+    candidates.push(
+      ...fs
+        .readdirSync('/usr/lib/jvm')
+        .sort(wanted.order)
+        .map((d) => path.join('/usr/lib/jvm', d)),
+    );
   }
   let newer: JavaInstall | undefined;
   for (const home of new Set(candidates.filter((c): c is string => !!c))) {
@@ -70,13 +96,16 @@ export function findMaven(): string | undefined {
 
 /** Runs a command to completion; on failure the error carries the end of its output. */
 export function runTool(
-  cmd: string, args: string[], 
+  cmd: string,
+  args: string[],
   opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-4000); };
+    const keep = (b: Buffer) => {
+      out = (out + b.toString()).slice(-4000);
+    };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.once('error', reject);

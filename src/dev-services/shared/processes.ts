@@ -24,7 +24,11 @@ export function readPid(file: string): number | undefined {
  * signalled. Without /proc (macOS) the pid is trusted.
  */
 export function pidAlive(pid: number, commandLineHas?: string): boolean {
-  try { process.kill(pid, 0); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false; }
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
   // An unreaped zombie (a container whose pid 1 does not reap) has exited even though kill(0) succeeds.
   if (/\) Z /.test(readText(`/proc/${pid}/stat`) ?? '')) return false;
   return commandLineHas === undefined || (readText(`/proc/${pid}/cmdline`)?.includes(commandLineHas) ?? true);
@@ -34,8 +38,14 @@ export function pidAlive(pid: number, commandLineHas?: string): boolean {
 export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
-    const done = (open: boolean) => { socket.destroy(); resolve(open); };
-    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket
+      .once('connect', () => done(true))
+      .once('error', () => done(false))
+      .once('timeout', () => done(false));
   });
 }
 
@@ -68,16 +78,28 @@ export async function acquireFileLock(file: string, opts: LockOptions): Promise<
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = readPid(file);
-    let age = 0;
-    try { age = Date.now() - fs.statSync(file).mtimeMs; } catch { continue; }
+    let age: number;
+    try {
+      age = Date.now() - fs.statSync(file).mtimeMs;
+    } catch {
+      continue;
+    }
     // An empty lock is one being written right now, unless it is old.
     if (holder === undefined ? age > 10_000 : !pidAlive(holder)) {
       const grave = `${file}.stale-${process.pid}`;
-      try { fs.renameSync(file, grave); } catch { continue; }
+      try {
+        fs.renameSync(file, grave);
+      } catch {
+        continue;
+      }
       const taken = readPid(grave);
       // We moved a fresh lock taken meanwhile: link it back (fails if yet another exists).
       if (taken !== undefined && taken !== holder && pidAlive(taken)) {
-        try { fs.linkSync(grave, file); } catch { /* yet another lock exists */ }
+        try {
+          fs.linkSync(grave, file);
+        } catch {
+          /* yet another lock exists */
+        }
       }
       fs.rmSync(grave, { force: true });
       continue;

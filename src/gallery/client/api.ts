@@ -36,11 +36,16 @@ export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
   }
   const { response } = result;
   if (response.ok) return result.data as T;
-  throw new ApiError(response.status, describeFailure(response.status, result.error, response.headers.get('retry-after')), result.error);
+  throw new ApiError(
+    response.status,
+    describeFailure(response.status, result.error, response.headers.get('retry-after')),
+    result.error,
+  );
 }
 
 /** The error's words for a message box (anything thrown, not only ApiError). */
-export const errorText = (err: unknown) => (err instanceof ApiError ? err.message : `Something went wrong in the page: ${String(err)}`);
+export const errorText = (err: unknown) =>
+  err instanceof ApiError ? err.message : `Something went wrong in the page: ${String(err)}`;
 
 /** `<id>.320.webp` beside `<id>.<ext>`: the thumbnail naming of GET /media/{image}. */
 export function thumbnailOf(imageURL: string, id: string): string {
@@ -55,4 +60,5 @@ export function postIdOf(imageURL: string): string | undefined {
 }
 
 export const PERMISSION = { super: 0x1, create: 0x2, edit: 0x4, tags: 0x1000, delete: 0x2000 } as const;
-export const can = (self: Pick<Self, 'permission'> | undefined, bit: number) => !!self && ((self.permission & PERMISSION.super) !== 0 || (self.permission & bit) !== 0);
+export const can = (self: Pick<Self, 'permission'> | undefined, bit: number) =>
+  !!self && ((self.permission & PERMISSION.super) !== 0 || (self.permission & bit) !== 0);

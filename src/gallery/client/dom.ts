@@ -2,7 +2,11 @@
 type Attrs = Record<string, string | number | boolean | undefined | null | EventListener>;
 export type Child = Node | string | number | null | undefined | false;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
@@ -46,7 +50,12 @@ export function field(control: HTMLElement, ...label: Child[]): Child[] {
 }
 
 /** A live region for outcomes and errors: role=alert for errors, status otherwise. */
-export function messageBox(): { el: HTMLElement; error(text: string | Node): void; info(text: string | Node): void; clear(): void } {
+export function messageBox(): {
+  el: HTMLElement;
+  error(text: string | Node): void;
+  info(text: string | Node): void;
+  clear(): void;
+} {
   const el = h('div', { class: 'message', 'aria-live': 'polite' });
   return {
     el,

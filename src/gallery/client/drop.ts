@@ -15,7 +15,12 @@ export interface DropZone {
 export function dropZone(id: string, labelText: string): DropZone {
   const input = h('input', { type: 'file', id, name: 'image', accept: IMAGE_MIMES.join(','), required: true });
   const preview = h('div', { class: 'preview' });
-  const label = h('label', { for: id, class: 'drop' }, h('span', { class: 'drop-text' }, labelText, h('br'), h('small', {}, 'Choose a file, or drop one here')), input);
+  const label = h(
+    'label',
+    { for: id, class: 'drop' },
+    h('span', { class: 'drop-text' }, labelText, h('br'), h('small', {}, 'Choose a file, or drop one here')),
+    input,
+  );
   const el = h('div', { class: 'drop-wrap' }, label, preview);
   const listeners: ((file: File | undefined) => void)[] = [];
   let url: string | undefined;
@@ -24,7 +29,15 @@ export function dropZone(id: string, labelText: string): DropZone {
     const file = input.files?.[0];
     if (url) URL.revokeObjectURL(url);
     url = file ? URL.createObjectURL(file) : undefined;
-    replace(preview, file && url ? [h('img', { src: url, alt: `Preview of ${file.name}` }), h('p', {}, `${file.name}, ${Math.ceil(file.size / 1024)} KB`)] : []);
+    replace(
+      preview,
+      file && url
+        ? [
+            h('img', { src: url, alt: `Preview of ${file.name}` }),
+            h('p', {}, `${file.name}, ${Math.ceil(file.size / 1024)} KB`),
+          ]
+        : [],
+    );
     for (const fn of listeners) fn(file);
   };
   input.addEventListener('change', changed);

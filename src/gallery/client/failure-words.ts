@@ -5,13 +5,19 @@ interface Issue {
 }
 
 export function describeFailure(status: number, body: unknown, retryAfter: string | null): string {
-  const said = body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string' ? (body as { error: string }).error : undefined;
+  const said =
+    body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string'
+      ? (body as { error: string }).error
+      : undefined;
   switch (status) {
     case 400:
-      if (Array.isArray(body)) return `The request was not accepted: ${(body as Issue[]).map((i) => (i.path?.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}.`;
+      if (Array.isArray(body))
+        return `The request was not accepted: ${(body as Issue[]).map((i) => (i.path?.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}.`;
       return `The request was not accepted: ${said ?? 'bad request'}.`;
     case 401:
-      return typeof body === 'string' ? 'Wrong username or password.' : 'You are not logged in, or your session has ended. Log in and try again.';
+      return typeof body === 'string'
+        ? 'Wrong username or password.'
+        : 'You are not logged in, or your session has ended. Log in and try again.';
     case 403:
       return 'Your account does not have permission to do this.';
     case 404:
@@ -28,4 +34,3 @@ export function describeFailure(status: number, body: unknown, retryAfter: strin
       return `The server failed (status ${status}${said ? `: ${said}` : ''}).`;
   }
 }
-

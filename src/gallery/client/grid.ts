@@ -42,7 +42,12 @@ export function grid(items: GridItem[], label: string): HTMLElement {
 }
 
 /** "Newer / Page n of m / Older" links; `hrefFor(page)` builds the address of a page. */
-export function pager(page: number, total: number, pageSize: number, hrefFor: (page: number) => string): HTMLElement | null {
+export function pager(
+  page: number,
+  total: number,
+  pageSize: number,
+  hrefFor: (page: number) => string,
+): HTMLElement | null {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (pages <= 1) return null;
   return h(

@@ -16,13 +16,28 @@ export const PERMISSION_BITS: [number, string][] = [
 export const holds = (permission: number, bit: number) => (permission & 0x1) !== 0 || (permission & bit) === bit;
 
 /** A fieldset of checkboxes, one per bit among `offered`; `value()` reads the chosen bits back. */
-export function bitBoxes(idPrefix: string, legend: string, offered: number, checked: number): { el: HTMLFieldSetElement; value(): number } {
+export function bitBoxes(
+  idPrefix: string,
+  legend: string,
+  offered: number,
+  checked: number,
+): { el: HTMLFieldSetElement; value(): number } {
   const boxes = PERMISSION_BITS.filter(([bit]) => holds(offered, bit)).map(([bit, label]) => {
-    const input = h('input', { type: 'checkbox', id: `${idPrefix}-${bit.toString(16)}`, value: bit, checked: (checked & bit) === bit });
+    const input = h('input', {
+      type: 'checkbox',
+      id: `${idPrefix}-${bit.toString(16)}`,
+      value: bit,
+      checked: (checked & bit) === bit,
+    });
     return { bit, row: h('label', { class: 'check', for: input.id }, input, ` ${label}`), input };
   });
   return {
-    el: h('fieldset', { class: 'bits' }, h('legend', {}, legend), boxes.map((b) => b.row)),
+    el: h(
+      'fieldset',
+      { class: 'bits' },
+      h('legend', {}, legend),
+      boxes.map((b) => b.row),
+    ),
     value: () => boxes.reduce((sum, b) => (b.input.checked ? sum | b.bit : sum), 0),
   };
 }

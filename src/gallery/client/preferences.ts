@@ -29,7 +29,10 @@ export async function saveRatings(ratings: Rating[]): Promise<Rating[]> {
 }
 
 /** The items of a grid whose rating the person wants to see, and how many were left out. */
-export function applyRatings<T extends { rating: string }>(items: T[], ratings: Rating[]): { shown: T[]; hidden: number } {
+export function applyRatings<T extends { rating: string }>(
+  items: T[],
+  ratings: Rating[],
+): { shown: T[]; hidden: number } {
   // /image/search spells the third rating as the spec does (violent); an older spelling counts too.
   const wanted = new Set<string>(ratings.flatMap((r) => (r === 'violent' ? ['violent', 'violet'] : [r])));
   const shown = items.filter((i) => wanted.has(i.rating));

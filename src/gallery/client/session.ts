@@ -47,9 +47,23 @@ export async function renderAccountNav(): Promise<void> {
     return;
   }
   // A real form: the server clears the HttpOnly cookie (POST /logout), then the marker goes too.
-  const form = h('form', { method: 'post', action: '/logout', class: 'logout', onsubmit: () => localStorage.removeItem(MARKER) }, h('button', { type: 'submit' }, 'Log out'));
+  const form = h(
+    'form',
+    { method: 'post', action: '/logout', class: 'logout', onsubmit: () => localStorage.removeItem(MARKER) },
+    h('button', { type: 'submit' }, 'Log out'),
+  );
   // Moderators reach the queue from every page; others find their own requests there too.
   const queue = can(self, PERMISSION.delete) ? [h('a', { href: '/moderation' }, 'Moderation'), ' '] : [];
   const admin = (self.permission & 0x1) !== 0 || (self.permission & 0x100) !== 0;
-  replace(slot, h('a', { href: '/favorites' }, 'Favorites'), ' ', ...queue, admin ? h('a', { href: '/admin/users' }, 'Users') : null, admin ? ' ' : null, h('a', { href: '/account' }, self.name), ' ', form);
+  replace(
+    slot,
+    h('a', { href: '/favorites' }, 'Favorites'),
+    ' ',
+    ...queue,
+    admin ? h('a', { href: '/admin/users' }, 'Users') : null,
+    admin ? ' ' : null,
+    h('a', { href: '/account' }, self.name),
+    ' ',
+    form,
+  );
 }

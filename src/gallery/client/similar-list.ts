@@ -42,7 +42,12 @@ export function similarGrid(matches: SimilarMatch[], label: string): HTMLElement
     matches.map((m) => {
       const how = transformWords(m.transform);
       const caption = `${m.diff} ${m.diff === 1 ? 'bit' : 'bits'} apart${how && m.transform !== 'none' ? `, ${how}` : ''}`;
-      return { href: `/post/${m.id}`, thumbnail: thumbnailOf(m.imageURL, m.id), alt: `Similar post ${m.id.slice(0, 8)}, ${caption}`, caption };
+      return {
+        href: `/post/${m.id}`,
+        thumbnail: thumbnailOf(m.imageURL, m.id),
+        alt: `Similar post ${m.id.slice(0, 8)}, ${caption}`,
+        caption,
+      };
     }),
     label,
   );
@@ -58,8 +63,14 @@ const KIND_WORDS: Record<RobustMatch['kind'], string> = {
   overlay: 'with something added',
 };
 
-/** The robust matches of a picture chosen for upload (POST /api/post/similar?robust=1): possible duplicates the 409 does not catch. */
-export async function findPossibleDuplicates(image: Blob, name: string): Promise<{ similar: SimilarMatch[]; robust: RobustMatch[] }> {
+/**
+ * The robust matches of a picture chosen for upload (POST /api/post/similar?robust=1): possible duplicates the 409 does
+ * not catch.
+ */
+export async function findPossibleDuplicates(
+  image: Blob,
+  name: string,
+): Promise<{ similar: SimilarMatch[]; robust: RobustMatch[] }> {
   const result = await ok(
     api.POST('/api/post/similar', {
       params: { query: { robust: '1', limit: 12 } },
@@ -76,7 +87,9 @@ export async function findPossibleDuplicates(image: Blob, name: string): Promise
 
 /** A stored post's robust matches (GET /api/post/{id}/similar?robust=1). */
 export async function postPossibleDuplicates(id: string): Promise<RobustMatch[]> {
-  const result = await ok(api.GET('/api/post/{id}/similar', { params: { path: { id }, query: { robust: '1', limit: 24 } } }));
+  const result = await ok(
+    api.GET('/api/post/{id}/similar', { params: { path: { id }, query: { robust: '1', limit: 24 } } }),
+  );
   return result.robust ?? [];
 }
 
@@ -84,7 +97,12 @@ export function robustGrid(matches: RobustMatch[], label: string): HTMLElement {
   return grid(
     matches.map((m) => {
       const caption = `${Math.round(m.score * 100)} % alike, ${KIND_WORDS[m.kind] ?? m.kind}`;
-      return { href: `/post/${m.id}`, thumbnail: thumbnailOf(m.imageURL, m.id), alt: `Possible duplicate, post ${m.id.slice(0, 8)}: ${caption}`, caption };
+      return {
+        href: `/post/${m.id}`,
+        thumbnail: thumbnailOf(m.imageURL, m.id),
+        alt: `Possible duplicate, post ${m.id.slice(0, 8)}: ${caption}`,
+        caption,
+      };
     }),
     label,
   );

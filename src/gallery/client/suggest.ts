@@ -6,7 +6,11 @@
 import { api, ok } from './api.ts';
 import { h } from './dom.ts';
 
-export function attachTagSuggestions(input: HTMLInputElement, list: HTMLDataListElement, opts: { signs: boolean }): void {
+export function attachTagSuggestions(
+  input: HTMLInputElement,
+  list: HTMLDataListElement,
+  opts: { signs: boolean },
+): void {
   let timer: number | undefined;
   let asked = '';
   input.setAttribute('list', list.id);
@@ -24,7 +28,9 @@ export function attachTagSuggestions(input: HTMLInputElement, list: HTMLDataList
       asked = last;
       try {
         const page = await ok(api.GET('/api/tag', { params: { query: { prefix: last, limit: 8 } } }));
-        list.replaceChildren(...page.data.map((t) => h('option', { value: `${head}${sign}${t.name}` }, `${t.name} (${t.count})`)));
+        list.replaceChildren(
+          ...page.data.map((t) => h('option', { value: `${head}${sign}${t.name}` }, `${t.name} (${t.count})`)),
+        );
       } catch {
         // Suggestions are a convenience: the field works without them.
         list.replaceChildren();

@@ -23,11 +23,21 @@ const INK_ROW = 0.15;
 /** lines skipped after the band: the resampled edge between band and picture blends the two */
 const SEAM = 1;
 
-interface Line { min: number; max: number; mean: number; white: number; black: number }
+interface Line {
+  min: number;
+  max: number;
+  mean: number;
+  white: number;
+  black: number;
+}
 
 function row(g: Grey, y: number): Line {
   const { width, pixels } = g;
-  let min = 255, max = 0, sum = 0, white = 0, black = 0;
+  let min = 255,
+    max = 0,
+    sum = 0,
+    white = 0,
+    black = 0;
   for (let x = 0, at = y * width; x < width; x++, at++) {
     const v = pixels[at];
     if (v < min) min = v;
@@ -49,7 +59,9 @@ function bandEnd(g: Grey, fromTop: boolean): number {
   const white = first.mean >= WHITE;
   if (!white && first.mean > BLACK) return -1; // flat in another colour: not a caption band
   const limit = Math.floor(h * MAX_BAND);
-  let lastClean = 0, text = false, textBeforeClean = false;
+  let lastClean = 0,
+    text = false,
+    textBeforeClean = false;
   for (let k = 0; k < limit; k++) {
     const l = row(g, start + step * k);
     const clean = frameLike(l.max - l.min, l.mean) && (white ? l.mean >= WHITE : l.mean <= BLACK);

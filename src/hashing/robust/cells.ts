@@ -43,7 +43,8 @@ const QUALITY_PER = 20;
 const L = 8;
 /** COS[u * M + x] = cos(pi / 2M (u + 1)(2x + 1)) */
 const COS = new Float64Array(L * M);
-for (let u = 0; u < L; u++) for (let x = 0; x < M; x++) COS[u * M + x] = Math.cos((Math.PI / (2 * M)) * (u + 1) * (2 * x + 1));
+for (let u = 0; u < L; u++)
+  for (let x = 0; x < M; x++) COS[u * M + x] = Math.cos((Math.PI / (2 * M)) * (u + 1) * (2 * x + 1));
 
 // Scratch, reused by every call (a worker hashes one picture at a time, synchronously).
 const grid = new Float64Array(M * M);
@@ -76,9 +77,14 @@ export function cellHashes(I: Integral): Cells {
  * even u + 1, differences for odd) and walks rows contiguously: a third of the naive loops' time.
  */
 function hashInto(out: Uint32Array, at: number): void {
-  const g = grid, p = plus, m = minus, R = rows, C = COS;
+  const g = grid,
+    p = plus,
+    m = minus,
+    R = rows,
+    C = COS;
   for (let y = 0; y < H; y++) {
-    const top = y * M, bottom = (M - 1 - y) * M;
+    const top = y * M,
+      bottom = (M - 1 - y) * M;
     for (let x = 0; x < M; x++) {
       p[top + x] = g[top + x] + g[bottom + x];
       m[top + x] = g[top + x] - g[bottom + x];
@@ -133,7 +139,8 @@ export function cellDistance(a: Cells, b: Cells): number | null {
 
 /** The 16-bit segments of cell k (4 of them: each word's high half, then its low half). */
 export function cellSegments(c: Cells, k: number): number[] {
-  const a = c.words[k * CELL_WORDS], b = c.words[k * CELL_WORDS + 1];
+  const a = c.words[k * CELL_WORDS],
+    b = c.words[k * CELL_WORDS + 1];
   return [a >>> 16, a & 0xffff, b >>> 16, b & 0xffff];
 }
 
@@ -146,8 +153,9 @@ export function sharedCells(a: Cells, b: Cells): number {
   for (let k = 0; k < CELL_COUNT; k++) {
     if (!counted(a, b, k)) continue;
     const i = k * CELL_WORDS;
-    const x = a.words[i] ^ b.words[i], y = a.words[i + 1] ^ b.words[i + 1];
-    if ((x >>> 16) === 0 || (x & 0xffff) === 0 || (y >>> 16) === 0 || (y & 0xffff) === 0) shared++;
+    const x = a.words[i] ^ b.words[i],
+      y = a.words[i + 1] ^ b.words[i + 1];
+    if (x >>> 16 === 0 || (x & 0xffff) === 0 || y >>> 16 === 0 || (y & 0xffff) === 0) shared++;
   }
   return shared;
 }

@@ -9,8 +9,8 @@
  * A picture with a caption band (band.ts) carries one more window after the fixed ones: the
  * picture beside the band, trimmed (a captioned copy's window then lines up with its original's full
  * hash, which no fixed window does when the band's text stops the trim). It is compared as the
- * other windows are; a picture without a band has none, so the count of hashes varies (1 + WINDOWS.length, or one more).
- * Beside them, the untrimmed picture's cells (cells.ts), for copies with part of the picture
+ * other windows are; a picture without a band has none, so the count of hashes varies (1 + WINDOWS.length, or one
+ * more). Beside them, the untrimmed picture's cells (cells.ts), for copies with part of the picture
  * covered (rule.ts compares them).
  */
 import { hamming256, pdqInto, toHex, fromHex } from './pdq.ts';
@@ -62,18 +62,32 @@ export interface RobustDescriptor {
   quality: number;
   /** the picture beside a caption band, trimmed (band.ts), or null: no band found */
   band: Box | null;
-  /** (1 + WINDOWS.length + (band ? 1 : 0)) * 8 words: the full hash, one per window in WINDOWS order, then the band's window */
+  /**
+   * (1 + WINDOWS.length + (band ? 1 : 0)) * 8 words: the full hash, one per window in WINDOWS order, then the band's
+   * window
+   */
   hashes: Uint32Array;
   /** the untrimmed raster's cells (cells.ts); absent when not asked for */
   cells?: Cells;
 }
 
 export function subBox(b: Box, s: WindowSpec): Box {
-  return { x: b.x + b.w * s.left, y: b.y + b.h * s.top, w: b.w * (1 - s.left - s.right), h: b.h * (1 - s.top - s.bottom) };
+  return {
+    x: b.x + b.w * s.left,
+    y: b.y + b.h * s.top,
+    w: b.w * (1 - s.left - s.right),
+    h: b.h * (1 - s.top - s.bottom),
+  };
 }
 
-/** options.band / options.cells false: no caption band window, no cells (measured by the evaluation as the descriptors before them) */
-export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowSpec[]; band?: boolean; cells?: boolean } = {}): RobustDescriptor {
+/**
+ * options.band / options.cells false: no caption band window, no cells (measured by the evaluation as the descriptors
+ * before them)
+ */
+export function robustDescriptor(
+  g: Grey,
+  options: { windows?: boolean | WindowSpec[]; band?: boolean; cells?: boolean } = {},
+): RobustDescriptor {
   const trimmed = trimBorders(g);
   const I = integral(g);
   const specs = options.windows === false ? [] : Array.isArray(options.windows) ? options.windows : WINDOWS;
@@ -82,19 +96,34 @@ export function robustDescriptor(g: Grey, options: { windows?: boolean | WindowS
   const quality = pdqInto(I, trimmed, true, hashes, 0);
   for (let i = 0; i < specs.length; i++) pdqInto(I, subBox(trimmed, specs[i]), false, hashes, 8 * (i + 1));
   if (band) pdqInto(I, band, false, hashes, 8 * (1 + specs.length));
-  return { trimmed, band, width: g.width, height: g.height, quality, hashes, ...(options.cells === false ? {} : { cells: cellHashes(I) }) };
+  return {
+    trimmed,
+    band,
+    width: g.width,
+    height: g.height,
+    quality,
+    hashes,
+    ...(options.cells === false ? {} : { cells: cellHashes(I) }),
+  };
 }
 
 export interface RobustMatch {
   distance: number;
-  /** 'similar' (full against full), 'crop' (a window of the other picture), 'border' (trimmed), 'overlay' (a window of this one: band/caption) */
+  /**
+   * 'similar' (full against full), 'crop' (a window of the other picture), 'border' (trimmed), 'overlay' (a window of
+   * this one: band/caption)
+   */
   kind: 'similar' | 'crop' | 'border' | 'overlay';
   /** 0..1, 1 = identical bits */
   score: number;
 }
 
 /** Best pair of a and b within threshold (full/full, a.full/b.window, a.window/b.full), else null. */
-export function matchDescriptors(a: Pick<RobustDescriptor, 'hashes' | 'quality'>, b: Pick<RobustDescriptor, 'hashes' | 'quality'>, threshold: number): RobustMatch | null {
+export function matchDescriptors(
+  a: Pick<RobustDescriptor, 'hashes' | 'quality'>,
+  b: Pick<RobustDescriptor, 'hashes' | 'quality'>,
+  threshold: number,
+): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   let best = hamming256(a.hashes, b.hashes, 0, 0);
   let kind: RobustMatch['kind'] = 'similar';
@@ -102,11 +131,17 @@ export function matchDescriptors(a: Pick<RobustDescriptor, 'hashes' | 'quality'>
   const nb = b.hashes.length / 8;
   for (let j = 1; j < nb; j++) {
     const d = hamming256(a.hashes, b.hashes, 0, 8 * j);
-    if (d < best) { best = d; kind = 'crop'; }
+    if (d < best) {
+      best = d;
+      kind = 'crop';
+    }
   }
   for (let i = 1; i < na; i++) {
     const d = hamming256(a.hashes, b.hashes, 8 * i, 0);
-    if (d < best) { best = d; kind = 'overlay'; }
+    if (d < best) {
+      best = d;
+      kind = 'overlay';
+    }
   }
   if (best > threshold) return null;
   return { distance: best, kind, score: 1 - best / 256 };

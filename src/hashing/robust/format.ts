@@ -48,7 +48,14 @@ export function decodeDescriptor(buf: Buffer | Uint8Array | null | undefined): D
   const words = (buf.length - 2 - CELL_BYTES) / 4;
   if (words !== HASHES * 8 && words !== (HASHES + 1) * 8) return null;
   const at = 2 + words * 4;
-  return { quality: buf[1], hashes: wordsOf(buf, 2, words), cells: { quality: Uint8Array.from(buf.subarray(at, at + CELL_COUNT)), words: wordsOf(buf, at + CELL_COUNT, CELL_COUNT * CELL_WORDS) } };
+  return {
+    quality: buf[1],
+    hashes: wordsOf(buf, 2, words),
+    cells: {
+      quality: Uint8Array.from(buf.subarray(at, at + CELL_COUNT)),
+      words: wordsOf(buf, at + CELL_COUNT, CELL_COUNT * CELL_WORDS),
+    },
+  };
 }
 
 /**

@@ -37,7 +37,8 @@ export interface Integral {
 
 export function integral(g: Grey): Integral {
   const { width, height, pixels } = g;
-  if (pixels.length !== width * height) throw new RangeError(`grey raster needs ${width * height} bytes, got ${pixels.length}`);
+  if (pixels.length !== width * height)
+    throw new RangeError(`grey raster needs ${width * height} bytes, got ${pixels.length}`);
   const W = width + 1;
   const sat = new Float64Array(W * (height + 1));
   for (let y = 0; y < height; y++) {
@@ -57,7 +58,9 @@ export function integral(g: Grey): Integral {
 export function areaMean(I: Integral, x0: number, y0: number, x1: number, y1: number): number {
   const area = (x1 - x0) * (y1 - y0);
   if (area <= 0) return 0;
-  return (fractionalSum(I, x1, y1) - fractionalSum(I, x0, y1) - fractionalSum(I, x1, y0) + fractionalSum(I, x0, y0)) / area;
+  return (
+    (fractionalSum(I, x1, y1) - fractionalSum(I, x0, y1) - fractionalSum(I, x1, y0) + fractionalSum(I, x0, y0)) / area
+  );
 }
 
 /** Sum over [0, x) x [0, y) for real x, y, bilinear in the integral image. */
@@ -105,9 +108,14 @@ export function downsampleInto(I: Integral, box: Box, n: number, out: Float64Arr
   }
   if (rowEdge.length < (I.height + 1) * m) rowEdge = new Float64Array((I.height + 1) * m);
   // locals, not the module's bindings, inside the loops: V8 then keeps them in registers
-  const sat = I.sat, cxs = cx, fxs = fx, edges = rowEdge, s = S;
+  const sat = I.sat,
+    cxs = cx,
+    fxs = fx,
+    edges = rowEdge,
+    s = S;
   const { x: bx, y: by, w: bw, h: bh } = box;
-  const width = I.width, height = I.height;
+  const width = I.width,
+    height = I.height;
   // column edges: index and weight of the SAT column to the left
   for (let k = 0; k < m; k++) {
     const x = Math.min(Math.max(bx + (bw * k) / n, 0), width);

@@ -7,7 +7,8 @@
  *            `robust_cell` = the counted cells' segment terms (cells.ts `cellTerms`);
  *   lookup:  the query's full-hash terms in `robust_any` OR its window terms in `robust_full`, each
  *            with its neighbours within the rule's probe radius, one `terms` clause per segment and
- *            side, and one per counted cell of the query in `robust_cell`, at least MIN_SHARED of them (src/search/similar/robust-lookup.ts);
+ *            side, and one per counted cell of the query in `robust_cell`, at least MIN_SHARED of them
+ *            (src/search/similar/robust-lookup.ts);
  *            then the rest of the rule (src/hashing/robust/rule.ts) on the candidates' descriptors.
  *
  * Pigeonhole would make one shared segment exact only while threshold < 256 / bits; the chosen
@@ -29,20 +30,34 @@ function hashValues(words: Uint32Array, hashIndex: number, bits: number): number
   const per = 32 / bits;
   const mask = (1 << bits) - 1;
   const out: number[] = [];
-  for (let s = 0; s < n; s++) out.push((words[hashIndex * 8 + Math.floor(s / per)] >>> ((per - 1 - (s % per)) * bits)) & mask);
+  for (let s = 0; s < n; s++)
+    out.push((words[hashIndex * 8 + Math.floor(s / per)] >>> ((per - 1 - (s % per)) * bits)) & mask);
   return out;
 }
 
 /** The terms of hash number `hashIndex` of a descriptor's words (8 words per hash). */
 export function hashTerms(words: Uint32Array, hashIndex: number, bits = 8): string[] {
-  return hashValues(words, hashIndex, bits).map((v, s) => `${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`);
+  return hashValues(words, hashIndex, bits).map(
+    (v, s) => `${s.toString(16)}:${v.toString(16).padStart(bits / 4, '0')}`,
+  );
 }
 
-/** What a post stores: `robust_full` and `robust_any` (deduplicated), and `robust_cell`: its counted cells' terms (cells.ts). */
-export function storedTerms(words: Uint32Array, bits = 8, cells?: Cells): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
+/**
+ * What a post stores: `robust_full` and `robust_any` (deduplicated), and `robust_cell`: its counted cells' terms
+ * (cells.ts).
+ */
+export function storedTerms(
+  words: Uint32Array,
+  bits = 8,
+  cells?: Cells,
+): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
   const any = new Set<string>();
   for (let h = 0; h < words.length / 8; h++) for (const t of hashTerms(words, h, bits)) any.add(t);
-  return { robust_full: hashTerms(words, 0, bits), robust_any: [...any], robust_cell: cells ? cellTerms(cells).flat() : [] };
+  return {
+    robust_full: hashTerms(words, 0, bits),
+    robust_any: [...any],
+    robust_cell: cells ? cellTerms(cells).flat() : [],
+  };
 }
 
 /** What a lookup asks: its full hash's terms in `robust_any`, its windows' terms in `robust_full`. */
@@ -77,7 +92,10 @@ export function querySegments(words: Uint32Array, bits = 8, radius = 0): { inAny
   };
   const inFull: Set<number>[] = Array.from({ length: n }, () => new Set());
   for (let h = 1; h < words.length / 8; h++) hashValues(words, h, bits).forEach((v, s) => inFull[s].add(v));
-  return { inAny: hashValues(words, 0, bits).map((v, s) => near(s, [v])), inFull: inFull.map((set, s) => near(s, set)) };
+  return {
+    inAny: hashValues(words, 0, bits).map((v, s) => near(s, [v])),
+    inFull: inFull.map((set, s) => near(s, set)),
+  };
 }
 
 /** two hex digits of each byte value */

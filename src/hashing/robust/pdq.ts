@@ -15,7 +15,8 @@ const K = 16;
 
 /** D[i][j] = sqrt(2/64) cos(pi / 128 (i + 1)(2j + 1)), i < 16, j < 64 */
 const DCT = new Float64Array(K * N);
-for (let i = 0; i < K; i++) for (let j = 0; j < N; j++) DCT[i * N + j] = Math.sqrt(2 / N) * Math.cos((Math.PI / (2 * N)) * (i + 1) * (2 * j + 1));
+for (let i = 0; i < K; i++)
+  for (let j = 0; j < N; j++) DCT[i * N + j] = Math.sqrt(2 / N) * Math.cos((Math.PI / (2 * N)) * (i + 1) * (2 * j + 1));
 
 /**
  * PDQ's quality of an n x n grid: the sum of its neighbour differences in percent of full scale,
@@ -57,7 +58,13 @@ const grid = new Float64Array(N * N);
  */
 function finish(grid: Float64Array, out: Uint32Array, at: number): void {
   // locals, not the module's bindings, inside the loops: V8 then keeps them in registers
-  const D = DCT, plus = PLUS, minus = MINUS, T = T_, foldPlus = FOLD_PLUS, foldMinus = FOLD_MINUS, B = B_;
+  const D = DCT,
+    plus = PLUS,
+    minus = MINUS,
+    T = T_,
+    foldPlus = FOLD_PLUS,
+    foldMinus = FOLD_MINUS,
+    B = B_;
   for (let y = 0; y < H; y++) {
     const top = y * N;
     const bottom = (N - 1 - y) * N;
@@ -72,22 +79,43 @@ function finish(grid: Float64Array, out: Uint32Array, at: number): void {
   for (let g = 0; g < 4; g++) {
     const i0 = (g & 1) + (g >> 1) * 8; // {0,2,4,6}, {1,3,5,7}, {8,...,14}, {9,...,15}
     const src = (i0 & 1) === 1 ? plus : minus; // i + 1 even: symmetric
-    const r0 = i0 * N, r1 = r0 + 2 * N, r2 = r0 + 4 * N, r3 = r0 + 6 * N;
+    const r0 = i0 * N,
+      r1 = r0 + 2 * N,
+      r2 = r0 + 4 * N,
+      r3 = r0 + 6 * N;
     for (let x = 0; x < N; x += 2) {
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0,
+        b0 = 0,
+        b1 = 0,
+        b2 = 0,
+        b3 = 0;
       for (let y = 0; y < H; y++) {
         const s = src[y * N + x];
         const t = src[y * N + x + 1];
-        const d0 = D[r0 + y], d1 = D[r1 + y], d2 = D[r2 + y], d3 = D[r3 + y];
-        a0 += d0 * s; b0 += d0 * t;
-        a1 += d1 * s; b1 += d1 * t;
-        a2 += d2 * s; b2 += d2 * t;
-        a3 += d3 * s; b3 += d3 * t;
+        const d0 = D[r0 + y],
+          d1 = D[r1 + y],
+          d2 = D[r2 + y],
+          d3 = D[r3 + y];
+        a0 += d0 * s;
+        b0 += d0 * t;
+        a1 += d1 * s;
+        b1 += d1 * t;
+        a2 += d2 * s;
+        b2 += d2 * t;
+        a3 += d3 * s;
+        b3 += d3 * t;
       }
-      T[r0 + x] = a0; T[r0 + x + 1] = b0;
-      T[r1 + x] = a1; T[r1 + x + 1] = b1;
-      T[r2 + x] = a2; T[r2 + x + 1] = b2;
-      T[r3 + x] = a3; T[r3 + x + 1] = b3;
+      T[r0 + x] = a0;
+      T[r0 + x + 1] = b0;
+      T[r1 + x] = a1;
+      T[r1 + x + 1] = b1;
+      T[r2 + x] = a2;
+      T[r2 + x + 1] = b2;
+      T[r3 + x] = a3;
+      T[r3 + x + 1] = b3;
     }
   }
   for (let i = 0; i < K; i++) {
@@ -104,8 +132,15 @@ function finish(grid: Float64Array, out: Uint32Array, at: number): void {
     for (let g = 0; g < 4; g++) {
       const j0 = (g & 1) + (g >> 1) * 8;
       const src = (j0 & 1) === 1 ? foldPlus : foldMinus;
-      const f0 = i * H, e0 = j0 * N, e1 = e0 + 2 * N, e2 = e0 + 4 * N, e3 = e0 + 6 * N;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const f0 = i * H,
+        e0 = j0 * N,
+        e1 = e0 + 2 * N,
+        e2 = e0 + 4 * N,
+        e3 = e0 + 6 * N;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       for (let x = 0; x < H; x++) {
         const f = src[f0 + x];
         s0 += f * D[e0 + x];
@@ -114,7 +149,10 @@ function finish(grid: Float64Array, out: Uint32Array, at: number): void {
         s3 += f * D[e3 + x];
       }
       const o = i * K + j0;
-      B[o] = s0; B[o + 2] = s1; B[o + 4] = s2; B[o + 6] = s3;
+      B[o] = s0;
+      B[o + 2] = s1;
+      B[o + 4] = s2;
+      B[o + 6] = s3;
     }
   }
   const median = medianOf(B);
@@ -142,15 +180,19 @@ export function medianOf(values: Float64Array): number {
     }
   }
   // Wirth's selection: afterwards a[0..k) <= a[k] <= a(k..n).
-  let l = 0, m = n - 1;
+  let l = 0,
+    m = n - 1;
   while (l < m) {
     const x = a[k];
-    let i = l, j = m;
+    let i = l,
+      j = m;
     do {
       while (a[i] < x) i++;
       while (x < a[j]) j--;
       if (i <= j) {
-        const t = a[i]; a[i] = a[j]; a[j] = t;
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
         i++;
         j--;
       }

@@ -12,15 +12,22 @@ import { BASE, DESCRIPTOR_SOURCE, type Grey } from './grey.ts';
 const inside = { fit: 'inside', withoutEnlargement: true } as const;
 
 /** The picture at DESCRIPTOR_SOURCE px as raw pixels (sRGB, alpha kept): the decode the small thumbnail shares. */
-export const sourceRaster = (image: Sharp) => image.resize(DESCRIPTOR_SOURCE, DESCRIPTOR_SOURCE, inside).raw().toBuffer({ resolveWithObject: true });
+export const sourceRaster = (image: Sharp) =>
+  image.resize(DESCRIPTOR_SOURCE, DESCRIPTOR_SOURCE, inside).raw().toBuffer({ resolveWithObject: true });
 export type SourceRaster = Awaited<ReturnType<typeof sourceRaster>>;
 
 /** sharp's input options for a source raster's pixels. */
-export const rawInput = ({ info }: SourceRaster) => ({ raw: { width: info.width, height: info.height, channels: info.channels } });
+export const rawInput = ({ info }: SourceRaster) => ({
+  raw: { width: info.width, height: info.height, channels: info.channels },
+});
 
 /** The descriptor's grey raster from the source raster; undefined when sharp answers more than one band. */
 export async function greyRaster(source: SourceRaster): Promise<Grey | undefined> {
-  const { data, info } = await sharp(source.data, rawInput(source)).greyscale().resize(BASE, BASE, inside).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(source.data, rawInput(source))
+    .greyscale()
+    .resize(BASE, BASE, inside)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   if (data.length !== info.width * info.height) return undefined;
   return { width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) };
 }

@@ -61,7 +61,8 @@ export const INDEX_CONDITION: IndexCondition = { needed: MIN_SHARED, radius: PRO
 export const MAX_CANDIDATES = 1000;
 
 /** The order of condition 4: more shared terms first, then the lower post number. */
-export const byShared = (a: { shared: number; seq: number }, b: { shared: number; seq: number }): number => b.shared - a.shared || a.seq - b.seq;
+export const byShared = (a: { shared: number; seq: number }, b: { shared: number; seq: number }): number =>
+  b.shared - a.shared || a.seq - b.seq;
 
 const NO_STOP: ReadonlySet<number> = new Set();
 
@@ -108,7 +109,12 @@ export function probes(v: number, radius = PROBE_RADIUS, bits = SEGMENT_BITS): n
  * whether one of a's windows is within `radius` bits of segment s of b's full hash.
  * `stop`: values never counted (a measured alternative to condition 4, not the rule: bench/robust/candidates.ts).
  */
-export function sharedSegments(a: Uint32Array, b: Uint32Array, radius = PROBE_RADIUS, stop: ReadonlySet<number> = NO_STOP): number {
+export function sharedSegments(
+  a: Uint32Array,
+  b: Uint32Array,
+  radius = PROBE_RADIUS,
+  stop: ReadonlySet<number> = NO_STOP,
+): number {
   const na = a.length / 8;
   const nb = b.length / 8;
   let shared = 0;
@@ -148,7 +154,12 @@ export function sharedTerms(a: Descriptor, b: Descriptor, radius = PROBE_RADIUS)
  * with part of the picture covered, kind 'overlay', its distance the deciding cell's bits scaled
  * from 64 to 256, so at most 32 and its score comparable).
  */
-export function robustMatch(a: Descriptor, b: Descriptor, threshold = THRESHOLD, condition: IndexCondition = INDEX_CONDITION): RobustMatch | null {
+export function robustMatch(
+  a: Descriptor,
+  b: Descriptor,
+  threshold = THRESHOLD,
+  condition: IndexCondition = INDEX_CONDITION,
+): RobustMatch | null {
   if (a.quality < MIN_QUALITY || b.quality < MIN_QUALITY) return null;
   if (a.hashes.length === 0 || b.hashes.length === 0) return null;
   // Distance first: it is the cheaper test and the one most candidates fail (the conditions are ANDed,

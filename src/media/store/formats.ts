@@ -9,7 +9,10 @@ export const IMAGE_FORMATS = {
   gif: { mime: 'image/gif', ext: 'gif', otherMimes: [], fileExts: ['gif'] },
   webp: { mime: 'image/webp', ext: 'webp', otherMimes: [], fileExts: ['webp'] },
   avif: { mime: 'image/avif', ext: 'avif', otherMimes: [], fileExts: ['avif'] },
-} as const satisfies Record<string, { mime: string; ext: string; otherMimes: readonly string[]; fileExts: readonly string[] }>;
+} as const satisfies Record<
+  string,
+  { mime: string; ext: string; otherMimes: readonly string[]; fileExts: readonly string[] }
+>;
 
 export type ImageFormat = keyof typeof IMAGE_FORMATS;
 
@@ -23,10 +26,13 @@ export const IMAGE_EXTS: string[] = formats.map((f) => f.ext);
 
 // Looked up by a request's Content-Type or a file name's extension: no prototype, so a name such as
 // `constructor` finds nothing.
-const lookup = (entries: Iterable<readonly [string, string]>): Record<string, string> => Object.assign(Object.create(null), Object.fromEntries(entries));
+const lookup = (entries: Iterable<readonly [string, string]>): Record<string, string> =>
+  Object.assign(Object.create(null), Object.fromEntries(entries));
 
 /** A declared Content-Type (canonical or a common alias) to the stored extension. */
-export const EXT_BY_MIME: Record<string, string> = lookup(formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])));
+export const EXT_BY_MIME: Record<string, string> = lookup(
+  formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])),
+);
 
 /** Stored extension to Content-Type; thumbnails are `.webp` too. */
 export const MIME_BY_EXT: Record<string, string> = lookup(formats.map((f) => [f.ext, f.mime]));

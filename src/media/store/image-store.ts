@@ -6,7 +6,14 @@ import type { Db } from '../../db/sqlite.ts';
 import type { PostRepository } from '../../kernel/post-repository.ts';
 import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
 import { MIME_BY_EXT } from './formats.ts';
-import { locatorPrefix, mediaKey, StoreUnavailableError, type ByteRange, type MediaStore, type ObjectRead } from './media-store.ts';
+import {
+  locatorPrefix,
+  mediaKey,
+  StoreUnavailableError,
+  type ByteRange,
+  type MediaStore,
+  type ObjectRead,
+} from './media-store.ts';
 import { PendingFiles } from './pending-files.ts';
 import type { MediaStores } from './stores.ts';
 
@@ -106,14 +113,19 @@ export class ImageStore {
    */
   async adopt(tempPath: string, image: string, postId: string, thumbnails: TempThumbnail[] = []): Promise<void> {
     const id = image.slice(0, image.indexOf('.'));
-    const moves = [{ from: tempPath, name: image }, ...thumbnails.map((t) => ({ from: t.tempPath, name: thumbnailName(id, t.size) }))];
+    const moves = [
+      { from: tempPath, name: image },
+      ...thumbnails.map((t) => ({ from: t.tempPath, name: thumbnailName(id, t.size) })),
+    ];
     // Journal everything before the first write: a crash part-way leaves only journaled objects.
     // The store is chosen in the same transaction (see the class comment).
-    const store = this.db.transaction(() => {
-      const active = this.store;
-      moves.forEach((m) => this.pending.add(this.locatorOf(m.name, active), postId));
-      return active;
-    }).immediate();
+    const store = this.db
+      .transaction(() => {
+        const active = this.store;
+        moves.forEach((m) => this.pending.add(this.locatorOf(m.name, active), postId));
+        return active;
+      })
+      .immediate();
     try {
       for (const m of moves) await this.putFile(store, m.from, m.name, true);
     } catch (err) {
@@ -145,7 +157,8 @@ export class ImageStore {
 
   /** Call inside the delete transaction; `remove` deletes after commit. */
   markForRemoval(image: string, postId: string): void {
-    for (const store of this.all()) for (const name of this.namesOf(image)) this.pending.add(this.locatorOf(name, store), postId);
+    for (const store of this.all())
+      for (const name of this.namesOf(image)) this.pending.add(this.locatorOf(name, store), postId);
   }
 
   /** Deletes a deleted post's files; a failure leaves them journaled, and `sweep` retries. Never throws. */
@@ -155,10 +168,14 @@ export class ImageStore {
 
   /** Deletes each object (from every current store) and unjournals it; returns how many failed (left journaled). */
   private async deleteJournaled(names: string[], stores = this.all()): Promise<number> {
-    const results = await Promise.allSettled(stores.flatMap((store) => names.map(async (name) => {
-      await store.delete(mediaKey(name));
-      this.pending.remove([this.locatorOf(name, store)]);
-    })));
+    const results = await Promise.allSettled(
+      stores.flatMap((store) =>
+        names.map(async (name) => {
+          await store.delete(mediaKey(name));
+          this.pending.remove([this.locatorOf(name, store)]);
+        }),
+      ),
+    );
     return results.filter((r) => r.status === 'rejected').length;
   }
 
@@ -203,18 +220,20 @@ export class ImageStore {
     const id = image.slice(0, image.indexOf('.'));
     const names = thumbnails.map((t) => thumbnailName(id, t.size));
     // The store is chosen inside the transaction that renames (local) or journals (S3): see the class comment.
-    const picked = this.db.transaction((): boolean | MediaStore => {
-      if (!this.posts.exists(postId)) return false;
-      const store = this.store;
-      if (store.kind === 'local') {
-        // As before: renames under the write lock, so a thumbnail only ever appears while its row exists.
-        fs.mkdirSync(path.dirname(store.locator(mediaKey(image))), { recursive: true });
-        thumbnails.forEach((t, i) => fs.renameSync(t.tempPath, store.locator(mediaKey(names[i]))));
-        return true;
-      }
-      names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
-      return store;
-    }).immediate();
+    const picked = this.db
+      .transaction((): boolean | MediaStore => {
+        if (!this.posts.exists(postId)) return false;
+        const store = this.store;
+        if (store.kind === 'local') {
+          // As before: renames under the write lock, so a thumbnail only ever appears while its row exists.
+          fs.mkdirSync(path.dirname(store.locator(mediaKey(image))), { recursive: true });
+          thumbnails.forEach((t, i) => fs.renameSync(t.tempPath, store.locator(mediaKey(names[i]))));
+          return true;
+        }
+        names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
+        return store;
+      })
+      .immediate();
     if (typeof picked === 'boolean') return picked;
     const store = picked;
     try {
@@ -224,13 +243,15 @@ export class ImageStore {
       if (!this.posts.exists(postId)) await this.deleteJournaled(names, [store]);
       throw err;
     }
-    const kept = this.db.transaction(() => {
-      const exists = this.posts.exists(postId);
-      // Re-journaled: a delete's `remove` may have unjournaled them before these puts landed.
-      if (exists) this.pending.remove(names.map((n) => this.locatorOf(n, store)));
-      else names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
-      return exists;
-    }).immediate();
+    const kept = this.db
+      .transaction(() => {
+        const exists = this.posts.exists(postId);
+        // Re-journaled: a delete's `remove` may have unjournaled them before these puts landed.
+        if (exists) this.pending.remove(names.map((n) => this.locatorOf(n, store)));
+        else names.forEach((n) => this.pending.add(this.locatorOf(n, store), postId));
+        return exists;
+      })
+      .immediate();
     if (!kept) await this.deleteJournaled(names, [store]);
     return kept;
   }

@@ -5,7 +5,15 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileBody } from './file-body.ts';
 import { ChecksumMismatchError, RangeNotSatisfiableError, StoreUnavailableError } from './media-store.ts';
-import type { ByteRange, ListedObject, MediaStore, ObjectRead, PutOptions, PutSource, StoredObject } from './media-store.ts';
+import type {
+  ByteRange,
+  ListedObject,
+  MediaStore,
+  ObjectRead,
+  PutOptions,
+  PutSource,
+  StoredObject,
+} from './media-store.ts';
 
 /**
  * The local media store (`MEDIA_STORE=local`, the default): DATA_DIR/images/<shard>/<name>, the
@@ -29,7 +37,13 @@ export class LocalMediaStore implements MediaStore {
 
   /** The file of a key: also what a journal row holds. */
   locator(key: string): string {
-    if (key === '' || key.startsWith('/') || /(^|\/)\.{1,2}(\/|$)|\\|\0/.test(key) || path.basename(key).startsWith('.put-')) throw new Error(`invalid media key ${JSON.stringify(key)}`);
+    if (
+      key === '' ||
+      key.startsWith('/') ||
+      /(^|\/)\.{1,2}(\/|$)|\\|\0/.test(key) ||
+      path.basename(key).startsWith('.put-')
+    )
+      throw new Error(`invalid media key ${JSON.stringify(key)}`);
     return path.join(this.root, key);
   }
 
@@ -51,28 +65,44 @@ export class LocalMediaStore implements MediaStore {
       await fsp.mkdir(path.dirname(target), { recursive: true });
       const out = await fsp.open(temp, 'wx', 0o644);
       try {
-        const write = async (chunk: Buffer) => { sha.update(chunk); size += chunk.length; await out.write(chunk); };
+        const write = async (chunk: Buffer) => {
+          sha.update(chunk);
+          size += chunk.length;
+          await out.write(chunk);
+        };
         if ('buffer' in source) await write(source.buffer);
-        else await pipeline(fs.createReadStream(source.path), async (chunks: AsyncIterable<Buffer>) => { for await (const c of chunks) await write(c); });
+        else
+          await pipeline(fs.createReadStream(source.path), async (chunks: AsyncIterable<Buffer>) => {
+            for await (const c of chunks) await write(c);
+          });
         await out.sync();
       } finally {
         await out.close();
       }
       const sha256 = sha.digest('hex');
-      if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== sha256) throw new ChecksumMismatchError(key, opts.sha256, sha256);
+      if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== sha256)
+        throw new ChecksumMismatchError(key, opts.sha256, sha256);
       await fsp.rename(temp, target);
       return { key, size, etag: this.etag(key, size), sha256, contentType: opts.contentType };
     } catch (err) {
       await fsp.rm(temp, { force: true });
       // A wrong checksum, or a source file that is not there, is the caller's error, not the store's.
-      if (err instanceof ChecksumMismatchError || ((err as NodeJS.ErrnoException).code === 'ENOENT' && 'path' in source && !fs.existsSync(source.path))) throw err;
+      if (
+        err instanceof ChecksumMismatchError ||
+        ((err as NodeJS.ErrnoException).code === 'ENOENT' && 'path' in source && !fs.existsSync(source.path))
+      )
+        throw err;
       this.failure(`put ${key}`, err);
     }
   }
 
   async head(key: string): Promise<StoredObject | undefined> {
     const file = this.locator(key);
-    const stat = await fsp.stat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : this.failure(`head ${key}`, err)));
+    const stat = await fsp
+      .stat(file)
+      .catch((err: NodeJS.ErrnoException) =>
+        err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : this.failure(`head ${key}`, err),
+      );
     if (!stat?.isFile()) return undefined;
     return { key, size: stat.size, etag: this.etag(key, stat.size), lastModified: stat.mtime };
   }
@@ -83,7 +113,10 @@ export class LocalMediaStore implements MediaStore {
     let range: { start: number; end: number } | undefined;
     if (opts.range) {
       const r = opts.range;
-      range = 'suffix' in r ? { start: Math.max(0, head.size - r.suffix), end: head.size - 1 } : { start: r.start, end: Math.min(r.end ?? head.size - 1, head.size - 1) };
+      range =
+        'suffix' in r
+          ? { start: Math.max(0, head.size - r.suffix), end: head.size - 1 }
+          : { start: r.start, end: Math.min(r.end ?? head.size - 1, head.size - 1) };
       if (range.start > range.end || range.start >= head.size) throw new RangeNotSatisfiableError(head.size);
     }
     const length = range ? range.end - range.start + 1 : head.size;
@@ -103,7 +136,12 @@ export class LocalMediaStore implements MediaStore {
       const names = sorted(await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[]));
       for (const name of names) {
         const key = `${dir}/${name}`;
-        if (name.startsWith('.put-') || !key.startsWith(prefix) || (opts.startAfter !== undefined && key <= opts.startAfter)) continue;
+        if (
+          name.startsWith('.put-') ||
+          !key.startsWith(prefix) ||
+          (opts.startAfter !== undefined && key <= opts.startAfter)
+        )
+          continue;
         const stat = await fsp.stat(path.join(this.root, key)).catch(() => undefined);
         if (stat?.isFile()) yield { key, size: stat.size, etag: this.etag(key, stat.size), lastModified: stat.mtime };
       }

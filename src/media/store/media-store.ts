@@ -18,7 +18,10 @@ import { AppError } from '../../errors.ts';
  * one for one and a backup's `files/<shard>/<image>` layout is unchanged.
  */
 
-/** `<shard>/<name>` for an image name `<id>.<ext>` or a thumbnail name `<id>.<size>.webp`; the caller has validated the name. */
+/**
+ * `<shard>/<name>` for an image name `<id>.<ext>` or a thumbnail name `<id>.<size>.webp`; the caller has validated the
+ * name.
+ */
 export function mediaKey(name: string): string {
   const id = name.slice(0, name.indexOf('.'));
   return `${id.slice(-2)}/${name}`;
@@ -65,7 +68,12 @@ export interface ObjectRead extends StoredObject {
   length: number;
 }
 
-export interface ListedObject { key: string; size: number; etag?: string; lastModified?: Date }
+export interface ListedObject {
+  key: string;
+  size: number;
+  etag?: string;
+  lastModified?: Date;
+}
 
 /** A request a client makes itself, without the store's credentials. */
 export interface PresignedRequest {
@@ -78,7 +86,9 @@ export interface PresignedRequest {
 
 export interface MediaStore {
   readonly kind: 'local' | 's3';
-  /** `local:/abs/dir` or `s3://bucket/prefix/`: names the store in logs, in `media migrate` and in a backup's manifest. */
+  /**
+   * `local:/abs/dir` or `s3://bucket/prefix/`: names the store in logs, in `media migrate` and in a backup's manifest.
+   */
   readonly location: string;
   /** What a journal row (`pending_files.path`) holds for a key: the store's location and the key. */
   locator(key: string): string;
@@ -97,15 +107,24 @@ export interface MediaStore {
    * A short-lived URL that reads the object (GET /media's redirect); absent on the local store.
    * `signingDate` (default now) makes the URL reproducible: the same key, date and life give the same URL.
    */
-  presignGet?(key: string, opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest>;
-  /** The origin presigned URLs point at (a page's CSP must allow it when GET /media redirects); absent on the local store. */
+  presignGet?(
+    key: string,
+    opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string },
+  ): Promise<PresignedRequest>;
+  /**
+   * The origin presigned URLs point at (a page's CSP must allow it when GET /media redirects); absent on the local
+   * store.
+   */
   readonly publicOrigin?: string;
   /**
    * A short-lived URL a client puts the object to (direct uploads). With `contentLength` the client
    * must send exactly that many bytes; the content type is always part of the signature. Absent on
    * the local store.
    */
-  presignPut?(key: string, opts: { expiresIn: number; contentType: string; contentLength?: number }): Promise<PresignedRequest>;
+  presignPut?(
+    key: string,
+    opts: { expiresIn: number; contentType: string; contentLength?: number },
+  ): Promise<PresignedRequest>;
 
   /** Resolves when the store answers and the bucket is there (readiness); else throws `StoreUnavailableError`. */
   check(): Promise<void>;
@@ -133,7 +152,12 @@ export class StoreUnavailableError extends AppError {
     readonly reason: StoreFailure,
     override readonly cause?: unknown,
   ) {
-    super('store_unavailable', `the image store is unavailable (${reason.replace('_', ' ')}); try again shortly`, { store, operation, reason }, 1);
+    super(
+      'store_unavailable',
+      `the image store is unavailable (${reason.replace('_', ' ')}); try again shortly`,
+      { store, operation, reason },
+      1,
+    );
     this.name = 'StoreUnavailableError';
   }
 
@@ -154,7 +178,11 @@ export class RangeNotSatisfiableError extends Error {
 
 /** A source whose bytes do not match the sha256 the caller gave: nothing was written. */
 export class ChecksumMismatchError extends Error {
-  constructor(readonly key: string, readonly expected: string, readonly actual: string) {
+  constructor(
+    readonly key: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
     super(`sha256 of the bytes for ${key} is ${actual}, expected ${expected}`);
     this.name = 'ChecksumMismatchError';
   }
@@ -182,7 +210,16 @@ export class ChecksumMismatchError extends Error {
  */
 export interface PostMedia {
   readonly store: MediaStore;
-  adopt(image: string, postId: string, files: { image: PutSource; contentType: string; sha256?: string; thumbnails?: { name: string; source: PutSource }[] }): Promise<void>;
+  adopt(
+    image: string,
+    postId: string,
+    files: {
+      image: PutSource;
+      contentType: string;
+      sha256?: string;
+      thumbnails?: { name: string; source: PutSource }[];
+    },
+  ): Promise<void>;
   settle(image: string): void;
   discard(image: string): Promise<void>;
   markForRemoval(image: string, postId: string): void;

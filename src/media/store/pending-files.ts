@@ -2,15 +2,17 @@ import type { Db } from '../../db/sqlite.ts';
 
 /**
  * The `pending_files` journal: a file moved in or about to be removed is listed here until the
- * post transaction that decides its fate commits (ImageStore.settle). `path` is the store's locator of the object's key (an absolute path for
- * the local store). After a crash, start-up
+ * post transaction that decides its fate commits (ImageStore.settle). `path` is the store's locator of the object's key
+ * (an absolute path for the local store). After a crash, start-up
  * recovery reads what is left.
  */
 export class PendingFiles {
   constructor(private readonly db: Db) {}
 
   add(file: string, postId: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO pending_files (path, post_id, created_at) VALUES (?, ?, ?)').run(file, postId, new Date().toISOString());
+    this.db
+      .prepare('INSERT OR REPLACE INTO pending_files (path, post_id, created_at) VALUES (?, ?, ?)')
+      .run(file, postId, new Date().toISOString());
   }
 
   remove(files: Iterable<string>): void {
@@ -19,7 +21,11 @@ export class PendingFiles {
   }
 
   list(): { path: string; postId: string; createdAt: string }[] {
-    return this.db.prepare('SELECT path, post_id AS postId, created_at AS createdAt FROM pending_files').all() as { path: string; postId: string; createdAt: string }[];
+    return this.db.prepare('SELECT path, post_id AS postId, created_at AS createdAt FROM pending_files').all() as {
+      path: string;
+      postId: string;
+      createdAt: string;
+    }[];
   }
 
   /**

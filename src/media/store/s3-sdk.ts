@@ -15,4 +15,5 @@ let client: ClientModule | undefined;
 let presigner: PresignerModule | undefined;
 
 export const s3Sdk = (): ClientModule => (client ??= load('@aws-sdk/client-s3') as ClientModule);
-export const s3Presigner = (): PresignerModule => (presigner ??= load('@aws-sdk/s3-request-presigner') as PresignerModule);
+export const s3Presigner = (): PresignerModule =>
+  (presigner ??= load('@aws-sdk/s3-request-presigner') as PresignerModule);

@@ -53,21 +53,38 @@ export interface S3StoreConfig extends S3Settings {
 }
 
 /** The SDK's logger shape; with none given it writes some warnings to the console, i.e. stderr. */
-export interface SdkLogger { trace(...a: unknown[]): void; debug(...a: unknown[]): void; info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void }
+export interface SdkLogger {
+  trace(...a: unknown[]): void;
+  debug(...a: unknown[]): void;
+  info(...a: unknown[]): void;
+  warn(...a: unknown[]): void;
+  error(...a: unknown[]): void;
+}
 const silent: SdkLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 const MIB = 1024 * 1024;
 
-/** An S3 client with this module's settings: our own retries and deadlines, keep-alive connections, no flexible checksums. */
-export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs' | 'logger'>): S3Client {
+/**
+ * An S3 client with this module's settings: our own retries and deadlines, keep-alive connections, no flexible
+ * checksums.
+ */
+export function s3ClientFor(
+  c: Pick<
+    S3StoreConfig,
+    'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey' | 'timeoutMs' | 'logger'
+  >,
+): S3Client {
   const timeoutMs = c.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const agent = { keepAlive: true, maxSockets: 64 };
   return new (s3Sdk().S3Client)({
     endpoint: c.endpoint,
     region: c.region,
     forcePathStyle: c.forcePathStyle,
-    credentials: c.accessKeyId && c.secretAccessKey ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey } : undefined,
+    credentials:
+      c.accessKeyId && c.secretAccessKey
+        ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey }
+        : undefined,
     maxAttempts: 1,
     logger: c.logger ?? silent,
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -87,13 +104,17 @@ export function s3ClientFor(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'forc
 /** Creates the bucket unless it exists; true when it was created. */
 export async function createBucketIfMissing(client: S3Client, bucket: string): Promise<boolean> {
   try {
-    await client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
+    await client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: bucket }), {
+      abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS),
+    });
     return false;
   } catch (err) {
     if (statusOf(err) !== 404) throw err;
   }
   try {
-    await client.send(new (s3Sdk().CreateBucketCommand)({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS) });
+    await client.send(new (s3Sdk().CreateBucketCommand)({ Bucket: bucket }), {
+      abortSignal: AbortSignal.timeout(DEFAULT_TIMEOUT_MS),
+    });
     return true;
   } catch (err) {
     if (['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes((err as Error).name)) return false;
@@ -101,7 +122,8 @@ export async function createBucketIfMissing(client: S3Client, bucket: string): P
   }
 }
 
-const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+const statusOf = (err: unknown): number | undefined =>
+  (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Why an error is a store failure, or undefined when it is an answer about the object (404, 416, ...). */
@@ -117,7 +139,12 @@ function failureOf(err: unknown, timedOut: boolean): StoreFailure | undefined {
   if (status !== undefined && (status >= 500 || status === 429)) return 'server_error';
   if (status === undefined) {
     // No HTTP answer: refused, reset, unresolvable, or a reply that is not S3's.
-    if (/ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|socket hang up/i.test(`${e?.code} ${e?.message}`)) return 'unreachable';
+    if (
+      /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|socket hang up/i.test(
+        `${e?.code} ${e?.message}`,
+      )
+    )
+      return 'unreachable';
     if (e?.name === 'Error' || e?.code) return 'unreachable';
     return 'server_error';
   }
@@ -135,7 +162,11 @@ async function digest(source: PutSource): Promise<{ sha256: string; md5: string;
     size = source.buffer.length;
   } else {
     await pipeline(fs.createReadStream(source.path), async (chunks: AsyncIterable<Buffer>) => {
-      for await (const chunk of chunks) { sha.update(chunk); md5.update(chunk); size += chunk.length; }
+      for await (const chunk of chunks) {
+        sha.update(chunk);
+        md5.update(chunk);
+        size += chunk.length;
+      }
     });
   }
   return { sha256: sha.digest('hex'), md5: md5.digest('base64'), size };
@@ -152,7 +183,9 @@ function rangeHeader(range: ByteRange): string {
 export function s3PublicOrigin(c: Pick<S3StoreConfig, 'endpoint' | 'region' | 'bucket' | 'forcePathStyle'>): string {
   const base = new URL(c.endpoint ?? `https://s3.${c.region}.amazonaws.com`);
   // The SDK keeps path style for bucket names that cannot be a host name label under TLS (dots).
-  return c.forcePathStyle || (base.protocol === 'https:' && c.bucket.includes('.')) ? base.origin : `${base.protocol}//${c.bucket}.${base.host}`;
+  return c.forcePathStyle || (base.protocol === 'https:' && c.bucket.includes('.'))
+    ? base.origin
+    : `${base.protocol}//${c.bucket}.${base.host}`;
 }
 
 export class S3MediaStore implements MediaStore {
@@ -181,7 +214,8 @@ export class S3MediaStore implements MediaStore {
   }
 
   private objectKey(key: string): string {
-    if (key === '' || key.startsWith('/') || /(^|\/)\.{1,2}(\/|$)/.test(key)) throw new Error(`invalid media key ${JSON.stringify(key)}`);
+    if (key === '' || key.startsWith('/') || /(^|\/)\.{1,2}(\/|$)/.test(key))
+      throw new Error(`invalid media key ${JSON.stringify(key)}`);
     return `${this.prefix}${key}`;
   }
 
@@ -191,11 +225,18 @@ export class S3MediaStore implements MediaStore {
    * at the deadline; `keepSignal` leaves it to the caller to clear the timer (reads, whose body
    * outlives the call).
    */
-  private async run<T>(operation: string, attempt: (signal: AbortSignal) => Promise<T>, opts: { extraMs?: number } = {}): Promise<T> {
+  private async run<T>(
+    operation: string,
+    attempt: (signal: AbortSignal) => Promise<T>,
+    opts: { extraMs?: number } = {},
+  ): Promise<T> {
     const controller = new AbortController();
     const budget = this.timeoutMs + (opts.extraMs ?? 0);
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, budget);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, budget);
     const deadline = Date.now() + budget;
     try {
       for (let n = 1; ; n++) {
@@ -221,19 +262,27 @@ export class S3MediaStore implements MediaStore {
   async put(key: string, source: PutSource, opts: PutOptions): Promise<StoredObject> {
     const objectKey = this.objectKey(key);
     const sum = await digest(source);
-    if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== sum.sha256) throw new ChecksumMismatchError(key, opts.sha256, sum.sha256);
-    const out = await this.run(`put ${key}`, (abortSignal) =>
-      this.client.send(new (s3Sdk().PutObjectCommand)({
-        Bucket: this.bucket,
-        Key: objectKey,
-        // A file is opened anew for each attempt (a stream cannot be replayed).
-        Body: 'buffer' in source ? source.buffer : fs.createReadStream(source.path),
-        ContentLength: sum.size,
-        ContentMD5: sum.md5,
-        ContentType: opts.contentType,
-        CacheControl: opts.cacheControl ?? DEFAULT_CACHE_CONTROL,
-        Metadata: { sha256: sum.sha256 },
-      }), { abortSignal }), { extraMs: Math.ceil((sum.size / MIB) * 1000) });
+    if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== sum.sha256)
+      throw new ChecksumMismatchError(key, opts.sha256, sum.sha256);
+    const out = await this.run(
+      `put ${key}`,
+      (abortSignal) =>
+        this.client.send(
+          new (s3Sdk().PutObjectCommand)({
+            Bucket: this.bucket,
+            Key: objectKey,
+            // A file is opened anew for each attempt (a stream cannot be replayed).
+            Body: 'buffer' in source ? source.buffer : fs.createReadStream(source.path),
+            ContentLength: sum.size,
+            ContentMD5: sum.md5,
+            ContentType: opts.contentType,
+            CacheControl: opts.cacheControl ?? DEFAULT_CACHE_CONTROL,
+            Metadata: { sha256: sum.sha256 },
+          }),
+          { abortSignal },
+        ),
+      { extraMs: Math.ceil((sum.size / MIB) * 1000) },
+    );
     return { key, size: sum.size, etag: out.ETag ?? '', sha256: sum.sha256, contentType: opts.contentType };
   }
 
@@ -241,15 +290,30 @@ export class S3MediaStore implements MediaStore {
     const objectKey = this.objectKey(key);
     try {
       const out = await this.run(`get ${key}`, (abortSignal) =>
-        this.client.send(new (s3Sdk().GetObjectCommand)({ Bucket: this.bucket, Key: objectKey, Range: opts.range && rangeHeader(opts.range) }), { abortSignal }));
+        this.client.send(
+          new (s3Sdk().GetObjectCommand)({
+            Bucket: this.bucket,
+            Key: objectKey,
+            Range: opts.range && rangeHeader(opts.range),
+          }),
+          { abortSignal },
+        ),
+      );
       const body = out.Body as Readable;
       const length = out.ContentLength ?? 0;
       // `bytes start-end/size` when the store honoured the range (a 206).
       const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(out.ContentRange ?? '');
       const range = m ? { start: Number(m[1]), end: Number(m[2]) } : undefined;
       return {
-        key, body, length, range, size: m ? Number(m[3]) : length, etag: out.ETag ?? '',
-        sha256: out.Metadata?.sha256, contentType: out.ContentType, lastModified: out.LastModified,
+        key,
+        body,
+        length,
+        range,
+        size: m ? Number(m[3]) : length,
+        etag: out.ETag ?? '',
+        sha256: out.Metadata?.sha256,
+        contentType: out.ContentType,
+        lastModified: out.LastModified,
       };
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
@@ -267,8 +331,17 @@ export class S3MediaStore implements MediaStore {
   async head(key: string): Promise<StoredObject | undefined> {
     const objectKey = this.objectKey(key);
     try {
-      const out = await this.run(`head ${key}`, (abortSignal) => this.client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
-      return { key, size: out.ContentLength ?? 0, etag: out.ETag ?? '', sha256: out.Metadata?.sha256, contentType: out.ContentType, lastModified: out.LastModified };
+      const out = await this.run(`head ${key}`, (abortSignal) =>
+        this.client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }),
+      );
+      return {
+        key,
+        size: out.ContentLength ?? 0,
+        etag: out.ETag ?? '',
+        sha256: out.Metadata?.sha256,
+        contentType: out.ContentType,
+        lastModified: out.LastModified,
+      };
     } catch (err) {
       if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) return undefined;
       throw err;
@@ -278,7 +351,9 @@ export class S3MediaStore implements MediaStore {
   async delete(key: string): Promise<void> {
     const objectKey = this.objectKey(key);
     try {
-      await this.run(`delete ${key}`, (abortSignal) => this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }));
+      await this.run(`delete ${key}`, (abortSignal) =>
+        this.client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: objectKey }), { abortSignal }),
+      );
     } catch (err) {
       if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) return;
       throw err;
@@ -289,13 +364,18 @@ export class S3MediaStore implements MediaStore {
     let token: string | undefined;
     do {
       const page = await this.run(`list ${prefix || '(all)'}`, (abortSignal) =>
-        this.client.send(new (s3Sdk().ListObjectsV2Command)({
-          Bucket: this.bucket,
-          Prefix: `${this.prefix}${prefix}`,
-          ContinuationToken: token,
-          StartAfter: token === undefined && opts.startAfter !== undefined ? `${this.prefix}${opts.startAfter}` : undefined,
-          MaxKeys: 1000,
-        }), { abortSignal }));
+        this.client.send(
+          new (s3Sdk().ListObjectsV2Command)({
+            Bucket: this.bucket,
+            Prefix: `${this.prefix}${prefix}`,
+            ContinuationToken: token,
+            StartAfter:
+              token === undefined && opts.startAfter !== undefined ? `${this.prefix}${opts.startAfter}` : undefined,
+            MaxKeys: 1000,
+          }),
+          { abortSignal },
+        ),
+      );
       for (const o of page.Contents ?? []) {
         if (!o.Key?.startsWith(this.prefix)) continue;
         yield { key: o.Key.slice(this.prefix.length), size: o.Size ?? 0, etag: o.ETag, lastModified: o.LastModified };
@@ -304,26 +384,48 @@ export class S3MediaStore implements MediaStore {
     } while (token);
   }
 
-  async presignGet(key: string, opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string }): Promise<PresignedRequest> {
-    const command = new (s3Sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), ResponseContentType: opts.responseContentType, ResponseCacheControl: opts.responseCacheControl });
+  async presignGet(
+    key: string,
+    opts: { expiresIn: number; signingDate?: Date; responseContentType?: string; responseCacheControl?: string },
+  ): Promise<PresignedRequest> {
+    const command = new (s3Sdk().GetObjectCommand)({
+      Bucket: this.bucket,
+      Key: this.objectKey(key),
+      ResponseContentType: opts.responseContentType,
+      ResponseCacheControl: opts.responseCacheControl,
+    });
     const signingDate = opts.signingDate ?? new Date();
     const url = await s3Presigner().getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signingDate });
     return { method: 'GET', url, headers: {}, expiresAt: new Date(signingDate.getTime() + opts.expiresIn * 1000) };
   }
 
-  async presignPut(key: string, opts: { expiresIn: number; contentType: string; contentLength?: number }): Promise<PresignedRequest> {
-    const command = new (s3Sdk().PutObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), ContentType: opts.contentType, ContentLength: opts.contentLength });
+  async presignPut(
+    key: string,
+    opts: { expiresIn: number; contentType: string; contentLength?: number },
+  ): Promise<PresignedRequest> {
+    const command = new (s3Sdk().PutObjectCommand)({
+      Bucket: this.bucket,
+      Key: this.objectKey(key),
+      ContentType: opts.contentType,
+      ContentLength: opts.contentLength,
+    });
     const headers: Record<string, string> = { 'content-type': opts.contentType };
     if (opts.contentLength !== undefined) headers['content-length'] = String(opts.contentLength);
     // Signed headers: the client must send this type (and length), or the store refuses the PUT.
-    const url = await s3Presigner().getSignedUrl(this.client, command, { expiresIn: opts.expiresIn, signableHeaders: new Set(Object.keys(headers)) });
+    const url = await s3Presigner().getSignedUrl(this.client, command, {
+      expiresIn: opts.expiresIn,
+      signableHeaders: new Set(Object.keys(headers)),
+    });
     return { method: 'PUT', url, headers, expiresAt: new Date(Date.now() + opts.expiresIn * 1000) };
   }
 
   async check(): Promise<void> {
-    await this.run('check', (abortSignal) => this.client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: this.bucket }), { abortSignal })).catch((err) => {
+    await this.run('check', (abortSignal) =>
+      this.client.send(new (s3Sdk().HeadBucketCommand)({ Bucket: this.bucket }), { abortSignal }),
+    ).catch((err) => {
       // HeadBucket answers a missing bucket with a bare 404.
-      if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404) throw new StoreUnavailableError(this.location, 'check', 'misconfigured', err);
+      if (!(err instanceof StoreUnavailableError) && statusOf(err) === 404)
+        throw new StoreUnavailableError(this.location, 'check', 'misconfigured', err);
       throw err;
     });
   }

@@ -66,7 +66,9 @@ export class MediaStoreStates {
 
   /** Only the stores (what every media operation reads: no JSON to parse), or undefined with no row. */
   inUse(): { active: string; migratingFrom: string | null } | undefined {
-    return this.stmt('SELECT active, migrating_from AS migratingFrom FROM media_store WHERE id = 1').get() as { active: string; migratingFrom: string | null } | undefined;
+    return this.stmt('SELECT active, migrating_from AS migratingFrom FROM media_store WHERE id = 1').get() as
+      | { active: string; migratingFrom: string | null }
+      | undefined;
   }
 
   /** The switch: writes go to `to` from now on, reads fall back to `from`. Call inside a write transaction. */
@@ -74,18 +76,28 @@ export class MediaStoreStates {
     this.stmt(`INSERT INTO media_store (id, active, migrating_from, upto_seq, cursor_seq, in_flight, copied, switched_at, finished_at)
       VALUES (1, ?, ?, ?, 0, ?, 0, ?, NULL)
       ON CONFLICT (id) DO UPDATE SET active = excluded.active, migrating_from = excluded.migrating_from, upto_seq = excluded.upto_seq,
-        cursor_seq = 0, in_flight = excluded.in_flight, copied = 0, switched_at = excluded.switched_at, finished_at = NULL`)
-      .run(to, from, uptoSeq, JSON.stringify(inFlight), new Date().toISOString());
+        cursor_seq = 0, in_flight = excluded.in_flight, copied = 0, switched_at = excluded.switched_at, finished_at = NULL`).run(
+      to,
+      from,
+      uptoSeq,
+      JSON.stringify(inFlight),
+      new Date().toISOString(),
+    );
   }
 
   /** Every post numbered up to `seq` has its files in the active store (`copied` more objects were put). */
   advance(seq: number, copied: number): void {
-    this.stmt('UPDATE media_store SET cursor_seq = max(cursor_seq, ?), copied = copied + ? WHERE id = 1').run(seq, copied);
+    this.stmt('UPDATE media_store SET cursor_seq = max(cursor_seq, ?), copied = copied + ? WHERE id = 1').run(
+      seq,
+      copied,
+    );
   }
 
   /** The posts of writes in flight at the switch are copied too: reads need fall back no more. */
   finish(): void {
-    this.stmt("UPDATE media_store SET migrating_from = NULL, in_flight = '[]', finished_at = ? WHERE id = 1").run(new Date().toISOString());
+    this.stmt("UPDATE media_store SET migrating_from = NULL, in_flight = '[]', finished_at = ? WHERE id = 1").run(
+      new Date().toISOString(),
+    );
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { MediaStore } from './media-store.ts';
 import type { MediaStoreStates } from './store-state.ts';
 
-/** The stores a media operation uses: writes go to `active`; while a migration copies, reads fall back to `previous`. */
+/**
+ * The stores a media operation uses: writes go to `active`; while a migration copies, reads fall back to `previous`.
+ */
 export interface CurrentStores {
   active: MediaStore;
   previous?: MediaStore;
@@ -31,7 +33,10 @@ export class MediaStores {
   current(): CurrentStores {
     const state = this.states.inUse();
     if (!state) return { active: this.byName(this.configured) };
-    return { active: this.byName(state.active), previous: state.migratingFrom === null ? undefined : this.byName(state.migratingFrom) };
+    return {
+      active: this.byName(state.active),
+      previous: state.migratingFrom === null ? undefined : this.byName(state.migratingFrom),
+    };
   }
 
   byName(name: string): MediaStore {

@@ -5,33 +5,56 @@ import { z } from '../zod.ts';
 
 const UploadUrl = z
   .object({
-    key: z.string().uuid().openapi({ description: 'name it as the `key` part of POST /api/post/ (in place of `image`)' }),
+    key: z
+      .string()
+      .uuid()
+      .openapi({ description: 'name it as the `key` part of POST /api/post/ (in place of `image`)' }),
     method: z.literal('PUT'),
-    url: z.string().url().openapi({ description: 'presigned: PUT the image\'s bytes here, straight to the bucket' }),
-    headers: z.record(z.string()).openapi({ description: 'send these with the PUT exactly as given (they are signed): `content-type`, and `content-length` when `size` was given' }),
-    expiresAt: z.string().openapi({ description: 'ISO time after which neither the PUT nor a create naming the key is accepted; an object never claimed is then deleted' }),
+    url: z.string().url().openapi({ description: "presigned: PUT the image's bytes here, straight to the bucket" }),
+    headers: z.record(z.string()).openapi({
+      description:
+        'send these with the PUT exactly as given (they are signed): `content-type`, and `content-length` when `size` was given',
+    }),
+    expiresAt: z.string().openapi({
+      description:
+        'ISO time after which neither the PUT nor a create naming the key is accepted; an object never claimed is then deleted',
+    }),
   })
   .strict()
   .openapi('UploadUrl');
 
 const Request = UploadUrlRequest.extend({
-  contentType: UploadUrlRequest.shape.contentType.openapi({ description: 'image/* or application/octet-stream (default); the PUT must send it' }),
-  size: UploadUrlRequest.shape.size.openapi({ description: 'bytes; when given the PUT must be exactly this long, and an image too large is refused here (400)' }),
-  expiresIn: UploadUrlRequest.shape.expiresIn.openapi({ description: 'seconds; at most DIRECT_UPLOAD_EXPIRES_S (default 900), a longer life is lowered to it' }),
+  contentType: UploadUrlRequest.shape.contentType.openapi({
+    description: 'image/* or application/octet-stream (default); the PUT must send it',
+  }),
+  size: UploadUrlRequest.shape.size.openapi({
+    description: 'bytes; when given the PUT must be exactly this long, and an image too large is refused here (400)',
+  }),
+  expiresIn: UploadUrlRequest.shape.expiresIn.openapi({
+    description: 'seconds; at most DIRECT_UPLOAD_EXPIRES_S (default 900), a longer life is lowered to it',
+  }),
 });
 
 export const DIRECT_UPLOAD_OPERATIONS: Operation[] = [
   {
-    method: 'post', path: '/api/post/upload-url', operationId: 'createUploadUrl', tag: 'posts', auth: true,
-    summary: 'A presigned PUT to the S3 store for a new post\'s image (needs the create-post permission); then create the post naming its key',
+    method: 'post',
+    path: '/api/post/upload-url',
+    operationId: 'createUploadUrl',
+    tag: 'posts',
+    auth: true,
+    summary:
+      "A presigned PUT to the S3 store for a new post's image (needs the create-post permission); then create the post naming its key",
     request: { body: { required: false, ...json(Request) } },
     responses: {
-      ...always, ...limited,
+      ...always,
+      ...limited,
       200: { description: 'the URL, its headers and the key', schema: UploadUrl },
       400: issues('contentType not an image type, size not an integer or too large, or an unknown field'),
       403: forbidden,
-      409: error('the server keeps images locally (MEDIA_STORE=local): upload with POST /api/post/ as multipart/form-data'),
-      503: { ...error('the media store\'s credentials could not be had; try again shortly'), headers: retryAfter },
+      409: error(
+        'the server keeps images locally (MEDIA_STORE=local): upload with POST /api/post/ as multipart/form-data',
+      ),
+      503: { ...error("the media store's credentials could not be had; try again shortly"), headers: retryAfter },
     },
   },
 ];

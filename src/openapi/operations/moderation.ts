@@ -1,7 +1,18 @@
 /** Deletion requests and merging duplicates (docs/decisions.md §15), described from the routes' own schemas. */
 import { REQUEST_STATUSES } from '../../moderation/deletion-request-repository.ts';
 import { DeletionRequestBody, DeletionRequestListQuery, MAX_REASON, MergeBody } from '../../moderation/schemas.ts';
-import { always, documentedQuery, error, forbidden, issues, json, limited, postId, postNotFound, type Operation } from '../operation-kit.ts';
+import {
+  always,
+  documentedQuery,
+  error,
+  forbidden,
+  issues,
+  json,
+  limited,
+  postId,
+  postNotFound,
+  type Operation,
+} from '../operation-kit.ts';
 import * as S from '../schemas.ts';
 import { z } from '../zod.ts';
 
@@ -19,46 +30,120 @@ const DeletionRequest = z
     status: RequestStatus,
     requester: S.User,
     createdAt: z.string(),
-    decidedBy: z.object({ id: z.number().int().nullable(), name: z.string() }).strict().nullable().openapi({ description: 'who approved, dismissed or revoked it; null while pending' }),
+    decidedBy: z
+      .object({ id: z.number().int().nullable(), name: z.string() })
+      .strict()
+      .nullable()
+      .openapi({ description: 'who approved, dismissed or revoked it; null while pending' }),
     decidedAt: z.string().nullable(),
   })
   .strict()
   .openapi('DeletionRequest');
 
-const DeletionRequestPage = z.object({ count: z.number().int(), data: z.array(DeletionRequest) }).strict().openapi('DeletionRequestPage');
-const requestId = z.object({ id: z.string().openapi({ description: 'the request\'s number' }) });
+const DeletionRequestPage = z
+  .object({ count: z.number().int(), data: z.array(DeletionRequest) })
+  .strict()
+  .openapi('DeletionRequestPage');
+const requestId = z.object({ id: z.string().openapi({ description: "the request's number" }) });
 const requestNotFound = error('no deletion request with this number');
 const closed = error('the request is no longer pending (approved, dismissed, revoked or moot)');
-const Reason = DeletionRequestBody.extend({ reason: z.string().openapi({ description: `trimmed, then 1 to ${MAX_REASON} characters` }) });
+const Reason = DeletionRequestBody.extend({
+  reason: z.string().openapi({ description: `trimmed, then 1 to ${MAX_REASON} characters` }),
+});
 
-const decide = (action: 'approve' | 'dismiss' | 'revoke', operationId: string, summary: string, who: string): Operation => ({
-  method: 'post', path: `/api/deletion-request/{id}/${action}`, operationId, tag: 'moderation', auth: true, summary,
+const decide = (
+  action: 'approve' | 'dismiss' | 'revoke',
+  operationId: string,
+  summary: string,
+  who: string,
+): Operation => ({
+  method: 'post',
+  path: `/api/deletion-request/{id}/${action}`,
+  operationId,
+  tag: 'moderation',
+  auth: true,
+  summary,
   request: { params: requestId },
-  responses: { ...always, ...limited, 200: { description: 'the request as decided', schema: DeletionRequest }, 403: error(who), 404: requestNotFound, 409: closed },
+  responses: {
+    ...always,
+    ...limited,
+    200: { description: 'the request as decided', schema: DeletionRequest },
+    403: error(who),
+    404: requestNotFound,
+    409: closed,
+  },
 });
 
 export const MODERATION_OPERATIONS: Operation[] = [
   {
-    method: 'post', path: '/api/post/{id}/deletion-request', operationId: 'requestDeletion', tag: 'moderation', auth: true,
-    summary: 'Ask for a post\'s removal, with a reason (any account; one pending request per account and post)',
+    method: 'post',
+    path: '/api/post/{id}/deletion-request',
+    operationId: 'requestDeletion',
+    tag: 'moderation',
+    auth: true,
+    summary: "Ask for a post's removal, with a reason (any account; one pending request per account and post)",
     request: { params: postId, body: { required: true, ...json(Reason) } },
-    responses: { ...always, ...limited, 201: { description: 'the pending request', schema: DeletionRequest }, 400: issues('reason missing, blank or too long'), 404: postNotFound, 409: error('the caller already has a pending request for this post') },
-  },
-  {
-    method: 'get', path: '/api/deletion-request', operationId: 'listDeletionRequests', tag: 'moderation', auth: true,
-    summary: 'Deletion requests, newest first: all of them with the delete-post permission (0x2000), else the caller\'s own',
-    request: { query: documentedQuery(DeletionRequestListQuery, { status: 'only requests in this state', offset: 'requests to skip', limit: 'page size; above 1000 lowered to 1000' }) },
-    responses: { ...always, 200: { description: 'a page of requests', schema: DeletionRequestPage }, 400: issues('unknown status, or offset/limit not a non-negative integer') },
-  },
-  decide('approve', 'approveDeletionRequest', 'Approve: delete the post (0x2000); other pending requests for it close as moot; a post already gone closes the request as moot', 'needs the delete-post permission (0x2000)'),
-  decide('dismiss', 'dismissDeletionRequest', 'Dismiss: close the request, keep the post (0x2000)', 'needs the delete-post permission (0x2000)'),
-  decide('revoke', 'revokeDeletionRequest', 'Revoke one\'s own pending request', 'only the requester may revoke'),
-  {
-    method: 'post', path: '/api/post/{id}/merge', operationId: 'mergePost', tag: 'moderation', auth: true,
-    summary: 'Merge a duplicate into another post (0x2000), in one transaction: `into` gains the union of both posts\' tags (a version, an update event), favorites move, then this post is deleted (a delete event)',
-    request: { params: postId, body: { required: true, ...json(MergeBody.extend({ into: z.string().openapi({ description: 'the post to keep (UUID or number)' }) })) } },
     responses: {
-      ...always, ...limited,
+      ...always,
+      ...limited,
+      201: { description: 'the pending request', schema: DeletionRequest },
+      400: issues('reason missing, blank or too long'),
+      404: postNotFound,
+      409: error('the caller already has a pending request for this post'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/deletion-request',
+    operationId: 'listDeletionRequests',
+    tag: 'moderation',
+    auth: true,
+    summary:
+      "Deletion requests, newest first: all of them with the delete-post permission (0x2000), else the caller's own",
+    request: {
+      query: documentedQuery(DeletionRequestListQuery, {
+        status: 'only requests in this state',
+        offset: 'requests to skip',
+        limit: 'page size; above 1000 lowered to 1000',
+      }),
+    },
+    responses: {
+      ...always,
+      200: { description: 'a page of requests', schema: DeletionRequestPage },
+      400: issues('unknown status, or offset/limit not a non-negative integer'),
+    },
+  },
+  decide(
+    'approve',
+    'approveDeletionRequest',
+    'Approve: delete the post (0x2000); other pending requests for it close as moot; a post already gone closes the request as moot',
+    'needs the delete-post permission (0x2000)',
+  ),
+  decide(
+    'dismiss',
+    'dismissDeletionRequest',
+    'Dismiss: close the request, keep the post (0x2000)',
+    'needs the delete-post permission (0x2000)',
+  ),
+  decide('revoke', 'revokeDeletionRequest', "Revoke one's own pending request", 'only the requester may revoke'),
+  {
+    method: 'post',
+    path: '/api/post/{id}/merge',
+    operationId: 'mergePost',
+    tag: 'moderation',
+    auth: true,
+    summary:
+      "Merge a duplicate into another post (0x2000), in one transaction: `into` gains the union of both posts' tags (a version, an update event), favorites move, then this post is deleted (a delete event)",
+    request: {
+      params: postId,
+      body: {
+        required: true,
+        ...json(MergeBody.extend({ into: z.string().openapi({ description: 'the post to keep (UUID or number)' }) })),
+      },
+    },
+    responses: {
+      ...always,
+      ...limited,
       200: { description: 'the post merged into, as the merge left it', schema: S.Post },
       400: issues('into missing, the post itself, or the union would exceed 64 tags'),
       403: forbidden,

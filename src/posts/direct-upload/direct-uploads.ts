@@ -44,13 +44,18 @@ export interface UploadUrl {
   expiresAt: string;
 }
 
-/** A claimed grant's object, read into a temp file: hand `file` to the create, then call `finish` with the post it became (undefined: the create failed). */
+/**
+ * A claimed grant's object, read into a temp file: hand `file` to the create, then call `finish` with the post it
+ * became (undefined: the create failed).
+ */
 export interface ClaimedUpload {
   file: UploadedFile;
   finish(postId: string | undefined): Promise<void>;
 }
 
-/** The margin past a grant's expiry before its object is deleted: a PUT begun at the last second may still be landing. */
+/**
+ * The margin past a grant's expiry before its object is deleted: a PUT begun at the last second may still be landing.
+ */
 const MAX_PUT_MARGIN_MS = 60_000;
 const objectKey = (id: string) => `uploads/${id}`;
 
@@ -70,11 +75,18 @@ export class DirectUploads {
   ) {}
 
   /** A presigned PUT to a fresh key for `user`; 409 when the store is local (no bucket to put to). */
-  async grant(user: AuthUser, request: { contentType?: string; size?: number; expiresIn?: number }): Promise<UploadUrl> {
+  async grant(
+    user: AuthUser,
+    request: { contentType?: string; size?: number; expiresIn?: number },
+  ): Promise<UploadUrl> {
     const { store, grants, settings } = this.deps;
     if (!store.presignPut)
-      throw new AppError('conflict', 'direct uploads need an S3 media store (MEDIA_STORE=s3://...); this server keeps images locally: send the image to POST /api/post/ as multipart/form-data');
-    if (request.size !== undefined && request.size >= settings.maxImageBytes) throw imageTooBig(['size'], request.size, settings.maxImageBytes);
+      throw new AppError(
+        'conflict',
+        'direct uploads need an S3 media store (MEDIA_STORE=s3://...); this server keeps images locally: send the image to POST /api/post/ as multipart/form-data',
+      );
+    if (request.size !== undefined && request.size >= settings.maxImageBytes)
+      throw imageTooBig(['size'], request.size, settings.maxImageBytes);
     const id = uuidv7();
     const now = Date.now();
     const expiresIn = Math.min(request.expiresIn ?? settings.expiresInS, settings.expiresInS);
@@ -83,10 +95,18 @@ export class DirectUploads {
     // Journaled before the URL exists: no object can be put under a key the sweep does not know.
     grants.insert({ id, userId: user.id, contentType, size: request.size ?? null, createdAt: now, expiresAt });
     // Signing is local, but credentials from the SDK's default chain may need a lookup that fails: 503, never 500.
-    const signed = await store.presignPut(objectKey(id), { expiresIn, contentType, contentLength: request.size }).catch((err: unknown) => {
-      throw new StoreUnavailableError(store.location, 'presign put', 'denied', err);
-    });
-    return { key: id, method: 'PUT', url: signed.url, headers: signed.headers, expiresAt: new Date(expiresAt).toISOString() };
+    const signed = await store
+      .presignPut(objectKey(id), { expiresIn, contentType, contentLength: request.size })
+      .catch((err: unknown) => {
+        throw new StoreUnavailableError(store.location, 'presign put', 'denied', err);
+      });
+    return {
+      key: id,
+      method: 'PUT',
+      url: signed.url,
+      headers: signed.headers,
+      expiresAt: new Date(expiresAt).toISOString(),
+    };
   }
 
   /**
@@ -100,7 +120,8 @@ export class DirectUploads {
     const now = Date.now();
     if (!UUID_PATTERN.test(key) || !grants.claim(key.toLowerCase(), user.id, now)) {
       const g = UUID_PATTERN.test(key) ? grants.get(key.toLowerCase()) : undefined;
-      if (!g || g.userId !== user.id) throw refuse('key names no upload of yours (ask POST /api/post/upload-url for one)');
+      if (!g || g.userId !== user.id)
+        throw refuse('key names no upload of yours (ask POST /api/post/upload-url for one)');
       // 400 like every other refusal of a key: a 409 from this route always lists near-duplicates.
       if (g.postId !== null) throw refuse(`this upload was already made into post ${g.postId}`);
       if (g.claimedAt !== null) throw refuse('this upload is being made into a post by another request');
@@ -115,13 +136,17 @@ export class DirectUploads {
       // The row stays, claimed for good, until the grant expires: the URL still takes PUTs until
       // then, and the sweep deletes whatever one left (and this object, if this delete fails).
       await store.delete(objectKey(id)).catch((err: unknown) => {
-        this.deps.log.warn('could not delete a used direct upload yet; the sweep retries', { key: id, err: (err as Error).message });
+        this.deps.log.warn('could not delete a used direct upload yet; the sweep retries', {
+          key: id,
+          err: (err as Error).message,
+        });
       });
     };
     try {
       const head = await store.head(objectKey(id));
       if (!head) throw refuse('nothing was uploaded under this key yet', 'invalid_type');
-      if (head.size > settings.maxBodyBytes) throw new AppError('too_large', `request body larger than ${settings.maxBodyBytes} bytes`);
+      if (head.size > settings.maxBodyBytes)
+        throw new AppError('too_large', `request body larger than ${settings.maxBodyBytes} bytes`);
       if (head.size >= settings.maxImageBytes) throw imageTooBig(['image'], head.size, settings.maxImageBytes);
       const read = await store.get(objectKey(id));
       if (!read) throw refuse('nothing was uploaded under this key yet', 'invalid_type');

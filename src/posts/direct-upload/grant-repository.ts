@@ -13,7 +13,8 @@ export interface UploadGrant {
   postId: string | null;
 }
 
-const COLUMNS = 'id, user_id AS userId, content_type AS contentType, size, created_at AS createdAt, expires_at AS expiresAt, claimed_at AS claimedAt, post_id AS postId';
+const COLUMNS =
+  'id, user_id AS userId, content_type AS contentType, size, created_at AS createdAt, expires_at AS expiresAt, claimed_at AS claimedAt, post_id AS postId';
 
 /** The one owner of the upload_grants table. */
 export class UploadGrantRepository {
@@ -21,7 +22,9 @@ export class UploadGrantRepository {
 
   insert(g: Omit<UploadGrant, 'claimedAt' | 'postId'>): void {
     this.db
-      .prepare('INSERT INTO upload_grants (id, user_id, content_type, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO upload_grants (id, user_id, content_type, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(g.id, g.userId, g.contentType, g.size, g.createdAt, g.expiresAt);
   }
 
@@ -34,9 +37,13 @@ export class UploadGrantRepository {
    * statement: two creates naming one key never both read it. False otherwise (the caller asks why).
    */
   claim(id: string, userId: number, now: number): boolean {
-    return this.db
-      .prepare('UPDATE upload_grants SET claimed_at = ? WHERE id = ? AND user_id = ? AND claimed_at IS NULL AND expires_at > ?')
-      .run(now, id, userId, now).changes === 1;
+    return (
+      this.db
+        .prepare(
+          'UPDATE upload_grants SET claimed_at = ? WHERE id = ? AND user_id = ? AND claimed_at IS NULL AND expires_at > ?',
+        )
+        .run(now, id, userId, now).changes === 1
+    );
   }
 
   /** A create that failed (400, 409, 503): the key may be named again until it expires. */

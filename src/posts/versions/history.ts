@@ -31,18 +31,27 @@ export class PostHistory {
   /** Newest first. */
   list(ref: string, offset: number, limit: number): { count: number; data: VersionView[] } {
     const { db, versions, postService } = this.deps;
-    return db.transaction(() => {
-      const post = postService.find(ref);
-      // One older row than the page shows: the last one's changes are relative to it.
-      const rows = limit === 0 ? [] : versions.page(post.seq, offset, limit + 1);
-      const data = rows.slice(0, limit).map((v, i): VersionView => {
-        const view: VersionView = { version: v.number, text: v.text, rating: v.rating, tags: sortedTags(v.tags), editor: v.editor, createdAt: v.createdAt };
-        const previous = rows[i + 1];
-        if (previous) view.changes = diffMetadata(previous, v);
-        return view;
-      });
-      return { count: versions.count(post.seq), data };
-    }).immediate();
+    return db
+      .transaction(() => {
+        const post = postService.find(ref);
+        // One older row than the page shows: the last one's changes are relative to it.
+        const rows = limit === 0 ? [] : versions.page(post.seq, offset, limit + 1);
+        const data = rows.slice(0, limit).map((v, i): VersionView => {
+          const view: VersionView = {
+            version: v.number,
+            text: v.text,
+            rating: v.rating,
+            tags: sortedTags(v.tags),
+            editor: v.editor,
+            createdAt: v.createdAt,
+          };
+          const previous = rows[i + 1];
+          if (previous) view.changes = diffMetadata(previous, v);
+          return view;
+        });
+        return { count: versions.count(post.seq), data };
+      })
+      .immediate();
   }
 
   /** Sets text, rating and tags to those of version `number`, as an update by `initiator`. */

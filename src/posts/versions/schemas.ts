@@ -10,6 +10,12 @@ export const VersionsQuery = z.object({
 });
 
 export const RevertBody = z
-  .object({ version: z.number().int('version is a whole number').min(1, 'versions are numbered from 1').max(Number.MAX_SAFE_INTEGER) })
+  .object({
+    version: z
+      .number()
+      .int('version is a whole number')
+      .min(1, 'versions are numbered from 1')
+      .max(Number.MAX_SAFE_INTEGER),
+  })
   .strict();
 export type RevertBody = z.infer<typeof RevertBody>;

@@ -25,9 +25,18 @@ export function facetAggregations(facets: readonly Facet[], conditions: Conditio
   if (facets.includes('tags')) {
     // Tags the caller asked for are in every hit: listing them would say nothing.
     const included = [...new Set(conditions.flatMap((c) => (c.type === 'tagInclude' ? [c.value] : [])))];
-    aggs.tags = { terms: { field: 'tags', size: TOP_TAGS, shard_size: TOP_TAGS, order, ...(included.length ? { exclude: included } : {}) } };
+    aggs.tags = {
+      terms: {
+        field: 'tags',
+        size: TOP_TAGS,
+        shard_size: TOP_TAGS,
+        order,
+        ...(included.length ? { exclude: included } : {}),
+      },
+    };
   }
-  if (facets.includes('rating')) aggs.rating = { terms: { field: 'rating', size: RATINGS.length, shard_size: RATINGS.length } };
+  if (facets.includes('rating'))
+    aggs.rating = { terms: { field: 'rating', size: RATINGS.length, shard_size: RATINGS.length } };
   if (facets.includes('uploader')) {
     // Posts without an owner have no uploader_id, so a terms aggregation leaves them out. The name
     // comes from the same documents as the count (one snapshot), one name per id.
@@ -54,10 +63,15 @@ export function readFacets(facets: readonly Facet[], results: Record<string, unk
   if (facets.includes('tags')) out.tags = buckets('tags').map((b) => ({ name: String(b.key), count: b.doc_count }));
   if (facets.includes('rating')) {
     const rating = Object.fromEntries(RATINGS.map((r) => [r, 0])) as Record<Rating, number>;
-    for (const b of buckets('rating')) if ((RATINGS as readonly string[]).includes(String(b.key))) rating[b.key as Rating] = b.doc_count;
+    for (const b of buckets('rating'))
+      if ((RATINGS as readonly string[]).includes(String(b.key))) rating[b.key as Rating] = b.doc_count;
     out.rating = rating;
   }
   if (facets.includes('uploader'))
-    out.uploader = buckets('uploader').map((b) => ({ id: Number(b.key), name: String(b.name?.buckets[0]?.key ?? ''), count: b.doc_count }));
+    out.uploader = buckets('uploader').map((b) => ({
+      id: Number(b.key),
+      name: String(b.name?.buckets[0]?.key ?? ''),
+      count: b.doc_count,
+    }));
   return out;
 }

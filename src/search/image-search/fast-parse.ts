@@ -1,4 +1,15 @@
-import { CONDITION_TYPES, FACETS, MAX_CONDITIONS, MAX_IMAGE_LIMIT, MAX_MATCH_LENGTH, ratingNamed, type Condition, type Facet, type ImageOrderBy, type ImageSearchRequest } from './schema.ts';
+import {
+  CONDITION_TYPES,
+  FACETS,
+  MAX_CONDITIONS,
+  MAX_IMAGE_LIMIT,
+  MAX_MATCH_LENGTH,
+  ratingNamed,
+  type Condition,
+  type Facet,
+  type ImageOrderBy,
+  type ImageSearchRequest,
+} from './schema.ts';
 
 /**
  * The common `/image/search` request read without zod: a well-formed body and query give exactly
@@ -14,7 +25,8 @@ const FACET_NAMES: ReadonlySet<string> = new Set(FACETS);
 const USER_ID = /^[1-9]\d{0,15}$/;
 const DIGITS = /^\d{1,10}$/;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A query integer: absent → the default; digits within range → the number; else undefined (the schema decides). */
 function queryInt(v: unknown, min: number, dflt: number): number | undefined {
@@ -46,7 +58,10 @@ function condition(raw: unknown): Condition | undefined {
   }
 }
 
-export function fastParseImageSearch(input: unknown, rawQuery: unknown): { request: ImageSearchRequest; offset: number; limit: number } | undefined {
+export function fastParseImageSearch(
+  input: unknown,
+  rawQuery: unknown,
+): { request: ImageSearchRequest; offset: number; limit: number } | undefined {
   if (!isPlainObject(rawQuery)) return undefined;
   const offset = queryInt(rawQuery.offset, 0, 0);
   const limit = queryInt(rawQuery.limit, 1, MAX_IMAGE_LIMIT);
@@ -68,7 +83,13 @@ export function fastParseImageSearch(input: unknown, rawQuery: unknown): { reque
   const request: ImageSearchRequest = { conditions, orderBy, order };
   if (body.facets !== undefined) {
     const f = body.facets;
-    if (!Array.isArray(f) || f.length > FACETS.length || !f.every((x) => typeof x === 'string' && FACET_NAMES.has(x)) || new Set(f).size !== f.length) return undefined;
+    if (
+      !Array.isArray(f) ||
+      f.length > FACETS.length ||
+      !f.every((x) => typeof x === 'string' && FACET_NAMES.has(x)) ||
+      new Set(f).size !== f.length
+    )
+      return undefined;
     request.facets = [...(f as Facet[])];
   }
   return { request, offset, limit: Math.min(limit, MAX_IMAGE_LIMIT) };

@@ -20,7 +20,9 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
     case 'uploadedBy': {
       // Usernames are case-insensitive (SQLite's NOCASE), hence the lower-cased copy in the index.
       const byName = term('uploader_name_lc', c.value.toLowerCase());
-      return c.userId === undefined ? byName : { bool: { should: [byName, term('uploader_id', c.userId)], minimum_should_match: 1 } };
+      return c.userId === undefined
+        ? byName
+        : { bool: { should: [byName, term('uploader_id', c.userId)], minimum_should_match: 1 } };
     }
     case 'favoritedBy':
       // No such user: an id no account has (ids start at 1), so nothing matches.
@@ -36,10 +38,17 @@ export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatche
   // Analysed words never outnumber code points: a bound on the words of all textMatch values together.
   const weight = exactWeight(matches.reduce((n, c) => n + Array.from(c.value).length, 0));
   const scored = matches.map((c) => conditionClause(c, undefined, weight));
-  const filters = conditions.filter((c) => c.type !== 'textMatch' && c.type !== 'tagAny').map((c) => conditionClause(c, resolved));
+  const filters = conditions
+    .filter((c) => c.type !== 'textMatch' && c.type !== 'tagAny')
+    .map((c) => conditionClause(c, resolved));
   // docs/decisions.md §15: all tagAny conditions of a request form one OR group.
   const any = [...new Set(conditions.flatMap((c) => (c.type === 'tagAny' ? [c.value] : [])))];
-  if (any.length > 0) filters.push(any.length === 1 ? term('tags', any[0]) : { bool: { should: any.map((v) => term('tags', v)), minimum_should_match: 1 } });
+  if (any.length > 0)
+    filters.push(
+      any.length === 1
+        ? term('tags', any[0])
+        : { bool: { should: any.map((v) => term('tags', v)), minimum_should_match: 1 } },
+    );
   if (scored.length === 0) return allOf(filters);
   return { bool: { must: scored, filter: filters } };
 }

@@ -11,7 +11,8 @@ export function imageSearchRoutes(deps: { imageSearch: ImageSearchService }): Ro
   const router = new Router<AppState>();
   // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.
   router.post('/image/search', messageErrors(), jsonBody(), async (ctx) => {
-    const { request, offset, limit } = fastParseImageSearch(requestBody(ctx), ctx.query) ?? parseImageSearch(requestBody(ctx), ctx.query);
+    const { request, offset, limit } =
+      fastParseImageSearch(requestBody(ctx), ctx.query) ?? parseImageSearch(requestBody(ctx), ctx.query);
     ctx.body = { error: null, data: await deps.imageSearch.search(request, { offset, limit }) };
   });
   return router;

@@ -8,7 +8,16 @@ import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 export const FACETS = ['tags', 'rating', 'uploader'] as const;
 export type Facet = (typeof FACETS)[number];
 
-export const CONDITION_TYPES = ['tagInclude', 'tagExclude', 'tagAny', 'ratingEq', 'textContains', 'uploadedBy', 'textMatch', 'favoritedBy'] as const;
+export const CONDITION_TYPES = [
+  'tagInclude',
+  'tagExclude',
+  'tagAny',
+  'ratingEq',
+  'textContains',
+  'uploadedBy',
+  'textMatch',
+  'favoritedBy',
+] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
 export const MAX_IMAGE_LIMIT = 24;
@@ -42,7 +51,9 @@ export function ratingNamed(lower: string): Rating | undefined {
 
 const condition = z
   .object({
-    type: z.enum(CONDITION_TYPES, { errorMap: () => ({ message: `unknown condition type; expected one of ${CONDITION_TYPES.join(', ')}` }) }),
+    type: z.enum(CONDITION_TYPES, {
+      errorMap: () => ({ message: `unknown condition type; expected one of ${CONDITION_TYPES.join(', ')}` }),
+    }),
     value: z.string().trim().min(1, 'condition value must not be empty'),
   })
   .transform((c, ctx): Condition => {
@@ -58,12 +69,20 @@ const condition = z
       case 'uploadedBy': {
         // A positive integer also names a user id (docs/decisions.md §7).
         const id = /^[1-9]\d{0,15}$/.test(c.value) ? Number(c.value) : undefined;
-        return { type: 'uploadedBy', value: c.value, userId: id !== undefined && Number.isSafeInteger(id) ? id : undefined };
+        return {
+          type: 'uploadedBy',
+          value: c.value,
+          userId: id !== undefined && Number.isSafeInteger(id) ? id : undefined,
+        };
       }
       case 'textMatch':
         // Each analysed word becomes a clause; past Elasticsearch's clause limit the query would fail.
         if (c.value.length > MAX_MATCH_LENGTH) {
-          ctx.addIssue({ code: 'custom', path: ['value'], message: `textMatch values are at most ${MAX_MATCH_LENGTH} characters` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['value'],
+            message: `textMatch values are at most ${MAX_MATCH_LENGTH} characters`,
+          });
           return z.NEVER;
         }
         return { type: c.type, value: c.value };
@@ -76,7 +95,9 @@ const condition = z
 export const body = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
-  orderBy: z.unknown().transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
+  orderBy: z
+    .unknown()
+    .transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
   order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
   // docs/decisions.md §11: counts over the whole result for any of these, each at most once.
   facets: z
@@ -92,7 +113,10 @@ export const query = z.object({
   limit: queryInt({ min: 1, default: MAX_IMAGE_LIMIT, max: INT32_MAX }).transform((n) => Math.min(n, MAX_IMAGE_LIMIT)),
 });
 
-export function parseImageSearch(input: unknown, rawQuery: unknown): { request: ImageSearchRequest; offset: number; limit: number } {
+export function parseImageSearch(
+  input: unknown,
+  rawQuery: unknown,
+): { request: ImageSearchRequest; offset: number; limit: number } {
   const paging = parse(query, rawQuery);
   const request = parse(body, input === undefined ? {} : input);
   return { request, ...paging };

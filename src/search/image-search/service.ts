@@ -44,7 +44,13 @@ export class ImageSearchService {
       ...paging,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
     }));
-    const images = postRepository.imageItemsBySeq(page.keys.map(Number)).map((p) => imageSearchItem(p, config.mediaUrl));
-    return { total: page.total, images, ...(request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {}) };
+    const images = postRepository
+      .imageItemsBySeq(page.keys.map(Number))
+      .map((p) => imageSearchItem(p, config.mediaUrl));
+    return {
+      total: page.total,
+      images,
+      ...(request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {}),
+    };
   }
 }

@@ -26,7 +26,14 @@ export function textMatchClause(value: string, weight: number): Clause {
   const fuzzy = { query: value, operator: 'and', fuzziness: FUZZINESS, fuzzy_rewrite: 'constant_score' };
   return {
     bool: {
-      must: [{ bool: { should: [{ match: { text: fuzzy } }, { match_bool_prefix: { text: fuzzy } }], minimum_should_match: 1 } }],
+      must: [
+        {
+          bool: {
+            should: [{ match: { text: fuzzy } }, { match_bool_prefix: { text: fuzzy } }],
+            minimum_should_match: 1,
+          },
+        },
+      ],
       should: [{ match: { text: { query: value } } }, { match: { 'text.words': { query: value, boost: weight } } }],
     },
   };

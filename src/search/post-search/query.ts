@@ -24,7 +24,8 @@ export function selectorClause(s: Selector, resolved?: NeedleMatches): Clause {
 }
 
 /** `resolved`: the exact matches of long text needles (long-needles.ts). */
-export const buildQuery = (filter: Selector[], resolved?: NeedleMatches): Clause => allOf(filter.map((s) => selectorClause(s, resolved)));
+export const buildQuery = (filter: Selector[], resolved?: NeedleMatches): Clause =>
+  allOf(filter.map((s) => selectorClause(s, resolved)));
 
 const FIELD: Record<OrderItem['key'], string> = { createdAt: 'created_at', uploaderId: 'uploader_id', id: 'id' };
 

@@ -10,7 +10,10 @@ const dateValue = z
   .string()
   .regex(DATE_SHAPE, `expected a date of the form ${DATE_FORMS} (no offsets)`)
   // One issue per value: the shape check above already reported a malformed one.
-  .refine((v) => !DATE_SHAPE.test(v) || parseSpan(v) !== undefined, (v) => ({ message: `${v} is not a valid date` }))
+  .refine(
+    (v) => !DATE_SHAPE.test(v) || parseSpan(v) !== undefined,
+    (v) => ({ message: `${v} is not a valid date` }),
+  )
   .transform((v) => parseSpan(v) as Span);
 
 export const selector = z.discriminatedUnion('type', [
@@ -25,16 +28,18 @@ export const selector = z.discriminatedUnion('type', [
 export type Selector = z.output<typeof selector>;
 
 export const ORDER_KEYS = ['createdAt', 'uploaderId', 'id'] as const;
-const orderItem = z
-  .object({ key: z.enum(ORDER_KEYS), direction: z.enum(['asc', 'desc']).default('asc') })
-  .strict();
+const orderItem = z.object({ key: z.enum(ORDER_KEYS), direction: z.enum(['asc', 'desc']).default('asc') }).strict();
 export type OrderItem = z.output<typeof orderItem>;
 
 // Exported (with `selector`) for the OpenAPI document.
 export const body = z
   .object({
     // Checked item by item below, so that selector issues get paths relative to the array.
-    filter: z.array(z.unknown()).min(1, 'filter must hold at least one selector').max(50, 'filter holds at most 50 selectors').optional(),
+    filter: z
+      .array(z.unknown())
+      .min(1, 'filter must hold at least one selector')
+      .max(50, 'filter holds at most 50 selectors')
+      .optional(),
     order: z.array(orderItem).max(3, 'order holds at most 3 items').optional(),
   })
   .strict();

@@ -11,13 +11,22 @@ export class PostSearchService {
    * Runs a parsed search. Elasticsearch answers with ids only; the posts are read from SQLite (the
    * source of truth) in the same order. A post deleted between the two steps drops out of the page.
    */
-  async search(asked: SearchRequest, paging: { offset: number; limit: number }): Promise<{ count: number; data: PostView[] }> {
+  async search(
+    asked: SearchRequest,
+    paging: { offset: number; limit: number },
+  ): Promise<{ count: number; data: PostView[] }> {
     const { postRepository, config } = this.deps;
     // A tag selector naming an alias means its target (docs/decisions.md §15).
-    const filter = asked.filter.map((s) => (s.type === 'tag' ? { ...s, value: postRepository.tagRules.canonical(s.value) } : s));
+    const filter = asked.filter.map((s) =>
+      s.type === 'tag' ? { ...s, value: postRepository.tagRules.canonical(s.value) } : s,
+    );
     const request = { ...asked, filter };
     const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));
-    const page = await findPage(this.deps, needles, (resolved) => ({ query: buildQuery(request.filter, resolved), sort: buildSort(request.order), ...paging }));
+    const page = await findPage(this.deps, needles, (resolved) => ({
+      query: buildQuery(request.filter, resolved),
+      sort: buildSort(request.order),
+      ...paging,
+    }));
     const posts = postRepository.getManyById(page.keys.map(String));
     return { count: page.total, data: posts.map((p) => toPostView(p, config.mediaUrl)) };
   }

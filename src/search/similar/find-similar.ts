@@ -31,17 +31,24 @@ export const segmentRadius = (maxDiff: number): number => Math.floor(maxDiff / 3
  * candidates are fetched (search_after over the id), so nothing is lost to a page size.
  */
 export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: number): Promise<SimilarMatch[]> {
-  if (!Number.isInteger(maxDiff) || maxDiff < 0 || maxDiff > MAX_DIFF) throw new RangeError(`maxDiff must be 0..${MAX_DIFF}`);
+  if (!Number.isInteger(maxDiff) || maxDiff < 0 || maxDiff > MAX_DIFF)
+    throw new RangeError(`maxDiff must be 0..${MAX_DIFF}`);
   const radius = segmentRadius(maxDiff);
   const query = {
     bool: {
-      should: hashSegments(hash).map((segment, i) => ({ terms: { [`hash_s${i}`]: segmentNeighbours(segment, radius) } })),
+      should: hashSegments(hash).map((segment, i) => ({
+        terms: { [`hash_s${i}`]: segmentNeighbours(segment, radius) },
+      })),
       minimum_should_match: SEGMENTS_REQUIRED,
     },
   };
   const matches: SimilarMatch[] = [];
   try {
-    const pages = scanAll<{ hash: string; created_at: string }>(postsIndex.client, { index: postsIndex.alias, query, source: ['hash', 'created_at'] });
+    const pages = scanAll<{ hash: string; created_at: string }>(postsIndex.client, {
+      index: postsIndex.alias,
+      query,
+      source: ['hash', 'created_at'],
+    });
     for await (const hits of pages) {
       for (const h of hits) {
         const diff = hammingDistance(hash, h.source.hash);
@@ -56,7 +63,9 @@ export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: 
 
 /** closest first, then newest, then by id */
 const byCloseness = (a: SimilarMatch, b: SimilarMatch): number =>
-  a.diff - b.diff || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  a.diff - b.diff ||
+  (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export interface TransformedMatch extends SimilarMatch {
   transform: Transform;
@@ -67,7 +76,11 @@ export interface TransformedMatch extends SimilarMatch {
  * so exact in the same way. A post found under several symmetries is reported once, with its
  * smallest diff; on a tie the earlier name in TRANSFORMS wins (`none` first).
  */
-export async function findWithinDihedral(postsIndex: PostsIndex, hashes: Record<Transform, string>, maxDiff: number): Promise<TransformedMatch[]> {
+export async function findWithinDihedral(
+  postsIndex: PostsIndex,
+  hashes: Record<Transform, string>,
+  maxDiff: number,
+): Promise<TransformedMatch[]> {
   const perTransform = await Promise.all(TRANSFORMS.map((t) => findWithin(postsIndex, hashes[t], maxDiff)));
   const best = new Map<string, TransformedMatch>();
   TRANSFORMS.forEach((transform, i) => {

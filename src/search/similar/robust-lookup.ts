@@ -3,8 +3,8 @@
  * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
  *  1. Candidates: the posts whose document shares at least MIN_SHARED terms with the query
- *     (a bool of 32 clauses and one per counted cell, at least MIN_SHARED of them by `min_score`, per segment the `terms` of the query's
- *     full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
+ *     (a bool of 32 clauses and one per counted cell, at least MIN_SHARED of them by `min_score`, per segment the
+ *     `terms` of the query's full-hash value and its neighbours within PROBE_RADIUS bits in `robust_any`, and of its
  *     windows' values and their neighbours in `robust_full`, each scoring 1: the score is the
  *     shared-term count exactly as `sharedTerms` counts it, condition 2), the MAX_CANDIDATES with
  *     the highest score, then the lowest post number (condition 4), in one request; only the sort
@@ -21,7 +21,17 @@ import type { RobustMatch } from '../../hashing/robust/descriptor.ts';
 import { decodeDescriptor } from '../../hashing/robust/format.ts';
 import { cellTerms } from '../../hashing/robust/cells.ts';
 import { querySegments } from '../../hashing/robust/index-terms.ts';
-import { byShared, INDEX_CONDITION, MAX_CANDIDATES, robustMatch, THRESHOLD, SEGMENT_BITS, sharedTerms, type Descriptor, type IndexCondition } from '../../hashing/robust/rule.ts';
+import {
+  byShared,
+  INDEX_CONDITION,
+  MAX_CANDIDATES,
+  robustMatch,
+  THRESHOLD,
+  SEGMENT_BITS,
+  sharedTerms,
+  type Descriptor,
+  type IndexCondition,
+} from '../../hashing/robust/rule.ts';
 import { MIN_QUALITY } from '../../hashing/robust/descriptor.ts';
 import type { RobustDescriptors, StoredDescriptor } from '../../kernel/robust-descriptors.ts';
 import { translateEsError } from '../engine.ts';
@@ -35,7 +45,9 @@ export interface RobustHit extends RobustMatch {
 
 /** best first: highest score, then newest, then by id */
 export const byScore = (a: RobustHit, b: RobustHit): number =>
-  b.score - a.score || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  b.score - a.score ||
+  (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The query: per segment, the query's full-hash value and its neighbours within the probe radius in
@@ -49,7 +61,10 @@ export const byScore = (a: RobustHit, b: RobustHit): number =>
  * minimum-should-match one document at a time, several times slower at 1M posts
  * (bench/notes/robust.md, fifth pass).
  */
-export function candidateQuery(query: Descriptor, condition: IndexCondition = INDEX_CONDITION): Record<string, unknown> {
+export function candidateQuery(
+  query: Descriptor,
+  condition: IndexCondition = INDEX_CONDITION,
+): Record<string, unknown> {
   const { inAny, inFull } = querySegments(query.hashes, SEGMENT_BITS, condition.radius);
   const one = (filter: unknown) => ({ constant_score: { filter, boost: 1 } });
   const should = [
@@ -82,7 +97,12 @@ export function candidateRequest(index: string, query: Descriptor, cap = MAX_CAN
 }
 
 /** Post numbers of the candidates, in `byShared` order, in one request (candidateRequest). */
-export async function candidateSeqs(postsIndex: PostsIndex, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): Promise<number[]> {
+export async function candidateSeqs(
+  postsIndex: PostsIndex,
+  query: Descriptor,
+  cap = MAX_CANDIDATES,
+  condition = INDEX_CONDITION,
+): Promise<number[]> {
   try {
     const res = await postsIndex.client.search(candidateRequest(postsIndex.alias, query, cap, condition));
     return (res.hits?.hits ?? []).map((h) => Number(h.sort![1]));
@@ -97,13 +117,25 @@ function ruleOn(query: Descriptor, robust: Buffer, condition: IndexCondition): R
   return stored && robustMatch(query, stored, THRESHOLD, condition);
 }
 
-const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({ ...m, seq: row.seq, id: row.id, ext: row.ext, createdAt: row.createdAt });
+const hitOf = (m: RobustMatch, row: StoredDescriptor): RobustHit => ({
+  ...m,
+  seq: row.seq,
+  id: row.id,
+  ext: row.ext,
+  createdAt: row.createdAt,
+});
 
 /**
  * Every robust match of `query` among the indexed posts, best first (`cap`: condition 4's bound,
  * smaller only in tests; `condition`: condition 2's parameters, others than the rule's only in benches and tests).
  */
-export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): Promise<RobustHit[]> {
+export async function findRobust(
+  postsIndex: PostsIndex,
+  store: RobustDescriptors,
+  query: Descriptor,
+  cap = MAX_CANDIDATES,
+  condition = INDEX_CONDITION,
+): Promise<RobustHit[]> {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
   const seqs = await candidateSeqs(postsIndex, query, cap, condition);
   // The rule on every candidate's descriptor, then the posts' details for the few that match.
@@ -123,7 +155,12 @@ export async function findRobust(postsIndex: PostsIndex, store: RobustDescriptor
  * and measured against. Condition 4 as the index applies it: the posts an index holds terms for
  * (quality ≥ MIN_QUALITY) sharing at least `condition.needed` segments, in `byShared` order, the first `cap`.
  */
-export function scanRobust(store: RobustDescriptors, query: Descriptor, cap = MAX_CANDIDATES, condition = INDEX_CONDITION): RobustHit[] {
+export function scanRobust(
+  store: RobustDescriptors,
+  query: Descriptor,
+  cap = MAX_CANDIDATES,
+  condition = INDEX_CONDITION,
+): RobustHit[] {
   if (query.quality < MIN_QUALITY || query.hashes.length === 0) return [];
   const candidates: { shared: number; seq: number; row: StoredDescriptor; stored: Descriptor }[] = [];
   for (const row of store.all()) {

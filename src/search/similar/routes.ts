@@ -6,7 +6,10 @@ import { multipart, partsOf } from '../../upload/multipart.ts';
 import { postQuery, query } from './schema.ts';
 import type { SimilarService } from './service.ts';
 
-/** POST /api/post/similar (docs/decisions.md §5, §16) and GET /api/post/{id}/similar (docs/decisions.md §16). Public, as reading a post is. */
+/**
+ * POST /api/post/similar (docs/decisions.md §5, §16) and GET /api/post/{id}/similar (docs/decisions.md §16). Public, as
+ * reading a post is.
+ */
 export function similarRoutes(deps: { similar: SimilarService; tmpDir: string }): Router<AppState> {
   const router = new Router<AppState>();
   router.post('/api/post/similar', multipart(deps.tmpDir, ['image']), async (ctx) => {

@@ -43,12 +43,25 @@ export class SimilarService {
   async findForPost(ref: string, { maxDiff, limit, robust }: PostSimilarQuery): Promise<SimilarAnswer> {
     const post = this.deps.findPost(ref);
     const found = await findWithin(this.deps.postsIndex, post.hash, maxDiff);
-    // A post whose descriptor is not computed yet (just uploaded, or the backfill has not reached it) has no robust matches yet.
-    const descriptor = robust === '1' ? (decodeDescriptor(this.deps.postRepository.robust.ofId(post.id)) ?? { quality: 0, hashes: new Uint32Array(0) }) : undefined;
+    // A post whose descriptor is not computed yet (just uploaded, or the backfill has not reached it) has no robust
+    // matches yet.
+    const descriptor =
+      robust === '1'
+        ? (decodeDescriptor(this.deps.postRepository.robust.ofId(post.id)) ?? {
+            quality: 0,
+            hashes: new Uint32Array(0),
+          })
+        : undefined;
     return this.answer(post.hash, found, descriptor, limit, new Set([post.id]));
   }
 
-  private async answer(hash: string, found: (SimilarMatch | TransformedMatch)[], descriptor: Descriptor | undefined, limit: number, exclude: Set<string>): Promise<SimilarAnswer> {
+  private async answer(
+    hash: string,
+    found: (SimilarMatch | TransformedMatch)[],
+    descriptor: Descriptor | undefined,
+    limit: number,
+    exclude: Set<string>,
+  ): Promise<SimilarAnswer> {
     const { postsIndex, postRepository, config } = this.deps;
     const matches = found.filter((m) => !exclude.has(m.id)).slice(0, limit);
     const posts = new Map(postRepository.getManyById(matches.map((m) => m.id)).map((p) => [p.id, p]));

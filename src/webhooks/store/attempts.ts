@@ -24,7 +24,17 @@ export class AttemptTable {
     this.stmt(
       `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(a.deliveryId, webhookId, a.event, a.postId, a.outcome, a.responseStatus, a.error, a.durationMs, a.attemptedAt);
+    ).run(
+      a.deliveryId,
+      webhookId,
+      a.event,
+      a.postId,
+      a.outcome,
+      a.responseStatus,
+      a.error,
+      a.durationMs,
+      a.attemptedAt,
+    );
   }
 
   latest(webhookId: string, limit = 50): AttemptRow[] {

@@ -43,8 +43,11 @@ export class DeliveryTable {
 
   /** Queues one delivery of the change to each of `webhookIds`; must run in the change's transaction. */
   enqueue(change: ChangeToDeliver, webhookIds: readonly string[]): void {
-    const insert = this.stmt('INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, initiator_name, created_at) VALUES (?, ?, ?, ?, ?)');
-    for (const webhookId of webhookIds) insert.run(crypto.randomUUID(), webhookId, change.outboxId, change.initiatorName, change.createdAt);
+    const insert = this.stmt(
+      'INSERT INTO webhook_deliveries (id, webhook_id, outbox_id, initiator_name, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    for (const webhookId of webhookIds)
+      insert.run(crypto.randomUUID(), webhookId, change.outboxId, change.initiatorName, change.createdAt);
   }
 
   /** Whether any delivery waits to be sent (pending, due or not). */
@@ -61,45 +64,60 @@ export class DeliveryTable {
    * head carries it. The caller sends a lane one delivery at a time, in seq order, and stops at
    * the first failure, so each webhook receives its events in order.
    */
-  claimLanes(opts: { limit: number; batch: number; busy: ReadonlySet<string>; claimant: string; leaseMs: number; now?: number }): DeliveryRow[][] {
+  claimLanes(opts: {
+    limit: number;
+    batch: number;
+    busy: ReadonlySet<string>;
+    claimant: string;
+    leaseMs: number;
+    now?: number;
+  }): DeliveryRow[][] {
     if (opts.limit <= 0) return [];
     // The claim takes the write lock; most polls find nothing, so look without it first.
     if (!this.hasPending()) return [];
     const now = new Date(opts.now ?? Date.now()).toISOString();
     const until = new Date((opts.now ?? Date.now()) + opts.leaseMs).toISOString();
-    return this.db.transaction(() => {
-      const heads = this.stmt(
-        `SELECT d.seq, d.webhook_id AS webhookId, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
+    return this.db
+      .transaction(() => {
+        const heads = this.stmt(
+          `SELECT d.seq, d.webhook_id AS webhookId, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
            FROM webhooks w
            JOIN webhook_deliveries d ON d.seq = (
              SELECT min(seq) FROM webhook_deliveries WHERE webhook_id = w.id AND status = 'pending')
            WHERE w.state = 'active'`,
-      ).all() as { seq: number; webhookId: string; nextAttemptAt: string | null; claimedUntil: string | null }[];
-      const read = this.stmt(
-        `SELECT seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts
+        ).all() as { seq: number; webhookId: string; nextAttemptAt: string | null; claimedUntil: string | null }[];
+        const read = this.stmt(
+          `SELECT seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts
          FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
-      );
-      const lanes: DeliveryRow[][] = [];
-      for (const h of heads.sort((a, b) => a.seq - b.seq)) {
-        if (lanes.length >= opts.limit) break;
-        if (opts.busy.has(h.webhookId)) continue;
-        if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
-        if (h.claimedUntil !== null && h.claimedUntil > now) continue;
-        this.hold(h.seq, opts.claimant, until);
-        lanes.push(read.all(h.webhookId, Math.max(1, opts.batch)) as DeliveryRow[]);
-      }
-      return lanes;
-    }).immediate();
+        );
+        const lanes: DeliveryRow[][] = [];
+        for (const h of heads.sort((a, b) => a.seq - b.seq)) {
+          if (lanes.length >= opts.limit) break;
+          if (opts.busy.has(h.webhookId)) continue;
+          if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
+          if (h.claimedUntil !== null && h.claimedUntil > now) continue;
+          this.hold(h.seq, opts.claimant, until);
+          lanes.push(read.all(h.webhookId, Math.max(1, opts.batch)) as DeliveryRow[]);
+        }
+        return lanes;
+      })
+      .immediate();
   }
 
   /** Puts the lease on a delivery (the new head of a webhook whose lane goes on). */
   hold(seq: number, claimant: string, until: string): void {
-    this.stmt('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?').run(claimant, until, seq);
+    this.stmt('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE seq = ?').run(
+      claimant,
+      until,
+      seq,
+    );
   }
 
   /** Gives a claim back unsent (shutdown mid-flight): the delivery is due again at once. */
   release(seq: number, claimant: string): void {
-    this.stmt('UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?').run(seq, claimant);
+    this.stmt(
+      'UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?',
+    ).run(seq, claimant);
   }
 
   /** When the earliest scheduled retry of an active webhook falls due, if any. */
@@ -119,11 +137,15 @@ export class DeliveryTable {
     this.stmt(
       "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?",
     ).run(at, seq);
-    this.stmt("UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'").run(at, webhookId);
+    this.stmt(
+      "UPDATE webhook_deliveries SET status = 'dropped', finished_at = ? WHERE webhook_id = ? AND status = 'pending'",
+    ).run(at, webhookId);
   }
 
   retryAt(seq: number, at: string): void {
-    this.stmt('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?').run(at, seq);
+    this.stmt(
+      'UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE seq = ?',
+    ).run(at, seq);
   }
 
   /** Removes up to `limit` deliveries settled (delivered, failed, dropped) before `before`; returns how many. */
@@ -148,7 +170,9 @@ export class DeliveryTable {
 
   /** Per-status counts for one webhook (tests and diagnostics). */
   countsByStatus(webhookId: string): Record<string, number> {
-    const rows = this.db.prepare('SELECT status, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status').all(webhookId) as { status: string; n: number }[];
+    const rows = this.db
+      .prepare('SELECT status, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status')
+      .all(webhookId) as { status: string; n: number }[];
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 }

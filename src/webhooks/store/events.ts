@@ -7,4 +7,5 @@ export const EVENT_KINDS = ['create', 'update', 'delete'] as const;
 export type PostEventKind = (typeof EVENT_KINDS)[number];
 
 /** Canonical order, no repeats: what is stored and returned. */
-export const normaliseEvents = (events: readonly PostEventKind[]): PostEventKind[] => EVENT_KINDS.filter((e) => events.includes(e));
+export const normaliseEvents = (events: readonly PostEventKind[]): PostEventKind[] =>
+  EVENT_KINDS.filter((e) => events.includes(e));

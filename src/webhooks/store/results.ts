@@ -66,7 +66,12 @@ export class ResultRecorder {
    * `dropped` (no invocations until re-activation, and re-activation starts with new events
    * rather than a stale backlog).
    */
-  private applyAttempt(d: DeliveryRow, a: AttemptRow, opts: RecordOptions, hooks: Map<string, HookTally | null>): WebhookState | undefined {
+  private applyAttempt(
+    d: DeliveryRow,
+    a: AttemptRow,
+    opts: RecordOptions,
+    hooks: Map<string, HookTally | null>,
+  ): WebhookState | undefined {
     const { subscriptions, deliveries, attempts } = this.tables;
     let hook = hooks.get(d.webhookId);
     if (hook === undefined) {
@@ -79,7 +84,12 @@ export class ResultRecorder {
     attempts.insert(d.webhookId, a);
     const failures = a.outcome === 'success' ? 0 : hook.failureCount + 1;
     const suspend = failures >= opts.suspendAfter;
-    Object.assign(hook, { failureCount: failures, state: suspend ? 'suspended' : hook.state, lastDeliveryAt: now, lastResponseStatus: a.responseStatus });
+    Object.assign(hook, {
+      failureCount: failures,
+      state: suspend ? 'suspended' : hook.state,
+      lastDeliveryAt: now,
+      lastResponseStatus: a.responseStatus,
+    });
     if (a.outcome === 'success') deliveries.delivered(d.seq, now);
     else if (suspend) deliveries.failedAndDropRest(d.seq, d.webhookId, now);
     else deliveries.retryAt(d.seq, new Date(Date.parse(now) + opts.retryDelayMs(failures)).toISOString());

@@ -69,18 +69,30 @@ export class SubscriptionTable {
 
   /** Inserts unless the owner already has `limit` webhooks; returns undefined when at the limit. */
   insertWithin(limit: number, w: NewWebhook): WebhookRow | undefined {
-    return this.db.transaction(() => {
-      if (this.countByOwner(w.ownerId) >= limit) return undefined;
-      const id = crypto.randomUUID();
-      const now = new Date().toISOString();
-      this.db
-        .prepare(
-          `INSERT INTO webhooks (id, owner_id, label, url, secret, events, template, state, failure_count, created_at, updated_at)
+    return this.db
+      .transaction(() => {
+        if (this.countByOwner(w.ownerId) >= limit) return undefined;
+        const id = crypto.randomUUID();
+        const now = new Date().toISOString();
+        this.db
+          .prepare(
+            `INSERT INTO webhooks (id, owner_id, label, url, secret, events, template, state, failure_count, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, ?)`,
-        )
-        .run(id, w.ownerId, w.label, w.url, w.secret, JSON.stringify(normaliseEvents(w.events)), w.template, now, now);
-      return this.get(id)!;
-    }).immediate();
+          )
+          .run(
+            id,
+            w.ownerId,
+            w.label,
+            w.url,
+            w.secret,
+            JSON.stringify(normaliseEvents(w.events)),
+            w.template,
+            now,
+            now,
+          );
+        return this.get(id)!;
+      })
+      .immediate();
   }
 
   countByOwner(ownerId: number): number {
@@ -99,7 +111,9 @@ export class SubscriptionTable {
 
   /** What sending to a webhook needs, read for every delivery (so edits apply at once): no more. */
   target(id: string): DeliveryTarget | undefined {
-    return this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as DeliveryTarget | undefined;
+    return this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as
+      | DeliveryTarget
+      | undefined;
   }
 
   /** Only the owner's: anyone else's webhook is as good as absent. */
@@ -109,7 +123,9 @@ export class SubscriptionTable {
   }
 
   listByOwner(ownerId: number): WebhookRow[] {
-    return (this.db.prepare('SELECT * FROM webhooks WHERE owner_id = ? ORDER BY created_at, id').all(ownerId) as RawWebhook[]).map(fromRaw);
+    return (
+      this.db.prepare('SELECT * FROM webhooks WHERE owner_id = ? ORDER BY created_at, id').all(ownerId) as RawWebhook[]
+    ).map(fromRaw);
   }
 
   /** Ids of the active webhooks subscribed to `event` (a change queues one delivery for each). */
@@ -132,7 +148,9 @@ export class SubscriptionTable {
       values.push(key === 'events' ? JSON.stringify(normaliseEvents(patch.events!)) : patch[key]);
     }
     if (sets.length > 0) {
-      this.db.prepare(`UPDATE webhooks SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...values, new Date().toISOString(), id);
+      this.db
+        .prepare(`UPDATE webhooks SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`)
+        .run(...values, new Date().toISOString(), id);
     }
     return this.get(id);
   }
@@ -157,17 +175,18 @@ export class SubscriptionTable {
 
   /** A webhook's failure tally, read once per batch of results. */
   tally(id: string): { failureCount: number; state: WebhookState } | undefined {
-    return this.stmt('SELECT failure_count AS failureCount, state FROM webhooks WHERE id = ?').get(id) as { failureCount: number; state: WebhookState } | undefined;
+    return this.stmt('SELECT failure_count AS failureCount, state FROM webhooks WHERE id = ?').get(id) as
+      | { failureCount: number; state: WebhookState }
+      | undefined;
   }
 
   /** Writes a webhook's tally as a batch of results leaves it. */
-  writeTally(id: string, t: { failureCount: number; state: WebhookState; lastDeliveryAt: string | null; lastResponseStatus: number | null }): void {
-    this.stmt('UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?').run(
-      t.failureCount,
-      t.state,
-      t.lastDeliveryAt,
-      t.lastResponseStatus,
-      id,
-    );
+  writeTally(
+    id: string,
+    t: { failureCount: number; state: WebhookState; lastDeliveryAt: string | null; lastResponseStatus: number | null },
+  ): void {
+    this.stmt(
+      'UPDATE webhooks SET failure_count = ?, state = ?, last_delivery_at = ?, last_response_status = ? WHERE id = ?',
+    ).run(t.failureCount, t.state, t.lastDeliveryAt, t.lastResponseStatus, id);
   }
 }

@@ -8,9 +8,27 @@ import { statementCache } from '../../db/statements.ts';
 import { AttemptTable, type AttemptRow } from './attempts.ts';
 import { DeliveryTable, type ChangeToDeliver, type DeliveryRow } from './deliveries.ts';
 import { ResultRecorder, type DeliveryResult, type RecordOptions } from './results.ts';
-import { SubscriptionTable, type DeliveryTarget, type NewWebhook, type WebhookPatch, type WebhookRow, type WebhookState } from './subscriptions.ts';
+import {
+  SubscriptionTable,
+  type DeliveryTarget,
+  type NewWebhook,
+  type WebhookPatch,
+  type WebhookRow,
+  type WebhookState,
+} from './subscriptions.ts';
 
-export type { AttemptRow, ChangeToDeliver, DeliveryResult, DeliveryRow, DeliveryTarget, NewWebhook, RecordOptions, WebhookPatch, WebhookRow, WebhookState };
+export type {
+  AttemptRow,
+  ChangeToDeliver,
+  DeliveryResult,
+  DeliveryRow,
+  DeliveryTarget,
+  NewWebhook,
+  RecordOptions,
+  WebhookPatch,
+  WebhookRow,
+  WebhookState,
+};
 export { NEXT_RETRY_SQL } from './deliveries.ts';
 export { EVENT_KINDS, normaliseEvents, type PostEventKind } from './events.ts';
 
@@ -55,13 +73,17 @@ export class WebhookRepository {
   hasPending = (): boolean => this.deliveries.hasPending();
   claimLanes = (opts: Parameters<DeliveryTable['claimLanes']>[0]): DeliveryRow[][] => this.deliveries.claimLanes(opts);
   nextRetryAt = (): number | undefined => this.deliveries.nextRetryAt();
-  recordResults = (results: readonly DeliveryResult[], claimant: string, opts: RecordOptions): (WebhookState | undefined)[] =>
-    this.results.record(results, claimant, opts);
+  recordResults = (
+    results: readonly DeliveryResult[],
+    claimant: string,
+    opts: RecordOptions,
+  ): (WebhookState | undefined)[] => this.results.record(results, claimant, opts);
 
   // ---- retention (src/retention) ----
   ids = (): string[] => this.subscriptions.ids();
   pruneSettledDeliveries = (before: string, limit: number): number => this.deliveries.pruneSettled(before, limit);
-  pruneAttempts = (webhookId: string, before: string, keep: number, limit: number): number => this.attempts.prune(webhookId, before, keep, limit);
+  pruneAttempts = (webhookId: string, before: string, keep: number, limit: number): number =>
+    this.attempts.prune(webhookId, before, keep, limit);
 
   /** Per-status counts for one webhook (tests and diagnostics). */
   deliveryCounts = (webhookId: string): Record<string, number> => this.deliveries.countsByStatus(webhookId);

@@ -86,7 +86,9 @@ export function sprintf(format: string, args: unknown[]): string {
     if (out.length > TEMPLATE_LIMITS.maxOutputBytes) fail('printf result too large');
   }
   if (argi < args.length) {
-    const extra = args.slice(argi).map((a) => (isNil(a) ? '<nil>' : `${typeName(a)}=${formatValue(a, 'v', NO_FLAGS, 0)}`));
+    const extra = args
+      .slice(argi)
+      .map((a) => (isNil(a) ? '<nil>' : `${typeName(a)}=${formatValue(a, 'v', NO_FLAGS, 0)}`));
     out += `%!(EXTRA ${extra.join(', ')})`;
   }
   return out;
@@ -178,7 +180,17 @@ function formatInteger(n: bigint, verb: string, f: Flags): string | null {
   if (!base) return null;
   let digits = hex(abs.toString(base), verb);
   if (f.prec !== undefined) digits = f.prec === 0 && abs === 0n ? '' : digits.padStart(f.prec, '0');
-  const prefix = !f.sharp ? '' : verb === 'x' ? '0x' : verb === 'X' ? '0X' : verb === 'o' && digits[0] !== '0' ? '0' : verb === 'b' ? '0b' : '';
+  const prefix = !f.sharp
+    ? ''
+    : verb === 'x'
+      ? '0x'
+      : verb === 'X'
+        ? '0X'
+        : verb === 'o' && digits[0] !== '0'
+          ? '0'
+          : verb === 'b'
+            ? '0b'
+            : '';
   return padNumber(signOf(neg, f) + prefix, digits, f, f.prec === undefined);
 }
 
@@ -284,7 +296,15 @@ function fmtG(x: number, prec: number | undefined): string {
 
 /** strconv.Quote / QuoteRune: Go escapes, printable Unicode kept as is. */
 export function goQuote(s: string, q: '"' | "'"): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+  const named: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+  };
   let out = q;
   for (let ch of s) {
     const cp = ch.codePointAt(0)!;

@@ -6,7 +6,17 @@
 import { fail } from './errors.ts';
 import { sprint, sprintf, sprintln } from './format.ts';
 import { encodeGoJSON } from './go-json.ts';
-import { checkValue, compareStrings, isNil, isRecord, missing, ownEntries, ownValue, truth, typeName } from './values.ts';
+import {
+  checkValue,
+  compareStrings,
+  isNil,
+  isRecord,
+  missing,
+  ownEntries,
+  ownValue,
+  truth,
+  typeName,
+} from './values.ts';
 
 export interface TemplateFunction {
   /** Fewest arguments; `max` is Infinity for variadic functions. */
@@ -67,7 +77,8 @@ function indexOne(item: unknown, key: unknown): unknown {
     if (typeof key !== 'string') fail(`value has type ${typeName(key)}; should be string`);
     const v = ownValue(item, key);
     if (v !== missing) return v;
-    if (typeof Object.getOwnPropertyDescriptor(item, key)?.value === 'function') fail(`key "${key}" has unsupported type func`);
+    if (typeof Object.getOwnPropertyDescriptor(item, key)?.value === 'function')
+      fail(`key "${key}" has unsupported type func`);
     return undefined; // a missing map key reads as the zero value
   }
   return fail(`can't index item of type ${typeName(item)}`);

@@ -62,10 +62,19 @@ function encode(v: unknown, depth: number, emit: (s: string) => void): void {
 }
 
 const HEX = '0123456789abcdef';
-const SHORT: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
 // Characters Go escapes: controls, quote, backslash, the HTML-sensitive <, > and &, the JS line
 // separators U+2028/U+2029, and lone surrogates (invalid UTF-8, which Go writes as U+FFFD).
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\<>&\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NEEDS_ESCAPE =
+  /[\u0000-\u001f"\\<>&\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function quoteJSON(s: string): string {
   return (

@@ -143,7 +143,13 @@ export function lex(src: string): Token[] {
         for (let n; (n = alnumAt(src, p)); ) p += n;
         if (!atTerminator(p)) error(p, `bad character ${describeChar(charAt(p)!)}`);
         const word = src.slice(start, p);
-        const type = KEYWORDS.has(word) ? 'keyword' : word === 'true' || word === 'false' ? 'bool' : word === 'nil' ? 'nil' : 'identifier';
+        const type = KEYWORDS.has(word)
+          ? 'keyword'
+          : word === 'true' || word === 'false'
+            ? 'bool'
+            : word === 'nil'
+              ? 'nil'
+              : 'identifier';
         push(type, word, start, p);
       } else if (c.charCodeAt(0) > 0x20 && c.charCodeAt(0) < 0x7f) {
         push('punct', c, p, ++p);
@@ -205,7 +211,8 @@ export function lex(src: string): Token[] {
         break;
       } else if (c === quote) {
         const body = unquote(src.slice(start + 1, p - 1), quote, start);
-        if (quote === "'" && [...body].length !== 1) error(start, `malformed character constant: ${src.slice(start, p)}`);
+        if (quote === "'" && [...body].length !== 1)
+          error(start, `malformed character constant: ${src.slice(start, p)}`);
         push(quote === '"' ? 'string' : 'char', body, start, p);
         return p;
       }
@@ -230,7 +237,16 @@ export function lex(src: string): Token[] {
         continue;
       }
       const e = body[i++];
-      const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+      const simple: Record<string, string> = {
+        a: '\x07',
+        b: '\b',
+        f: '\f',
+        n: '\n',
+        r: '\r',
+        t: '\t',
+        v: '\v',
+        '\\': '\\',
+      };
       if (e in simple) pushUtf8(simple[e]);
       else if (e === quote) pushUtf8(quote);
       else if (e === 'x' || e === 'u' || e === 'U') {

@@ -19,7 +19,16 @@ const isStop = (n: Node | StopMarker): n is StopMarker => n.kind === 'end' || n.
 
 const UNSUPPORTED_KEYWORDS = new Set(['define', 'template', 'block']);
 const OPERAND_START = new Set<TokenType>([
-  'bool', 'char', 'dot', 'field', 'identifier', 'number', 'nil', 'string', 'variable', 'leftParen',
+  'bool',
+  'char',
+  'dot',
+  'field',
+  'identifier',
+  'number',
+  'nil',
+  'string',
+  'variable',
+  'leftParen',
 ]);
 
 export function parse(source: string): Node[] {
@@ -72,7 +81,11 @@ class Parser {
 
   private unexpected(t: Token, context: string): never {
     const what =
-      t.type === 'eof' ? 'EOF' : t.type === 'keyword' ? `<${t.value}>` : JSON.stringify(this.source.slice(t.pos, t.end));
+      t.type === 'eof'
+        ? 'EOF'
+        : t.type === 'keyword'
+          ? `<${t.value}>`
+          : JSON.stringify(this.source.slice(t.pos, t.end));
     this.error(t.pos, `unexpected ${what} in ${context}`);
   }
 

@@ -143,5 +143,6 @@ export function formatTime(d: Date): string {
 /** Guards recursive walks over data (printing, encoding) against deep or cyclic values. */
 export function checkDepth(depth: number): void {
   meter.charge(1);
-  if (depth > TEMPLATE_LIMITS.maxDepth) fail(`value nesting too deep (more than ${TEMPLATE_LIMITS.maxDepth} levels; cyclic?)`);
+  if (depth > TEMPLATE_LIMITS.maxDepth)
+    fail(`value nesting too deep (more than ${TEMPLATE_LIMITS.maxDepth} levels; cyclic?)`);
 }

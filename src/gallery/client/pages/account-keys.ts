@@ -1,4 +1,7 @@
-/** The account page's app keys (docs/decisions.md §14): create with a subset of the account's bits (the key shown once, with a copy button), list, revoke. */
+/**
+ * The account page's app keys (docs/decisions.md §14): create with a subset of the account's bits (the key shown once,
+ * with a copy button), list, revoke.
+ */
 import { api, errorText, ok, type Schemas, type Self } from '../api.ts';
 import { field, formatDate, h, messageBox, replace } from '../dom.ts';
 import { removableRows } from '../removable-rows.ts';
@@ -6,7 +9,10 @@ import { bitBoxes, PERMISSION_BITS } from '../permission-bits.ts';
 
 type AppKey = Schemas['AppKey'];
 
-const bitsText = (p: number) => PERMISSION_BITS.filter(([bit]) => (p & bit) === bit).map(([, n]) => n).join(', ') || 'only look';
+const bitsText = (p: number) =>
+  PERMISSION_BITS.filter(([bit]) => (p & bit) === bit)
+    .map(([, n]) => n)
+    .join(', ') || 'only look';
 
 async function copyText(text: string, msg: ReturnType<typeof messageBox>): Promise<void> {
   try {
@@ -37,7 +43,13 @@ export async function appKeysSection(self: Self): Promise<HTMLElement> {
 
   const name = h('input', { id: 'app-key-name', name: 'name', required: true, maxlength: 64 });
   const bits = bitBoxes('app-key-bit', 'What the key may do (a subset of what you may)', held, 0);
-  const form = h('form', { class: 'stack' }, field(name, 'App key name'), bits.el, h('button', { type: 'submit' }, 'Create app key'));
+  const form = h(
+    'form',
+    { class: 'stack' },
+    field(name, 'App key name'),
+    bits.el,
+    h('button', { type: 'submit' }, 'Create app key'),
+  );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {
@@ -45,7 +57,13 @@ export async function appKeysSection(self: Self): Promise<HTMLElement> {
       const keyMsg = messageBox();
       const copy = h('button', { type: 'button', id: 'copy-app-key' }, 'Copy key');
       copy.addEventListener('click', () => void copyText(created.key, keyMsg));
-      replace(fresh, h('p', {}, `The key of ${created.name}, shown this once:`), h('p', {}, h('code', { class: 'key', id: 'new-app-key' }, created.key)), h('p', {}, copy), keyMsg.el);
+      replace(
+        fresh,
+        h('p', {}, `The key of ${created.name}, shown this once:`),
+        h('p', {}, h('code', { class: 'key', id: 'new-app-key' }, created.key)),
+        h('p', {}, copy),
+        keyMsg.el,
+      );
       name.value = '';
       copy.focus();
       await reload();

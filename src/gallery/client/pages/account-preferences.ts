@@ -7,10 +7,27 @@ export async function preferencesSection(): Promise<HTMLElement> {
   const msg = messageBox();
   const current = await visibleRatings();
   const boxes = RATINGS.map((r) => {
-    const input = h('input', { type: 'checkbox', id: `rating-${r}`, name: 'ratings', value: r, checked: current.includes(r) });
+    const input = h('input', {
+      type: 'checkbox',
+      id: `rating-${r}`,
+      name: 'ratings',
+      value: r,
+      checked: current.includes(r),
+    });
     return { r, input, row: h('label', { class: 'check', for: input.id }, input, ` ${r}`) };
   });
-  const form = h('form', { class: 'stack' }, h('fieldset', { class: 'bits' }, h('legend', {}, 'Show posts rated'), boxes.map((b) => b.row)), h('button', { type: 'submit', id: 'save-ratings' }, 'Save preferences'), msg.el);
+  const form = h(
+    'form',
+    { class: 'stack' },
+    h(
+      'fieldset',
+      { class: 'bits' },
+      h('legend', {}, 'Show posts rated'),
+      boxes.map((b) => b.row),
+    ),
+    h('button', { type: 'submit', id: 'save-ratings' }, 'Save preferences'),
+    msg.el,
+  );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {

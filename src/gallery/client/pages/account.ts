@@ -15,7 +15,11 @@ function accessKeySection(initial: string): HTMLElement {
   const msg = messageBox();
   const code = h('code', { id: 'access-key', class: 'key' });
   const shown = h('p', { hidden: true }, code);
-  const toggle = h('button', { type: 'button', class: 'secondary', 'aria-controls': 'access-key', 'aria-expanded': 'false' }, 'Show access key');
+  const toggle = h(
+    'button',
+    { type: 'button', class: 'secondary', 'aria-controls': 'access-key', 'aria-expanded': 'false' },
+    'Show access key',
+  );
   toggle.addEventListener('click', () => {
     shown.hidden = !shown.hidden;
     code.textContent = shown.hidden ? '' : key;
@@ -23,7 +27,14 @@ function accessKeySection(initial: string): HTMLElement {
     toggle.setAttribute('aria-expanded', String(!shown.hidden));
   });
   const reset = h('button', { type: 'button', class: 'danger' }, 'Reset access key…');
-  const confirmRow = h('p', { hidden: true }, 'The current key stops working at once. ', h('button', { type: 'button', id: 'confirm-reset', class: 'danger' }, 'Yes, reset it'), ' ', h('button', { type: 'button', id: 'cancel-reset', class: 'secondary' }, 'Cancel'));
+  const confirmRow = h(
+    'p',
+    { hidden: true },
+    'The current key stops working at once. ',
+    h('button', { type: 'button', id: 'confirm-reset', class: 'danger' }, 'Yes, reset it'),
+    ' ',
+    h('button', { type: 'button', id: 'cancel-reset', class: 'secondary' }, 'Cancel'),
+  );
   reset.addEventListener('click', () => {
     confirmRow.hidden = false;
     confirmRow.querySelector<HTMLButtonElement>('#cancel-reset')!.focus();
@@ -60,7 +71,17 @@ function accessKeySection(initial: string): HTMLElement {
 export async function accountPage(): Promise<void> {
   const self = await currentUser();
   if (!self) {
-    replace(main(), pageHeading('Account'), h('p', {}, h('a', { href: '/login?next=/account' }, 'Log in'), ' to see your account, or change what the gallery shows for this visit:'), await preferencesSection());
+    replace(
+      main(),
+      pageHeading('Account'),
+      h(
+        'p',
+        {},
+        h('a', { href: '/login?next=/account' }, 'Log in'),
+        ' to see your account, or change what the gallery shows for this visit:',
+      ),
+      await preferencesSection(),
+    );
     return;
   }
   const perms = PERMISSION_NAMES.filter(([bit]) => (self.permission & bit) !== 0).map(([, name]) => name);

@@ -9,11 +9,17 @@ const PAGE_SIZE = 24;
 export async function favoritesPage(): Promise<void> {
   const self = await currentUser();
   if (!self) {
-    replace(main(), pageHeading('Favorites'), h('p', {}, h('a', { href: '/login?next=/favorites' }, 'Log in'), ' to keep favorites.'));
+    replace(
+      main(),
+      pageHeading('Favorites'),
+      h('p', {}, h('a', { href: '/login?next=/favorites' }, 'Log in'), ' to keep favorites.'),
+    );
     return;
   }
   const page = currentPage();
-  const result = await ok(api.GET('/api/account/favorites', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
+  const result = await ok(
+    api.GET('/api/account/favorites', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }),
+  );
   const items = result.data.map((p) => ({
     href: `/post/${p.id}`,
     thumbnail: p.thumbnails['320'],
@@ -23,7 +29,9 @@ export async function favoritesPage(): Promise<void> {
     main(),
     pageHeading('Favorites'),
     h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'favorite' : 'favorites'}`),
-    items.length ? grid(items, 'Favorites, newest first') : h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
+    items.length
+      ? grid(items, 'Favorites, newest first')
+      : h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/favorites' : `/favorites?page=${n}`)),
   );
 }

@@ -8,7 +8,9 @@ const PAGE_SIZE = 24;
 
 export async function homePage(): Promise<void> {
   const page = currentPage();
-  const result = await ok(api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }));
+  const result = await ok(
+    api.GET('/api/post/', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }),
+  );
   // Safe browsing: only the ratings the person chose (docs/decisions.md §14); the page says how many it left out.
   const { shown, hidden } = applyRatings(result.data, await visibleRatings());
   const items = shown.map((p) => ({
@@ -19,8 +21,16 @@ export async function homePage(): Promise<void> {
   replace(
     main(),
     pageHeading(page > 1 ? `Newest posts, page ${page}` : 'Newest posts'),
-    h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'post' : 'posts'}`, hidden ? ` · ${hidden} on this page hidden by your ` : '', hidden ? h('a', { href: '/account' }, 'safe-browsing preferences') : ''),
-    items.length ? grid(items, 'Posts, newest first') : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
+    h(
+      'p',
+      { class: 'count' },
+      `${result.count} ${result.count === 1 ? 'post' : 'posts'}`,
+      hidden ? ` · ${hidden} on this page hidden by your ` : '',
+      hidden ? h('a', { href: '/account' }, 'safe-browsing preferences') : '',
+    ),
+    items.length
+      ? grid(items, 'Posts, newest first')
+      : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
   );
 }

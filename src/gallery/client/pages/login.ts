@@ -30,19 +30,40 @@ function passkeySection(): HTMLElement {
       msg.error(err instanceof Error && !('status' in err) ? ceremonyText(err) : errorText(err));
     }
   });
-  return h('section', { class: 'stack narrow', 'aria-label': 'Passkey' }, h('p', {}, 'Or, without a password:'), button, msg.el);
+  return h(
+    'section',
+    { class: 'stack narrow', 'aria-label': 'Passkey' },
+    h('p', {}, 'Or, without a password:'),
+    button,
+    msg.el,
+  );
 }
 
 export async function loginPage(): Promise<void> {
   const msg = messageBox();
   const username = h('input', { id: 'username', name: 'username', autocomplete: 'username webauthn', required: true });
-  const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
-  const form = h('form', { class: 'stack narrow' }, field(username, 'Username'), field(password, 'Password'), h('button', { type: 'submit' }, 'Log in'), msg.el);
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
+  const form = h(
+    'form',
+    { class: 'stack narrow' },
+    field(username, 'Username'),
+    field(password, 'Password'),
+    h('button', { type: 'submit' }, 'Log in'),
+    msg.el,
+  );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     msg.info('Logging in…');
     try {
-      signedIn(await ok(api.POST('/api/account/login', { body: { username: username.value, password: password.value } })));
+      signedIn(
+        await ok(api.POST('/api/account/login', { body: { username: username.value, password: password.value } })),
+      );
     } catch (err) {
       msg.error(errorText(err));
       password.select();

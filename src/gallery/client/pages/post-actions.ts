@@ -24,10 +24,13 @@ function favoriteButton(post: Post, self: Self | undefined, msg: ReturnType<type
     button.addEventListener('click', () => location.assign(`/login?next=${encodeURIComponent(location.pathname)}`));
     return button;
   }
-  void isFavorite(post.id).then((fav) => {
-    on = fav;
-    draw();
-  }, () => {});
+  void isFavorite(post.id).then(
+    (fav) => {
+      on = fav;
+      draw();
+    },
+    () => {},
+  );
   button.addEventListener('click', async () => {
     button.setAttribute('aria-busy', 'true');
     try {
@@ -54,7 +57,9 @@ async function pngOf(url: string): Promise<Blob> {
   canvas.width = bitmap.width;
   canvas.height = bitmap.height;
   canvas.getContext('2d')!.drawImage(bitmap, 0, 0);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('could not encode the image'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('could not encode the image'))), 'image/png'),
+  );
 }
 
 function copyImageButton(post: Post, msg: ReturnType<typeof messageBox>): HTMLElement | null {
@@ -74,5 +79,10 @@ function copyImageButton(post: Post, msg: ReturnType<typeof messageBox>): HTMLEl
 
 export function postActions(post: Post, self: Self | undefined): HTMLElement {
   const msg = messageBox();
-  return h('div', { class: 'post-actions' }, h('p', { class: 'actions' }, favoriteButton(post, self, msg), ' ', copyImageButton(post, msg)), msg.el);
+  return h(
+    'div',
+    { class: 'post-actions' },
+    h('p', { class: 'actions' }, favoriteButton(post, self, msg), ' ', copyImageButton(post, msg)),
+    msg.el,
+  );
 }

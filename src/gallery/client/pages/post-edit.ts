@@ -6,7 +6,11 @@ import { attachTagSuggestions } from '../suggest.ts';
 export const RATINGS: Rating[] = ['none', 'moderate', 'violent'];
 
 export function ratingSelect(id: string, value: Rating): HTMLSelectElement {
-  return h('select', { id, name: 'rating' }, RATINGS.map((r) => h('option', { value: r, selected: r === value }, r)));
+  return h(
+    'select',
+    { id, name: 'rating' },
+    RATINGS.map((r) => h('option', { value: r, selected: r === value }, r)),
+  );
 }
 
 /** Tags typed as space-separated names (tag names hold no whitespace, docs/decisions.md §4). */
@@ -19,11 +23,21 @@ export const splitTags = (s: string) => [...new Set(s.split(/\s+/).filter(Boolea
 export function postFields(prefix: string, rows: number, post?: Pick<Post, 'text' | 'tags' | 'rating'>) {
   const text = h('textarea', { id: `${prefix}text`, name: 'text', rows, maxlength: 10000 });
   if (post) text.value = post.text;
-  const tags = h('input', { id: `${prefix}tags`, name: 'tags', autocomplete: 'off', value: post?.tags.map((t) => t.name).join(' ') });
+  const tags = h('input', {
+    id: `${prefix}tags`,
+    name: 'tags',
+    autocomplete: 'off',
+    value: post?.tags.map((t) => t.name).join(' '),
+  });
   const list = h('datalist', { id: `${prefix}tags-list` });
   attachTagSuggestions(tags, list, { signs: false });
   const rating = ratingSelect(`${prefix}rating`, post?.rating ?? 'none');
-  const nodes: Child[] = [...field(text, 'Text'), ...field(tags, 'Tags ', h('small', {}, '(separated by spaces)')), list, ...field(rating, 'Rating')];
+  const nodes: Child[] = [
+    ...field(text, 'Text'),
+    ...field(tags, 'Tags ', h('small', {}, '(separated by spaces)')),
+    list,
+    ...field(rating, 'Rating'),
+  ];
   return { nodes, values: () => ({ text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating }) };
 }
 
@@ -57,7 +71,11 @@ export function editForm(post: Post, changed: (post: Post) => void): HTMLElement
 
 export function deleteControl(post: Post): HTMLElement {
   const msg = messageBox();
-  const box = h('section', { class: 'danger-zone', 'aria-labelledby': 'delete-h' }, h('h2', { id: 'delete-h' }, 'Delete'));
+  const box = h(
+    'section',
+    { class: 'danger-zone', 'aria-labelledby': 'delete-h' },
+    h('h2', { id: 'delete-h' }, 'Delete'),
+  );
   const ask = h('button', { type: 'button', class: 'danger' }, 'Delete this post…');
   const confirmRow = h(
     'p',

@@ -7,7 +7,8 @@ import { formatDate, h, messageBox, replace } from '../dom.ts';
 
 type Version = Schemas['PostVersion'];
 
-const show = (v: unknown) => (Array.isArray(v) ? (v.length ? v.join(' ') : '(none)') : v === '' ? '(empty)' : String(v));
+const show = (v: unknown) =>
+  Array.isArray(v) ? (v.length ? v.join(' ') : '(none)') : v === '' ? '(empty)' : String(v);
 
 function describeChanges(v: Version): HTMLElement {
   if (v.version === 1 || !v.changes) return h('p', {}, `Created: rating ${v.rating}, tags ${show(v.tags)}`);
@@ -17,7 +18,14 @@ function describeChanges(v: Version): HTMLElement {
       const after = new Set(c.new as string[]);
       const added = [...after].filter((t) => !before.has(t));
       const removed = [...before].filter((t) => !after.has(t));
-      return h('li', {}, 'tags: ', added.length ? `added ${added.join(' ')}` : '', added.length && removed.length ? '; ' : '', removed.length ? `removed ${removed.join(' ')}` : '');
+      return h(
+        'li',
+        {},
+        'tags: ',
+        added.length ? `added ${added.join(' ')}` : '',
+        added.length && removed.length ? '; ' : '',
+        removed.length ? `removed ${removed.join(' ')}` : '',
+      );
     }
     return h('li', {}, `${field}: ${show(c.old)} → ${show(c.new)}`);
   });
@@ -27,10 +35,18 @@ function describeChanges(v: Version): HTMLElement {
 export function historySection(post: Post, editing: boolean, changed: (post: Post) => void): HTMLElement {
   const msg = messageBox();
   const list = h('ol', { class: 'history', reversed: true });
-  const section = h('section', { class: 'history-box', 'aria-labelledby': 'history-h' }, h('h2', { id: 'history-h', tabindex: -1 }, 'History'), msg.el, list);
+  const section = h(
+    'section',
+    { class: 'history-box', 'aria-labelledby': 'history-h' },
+    h('h2', { id: 'history-h', tabindex: -1 }, 'History'),
+    msg.el,
+    list,
+  );
   void (async () => {
     try {
-      const page = await ok(api.GET('/api/post/{id}/versions', { params: { path: { id: post.id }, query: { limit: 100 } } }));
+      const page = await ok(
+        api.GET('/api/post/{id}/versions', { params: { path: { id: post.id }, query: { limit: 100 } } }),
+      );
       const newest = page.data[0]?.version;
       replace(
         list,
@@ -38,13 +54,20 @@ export function historySection(post: Post, editing: boolean, changed: (post: Pos
           h(
             'li',
             { class: 'version' },
-            h('p', {}, h('strong', {}, `Version ${v.version}`), ` by ${v.editor?.name ?? 'the importer'}, `, h('time', { datetime: v.createdAt }, formatDate(v.createdAt))),
+            h(
+              'p',
+              {},
+              h('strong', {}, `Version ${v.version}`),
+              ` by ${v.editor?.name ?? 'the importer'}, `,
+              h('time', { datetime: v.createdAt }, formatDate(v.createdAt)),
+            ),
             describeChanges(v),
             editing && v.version !== newest ? revertButton(post, v, msg, changed) : null,
           ),
         ),
       );
-      if (page.count > page.data.length) section.append(h('p', { class: 'muted' }, `The ${page.data.length} newest of ${page.count} versions.`));
+      if (page.count > page.data.length)
+        section.append(h('p', { class: 'muted' }, `The ${page.data.length} newest of ${page.count} versions.`));
     } catch (err) {
       msg.error(errorText(err));
     }
@@ -52,13 +75,25 @@ export function historySection(post: Post, editing: boolean, changed: (post: Pos
   return section;
 }
 
-function revertButton(post: Post, v: Version, msg: ReturnType<typeof messageBox>, changed: (post: Post) => void): HTMLElement {
+function revertButton(
+  post: Post,
+  v: Version,
+  msg: ReturnType<typeof messageBox>,
+  changed: (post: Post) => void,
+): HTMLElement {
   const button = h('button', { type: 'button' }, `Revert to version ${v.version}`);
   button.addEventListener('click', async () => {
     msg.info(`Reverting to version ${v.version}…`);
     try {
-      changed(await ok(api.POST('/api/post/{id}/revert', { params: { path: { id: post.id } }, body: { version: v.version } })));
-      document.getElementById('history-h')?.parentElement?.querySelector('.message')?.replaceChildren(h('p', { class: 'info', role: 'status' }, `Reverted to version ${v.version}.`));
+      changed(
+        await ok(
+          api.POST('/api/post/{id}/revert', { params: { path: { id: post.id } }, body: { version: v.version } }),
+        ),
+      );
+      document
+        .getElementById('history-h')
+        ?.parentElement?.querySelector('.message')
+        ?.replaceChildren(h('p', { class: 'info', role: 'status' }, `Reverted to version ${v.version}.`));
       document.getElementById('history-h')?.focus();
     } catch (err) {
       msg.error(errorText(err));

@@ -9,9 +9,24 @@ const MAX_REASON = 2000;
 
 export function deletionRequestForm(post: Post): HTMLElement {
   const msg = messageBox();
-  const reason = h('textarea', { id: 'deletion-reason', name: 'reason', rows: 3, maxlength: MAX_REASON, required: true });
-  const form = h('form', { class: 'stack', hidden: true }, ...field(reason, 'Why should it go?'), h('button', { type: 'submit' }, 'Send request'));
-  const open = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': 'deletion-form' }, 'Request deletion…');
+  const reason = h('textarea', {
+    id: 'deletion-reason',
+    name: 'reason',
+    rows: 3,
+    maxlength: MAX_REASON,
+    required: true,
+  });
+  const form = h(
+    'form',
+    { class: 'stack', hidden: true },
+    ...field(reason, 'Why should it go?'),
+    h('button', { type: 'submit' }, 'Send request'),
+  );
+  const open = h(
+    'button',
+    { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': 'deletion-form' },
+    'Request deletion…',
+  );
   form.id = 'deletion-form';
   open.addEventListener('click', () => {
     form.hidden = !form.hidden;
@@ -22,7 +37,12 @@ export function deletionRequestForm(post: Post): HTMLElement {
     e.preventDefault();
     msg.info('Sending…');
     try {
-      await ok(api.POST('/api/post/{id}/deletion-request', { params: { path: { id: post.id } }, body: { reason: reason.value } }));
+      await ok(
+        api.POST('/api/post/{id}/deletion-request', {
+          params: { path: { id: post.id } },
+          body: { reason: reason.value },
+        }),
+      );
       form.hidden = true;
       open.remove();
       msg.info('Your request was sent to the moderators.');
@@ -30,7 +50,14 @@ export function deletionRequestForm(post: Post): HTMLElement {
       msg.error(errorText(err));
     }
   });
-  return h('section', { class: 'request-deletion', 'aria-labelledby': 'request-h' }, h('h2', { id: 'request-h' }, 'Request deletion'), open, form, msg.el);
+  return h(
+    'section',
+    { class: 'request-deletion', 'aria-labelledby': 'request-h' },
+    h('h2', { id: 'request-h' }, 'Request deletion'),
+    open,
+    form,
+    msg.el,
+  );
 }
 
 /**
@@ -43,7 +70,15 @@ export function addMergeButtons(gridEl: HTMLElement, post: Post): void {
     const into = link?.getAttribute('href')?.replace(/^\/post\//, '');
     if (!into) continue;
     const msg = messageBox();
-    const button = h('button', { type: 'button', class: 'secondary merge', 'aria-label': `Merge this post into post ${into.slice(0, 8)}: its tags join that post and this one is deleted` }, 'Merge into this');
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary merge',
+        'aria-label': `Merge this post into post ${into.slice(0, 8)}: its tags join that post and this one is deleted`,
+      },
+      'Merge into this',
+    );
     button.addEventListener('click', async () => {
       button.disabled = true;
       msg.info('Merging…');

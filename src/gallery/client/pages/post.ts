@@ -1,7 +1,7 @@
 /**
  * `/post/<id>`: the image, its text, tags (links to searches), rating, uploader and dates; similar
- * images including mirrored and rotated copies; possible duplicates (robust matches, docs/decisions.md §16); the version history (revert for editors); the edit
- * form for editors and delete for deleters (./post-edit.ts).
+ * images including mirrored and rotated copies; possible duplicates (robust matches, docs/decisions.md §16); the
+ * version history (revert for editors); the edit form for editors and delete for deleters (./post-edit.ts).
  */
 import { api, ApiError, can, errorText, ok, PERMISSION, type Post, type Self } from '../api.ts';
 import { formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
@@ -12,7 +12,8 @@ import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
 import { postActions } from './post-actions.ts';
 
-const searchLink = (segment: string, text: string) => h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
+const searchLink = (segment: string, text: string) =>
+  h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
 
 function details(post: Post): HTMLElement {
   const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
@@ -23,19 +24,44 @@ function details(post: Post): HTMLElement {
     row(
       'Tags',
       post.tags.length
-        ? h('ul', { class: 'tags' }, post.tags.map((t) => h('li', {}, searchLink(`+${t.name}`, t.name))))
+        ? h(
+            'ul',
+            { class: 'tags' },
+            post.tags.map((t) => h('li', {}, searchLink(`+${t.name}`, t.name))),
+          )
         : h('span', { class: 'muted' }, 'none'),
     ),
-    post.tags.length ? row('About', h('span', {}, 'tag pages: ', post.tags.map((t, i) => [i ? ', ' : '', h('a', { href: `/tag/${encodeURIComponent(t.name)}` }, t.name)]).flat())) : [],
+    post.tags.length
+      ? row(
+          'About',
+          h(
+            'span',
+            {},
+            'tag pages: ',
+            post.tags
+              .map((t, i) => [i ? ', ' : '', h('a', { href: `/tag/${encodeURIComponent(t.name)}` }, t.name)])
+              .flat(),
+          ),
+        )
+      : [],
     row('Rating', searchLink(`rating:${post.rating}`, post.rating)),
-    row('Uploader', post.uploader ? searchLink(`by:${post.uploader.name}`, post.uploader.name) : h('span', { class: 'muted' }, 'none (imported)')),
+    row(
+      'Uploader',
+      post.uploader
+        ? searchLink(`by:${post.uploader.name}`, post.uploader.name)
+        : h('span', { class: 'muted' }, 'none (imported)'),
+    ),
     row('Uploaded', h('time', { datetime: post.createdAt }, formatDate(post.createdAt))),
     row('Changed', h('time', { datetime: post.updatedAt }, formatDate(post.updatedAt))),
   );
 }
 
 function similarSection(post: Post, self: Self | undefined): HTMLElement {
-  const section = h('section', { class: 'similar', 'aria-labelledby': 'similar-h' }, h('h2', { id: 'similar-h' }, 'Similar images'));
+  const section = h(
+    'section',
+    { class: 'similar', 'aria-labelledby': 'similar-h' },
+    h('h2', { id: 'similar-h' }, 'Similar images'),
+  );
   const msg = messageBox();
   section.append(msg.el);
   msg.info('Looking for similar images, mirrored and rotated copies too…');
@@ -62,7 +88,11 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
  * that the hash misses; "Merge into this" for moderators, as beside the near-duplicates.
  */
 function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElement {
-  const section = h('section', { class: 'possible-duplicates', 'aria-labelledby': 'possible-h' }, h('h2', { id: 'possible-h' }, 'Possible duplicates'));
+  const section = h(
+    'section',
+    { class: 'possible-duplicates', 'aria-labelledby': 'possible-h' },
+    h('h2', { id: 'possible-h' }, 'Possible duplicates'),
+  );
   const msg = messageBox();
   section.append(msg.el);
   void (async () => {
@@ -88,7 +118,11 @@ export async function postPage(id: string): Promise<void> {
     post = await ok(api.GET('/api/post/{id}', { params: { path: { id } } }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
-      replace(main(), pageHeading('No such post'), h('p', {}, 'This post does not exist, or it was deleted. ', h('a', { href: '/' }, 'See the newest posts.')));
+      replace(
+        main(),
+        pageHeading('No such post'),
+        h('p', {}, 'This post does not exist, or it was deleted. ', h('a', { href: '/' }, 'See the newest posts.')),
+      );
       return;
     }
     throw err;
@@ -100,11 +134,24 @@ export async function postPage(id: string): Promise<void> {
 
 function render(post: Post, self: Self | undefined, similar: HTMLElement[]): void {
   const rerender = (changed: Post) => render(changed, self, similar);
-  const title = post.text.trim() ? (post.text.length > 60 ? `${post.text.slice(0, 57)}…` : post.text) : `Post ${post.id.slice(0, 8)}`;
+  const title = post.text.trim()
+    ? post.text.length > 60
+      ? `${post.text.slice(0, 57)}…`
+      : post.text
+    : `Post ${post.id.slice(0, 8)}`;
   const figure = h(
     'figure',
     { class: 'post-image' },
-    h('a', { href: post.imageURL }, h('img', { src: post.thumbnails['1024'], alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`, width: 1024, height: 768 })),
+    h(
+      'a',
+      { href: post.imageURL },
+      h('img', {
+        src: post.thumbnails['1024'],
+        alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`,
+        width: 1024,
+        height: 768,
+      }),
+    ),
     h('figcaption', {}, h('a', { href: post.imageURL }, 'Full-size image')),
   );
   const editing = can(self, PERMISSION.edit);
@@ -120,7 +167,14 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
       editing ? editForm(post, rerender) : null,
       can(self, PERMISSION.delete) ? deleteControl(post) : null,
       self && !can(self, PERMISSION.delete) ? deletionRequestForm(post) : null,
-      !self ? h('p', { class: 'muted' }, h('a', { href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'), ' to edit this post.') : null,
+      !self
+        ? h(
+            'p',
+            { class: 'muted' },
+            h('a', { href: `/login?next=${encodeURIComponent(location.pathname)}` }, 'Log in'),
+            ' to edit this post.',
+          )
+        : null,
     ),
   );
   const history = historySection(post, editing, rerender);

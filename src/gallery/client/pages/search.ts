@@ -20,7 +20,13 @@ function facetList(title: string, entries: { label: string; count: number; href:
     'section',
     { class: 'facet', 'aria-label': title },
     h('h2', {}, title),
-    h('ul', {}, entries.map((e) => h('li', {}, h('a', { href: e.href }, e.label), ' ', h('span', { class: 'n' }, String(e.count))))),
+    h(
+      'ul',
+      {},
+      entries.map((e) =>
+        h('li', {}, h('a', { href: e.href }, e.label), ' ', h('span', { class: 'n' }, String(e.count))),
+      ),
+    ),
   );
 }
 
@@ -30,9 +36,26 @@ function facetsAside(q: string, facets: Facets | undefined): HTMLElement {
   return h(
     'aside',
     { class: 'facets', 'aria-label': 'Refine' },
-    facetList('Tags', (facets.tags ?? []).map((t) => ({ label: t.name, count: t.count, href: searchHref(withSegment(q, `+${t.name}`)) }))),
-    facetList('Rating', ratings.map(([r, n]) => ({ label: r, count: n, href: searchHref(withSegment(q, `rating:${r}`)) }))),
-    facetList('Uploader', (facets.uploader ?? []).map((u) => ({ label: u.name, count: u.count, href: searchHref(withSegment(q, `by:${u.name}`)) }))),
+    facetList(
+      'Tags',
+      (facets.tags ?? []).map((t) => ({
+        label: t.name,
+        count: t.count,
+        href: searchHref(withSegment(q, `+${t.name}`)),
+      })),
+    ),
+    facetList(
+      'Rating',
+      ratings.map(([r, n]) => ({ label: r, count: n, href: searchHref(withSegment(q, `rating:${r}`)) })),
+    ),
+    facetList(
+      'Uploader',
+      (facets.uploader ?? []).map((u) => ({
+        label: u.name,
+        count: u.count,
+        href: searchHref(withSegment(q, `by:${u.name}`)),
+      })),
+    ),
   );
 }
 
@@ -40,8 +63,15 @@ export async function searchPage(): Promise<void> {
   const q = new URLSearchParams(location.search).get('q') ?? '';
   const page = currentPage();
   const parsed = parseQuery(q);
-  const body = { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order, facets: ['tags' as const, 'rating' as const, 'uploader' as const] };
-  const result = await ok(api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }));
+  const body = {
+    conditions: parsed.conditions,
+    orderBy: parsed.orderBy,
+    order: parsed.order,
+    facets: ['tags' as const, 'rating' as const, 'uploader' as const],
+  };
+  const result = await ok(
+    api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }),
+  );
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
   const items = shown.map((img) => ({
@@ -52,12 +82,25 @@ export async function searchPage(): Promise<void> {
   replace(
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
-    parsed.problems.length ? h('p', { class: 'error', role: 'alert' }, `Not understood: ${parsed.problems.join(', ')}`) : null,
-    h('p', { class: 'count', role: 'status' }, `${total} ${total === 1 ? 'post matches' : 'posts match'}`, hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : ''),
+    parsed.problems.length
+      ? h('p', { class: 'error', role: 'alert' }, `Not understood: ${parsed.problems.join(', ')}`)
+      : null,
+    h(
+      'p',
+      { class: 'count', role: 'status' },
+      `${total} ${total === 1 ? 'post matches' : 'posts match'}`,
+      hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
+    ),
     h(
       'div',
       { class: 'results' },
-      items.length ? grid(items, 'Search results') : h('p', { class: 'empty' }, 'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).'),
+      items.length
+        ? grid(items, 'Search results')
+        : h(
+            'p',
+            { class: 'empty' },
+            'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).',
+          ),
       facetsAside(q, facets),
     ),
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),

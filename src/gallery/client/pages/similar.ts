@@ -1,4 +1,6 @@
-/** `/similar`: drop a picture, see the posts that look like it (mirrored and rotated copies too) with their distance. */
+/**
+ * `/similar`: drop a picture, see the posts that look like it (mirrored and rotated copies too) with their distance.
+ */
 import { errorText } from '../api.ts';
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { dropZone } from '../drop.ts';
@@ -7,9 +9,24 @@ import { findSimilar, noMatches, similarGrid } from '../similar-list.ts';
 export async function similarPage(): Promise<void> {
   const msg = messageBox();
   const drop = dropZone('similar-image', 'Picture to compare');
-  const maxDiff = h('input', { id: 'max-diff', name: 'maxDiff', type: 'number', min: 0, max: 11, value: 8, inputmode: 'numeric' });
+  const maxDiff = h('input', {
+    id: 'max-diff',
+    name: 'maxDiff',
+    type: 'number',
+    min: 0,
+    max: 11,
+    value: 8,
+    inputmode: 'numeric',
+  });
   const results = h('section', { class: 'results-only', 'aria-label': 'Matches' });
-  const form = h('form', { class: 'stack' }, drop.el, field(maxDiff, 'Most differing bits (0 to 11)'), h('button', { type: 'submit' }, 'Find similar'), msg.el);
+  const form = h(
+    'form',
+    { class: 'stack' },
+    drop.el,
+    field(maxDiff, 'Most differing bits (0 to 11)'),
+    h('button', { type: 'submit' }, 'Find similar'),
+    msg.el,
+  );
   const search = async () => {
     const file = drop.file();
     if (!file) {
@@ -33,5 +50,11 @@ export async function similarPage(): Promise<void> {
     e.preventDefault();
     void search();
   });
-  replace(main(), pageHeading('Find similar images'), h('p', {}, 'Mirrored and rotated copies are found too.'), form, results);
+  replace(
+    main(),
+    pageHeading('Find similar images'),
+    h('p', {}, 'Mirrored and rotated copies are found too.'),
+    form,
+    results,
+  );
 }

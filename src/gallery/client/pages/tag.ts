@@ -12,7 +12,12 @@ const NEWEST = 12;
 const tagLink = (name: string) => h('a', { href: `/tag/${encodeURIComponent(name)}` }, name);
 
 /** A list of tag names, each with a remove button when `remove` is given. */
-function tagList(label: string, names: string[], remove?: (name: string) => Promise<unknown>, after?: () => void): HTMLElement {
+function tagList(
+  label: string,
+  names: string[],
+  remove?: (name: string) => Promise<unknown>,
+  after?: () => void,
+): HTMLElement {
   if (!names.length) return h('p', { class: 'muted' }, 'none');
   return h(
     'ul',
@@ -23,7 +28,16 @@ function tagList(label: string, names: string[], remove?: (name: string) => Prom
         {},
         tagLink(n),
         remove
-          ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `Remove ${n} from ${label.toLowerCase()}`, onclick: () => void remove(n).then(after, () => {}) }, '×')
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small',
+                'aria-label': `Remove ${n} from ${label.toLowerCase()}`,
+                onclick: () => void remove(n).then(after, () => {}),
+              },
+              '×',
+            )
           : null,
       ),
     ),
@@ -31,7 +45,14 @@ function tagList(label: string, names: string[], remove?: (name: string) => Prom
 }
 
 /** One small form: a tag name and a button; `run` gets the trimmed name. */
-function addForm(id: string, label: string, button: string, run: (value: string) => Promise<unknown>, msg: ReturnType<typeof messageBox>, after: () => void): HTMLElement {
+function addForm(
+  id: string,
+  label: string,
+  button: string,
+  run: (value: string) => Promise<unknown>,
+  msg: ReturnType<typeof messageBox>,
+  after: () => void,
+): HTMLElement {
   const input = h('input', { id, name: id, autocomplete: 'off', required: true, maxlength: 64 });
   const form = h('form', { class: 'inline-form' }, ...field(input, label), h('button', { type: 'submit' }, button));
   form.addEventListener('submit', async (e) => {
@@ -53,7 +74,16 @@ export async function tagPage(name: string, note?: string): Promise<void> {
     tag = await ok(api.GET('/api/tag/{name}', { params: { path: { name } } }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
-      replace(main(), pageHeading(`Tag ${name}`), h('p', {}, 'No post carries this tag. ', h('a', { href: `/search?q=${encodeURIComponent(`+${name}`)}` }, 'Search for it.')));
+      replace(
+        main(),
+        pageHeading(`Tag ${name}`),
+        h(
+          'p',
+          {},
+          'No post carries this tag. ',
+          h('a', { href: `/search?q=${encodeURIComponent(`+${name}`)}` }, 'Search for it.'),
+        ),
+      );
       return;
     }
     throw err;
@@ -61,7 +91,10 @@ export async function tagPage(name: string, note?: string): Promise<void> {
   const self: Self | undefined = await currentUser().catch(() => undefined);
   const governs = can(self, PERMISSION.tags);
   const newest = await ok(
-    api.POST('/image/search', { params: { query: { offset: 0, limit: NEWEST } }, body: { conditions: [{ type: 'tagInclude', value: name }], orderBy: 'uploadDate', order: 'desc' } }),
+    api.POST('/image/search', {
+      params: { query: { offset: 0, limit: NEWEST } },
+      body: { conditions: [{ type: 'tagInclude', value: name }], orderBy: 'uploadDate', order: 'desc' },
+    }),
   );
   const msg = messageBox();
   const redraw = (said: string) => () => void tagPage(name, said).catch((err) => msg.error(errorText(err)));
@@ -71,14 +104,25 @@ export async function tagPage(name: string, note?: string): Promise<void> {
       msg.error(errorText(err));
       throw err;
     });
-  const removeAlias = (alias: string) => removing(() => ok(api.DELETE('/api/tag/{name}/alias', { params: { path: { name: alias } } })));
-  const removeImplied = (other: string) => removing(() => ok(api.DELETE('/api/tag/{name}/implies/{other}', { params: { path: { name, other } } })));
+  const removeAlias = (alias: string) =>
+    removing(() => ok(api.DELETE('/api/tag/{name}/alias', { params: { path: { name: alias } } })));
+  const removeImplied = (other: string) =>
+    removing(() => ok(api.DELETE('/api/tag/{name}/implies/{other}', { params: { path: { name, other } } })));
 
-  const items = newest.data.images.map((img) => ({ href: `/post/${img.id}`, thumbnail: img.thumbnailUrl, alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`) }));
+  const items = newest.data.images.map((img) => ({
+    href: `/post/${img.id}`,
+    thumbnail: img.thumbnailUrl,
+    alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
+  }));
   replace(
     main(),
     pageHeading(`Tag ${tag.name}`),
-    h('p', { class: 'count' }, `${tag.count} ${tag.count === 1 ? 'post' : 'posts'} · `, h('a', { href: `/search?q=${encodeURIComponent(`+${tag.name}`)}` }, 'search all')),
+    h(
+      'p',
+      { class: 'count' },
+      `${tag.count} ${tag.count === 1 ? 'post' : 'posts'} · `,
+      h('a', { href: `/search?q=${encodeURIComponent(`+${tag.name}`)}` }, 'search all'),
+    ),
     h(
       'dl',
       { class: 'details tag-details' },
@@ -94,8 +138,23 @@ export async function tagPage(name: string, note?: string): Promise<void> {
           'section',
           { class: 'governance', 'aria-labelledby': 'govern-h' },
           h('h2', { id: 'govern-h' }, 'Govern this tag'),
-          addForm('alias-name', 'New alias of this tag', 'Add alias', (alias) => ok(api.PUT('/api/tag/{name}/alias', { params: { path: { name: alias } }, body: { target: name } })), msg, redraw('Alias added.')),
-          addForm('implied-name', 'This tag implies', 'Add implication', (other) => ok(api.PUT('/api/tag/{name}/implies/{other}', { params: { path: { name, other } } })), msg, redraw('Implication added; existing posts follow in the background.')),
+          addForm(
+            'alias-name',
+            'New alias of this tag',
+            'Add alias',
+            (alias) =>
+              ok(api.PUT('/api/tag/{name}/alias', { params: { path: { name: alias } }, body: { target: name } })),
+            msg,
+            redraw('Alias added.'),
+          ),
+          addForm(
+            'implied-name',
+            'This tag implies',
+            'Add implication',
+            (other) => ok(api.PUT('/api/tag/{name}/implies/{other}', { params: { path: { name, other } } })),
+            msg,
+            redraw('Implication added; existing posts follow in the background.'),
+          ),
         )
       : null,
     msg.el,

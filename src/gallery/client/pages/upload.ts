@@ -18,11 +18,19 @@ type Duplicates = Schemas['DuplicateMatches'];
 export async function uploadPage(): Promise<void> {
   const self = await currentUser();
   if (!self) {
-    replace(main(), pageHeading('Upload'), h('p', {}, h('a', { href: '/login?next=/upload' }, 'Log in'), ' to upload pictures.'));
+    replace(
+      main(),
+      pageHeading('Upload'),
+      h('p', {}, h('a', { href: '/login?next=/upload' }, 'Log in'), ' to upload pictures.'),
+    );
     return;
   }
   if (!can(self, PERMISSION.create)) {
-    replace(main(), pageHeading('Upload'), h('p', { class: 'error', role: 'alert' }, 'Your account does not have permission to upload.'));
+    replace(
+      main(),
+      pageHeading('Upload'),
+      h('p', { class: 'error', role: 'alert' }, 'Your account does not have permission to upload.'),
+    );
     return;
   }
   const msg = messageBox();
@@ -31,16 +39,7 @@ export async function uploadPage(): Promise<void> {
   const duplicates = h('section', { class: 'duplicates', 'aria-live': 'polite' });
   const possible = h('section', { class: 'possible-duplicates', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Upload');
-  const form = h(
-    'form',
-    { class: 'stack' },
-    drop.el,
-    fields.nodes,
-    submit,
-    msg.el,
-    duplicates,
-    possible,
-  );
+  const form = h('form', { class: 'stack' }, drop.el, fields.nodes, submit, msg.el, duplicates, possible);
   // Only the answer for the picture chosen last is shown.
   let chosen = 0;
   drop.onChange(() => {
@@ -59,7 +58,11 @@ export async function uploadPage(): Promise<void> {
       replace(
         possible,
         h('h2', {}, 'Possible duplicates'),
-        h('p', {}, 'These posts may show the same picture (perhaps cropped, framed or captioned). You can still upload.'),
+        h(
+          'p',
+          {},
+          'These posts may show the same picture (perhaps cropped, framed or captioned). You can still upload.',
+        ),
         similar.length ? similarGrid(similar, 'Near-duplicates by the image hash') : null,
         robust.length ? robustGrid(robust, 'Possible duplicates') : null,
       );
@@ -94,7 +97,8 @@ export async function uploadPage(): Promise<void> {
       );
       location.assign(`/post/${created.id}`);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409 && Array.isArray(err.body)) showDuplicates(err.body as Duplicates);
+      if (err instanceof ApiError && err.status === 409 && Array.isArray(err.body))
+        showDuplicates(err.body as Duplicates);
       else msg.error(errorText(err));
     } finally {
       submit.disabled = false;
@@ -104,13 +108,22 @@ export async function uploadPage(): Promise<void> {
   function showDuplicates(matches: Duplicates): void {
     // The refusal lists the near-duplicates itself; the hint before sending would repeat them.
     possible.replaceChildren();
-    msg.error(`This picture looks like ${matches.length === 1 ? 'a post that is' : `${matches.length} posts that are`} already here.`);
+    msg.error(
+      `This picture looks like ${matches.length === 1 ? 'a post that is' : `${matches.length} posts that are`} already here.`,
+    );
     const anyway = h('button', { type: 'button', id: 'upload-anyway' }, 'Upload anyway');
     anyway.addEventListener('click', () => void send(true));
     replace(
       duplicates,
       h('h2', {}, 'Near-duplicates'),
-      grid(matches.map((m) => ({ href: `/post/${m.id}`, thumbnail: thumbnailOf(m.imageURL, m.id), alt: `Existing post ${m.id.slice(0, 8)}` })), 'Near-duplicates'),
+      grid(
+        matches.map((m) => ({
+          href: `/post/${m.id}`,
+          thumbnail: thumbnailOf(m.imageURL, m.id),
+          alt: `Existing post ${m.id.slice(0, 8)}`,
+        })),
+        'Near-duplicates',
+      ),
       h('p', {}, anyway, ' ', h('small', {}, 'if this is really a different picture.')),
     );
     anyway.focus();
