@@ -8,8 +8,8 @@ import {
   mediaStoreEnv,
   startManagedS3,
   stopManagedS3,
-  type ManagedS3Options,
 } from '../../src/dev-services/s3proxy/managed-s3.ts';
+import type { ManagedS3Options } from '../../src/dev-services/s3proxy/layout.ts';
 import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
 /**
