@@ -1,11 +1,22 @@
-import { GROUPS, type Setting } from './define.ts';
-import { ALL_SETTINGS } from './settings.ts';
+import { GROUPS, type Setting, settingsOf } from './define.ts';
+import { DEV_SERVICE_SETTINGS } from './dev-service-settings.ts';
+import { AWS_SDK_QUIET, S3_SETTINGS } from './s3-settings.ts';
+import { CLI_DEBUG, SETTINGS } from './settings.ts';
 
 /**
  * The configuration reference, docs/configuration.md, written from the declarations
- * (src/config/settings.ts) by `npm run docs:config`; test/foundation/config-docs.test.ts fails when
- * the committed file differs from what this gives.
+ * (src/config/settings.ts, s3-settings.ts, dev-service-settings.ts) by `npm run docs:config`;
+ * test/foundation/config-docs.test.ts fails when the committed file differs from what this gives.
  */
+
+/** Every declared setting, for the reference: the configuration's, the S3 store's, the others, the dev services'. */
+export const ALL_SETTINGS: readonly Setting<unknown>[] = [
+  ...settingsOf(SETTINGS),
+  ...settingsOf(S3_SETTINGS),
+  AWS_SDK_QUIET,
+  CLI_DEBUG,
+  ...settingsOf(DEV_SERVICE_SETTINGS),
+];
 
 export const REFERENCE_FILE = 'docs/configuration.md';
 export const REFERENCE_COMMAND = 'npm run docs:config';
