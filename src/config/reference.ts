@@ -34,12 +34,13 @@ export function renderConfigReference(settings: readonly Setting<unknown>[] = AL
   const out = [
     '# Configuration reference',
     '',
-    `<!-- Generated from src/config/settings.ts by \`${REFERENCE_COMMAND}\`: edit the declarations there, ` +
+    `<!-- Generated from src/config/*settings.ts by \`${REFERENCE_COMMAND}\`: edit the declarations there, ` +
       'not this file. -->',
     '',
     'imgpost reads its configuration from environment variables, once, at start-up; no other code reads',
-    'the environment. Each variable is declared once, in `src/config/settings.ts` (its name, what it',
-    'accepts, its default and the line below), and the `Config` type the code sees is derived from those',
+    "the environment. Each variable is declared once, in `src/config/settings.ts` (the S3 store's in",
+    "`s3-settings.ts`, the development services' in `dev-service-settings.ts`): its name, what it",
+    'accepts, its default and the line below. The `Config` type the code sees is derived from those',
     'declarations. An empty variable counts as unset. A bad value stops start-up with one line naming it,',
     '`invalid configuration: NAME="value": why` (the command line then exits with code 2).',
     '',
