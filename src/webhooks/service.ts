@@ -2,10 +2,11 @@
  * Webhook management (docs/decisions.md §8): each user manages only their own webhooks (anyone else's is
  * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
  */
+import { isUtf8 } from 'node:buffer';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
-import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-data.ts';
+import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-data.ts';
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
@@ -79,12 +80,19 @@ function compiled(source: string): CompiledTemplate {
 /** A rendered body that cannot be sent: not JSON, or too large. */
 export class RenderedBodyError extends Error {}
 
+/** Go's unicode.IsSpace: an all-space template is no template, as strings.TrimSpace made it in the original. */
+const ALL_SPACE = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
 /**
- * Renders `template` (or the default) with `data`; returns the body or throws TemplateError for
- * parse and runtime errors, or RenderedBodyError for a body that is not sendable JSON.
+ * Renders `template` (or the default) with `data`, with the one engine previews, saves and
+ * deliveries all use; returns the body or throws TemplateError for parse and runtime errors, or
+ * RenderedBodyError for a body that is not sendable JSON (or not UTF-8, which Go would have sent).
  */
-export function renderBody(template: string | null | undefined, data: TemplateRoot): string {
-  const body = compiled(template ?? DEFAULT_TEMPLATE).render(data);
+export function renderBody(template: string | null | undefined, data: EventPayload): string {
+  const source = template == null || ALL_SPACE.test(template) ? DEFAULT_TEMPLATE : template;
+  const bytes = Buffer.from(compiled(source).render(data.value), 'latin1');
+  if (!isUtf8(bytes)) throw new RenderedBodyError('rendered body is not valid UTF-8');
+  const body = bytes.toString('utf8');
   const problem = checkRenderedBody(body);
   if (problem) throw new RenderedBodyError(problem);
   return body;

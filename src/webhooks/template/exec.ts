@@ -1,0 +1,355 @@
+/**
+ * Executes a template set against typed data, a port of Go's text/template exec.go (Go 1.19):
+ * the same pipeline, variable, dot and field rules, the same type checks on function arguments,
+ * and a failure wherever Go fails. Every loop is metered against TEMPLATE_LIMITS, so a render
+ * ends quickly with a TemplateError whatever the template.
+ */
+import { describeArg, type Arg, type Command, type IfNode, type Node, type Pipe, type RangeNode } from './ast.ts';
+import { FUNCTIONS, type ParamType } from './builtins.ts';
+import { sliceItems, sortedMapEntries } from './collections.ts';
+import { Failure, TEMPLATE_LIMITS, errorAt, fail, meter, withMeter, type TemplateError } from './errors.ts';
+import { sprint } from './fmt.ts';
+import { evalField } from './fields.ts';
+import { MAIN_TEMPLATE, type TemplateSet } from './parser.ts';
+import { T, canBeNil, indirect, indirectInterface, isTrue, str, toBytes, val, zero, type RV, type Value } from './types.ts';
+
+/** Marks "no value piped in" for a command (Go's missingVal), distinct from an invalid value. */
+const MISSING: unique symbol = Symbol('missing');
+type Final = RV | typeof MISSING;
+
+/** How a list stopped early: a {{break}} or {{continue}} travelling up to its {{range}}. */
+type Signal = 'break' | 'continue' | null;
+
+/** Renders the set's main template; the output is a byte string. */
+export function execute(source: string, set: TemplateSet, data: Value): string {
+  const state = new State(set, data);
+  try {
+    withMeter(() => state.walkList(data, set.get(MAIN_TEMPLATE) ?? []));
+  } catch (e) {
+    if (e instanceof Failure) throw state.error(source, e.message);
+    // Parse depth bounds recursion, but never let a stack overflow escape as a crash.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw state.error(source, 'template too complex');
+    throw e;
+  }
+  return state.out.join('');
+}
+
+/** text/template's printableValue, as the `any` handed to fmt: pointers followed, nothing is "<no value>". */
+export function printable(v: RV): RV {
+  if (v === null) return str('<no value>');
+  if (v.t.kind === 'ptr') v = indirect(v)[0];
+  return v.t.kind === 'interface' ? (v.v as Value | null) : v;
+}
+
+class State {
+  readonly out: string[] = [];
+  private outBytes = 0;
+  private iterations = 0;
+  private depth = 0;
+  /** Offset of the node being evaluated, for error positions (Go's state.at). */
+  private pos = 0;
+  private vars: { name: string; value: RV }[];
+
+  constructor(
+    private readonly set: TemplateSet,
+    data: Value,
+  ) {
+    this.vars = [{ name: '$', value: data }];
+  }
+
+  error(source: string, reason: string): TemplateError {
+    return errorAt(source, this.pos, reason);
+  }
+
+  private at(pos: number, cost = 1): void {
+    this.pos = pos;
+    meter.charge(cost);
+  }
+
+  private write(s: string): void {
+    this.outBytes += s.length;
+    if (this.outBytes > TEMPLATE_LIMITS.maxOutputBytes) fail(`output exceeds ${TEMPLATE_LIMITS.maxOutputBytes} bytes`);
+    this.out.push(s);
+  }
+
+  walkList(dot: RV, list: Node[]): Signal {
+    for (const node of list) {
+      const signal = this.walk(dot, node);
+      if (signal) return signal;
+    }
+    return null;
+  }
+
+  private walk(dot: RV, node: Node): Signal {
+    this.at(node.pos);
+    switch (node.kind) {
+      case 'text':
+        this.write(node.text);
+        return null;
+      case 'action': {
+        const value = this.evalPipeline(dot, node.pipe);
+        if (node.pipe.decl.length === 0) {
+          this.at(node.pos);
+          this.write(sprint([printable(value)]));
+        }
+        return null;
+      }
+      case 'if':
+      case 'with':
+        return this.walkIf(dot, node);
+      case 'range':
+        return this.walkRange(dot, node);
+      case 'template':
+        return this.walkTemplate(dot, node);
+      case 'break':
+      case 'continue':
+        return node.kind;
+    }
+  }
+
+  private walkIf(dot: RV, node: IfNode): Signal {
+    const mark = this.vars.length;
+    try {
+      for (const { pipe, list } of node.branches) {
+        const value = this.evalPipeline(dot, pipe);
+        if (isTrue(indirectInterface(value))) return this.walkList(node.kind === 'with' ? value : dot, list);
+      }
+      return node.elseList ? this.walkList(dot, node.elseList) : null;
+    } finally {
+      this.vars.length = mark;
+    }
+  }
+
+  private walkRange(dot: RV, node: RangeNode): Signal {
+    this.at(node.pos);
+    const outer = this.vars.length;
+    try {
+      const piped = this.evalPipeline(dot, node.pipe);
+      const value = piped === null ? null : indirect(piped)[0];
+      const mark = this.vars.length;
+      const one = (index: RV, elem: RV): Signal => {
+        this.at(node.pos);
+        if (++this.iterations > TEMPLATE_LIMITS.maxRangeIterations) {
+          fail(`range iterations exceed ${TEMPLATE_LIMITS.maxRangeIterations}`);
+        }
+        if (node.pipe.decl.length > 0) this.vars[this.vars.length - 1].value = elem;
+        if (node.pipe.decl.length > 1) this.vars[this.vars.length - 2].value = index;
+        const signal = this.walkList(elem, node.list);
+        this.vars.length = mark;
+        return signal;
+      };
+      let items: [RV, RV][] = [];
+      if (value !== null) {
+        if (value.t.kind === 'slice') items = sliceItems(value).map((e, i) => [val(T.int, BigInt(i)), e]);
+        else if (value.t.kind === 'map') items = sortedMapEntries(value);
+        else fail(`range can't iterate over ${sprint([value])}`);
+      }
+      for (const [index, elem] of items) if (one(index, elem) === 'break') break;
+      if (items.length === 0 && node.elseList) return this.walkList(dot, node.elseList);
+      return null;
+    } finally {
+      this.vars.length = outer;
+    }
+  }
+
+  private walkTemplate(dot: RV, node: Extract<Node, { kind: 'template' }>): Signal {
+    const tree = this.set.get(toBytes(node.name)) ?? this.set.get(node.name);
+    if (!tree) fail(`template ${JSON.stringify(node.name)} not defined`);
+    if (this.depth >= TEMPLATE_LIMITS.maxDepth) fail(`exceeded maximum template depth (${TEMPLATE_LIMITS.maxDepth})`);
+    // Variables declared by the pipeline persist; the template itself sees only $.
+    const newDot = node.pipe ? this.evalPipeline(dot, node.pipe) : null;
+    const saved = this.vars;
+    this.vars = [{ name: '$', value: newDot }];
+    this.depth++;
+    try {
+      this.walkList(newDot, tree);
+    } finally {
+      this.depth--;
+      this.vars = saved;
+    }
+    return null;
+  }
+
+  private evalPipeline(dot: RV, pipe: Pipe): RV {
+    this.at(pipe.pos);
+    let value: Final = MISSING;
+    for (const cmd of pipe.cmds) {
+      value = this.evalCommand(dot, cmd, value);
+      // A value of type interface {} is replaced by what it holds.
+      if (value !== null && value.t.kind === 'interface') value = value.v as RV;
+    }
+    const result = value as RV;
+    for (const name of pipe.decl) {
+      if (pipe.isAssign) this.setVar(name, result);
+      else this.vars.push({ name, value: result });
+    }
+    return result;
+  }
+
+  private setVar(name: string, value: RV): void {
+    for (let i = this.vars.length - 1; i >= 0; i--) {
+      if (this.vars[i].name === name) {
+        this.vars[i].value = value;
+        return;
+      }
+    }
+    fail(`undefined variable: ${name}`);
+  }
+
+  private varValue(name: string): RV {
+    for (let i = this.vars.length - 1; i >= 0; i--) if (this.vars[i].name === name) return this.vars[i].value;
+    return fail(`undefined variable: ${name}`);
+  }
+
+  private notAFunction(args: Arg[], final: Final): void {
+    if (args.length > 1 || final !== MISSING) fail(`can't give argument to non-function ${describeArg(args[0])}`);
+  }
+
+  private evalCommand(dot: RV, cmd: Command, final: Final): RV {
+    const first = cmd.args[0];
+    switch (first.kind) {
+      case 'field':
+        return this.evalFieldChain(dot, first.pos, first.names, cmd.args, final);
+      case 'chain':
+        return this.evalChain(dot, first, cmd.args, final);
+      case 'identifier':
+        return this.evalFunction(dot, first, cmd.args, final);
+      case 'pipe':
+        this.notAFunction(cmd.args, final);
+        return this.evalPipeline(dot, first.pipe);
+      case 'variable':
+        return this.evalVariable(dot, first, cmd.args, final);
+    }
+    this.at(first.pos);
+    this.notAFunction(cmd.args, final);
+    if (first.kind === 'nil') fail('nil is not a command');
+    return this.constant(dot, first);
+  }
+
+  private constant(dot: RV, a: Arg): RV {
+    switch (a.kind) {
+      case 'bool':
+        return val(T.bool, a.value);
+      case 'dot':
+        return dot;
+      case 'number': {
+        const c = a.literal.value;
+        return 'error' in c ? fail(c.error) : c;
+      }
+      case 'string':
+        return val(T.string, a.value);
+    }
+    return fail(`can't evaluate command ${describeArg(a)}`);
+  }
+
+  private evalFieldChain(receiver: RV, pos: number, names: string[], args: Arg[], final: Final): RV {
+    this.at(pos);
+    const n = names.length;
+    for (let i = 0; i < n - 1; i++) receiver = evalField(names[i], false, receiver);
+    return evalField(names[n - 1], args.length > 1 || final !== MISSING, receiver);
+  }
+
+  private evalChain(dot: RV, chain: Extract<Arg, { kind: 'chain' }>, args: Arg[], final: Final): RV {
+    this.at(chain.pos);
+    if (chain.node.kind === 'nil') fail(`indirection through explicit nil in ${describeArg(chain)}`);
+    const receiver = this.evalArg(dot, null, chain.node) as RV;
+    return this.evalFieldChain(receiver, chain.pos, chain.fields, args, final);
+  }
+
+  private evalVariable(dot: RV, v: Extract<Arg, { kind: 'variable' }>, args: Arg[], final: Final): RV {
+    this.at(v.pos);
+    const value = this.varValue(v.name);
+    if (v.fields.length === 0) {
+      this.notAFunction(args, final);
+      return value;
+    }
+    return this.evalFieldChain(value, v.pos, v.fields, args, final);
+  }
+
+  /** exec.go's validateType: what a parameter of type `typ` receives (null: no type, as for a chain). */
+  private validateType(value: RV, typ: ParamType | null): RV | string {
+    if (value === null) {
+      if (typ === null) return null;
+      if (typ === 'any') return null; // a nil interface {}
+      return fail(`invalid value; expected ${typ === 'value' ? 'reflect.Value' : 'string'}`);
+    }
+    if (typ === 'string') {
+      if (value.t === T.string || value.t.name === 'string') return value.v as string;
+      if (value.t.kind === 'interface' && value.v !== null && (value.v as Value).t.name === 'string') {
+        return (value.v as Value).v as string;
+      }
+      return fail(`wrong type for value; expected string; got ${value.t.name}`);
+    }
+    // An interface {} parameter receives what an interface value holds.
+    if (typ === 'any' && value.t.kind === 'interface') return value.v as RV;
+    return value;
+  }
+
+  private evalArg(dot: RV, typ: ParamType | null, a: Arg): RV | string {
+    this.at(a.pos);
+    switch (a.kind) {
+      case 'dot':
+        return this.validateType(dot, typ);
+      case 'nil':
+        if (typ === 'any') return null;
+        return fail(`cannot assign nil to ${typ === 'value' ? 'reflect.Value' : typ}`);
+      case 'field':
+        return this.validateType(this.evalFieldChain(dot, a.pos, a.names, [a], MISSING), typ);
+      case 'variable':
+        return this.validateType(this.evalVariable(dot, a, [a], MISSING), typ);
+      case 'pipe':
+        return this.validateType(this.evalPipeline(dot, a.pipe), typ);
+      case 'identifier':
+        return this.validateType(this.evalFunction(dot, a, [a], MISSING), typ);
+      case 'chain':
+        return this.validateType(this.evalChain(dot, a, [a], MISSING), typ);
+    }
+    if (typ === 'string') {
+      if (a.kind === 'string') return a.value;
+      return fail(`expected string; found ${describeArg(a)}`);
+    }
+    const c = this.constant(dot, a);
+    return typ === 'any' || typ === 'value' ? c : c;
+  }
+
+  private evalFunction(dot: RV, ident: Extract<Arg, { kind: 'identifier' }>, args: Arg[], final: Final): RV {
+    this.at(ident.pos);
+    const { name } = ident;
+    const fn = FUNCTIONS[name];
+    const argNodes = args.slice(1);
+    const numIn = argNodes.length + (final === MISSING ? 0 : 1);
+    const numFixed = fn.variadic ? fn.params.length - 1 : argNodes.length;
+    if (fn.variadic) {
+      if (numIn < numFixed) {
+        fail(`wrong number of args for ${name}: want at least ${fn.params.length - 1} got ${argNodes.length}`);
+      }
+    } else if (numIn !== fn.params.length) {
+      fail(`wrong number of args for ${name}: want ${fn.params.length} got ${numIn}`);
+    }
+    if (name === 'and' || name === 'or') {
+      // Go evaluates and/or lazily: the first decisive operand wins, else the last one.
+      let v: RV = null;
+      for (const a of argNodes) {
+        v = this.evalArg(dot, 'value', a) as RV;
+        if (isTrue(indirectInterface(v)) === (name === 'or')) return v;
+      }
+      if (final !== MISSING) v = this.validateType(final, 'value') as RV;
+      return v;
+    }
+    const paramType = (i: number): ParamType =>
+      fn.variadic && i >= fn.params.length - 1 ? fn.params[fn.params.length - 1] : fn.params[i];
+    const argv: (RV | string)[] = [];
+    for (let i = 0; i < argNodes.length; i++) argv.push(this.evalArg(dot, paramType(i), argNodes[i]));
+    if (final !== MISSING) argv.push(this.validateType(final, paramType(numIn - 1)));
+    this.at(ident.pos);
+    try {
+      return fn.call(argv);
+    } catch (e) {
+      if (e instanceof Failure) fail(`error calling ${name}: ${e.message}`);
+      throw e;
+    }
+  }
+}
+
+// Kept for callers that build zero values of parameter types.
+export const zeroOf = (typ: ParamType): RV => (typ === 'any' && canBeNil(T.any) ? zero(T.any) : null);
