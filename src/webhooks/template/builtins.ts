@@ -48,23 +48,23 @@ const toStr = (s: string): Value => str(s);
 export const FUNCTIONS: Readonly<Record<string, TemplateFunction>> = Object.freeze({
   and: fn(['value', 'value'], true, lazy),
   or: fn(['value', 'value'], true, lazy),
-  call: fn(['value', 'value'], true, ([f]: Value[]) => callFunction(f)),
+  call: fn(['value', 'value'], true, ([f]: RV[]) => callFunction(f)),
   html: fn(['any'], true, (args: RV[]) => toStr(escapeHTML(evalArgs(args)))),
-  index: fn(['value', 'value'], true, ([item, ...keys]: Value[]) => index(item, keys)),
-  slice: fn(['value', 'value'], true, ([item, ...idx]: Value[]) => slice(item, idx)),
+  index: fn(['value', 'value'], true, ([item, ...keys]: RV[]) => index(item, keys)),
+  slice: fn(['value', 'value'], true, ([item, ...idx]: RV[]) => slice(item, idx)),
   js: fn(['any'], true, (args: RV[]) => toStr(escapeJS(evalArgs(args)))),
-  len: fn(['value'], false, ([item]: Value[]) => length(item)),
-  not: fn(['value'], false, ([a]: Value[]) => bool(!isTrue(indirectInterface(a)))),
+  len: fn(['value'], false, ([item]: RV[]) => length(item)),
+  not: fn(['value'], false, ([a]: RV[]) => bool(!isTrue(indirectInterface(a)))),
   print: fn(['any'], true, (args: RV[]) => toStr(sprint(args))),
   printf: fn(['string', 'any'], true, ([format, ...args]: any[]) => toStr(sprintf(format, args))),
   println: fn(['any'], true, (args: RV[]) => toStr(sprintln(args))),
   urlquery: fn(['any'], true, (args: RV[]) => toStr(queryEscape(evalArgs(args)))),
-  eq: fn(['value', 'value'], true, ([a, ...rest]: Value[]) => bool(equal(a, rest))),
-  ne: fn(['value', 'value'], false, ([a, b]: Value[]) => bool(!equal(a, [b]))),
-  lt: fn(['value', 'value'], false, ([a, b]: Value[]) => bool(lessThan(a, b))),
-  le: fn(['value', 'value'], false, ([a, b]: Value[]) => bool(lessThan(a, b) || equal(a, [b]))),
-  gt: fn(['value', 'value'], false, ([a, b]: Value[]) => bool(!(lessThan(a, b) || equal(a, [b])))),
-  ge: fn(['value', 'value'], false, ([a, b]: Value[]) => bool(!lessThan(a, b))),
+  eq: fn(['value', 'value'], true, ([a, ...rest]: RV[]) => bool(equal(a, rest))),
+  ne: fn(['value', 'value'], false, ([a, b]: RV[]) => bool(!equal(a, [b]))),
+  lt: fn(['value', 'value'], false, ([a, b]: RV[]) => bool(lessThan(a, b))),
+  le: fn(['value', 'value'], false, ([a, b]: RV[]) => bool(lessThan(a, b) || equal(a, [b]))),
+  gt: fn(['value', 'value'], false, ([a, b]: RV[]) => bool(!(lessThan(a, b) || equal(a, [b])))),
+  ge: fn(['value', 'value'], false, ([a, b]: RV[]) => bool(!lessThan(a, b))),
   json: fn(['any'], false, ([a]: RV[]) => toStr(marshal(a))),
 });
 
@@ -75,7 +75,7 @@ function evalArgs(args: RV[]): string {
 }
 
 /** The data holds no functions, so `call` always fails, after evaluating its arguments as Go does. */
-function callFunction(f: Value): RV {
+function callFunction(f: RV): RV {
   const fnv = indirectInterface(f);
   if (fnv === null) return fail('call of nil');
   return fail(`non-function of type ${fnv.t.name}`);
@@ -89,7 +89,7 @@ function indexArg(index: RV, cap: number): number {
   return Number(x);
 }
 
-function index(item0: Value, keys: Value[]): RV {
+function index(item0: RV, keys: RV[]): RV {
   let item = indirectInterface(item0);
   if (item === null) return fail('index of untyped nil');
   for (const key0 of keys) {
@@ -118,7 +118,7 @@ function prepareKey(key: RV, keyType: string): string {
   return fail(`value has type ${key.t.name}; should be ${keyType}`);
 }
 
-function slice(item0: Value, idx: Value[]): RV {
+function slice(item0: RV, idx: RV[]): RV {
   const item = indirectInterface(item0);
   if (item === null) return fail('slice of untyped nil');
   if (idx.length > 3) fail(`too many slice indexes: ${idx.length}`);
@@ -136,7 +136,8 @@ function slice(item0: Value, idx: Value[]): RV {
   return reslice(item, bounds[0], bounds[1], idx.length === 3 ? bounds[2] : undefined);
 }
 
-function length(item0: Value): RV {
+function length(item0: RV): RV {
+  if (item0 === null) return fail('len of untyped nil');
   const [item, isNil] = indirect(item0);
   if (isNil) fail('len of nil pointer');
   if (item.t.kind === 'string' || item.t.kind === 'slice' || item.t.kind === 'map') return int(lengthOf(item));

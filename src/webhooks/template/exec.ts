@@ -11,7 +11,7 @@ import { Failure, TEMPLATE_LIMITS, errorAt, fail, meter, withMeter, type Templat
 import { sprint } from './fmt.ts';
 import { evalField } from './fields.ts';
 import { MAIN_TEMPLATE, type TemplateSet } from './parser.ts';
-import { T, canBeNil, indirect, indirectInterface, isTrue, str, toBytes, val, zero, type RV, type Value } from './types.ts';
+import { T, indirect, indirectInterface, isTrue, str, toBytes, val, type RV, type Value } from './types.ts';
 
 /** Marks "no value piped in" for a command (Go's missingVal), distinct from an invalid value. */
 const MISSING: unique symbol = Symbol('missing');
@@ -266,15 +266,17 @@ class State {
     return this.evalFieldChain(value, v.pos, v.fields, args, final);
   }
 
-  /** exec.go's validateType: what a parameter of type `typ` receives (null: no type, as for a chain). */
+  /**
+   * exec.go's validateType: what a parameter of type `typ` receives (null: no type, as for a
+   * chain). A reflect.Value or interface {} parameter takes an invalid value as it is.
+   */
   private validateType(value: RV, typ: ParamType | null): RV | string {
     if (value === null) {
-      if (typ === null) return null;
-      if (typ === 'any') return null; // a nil interface {}
-      return fail(`invalid value; expected ${typ === 'value' ? 'reflect.Value' : 'string'}`);
+      if (typ === 'string') return fail('invalid value; expected string');
+      return null;
     }
     if (typ === 'string') {
-      if (value.t === T.string || value.t.name === 'string') return value.v as string;
+      if (value.t.name === 'string') return value.v as string;
       if (value.t.kind === 'interface' && value.v !== null && (value.v as Value).t.name === 'string') {
         return (value.v as Value).v as string;
       }
@@ -291,8 +293,8 @@ class State {
       case 'dot':
         return this.validateType(dot, typ);
       case 'nil':
-        if (typ === 'any') return null;
-        return fail(`cannot assign nil to ${typ === 'value' ? 'reflect.Value' : typ}`);
+        if (typ === 'string') return fail('cannot assign nil to string');
+        return null;
       case 'field':
         return this.validateType(this.evalFieldChain(dot, a.pos, a.names, [a], MISSING), typ);
       case 'variable':
@@ -308,8 +310,7 @@ class State {
       if (a.kind === 'string') return a.value;
       return fail(`expected string; found ${describeArg(a)}`);
     }
-    const c = this.constant(dot, a);
-    return typ === 'any' || typ === 'value' ? c : c;
+    return this.constant(dot, a);
   }
 
   private evalFunction(dot: RV, ident: Extract<Arg, { kind: 'identifier' }>, args: Arg[], final: Final): RV {
@@ -350,6 +351,3 @@ class State {
     }
   }
 }
-
-// Kept for callers that build zero values of parameter types.
-export const zeroOf = (typ: ParamType): RV => (typ === 'any' && canBeNil(T.any) ? zero(T.any) : null);
