@@ -8,18 +8,7 @@
  * ISO 8601 string where the original held a time.Time.
  */
 import { appendedCap, decodedCap, makeMap, makeSlice } from './template/collections.ts';
-import {
-  T,
-  named,
-  ptr,
-  ptrTo,
-  sliceOf,
-  structOf,
-  toBytes,
-  val,
-  mapOf,
-  type Value,
-} from './template/types.ts';
+import { T, named, ptr, ptrTo, sliceOf, structOf, toBytes, val, mapOf, type Value } from './template/types.ts';
 
 /** The payload as the original's JSON has it (json tags), the form its delivery path decoded. */
 export interface PayloadJSON {
@@ -91,7 +80,10 @@ export function payloadValue(p: PayloadJSON): Value {
         ptrTo(CHANGES),
         makeMap(
           CHANGES,
-          Object.entries(d.changes).map(([k, c]) => [toBytes(k), val(VALUE_CHANGE, [anyValue(c.old), anyValue(c.new)])]),
+          Object.entries(d.changes).map(([k, c]) => [
+            toBytes(k),
+            val(VALUE_CHANGE, [anyValue(c.old), anyValue(c.new)]),
+          ]),
         ),
       )
     : val(ptrTo(CHANGES), null);

@@ -10,7 +10,13 @@ import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-da
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
-import { compileTemplate, TEMPLATE_LIMITS, TemplateError, type CompiledTemplate, type Value } from './template/index.ts';
+import {
+  compileTemplate,
+  TEMPLATE_LIMITS,
+  TemplateError,
+  type CompiledTemplate,
+  type Value,
+} from './template/index.ts';
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 

@@ -22,8 +22,10 @@ import { sampleEventData } from '../../src/webhooks/event-data.ts';
 import { payloadValue, type PayloadJSON } from '../../src/webhooks/payload-types.ts';
 import { renderTemplate } from '../../src/webhooks/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { goMissing, runGo, type GoResult } from './go-reference.ts';
+import { startReceiver } from './receiver.ts';
 import { generateTemplates } from './template-gen.ts';
 
 const SEED = 40;
@@ -39,7 +41,7 @@ let go: GoResult[];
 
 test.before(async () => {
   app = await startTestApp();
-  user = await createUser(app);
+  user = await createUser(app, 0x2 | 0x4);
   // The preview's sample data, so the same templates can go through POST /api/webhook/preview.
   payloads = Object.fromEntries(EVENTS.map((e) => [e, sampleEventData(e, app.services.config.mediaUrl).json]));
   templates = generateTemplates(SEED, TEMPLATES);
@@ -122,5 +124,61 @@ test('the preview renders the same bytes (one engine), and refuses what Go refus
   for (const c of refused.filter((_, i) => i % Math.ceil(refused.length / 20) === 0)) {
     const res = await preview(c.template, c.event);
     t.is(res.status, 400, c.template);
+  }
+});
+
+/** Go's ways with values in one JSON body: structs, int64, fmt's flags, a nil Changes, sorted keys, escapes. */
+const GO_TEMPLATE =
+  '{"fmt": {{json (printf "%v|%+v|%T|%x|%5.2q|%#U|%08.3f|%[2]d" .Uploader .Initiator .ImageID .Rating .Text 0x1F600 2.5)}}, ' +
+  '"changes": {{json .Changes}}, "data": {{json .Data}}, "print": {{json (print 100000000.0 (len .Tags) 1i)}}, ' +
+  '"tags": {{json (slice .Tags 0 1)}}, "html": {{json (html .Text)}}, "js": "{{js .Text}}", ' +
+  '"old": {{with .Changes}}{{json (index . "text").Old}}{{else}}null{{end}}{{define "u"}}{{.Username | urlquery}}{{end}}, ' +
+  '"who": "{{template "u" .Initiator}}", "n": {{$ := 1}}{{$}}}';
+
+test('a real delivery renders what the preview and Go render (one engine)', async (t) => {
+  const receiver = await startReceiver(200);
+  t.teardown(() => receiver.close());
+  const hook = (template?: string) =>
+    app.request('/api/webhook', {
+      method: 'POST',
+      headers: { ...user.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, secret: 's', events: ['create', 'update'], template }),
+    });
+  t.is((await hook()).status, 201); // the default body: the payload itself
+  const templated = await hook(GO_TEMPLATE);
+  t.is(templated.status, 201, await templated.clone().text());
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({
+      image: await randomImage(4041),
+      metadata: { text: 'first <b>"text"</b>\n', tags: ['zeta', 'alpha'], rating: 'violent' },
+    }),
+  });
+  t.is(res.status, 201);
+  const post = await res.json();
+  const put = await app.request(`/api/post/${post.id}`, {
+    method: 'PUT',
+    headers: { ...user.headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'second', tags: ['alpha', 'beta'] }),
+  });
+  t.is(put.status, 200);
+  const got = await receiver.waitFor(4);
+  for (const event of ['create', 'update'] as const) {
+    const bodies = got.filter((r) => r.headers['x-webhook-event'] === event);
+    const plain = bodies.find((r) => r.body.startsWith('{"event"'))!;
+    const templated = bodies.find((r) => r.body.startsWith('{"fmt"'))!;
+    // Go, given the very payload this delivery carried, renders the very bytes delivered.
+    const [g] = runGo({ [event]: JSON.parse(plain.body) as PayloadJSON }, [{ event, template: GO_TEMPLATE }]);
+    t.true(g.ok && g.out.equals(templated.raw), `${event}: ${templated.body}`);
+    // The preview, on its sample data, renders what Go renders on the same data.
+    const preview = await app.request('/api/webhook/preview', {
+      method: 'POST',
+      headers: { ...user.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ template: GO_TEMPLATE, event }),
+    });
+    t.is(preview.status, 200);
+    const [p] = runGo(payloads, [{ event, template: GO_TEMPLATE }]);
+    t.true(p.ok && p.out.equals(Buffer.from(((await preview.json()) as { body: string }).body, 'utf8')));
   }
 });

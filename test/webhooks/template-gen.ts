@@ -60,14 +60,74 @@ const CHANGES_FIELDS = [
 ];
 const BAD_FIELDS = ['.Nope', '.Uploader.Nope', '.Data.Nope', '.Text.Len', '.Tags.X', '.Event.Y'];
 const NUMBERS = [
-  '0', '1', '2', '-3', '42', '7', '3.5', '-2.25', '1e3', '1e6', '100000000.0', '123456789.0', '0x1F', '0o17',
-  '0b101', '017', '1_000', '0x1p4', '0x1.8p1', '1i', '2.5i', '1+2i', '-1.5-2i', "'a'", "'\\n'", "'é'", "'\\x41'",
-  '9007199254740993', '9223372036854775807', '-9223372036854775808', '9223372036854775808', '-0.0', '.5', '1e21',
-  '1e-7', '0.1', '1e100', '-0x1E', '0x1E', '1.0', '255', '65', '128512', '-1', '1.5e300', '0i',
+  '0',
+  '1',
+  '2',
+  '-3',
+  '42',
+  '7',
+  '3.5',
+  '-2.25',
+  '1e3',
+  '1e6',
+  '100000000.0',
+  '123456789.0',
+  '0x1F',
+  '0o17',
+  '0b101',
+  '017',
+  '1_000',
+  '0x1p4',
+  '0x1.8p1',
+  '1i',
+  '2.5i',
+  '1+2i',
+  '-1.5-2i',
+  "'a'",
+  "'\\n'",
+  "'é'",
+  "'\\x41'",
+  '9007199254740993',
+  '9223372036854775807',
+  '-9223372036854775808',
+  '9223372036854775808',
+  '-0.0',
+  '.5',
+  '1e21',
+  '1e-7',
+  '0.1',
+  '1e100',
+  '-0x1E',
+  '0x1E',
+  '1.0',
+  '255',
+  '65',
+  '128512',
+  '-1',
+  '1.5e300',
+  '0i',
 ];
 const STRINGS = [
-  '"hi"', '"a\\"b"', '"<&>"', '"\\xff"', '"\\u00e9"', '"héllo"', '""', '"\\t"', '"%d"', '"x y"', '"日本"',
-  '`raw`', '`a\\nb`', '"text"', '"tags"', '"zz"', '"\\x00"', '"\\u2028"', '"a=b&c"', "\"it's\"",
+  '"hi"',
+  '"a\\"b"',
+  '"<&>"',
+  '"\\xff"',
+  '"\\u00e9"',
+  '"héllo"',
+  '""',
+  '"\\t"',
+  '"%d"',
+  '"x y"',
+  '"日本"',
+  '`raw`',
+  '`a\\nb`',
+  '"text"',
+  '"tags"',
+  '"zz"',
+  '"\\x00"',
+  '"\\u2028"',
+  '"a=b&c"',
+  '"it\'s"',
 ];
 const VERBS = 'v v v d s q x X t b c o O U e E f F g G T z %'.split(' ');
 const FLAGS = ['', '', '', '-', '+', '#', ' ', '0', '+#', '-0', '# ', '+ ', '#0'];
@@ -189,18 +249,35 @@ export class Gen {
     }
     if (k < 0.6) {
       const w = this.pick([...FIELDS, e()]);
-      return `{{with ${w}}}${this.action(this.pick(['.', 'printf "%v" .', 'len .', 'json .']))}` +
-        `${this.chance(0.5) ? `{{else}}${body()}` : ''}{{end}}`;
+      return (
+        `{{with ${w}}}${this.action(this.pick(['.', 'printf "%v" .', 'len .', 'json .']))}` +
+        `${this.chance(0.5) ? `{{else}}${body()}` : ''}{{end}}`
+      );
     }
     if (k < 0.72) {
-      const coll = this.pick(['.Tags', '.Changes', '.Changes.tags.Old', '.Changes.zz', '(slice .Tags 0 1)', '.Text',
-        '3', '.Uploader', '.Changes.tags.New', 'nil', '.Data.Tags', '(index .Changes "tags").New']);
+      const coll = this.pick([
+        '.Tags',
+        '.Changes',
+        '.Changes.tags.Old',
+        '.Changes.zz',
+        '(slice .Tags 0 1)',
+        '.Text',
+        '3',
+        '.Uploader',
+        '.Changes.tags.New',
+        'nil',
+        '.Data.Tags',
+        '(index .Changes "tags").New',
+      ]);
       const decl = this.pick(['', '$e := ', '$i, $e := ', '$i, $e := ', '', '$e := ', '$i, $e := ', '$i, $e = ']);
       const saved = this.vars;
       if (decl.includes('$i')) this.vars = [...this.vars, '$i', '$e'];
       else if (decl) this.vars = [...this.vars, '$e'];
-      let inner = this.action(this.pick(['.', decl ? '$e' : '.', 'printf "%q" .', decl.includes('$i') ? '$i' : 'len .']));
-      if (this.chance(0.3)) inner += `{{if ${this.pick(['eq 1 1', 'true', e()])}}}{{${this.pick(['break', 'continue'])}}}{{end}}`;
+      let inner = this.action(
+        this.pick(['.', decl ? '$e' : '.', 'printf "%q" .', decl.includes('$i') ? '$i' : 'len .']),
+      );
+      if (this.chance(0.3))
+        inner += `{{if ${this.pick(['eq 1 1', 'true', e()])}}}{{${this.pick(['break', 'continue'])}}}{{end}}`;
       if (this.chance(0.3)) inner += body();
       const s = `{{range ${decl}${coll}}}${inner}${this.chance(0.4) ? `{{else}}${body()}` : ''}{{end}}`;
       this.vars = saved;
@@ -244,8 +321,14 @@ export class Gen {
     let s = '';
     for (let i = 0; i < n; i++) {
       const args = Array.from({ length: Math.floor(this.r() * 4) }, arg).join(' ');
-      s += this.pick([`{{printf ${this.format()} ${args}}}`, `{{print ${args}}}`, `{{println ${args}}}`,
-        `{{json ${arg()}}}`, `{{${this.pick([...NUMBERS, ...STRINGS])}}}`, `{{html ${args}}}{{js ${args}}}{{urlquery ${args}}}`]);
+      s += this.pick([
+        `{{printf ${this.format()} ${args}}}`,
+        `{{print ${args}}}`,
+        `{{println ${args}}}`,
+        `{{json ${arg()}}}`,
+        `{{${this.pick([...NUMBERS, ...STRINGS])}}}`,
+        `{{html ${args}}}{{js ${args}}}{{urlquery ${args}}}`,
+      ]);
       s += this.pick(['', '|', '\n']);
     }
     return s;
@@ -256,16 +339,47 @@ export class Gen {
     const k = this.r();
     const at = Math.floor(this.r() * (src.length + 1));
     if (k < 0.25) return src.slice(0, at) + src.slice(at + 1);
-    if (k < 0.5) return src.slice(0, at) + this.pick(['{{', '}}', '(', ')', '|', '$', '"', '{{end}}', '{{else}}']) + src.slice(at);
+    if (k < 0.5)
+      return src.slice(0, at) + this.pick(['{{', '}}', '(', ')', '|', '$', '"', '{{end}}', '{{else}}']) + src.slice(at);
     if (k < 0.75) return src + this.pick(['{{end}}', '{{if .Text}}', '{{.Text', '{{foo}}', '{{$nope}}', '{{break}}']);
     return this.pick([
-      '{{.Text 1}}', '{{1 | 2}}', '{{(1).X}}', '{{"a".X}}', '{{else}}', '{{range}}{{end}}', '{{0x}}', '{{1e}}',
-      "{{'ab'}}", '{{"\\q"}}', '{{define "a"}}{{define "b"}}{{end}}{{end}}', '{{template "nope"}}', '{{:}}',
-      '{{with .Text}}{{else with .Event}}{{end}}', '{{$x = 1}}', '{{nil}}', '{{len 3}}', '{{index .Tags 5}}',
-      '{{printf 1}}', '{{len nil}}', '{{lt .Tags 1}}', '{{eq .Tags .Tags}}', '{{json 1i}}', '{{call .Text}}',
-      '{{not}}', '{{and}}', '{{.Changes.text}}', '{{len .Changes}}', '{{range .Changes}}{{end}}', '{{08}}',
-      '{{define "x"}}a{{end}}{{define "x"}}b{{end}}', '{{.Uploader.ID.X}}', '{{index .Uploader 0}}',
-      '{{eq .Changes.tags .Changes.tags}}', '{{slice .Text 3 1}}', '{{index .Changes 1}}', '{{1_}}',
+      '{{.Text 1}}',
+      '{{1 | 2}}',
+      '{{(1).X}}',
+      '{{"a".X}}',
+      '{{else}}',
+      '{{range}}{{end}}',
+      '{{0x}}',
+      '{{1e}}',
+      "{{'ab'}}",
+      '{{"\\q"}}',
+      '{{define "a"}}{{define "b"}}{{end}}{{end}}',
+      '{{template "nope"}}',
+      '{{:}}',
+      '{{with .Text}}{{else with .Event}}{{end}}',
+      '{{$x = 1}}',
+      '{{nil}}',
+      '{{len 3}}',
+      '{{index .Tags 5}}',
+      '{{printf 1}}',
+      '{{len nil}}',
+      '{{lt .Tags 1}}',
+      '{{eq .Tags .Tags}}',
+      '{{json 1i}}',
+      '{{call .Text}}',
+      '{{not}}',
+      '{{and}}',
+      '{{.Changes.text}}',
+      '{{len .Changes}}',
+      '{{range .Changes}}{{end}}',
+      '{{08}}',
+      '{{define "x"}}a{{end}}{{define "x"}}b{{end}}',
+      '{{.Uploader.ID.X}}',
+      '{{index .Uploader 0}}',
+      '{{eq .Changes.tags .Changes.tags}}',
+      '{{slice .Text 3 1}}',
+      '{{index .Changes 1}}',
+      '{{1_}}',
     ]);
   }
 

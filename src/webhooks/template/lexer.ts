@@ -280,8 +280,7 @@ export function lex(src: string): Token[] {
         if (e === 'x') {
           bytes.push(v);
           runes.push(v);
-        }
-        else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) bad();
+        } else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) bad();
         else pushUtf8(String.fromCodePoint(v));
       } else if (e >= '0' && e <= '7') {
         const oct = body.slice(i - 1, i + 2);

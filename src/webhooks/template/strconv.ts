@@ -45,12 +45,7 @@ export function encodeRune(r: number): string {
   if (r < 0x80) return String.fromCharCode(r);
   if (r < 0x800) return String.fromCharCode(0xc0 | (r >> 6), 0x80 | (r & 0x3f));
   if (r < 0x10000) return String.fromCharCode(0xe0 | (r >> 12), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
-  return String.fromCharCode(
-    0xf0 | (r >> 18),
-    0x80 | ((r >> 12) & 0x3f),
-    0x80 | ((r >> 6) & 0x3f),
-    0x80 | (r & 0x3f),
-  );
+  return String.fromCharCode(0xf0 | (r >> 18), 0x80 | ((r >> 12) & 0x3f), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
 }
 
 /** utf8.RuneCountInString. */

@@ -87,8 +87,10 @@ export function ptr(t: GoType, target: Value): Value {
 }
 
 /** A JS string as the bytes of its UTF-8 encoding, one char per byte. */
-export const toBytes = (s: string): string => (/^[\x00-\x7f]*$/.test(s) ? s : Buffer.from(s, 'utf8').toString('latin1'));
-export const fromBytes = (b: string): string => (/^[\x00-\x7f]*$/.test(b) ? b : Buffer.from(b, 'latin1').toString('utf8'));
+export const toBytes = (s: string): string =>
+  /^[\x00-\x7f]*$/.test(s) ? s : Buffer.from(s, 'utf8').toString('latin1');
+export const fromBytes = (b: string): string =>
+  /^[\x00-\x7f]*$/.test(b) ? b : Buffer.from(b, 'latin1').toString('utf8');
 
 export const isInteger = (k: Kind): boolean => k === 'int' || k === 'int64' || k === 'uint8';
 export const isSignedInt = (k: Kind): boolean => k === 'int' || k === 'int64';
