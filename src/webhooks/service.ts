@@ -91,6 +91,8 @@ export function renderTemplate(source: string, data: Value): string {
   return compiled(source).render(data);
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Go's unicode.IsSpace: an all-space template is no template, as strings.TrimSpace made it in the original. */
 const ALL_SPACE = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
@@ -101,9 +103,13 @@ const ALL_SPACE = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u2
  */
 export function renderBody(template: string | null | undefined, data: EventPayload): string {
   const source = template == null || ALL_SPACE.test(template) ? DEFAULT_TEMPLATE : template;
-  const bytes = Buffer.from(renderTemplate(source, data.value), 'latin1');
-  if (!isUtf8(bytes)) throw new RenderedBodyError('rendered body is not valid UTF-8');
-  const body = bytes.toString('utf8');
+  const out = renderTemplate(source, data.value);
+  let body = out;
+  if (!ASCII.test(out)) {
+    const bytes = Buffer.from(out, 'latin1');
+    if (!isUtf8(bytes)) throw new RenderedBodyError('rendered body is not valid UTF-8');
+    body = bytes.toString('utf8');
+  }
   const problem = checkRenderedBody(body);
   if (problem) throw new RenderedBodyError(problem);
   return body;

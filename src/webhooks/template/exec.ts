@@ -90,7 +90,9 @@ class State {
         const value = this.evalPipeline(dot, node.pipe);
         if (node.pipe.decl.length === 0) {
           this.at(node.pos);
-          this.write(sprint([printable(value)]));
+          const p = printable(value);
+          // A string prints as itself (the common case: json's result); everything else through fmt.
+          this.write(p !== null && p.t.kind === 'string' ? (p.v as string) : sprint([p]));
         }
         return null;
       }
@@ -342,12 +344,19 @@ class State {
     const argv: (RV | string)[] = [];
     for (let i = 0; i < argNodes.length; i++) argv.push(this.evalArg(dot, paramType(i), argNodes[i]));
     if (final !== MISSING) argv.push(this.validateType(final, paramType(numIn - 1)));
-    this.at(ident.pos);
+    // Work on long strings is paid for, so a loop of cheap-looking calls stays bounded.
+    let cost = 1;
+    for (const a of argv)
+      if (a !== null) cost += (typeof a === 'string' ? a.length : a.t.kind === 'string' ? a.v.length : 0) >> 6;
+    this.at(ident.pos, cost);
+    let result: RV;
     try {
-      return fn.call(argv);
+      result = fn.call(argv);
     } catch (e) {
       if (e instanceof Failure) fail(`error calling ${name}: ${e.message}`);
       throw e;
     }
+    if (result !== null && result.t.kind === 'string') this.at(ident.pos, (result.v as string).length >> 6);
+    return result;
   }
 }

@@ -11,15 +11,9 @@ import { decodeRune, RUNE_ERROR } from './strconv.ts';
 import { lengthOf, type Box, type RV, type Value } from './types.ts';
 
 export function marshal(value: RV): string {
-  const parts: string[] = [];
-  let size = 0;
-  const emit = (s: string) => {
-    size += s.length;
-    if (size > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
-    parts.push(s);
-  };
-  encode(value, 0, emit);
-  return parts.join('');
+  const out = encode(value, 0);
+  if (out.length > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
+  return out;
 }
 
 function isEmpty(v: Value): boolean {
@@ -53,54 +47,52 @@ function jsonFields(v: Value, out: [string, Value][] = []): [string, Value][] {
   return out;
 }
 
-function encode(v: RV, depth: number, emit: (s: string) => void): void {
+function encode(v: RV, depth: number): string {
   meter.charge(1);
   if (depth > TEMPLATE_LIMITS.maxDepth) fail('json: value nested too deep');
-  if (v === null) return emit('null');
+  if (v === null) return 'null';
+  let out: string;
   switch (v.t.kind) {
     case 'bool':
-      return emit(v.v ? 'true' : 'false');
+      return v.v ? 'true' : 'false';
     case 'int':
     case 'int64':
     case 'uint8':
-      return emit((v.v as bigint).toString());
+      return (v.v as bigint).toString();
     case 'float64':
-      return emit(formatJSONFloat(v.v as number));
+      return formatJSONFloat(v.v as number);
     case 'complex128':
       return fail(`json: unsupported type: ${v.t.name}`);
     case 'string':
-      return emit(quoteJSON(v.v as string));
+      return quoteJSON(v.v as string);
     case 'ptr':
     case 'interface':
-      if (v.v === null) return emit('null');
-      return encode(v.t.kind === 'ptr' ? (v.v as Box).target : (v.v as Value), depth + 1, emit);
-    case 'slice': {
-      if (v.v === null) return emit('null');
-      emit('[');
-      sliceItems(v).forEach((e, i) => {
-        if (i > 0) emit(',');
-        encode(e, depth + 1, emit);
-      });
-      return emit(']');
-    }
-    case 'map': {
-      if (v.v === null) return emit('null');
-      emit('{');
-      sortedMapEntries(v).forEach(([k, e], i) => {
-        emit((i > 0 ? ',' : '') + quoteJSON(k.v as string) + ':');
-        encode(e, depth + 1, emit);
-      });
-      return emit('}');
-    }
-    case 'struct': {
-      emit('{');
-      jsonFields(v).forEach(([name, e], i) => {
-        emit((i > 0 ? ',' : '') + quoteJSON(name) + ':');
-        encode(e, depth + 1, emit);
-      });
-      return emit('}');
-    }
+      if (v.v === null) return 'null';
+      return encode(v.t.kind === 'ptr' ? (v.v as Box).target : (v.v as Value), depth + 1);
+    case 'slice':
+      if (v.v === null) return 'null';
+      out = '[';
+      for (const e of sliceItems(v)) out += (out.length > 1 ? ',' : '') + encode(e, depth + 1);
+      out += ']';
+      break;
+    case 'map':
+      if (v.v === null) return 'null';
+      out = '{';
+      for (const [k, e] of sortedMapEntries(v)) {
+        out += (out.length > 1 ? ',' : '') + quoteJSON(k.v as string) + ':' + encode(e, depth + 1);
+      }
+      out += '}';
+      break;
+    case 'struct':
+      out = '{';
+      for (const [name, e] of jsonFields(v))
+        out += (out.length > 1 ? ',' : '') + quoteJSON(name) + ':' + encode(e, depth + 1);
+      out += '}';
+      break;
   }
+  // Checked as it grows, so a huge value fails before it is all built.
+  if (out.length > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
+  return out;
 }
 
 function formatJSONFloat(f: number): string {
@@ -114,8 +106,12 @@ function formatJSONFloat(f: number): string {
 
 const HEX = '0123456789abcdef';
 
+/** Bytes json writes as they are: printable ASCII but for " \\ < > &. */
+const PLAIN = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7f]*$/;
+
 /** encodeState.string with escapeHTML. */
 export function quoteJSON(s: string): string {
+  if (PLAIN.test(s)) return '"' + s + '"';
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; ) {
