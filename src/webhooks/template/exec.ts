@@ -279,10 +279,9 @@ class State {
     }
     if (typ === 'string') {
       if (value.t.name === 'string') return value.v as string;
-      if (value.t.kind === 'interface' && value.v !== null && (value.v as Value).t.name === 'string') {
-        return (value.v as Value).v as string;
-      }
-      return fail(`wrong type for value; expected string; got ${value.t.name}`);
+      const inner = value.t.kind === 'interface' && value.v !== null ? (value.v as Value) : value;
+      if (inner.t.name === 'string') return inner.v as string;
+      return fail(`wrong type for value; expected string; got ${inner.t.name}`);
     }
     // An interface {} parameter receives what an interface value holds.
     if (typ === 'any' && value.t.kind === 'interface') return value.v as RV;
