@@ -69,7 +69,10 @@ export async function startServer(
 
   // Templates saved before today's template rules (docs/decisions.md §8): named once, kept as they are.
   for (const refused of core.webhooks.refusedTemplates()) {
-    log.warn('a saved webhook template is refused by the template rules: its deliveries fail as template errors', refused);
+    log.warn(
+      'a saved webhook template is refused by the template rules: its deliveries fail as template errors',
+      refused,
+    );
   }
 
   core.relay.start();

@@ -1,4 +1,7 @@
-/** Go values for template tests: JSON-like data as encoding/json decodes it into an interface {}, and the sample payload. */
+/**
+ * Go values for template tests: JSON-like data as encoding/json decodes it into an interface {},
+ * and the sample payload.
+ */
 import { appendedCap, makeMap, makeSlice } from '../../src/webhooks/template/collections.ts';
 import { T, mapOf, sliceOf, toBytes, val, type Value } from '../../src/webhooks/template/types.ts';
 import { sampleEventData } from '../../src/webhooks/event-data.ts';

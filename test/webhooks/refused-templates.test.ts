@@ -66,11 +66,11 @@ test('a saved template the rules refuse keeps its webhook, is named once at star
   });
   t.is(res.status, 201);
   await receiver.waitFor(1);
-  const attempts = await eventually(async () => {
+  const attempts = (await eventually(async () => {
     const r = await app!.request(`/api/webhook/${saved.id}/deliveries`, { headers: user.headers });
     const list = (await r.json()) as { outcome: string; error: string | null; responseStatus: number | null }[];
     return list.length > 0 ? list : undefined;
-  });
+  }))!;
   t.like(attempts[0], { outcome: 'failure', responseStatus: null });
   t.regex(attempts[0].error ?? '', /^template: .*len of nil pointer/);
   t.is(receiver.received.length, 1, 'only the other webhook was sent anything');

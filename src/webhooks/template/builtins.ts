@@ -37,10 +37,15 @@ export interface TemplateFunction {
   call(args: (RV | string)[]): RV;
 }
 
-const fn = (params: ParamType[], variadic: boolean, call: (args: any[]) => RV): TemplateFunction => ({
+/** The evaluator has checked the arguments against `params`, so each function may name their types. */
+const fn = <A extends (RV | string)[]>(
+  params: ParamType[],
+  variadic: boolean,
+  call: (args: A) => RV,
+): TemplateFunction => ({
   params,
   variadic,
-  call,
+  call: call as (args: (RV | string)[]) => RV,
 });
 const lazy = (): RV => fail('internal error: and/or are evaluated by the evaluator');
 const toStr = (s: string): Value => str(s);
@@ -56,7 +61,7 @@ export const FUNCTIONS: Readonly<Record<string, TemplateFunction>> = Object.free
   len: fn(['value'], false, ([item]: RV[]) => length(item)),
   not: fn(['value'], false, ([a]: RV[]) => bool(!isTrue(indirectInterface(a)))),
   print: fn(['any'], true, (args: RV[]) => toStr(sprint(args))),
-  printf: fn(['string', 'any'], true, ([format, ...args]: any[]) => toStr(sprintf(format, args))),
+  printf: fn(['string', 'any'], true, ([format, ...args]: [string, ...RV[]]) => toStr(sprintf(format, args))),
   println: fn(['any'], true, (args: RV[]) => toStr(sprintln(args))),
   urlquery: fn(['any'], true, (args: RV[]) => toStr(queryEscape(evalArgs(args)))),
   eq: fn(['value', 'value'], true, ([a, ...rest]: RV[]) => bool(equal(a, rest))),

@@ -118,27 +118,20 @@ export function numberLiteral(text: string, kind: 'number' | 'complex' | 'char')
     if (f !== null) return lit(val(T.complex128, [0, f]));
   }
   const u = parseUint(text);
-  let i = parseInt64(text);
-  let isFloat = u !== null || i !== null;
-  let isUint = u !== null || i === 0n;
-  if (!isFloat) {
+  const i = parseInt64(text);
+  if (u === null && i === null) {
     const f = parseFloat64(text);
-    if (f !== null) {
-      if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${JSON.stringify(text)}`);
-      isFloat = true;
-      if (Number.isInteger(f) && Math.abs(f) < 2 ** 63) i = BigInt(f);
-      if (Number.isInteger(f) && f >= 0 && f < 2 ** 64) isUint = true;
-      // idealConstant: a float literal stays a float64.
-      return lit(val(T.float64, f));
-    }
+    if (f === null) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`);
+    // A float too large for an integer, written as one, is an overflow; else idealConstant keeps a float64.
+    if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${JSON.stringify(text)}`);
+    return lit(val(T.float64, f));
   }
-  if (!isFloat) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`);
   const isHexInt = /^0[xX]/.test(text) && !/[pP]/.test(text);
   if (!isHexInt && /[.eEpP]/.test(text)) {
     // An integer written with a float's characters (1e3, -0x1E) is a float64, as Go decides.
     return lit(val(T.float64, Number(i ?? u)));
   }
   if (i !== null) return lit(val(T.int, i));
-  if (isUint) return { text, value: { error: `${text} overflows int` } };
+  // Only a uint64 (above int64's range) is left, which idealConstant refuses when evaluated.
   return { text, value: { error: `${text} overflows int` } };
 }

@@ -48,6 +48,8 @@ export interface Box {
 
 export interface Value {
   t: GoType;
+  // The payload's type follows the kind (see the comment at the top), which TypeScript cannot express here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   v: any;
 }
 
