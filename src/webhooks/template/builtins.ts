@@ -11,7 +11,6 @@ import { fail } from './errors.ts';
 import { sprint, sprintf, sprintln } from './fmt.ts';
 import { marshal } from './go-json.ts';
 import { equal, lessThan } from './compare.ts';
-import { printable } from './exec.ts';
 import {
   T,
   bool,
@@ -21,6 +20,7 @@ import {
   isInteger,
   isTrue,
   lengthOf,
+  printable,
   str,
   val,
   zero,

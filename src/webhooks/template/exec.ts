@@ -10,7 +10,7 @@ import { Failure, TEMPLATE_LIMITS, errorAt, fail, withMeter, type TemplateError 
 import { Evaluator } from './exec-eval.ts';
 import { sprint } from './fmt.ts';
 import { MAIN_TEMPLATE, type TemplateSet } from './parser.ts';
-import { T, indirect, indirectInterface, isTrue, str, toBytes, val, type RV, type Value } from './types.ts';
+import { T, indirect, indirectInterface, isTrue, printable, toBytes, val, type RV, type Value } from './types.ts';
 
 /** How a list stopped early: a {{break}} or {{continue}} travelling up to its {{range}}. */
 type Signal = 'break' | 'continue' | null;
@@ -27,13 +27,6 @@ export function execute(source: string, set: TemplateSet, data: Value): string {
     throw e;
   }
   return state.out.join('');
-}
-
-/** text/template's printableValue, as the `any` handed to fmt: pointers followed, nothing is "<no value>". */
-export function printable(v: RV): RV {
-  if (v === null) return str('<no value>');
-  if (v.t.kind === 'ptr') v = indirect(v)[0];
-  return v.t.kind === 'interface' ? (v.v as Value | null) : v;
 }
 
 class State extends Evaluator {

@@ -3,13 +3,20 @@
  * arguments), `[n]` argument indexes, and the %!(BADWIDTH), %!(BADPREC), %!(NOVERB),
  * %!v(MISSING), %!v(BADINDEX) and %!(EXTRA ...) forms, as Go writes them.
  */
-import type { Printer } from './fmt.ts';
+import type { Fmt } from './fmt-format.ts';
 import { decodeRune, encodeRune } from './strconv.ts';
 import type { Value } from './types.ts';
 
 const BAD_WIDTH = '%!(BADWIDTH)';
 const BAD_PREC = '%!(BADPREC)';
 const NO_VERB = '%!(NOVERB)';
+
+/** What of fmt.ts's printer the format needs. */
+interface Printer {
+  f: Fmt;
+  check(): void;
+  printArg(arg: Value | null, verb: string): void;
+}
 
 export function doPrintf(p: Printer, format: string, a: (Value | null)[]): void {
   const f = p.f;

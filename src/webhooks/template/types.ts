@@ -201,3 +201,10 @@ export function fieldByIndex(v: Value, index: number[]): Value {
   for (const i of index) v = (v.v as Value[])[i];
   return v;
 }
+
+/** text/template's printableValue, as the `any` handed to fmt: pointers followed, nothing is "<no value>". */
+export function printable(v: RV): RV {
+  if (v === null) return str('<no value>');
+  if (v.t.kind === 'ptr') v = indirect(v)[0];
+  return v.t.kind === 'interface' ? (v.v as Value | null) : v;
+}
