@@ -58,4 +58,15 @@ export class PostLinks {
       .pluck()
       .all(seq, max) as number[];
   }
+
+  /** The number the next post inserted will get (AUTOINCREMENT: past every number ever used). */
+  nextSeq(): number {
+    return (
+      (this.stmt(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0), coalesce((SELECT max(seq) FROM posts), 0))",
+      )
+        .pluck()
+        .get() as number) + 1
+    );
+  }
 }

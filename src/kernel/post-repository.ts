@@ -289,8 +289,9 @@ export class PostRepository {
    */
   insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
     const insert = this.stmt(
-      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
+         source, parent_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const p of posts) {
       const info = insert.run(
@@ -307,6 +308,8 @@ export class PostRepository {
         p.createdAt,
         p.updatedAt,
         p.version,
+        p.source ?? '',
+        p.parentSeq ?? null,
       );
       this.addTags(Number(info.lastInsertRowid), p.tags);
     }

@@ -25,7 +25,15 @@ const QUERIES = 520;
 let fx: SeededApp;
 let posts: PostRecord[];
 test.before(async () => {
-  fx = await startSeededApp({ count: POSTS, seed: SEED, users: 25 });
+  // Sources, parents and pools too (docs/decisions.md §19): their conditions and orderBy pool.
+  fx = await startSeededApp({
+    count: POSTS,
+    seed: SEED,
+    users: 25,
+    sources: 0.3,
+    parents: 0.2,
+    pools: { count: 30, maxSize: 80 },
+  });
   posts = fx.posts();
 });
 test.after.always(async () => fx?.app.close());
@@ -188,9 +196,30 @@ function randomCondition(r: Random): RefCondition {
     ['textContains', 4],
     ['uploadedBy', 3],
     ['textMatch', 3],
+    ['pool', 2],
+    ['childOf', 2],
+    ['sourceContains', 2],
   ] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
   switch (type) {
+    case 'pool': {
+      const inPools = posts.filter((p) => p.pools.length > 0);
+      return { type, value: pad(String(r.chance(0.9) ? r.pick(r.pick(inPools).pools).pool : 99_999)) };
+    }
+    case 'childOf': {
+      const child = r.pick(posts.filter((p) => p.parentSeq !== null));
+      const value = r.weighted([
+        [String(child.parentSeq), 3],
+        [child.parentId!, 2],
+        [child.parentId!.toUpperCase(), 1],
+        [String(someone(r).seq), 1],
+      ] as const);
+      return { type, value: pad(value) };
+    }
+    case 'sourceContains': {
+      const value = needle(r, r.pick(posts.filter((p) => p.source !== '')).source, 10).trim();
+      return { type, value: pad(value === '' ? 'example' : value) };
+    }
     case 'tagInclude':
     case 'tagExclude': {
       const tags = someone(r).tags;
@@ -244,9 +273,11 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
         },
         () => randomCondition(r),
       ),
-      orderBy: r.pick(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
+      orderBy: r.pick<string | undefined>(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
       order: r.pick(['asc', 'desc', 'sideways', undefined]),
     };
+    // orderBy pool where the request has exactly one pool condition (else it is 400, docs/decisions.md §19).
+    if (body.conditions.filter((c) => c.type === 'pool').length === 1 && r.chance(0.6)) body.orderBy = 'pool';
     return {
       body,
       offset: r.weighted([
