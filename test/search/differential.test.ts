@@ -305,6 +305,13 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }),
   );
   t.log(`${QUERIES} image searches in ${Date.now() - started} ms`);
+  // docs/decisions.md §19's conditions and order were drawn often enough to mean something.
+  const drawn = (type: string) => queries.filter((q) => q.body.conditions.some((c) => c.type === type)).length;
+  const byPool = queries.filter((q) => q.body.orderBy === 'pool').length;
+  t.log(
+    `pool ${drawn('pool')}, childOf ${drawn('childOf')}, sourceContains ${drawn('sourceContains')}, orderBy pool ${byPool}`,
+  );
+  t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), byPool) >= 10);
   const bySeq = new Map(posts.map((p) => [p.seq, p]));
   let nonEmpty = 0;
   for (const [i, q] of queries.entries()) {
@@ -409,8 +416,10 @@ const binaryOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buf
 /** GET /api/tag as a plain count over post_tags would answer it. */
 function refTags(prefix: string, offset: number, limit: number | undefined) {
   const rows = fx.app.services.db
-    .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
-    .all() as { id: number; name: string; count: number }[];
+    .prepare(
+      'SELECT t.id, t.name, count(*) AS count, t.category FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id',
+    )
+    .all() as { id: number; name: string; count: number; category: string }[];
   const folded = foldTag(prefix);
   const matching = rows
     .filter((t) => foldTag(t.name).startsWith(folded))
