@@ -2,10 +2,10 @@
  * `/pool/<id>`: a pool read like a comic, its posts in order, one picture a row (docs/decisions.md §19).
  * Holders of the edit bit rename, describe and reorder it: each post has "Move up", "Move down" and
  * "Remove" buttons (no dragging, so it works with a thumb or a keyboard), then "Save order"; holders of
- * 0x2000 delete it. The pool's history is linked.
+ * 0x2000 delete it. The pool's history (who changed what, when) closes the page.
  */
 import { api, ApiError, can, errorText, ok, PERMISSION, type Schemas, type Self } from '../api.ts';
-import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
+import { field, formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { currentUser } from '../session.ts';
 
 type Pool = Schemas['PoolDetail'];
@@ -178,6 +178,31 @@ function deleteButton(pool: Pool): HTMLElement {
   return h('section', { class: 'danger-zone' }, button, msg.el);
 }
 
+/** The latest changes: who, when, what. */
+async function historySection(pool: Pool): Promise<HTMLElement> {
+  const changes = await ok(
+    api.GET('/api/pool/{id}/history', { params: { path: { id: String(pool.id) }, query: { limit: 20 } } }),
+  );
+  return h(
+    'section',
+    { class: 'pool-history', 'aria-labelledby': 'pool-history-h' },
+    h('h2', { id: 'pool-history-h' }, 'History'),
+    h(
+      'ul',
+      {},
+      changes.data.map((c) =>
+        h(
+          'li',
+          {},
+          h('time', { datetime: c.createdAt }, formatDate(c.createdAt)),
+          ` · ${c.action} · ${c.user?.name ?? 'someone'} · `,
+          Object.keys(c.changes).join(', ') || 'nothing',
+        ),
+      ),
+    ),
+  );
+}
+
 export async function poolPage(id: string, note?: string): Promise<void> {
   let pool: Pool;
   try {
@@ -209,6 +234,7 @@ export async function poolPage(id: string, note?: string): Promise<void> {
       ? [orderEditor(pool, posts, redraw('Order saved.')), detailsEditor(pool, redraw('Saved.'))]
       : null,
     can(self, PERMISSION.delete) ? deleteButton(pool) : null,
+    await historySection(pool),
   );
   if (note) status.info(note);
 }
