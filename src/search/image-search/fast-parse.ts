@@ -4,6 +4,9 @@ import {
   MAX_CONDITIONS,
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
+  childOfCondition,
+  poolOrderIsValid,
+  positiveId,
   ratingNamed,
   type Condition,
   type Facet,
@@ -53,6 +56,12 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'textMatch':
       return value.length > MAX_MATCH_LENGTH ? undefined : { type: 'textMatch', value };
+    case 'pool': {
+      const poolId = positiveId(value);
+      return poolId === undefined ? undefined : { type: 'pool', value, poolId };
+    }
+    case 'childOf':
+      return childOfCondition(value);
     default:
       return { type, value } as Condition;
   }
@@ -78,8 +87,10 @@ export function fastParseImageSearch(
     }
   }
   const o = body.orderBy;
-  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' ? o : 'uploadDate';
-  const order = body.order === 'asc' ? 'asc' : 'desc';
+  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' || o === 'pool' ? o : 'uploadDate';
+  if (!poolOrderIsValid(orderBy, conditions)) return undefined;
+  // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
+  const order = body.order === 'asc' || body.order === 'desc' ? body.order : orderBy === 'pool' ? 'asc' : 'desc';
   const request: ImageSearchRequest = { conditions, orderBy, order };
   if (body.facets !== undefined) {
     const f = body.facets;

@@ -7,6 +7,8 @@ import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, grid, pager } from '../grid.ts';
 import { parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
+import { currentUser } from '../session.ts';
+import { makePoolButton } from './pools.ts';
 
 const PAGE_SIZE = 24;
 
@@ -74,6 +76,9 @@ export async function searchPage(): Promise<void> {
   );
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
+  const self = await currentUser().catch(() => undefined);
+  // docs/decisions.md §19: this page's posts, in the order shown, can become a pool.
+  const poolPosts = shown.map((img) => postIdOf(img.imageUrl) ?? String(img.id));
   const items = shown.map((img) => ({
     href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
     thumbnail: img.thumbnailUrl,
@@ -91,6 +96,7 @@ export async function searchPage(): Promise<void> {
       `${total} ${total === 1 ? 'post matches' : 'posts match'}`,
       hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
     ),
+    makePoolButton(self, poolPosts),
     h(
       'div',
       { class: 'results' },
