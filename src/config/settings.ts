@@ -256,7 +256,7 @@ export const SETTINGS = {
   }),
   registrationPermission: accounts({
     env: 'REGISTRATION_PERMISSION',
-    default: '6',
+    default: '0x4006',
     doc: 'the permission a signed-up account gets',
     // Bits as a decimal or 0x-hex number; at most 0xFFFF like every permission.
     type: {

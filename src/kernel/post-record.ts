@@ -29,6 +29,12 @@ export interface PostRecord {
   favorites: number;
   /** their user ids, ascending: the search document's `favorited_by`; never shown in a view */
   favoritedBy: number[];
+  /** docs/decisions.md §18: votes up and down and comments (counts kept by SQLite triggers) */
+  upvotes: number;
+  downvotes: number;
+  comments: number;
+  /** the commenters' user ids, ascending: the search document's `commented_by`; never shown in a view */
+  commentedBy: number[];
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */

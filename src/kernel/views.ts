@@ -33,6 +33,11 @@ export interface PostView {
   thumbnails: Record<`${ThumbnailSize}`, string>;
   /** how many accounts favorited it (docs/decisions.md §14) */
   favorites: number;
+  /** docs/decisions.md §18: upvotes - downvotes, the votes, and how many comments */
+  score: number;
+  upvotes: number;
+  downvotes: number;
+  comments: number;
   aggr?: number;
 }
 
@@ -51,6 +56,10 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     tags: p.tags,
     thumbnails: thumbnailUrls(mediaUrl, p.id),
     favorites: p.favorites,
+    score: p.upvotes - p.downvotes,
+    upvotes: p.upvotes,
+    downvotes: p.downvotes,
+    comments: p.comments,
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   return view;

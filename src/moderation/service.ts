@@ -19,6 +19,11 @@ export interface FavoritesMover {
   moveFavorites(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
 }
 
+/** docs/decisions.md §18: comments and votes follow a merge too (src/comments, src/votes implement it). */
+export interface ConversationMover {
+  moveConversation(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
+}
+
 export interface ModerationDeps {
   db: Db;
   requests: DeletionRequestRepository;
@@ -30,6 +35,8 @@ export interface ModerationDeps {
   posts: PostRepository;
   /** the favorites hook; absent until favorites exist */
   favorites?: FavoritesMover;
+  /** the comments' and votes' hooks */
+  conversation?: ConversationMover[];
 }
 
 /** A request with its post, when the post still exists. */
@@ -121,7 +128,7 @@ export class ModerationService {
    * at once: transactions run one after another, and the second finds the post gone (404).
    */
   async merge(ref: string, intoRef: string, moderator: AuthUser): Promise<PostRecord> {
-    const { unitOfWork, requests, postService, favorites } = this.deps;
+    const { unitOfWork, requests, postService, favorites, conversation = [] } = this.deps;
     const edited = await unitOfWork.write((tx) => {
       const from = postService.find(ref);
       const into = postService.find(intoRef);
@@ -131,6 +138,7 @@ export class ModerationService {
         throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
+      for (const mover of conversation) mover.moveConversation(tx, from.id, into.id);
       requests.closeMootFor(from.id, moderator, new Date().toISOString());
       postService.deleteWithin(tx, from.id, moderator);
       return result;

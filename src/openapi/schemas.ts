@@ -102,6 +102,11 @@ const postFields = {
   tags: z.array(Tag).openapi({ description: 'sorted by name' }),
   thumbnails: Thumbnails,
   favorites: z.number().int().min(0).openapi({ description: 'how many accounts favorited it' }),
+  // docs/decisions.md §18
+  score: z.number().int().openapi({ description: 'upvotes - downvotes' }),
+  upvotes: z.number().int().min(0),
+  downvotes: z.number().int().min(0),
+  comments: z.number().int().min(0).openapi({ description: 'how many comments it has' }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
 };
 

@@ -4,7 +4,9 @@ import {
   MAX_CONDITIONS,
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
+  orderByOf,
   ratingNamed,
+  SCORE_BOUND,
   type Condition,
   type Facet,
   type ImageOrderBy,
@@ -53,6 +55,9 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'textMatch':
       return value.length > MAX_MATCH_LENGTH ? undefined : { type: 'textMatch', value };
+    case 'scoreGte':
+    case 'scoreLte':
+      return SCORE_BOUND.test(value) ? { type, value, bound: Number(value) } : undefined;
     default:
       return { type, value } as Condition;
   }
@@ -77,8 +82,7 @@ export function fastParseImageSearch(
       conditions.push(c);
     }
   }
-  const o = body.orderBy;
-  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' ? o : 'uploadDate';
+  const orderBy: ImageOrderBy = orderByOf(body.orderBy);
   const order = body.order === 'asc' ? 'asc' : 'desc';
   const request: ImageSearchRequest = { conditions, orderBy, order };
   if (body.facets !== undefined) {

@@ -17,6 +17,9 @@ export const CONDITION_TYPES = [
   'uploadedBy',
   'textMatch',
   'favoritedBy',
+  'scoreGte',
+  'scoreLte',
+  'commentedBy',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -28,9 +31,18 @@ export type Condition =
   | { type: 'ratingEq'; value: Rating }
   | { type: 'uploadedBy'; value: string; userId: number | undefined }
   // docs/decisions.md §14: a username; the service finds its id (an unknown name matches nothing)
-  | { type: 'favoritedBy'; value: string; userId?: number };
+  | { type: 'favoritedBy'; value: string; userId?: number }
+  // docs/decisions.md §18: a score bound (an integer), and a username as favoritedBy
+  | { type: 'scoreGte' | 'scoreLte'; value: string; bound: number }
+  | { type: 'commentedBy'; value: string; userId?: number };
 
-export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites';
+export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'score' | 'comments';
+const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'score', 'comments']);
+/** A known orderBy, or uploadDate for anything else (docs/decisions.md §7). */
+export const orderByOf = (v: unknown): ImageOrderBy => (ORDERS.has(v) ? (v as ImageOrderBy) : 'uploadDate');
+
+/** A score bound's value: an integer as decimal digits with an optional sign, at most 9 digits. */
+export const SCORE_BOUND = /^[+-]?\d{1,9}$/;
 
 export interface ImageSearchRequest {
   conditions: Condition[];
@@ -86,6 +98,17 @@ const condition = z
           return z.NEVER;
         }
         return { type: c.type, value: c.value };
+      case 'scoreGte':
+      case 'scoreLte':
+        if (!SCORE_BOUND.test(c.value)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['value'],
+            message: `${c.type} values are integers of at most 9 digits`,
+          });
+          return z.NEVER;
+        }
+        return { type: c.type, value: c.value, bound: Number(c.value) };
       default:
         return { type: c.type, value: c.value };
     }
@@ -95,9 +118,7 @@ const condition = z
 export const body = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
-  orderBy: z
-    .unknown()
-    .transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
+  orderBy: z.unknown().transform(orderByOf),
   order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
   // docs/decisions.md §11: counts over the whole result for any of these, each at most once.
   facets: z
