@@ -85,8 +85,10 @@ export const SETTINGS = {
   publicUrl: server({
     env: 'PUBLIC_URL',
     type: url,
-    shownDefault: '`http://HOST:PORT`',
-    doc: 'prefix of every URL the service returns',
+    shownDefault: '`http://localhost:PORT`',
+    doc:
+      'prefix of every URL the service returns; the default names `localhost` (still listening on `HOST`), ' +
+      'a domain, so passkeys work out of the box (browsers refuse an IP address as relying party)',
   }),
   mediaUrl: server({
     env: 'MEDIA_URL',
