@@ -15,6 +15,7 @@ import { uploadPage } from './pages/upload.ts';
 import { signupPage } from './pages/signup.ts';
 import { favoritesPage } from './pages/favorites.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
+import { commentsPage } from './pages/comments.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
@@ -32,6 +33,7 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/signup': signupPage,
     '/favorites': favoritesPage,
     '/admin/users': adminUsersPage,
+    '/comments': commentsPage,
   };
   return pages[path];
 }
