@@ -15,28 +15,32 @@ export class CommentPace {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** 429 when the account has used its comments for the window. */
-  check(userId: number): void {
+  /**
+   * Takes one of the account's comments for the window, or 429 when it has used them all. Taken before
+   * the write (so comments sent at once cannot all pass), given back with the returned function when the
+   * write fails.
+   */
+  take(userId: number): () => void {
     const t = this.now();
     const recent = this.recent(userId, t);
-    if (recent.length < this.limit) return;
-    const waitMs = recent[0] + this.windowMs - t;
-    throw new AppError(
-      'rate_limited',
-      `at most ${this.limit} comments a minute; wait and try again`,
-      undefined,
-      Math.max(1, Math.ceil(waitMs / 1000)),
-    );
-  }
-
-  /** Counts a comment just stored. */
-  record(userId: number): void {
-    const t = this.now();
-    const recent = this.recent(userId, t);
+    if (recent.length >= this.limit) {
+      const waitMs = recent[0] + this.windowMs - t;
+      throw new AppError(
+        'rate_limited',
+        `at most ${this.limit} comments a minute; wait and try again`,
+        undefined,
+        Math.max(1, Math.ceil(waitMs / 1000)),
+      );
+    }
     recent.push(t);
-    this.times.set(userId, recent.slice(-this.limit));
+    this.times.set(userId, recent);
     // Accounts that stopped commenting carry nothing: dropped now and then, not kept forever.
     if (this.times.size > 10_000) for (const id of [...this.times.keys()]) this.recent(id, t);
+    return () => {
+      const kept = this.times.get(userId);
+      const at = kept?.lastIndexOf(t) ?? -1;
+      if (kept && at >= 0) kept.splice(at, 1);
+    };
   }
 
   private recent(userId: number, t: number): number[] {

@@ -56,13 +56,18 @@ export class CommentService {
     const { unitOfWork, postRepository: posts } = this.deps;
     if (!author.mayComment) throw new AppError('forbidden', 'permission denied');
     const seq = this.deps.findPost(ref).seq;
-    this.pace.check(author.id);
-    const id = await unitOfWork.write((tx) => {
-      const added = posts.comments.insert(seq, author.id, body, nowIso());
-      this.reindex(tx, seq);
-      return added;
-    });
-    this.pace.record(author.id);
+    const giveBack = this.pace.take(author.id);
+    let id: number;
+    try {
+      id = await unitOfWork.write((tx) => {
+        const added = posts.comments.insert(seq, author.id, body, nowIso());
+        this.reindex(tx, seq);
+        return added;
+      });
+    } catch (err) {
+      giveBack();
+      throw err;
+    }
     return this.view(this.get(id));
   }
 

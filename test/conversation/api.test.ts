@@ -122,6 +122,12 @@ test.serial('comments: post, list oldest first, edit by the author, delete by th
   const edited = await json(`/api/comment/${first.body.id}`, 'PATCH', alice.headers, { body: ' changed ' });
   t.is(edited.status, 200);
   t.like(edited.body, { id: first.body.id, body: 'changed', edited: true, createdAt: first.body.createdAt });
+  // an author whose right to comment was taken cannot rewrite the comment, but may delete it
+  const [silenced] = quickUsers(app, 1, COMMENT);
+  const said = (await comment(post.id, silenced, 'before')).body;
+  app.services.accounts.users.setPermission(silenced.id, 0);
+  t.is((await json(`/api/comment/${said.id}`, 'PATCH', silenced.headers, { body: 'after' })).status, 403);
+  t.is((await api(`/api/comment/${said.id}`, 'DELETE', silenced.headers)).status, 204);
 
   // delete: someone else 403; a moderator or the author 204; then 404
   t.is((await api(`/api/comment/${second.id}`, 'DELETE', alice.headers)).status, 403);
@@ -148,7 +154,10 @@ test.serial('the newest comments site-wide and by author; an unknown author has 
 
 test.serial('the 11th comment in a minute is 429 with Retry-After; nothing stored', async (t) => {
   const [chatty] = quickUsers(app, 1, COMMENT);
-  for (let i = 0; i < 10; i++) t.is((await comment(posts[4].id, chatty, `message ${i}`)).status, 201);
+  // eleven sent at once: ten are stored, one is refused
+  const sent = await Promise.all(Array.from({ length: 11 }, (_, i) => comment(posts[4].id, chatty, `message ${i}`)));
+  t.deepEqual(sent.map((r) => r.status).sort(), [...Array(10).fill(201), 429]);
+  t.is((await comment('01900000-0000-7000-8000-000000000000', chatty, 'lost')).status, 404, 'refused before the pace');
   const refused = await comment(posts[4].id, chatty, 'one more');
   t.is(refused.status, 429);
   t.regex(refused.body.error, /10 comments a minute/);
