@@ -24,6 +24,8 @@ const PAGES: Record<string, string> = {
   '/favorites': 'Favorites',
   '/admin/users': 'Users',
   '/comments': 'Recent comments',
+  '/pools': 'Pools',
+  '/pool/:id': 'Pool',
 };
 
 const originOf = (url: string) => {

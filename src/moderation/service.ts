@@ -24,6 +24,14 @@ export interface ConversationMover {
   moveConversation(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
 }
 
+/**
+ * Where a merge puts `into` in the merged post's place in its pools (docs/decisions.md §19): the pools
+ * feature implements it; it runs inside the merge's unit of work, before the merged post is deleted.
+ */
+export interface PoolsMover {
+  replaceMergedPost(tx: WriteTransaction, from: PostRecord, into: PostRecord, by: AuthUser): void;
+}
+
 export interface ModerationDeps {
   db: Db;
   requests: DeletionRequestRepository;
@@ -37,6 +45,8 @@ export interface ModerationDeps {
   favorites?: FavoritesMover;
   /** the comments' and votes' hooks */
   conversation?: ConversationMover[];
+  /** the pools hook; absent until pools exist */
+  pools?: PoolsMover;
 }
 
 /** A request with its post, when the post still exists. */
@@ -128,7 +138,7 @@ export class ModerationService {
    * at once: transactions run one after another, and the second finds the post gone (404).
    */
   async merge(ref: string, intoRef: string, moderator: AuthUser): Promise<PostRecord> {
-    const { unitOfWork, requests, postService, favorites, conversation = [] } = this.deps;
+    const { unitOfWork, requests, postService, favorites, conversation = [], pools } = this.deps;
     const edited = await unitOfWork.write((tx) => {
       const from = postService.find(ref);
       const into = postService.find(intoRef);
@@ -139,6 +149,7 @@ export class ModerationService {
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
       for (const mover of conversation) mover.moveConversation(tx, from.id, into.id);
+      pools?.replaceMergedPost(tx, from, into, moderator);
       requests.closeMootFor(from.id, moderator, new Date().toISOString());
       postService.deleteWithin(tx, from.id, moderator);
       return result;

@@ -43,6 +43,9 @@ import { CommentService } from '../comments/service.ts';
 import { VoteService } from '../votes/service.ts';
 import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
+import { PoolRepository } from '../pools/pool-repository.ts';
+import { PoolService } from '../pools/service.ts';
+import { PostChildren } from '../posts/parents/children.ts';
 import { wireMediaStores } from './media-stores.ts';
 import { openSearch, type SearchParts } from './search-parts.ts';
 
@@ -245,7 +248,15 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
           expiresS: config.mediaRedirect.expiresS,
         })
       : undefined;
+  // docs/decisions.md §19: a deleted post leaves its pools, a merged one hands its places to the kept one.
+  const pools = new PoolService({
+    db,
+    posts: postRepository,
+    pools: new PoolRepository(db, accounts.users),
+    unitOfWork,
+  });
   const postService = new PostService({
+    pools,
     posts: postRepository,
     outbox,
     unitOfWork,
@@ -264,6 +275,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const tagGovernance = new TagGovernance({
     db,
     posts: postRepository,
+    tags: tagRepository,
     unitOfWork,
     jobs: tagJobs,
     implications: implicationRunner,
@@ -313,7 +325,10 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       posts: postRepository,
       favorites,
       conversation: [comments, votes],
+      pools,
     }),
+    pools,
+    children: new PostChildren({ db, posts: postRepository, postService }),
     tagRepository,
     tags,
     tagGovernance,

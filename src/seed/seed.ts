@@ -7,6 +7,7 @@ import { RATINGS, type Rating } from '../kernel/post-record.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { IMAGE_FORMATS } from '../media/store/formats.ts';
 import { Random } from './random.ts';
+import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';
 
 export interface SeedOptions {
@@ -27,6 +28,11 @@ export interface SeedOptions {
   /** docs/decisions.md §18: votes and comments by the seeded accounts on random posts (default none) */
   votes?: number;
   comments?: number;
+  /** docs/decisions.md §19: share of posts with a source, and with a parent among earlier posts (default 0) */
+  sources?: number;
+  parents?: number;
+  /** pools of 1 to `maxSize` of the seeded posts (default none) */
+  pools?: { count: number; maxSize: number };
 }
 
 export interface SeedResult {
@@ -95,18 +101,18 @@ function makeText(rnd: Random): string {
 }
 
 /**
- * Votes (mostly up, on popular posts more often) and comments on the posts numbered after `before`, drawn
+ * Votes (mostly up, on popular posts more often) and comments on the posts numbered from `firstSeq`, drawn
  * after every post (so the posts of a seed do not change with these options). The counts follow by trigger.
  */
 function seedConversation(
   posts: PostRepository,
   rnd: Random,
   users: { id: number }[],
-  before: number,
+  firstSeq: number,
   opts: SeedOptions,
 ): void {
   if (users.length === 0) return;
-  const postAt = (): number => before + 1 + rnd.skewed(opts.count, 1.2);
+  const postAt = (): number => firstSeq + rnd.skewed(opts.count, 1.2);
   const userAt = () => users[rnd.int(0, users.length - 1)].id;
   const at = (): string => new Date(Date.parse('2024-01-01T00:00:00Z') + rnd.int(0, 365 * 86_400_000)).toISOString();
   posts.votes.insertMany(
@@ -133,6 +139,27 @@ function seedConversation(
  * descriptors are stored as unreadable): a fixture for tests and benchmarks. Index them afterwards
  * with `reindex()`. Deterministic for a given seed.
  */
+/**
+ * Sources and parents (docs/decisions.md §19) on the share of posts `opts` asks for; with neither asked,
+ * no random draw, so older seeds give the same posts. Post i is numbered firstSeq + i (one transaction,
+ * AUTOINCREMENT), so a parent is an earlier post of the batch.
+ */
+function* organized(
+  posts: Iterable<SeededPost>,
+  rnd: Random,
+  opts: SeedOptions,
+  firstSeq: number,
+): Generator<SeededPost> {
+  let i = 0;
+  for (const post of posts) {
+    if (opts.sources && rnd.chance(opts.sources))
+      post.source = `https://${rnd.pick(['Example.org', 'art.example.net', 'pics.example'])}/${rnd.pick(WORDS)}/${i}`;
+    if (opts.parents && i > 0 && rnd.chance(opts.parents)) post.parentSeq = firstSeq + rnd.int(0, i - 1);
+    yield post;
+    i++;
+  }
+}
+
 export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   const rnd = new Random(opts.seed ?? 1);
   const tagCount = opts.tags ?? 3000;
@@ -234,12 +261,21 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       }
     }
     const before = postTable.lastSeq();
-    tx.seeded(postTable, posts());
+    const firstSeq = postTable.links.nextSeq();
+    tx.seeded(postTable, organized(posts(), rnd, opts, firstSeq));
     // Seeded posts have no image files: their descriptors are unreadable (never matching), as the
     // server's backfill would find out one post and one reindex at a time, in the background of
     // whatever a test or benchmark then measures.
     postTable.robust.storeAbove(before, encodeDescriptor(UNREADABLE));
-    seedConversation(postTable, rnd, users, before, opts);
+    if (opts.pools)
+      seedPools(db, postTable, userTable, rnd, {
+        pools: opts.pools.count,
+        maxSize: opts.pools.maxSize,
+        firstSeq,
+        count: opts.count,
+        at: new Date(from).toISOString(),
+      });
+    seedConversation(postTable, rnd, users, firstSeq, opts);
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

@@ -27,8 +27,18 @@ let fx: SeededApp;
 let posts: PostRecord[];
 let users: RefUsers;
 test.before(async () => {
-  // docs/decisions.md §18: votes and comments, so scores (negative ones too) and counts vary and tie
-  fx = await startSeededApp({ count: POSTS, seed: SEED, users: 25, votes: 6000, comments: 2500 });
+  // Sources, parents and pools too (docs/decisions.md §19): their conditions and orderBy pool. Votes and
+  // comments (§18), so scores (negative ones too) and counts vary and tie.
+  fx = await startSeededApp({
+    count: POSTS,
+    seed: SEED,
+    users: 25,
+    sources: 0.3,
+    parents: 0.2,
+    pools: { count: 30, maxSize: 80 },
+    votes: 6000,
+    comments: 2500,
+  });
   posts = fx.posts();
   users = new Map(fx.seed.users.map((u) => [u.name.toLowerCase(), u.id]));
 });
@@ -195,9 +205,30 @@ function randomCondition(r: Random): RefCondition {
     ['scoreGte', 2],
     ['scoreLte', 2],
     ['commentedBy', 2],
+    ['pool', 2],
+    ['childOf', 2],
+    ['sourceContains', 2],
   ] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
   switch (type) {
+    case 'pool': {
+      const inPools = posts.filter((p) => p.pools.length > 0);
+      return { type, value: pad(String(r.chance(0.9) ? r.pick(r.pick(inPools).pools).pool : 99_999)) };
+    }
+    case 'childOf': {
+      const child = r.pick(posts.filter((p) => p.parentSeq !== null));
+      const value = r.weighted([
+        [String(child.parentSeq), 3],
+        [child.parentId!, 2],
+        [child.parentId!.toUpperCase(), 1],
+        [String(someone(r).seq), 1],
+      ] as const);
+      return { type, value: pad(value) };
+    }
+    case 'sourceContains': {
+      const value = needle(r, r.pick(posts.filter((p) => p.source !== '')).source, 10).trim();
+      return { type, value: pad(value === '' ? 'example' : value) };
+    }
     case 'tagInclude':
     case 'tagExclude': {
       const tags = someone(r).tags;
@@ -268,9 +299,11 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
         },
         () => randomCondition(r),
       ),
-      orderBy: r.pick(['id', 'uploadDate', 'relevance', 'score', 'comments', 'bogus', undefined]),
+      orderBy: r.pick<string | undefined>(['id', 'uploadDate', 'relevance', 'score', 'comments', 'bogus', undefined]),
       order: r.pick(['asc', 'desc', 'sideways', undefined]),
     };
+    // orderBy pool where the request has exactly one pool condition (else it is 400, docs/decisions.md §19).
+    if (body.conditions.filter((c) => c.type === 'pool').length === 1 && r.chance(0.6)) body.orderBy = 'pool';
     return {
       body,
       offset: r.weighted([
@@ -298,6 +331,13 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }),
   );
   t.log(`${QUERIES} image searches in ${Date.now() - started} ms`);
+  // docs/decisions.md §19's conditions and order were drawn often enough to mean something.
+  const drawn = (type: string) => queries.filter((q) => q.body.conditions.some((c) => c.type === type)).length;
+  const byPool = queries.filter((q) => q.body.orderBy === 'pool').length;
+  t.log(
+    `pool ${drawn('pool')}, childOf ${drawn('childOf')}, sourceContains ${drawn('sourceContains')}, orderBy pool ${byPool}`,
+  );
+  t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), byPool) >= 10);
   const bySeq = new Map(posts.map((p) => [p.seq, p]));
   let nonEmpty = 0;
   const covered: Record<string, number> = { scoreGte: 0, scoreLte: 0, commentedBy: 0, score: 0, comments: 0 };
@@ -407,8 +447,10 @@ const binaryOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buf
 /** GET /api/tag as a plain count over post_tags would answer it. */
 function refTags(prefix: string, offset: number, limit: number | undefined) {
   const rows = fx.app.services.db
-    .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
-    .all() as { id: number; name: string; count: number }[];
+    .prepare(
+      'SELECT t.id, t.name, count(*) AS count, t.category FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id',
+    )
+    .all() as { id: number; name: string; count: number; category: string }[];
   const folded = foldTag(prefix);
   const matching = rows
     .filter((t) => foldTag(t.name).startsWith(folded))

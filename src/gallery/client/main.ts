@@ -16,12 +16,16 @@ import { signupPage } from './pages/signup.ts';
 import { favoritesPage } from './pages/favorites.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
 import { commentsPage } from './pages/comments.ts';
+import { poolPage } from './pages/pool.ts';
+import { poolsPage } from './pages/pools.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
   if (post) return () => postPage(decodeURIComponent(post[1]));
   const tag = /^\/tag\/([^/]+)$/.exec(path);
   if (tag) return () => tagPage(decodeURIComponent(tag[1]));
+  const pool = /^\/pool\/([^/]+)$/.exec(path);
+  if (pool) return () => poolPage(decodeURIComponent(pool[1]));
   const pages: Record<string, () => Promise<void>> = {
     '/': homePage,
     '/search': searchPage,
@@ -34,6 +38,7 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/favorites': favoritesPage,
     '/admin/users': adminUsersPage,
     '/comments': commentsPage,
+    '/pools': poolsPage,
   };
   return pages[path];
 }

@@ -5,6 +5,9 @@ import {
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
   orderByOf,
+  childOfCondition,
+  poolOrderIsValid,
+  positiveId,
   ratingNamed,
   SCORE_BOUND,
   type Condition,
@@ -58,6 +61,12 @@ function condition(raw: unknown): Condition | undefined {
     case 'scoreGte':
     case 'scoreLte':
       return SCORE_BOUND.test(value) ? { type, value, bound: Number(value) } : undefined;
+    case 'pool': {
+      const poolId = positiveId(value);
+      return poolId === undefined ? undefined : { type: 'pool', value, poolId };
+    }
+    case 'childOf':
+      return childOfCondition(value);
     default:
       return { type, value } as Condition;
   }
@@ -83,7 +92,9 @@ export function fastParseImageSearch(
     }
   }
   const orderBy: ImageOrderBy = orderByOf(body.orderBy);
-  const order = body.order === 'asc' ? 'asc' : 'desc';
+  if (!poolOrderIsValid(orderBy, conditions)) return undefined;
+  // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
+  const order = body.order === 'asc' || body.order === 'desc' ? body.order : orderBy === 'pool' ? 'asc' : 'desc';
   const request: ImageSearchRequest = { conditions, orderBy, order };
   if (body.facets !== undefined) {
     const f = body.facets;

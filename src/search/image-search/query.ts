@@ -1,4 +1,4 @@
-import { allOf, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
+import { allOf, escapeWildcard, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import type { Condition, ImageSearchRequest } from './schema.ts';
 import { exactWeight, textMatchClause } from './text-match.ts';
@@ -35,11 +35,20 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
       return scoreBound(c.type === 'scoreGte' ? 'gte' : 'lte', c.bound);
     case 'textMatch':
       return textMatchClause(c.value, matchWeight);
+    // docs/decisions.md §19
+    case 'pool':
+      return term('pool_ids', c.poolId);
+    case 'childOf':
+      // A UUID no post has: a number no post has (numbers start at 1), so nothing matches.
+      return term('parent', c.parentSeq ?? 0);
+    case 'sourceContains':
+      // Both sides lower-cased by JavaScript, as textContains does; `source_lc` is a keyword.
+      return { wildcard: { source_lc: { value: `*${escapeWildcard(c.value.toLowerCase())}*` } } };
   }
 }
 
 /**
- * docs/decisions.md §18: a bound on the score. A document indexed before the field existed (mapping 7
+ * docs/decisions.md §18: a bound on the score. A document indexed before the field existed (mapping 9
  * adds it to a live index) has a score of 0, so a bound that 0 meets matches it too.
  */
 function scoreBound(op: 'gte' | 'lte', bound: number): Clause {
@@ -52,7 +61,7 @@ function scoreBound(op: 'gte' | 'lte', bound: number): Clause {
 
 /**
  * A count's sort. Documents indexed before the field existed: last (desc) or first (asc) for favorites;
- * a score or comment count of 0 for the counts of mapping 7 (a score may be negative, so 0 is not last).
+ * a score or comment count of 0 for the counts of mapping 9 (a score may be negative, so 0 is not last).
  */
 const countSort = (field: 'favorites' | 'score' | 'comments', dir: 'asc' | 'desc'): SortClause =>
   ({
@@ -93,9 +102,22 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
         ? [{ _score: { order: dir } }]
         : r.orderBy === 'favorites' || r.orderBy === 'score' || r.orderBy === 'comments'
           ? [countSort(r.orderBy, dir)]
-          : [];
+          : r.orderBy === 'pool'
+            ? [poolSort(r, dir)]
+            : [];
   // The post number is unique, so it ends every tie: an `id` key after it would never decide an order,
   // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals; its cost
   // at 1M posts: bench/notes/core-run.md, "/image/search").
   return [...primary, { seq: { order: dir } }];
+}
+
+/**
+ * docs/decisions.md §19: the pool's order, exact: each post's position in the one pool the request names,
+ * read from the nested `pools` entry of that pool (the schema let orderBy pool through only with
+ * exactly one pool condition).
+ */
+function poolSort(r: ImageSearchRequest, order: 'asc' | 'desc'): SortClause {
+  const pool = r.conditions.find((c) => c.type === 'pool');
+  const poolId = pool?.type === 'pool' ? pool.poolId : 0;
+  return { 'pools.position': { order, nested: { path: 'pools', filter: term('pools.id', poolId) } } };
 }

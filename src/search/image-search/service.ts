@@ -34,7 +34,9 @@ export class ImageSearchService {
         ? { ...c, value: rules.canonical(c.value) }
         : c.type === 'favoritedBy' || c.type === 'commentedBy'
           ? { ...c, userId: this.deps.userIdOf(c.value) }
-          : c,
+          : c.type === 'childOf' && c.parentSeq === undefined
+            ? { ...c, parentSeq: postRepository.links.seqsOfIds([c.value]).get(c.value) }
+            : c,
     );
     const request = { ...asked, conditions };
     const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));

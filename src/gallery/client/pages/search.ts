@@ -8,6 +8,8 @@ import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
 import { parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
+import { currentUser } from '../session.ts';
+import { makePoolButton } from './pools.ts';
 
 const PAGE_SIZE = 24;
 
@@ -90,6 +92,9 @@ export async function searchPage(): Promise<void> {
       'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).',
     ),
   });
+  const self = await currentUser().catch(() => undefined);
+  // docs/decisions.md §19: this page's posts, in the order shown, can become a pool.
+  const poolPosts = shown.map((img) => postIdOf(img.imageUrl) ?? String(img.id));
   replace(
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
@@ -102,6 +107,7 @@ export async function searchPage(): Promise<void> {
       `${total} ${total === 1 ? 'post matches' : 'posts match'}`,
       hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
     ),
+    makePoolButton(self, poolPosts),
     h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
   );
