@@ -27,6 +27,12 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
     case 'favoritedBy':
       // No such user: an id no account has (ids start at 1), so nothing matches.
       return term('favorited_by', c.userId ?? 0);
+    case 'commentedBy':
+      // As favoritedBy: an unknown user is an id no account has, so nothing matches.
+      return term('commented_by', c.userId ?? 0);
+    case 'scoreGte':
+    case 'scoreLte':
+      return scoreBound(c.type === 'scoreGte' ? 'gte' : 'lte', c.bound);
     case 'textMatch':
       return textMatchClause(c.value, matchWeight);
     // docs/decisions.md §19
@@ -40,6 +46,27 @@ function conditionClause(c: Condition, resolved?: NeedleMatches, matchWeight = 1
       return { wildcard: { source_lc: { value: `*${escapeWildcard(c.value.toLowerCase())}*` } } };
   }
 }
+
+/**
+ * docs/decisions.md §18: a bound on the score. A document indexed before the field existed (mapping 9
+ * adds it to a live index) has a score of 0, so a bound that 0 meets matches it too.
+ */
+function scoreBound(op: 'gte' | 'lte', bound: number): Clause {
+  const range: Clause = { range: { score: { [op]: bound } } };
+  const zeroMeets = op === 'gte' ? bound <= 0 : bound >= 0;
+  return zeroMeets
+    ? { bool: { should: [range, not({ exists: { field: 'score' } })], minimum_should_match: 1 } }
+    : range;
+}
+
+/**
+ * A count's sort. Documents indexed before the field existed: last (desc) or first (asc) for favorites;
+ * a score or comment count of 0 for the counts of mapping 9 (a score may be negative, so 0 is not last).
+ */
+const countSort = (field: 'favorites' | 'score' | 'comments', dir: 'asc' | 'desc'): SortClause =>
+  ({
+    [field]: { order: dir, missing: field !== 'favorites' ? 0 : dir === 'desc' ? '_last' : '_first' },
+  }) as SortClause;
 
 /** `resolved`: the exact matches of long textContains needles (long-needles.ts). */
 export function buildImageQuery(conditions: Condition[], resolved?: NeedleMatches): Clause {
@@ -73,9 +100,8 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
       ? [{ created_at: { order: dir } }]
       : r.orderBy === 'relevance'
         ? [{ _score: { order: dir } }]
-        : r.orderBy === 'favorites'
-          ? // Documents indexed before the field existed count as none.
-            [{ favorites: { order: dir, missing: dir === 'desc' ? '_last' : '_first' } } as SortClause]
+        : r.orderBy === 'favorites' || r.orderBy === 'score' || r.orderBy === 'comments'
+          ? [countSort(r.orderBy, dir)]
           : r.orderBy === 'pool'
             ? [poolSort(r, dir)]
             : [];
