@@ -59,7 +59,10 @@ test('a second server on the same DATA_DIR exits 1 naming the first; after kill 
   t.is(lines.length, 1, second.stderr);
   t.regex(
     lines[0],
-    new RegExp(`^imgpost: .*${dataDir}.* in use by the imgpost server pid ${first.pid} .*\\(${first.url}\\)`),
+    // Named by its PUBLIC_URL, which defaults to http://localhost:PORT (docs/decisions.md §1).
+    new RegExp(
+      `^imgpost: .*${dataDir}.* in use by the imgpost server pid ${first.pid} .*\\(http://localhost:${new URL(first.url).port}\\)`,
+    ),
   );
   // The first one never noticed.
   t.is((await fetch(`${first.url}/healthz`)).status, 200);
