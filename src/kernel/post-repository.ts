@@ -6,6 +6,7 @@ import type { ImageItemRow, PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
 import { RobustDescriptors } from './robust-descriptors.ts';
+import { FileFacts } from './file-facts.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
 type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy'>;
@@ -21,6 +22,9 @@ export type NewPost = Pick<
 > & {
   aggr?: number | null;
   tags: string[];
+  /** the stored file's MD5 (hex) and size (docs/decisions.md §20); a backfill fills them when absent */
+  md5?: string;
+  fileSize?: number;
 };
 
 /** SQLite access for posts and their tags. Callers own the transactions. */
@@ -35,6 +39,8 @@ export class PostRepository {
    * the robust descriptors (docs/decisions.md §16): kept apart from the record, which outbox rows and every read carry
    */
   readonly robust: RobustDescriptors;
+  /** the stored files' MD5 and size (docs/decisions.md §20) */
+  readonly files: FileFacts;
 
   constructor(
     private readonly db: Db,
@@ -45,6 +51,7 @@ export class PostRepository {
     this.favorites = new FavoriteRepository(db);
     this.tagRules = new TagRules(db);
     this.robust = new RobustDescriptors(db);
+    this.files = new FileFacts(db);
   }
 
   /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */
@@ -240,8 +247,9 @@ export class PostRepository {
   insert(post: NewPost): number {
     const info = this.db
       .prepare(
-        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at,
+           version, md5, file_size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
       )
       .run(
         post.id,
@@ -256,6 +264,8 @@ export class PostRepository {
         post.aggr ?? null,
         post.createdAt,
         post.createdAt,
+        post.md5 ?? null,
+        post.fileSize ?? null,
       );
     const seq = Number(info.lastInsertRowid);
     this.addTags(seq, post.tags);

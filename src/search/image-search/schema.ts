@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
+import { AppError } from '../../errors.ts';
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
+import { issueMessage } from '../../http/errors.ts';
+import { parseDanbooru, type ParsedDanbooru } from '../query/danbooru.ts';
 
 /** `POST /image/search` request shapes (docs/decisions.md §7). */
 
@@ -17,6 +20,7 @@ export const CONDITION_TYPES = [
   'uploadedBy',
   'textMatch',
   'favoritedBy',
+  'query',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -28,7 +32,19 @@ export type Condition =
   | { type: 'ratingEq'; value: Rating }
   | { type: 'uploadedBy'; value: string; userId: number | undefined }
   // docs/decisions.md §14: a username; the service finds its id (an unknown name matches nothing)
-  | { type: 'favoritedBy'; value: string; userId?: number };
+  | { type: 'favoritedBy'; value: string; userId?: number }
+  // docs/decisions.md §20: the Danbooru spelling, parsed when the request is read
+  | { type: 'query'; value: string; parsed: ParsedDanbooru };
+
+/** A `query` condition's value parsed, or the 400 message naming the bad term. */
+export function parseQueryCondition(value: string): ParsedDanbooru | string {
+  try {
+    return parseDanbooru(value);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'validation') return issueMessage(err).replace(/^tags: /, '');
+    throw err;
+  }
+}
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites';
 
@@ -86,6 +102,14 @@ const condition = z
           return z.NEVER;
         }
         return { type: c.type, value: c.value };
+      case 'query': {
+        const parsed = parseQueryCondition(c.value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: parsed });
+          return z.NEVER;
+        }
+        return { type: 'query', value: c.value, parsed };
+      }
       default:
         return { type: c.type, value: c.value };
     }

@@ -1,0 +1,117 @@
+import type { PostRecord } from '../kernel/post-record.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { TagRepository } from '../kernel/tag-repository.ts';
+import type { Clause } from '../search/clauses.ts';
+import type { SortClause } from '../search/engine.ts';
+import type { SearchDeps } from '../search/page-of-posts.ts';
+import { parseDanbooru } from '../search/query/danbooru.ts';
+import { and, type Query, type QueryOrder } from '../search/query/model.ts';
+import { findQueryPage } from '../search/query/run.ts';
+import { notFound } from '../errors.ts';
+import type { BooruPage } from './params.ts';
+import { toBooruPost, type BooruPost } from './view.ts';
+
+export interface BooruDeps extends SearchDeps {
+  tagRepository: TagRepository;
+  userIdOf: (name: string) => number | undefined;
+}
+
+const DESC = { order: 'desc' } as const;
+const NEWEST: SortClause[] = [{ seq: DESC }];
+
+/** The sort of an `order:` (docs/decisions.md §20); the post number ends every tie (it is the page's key). */
+function sortFor(order: QueryOrder | undefined): SortClause[] {
+  switch (order) {
+    case 'id':
+      return [{ seq: { order: 'asc' } }];
+    case 'favcount':
+      return [{ favorites: { order: 'desc', missing: '_last' } }, ...NEWEST];
+    case 'change':
+      return [{ updated_at: DESC }, ...NEWEST];
+    case 'random':
+      return [{ _score: DESC }, ...NEWEST];
+    default:
+      return sortExtension(order) ?? NEWEST;
+  }
+}
+
+/** Orders on fields other features add (votes, comments) register here. */
+const extraSorts = new Map<QueryOrder, SortClause[]>();
+export const registerOrder = (order: QueryOrder, sort: SortClause[]): void => void extraSorts.set(order, sort);
+const sortExtension = (order: QueryOrder | undefined) => (order ? extraSorts.get(order) : undefined);
+
+/** A random order: every match scored by a random function of its number, a new seed per request. */
+const randomly = (clause: Clause): Clause => ({
+  function_score: {
+    query: clause,
+    random_score: { seed: Math.floor(Math.random() * 2 ** 31), field: 'seq' },
+    boost_mode: 'replace',
+  },
+});
+
+/** Danbooru's read API over our posts (docs/decisions.md §20). */
+export class BooruService {
+  constructor(private readonly deps: BooruDeps) {}
+
+  private views(posts: PostRepository, seqs: number[]): BooruPost[] {
+    const records = posts.getManyBySeq(seqs);
+    const facts = posts.files.of(records.map((p) => p.seq));
+    return records.map((p) =>
+      toBooruPost(p, facts.get(p.seq) ?? { md5: null, fileSize: null }, this.deps.config.mediaUrl),
+    );
+  }
+
+  /**
+   * `/posts.json`: a numbered page in the query's order, or the `limit` posts just below (`bN`) or above
+   * (`aN`) a post number, newest first whatever the order. Post numbers only grow, so a client walking
+   * `bN` pages sees every post that existed when it started exactly once, whatever is uploaded meanwhile.
+   */
+  async posts(tags: string, limit: number, page: BooruPage): Promise<BooruPost[]> {
+    const { query, order } = parseDanbooru(tags);
+    const run = (q: Query, sort: SortClause[], offset: number) =>
+      findQueryPage(
+        this.deps,
+        q,
+        { sort, offset, limit },
+        order === 'random' && page.kind === 'page' ? randomly : undefined,
+      );
+    let seqs: number[];
+    if (page.kind === 'page') {
+      seqs = (await run(query, sortFor(order), (page.n - 1) * limit)).keys.map(Number);
+    } else if (page.kind === 'before') {
+      const below: Query = { kind: 'range', field: 'seq', bounds: { lt: page.seq } };
+      seqs = (await run(and([query, below]), NEWEST, 0)).keys.map(Number);
+    } else {
+      const above: Query = { kind: 'range', field: 'seq', bounds: { gte: page.seq + 1 } };
+      seqs = (await run(and([query, above]), [{ seq: { order: 'asc' } }], 0)).keys.map(Number).reverse();
+    }
+    return this.views(this.deps.postRepository, seqs);
+  }
+
+  /** The newest `limit` matching posts as records (the Atom feed). */
+  async records(tags: string, limit: number): Promise<PostRecord[]> {
+    const { query } = parseDanbooru(tags);
+    const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit });
+    return this.deps.postRepository.getManyBySeq(page.keys.map(Number));
+  }
+
+  /** `/counts/posts.json`: the exact number of matches. */
+  async count(tags: string): Promise<number> {
+    const { query } = parseDanbooru(tags);
+    return (await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit: 0 })).total;
+  }
+
+  /** `/posts/{N}.json` */
+  post(seq: number): BooruPost {
+    const [view] = this.views(this.deps.postRepository, [seq]);
+    if (!view) throw notFound('no post has that number');
+    return view;
+  }
+
+  /** `/tags.json`: `{ id, name, post_count, category }` (every tag general until categories exist). */
+  tags(pattern: string | undefined, order: 'count' | 'name' | 'date', offset: number, limit: number) {
+    return this.deps.tagRepository
+      .matching(pattern, order, offset, limit)
+      .map((t) => ({ id: t.id, name: t.name, post_count: t.count, category: 0 }));
+  }
+}
