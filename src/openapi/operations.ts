@@ -48,6 +48,7 @@ import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
+import { BOORU_OPERATIONS } from './operations/booru.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -71,7 +72,7 @@ const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must n
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
   z.object({
-    type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy', 'favoritedBy']),
+    type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy', 'favoritedBy', 'query']),
     value: nonBlank,
   }),
   z.object({
@@ -605,4 +606,5 @@ export const OPERATIONS: Operation[] = [
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,
+  ...BOORU_OPERATIONS,
 ];

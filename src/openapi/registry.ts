@@ -34,6 +34,7 @@ const TAGS: Record<Operation['tag'], string> = {
   media: 'Stored images and their thumbnails',
   moderation: 'Deletion requests and merging duplicates (docs/decisions.md §15)',
   operations: 'Health, readiness, metrics and this document',
+  booru: "A compatibility layer: Danbooru's read API and tag syntax for its clients (docs/decisions.md §20)",
 };
 
 function responseConfig(reply: Reply): ResponseConfig {

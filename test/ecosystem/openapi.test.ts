@@ -389,6 +389,15 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/account/favorites', { headers: as(user) });
   await call('POST', '/image/quick-search', { headers: as(user), json: { q: 'fa' } });
   await call('DELETE', `/api/post/${kept.id}/favorite`, { headers: as(user) });
+  // the Danbooru read API (docs/decisions.md §20)
+  const [first] = (await json(await app.request('/posts.json?limit=1'))) as { id: number }[];
+  await call('GET', '/posts.json?tags=rating:g%20order:id&limit=2&page=b999999');
+  await call('GET', '/posts.json?tags=nope:x');
+  await call('GET', `/posts/${first.id}.json`);
+  await call('GET', '/posts/999999999.json');
+  await call('GET', '/counts/posts.json?tags=-rating:e');
+  await call('GET', '/tags.json?search[name_matches]=*a*&search[order]=name');
+  await call('GET', '/posts.atom?tags=~rating:q%20~rating:g');
   const admin = await createUser(app, 0x1);
   await call('GET', '/api/user?prefix=u', { headers: as(admin) });
   await call('GET', '/api/user', { headers: as(weak) });
