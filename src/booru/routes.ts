@@ -13,7 +13,10 @@ const MAX_TAG_LIMIT = 1000;
 const FEED_SIZE = 20;
 
 /** The Danbooru read API (docs/decisions.md §20). Public; errors are `{ success: false, message }`. */
-export function booruRoutes(deps: { booru: BooruService; config: { mediaUrl: string } }): Router<AppState> {
+export function booruRoutes(deps: {
+  booru: BooruService;
+  config: { mediaUrl: string; publicUrl: string };
+}): Router<AppState> {
   const router = new Router<AppState>();
   router.use(['/posts.json', '/posts/:file', '/counts/posts.json', '/tags.json', '/posts.atom'], booruErrors());
 
@@ -51,7 +54,12 @@ export function booruRoutes(deps: { booru: BooruService; config: { mediaUrl: str
     const tags = booruTags(ctx.query.tags);
     const posts = await deps.booru.records(tags, FEED_SIZE);
     ctx.type = 'application/atom+xml; charset=utf-8';
-    ctx.body = atomFeed({ origin: ctx.origin, tags, mediaUrl: deps.config.mediaUrl, posts });
+    ctx.body = atomFeed({
+      origin: deps.config.publicUrl.replace(/\/$/, ''),
+      tags,
+      mediaUrl: deps.config.mediaUrl,
+      posts,
+    });
   });
   return router;
 }
