@@ -1,27 +1,19 @@
 import { ConfigError, invalid, parseTree, parseWith, type Values } from './config/define.ts';
-import {
-  AWS_SDK_QUIET,
-  CLI_DEBUG,
-  DEV_SERVICE_SETTINGS,
-  S3_SETTINGS,
-  SETTINGS,
-  s3Location,
-} from './config/settings.ts';
+import { DEV_SERVICE_SETTINGS } from './config/dev-service-settings.ts';
+import { AWS_SDK_QUIET, S3_SETTINGS, s3Location } from './config/s3-settings.ts';
+import { CLI_DEBUG, SETTINGS } from './config/settings.ts';
 
 /**
  * Configuration is read once, at start-up, from the environment. Every variable is declared once,
- * in src/config/settings.ts (name, type, default, documentation); this module is the only code that
- * reads the environment, and the reference docs/configuration.md is generated from the declarations
- * (`npm run docs:config`).
+ * in src/config/settings.ts, s3-settings.ts or dev-service-settings.ts (name, type, default, documentation); this
+ * module is the only code that reads the environment, and the reference docs/configuration.md is generated from the
+ * declarations (`npm run docs:config`).
  */
 
 export { ConfigError };
-export {
-  DEFAULT_MAX_IMAGE_BYTES,
-  DEFAULT_S3_TIMEOUT_MS,
-  DEV_SERVICE_DEFAULTS,
-  parseS3Location,
-} from './config/settings.ts';
+export { DEFAULT_MAX_IMAGE_BYTES } from './config/settings.ts';
+export { DEFAULT_S3_TIMEOUT_MS, parseS3Location } from './config/s3-settings.ts';
+export { DEV_SERVICE_DEFAULTS } from './config/dev-service-settings.ts';
 
 /** The server's and the jobs' configuration (the values of SETTINGS, with what is derived from them). */
 export type Config = ReturnType<typeof assemble>;

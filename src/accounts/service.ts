@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { z } from 'zod';
 import { nowIso, type Db } from '../db/sqlite.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { AuthUser } from '../http/context.ts';
@@ -8,7 +7,6 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
-import { DEFAULT_PERMISSION } from './permissions.ts';
 import {
   DEFAULT_TTL_SECONDS,
   issueCookie,
@@ -20,21 +18,13 @@ import { LoginThrottle, SignupThrottle } from './throttle.ts';
 import { AppKeyService } from './app-keys.ts';
 import { Credentials, type PasskeyList } from './credentials.ts';
 import { toSelf, UserRepository, type Self, type UserRecord } from './user-repository.ts';
-
-/** docs/decisions.md §2 */
-export const NAME_PATTERN = /^[a-zA-Z0-9_]{4,32}$/;
-export const MIN_PASSWORD_LENGTH = 8;
-// scrypt reads the whole password; an upper bound keeps a login from hashing megabytes.
-export const MAX_PASSWORD_LENGTH = 1024;
-/** Every defined bit fits in 16 bits (0xFF1F is everything). */
-export const MAX_PERMISSION = 0xffff;
-
-export interface NewUserInput {
-  name: string;
-  password: string;
-  permission?: number;
-  email?: string | null;
-}
+import {
+  checkPermission,
+  MAX_PASSWORD_LENGTH,
+  NAME_PATTERN,
+  type NewUserInput,
+  validateNewUser,
+} from './account-rules.ts';
 
 /** The listing leaves access keys out: they are passwords, and a listing is easily pasted somewhere. */
 export type UserSummary = Omit<Self, 'accessKey'>;
@@ -57,9 +47,10 @@ export interface AccountDeps {
 const isUniqueViolation = (err: unknown, column: string) =>
   (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((err as Error).message).includes(column);
 
-const emailSchema = z.string().trim().email().max(254);
-
-/** Accounts: user administration (CLI), login, and the two ways of authenticating a request. */
+/**
+ * Accounts: user administration (CLI), login, and the two ways of authenticating a request. A new
+ * account's rules (name, password, permission) are account-rules.ts.
+ */
 export class AccountService {
   readonly users: UserRepository;
   readonly throttle: LoginThrottle;
@@ -290,28 +281,4 @@ export class AccountService {
       }
     }
   }
-}
-
-/** Checks a new account's fields (also used by the CLI before it opens the database). */
-export function validateNewUser(input: NewUserInput): { permission: number; email: string | null } {
-  if (!NAME_PATTERN.test(input.name))
-    throw invalid(['name'], 'name must be 4 to 32 letters, digits or underscores', 'invalid_string');
-  if (input.password.length < MIN_PASSWORD_LENGTH)
-    throw invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`, 'too_small');
-  if (input.password.length > MAX_PASSWORD_LENGTH)
-    throw invalid(['password'], `password must have at most ${MAX_PASSWORD_LENGTH} characters`, 'too_big');
-  const permission = input.permission ?? DEFAULT_PERMISSION;
-  checkPermission(permission);
-  let email: string | null = null;
-  if (input.email !== undefined && input.email !== null && input.email !== '') {
-    const parsed = emailSchema.safeParse(input.email);
-    if (!parsed.success) throw invalid(['email'], 'email is not a valid address', 'invalid_string');
-    email = parsed.data;
-  }
-  return { permission, email };
-}
-
-export function checkPermission(permission: number): void {
-  if (!Number.isInteger(permission) || permission < 0 || permission > MAX_PERMISSION)
-    throw invalid(['permission'], `permission must be an integer from 0 to 0x${MAX_PERMISSION.toString(16)}`);
 }

@@ -1,7 +1,8 @@
 import { AppError, notFound } from '../errors.ts';
 import type { AuthUser } from '../http/context.ts';
 import { hasPermission, heldBits, PERMISSION } from './permissions.ts';
-import { checkPermission, validateNewUser, type AccountService, type UserSummary } from './service.ts';
+import { checkPermission, validateNewUser } from './account-rules.ts';
+import type { AccountService, UserSummary } from './service.ts';
 import type { UserRecord } from './user-repository.ts';
 
 const summary = ({ id, name, email, permission, createdAt }: UserRecord): UserSummary => ({

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { checkPermission, validateNewUser, type AccountService, type NewUserInput } from '../accounts/service.ts';
+import { checkPermission, type NewUserInput, validateNewUser } from '../accounts/account-rules.ts';
+import type { AccountService } from '../accounts/service.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { jobsRole } from './jobs-role.ts';

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -210,3 +211,9 @@ export function parsedBy<T>(accepts: string, parse: (raw: string) => T): ValueTy
     accepts,
   };
 }
+
+/** A directory, resolved to an absolute path. */
+export const directory: ValueType<string> = {
+  schema: text().schema.transform((d) => path.resolve(d)),
+  accepts: 'a directory',
+};

@@ -1,11 +1,22 @@
-import { GROUPS, type Setting } from './define.ts';
-import { ALL_SETTINGS } from './settings.ts';
+import { GROUPS, type Setting, settingsOf } from './define.ts';
+import { DEV_SERVICE_SETTINGS } from './dev-service-settings.ts';
+import { AWS_SDK_QUIET, S3_SETTINGS } from './s3-settings.ts';
+import { CLI_DEBUG, SETTINGS } from './settings.ts';
 
 /**
  * The configuration reference, docs/configuration.md, written from the declarations
- * (src/config/settings.ts) by `npm run docs:config`; test/foundation/config-docs.test.ts fails when
- * the committed file differs from what this gives.
+ * (src/config/settings.ts, s3-settings.ts, dev-service-settings.ts) by `npm run docs:config`;
+ * test/foundation/config-docs.test.ts fails when the committed file differs from what this gives.
  */
+
+/** Every declared setting, for the reference: the configuration's, the S3 store's, the others, the dev services'. */
+export const ALL_SETTINGS: readonly Setting<unknown>[] = [
+  ...settingsOf(SETTINGS),
+  ...settingsOf(S3_SETTINGS),
+  AWS_SDK_QUIET,
+  CLI_DEBUG,
+  ...settingsOf(DEV_SERVICE_SETTINGS),
+];
 
 export const REFERENCE_FILE = 'docs/configuration.md';
 export const REFERENCE_COMMAND = 'npm run docs:config';
@@ -23,12 +34,13 @@ export function renderConfigReference(settings: readonly Setting<unknown>[] = AL
   const out = [
     '# Configuration reference',
     '',
-    `<!-- Generated from src/config/settings.ts by \`${REFERENCE_COMMAND}\`: edit the declarations there, ` +
+    `<!-- Generated from src/config/*settings.ts by \`${REFERENCE_COMMAND}\`: edit the declarations there, ` +
       'not this file. -->',
     '',
     'imgpost reads its configuration from environment variables, once, at start-up; no other code reads',
-    'the environment. Each variable is declared once, in `src/config/settings.ts` (its name, what it',
-    'accepts, its default and the line below), and the `Config` type the code sees is derived from those',
+    "the environment. Each variable is declared once, in `src/config/settings.ts` (the S3 store's in",
+    "`s3-settings.ts`, the development services' in `dev-service-settings.ts`): its name, what it",
+    'accepts, its default and the line below. The `Config` type the code sees is derived from those',
     'declarations. An empty variable counts as unset. A bad value stops start-up with one line naming it,',
     '`invalid configuration: NAME="value": why` (the command line then exits with code 2).',
     '',

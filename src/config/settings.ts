@@ -1,73 +1,18 @@
 import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
-import {
-  anyText,
-  flag,
-  inGroup,
-  oneOf,
-  parsedBy,
-  pattern,
-  settingsOf,
-  text,
-  url,
-  urlList,
-  wholeNumber,
-  type Setting,
-  type ValueType,
-} from './define.ts';
+import { anyText, directory, flag, inGroup, oneOf, pattern, text, url, urlList, wholeNumber } from './define.ts';
+import { mediaStore } from './s3-settings.ts';
 
 /**
  * Every environment variable imgpost reads, each declared once: its name, how it is read and
  * checked, its default, one line of documentation, and (by its place in these trees) where it lands
  * in the configuration. src/config.ts parses them; scripts/config-docs.ts writes the reference
- * (docs/configuration.md) from them.
+ * (docs/configuration.md) from them. The S3 store's settings are in s3-settings.ts, the development
+ * services' in dev-service-settings.ts.
  */
 
 /** An image upload is smaller than 4 MiB (docs/configuration.md, UPLOAD_MAX_BYTES). */
 export const DEFAULT_MAX_IMAGE_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_S3_TIMEOUT_MS = 10_000;
-
-/** Defaults of the development services that depend on how they run (set by src/dev-services). */
-export const DEV_SERVICE_DEFAULTS = { esHeap: '512m', esClusterNodeHeap: '384m', s3Port: 9390 } as const;
-
-/** `s3://bucket/prefix` → bucket and a prefix that is '' or ends in '/'. */
-export function parseS3Location(value: string): { bucket: string; prefix: string } {
-  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
-  if (!m) throw new Error('expected s3://bucket or s3://bucket/prefix (bucket: 3-63 of a-z, 0-9, ".", "-")');
-  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (/(^|\/)\.{1,2}(\/|$)|\/\/|[\\\0]/.test(prefix)) {
-    throw new Error('the prefix must not hold empty, "." or ".." segments');
-  }
-  return { bucket: m[1], prefix: prefix ? `${prefix}/` : '' };
-}
-
-/** An S3 store's location; the message is the one MEDIA_STORE has always given. */
-function location(v: string): { bucket: string; prefix: string } {
-  try {
-    return parseS3Location(v);
-  } catch (err) {
-    throw new Error(`expected "local" or s3://bucket/prefix; ${(err as Error).message}`, { cause: err });
-  }
-}
-
-export const s3Location = parsedBy('`s3://bucket/prefix`', location);
-const mediaStore = parsedBy('`local` or `s3://bucket/prefix`', (v) => (v === 'local' ? undefined : location(v)));
-
-const portNumber = (max: number, message: string): ValueType<number> => ({
-  schema: z
-    .string()
-    .regex(/^\d+$/, message)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, message),
-  accepts: `a port number, 1 to ${max}`,
-});
-const jvmSize = (example: string) =>
-  pattern(/^\d+[kmgKMG]?$/, `expected a JVM size such as ${example}`, 'a JVM size (`256m`, `1g`)');
-const directory: ValueType<string> = {
-  schema: text().schema.transform((d) => path.resolve(d)),
-  accepts: 'a directory',
-};
 
 const server = inGroup('server');
 const elasticsearch = inGroup('elasticsearch');
@@ -75,7 +20,6 @@ const media = inGroup('media');
 const uploads = inGroup('uploads');
 const retention = inGroup('retention');
 const accounts = inGroup('accounts');
-const devServices = inGroup('devServices');
 const tests = inGroup('tests');
 
 /** The server's and the jobs' configuration, in the shape src/config.ts's `Config` has. */
@@ -325,68 +269,6 @@ export const SETTINGS = {
   },
 } as const;
 
-/** An S3 store's settings besides its location: read only when a store on S3 is used. */
-export const S3_SETTINGS = {
-  endpoint: media({
-    env: 'S3_ENDPOINT',
-    shownDefault: 'AWS S3 for the region',
-    type: {
-      schema: z
-        .string()
-        .regex(/^https?:\/\/[^/]+\/?$/, 'must be an http(s) URL without a path')
-        .transform((u) => u.replace(/\/$/, '')),
-      accepts: '`http(s)://host[:port]`',
-    },
-    doc: "the S3-compatible store's endpoint",
-  }),
-  region: media({
-    env: 'S3_REGION',
-    type: text(),
-    shownDefault: '`AWS_REGION`, else `us-east-1`',
-    doc: "the bucket's region",
-  }),
-  awsRegion: media({ env: 'AWS_REGION', type: text(), doc: 'the region when `S3_REGION` is unset' }),
-  accessKeyId: media({
-    env: 'S3_ACCESS_KEY_ID',
-    type: text(),
-    shownDefault: "the SDK's default chain",
-    doc: "the access key; goes with `S3_SECRET_ACCESS_KEY` (neither: the SDK's environment, profile or instance role)",
-  }),
-  secretAccessKey: media({ env: 'S3_SECRET_ACCESS_KEY', type: text(), doc: 'the secret of `S3_ACCESS_KEY_ID`' }),
-  // An endpoint of its own is almost always an S3-compatible store wanting path-style URLs.
-  forcePathStyle: media({
-    env: 'S3_FORCE_PATH_STYLE',
-    type: flag,
-    shownDefault: 'on when `S3_ENDPOINT` is set',
-    doc: 'path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need',
-  }),
-  timeoutMs: media({
-    env: 'S3_TIMEOUT_MS',
-    type: wholeNumber(100),
-    default: String(DEFAULT_S3_TIMEOUT_MS),
-    doc:
-      'every store operation fails (503) within this deadline, retries included (a put gets one more ' +
-      'second per MiB)',
-  }),
-  maxAttempts: media({
-    env: 'S3_MAX_ATTEMPTS',
-    type: wholeNumber(1),
-    default: '3',
-    doc: 'attempts per store operation',
-  }),
-} as const;
-
-/**
- * Set by imgpost unless already set: the AWS SDK reads it to keep its notice about Node versions off
- * stderr, which CLI tests compare.
- */
-export const AWS_SDK_QUIET = media({
-  env: 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
-  type: text(),
-  default: 'true',
-  doc: "the AWS SDK's own setting; imgpost sets it unless set, so that the SDK prints no notice about Node versions",
-});
-
 /** Any non-empty value: the command line prints a failure's stack trace after its one-line message. */
 export const CLI_DEBUG = server({
   env: 'IMGPOST_DEBUG',
@@ -395,88 +277,3 @@ export const CLI_DEBUG = server({
   shownDefault: 'unset',
   doc: '`imgpost` prints the stack trace of a failure after its one-line message',
 });
-
-/** The managed local services (src/dev-services) and the tools they run with. */
-export const DEV_SERVICE_SETTINGS = {
-  elasticsearch: {
-    home: devServices({
-      env: 'IMGPOST_ES_HOME',
-      type: directory,
-      shownDefault: '`~/.cache/imgpost/elasticsearch` (as root with a private `~`: `/var/cache/imgpost/elasticsearch`)',
-      doc: "the managed node's cache: its distribution, data and logs",
-    }),
-    // The transport port is HTTP + 100, so the upper bound keeps both valid.
-    port: devServices({
-      env: 'IMGPOST_ES_PORT',
-      type: portNumber(65435, 'must be a port number below 65436'),
-      default: '9277',
-      doc: "the managed node's HTTP port (its transport port is this + 100)",
-    }),
-    heap: devServices({
-      env: 'IMGPOST_ES_HEAP',
-      type: jvmSize('512m or 1g'),
-      shownDefault:
-        `\`${DEV_SERVICE_DEFAULTS.esHeap}\`; ` +
-        `\`${DEV_SERVICE_DEFAULTS.esClusterNodeHeap}\` for each node of a local cluster`,
-      doc: "the managed node's JVM heap",
-    }),
-    javaHome: devServices({
-      env: 'ES_JAVA_HOME',
-      type: text(),
-      shownDefault: '`JAVA_HOME`, else as for `JAVA_HOME`',
-      doc: 'the JDK the managed node runs on',
-    }),
-  },
-  s3proxy: {
-    home: devServices({
-      env: 'IMGPOST_S3_HOME',
-      type: directory,
-      shownDefault: '`~/.cache/imgpost/s3proxy`',
-      doc: "the local S3 server's cache: its jar, data, logs and credentials",
-    }),
-    port: devServices({
-      env: 'IMGPOST_S3_PORT',
-      type: portNumber(65535, 'must be a port number'),
-      shownDefault: `the port its directory last ran on, else \`${DEV_SERVICE_DEFAULTS.s3Port}\``,
-      doc: "the local S3 server's port on 127.0.0.1",
-    }),
-    heap: devServices({
-      env: 'IMGPOST_S3_HEAP',
-      type: jvmSize('256m'),
-      default: '256m',
-      doc: "the local S3 server's JVM heap",
-    }),
-    logLevel: devServices({
-      env: 'IMGPOST_S3_LOG_LEVEL',
-      type: text(),
-      default: 'info',
-      doc: "the local S3 server's log level (S3Proxy's `LOG_LEVEL`)",
-    }),
-  },
-  tools: {
-    javaHome: devServices({
-      env: 'JAVA_HOME',
-      type: text(),
-      shownDefault: 'the `java` on `PATH`, then `/usr/lib/jvm`',
-      doc: 'the JDK the managed services run on and Maven fetches them with',
-    }),
-    mavenHome: devServices({ env: 'MAVEN_HOME', type: text(), doc: 'where Maven is when `mvn` is not on `PATH`' }),
-    m2Home: devServices({ env: 'M2_HOME', type: text(), doc: 'as `MAVEN_HOME` (its older name)' }),
-    path: devServices({
-      env: 'PATH',
-      type: { schema: z.string(), accepts: 'directories, `:`-separated' },
-      default: '',
-      shownDefault: "the system's",
-      doc: 'where `java`, `mvn` and `unzip` are looked for',
-    }),
-  },
-} as const;
-
-/** Every declared setting, for the reference: the configuration's, the S3 store's, the others, the dev services'. */
-export const ALL_SETTINGS: readonly Setting<unknown>[] = [
-  ...settingsOf(SETTINGS),
-  ...settingsOf(S3_SETTINGS),
-  AWS_SDK_QUIET,
-  CLI_DEBUG,
-  ...settingsOf(DEV_SERVICE_SETTINGS),
-];

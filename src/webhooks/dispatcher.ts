@@ -18,16 +18,17 @@
  *   written; a shutdown writes them first.)
  *
  * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
- * and what a shutdown hands back. One attempt's HTTP side is attempt.ts (and send.ts); writing
- * the results is result-writer.ts.
+ * and what a shutdown hands back. Sending a lane is lane.ts; one attempt's HTTP side is attempt.ts
+ * (and send.ts); writing the results is result-writer.ts.
  */
 import crypto from 'node:crypto';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
-import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
+import type { AttemptContext } from './attempt.ts';
 import { EventBodies } from './event-bodies.ts';
-import type { AttemptRow, DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
+import { type Lane, type LaneContext, runLane } from './lane.ts';
+import type { DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
 import { ResultWriter } from './result-writer.ts';
 import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
@@ -64,8 +65,6 @@ export interface DispatcherDeps {
 
 /** Deliveries of one webhook claimed together and sent back to back (one claim transaction each). */
 const LANE_SIZE = 500;
-/** A lane starts no new send that could outlast its claim's lease by less than this. */
-const LEASE_MARGIN_MS = 5_000;
 /** The longest timer Node keeps (a retry further out is looked at again by the poll first). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -74,13 +73,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * DispatcherThread (dispatcher-thread.ts) running it on a thread of its own.
  */
 export type Dispatcher = Pick<WebhookDispatcher, 'start' | 'stop' | 'kick' | 'whenIdle' | 'configure' | 'stats'>;
-
-/** A webhook's deliveries being sent by this process, in order; `next` is the one being sent or next to be. */
-interface Lane {
-  deliveries: DeliveryRow[];
-  next: number;
-  leaseEndsAt: number;
-}
 
 export class WebhookDispatcher {
   private timeoutMs: number;
@@ -97,6 +89,7 @@ export class WebhookDispatcher {
   private readonly loop: Loop;
   private readonly writer: ResultWriter;
   private idleWaiters: (() => void)[] = [];
+  private readonly lane: LaneContext;
   readonly stats = { sent: 0, delivered: 0, failed: 0 };
 
   constructor(
@@ -120,6 +113,16 @@ export class WebhookDispatcher {
       // A failure scheduled a retry (or a suspension dropped a queue): look again.
       onFailureRecorded: () => this.kick(),
     });
+    this.lane = {
+      repo: deps.repo,
+      events: this.events,
+      agents: this.agents,
+      send: this.send,
+      config: deps.config,
+      writer: this.writer,
+      stats: this.stats,
+      timeoutMs: () => this.timeoutMs,
+    };
     this.loop = new Loop({
       pass: () => this.pump(),
       intervalMs: this.pollMs,
@@ -223,7 +226,7 @@ export class WebhookDispatcher {
       const webhookId = lane[0].webhookId;
       const abort = new AbortController();
       const state: Lane = { deliveries: lane, next: 0, leaseEndsAt: Date.now() + leaseMs };
-      const promise = this.runLane(state, abort.signal)
+      const promise = runLane(this.lane, state, abort.signal)
         .catch((err) => this.deps.log.error('webhook delivery crashed', { deliveryId: lane[0].id, err }))
         .finally(() => {
           this.inFlight.delete(webhookId);
@@ -242,82 +245,5 @@ export class WebhookDispatcher {
   /** A claim outlives the longest attempt, so only a crashed process's claims ever expire. */
   private leaseMs(): number {
     return this.timeoutMs + 30_000;
-  }
-
-  /**
-   * Sends a lane's deliveries one after another until one does not succeed. The lease moves
-   * along with it as results are written (see holds()); whatever is left unsent needs no
-   * lease given back but the head's, and the head is then retried or its webhook suspended.
-   */
-  private async runLane(lane: Lane, signal: AbortSignal): Promise<void> {
-    const { deliveries } = lane;
-    try {
-      while (lane.next < deliveries.length && !signal.aborted) {
-        // Under a slow receiver, stop before the lease could run out mid-send; the rest is claimed afresh.
-        if (Date.now() + this.timeoutMs + LEASE_MARGIN_MS > lane.leaseEndsAt && lane.next > 0) break;
-        const succeeded = await this.deliver(deliveries[lane.next], signal);
-        if (!succeeded) {
-          lane.next = deliveries.length; // its result (or release) is queued; nothing further is held
-          break;
-        }
-        lane.next++;
-      }
-    } finally {
-      // Stopped early: the lease may have moved to this one (a write since the last send).
-      if (lane.next < deliveries.length) this.writer.release(deliveries[lane.next].seq);
-      lane.next = deliveries.length;
-      this.writer.schedule();
-    }
-  }
-
-  /** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
-  private async deliver(d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
-    // Read per delivery, not per lane: an edited template or a suspension applies at once.
-    const hook = this.deps.repo.target(d.webhookId);
-    const row = this.events.row(d.outboxId);
-    if (!hook || hook.state !== 'active' || !row || row.event === 'reindex') {
-      this.writer.release(d.seq);
-      return false;
-    }
-
-    const started = Date.now();
-    const context = {
-      events: this.events,
-      agents: this.agents,
-      send: this.send,
-      timeoutMs: this.timeoutMs,
-      config: this.deps.config,
-    };
-    const result = await attemptDelivery(context, hook, row, d, signal);
-    if (result === INTERRUPTED) {
-      // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
-      this.writer.release(d.seq);
-      return false;
-    }
-    const attempt: AttemptRow = {
-      deliveryId: d.id,
-      event: row.event,
-      postId: row.postId,
-      ...result,
-      durationMs: Date.now() - started,
-      attemptedAt: new Date().toISOString(),
-    };
-    this.stats.sent++;
-    if (result.outcome === 'success') this.stats.delivered++;
-    else this.stats.failed++;
-    this.writer.attempt(
-      { kind: 'attempt', delivery: d, attempt },
-      {
-        webhookId: hook.id,
-        deliveryId: d.id,
-        event: row.event,
-        outcome: result.outcome,
-        status: result.responseStatus,
-        error: result.error,
-        ms: attempt.durationMs,
-      },
-    );
-    this.writer.schedule();
-    return result.outcome === 'success';
   }
 }

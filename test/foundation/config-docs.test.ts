@@ -1,13 +1,12 @@
 /**
- * The configuration is declared once (src/config/settings.ts): the reference in docs/ is generated
- * from the declarations and must match them, and no code but the configuration module reads the
+ * The configuration is declared once (src/config/settings.ts, s3-settings.ts, dev-service-settings.ts): the reference
+ * in docs/ is generated from the declarations and must match them, and no code but the configuration module reads the
  * environment.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { ALL_SETTINGS } from '../../src/config/settings.ts';
-import { REFERENCE_COMMAND, REFERENCE_FILE, renderConfigReference } from '../../src/config/reference.ts';
+import { ALL_SETTINGS, REFERENCE_COMMAND, REFERENCE_FILE, renderConfigReference } from '../../src/config/reference.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  createBucketIfMissing,
-  S3MediaStore,
-  s3ClientFor,
-  type S3StoreConfig,
-} from '../../src/media/store/s3-store.ts';
+import { createBucketIfMissing, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-client.ts';
+import { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import {
   LOCAL_REGION,
   mediaStoreEnv,
   startManagedS3,
   stopManagedS3,
-  type ManagedS3Options,
 } from '../../src/dev-services/s3proxy/managed-s3.ts';
+import type { ManagedS3Options } from '../../src/dev-services/s3proxy/layout.ts';
 import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
 /**

@@ -1,0 +1,109 @@
+/**
+ * A lane: a webhook's next deliveries, claimed together by the dispatcher (dispatcher.ts) and sent
+ * here one after another over a kept-alive connection, each only after the one before it succeeded.
+ */
+import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
+import type { EventBodies } from './event-bodies.ts';
+import type { ResultWriter } from './result-writer.ts';
+import type { PostWebhook } from './send.ts';
+import type { TargetAgents } from './ssrf.ts';
+import type { AttemptRow, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
+
+/** A lane starts no new send that could outlast its claim's lease by less than this. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** A webhook's deliveries being sent by this process, in order; `next` is the one being sent or next to be. */
+export interface Lane {
+  deliveries: DeliveryRow[];
+  next: number;
+  leaseEndsAt: number;
+}
+
+/** What sending a lane needs of its dispatcher; the time-out is read at each send (configure() changes it). */
+export interface LaneContext {
+  repo: WebhookRepository;
+  events: EventBodies;
+  agents: TargetAgents;
+  send: PostWebhook;
+  config: AttemptContext['config'];
+  writer: ResultWriter;
+  stats: { sent: number; delivered: number; failed: number };
+  timeoutMs(): number;
+}
+
+/**
+ * Sends a lane's deliveries one after another until one does not succeed. The lease moves
+ * along with it as results are written (see the dispatcher's holds()); whatever is left unsent needs no
+ * lease given back but the head's, and the head is then retried or its webhook suspended.
+ */
+export async function runLane(ctx: LaneContext, lane: Lane, signal: AbortSignal): Promise<void> {
+  const { deliveries } = lane;
+  try {
+    while (lane.next < deliveries.length && !signal.aborted) {
+      // Under a slow receiver, stop before the lease could run out mid-send; the rest is claimed afresh.
+      if (Date.now() + ctx.timeoutMs() + LEASE_MARGIN_MS > lane.leaseEndsAt && lane.next > 0) break;
+      const succeeded = await deliver(ctx, deliveries[lane.next], signal);
+      if (!succeeded) {
+        lane.next = deliveries.length; // its result (or release) is queued; nothing further is held
+        break;
+      }
+      lane.next++;
+    }
+  } finally {
+    // Stopped early: the lease may have moved to this one (a write since the last send).
+    if (lane.next < deliveries.length) ctx.writer.release(deliveries[lane.next].seq);
+    lane.next = deliveries.length;
+    ctx.writer.schedule();
+  }
+}
+
+/** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
+async function deliver(ctx: LaneContext, d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
+  // Read per delivery, not per lane: an edited template or a suspension applies at once.
+  const hook = ctx.repo.target(d.webhookId);
+  const row = ctx.events.row(d.outboxId);
+  if (!hook || hook.state !== 'active' || !row || row.event === 'reindex') {
+    ctx.writer.release(d.seq);
+    return false;
+  }
+
+  const started = Date.now();
+  const context = {
+    events: ctx.events,
+    agents: ctx.agents,
+    send: ctx.send,
+    timeoutMs: ctx.timeoutMs(),
+    config: ctx.config,
+  };
+  const result = await attemptDelivery(context, hook, row, d, signal);
+  if (result === INTERRUPTED) {
+    // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
+    ctx.writer.release(d.seq);
+    return false;
+  }
+  const attempt: AttemptRow = {
+    deliveryId: d.id,
+    event: row.event,
+    postId: row.postId,
+    ...result,
+    durationMs: Date.now() - started,
+    attemptedAt: new Date().toISOString(),
+  };
+  ctx.stats.sent++;
+  if (result.outcome === 'success') ctx.stats.delivered++;
+  else ctx.stats.failed++;
+  ctx.writer.attempt(
+    { kind: 'attempt', delivery: d, attempt },
+    {
+      webhookId: hook.id,
+      deliveryId: d.id,
+      event: row.event,
+      outcome: result.outcome,
+      status: result.responseStatus,
+      error: result.error,
+      ms: attempt.durationMs,
+    },
+  );
+  ctx.writer.schedule();
+  return result.outcome === 'success';
+}
