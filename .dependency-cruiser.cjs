@@ -34,7 +34,7 @@ const layers = [
   // features, each routes → service → repositories/engine, lower lines first
   ['src/thumbnails', 'src/outbox', 'src/robust'],
   ['src/accounts'],
-  ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys'],
+  ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys', 'src/pools'],
   ['src/posts', 'src/favorites'],
   // deletion requests and merging duplicates: built on the posts' write steps
   ['src/moderation', 'src/booru'],

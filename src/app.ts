@@ -28,6 +28,8 @@ import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
+import { poolRoutes } from './pools/routes.ts';
+import { childRoutes } from './posts/parents/routes.ts';
 import type { Db } from './db/sqlite.ts';
 import type { PostsIndex } from './elasticsearch/posts-index.ts';
 import type { Logger } from './log.ts';
@@ -49,6 +51,8 @@ import type { PostSearchService } from './search/post-search/service.ts';
 import type { ImageSearchService } from './search/image-search/service.ts';
 import type { SimilarService } from './search/similar/service.ts';
 import type { WebhookService } from './webhooks/service.ts';
+import type { PoolService } from './pools/service.ts';
+import type { PostChildren } from './posts/parents/children.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -82,6 +86,9 @@ export interface AppServices extends MetricsDeps {
   favorites: FavoriteService;
   quickSearch: QuickSearch;
   passkeys: PasskeyService;
+  /** docs/decisions.md §19 */
+  pools: PoolService;
+  children: PostChildren;
 }
 
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
@@ -121,6 +128,8 @@ export function createApp(services: AppServices): Koa<AppState> {
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
     moderationRoutes(services),
+    childRoutes(services),
+    poolRoutes({ pools: services.pools, findPost: (ref) => services.postService.find(ref) }),
     tagRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),

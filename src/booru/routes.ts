@@ -18,7 +18,10 @@ export function booruRoutes(deps: {
   config: { mediaUrl: string; publicUrl: string };
 }): Router<AppState> {
   const router = new Router<AppState>();
-  router.use(['/posts.json', '/posts/:file', '/counts/posts.json', '/tags.json', '/posts.atom'], booruErrors());
+  router.use(
+    ['/posts.json', '/posts/:file', '/counts/posts.json', '/tags.json', '/posts.atom', '/pools.json', '/pools/:file'],
+    booruErrors(),
+  );
 
   router.get('/posts.json', async (ctx) => {
     const tags = booruTags(ctx.query.tags);
@@ -48,6 +51,19 @@ export function booruRoutes(deps: {
       (page.n - 1) * limit,
       limit,
     );
+  });
+
+  router.get('/pools.json', (ctx) => {
+    const limit = booruLimit(ctx.query.limit, 20, MAX_TAG_LIMIT);
+    const page = booruPage(ctx.query.page);
+    if (page.kind !== 'page') throw invalid(['page'], 'pools are paged by number');
+    ctx.body = deps.booru.pools(searchParam(ctx.query, 'name_matches'), (page.n - 1) * limit, limit);
+  });
+
+  router.get('/pools/:file', (ctx) => {
+    const m = /^([1-9]\d{0,15})\.json$/.exec(ctx.params.file);
+    if (!m) throw notFound('no pool has that number');
+    ctx.body = deps.booru.pool(Number(m[1]));
   });
 
   router.get('/posts.atom', async (ctx) => {

@@ -1,6 +1,7 @@
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { TagRepository } from '../kernel/tag-repository.ts';
+import type { PoolService } from '../pools/service.ts';
 import type { Clause } from '../search/clauses.ts';
 import type { SortClause } from '../search/engine.ts';
 import type { SearchDeps } from '../search/page-of-posts.ts';
@@ -9,10 +10,11 @@ import { and, type Query, type QueryOrder } from '../search/query/model.ts';
 import { findQueryPage } from '../search/query/run.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
-import { toBooruPost, type BooruPost } from './view.ts';
+import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
 
 export interface BooruDeps extends SearchDeps {
   tagRepository: TagRepository;
+  pools: Pick<PoolService, 'list' | 'get'>;
   userIdOf: (name: string) => number | undefined;
 }
 
@@ -57,7 +59,14 @@ export class BooruService {
     const records = posts.getManyBySeq(seqs);
     const facts = posts.files.of(records.map((p) => p.seq));
     return records.map((p) =>
-      toBooruPost(p, facts.get(p.seq) ?? { md5: null, fileSize: null }, this.deps.config.mediaUrl),
+      toBooruPost(
+        p,
+        {
+          ...(facts.get(p.seq) ?? { md5: null, fileSize: null }),
+          hasChildren: posts.links.childCount(p.seq) > 0,
+        },
+        this.deps.config.mediaUrl,
+      ),
     );
   }
 
@@ -108,10 +117,47 @@ export class BooruService {
     return view;
   }
 
-  /** `/tags.json`: `{ id, name, post_count, category }` (every tag general until categories exist). */
+  /** `/tags.json`: `{ id, name, post_count, category }`. */
   tags(pattern: string | undefined, order: 'count' | 'name' | 'date', offset: number, limit: number) {
     return this.deps.tagRepository
       .matching(pattern, order, offset, limit)
-      .map((t) => ({ id: t.id, name: t.name, post_count: t.count, category: 0 }));
+      .map((t) => ({ id: t.id, name: t.name, post_count: t.count, category: BOORU_CATEGORY[t.category] }));
+  }
+
+  /** `/pools/{N}.json` */
+  pool(id: number) {
+    const detail = this.deps.pools.get(id);
+    const seqs = this.deps.postRepository.links.seqsOfIds(detail.postIds);
+    return {
+      id: detail.id,
+      name: detail.name.replace(/ /g, '_'),
+      description: detail.description,
+      post_ids: detail.postIds.flatMap((uuid) => seqs.get(uuid) ?? []),
+      post_count: detail.postCount,
+      category: 'series' as const,
+      is_active: true,
+      is_deleted: false,
+      created_at: booruTime(detail.createdAt),
+      updated_at: booruTime(detail.updatedAt),
+    };
+  }
+
+  /**
+   * `/pools.json`: pools whose name matches `pattern` (case-insensitive, `*` any run, `_` a space or an
+   * underscore), by name; the pools starting with the part before the first `*` are read, then matched.
+   */
+  pools(pattern: string | undefined, offset: number, limit: number) {
+    const p = (pattern ?? '*').toLowerCase();
+    const prefix = p.split('*')[0].replace(/_/g, ' ');
+    const re = new RegExp(
+      `^${p
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '[_ ]'))
+        .join('.*')}$`,
+      's',
+    );
+    const { count } = this.deps.pools.list(prefix, 0, 0);
+    const matched = this.deps.pools.list(prefix, 0, count).data.filter((x) => re.test(x.name.toLowerCase()));
+    return matched.slice(offset, offset + limit).map((x) => this.pool(x.id));
   }
 }

@@ -45,6 +45,15 @@ export interface PostDocument {
   robust_any: string[];
   /** its cells' terms (cells.ts): those of quality ≥ CELL_QUALITY */
   robust_cell: string[];
+  /**
+   * docs/decisions.md §19: the source lower-cased (sourceContains), the parent's number (childOf), the
+   * pools (the `pool` condition) and the post's position in each (nested: orderBy pool sorts on the
+   * position of the one pool asked for)
+   */
+  source_lc: string;
+  parent: number | null;
+  pool_ids: number[];
+  pools: { id: number; position: number }[];
 }
 
 /**
@@ -106,5 +115,9 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     favorites: p.favorites,
     favorited_by: p.favoritedBy,
     ...robustTerms(robust),
+    source_lc: p.source.toLowerCase(),
+    parent: p.parentSeq,
+    pool_ids: p.pools.map((x) => x.pool),
+    pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
   };
 }

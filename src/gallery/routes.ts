@@ -23,6 +23,8 @@ const PAGES: Record<string, string> = {
   '/signup': 'Sign up',
   '/favorites': 'Favorites',
   '/admin/users': 'Users',
+  '/pools': 'Pools',
+  '/pool/:id': 'Pool',
 };
 
 const originOf = (url: string) => {

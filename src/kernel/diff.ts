@@ -48,3 +48,30 @@ export function diffMetadata(before: Metadata, after: Metadata): MetadataDiff {
 }
 
 export const isEmptyDiff = (diff: MetadataDiff): boolean => Object.keys(diff).length === 0;
+
+/**
+ * What a post's history keeps (docs/decisions.md §19): the metadata, the source and the parent (by
+ * UUID). Webhook `Changes` stay the metadata's (diffMetadata): a source-only edit is a version with
+ * an update event whose Changes are empty.
+ */
+export interface VersionedFields extends Metadata {
+  source: string;
+  parentId: string | null;
+}
+
+export interface VersionDiff extends MetadataDiff {
+  source?: Change<string>;
+  parentId?: Change<string | null>;
+}
+
+export const versionedFieldsOf = (
+  post: Pick<PostRecord, 'text' | 'rating' | 'source' | 'parentId'> & { tags: readonly { name: string }[] },
+): VersionedFields => ({ ...metadataOf(post), source: post.source, parentId: post.parentId });
+
+/** The history's diff: the metadata's, then source and parent (key order as clients see it). */
+export function diffVersions(before: VersionedFields, after: VersionedFields): VersionDiff {
+  const diff: VersionDiff = diffMetadata(before, after);
+  if (before.source !== after.source) diff.source = { old: before.source, new: after.source };
+  if (before.parentId !== after.parentId) diff.parentId = { old: before.parentId, new: after.parentId };
+  return diff;
+}

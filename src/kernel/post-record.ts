@@ -1,7 +1,23 @@
+/**
+ * Tag categories (docs/decisions.md §19), in the order a post lists its tags; `general` is the default.
+ */
+export const TAG_CATEGORIES = ['artist', 'copyright', 'character', 'general', 'meta'] as const;
+export type TagCategory = (typeof TAG_CATEGORIES)[number];
+
 export interface Tag {
   id: number;
   name: string;
+  category: TagCategory;
 }
+
+/** A post's place in one pool (docs/decisions.md §19): the pool's id and the post's position in its order. */
+export interface PoolPlace {
+  pool: number;
+  position: number;
+}
+
+/** The longest source a post may carry (docs/decisions.md §19). */
+export const MAX_SOURCE = 2048;
 
 export const RATINGS = ['none', 'moderate', 'violent'] as const;
 export type Rating = (typeof RATINGS)[number];
@@ -23,12 +39,19 @@ export interface PostRecord {
   createdAt: string;
   updatedAt: string;
   version: number;
-  /** sorted by name */
+  /** by category (TAG_CATEGORIES' order), then name */
   tags: Tag[];
   /** how many accounts favorited it (docs/decisions.md §14; kept by SQLite triggers) */
   favorites: number;
   /** their user ids, ascending: the search document's `favorited_by`; never shown in a view */
   favoritedBy: number[];
+  /** where the picture came from; '' when unknown (docs/decisions.md §19) */
+  source: string;
+  /** the parent post's number and UUID, or null */
+  parentSeq: number | null;
+  parentId: string | null;
+  /** the pools the post is in, by pool id (docs/decisions.md §19) */
+  pools: PoolPlace[];
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */

@@ -6,13 +6,17 @@ import type { ImageItemRow, PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
 import { RobustDescriptors } from './robust-descriptors.ts';
+import { PoolMembership } from './pool-membership.ts';
+import { PostLinks } from './post-links.ts';
+import { TAG_ORDER } from './tag-category.ts';
 import { FileFacts } from './file-facts.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy'>;
+type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'pools'>;
 
 const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
-  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites
+  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
+  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId
   FROM posts p`;
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
@@ -22,6 +26,9 @@ export type NewPost = Pick<
 > & {
   aggr?: number | null;
   tags: string[];
+  /** docs/decisions.md §19; '' and null when absent */
+  source?: string;
+  parentSeq?: number | null;
   /** the stored file's MD5 (hex) and size (docs/decisions.md §20); a backfill fills them when absent */
   md5?: string;
   fileSize?: number;
@@ -39,6 +46,10 @@ export class PostRepository {
    * the robust descriptors (docs/decisions.md §16): kept apart from the record, which outbox rows and every read carry
    */
   readonly robust: RobustDescriptors;
+  /** the pools' orders (docs/decisions.md §19): a post's places are part of its record */
+  readonly pools: PoolMembership;
+  /** parents, children, and post numbers by UUID (docs/decisions.md §19) */
+  readonly links: PostLinks;
   /** the stored files' MD5 and size (docs/decisions.md §20) */
   readonly files: FileFacts;
 
@@ -51,6 +62,8 @@ export class PostRepository {
     this.favorites = new FavoriteRepository(db);
     this.tagRules = new TagRules(db);
     this.robust = new RobustDescriptors(db);
+    this.pools = new PoolMembership(db);
+    this.links = new PostLinks(db);
     this.files = new FileFacts(db);
   }
 
@@ -64,10 +77,10 @@ export class PostRepository {
     const out = new Map<number, Tag[]>(seqs.map((s) => [s, []]));
     if (seqs.length === 0) return out;
     const rows = this.stmt(
-      `SELECT pt.post_seq AS seq, t.id, t.name FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
-       WHERE pt.post_seq IN (SELECT value FROM json_each(?)) ORDER BY t.name`,
-    ).all(JSON.stringify(seqs)) as { seq: number; id: number; name: string }[];
-    for (const r of rows) out.get(r.seq)!.push({ id: r.id, name: r.name });
+      `SELECT pt.post_seq AS seq, t.id, t.name, t.category FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
+       WHERE pt.post_seq IN (SELECT value FROM json_each(?)) ORDER BY ${TAG_ORDER}`,
+    ).all(JSON.stringify(seqs)) as (Tag & { seq: number })[];
+    for (const r of rows) out.get(r.seq)!.push({ id: r.id, name: r.name, category: r.category });
     return out;
   }
 
@@ -79,8 +92,9 @@ export class PostRepository {
     );
     // Only posts someone favorited need the second read.
     const favoriters = this.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
+    const places = this.pools.placesOf(rows.map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
-    return rows.map(({ aggr, createdAt, updatedAt, version, favorites, ...r }) => ({
+    return rows.map(({ aggr, createdAt, updatedAt, version, favorites, source, parentSeq, parentId, ...r }) => ({
       ...r,
       uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
       aggr,
@@ -90,6 +104,10 @@ export class PostRepository {
       tags: tags.get(r.seq) ?? [],
       favorites,
       favoritedBy: favoriters.get(r.seq) ?? [],
+      source,
+      parentSeq,
+      parentId,
+      pools: places.get(r.seq) ?? [],
     }));
   }
 
@@ -247,9 +265,9 @@ export class PostRepository {
   insert(post: NewPost): number {
     const info = this.db
       .prepare(
-        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at,
-           version, md5, file_size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
+           source, parent_seq, md5, file_size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
       )
       .run(
         post.id,
@@ -264,6 +282,8 @@ export class PostRepository {
         post.aggr ?? null,
         post.createdAt,
         post.createdAt,
+        post.source ?? '',
+        post.parentSeq ?? null,
         post.md5 ?? null,
         post.fileSize ?? null,
       );
@@ -278,8 +298,9 @@ export class PostRepository {
    */
   insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
     const insert = this.stmt(
-      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
+         source, parent_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const p of posts) {
       const info = insert.run(
@@ -296,6 +317,8 @@ export class PostRepository {
         p.createdAt,
         p.updatedAt,
         p.version,
+        p.source ?? '',
+        p.parentSeq ?? null,
       );
       this.addTags(Number(info.lastInsertRowid), p.tags);
     }

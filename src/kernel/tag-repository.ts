@@ -1,18 +1,22 @@
 import type { Db } from '../db/sqlite.ts';
 import { foldTag, prefixUpperBound } from './tag-fold.ts';
+import type { TagCategory } from './post-record.ts';
 
 /** A tag with the number of posts that carry it. */
 export interface TagCount {
   id: number;
   name: string;
   count: number;
+  /** docs/decisions.md §19 */
+  category: TagCategory;
   /** on a prefix hit through an alias (docs/decisions.md §15): the alias matched; the tag is its target */
   aliasOf?: string;
 }
 
 /**
  * Reads of the tags table with its counts (migration 008 keeps post_count exact by trigger).
- * Tags are created with their posts' tags (PostRepository.setTags).
+ * Tags are created with their posts' tags (PostRepository.setTags), and by aliases, implications and
+ * categories naming a tag not used yet (PostRepository.ensureTags).
  */
 export class TagRepository {
   constructor(private readonly db: Db) {}
@@ -31,7 +35,7 @@ export class TagRepository {
   private aliasHits(prefix: string): { sql: string; params: string[] } {
     const { where, params } = this.range(prefix, 'a.folded');
     return {
-      sql: `SELECT t.id, t.name, t.post_count AS count, a.name AS aliasOf FROM tag_aliases a JOIN tags t ON t.name = a.target WHERE t.post_count > 0 ${where}`,
+      sql: `SELECT t.id, t.name, t.post_count AS count, t.category, a.name AS aliasOf FROM tag_aliases a JOIN tags t ON t.name = a.target WHERE t.post_count > 0 ${where}`,
       params,
     };
   }
@@ -59,14 +63,14 @@ export class TagRepository {
     if (prefix === '')
       return this.db
         .prepare(
-          'SELECT id, name, post_count AS count FROM tags WHERE post_count > 0 ORDER BY post_count DESC, name LIMIT ? OFFSET ?',
+          'SELECT id, name, post_count AS count, category FROM tags WHERE post_count > 0 ORDER BY post_count DESC, name LIMIT ? OFFSET ?',
         )
         .all(limit, offset) as TagCount[];
     const aliases = this.aliasHits(prefix);
     // Alias hits rank as their target does, after the target itself (aliasOf NULL sorts first).
     const rows = this.db
       .prepare(
-        `SELECT id, name, post_count AS count, NULL AS aliasOf FROM tags WHERE post_count > 0 ${where}
+        `SELECT id, name, post_count AS count, category, NULL AS aliasOf FROM tags WHERE post_count > 0 ${where}
          UNION ALL ${aliases.sql} ORDER BY count DESC, name, aliasOf LIMIT ? OFFSET ?`,
       )
       .all(...params, ...aliases.params, limit, offset) as (TagCount & { aliasOf: string | null })[];
@@ -88,7 +92,7 @@ export class TagRepository {
     const by = order === 'count' ? 'post_count DESC, name' : order === 'name' ? 'name' : 'id DESC';
     return this.db
       .prepare(
-        `SELECT id, name, post_count AS count FROM tags WHERE post_count > 0
+        `SELECT id, name, post_count AS count, category FROM tags WHERE post_count > 0
          ${like === undefined ? '' : "AND folded LIKE ? ESCAPE '\\'"} ORDER BY ${by} LIMIT ? OFFSET ?`,
       )
       .all(...(like === undefined ? [] : [like]), limit, offset) as TagCount[];
@@ -97,8 +101,16 @@ export class TagRepository {
   /** By exact name; undefined when no post carries it. */
   get(name: string): TagCount | undefined {
     return this.db
-      .prepare('SELECT id, name, post_count AS count FROM tags WHERE name = ? AND post_count > 0')
+      .prepare('SELECT id, name, post_count AS count, category FROM tags WHERE name = ? AND post_count > 0')
       .get(name) as TagCount | undefined;
+  }
+
+  /** Sets a tag's category (docs/decisions.md §19); the tag must exist. Returns it, whatever its count. */
+  setCategory(name: string, category: TagCategory): TagCount {
+    this.db.prepare('UPDATE tags SET category = ? WHERE name = ?').run(category, name);
+    return this.db
+      .prepare('SELECT id, name, post_count AS count, category FROM tags WHERE name = ?')
+      .get(name) as TagCount;
   }
 
   /** Fills `folded` where it is missing (tags from before migration 008). Returns how many. */

@@ -14,7 +14,7 @@
  */
 import type { Db } from '../db/sqlite.ts';
 import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
-import { diffMetadata, isEmptyDiff, metadataOf, sortedTags } from './diff.ts';
+import { diffVersions, isEmptyDiff, metadataOf, sortedTags, versionedFieldsOf } from './diff.ts';
 import { EVENT_ORDER, KernelEvents, type KernelEventMap } from './events.ts';
 import { imageName } from './media-names.ts';
 import { Outbox, type OutboxEventKind, type OutboxPayload, type OutboxRow } from './outbox.ts';
@@ -74,12 +74,15 @@ export class WriteTransaction {
 
   /**
    * An edit (a revert is one) from `before` to `after`. An edit that changed nothing still fires
-   * its event, but is no new version.
+   * its event, but is no new version. The webhook's Changes are the metadata's; a version also
+   * records a change of source or parent (docs/decisions.md §19).
    */
   updated(before: PostRecord, after: PostRecord, initiator: Initiator): OutboxRow {
     this.inTransaction('updated');
     const previous = metadataOf(before);
-    if (!isEmptyDiff(diffMetadata(previous, metadataOf(after)))) this.recordVersion(after, initiator, after.updatedAt);
+    // The history's diff: a source or parent change is a version too (docs/decisions.md §19).
+    if (!isEmptyDiff(diffVersions(versionedFieldsOf(before), versionedFieldsOf(after))))
+      this.recordVersion(after, initiator, after.updatedAt);
     return this.append('update', { post: after, previous: { ...previous, tags: [...previous.tags] } }, initiator);
   }
 
@@ -112,11 +115,13 @@ export class WriteTransaction {
   }
 
   private recordVersion(post: PostRecord, initiator: Initiator | null, createdAt: string): void {
-    const { text, rating, tags } = metadataOf(post);
+    const { text, rating, tags, source, parentId } = versionedFieldsOf(post);
     this.deps.versions.append(post.seq, {
       text,
       rating,
       tags: sortedTags(tags),
+      source,
+      parentId,
       editorId: initiator?.id ?? null,
       createdAt,
     });

@@ -10,12 +10,18 @@ export interface VersionRecord {
   tags: string[];
   editor: { id: number; name: string } | null;
   createdAt: string;
+  /** docs/decisions.md §19 */
+  source: string;
+  parentId: string | null;
 }
 
 export interface NewVersion {
   text: string;
   rating: Rating;
   tags: string[];
+  /** docs/decisions.md §19; '' and null when absent */
+  source?: string;
+  parentId?: string | null;
   editorId: number | null;
   createdAt: string;
 }
@@ -27,9 +33,12 @@ interface VersionRow {
   tags: string;
   editor_id: number | null;
   created_at: string;
+  source: string;
+  parent_id: string | null;
 }
 
-const SELECT = 'SELECT v.number, v.text, v.rating, v.tags, v.editor_id, v.created_at FROM post_versions v';
+const SELECT =
+  'SELECT v.number, v.text, v.rating, v.tags, v.editor_id, v.created_at, v.source, v.parent_id FROM post_versions v';
 
 /** SQLite access for post_versions. Callers own the transactions. */
 export class VersionRepository {
@@ -53,6 +62,8 @@ export class VersionRepository {
         tags: JSON.parse(r.tags) as string[],
         editor: r.editor_id !== null && name !== undefined ? { id: r.editor_id, name } : null,
         createdAt: r.created_at,
+        source: r.source,
+        parentId: r.parent_id,
       };
     });
   }
@@ -64,10 +75,10 @@ export class VersionRepository {
   backfillFirstVersions(): number {
     return this.db
       .prepare(
-        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at)
+        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at, source, parent_id)
          SELECT p.seq, 1, p.text, p.rating,
            (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq),
-           NULL, p.updated_at
+           NULL, p.updated_at, p.source, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq)
          FROM posts p WHERE NOT EXISTS (SELECT 1 FROM post_versions v WHERE v.post_seq = p.seq)`,
       )
       .run().changes;
@@ -77,12 +88,22 @@ export class VersionRepository {
   append(postSeq: number, v: NewVersion): number {
     return this.db
       .prepare(
-        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at)
-         SELECT ?, coalesce(max(number), 0) + 1, ?, ?, ?, ?, ? FROM post_versions WHERE post_seq = ?
+        `INSERT INTO post_versions (post_seq, number, text, rating, tags, editor_id, created_at, source, parent_id)
+         SELECT ?, coalesce(max(number), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM post_versions WHERE post_seq = ?
          RETURNING number`,
       )
       .pluck()
-      .get(postSeq, v.text, v.rating, JSON.stringify(v.tags), v.editorId, v.createdAt, postSeq) as number;
+      .get(
+        postSeq,
+        v.text,
+        v.rating,
+        JSON.stringify(v.tags),
+        v.editorId,
+        v.createdAt,
+        v.source ?? '',
+        v.parentId ?? null,
+        postSeq,
+      ) as number;
   }
 
   count(postSeq: number): number {

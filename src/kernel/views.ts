@@ -28,11 +28,15 @@ export interface PostView {
   updatedAt: string;
   uploaderId: number | null;
   uploader: { id: number; name: string } | Record<string, unknown> | null;
-  tags: { id: number; name: string }[];
+  /** by category (artist, copyright, character, general, meta), then name (docs/decisions.md §19) */
+  tags: { id: number; name: string; category: PostRecord['tags'][number]['category'] }[];
   /** WebP thumbnails by long-side size: `{ "320": url, "1024": url }` */
   thumbnails: Record<`${ThumbnailSize}`, string>;
   /** how many accounts favorited it (docs/decisions.md §14) */
   favorites: number;
+  /** where the picture came from, '' when unknown; the parent post's UUID or null (docs/decisions.md §19) */
+  source: string;
+  parentId: string | null;
   aggr?: number;
 }
 
@@ -51,6 +55,8 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     tags: p.tags,
     thumbnails: thumbnailUrls(mediaUrl, p.id),
     favorites: p.favorites,
+    source: p.source,
+    parentId: p.parentId,
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   return view;

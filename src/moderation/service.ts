@@ -19,6 +19,14 @@ export interface FavoritesMover {
   moveFavorites(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
 }
 
+/**
+ * Where a merge puts `into` in the merged post's place in its pools (docs/decisions.md §19): the pools
+ * feature implements it; it runs inside the merge's unit of work, before the merged post is deleted.
+ */
+export interface PoolsMover {
+  replaceMergedPost(tx: WriteTransaction, from: PostRecord, into: PostRecord, by: AuthUser): void;
+}
+
 export interface ModerationDeps {
   db: Db;
   requests: DeletionRequestRepository;
@@ -30,6 +38,8 @@ export interface ModerationDeps {
   posts: PostRepository;
   /** the favorites hook; absent until favorites exist */
   favorites?: FavoritesMover;
+  /** the pools hook; absent until pools exist */
+  pools?: PoolsMover;
 }
 
 /** A request with its post, when the post still exists. */
@@ -121,7 +131,7 @@ export class ModerationService {
    * at once: transactions run one after another, and the second finds the post gone (404).
    */
   async merge(ref: string, intoRef: string, moderator: AuthUser): Promise<PostRecord> {
-    const { unitOfWork, requests, postService, favorites } = this.deps;
+    const { unitOfWork, requests, postService, favorites, pools } = this.deps;
     const edited = await unitOfWork.write((tx) => {
       const from = postService.find(ref);
       const into = postService.find(intoRef);
@@ -131,6 +141,7 @@ export class ModerationService {
         throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
+      pools?.replaceMergedPost(tx, from, into, moderator);
       requests.closeMootFor(from.id, moderator, new Date().toISOString());
       postService.deleteWithin(tx, from.id, moderator);
       return result;

@@ -10,7 +10,7 @@ import { RATINGS } from '../kernel/post-record.ts';
 import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../posts/schemas.ts';
 import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../posts/versions/schemas.ts';
 import {
-  body as ImageSearchBody,
+  bodyFields as ImageSearchBody,
   MAX_CONDITIONS,
   MAX_MATCH_LENGTH,
   query as ImageSearchQuery,
@@ -49,6 +49,7 @@ import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
+import { ORGANIZATION_OPERATIONS } from './operations/organization.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {
@@ -72,8 +73,32 @@ const nonBlank = z.string().regex(/\S/u).openapi({ description: 'trimmed; must n
 const IMAGE_TYPES = IMAGE_MIMES;
 const ImageSearchCondition = z.union([
   z.object({
-    type: z.enum(['tagInclude', 'tagExclude', 'tagAny', 'textContains', 'uploadedBy', 'favoritedBy', 'query']),
+    type: z.enum([
+      'tagInclude',
+      'tagExclude',
+      'tagAny',
+      'textContains',
+      'uploadedBy',
+      'favoritedBy',
+      'sourceContains',
+      'query',
+    ]),
     value: nonBlank,
+  }),
+  // docs/decisions.md §19
+  z.object({
+    type: z.literal('pool'),
+    value: z
+      .string()
+      .regex(/^\s*[1-9]\d{0,15}\s*$/u)
+      .openapi({ description: 'a pool id' }),
+  }),
+  z.object({
+    type: z.literal('childOf'),
+    value: z
+      .string()
+      .regex(/^\s*(?:[1-9]\d{0,15}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\s*$/u)
+      .openapi({ description: "the parent post's number or UUID" }),
   }),
   z.object({
     type: z.literal('ratingEq'),
@@ -404,11 +429,11 @@ export const OPERATIONS: Operation[] = [
             orderBy: ImageSearchBody.shape.orderBy.openapi({
               type: 'string',
               description:
-                'id, uploadDate, relevance or favorites (most favorited first with order desc); anything else means uploadDate',
+                'id, uploadDate, relevance, favorites (most favorited first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate',
             }),
             order: ImageSearchBody.shape.order.openapi({
               type: 'string',
-              description: 'asc or desc; anything else means desc',
+              description: 'asc or desc; anything else means desc (asc under orderBy pool)',
             }),
             facets: ImageSearchBody.shape.facets.openapi({
               uniqueItems: true,
@@ -606,5 +631,6 @@ export const OPERATIONS: Operation[] = [
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,
+  ...ORGANIZATION_OPERATIONS,
   ...BOORU_OPERATIONS,
 ];

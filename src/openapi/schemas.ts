@@ -5,7 +5,7 @@
  * leaked passwordHash) fails the test instead of slipping through.
  */
 import { TRANSFORMS } from '../hashing/dihedral.ts';
-import { RATINGS } from '../kernel/post-record.ts';
+import { MAX_SOURCE, RATINGS, TAG_CATEGORIES } from '../kernel/post-record.ts';
 import { MAX_TAG_LENGTH } from '../posts/schemas.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../search/image-search/facets.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
@@ -19,7 +19,10 @@ const uuid = z.string().uuid();
 
 export const Rating = z.enum(RATINGS).openapi('Rating');
 
-export const Tag = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('Tag');
+/** docs/decisions.md §19 */
+export const TagCategory = z.enum(TAG_CATEGORIES).openapi('TagCategory', { description: 'general unless set' });
+
+export const Tag = z.object({ id: z.number().int(), name: z.string(), category: TagCategory }).strict().openapi('Tag');
 
 /**
  * Tag names as docs/decisions.md §4 allows them: 1 to 64 characters, no whitespace or control characters.
@@ -33,6 +36,7 @@ export const TagCount = z
     id: z.number().int(),
     name: tagName,
     count: z.number().int().min(1).openapi({ description: 'posts that carry the tag' }),
+    category: TagCategory,
     aliasOf: tagName
       .optional()
       .openapi({ description: 'on a prefix hit through an alias: the alias that matched (the tag is its target)' }),
@@ -99,9 +103,13 @@ const postFields = {
   // A union rather than .nullable(): zod-to-openapi 7.3 drops the null from a nullable $ref in 3.1
   // output (asteasolutions/zod-to-openapi#387), which the contract test's schema check catches.
   uploader: z.union([User, z.null()]).openapi({ description: 'null for legacy posts' }),
-  tags: z.array(Tag).openapi({ description: 'sorted by name' }),
+  tags: z
+    .array(Tag)
+    .openapi({ description: 'by category (artist, copyright, character, general, meta), then by name' }),
   thumbnails: Thumbnails,
   favorites: z.number().int().min(0).openapi({ description: 'how many accounts favorited it' }),
+  source: z.string().max(MAX_SOURCE).openapi({ description: "where the picture came from; '' when unknown" }),
+  parentId: uuid.nullable().openapi({ description: "the parent post's UUID, or null" }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
 };
 
@@ -119,18 +127,24 @@ export const PostVersion = z
       .union([User, z.null()])
       .openapi({ description: 'who made this version; null for imports, legacy posts and removed accounts' }),
     createdAt: isoTime,
+    source: z.string(),
+    parentId: uuid.nullable().openapi({ description: 'the parent post then (it may have been deleted since)' }),
     changes: z
       .object({
         text: change(z.string()).optional(),
         tags: change(z.array(z.string())).optional(),
         rating: change(Rating).optional(),
+        source: change(z.string()).optional(),
+        parentId: change(uuid.nullable()).optional(),
       })
       .strict()
       .optional()
       .openapi({ description: 'the fields that differ from the previous version; absent on version 1' }),
   })
   .strict()
-  .openapi('PostVersion', { description: "One version of a post's text, rating and tags (docs/decisions.md §9)" });
+  .openapi('PostVersion', {
+    description: "One version of a post's text, rating, tags, source and parent (docs/decisions.md §9, §19)",
+  });
 
 export const PostVersionPage = z
   .object({ count: z.number().int().min(0), data: z.array(PostVersion) })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from '../http/validate.ts';
-import { RATINGS } from '../kernel/post-record.ts';
+import { MAX_SOURCE, RATINGS } from '../kernel/post-record.ts';
 
 export const MAX_TEXT = 10_000;
 export const MAX_TAGS = 64;
@@ -44,6 +44,9 @@ export const PostMetadata = z
     text: z.string().max(MAX_TEXT, `text is at most ${MAX_TEXT} characters`).optional(),
     tags: tags.optional(),
     rating: z.enum(RATINGS).optional(),
+    // docs/decisions.md §19: where the picture came from, and its parent post (UUID or number; null: none).
+    source: z.string().max(MAX_SOURCE, `source is at most ${MAX_SOURCE} characters`).optional(),
+    parentId: z.string().min(1, 'parentId names a post (its UUID or number) or is null').nullable().optional(),
   })
   .strict();
 export type PostMetadata = z.infer<typeof PostMetadata>;

@@ -7,7 +7,7 @@ import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
 import { EXT_BY_MIME } from '../media/store/formats.ts';
 import type { ImageStore } from '../media/store/image-store.ts';
-import { diffMetadata, isEmptyDiff } from '../kernel/diff.ts';
+import { diffVersions, isEmptyDiff, versionedFieldsOf } from '../kernel/diff.ts';
 import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import type { UploadedFile } from '../upload/multipart.ts';
@@ -19,6 +19,15 @@ import { toDuplicateMatch } from '../kernel/views.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.ts';
+import { orphanChildren, resolveParent } from './parents/lineage.ts';
+
+/**
+ * What a post's delete does to the pools holding it (docs/decisions.md §19): src/pools implements it and
+ * src/roles/wiring.ts hands it over. Runs inside the delete's unit of work, before the post goes.
+ */
+export interface PoolsOfDeletedPost {
+  removeDeletedPost(tx: WriteTransaction, post: PostRecord, initiator: AuthUser): void;
+}
 
 /** Uploads must be smaller than this (docs/decisions.md §4) unless UPLOAD_MAX_BYTES says otherwise. */
 export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
@@ -37,6 +46,8 @@ export interface PostServiceDeps {
   config: { mediaUrl: string; maxImageBytes?: number };
   /** creates naming a direct upload's key (absent: every key is unknown) */
   directUploads?: DirectUploads;
+  /** the pools hook; absent until pools exist */
+  pools?: PoolsOfDeletedPost;
 }
 
 /** Points in the upload path where a test can make the time between two steps wide. */
@@ -70,6 +81,11 @@ export class PostService {
         : undefined;
     if (!post) throw new AppError('not_found', 'post not found');
     return post;
+  }
+
+  /** Whether a post of this UUID exists. */
+  exists(id: string): boolean {
+    return this.deps.posts.exists(id);
   }
 
   list(offset: number, limit: number): { count: number; posts: PostRecord[] } {
@@ -140,6 +156,8 @@ export class PostService {
           uploaderId: input.uploader?.id ?? null,
           aggr: input.aggr ?? null,
           createdAt: now,
+          source: input.metadata.source ?? '',
+          parentSeq: resolveParent(this.deps.posts, undefined, input.metadata.parentId ?? null),
         });
         this.deps.images.settle(image);
         const post = this.deps.posts.getBySeq(seq)!;
@@ -199,16 +217,23 @@ export class PostService {
     const before = this.find(ref);
     const oldTags = before.tags.map((t) => t.name);
     // Tags as they will be stored (aliases resolved, implications added), so the diff is the real one.
+    const parentSeq =
+      patch.parentId === undefined ? before.parentSeq : resolveParent(posts, before.seq, patch.parentId);
+    const parentId =
+      parentSeq === null ? null : parentSeq === before.parentSeq ? before.parentId : posts.getBySeq(parentSeq)!.id;
     const wanted = {
       text: patch.text ?? before.text,
       rating: patch.rating ?? before.rating,
       tags: patch.tags ? posts.resolveTags(patch.tags) : oldTags,
+      source: patch.source ?? before.source,
+      parentId,
     };
-    const diff = diffMetadata({ text: before.text, rating: before.rating, tags: oldTags }, wanted);
+    const diff = diffVersions(versionedFieldsOf(before), wanted);
     // Nothing changed: no new post version, but the update event still fires (below).
     if (!isEmptyDiff(diff)) {
       posts.updateFields(before.seq, { text: wanted.text, rating: wanted.rating, updatedAt: new Date().toISOString() });
       if (diff.tags) posts.setTags(before.seq, wanted.tags);
+      if (diff.source || diff.parentId) posts.links.setOrigin(before.seq, { source: wanted.source, parentSeq });
     }
     const after = posts.getBySeq(before.seq)!;
     return { row: tx.updated(before, after, initiator), after };
@@ -222,6 +247,9 @@ export class PostService {
   deleteWithin(tx: WriteTransaction, ref: string, initiator: AuthUser): { row: OutboxRow; post: PostRecord } {
     const { posts, images } = this.deps;
     const post = this.find(ref);
+    // docs/decisions.md §19: children lose their parent (each an edit), pools lose the post (each a change).
+    orphanChildren(tx, posts, post, initiator);
+    this.deps.pools?.removeDeletedPost(tx, post, initiator);
     posts.delete(post.seq);
     // Journaled now; removed from the store once the unit commits (its 'images.released' event).
     images.markForRemoval(imageName(post), post.id);

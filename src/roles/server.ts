@@ -67,6 +67,14 @@ export async function startServer(
   const rp = relyingParty(config.publicUrl);
   if ('refused' in rp) log.warn(`passkeys are off: ${rp.refused}`);
 
+  // Templates saved before today's template rules (docs/decisions.md §8): named once, kept as they are.
+  for (const refused of core.webhooks.refusedTemplates()) {
+    log.warn(
+      'a saved webhook template is refused by the template rules: its deliveries fail as template errors',
+      refused,
+    );
+  }
+
   core.relay.start();
   core.webhookDispatcher.start();
   if (config.backgroundThumbnails) core.thumbnailer.start();

@@ -43,6 +43,9 @@ import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
 import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
+import { PoolRepository } from '../pools/pool-repository.ts';
+import { PoolService } from '../pools/service.ts';
+import { PostChildren } from '../posts/parents/children.ts';
 import { wireMediaStores } from './media-stores.ts';
 import { openSearch, type SearchParts } from './search-parts.ts';
 
@@ -247,7 +250,15 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
           expiresS: config.mediaRedirect.expiresS,
         })
       : undefined;
+  // docs/decisions.md §19: a deleted post leaves its pools, a merged one hands its places to the kept one.
+  const pools = new PoolService({
+    db,
+    posts: postRepository,
+    pools: new PoolRepository(db, accounts.users),
+    unitOfWork,
+  });
   const postService = new PostService({
+    pools,
     posts: postRepository,
     outbox,
     unitOfWork,
@@ -266,6 +277,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const tagGovernance = new TagGovernance({
     db,
     posts: postRepository,
+    tags: tagRepository,
     unitOfWork,
     jobs: tagJobs,
     implications: implicationRunner,
@@ -309,7 +321,10 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       postService,
       posts: postRepository,
       favorites,
+      pools,
     }),
+    pools,
+    children: new PostChildren({ db, posts: postRepository, postService }),
     tagRepository,
     tags,
     tagGovernance,
@@ -324,6 +339,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     booru: new BooruService({
       ...engine,
       tagRepository,
+      pools,
       userIdOf: (name) => accounts.users.getByName(name)?.id,
     }),
     preferences: new PreferenceStore(db),

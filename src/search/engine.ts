@@ -6,7 +6,13 @@ import { msearchBatcher, type MsearchAnswer } from './msearch-batch.ts';
 /** A sort clause as Elasticsearch takes it: `{ field: { order, missing? } }` or `'_score'`-style objects. */
 export type SortClause = Record<
   string,
-  { order: 'asc' | 'desc'; missing?: '_first' | '_last'; unmapped_type?: string }
+  {
+    order: 'asc' | 'desc';
+    missing?: '_first' | '_last';
+    unmapped_type?: string;
+    /** a nested field's sort: which nested entries count (orderBy pool, docs/decisions.md §19) */
+    nested?: { path: string; filter: Record<string, unknown> };
+  }
 >;
 
 export interface PageRequest {

@@ -7,6 +7,7 @@ import { RATINGS, type Rating } from '../kernel/post-record.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { IMAGE_FORMATS } from '../media/store/formats.ts';
 import { Random } from './random.ts';
+import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';
 
 export interface SeedOptions {
@@ -24,6 +25,11 @@ export interface SeedOptions {
   /** creation dates are spread from here over `years` (default 2020-01-01, 4 years) */
   from?: string;
   years?: number;
+  /** docs/decisions.md §19: share of posts with a source, and with a parent among earlier posts (default 0) */
+  sources?: number;
+  parents?: number;
+  /** pools of 1 to `maxSize` of the seeded posts (default none) */
+  pools?: { count: number; maxSize: number };
 }
 
 export interface SeedResult {
@@ -96,6 +102,27 @@ function makeText(rnd: Random): string {
  * descriptors are stored as unreadable): a fixture for tests and benchmarks. Index them afterwards
  * with `reindex()`. Deterministic for a given seed.
  */
+/**
+ * Sources and parents (docs/decisions.md §19) on the share of posts `opts` asks for; with neither asked,
+ * no random draw, so older seeds give the same posts. Post i is numbered firstSeq + i (one transaction,
+ * AUTOINCREMENT), so a parent is an earlier post of the batch.
+ */
+function* organized(
+  posts: Iterable<SeededPost>,
+  rnd: Random,
+  opts: SeedOptions,
+  firstSeq: number,
+): Generator<SeededPost> {
+  let i = 0;
+  for (const post of posts) {
+    if (opts.sources && rnd.chance(opts.sources))
+      post.source = `https://${rnd.pick(['Example.org', 'art.example.net', 'pics.example'])}/${rnd.pick(WORDS)}/${i}`;
+    if (opts.parents && i > 0 && rnd.chance(opts.parents)) post.parentSeq = firstSeq + rnd.int(0, i - 1);
+    yield post;
+    i++;
+  }
+}
+
 export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   const rnd = new Random(opts.seed ?? 1);
   const tagCount = opts.tags ?? 3000;
@@ -197,11 +224,20 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       }
     }
     const before = postTable.lastSeq();
-    tx.seeded(postTable, posts());
+    const firstSeq = postTable.links.nextSeq();
+    tx.seeded(postTable, organized(posts(), rnd, opts, firstSeq));
     // Seeded posts have no image files: their descriptors are unreadable (never matching), as the
     // server's backfill would find out one post and one reindex at a time, in the background of
     // whatever a test or benchmark then measures.
     postTable.robust.storeAbove(before, encodeDescriptor(UNREADABLE));
+    if (opts.pools)
+      seedPools(db, postTable, userTable, rnd, {
+        pools: opts.pools.count,
+        maxSize: opts.pools.maxSize,
+        firstSeq,
+        count: opts.count,
+        at: new Date(from).toISOString(),
+      });
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

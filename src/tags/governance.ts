@@ -1,6 +1,8 @@
 import type { Db } from '../db/sqlite.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import type { TagCategory } from '../kernel/post-record.ts';
+import type { TagCount, TagRepository } from '../kernel/tag-repository.ts';
 import type { AliasRow } from '../kernel/tag-rules.ts';
 import type { Initiator, UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { TagJob, TagJobRepository } from './job-repository.ts';
@@ -9,6 +11,8 @@ import { retagPost } from './retag.ts';
 export interface GovernanceDeps {
   db: Db;
   posts: PostRepository;
+  /** categories (docs/decisions.md §19) */
+  tags: TagRepository;
   /** an alias retags its posts as one unit of work */
   unitOfWork: UnitOfWork;
   jobs: TagJobRepository;
@@ -43,7 +47,8 @@ export class TagGovernance {
         );
       if (rules.aliasesOf(name).length > 0)
         throw reject('name', `"${name}" is the target of other aliases, so it cannot become an alias`);
-      if (!rules.tagExists(target)) throw reject('target', `unknown tag "${target}"`);
+      // A target nobody has used yet is created (docs/decisions.md §19): rules come before the content.
+      posts.ensureTags([target]);
       if (rules.hasImplications(name))
         throw reject('name', `"${name}" takes part in implications; remove them before making it an alias`);
       rules.putAlias(name, target, by.id);
@@ -75,11 +80,11 @@ export class TagGovernance {
         // Aliases mean their targets here as everywhere.
         const tag = rules.canonical(name);
         const implies = rules.canonical(other);
-        if (!rules.tagExists(tag)) throw reject('name', `unknown tag "${name}"`);
-        if (!rules.tagExists(implies)) throw reject('other', `unknown tag "${other}"`);
         if (tag === implies) throw reject('other', 'a tag cannot imply itself (a cycle)');
         if (rules.closure(implies).includes(tag))
           throw reject('other', `"${implies}" already implies "${tag}": this would make a cycle`);
+        // Tags nobody has used yet are created (docs/decisions.md §19).
+        posts.ensureTags([tag, implies]);
         if (!rules.putImplication(tag, implies, by.id)) return { tag, implies, jobId: null };
         const jobId = jobs.create({
           tag,
@@ -97,6 +102,21 @@ export class TagGovernance {
       implies: result.implies,
       job: result.jobId === null ? null : (jobs.get(result.jobId) ?? null),
     };
+  }
+
+  /**
+   * Sets the category of the tag `name` means (an alias means its target), creating the tag when
+   * nobody has used it yet (docs/decisions.md §19).
+   */
+  setCategory(name: string, category: TagCategory): TagCount {
+    const { db, posts, tags } = this.deps;
+    return db
+      .transaction(() => {
+        const tag = this.rules.canonical(name);
+        posts.ensureTags([tag]);
+        return tags.setCategory(tag, category);
+      })
+      .immediate();
   }
 
   /** Posts keep what they carry (docs/decisions.md §15: removing one removes nothing). */

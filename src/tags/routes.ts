@@ -4,7 +4,7 @@ import { jsonBody, requestBody } from '../http/body.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
 import type { TagGovernance } from './governance.ts';
-import { AliasBody, AliasListQuery, GovernedNames, TagListQuery } from './schemas.ts';
+import { AliasBody, AliasListQuery, CategoryBody, GovernedNames, TagListQuery } from './schemas.ts';
 import type { TagService } from './service.ts';
 
 /**
@@ -43,6 +43,13 @@ export function tagRoutes(deps: { tags: TagService; tagGovernance: TagGovernance
   router.delete('/:name/alias', govern, (ctx) => {
     deps.tagGovernance.deleteAlias(ctx.params.name);
     ctx.status = 204;
+  });
+
+  // docs/decisions.md §19: the tag's category; a tag nobody has used yet is created.
+  router.put('/:name/category', govern, jsonBody(), (ctx) => {
+    const { name } = parse(GovernedNames, ctx.params);
+    const { category } = parse(CategoryBody, requestBody(ctx));
+    ctx.body = deps.tagGovernance.setCategory(name, category);
   });
 
   router.put('/:name/implies/:other', govern, (ctx) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from '../http/validate.ts';
+import { TAG_CATEGORIES } from '../kernel/post-record.ts';
 
 export const DEFAULT_TAG_LIMIT = 10;
 /** A larger limit is lowered to this, as the list endpoints do. */
@@ -52,3 +53,12 @@ export const AliasListQuery = z.object({
   offset: queryInt({ min: 0, default: 0 }),
   limit: queryInt({ min: 0, default: DEFAULT_TAG_LIMIT }).transform((n) => Math.min(n, MAX_TAG_LIMIT)),
 });
+
+/** `PUT /api/tag/[name]/category` (docs/decisions.md §19). */
+export const CategoryBody = z
+  .object({
+    category: z.enum(TAG_CATEGORIES, {
+      errorMap: () => ({ message: `category is one of ${TAG_CATEGORIES.join(', ')}` }),
+    }),
+  })
+  .strict();

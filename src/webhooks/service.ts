@@ -2,14 +2,21 @@
  * Webhook management (docs/decisions.md §8): each user manages only their own webhooks (anyone else's is
  * 404, so ids reveal nothing), at most 10 each. The secret is write-only: no view carries it.
  */
+import { isUtf8 } from 'node:buffer';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
-import { DEFAULT_TEMPLATE, sampleEventData, type TemplateRoot } from './event-data.ts';
+import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-data.ts';
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
-import { compileTemplate, TEMPLATE_LIMITS, TemplateError, type CompiledTemplate } from './template/index.ts';
+import {
+  compileTemplate,
+  TEMPLATE_LIMITS,
+  TemplateError,
+  type CompiledTemplate,
+  type Value,
+} from './template/index.ts';
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 
@@ -79,12 +86,30 @@ function compiled(source: string): CompiledTemplate {
 /** A rendered body that cannot be sent: not JSON, or too large. */
 export class RenderedBodyError extends Error {}
 
+/** The engine's raw output for `source` (bytes, one char each; throws TemplateError), as Go's Execute gives it. */
+export function renderTemplate(source: string, data: Value): string {
+  return compiled(source).render(data);
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Go's unicode.IsSpace: an all-space template is no template, as strings.TrimSpace made it in the original. */
+const ALL_SPACE = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
 /**
- * Renders `template` (or the default) with `data`; returns the body or throws TemplateError for
- * parse and runtime errors, or RenderedBodyError for a body that is not sendable JSON.
+ * Renders `template` (or the default) with `data`, with the one engine previews, saves and
+ * deliveries all use; returns the body or throws TemplateError for parse and runtime errors, or
+ * RenderedBodyError for a body that is not sendable JSON (or not UTF-8, which Go would have sent).
  */
-export function renderBody(template: string | null | undefined, data: TemplateRoot): string {
-  const body = compiled(template ?? DEFAULT_TEMPLATE).render(data);
+export function renderBody(template: string | null | undefined, data: EventPayload): string {
+  const source = template == null || ALL_SPACE.test(template) ? DEFAULT_TEMPLATE : template;
+  const out = renderTemplate(source, data.value);
+  let body = out;
+  if (!ASCII.test(out)) {
+    const bytes = Buffer.from(out, 'latin1');
+    if (!isUtf8(bytes)) throw new RenderedBodyError('rendered body is not valid UTF-8');
+    body = bytes.toString('utf8');
+  }
   const problem = checkRenderedBody(body);
   if (problem) throw new RenderedBodyError(problem);
   return body;
@@ -194,23 +219,41 @@ export class WebhookService {
     for (const event of events) this.renderChecked(template, event);
   }
 
-  private renderChecked(template: string | null, event: PostEventKind): string {
+  /** Why `template` cannot render the sample data of `event`, or undefined when it can. */
+  private templateProblem(template: string | null, event: PostEventKind): [string, Error] | undefined {
     try {
-      return renderBody(template, sampleEventData(event, this.deps.config.mediaUrl));
+      renderBody(template, sampleEventData(event, this.deps.config.mediaUrl));
+      return undefined;
     } catch (err) {
-      const context = `(rendering sample data for the ${event} event)`;
-      if (err instanceof TemplateError) {
-        throw invalid(['template'], `${err.message} ${context}`, 'invalid_template', 'a valid template', 'string');
+      if (err instanceof TemplateError || err instanceof RenderedBodyError) {
+        return [`${err.message} (rendering sample data for the ${event} event)`, err];
       }
-      if (err instanceof RenderedBodyError)
-        throw invalid(
-          ['template'],
-          `${err.message} ${context}`,
-          'invalid_template',
-          'a template rendering JSON',
-          'string',
-        );
       throw err;
     }
+  }
+
+  private renderChecked(template: string | null, event: PostEventKind): string {
+    const problem = this.templateProblem(template, event);
+    if (!problem) return renderBody(template, sampleEventData(event, this.deps.config.mediaUrl));
+    const [message, err] = problem;
+    if (err instanceof TemplateError) {
+      throw invalid(['template'], message, 'invalid_template', 'a valid template', 'string');
+    }
+    throw invalid(['template'], message, 'invalid_template', 'a template rendering JSON', 'string');
+  }
+
+  /**
+   * Saved webhooks whose template today's rules refuse (docs/decisions.md §8: stricter rules came
+   * after they were saved). They keep their webhook; their deliveries fail as template errors.
+   */
+  refusedTemplates(): { webhook: string; label: string | null; problem: string }[] {
+    const refused: { webhook: string; label: string | null; problem: string }[] = [];
+    for (const id of this.deps.repo.subscriptions.ids()) {
+      const w = this.deps.repo.subscriptions.get(id);
+      if (!w || w.template === null) continue;
+      const problem = w.events.map((e) => this.templateProblem(w.template, e)).find((p) => p !== undefined);
+      if (problem) refused.push({ webhook: id, label: w.label, problem: problem[0] });
+    }
+    return refused;
   }
 }

@@ -179,3 +179,53 @@ test.serial('a client walking bN pages while 8 clients upload sees every earlier
     'every earlier post once',
   );
 });
+
+test.serial(
+  'pools, parents, sources and tag categories in the spelling and the fields (docs/decisions.md §19)',
+  async (t) => {
+    const admin = await createUser(app, 0x1000 | 0x6);
+    const parent = await app.request(`/api/post/${seqs[0]}`).then((r) => r.json() as Promise<{ id: string }>);
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({
+        image: await randomImage(77_999, 40, 30),
+        metadata: { tags: ['kid', 'painter'], parentId: parent.id, source: 'https://Example.org/x' },
+        force: '1',
+      }),
+    });
+    t.is(res.status, 201);
+    const kid = (await res.json()) as { id: string };
+    const category = await app.request('/api/tag/painter/category', {
+      method: 'PUT',
+      headers: { ...admin.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ category: 'artist' }),
+    });
+    t.is(category.status, 200);
+    const made = await app.request('/api/pool', {
+      method: 'POST',
+      headers: { ...user.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Two Posts', postIds: [kid.id, parent.id] }),
+    });
+    const pool = (await made.json()) as { id: number };
+    const [kidSeq] = await ids(`parent:${seqs[0]}`);
+    t.deepEqual(await ids('source:example.ORG'), [kidSeq]);
+    t.deepEqual(await ids(`pool:${pool.id} order:id`), [seqs[0], kidSeq]);
+    t.false((await ids('parent:none')).includes(kidSeq));
+    const post = (await get(`/posts/${kidSeq}.json`)).body;
+    t.is(post.parent_id, seqs[0]);
+    t.is(post.source, 'https://Example.org/x');
+    t.is(post.tag_string, 'painter kid');
+    t.is(post.tag_string_artist, 'painter');
+    t.is(post.tag_count_general, 1);
+    t.is(post.pool_string, `pool:${pool.id}`);
+    t.true((await get(`/posts/${seqs[0]}.json`)).body.has_children);
+    t.deepEqual((await get('/tags.json?search[name_matches]=paint*')).body[0].category, 1);
+    const pools = (await get('/pools.json?search[name_matches]=two_*')).body;
+    t.is(pools.length, 1);
+    t.is(pools[0].name, 'Two_Posts');
+    t.deepEqual(pools[0].post_ids, [kidSeq, seqs[0]]);
+    t.is((await get('/pools/99999.json')).status, 404);
+    t.is((await get('/posts.json?tags=pool:abc')).status, 400);
+  },
+);

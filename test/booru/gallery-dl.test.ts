@@ -20,6 +20,9 @@ const LETTER = { none: 'g', moderate: 'q', violent: 'e' } as const;
 
 let app: TestApp;
 /** uploaded bytes by their MD5, with what was sent */
+/** the UUIDs of the first posts, for the pool */
+const firstIds: string[] = [];
+let userHeaders: Record<string, string>;
 const uploaded = new Map<string, { bytes: Buffer; tags: string[]; rating: (typeof RATINGS)[number] }>();
 
 test.before(async () => {
@@ -29,6 +32,7 @@ test.before(async () => {
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
   });
   const user = await createUser(app);
+  userHeaders = user.headers;
   await pool(
     4,
     Array.from({ length: TAGGED + 5 }, (_, i) => async () => {
@@ -47,6 +51,7 @@ test.before(async () => {
         }),
       });
       if (res.status !== 201) throw new Error(`upload ${i}: ${res.status} ${await res.text()}`);
+      if (i < 5) firstIds[i] = ((await res.clone().json()) as { id: string }).id;
       uploaded.set(crypto.createHash('md5').update(bytes).digest('hex'), { bytes, tags, rating });
     }),
   );
@@ -113,4 +118,19 @@ test('gallery-dl fetches a single post', async (t) => {
   const dir = await galleryDl(`${app.url}/posts/${post.id}`);
   const files = checkDownloads(t, dir);
   t.deepEqual(files, [`${post.id}.${files[0].split('.')[1]}`]);
+});
+
+test('gallery-dl mirrors a pool (docs/decisions.md §19, §20)', async (t) => {
+  const res = await app.request('/api/pool', {
+    method: 'POST',
+    headers: { ...userHeaders, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'mirror pool', postIds: firstIds }),
+  });
+  t.is(res.status, 201);
+  const pool = (await res.json()) as { id: number };
+  const dir = await galleryDl(`${app.url}/pools/${pool.id}`);
+  const files = checkDownloads(t, dir);
+  const { post_ids: postIds } = (await (await app.request(`/pools/${pool.id}.json`)).json()) as { post_ids: number[] };
+  t.deepEqual(files.map((f) => Number(f.split('.')[0])).sort(), [...postIds].sort());
+  t.is(files.length, 5);
 });

@@ -16,6 +16,8 @@ let user: TestUser;
 let admin: TestUser;
 let doc: Json;
 let postId: string;
+/** a pool's id, for /api/pool/{id} paths (docs/decisions.md §19) */
+let poolId: string;
 test.before(async () => {
   app = await startTestApp({ LOG_LEVEL: 'warn' });
   user = await createUser(app, 0x2 | 0x4);
@@ -27,6 +29,12 @@ test.before(async () => {
     body: uploadForm({ image: await randomImage(140), metadata: { text: 'precision' } }),
   });
   postId = (await res.json()).id;
+  const pool = await app.request('/api/pool', {
+    method: 'POST',
+    headers: { ...user.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'precision', postIds: [postId] }),
+  });
+  poolId = String((await pool.json()).id);
 });
 test.after.always(() => app?.close());
 
@@ -75,7 +83,7 @@ test('GET /openapi.json is documented as an object', (t) => {
 
 /** Calls an operation with one query parameter set. Similar needs an image, the others take JSON. */
 async function call(method: string, template: string, query: string): Promise<number> {
-  const path = template.replace('{id}', postId);
+  const path = template.replace('{id}', template.startsWith('/api/pool/') ? poolId : postId);
   if (path === '/api/post/similar') {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(await randomImage(141))], { type: 'image/png' }), 'q.png');

@@ -406,6 +406,38 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   // the last super user: 409
   await call('PATCH', `/api/user/${admin.id}`, { headers: as(admin), json: { permission: 2 } });
 
+  // organization (docs/decisions.md §19): pools, a post's pools and children, tag categories
+  const child = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({
+        image: await randomImage(9391),
+        metadata: { parentId: kept.id, source: 'https://a.example/' },
+      }),
+    }),
+  );
+  const poolMade = await json(
+    await app.request('/api/pool', {
+      method: 'POST',
+      headers: { ...as(user), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: `contract ${user.id}`, postIds: [kept.id, child.id] }),
+    }),
+  );
+  await call('GET', '/api/pool?prefix=contract');
+  await call('GET', `/api/pool/${poolMade.id}`);
+  await call('PATCH', `/api/pool/${poolMade.id}`, { headers: as(user), json: { postIds: [child.id, kept.id] } });
+  await call('GET', `/api/post/${child.id}/pools`);
+  await call('GET', `/api/post/${kept.id}/children`);
+  // the Danbooru pools (docs/decisions.md §20), and posts with a parent, children and pools
+  await call('GET', '/pools.json?search[name_matches]=contract_*');
+  await call('GET', `/pools/${poolMade.id}.json`);
+  await call('GET', '/pools/999999.json');
+  await call('GET', `/posts.json?tags=pool:${poolMade.id}%20order:id`);
+  await call('PUT', '/api/tag/contract_tag/category', { headers: as(admin), json: { category: 'artist' } });
+  await call('DELETE', `/api/pool/${poolMade.id}`, { headers: as(user) });
+  await call('GET', `/api/pool/${poolMade.id}/history`);
+
   // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator
   // answers
   await call('POST', '/api/account/passkey/options', { headers: as(user) });

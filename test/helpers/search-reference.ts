@@ -168,10 +168,20 @@ function conditionHolds(p: PostRecord, c: RefCondition): boolean {
       const last = want.length - 1;
       return want.length > 0 && want.every((w, i) => wordMatches(w, have, i === last));
     }
+    // docs/decisions.md §19
+    case 'pool':
+      return p.pools.some((x) => x.pool === Number(v));
+    case 'childOf':
+      return /^[1-9][0-9]*$/.test(v) ? p.parentSeq === Number(v) : p.parentId === v.toLowerCase();
+    case 'sourceContains':
+      return p.source.toLowerCase().includes(v.toLowerCase());
     default:
       throw new Error(`reference: condition ${c.type}`);
   }
 }
+
+/** A post's position in the pool a request's one pool condition names. */
+const positionIn = (p: PostRecord, pool: number) => p.pools.find((x) => x.pool === pool)!.position;
 
 /** Matches in order. For orderBy relevance with a textMatch condition the order is left to the caller. */
 export function refImageSearch(
@@ -179,6 +189,12 @@ export function refImageSearch(
   body: { conditions?: RefCondition[]; orderBy?: unknown; order?: unknown },
 ): PostRecord[] {
   const matched = posts.filter((p) => (body.conditions ?? []).every((c) => conditionHolds(p, c)));
+  if (body.orderBy === 'pool') {
+    // The pool's order; ascending unless asked otherwise (docs/decisions.md §19).
+    const pool = Number(body.conditions!.find((c) => c.type === 'pool')!.value.trim());
+    const poolSign = body.order === 'desc' ? -1 : 1;
+    return matched.sort((a, b) => poolSign * (positionIn(a, pool) - positionIn(b, pool)));
+  }
   const sign = body.order === 'asc' ? 1 : -1;
   const byDate = body.orderBy !== 'id' && body.orderBy !== 'relevance';
   return matched.sort((a, b) => (byDate ? sign * cmp(a.createdAt, b.createdAt) : 0) || sign * (a.seq - b.seq));

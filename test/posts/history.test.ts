@@ -112,6 +112,8 @@ test.serial(
       [
         {
           version: 5,
+          source: '',
+          parentId: null,
           text: 'a cat',
           rating: 'none',
           tags: ['Animal', 'cat'],
@@ -125,6 +127,8 @@ test.serial(
         },
         {
           version: 4,
+          source: '',
+          parentId: null,
           text: 'a black cat, asleep',
           rating: 'violent',
           tags: ['asleep', 'black', 'cat'],
@@ -137,6 +141,8 @@ test.serial(
         },
         {
           version: 3,
+          source: '',
+          parentId: null,
           text: 'a black cat',
           rating: 'violent',
           tags: ['black', 'cat'],
@@ -146,6 +152,8 @@ test.serial(
         },
         {
           version: 2,
+          source: '',
+          parentId: null,
           text: 'a black cat',
           rating: 'none',
           tags: ['Animal', 'cat'],
@@ -155,6 +163,8 @@ test.serial(
         },
         {
           version: 1,
+          source: '',
+          parentId: null,
           text: 'a cat',
           rating: 'none',
           tags: ['Animal', 'cat'],
@@ -376,7 +386,16 @@ test('a database from before the migration gets version 1 for every post', async
       {
         count: 1,
         data: [
-          { version: 1, text: p.text, rating: p.rating, tags: [...p.tags].sort(), editor: null, createdAt: p.updated },
+          {
+            version: 1,
+            text: p.text,
+            rating: p.rating,
+            tags: [...p.tags].sort(),
+            editor: null,
+            createdAt: p.updated,
+            source: '',
+            parentId: null,
+          },
         ],
       },
       p.id,
@@ -394,6 +413,8 @@ test('a database from before the migration gets version 1 for every post', async
   t.is(after.count, 2);
   t.like(after.data[0], {
     version: 2,
+    source: '',
+    parentId: null,
     editor: { id: editor.id, name: editor.name },
     changes: { tags: { old: ['Alpha', 'mid', 'zeta'], new: ['mid'] } },
   });

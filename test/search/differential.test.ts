@@ -25,7 +25,15 @@ const QUERIES = 520;
 let fx: SeededApp;
 let posts: PostRecord[];
 test.before(async () => {
-  fx = await startSeededApp({ count: POSTS, seed: SEED, users: 25 });
+  // Sources, parents and pools too (docs/decisions.md §19): their conditions and orderBy pool.
+  fx = await startSeededApp({
+    count: POSTS,
+    seed: SEED,
+    users: 25,
+    sources: 0.3,
+    parents: 0.2,
+    pools: { count: 30, maxSize: 80 },
+  });
   posts = fx.posts();
 });
 test.after.always(async () => fx?.app.close());
@@ -188,9 +196,30 @@ function randomCondition(r: Random): RefCondition {
     ['textContains', 4],
     ['uploadedBy', 3],
     ['textMatch', 3],
+    ['pool', 2],
+    ['childOf', 2],
+    ['sourceContains', 2],
   ] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
   switch (type) {
+    case 'pool': {
+      const inPools = posts.filter((p) => p.pools.length > 0);
+      return { type, value: pad(String(r.chance(0.9) ? r.pick(r.pick(inPools).pools).pool : 99_999)) };
+    }
+    case 'childOf': {
+      const child = r.pick(posts.filter((p) => p.parentSeq !== null));
+      const value = r.weighted([
+        [String(child.parentSeq), 3],
+        [child.parentId!, 2],
+        [child.parentId!.toUpperCase(), 1],
+        [String(someone(r).seq), 1],
+      ] as const);
+      return { type, value: pad(value) };
+    }
+    case 'sourceContains': {
+      const value = needle(r, r.pick(posts.filter((p) => p.source !== '')).source, 10).trim();
+      return { type, value: pad(value === '' ? 'example' : value) };
+    }
     case 'tagInclude':
     case 'tagExclude': {
       const tags = someone(r).tags;
@@ -244,9 +273,11 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
         },
         () => randomCondition(r),
       ),
-      orderBy: r.pick(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
+      orderBy: r.pick<string | undefined>(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
       order: r.pick(['asc', 'desc', 'sideways', undefined]),
     };
+    // orderBy pool where the request has exactly one pool condition (else it is 400, docs/decisions.md §19).
+    if (body.conditions.filter((c) => c.type === 'pool').length === 1 && r.chance(0.6)) body.orderBy = 'pool';
     return {
       body,
       offset: r.weighted([
@@ -274,6 +305,13 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }),
   );
   t.log(`${QUERIES} image searches in ${Date.now() - started} ms`);
+  // docs/decisions.md §19's conditions and order were drawn often enough to mean something.
+  const drawn = (type: string) => queries.filter((q) => q.body.conditions.some((c) => c.type === type)).length;
+  const byPool = queries.filter((q) => q.body.orderBy === 'pool').length;
+  t.log(
+    `pool ${drawn('pool')}, childOf ${drawn('childOf')}, sourceContains ${drawn('sourceContains')}, orderBy pool ${byPool}`,
+  );
+  t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), byPool) >= 10);
   const bySeq = new Map(posts.map((p) => [p.seq, p]));
   let nonEmpty = 0;
   for (const [i, q] of queries.entries()) {
@@ -378,8 +416,10 @@ const binaryOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buf
 /** GET /api/tag as a plain count over post_tags would answer it. */
 function refTags(prefix: string, offset: number, limit: number | undefined) {
   const rows = fx.app.services.db
-    .prepare('SELECT t.id, t.name, count(*) AS count FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id')
-    .all() as { id: number; name: string; count: number }[];
+    .prepare(
+      'SELECT t.id, t.name, count(*) AS count, t.category FROM post_tags pt JOIN tags t ON t.id = pt.tag_id GROUP BY t.id',
+    )
+    .all() as { id: number; name: string; count: number; category: string }[];
   const folded = foldTag(prefix);
   const matching = rows
     .filter((t) => foldTag(t.name).startsWith(folded))

@@ -121,6 +121,7 @@ test.serial('autocomplete: case-insensitive prefix, count then name order, pagin
     id: all.data[4].id,
     name: 'cat',
     count: 1,
+    category: 'general',
     aliases: [],
     implies: [],
     impliedBy: [],

@@ -192,16 +192,13 @@ test.serial('templates are test-rendered on save: errors name line and column', 
     t.deepEqual(res.body[0].path, ['template'], template);
     t.regex(res.body[0].message, message, template);
   }
-  // Missing keys of Changes are empty (guarded or not); other unknown fields are errors.
-  const lenient = await call(
-    alice,
-    'POST',
-    '/api/webhook',
-    valid({
-      events: ['create', 'update'],
-      template: '{"t": {{json .Changes.text}}, "r": {{json .Changes.rating.New}}}',
-    }),
-  );
+  // A missing key of the update's Changes is no value (json null); the nil Changes of create has no
+  // keys to read at all (docs/decisions.md §8), so the same template is refused for create.
+  const template = '{"t": {{json .Changes.zz}}, "r": {{json .Changes.rating.New}}}';
+  const both = await call(alice, 'POST', '/api/webhook', valid({ events: ['create', 'update'], template }));
+  t.is(both.status, 400);
+  t.regex(both.body[0].message, /nil pointer evaluating \*webhook\.Changes\.zz.*create event/);
+  const lenient = await call(alice, 'POST', '/api/webhook', valid({ events: ['update'], template }));
   t.is(lenient.status, 201);
   // A PATCH re-checks the template against the events it will be used for.
   const narrow = await call(
@@ -223,6 +220,7 @@ test.serial('preview renders sample data; a template error is 400 with line and 
   const parsed = JSON.parse(def.body.body);
   t.is(parsed.event, 'update');
   t.like(parsed.data, { imageID: 42, rating: 'violet', tags: ['harbour', 'sunset'] });
+  // The original's struct order: changes (update only) before uploader.
   t.deepEqual(Object.keys(parsed.data), [
     'imageID',
     'text',
@@ -230,12 +228,19 @@ test.serial('preview renders sample data; a template error is 400 with line and 
     'tags',
     'imageURL',
     'createdAt',
-    'uploader',
     'changes',
+    'uploader',
   ]);
   t.deepEqual(parsed.data.changes.tags, { old: ['sea', 'sunset'], new: ['harbour', 'sunset'] });
   t.true(parsed.data.imageURL.startsWith(`${app.url}/media/`));
   t.deepEqual(Object.keys(parsed), ['event', 'data', 'initiator']);
+
+  // An empty (all white space) template is no template: the default body, as the original sent it.
+  for (const template of ['', ' \n\t ']) {
+    const empty = await call(alice, 'POST', '/api/webhook/preview', { event: 'update', template });
+    t.is(empty.status, 200);
+    t.is(empty.body.body, def.body.body);
+  }
 
   const created = await call(alice, 'POST', '/api/webhook/preview', { event: 'create' });
   t.false('changes' in JSON.parse(created.body.body).data, 'no changes on create');
@@ -250,7 +255,7 @@ test.serial('preview renders sample data; a template error is 400 with line and 
 
   const broken = await call(alice, 'POST', '/api/webhook/preview', {
     event: 'create',
-    template: '{\n\n  "a": {{ .Text | }}\n}',
+    template: '{\n\n  "a": {{ .Text | | print }}\n}',
   });
   t.is(broken.status, 400);
   t.deepEqual(broken.body[0].path, ['template']);

@@ -867,6 +867,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pools whose name starts with a prefix (any case), by name */
+        get: operations["listPools"];
+        put?: never;
+        /** Create a pool, optionally with its posts in order (needs 0x4) */
+        post: operations["createPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pool/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One pool with its posts in order */
+        get: operations["getPool"];
+        put?: never;
+        post?: never;
+        /** Delete a pool; its posts stay, its history stays readable (needs 0x2000) */
+        delete: operations["deletePool"];
+        options?: never;
+        head?: never;
+        /** Rename, describe or reorder a pool; postIds replaces the whole order (needs 0x4) */
+        patch: operations["patchPool"];
+        trace?: never;
+    };
+    "/api/pool/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every change of a pool, who and when, newest first (a deleted pool's too) */
+        get: operations["poolHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/post/{id}/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pools a post is in, with the posts before and after it in each (a post page's previous/next) */
+        get: operations["postPools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/post/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's children (posts whose parentId is it), by post number */
+        get: operations["postChildren"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tag/{name}/category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a tag's category; a tag nobody has used yet is created, an alias means its target (needs 0x1000) */
+        put: operations["putTagCategory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts.json": {
         parameters: {
             query?: never;
@@ -944,6 +1049,40 @@ export interface paths {
         };
         /** An Atom feed of the 20 newest posts a query matches */
         get: operations["booruFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pools.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pools, by name */
+        get: operations["booruPools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pools/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One pool: /pools/{N}.json */
+        get: operations["booruPool"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1045,9 +1184,15 @@ export interface components {
             id: number;
             name: string;
         };
+        /**
+         * @description general unless set
+         * @enum {string}
+         */
+        TagCategory: "artist" | "copyright" | "character" | "general" | "meta";
         Tag: {
             id: number;
             name: string;
+            category: components["schemas"]["TagCategory"];
         };
         /** @description WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame) */
         Thumbnails: {
@@ -1084,11 +1229,18 @@ export interface components {
             uploaderId: number | null;
             /** @description null for legacy posts */
             uploader: components["schemas"]["User"] | null;
-            /** @description sorted by name */
+            /** @description by category (artist, copyright, character, general, meta), then by name */
             tags: components["schemas"]["Tag"][];
             thumbnails: components["schemas"]["Thumbnails"];
             /** @description how many accounts favorited it */
             favorites: number;
+            /** @description where the picture came from; '' when unknown */
+            source: string;
+            /**
+             * Format: uuid
+             * @description the parent post's UUID, or null
+             */
+            parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
         };
@@ -1125,11 +1277,18 @@ export interface components {
             /** @description null for legacy posts */
             uploaderId: number | null;
             uploader: components["schemas"]["Self"];
-            /** @description sorted by name */
+            /** @description by category (artist, copyright, character, general, meta), then by name */
             tags: components["schemas"]["Tag"][];
             thumbnails: components["schemas"]["Thumbnails"];
             /** @description how many accounts favorited it */
             favorites: number;
+            /** @description where the picture came from; '' when unknown */
+            source: string;
+            /**
+             * Format: uuid
+             * @description the parent post's UUID, or null
+             */
+            parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
         };
@@ -1144,7 +1303,7 @@ export interface components {
         }[];
         /** @description trimmed, then 1 to 64 characters (code points) without whitespace or control characters; case is kept */
         TagName: string;
-        /** @description One version of a post's text, rating and tags (docs/decisions.md §9) */
+        /** @description One version of a post's text, rating, tags, source and parent (docs/decisions.md §9, §19) */
         PostVersion: {
             version: number;
             text: string;
@@ -1158,6 +1317,12 @@ export interface components {
              * @example 2024-05-01T10:00:00.000Z
              */
             createdAt: string;
+            source: string;
+            /**
+             * Format: uuid
+             * @description the parent post then (it may have been deleted since)
+             */
+            parentId: string | null;
             /** @description the fields that differ from the previous version; absent on version 1 */
             changes?: {
                 text?: {
@@ -1172,6 +1337,16 @@ export interface components {
                     old: components["schemas"]["Rating"];
                     new: components["schemas"]["Rating"];
                 };
+                source?: {
+                    old: string;
+                    new: string;
+                };
+                parentId?: {
+                    /** Format: uuid */
+                    old: string | null;
+                    /** Format: uuid */
+                    new: string | null;
+                };
             };
         };
         /** @description `count` is the number of versions; `data` the requested slice, newest first */
@@ -1184,6 +1359,7 @@ export interface components {
             name: string;
             /** @description posts that carry the tag */
             count: number;
+            category: components["schemas"]["TagCategory"];
             /** @description on a prefix hit through an alias: the alias that matched (the tag is its target) */
             aliasOf?: string;
         };
@@ -1222,6 +1398,7 @@ export interface components {
             name: string;
             /** @description posts that carry the tag */
             count: number;
+            category: components["schemas"]["TagCategory"];
             /** @description on a prefix hit through an alias: the alias that matched (the tag is its target) */
             aliasOf?: string;
             /** @description aliases of this tag */
@@ -1496,6 +1673,56 @@ export interface components {
             /** @description ISO time after which neither the PUT nor a create naming the key is accepted; an object never claimed is then deleted */
             expiresAt: string;
         };
+        PoolDetail: {
+            id: number;
+            name: string;
+            description: string;
+            postCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description the posts' UUIDs, in order */
+            postIds: string[];
+        };
+        Pool: {
+            id: number;
+            name: string;
+            description: string;
+            postCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PoolChange: {
+            id: number;
+            poolId: number;
+            /**
+             * @description post-deleted: a post of the pool was deleted; post-merged: merged into another, which took its place
+             * @enum {string}
+             */
+            action: "create" | "edit" | "delete" | "post-deleted" | "post-merged";
+            /** @description who made it; null once the account is removed */
+            user: components["schemas"]["User"] | null;
+            /** @description what changed; a pool's creation changes from empty values, its deletion to them */
+            changes: {
+                name?: {
+                    old: string;
+                    new: string;
+                };
+                description?: {
+                    old: string;
+                    new: string;
+                };
+                postIds?: {
+                    old: string[];
+                    new: string[];
+                };
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description a post in Danbooru's shape with imgpost's values */
         BooruPost: {
             /** @description the post number */
@@ -1556,6 +1783,23 @@ export interface components {
             post_count: number;
             /** @description 0 general, 1 artist, 3 copyright, 4 character, 5 meta */
             category: number;
+        };
+        BooruPool: {
+            id: number;
+            /** @description spaces shown as _ */
+            name: string;
+            description: string;
+            /** @description post numbers in the pool's order */
+            post_ids: number[];
+            post_count: number;
+            /** @enum {string} */
+            category: "series";
+            /** @enum {boolean} */
+            is_active: true;
+            /** @enum {boolean} */
+            is_deleted: false;
+            created_at: string;
+            updated_at: string;
         };
     };
     responses: never;
@@ -1833,6 +2077,8 @@ export interface operations {
                         tags?: components["schemas"]["TagName"][];
                         /** @enum {string} */
                         rating?: "none" | "moderate" | "violent";
+                        source?: string;
+                        parentId?: string | null;
                     };
                     /**
                      * @description 1 or true: store even when near-duplicates exist
@@ -2006,6 +2252,8 @@ export interface operations {
                     tags?: components["schemas"]["TagName"][];
                     /** @enum {string} */
                     rating?: "none" | "moderate" | "violent";
+                    source?: string;
+                    parentId?: string | null;
                 };
             };
         };
@@ -2180,6 +2428,8 @@ export interface operations {
                     tags?: components["schemas"]["TagName"][];
                     /** @enum {string} */
                     rating?: "none" | "moderate" | "violent";
+                    source?: string;
+                    parentId?: string | null;
                 };
             };
         };
@@ -2633,7 +2883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which */
+            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, or a cycle; the message says which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +3020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which */
+            /** @description the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, or a cycle; the message says which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3198,8 +3448,18 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "query";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "query";
                         /** @description trimmed; must not be empty */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "pool";
+                        /** @description a pool id */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "childOf";
+                        /** @description the parent post's number or UUID */
                         value: string;
                     } | {
                         /** @enum {string} */
@@ -3212,9 +3472,9 @@ export interface operations {
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
                         value: string;
                     })[];
-                    /** @description id, uploadDate, relevance or favorites (most favorited first with order desc); anything else means uploadDate */
+                    /** @description id, uploadDate, relevance, favorites (most favorited first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate */
                     orderBy?: string;
-                    /** @description asc or desc; anything else means desc */
+                    /** @description asc or desc; anything else means desc (asc under orderBy pool) */
                     order?: string;
                     /** @description count tags, ratings and/or uploaders over the whole result (response `data.facets`) */
                     facets?: ("tags" | "rating" | "uploader")[];
@@ -6233,6 +6493,657 @@ export interface operations {
             };
         };
     };
+    listPools: {
+        parameters: {
+            query?: {
+                prefix?: string;
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of pools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Pool"][];
+                    };
+                };
+            };
+            /** @description the request does not match the schema (also: malformed JSON, wrong content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    postIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the pool */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolDetail"];
+                };
+            };
+            /** @description name not 1 to 100 characters, more than 1000 posts, a post listed twice, an unknown post id, or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a pool of this name exists already (names are unique in any case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolDetail"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    postIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the pool as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolDetail"];
+                };
+            };
+            /** @description name not 1 to 100 characters, more than 1000 posts, a post listed twice, an unknown post id, or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description another pool has this name (in any case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    poolHistory: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["PoolChange"][];
+                    };
+                };
+            };
+            /** @description the request does not match the schema (also: malformed JSON, wrong content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool with this id ever existed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pools, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            pool: components["schemas"]["Pool"];
+                            /** @description the post is the position+1st */
+                            position: number;
+                            /** Format: uuid */
+                            previous: string | null;
+                            /** Format: uuid */
+                            next: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postChildren: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of children; count is all of them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPage"];
+                };
+            };
+            /** @description the request does not match the schema (also: malformed JSON, wrong content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putTagCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    category: "artist" | "copyright" | "character" | "general" | "meta";
+                };
+            };
+        };
+        responses: {
+            /** @description the tag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        count: number;
+                        category: components["schemas"]["TagCategory"];
+                    };
+                };
+            };
+            /** @description not a category, or not a tag name */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     booruPosts: {
         parameters: {
             query?: {
@@ -6557,6 +7468,124 @@ export interface operations {
                 headers: {
                     /** @description seconds until a retry may succeed */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPools: {
+        parameters: {
+            query?: {
+                "search[name_matches]"?: string;
+                limit?: string;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPool"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPool"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool has that number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,12 +15,16 @@ import { uploadPage } from './pages/upload.ts';
 import { signupPage } from './pages/signup.ts';
 import { favoritesPage } from './pages/favorites.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
+import { poolPage } from './pages/pool.ts';
+import { poolsPage } from './pages/pools.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
   if (post) return () => postPage(decodeURIComponent(post[1]));
   const tag = /^\/tag\/([^/]+)$/.exec(path);
   if (tag) return () => tagPage(decodeURIComponent(tag[1]));
+  const pool = /^\/pool\/([^/]+)$/.exec(path);
+  if (pool) return () => poolPage(decodeURIComponent(pool[1]));
   const pages: Record<string, () => Promise<void>> = {
     '/': homePage,
     '/search': searchPage,
@@ -32,6 +36,7 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/signup': signupPage,
     '/favorites': favoritesPage,
     '/admin/users': adminUsersPage,
+    '/pools': poolsPage,
   };
   return pages[path];
 }

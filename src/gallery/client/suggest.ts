@@ -29,7 +29,14 @@ export function attachTagSuggestions(
       try {
         const page = await ok(api.GET('/api/tag', { params: { query: { prefix: last, limit: 8 } } }));
         list.replaceChildren(
-          ...page.data.map((t) => h('option', { value: `${head}${sign}${t.name}` }, `${t.name} (${t.count})`)),
+          // The category in words (docs/decisions.md §19): a datalist's options take no colour.
+          ...page.data.map((t) =>
+            h(
+              'option',
+              { value: `${head}${sign}${t.name}`, class: `cat-${t.category}` },
+              `${t.name} (${t.count}) · ${t.category}`,
+            ),
+          ),
         );
       } catch {
         // Suggestions are a convenience: the field works without them.

@@ -68,10 +68,26 @@ const BooruTag = z
   .strict()
   .openapi('BooruTag');
 
+const BooruPool = z
+  .object({
+    id: int,
+    name: str.openapi({ description: 'spaces shown as _' }),
+    description: str,
+    post_ids: z.array(int).openapi({ description: "post numbers in the pool's order" }),
+    post_count: int,
+    category: z.literal('series'),
+    is_active: z.literal(true),
+    is_deleted: z.literal(false),
+    created_at: str,
+    updated_at: str,
+  })
+  .strict()
+  .openapi('BooruPool');
+
 const tags = str.optional().openapi({
   description:
     'Danbooru spelling: tag, -tag, ~tag (one OR group), tag* (prefix), metatags rating: id: width: height: ' +
-    'date: favcount: user: fav: md5: text: order:; a backslash takes the next character literally',
+    'date: favcount: user: fav: md5: text: pool: parent: source: order:; a backslash takes the next character literally',
 });
 const limit = (max: number, dflt: number) =>
   str.optional().openapi({ description: `1 to ${max}, default ${dflt}; above ${max} is read as ${max}` });
@@ -145,6 +161,36 @@ export const BOORU_OPERATIONS: Operation[] = [
       ...searchDown,
       200: { description: 'an Atom feed (RFC 4287)', contentTypes: ['application/atom+xml'] },
       400: bad,
+    },
+  },
+  {
+    method: 'get',
+    path: '/pools.json',
+    operationId: 'booruPools',
+    tag: 'booru',
+    summary: 'Pools, by name',
+    request: {
+      query: z.object({
+        'search[name_matches]': str
+          .optional()
+          .openapi({ description: 'case-insensitive; * matches any run, _ a space or an underscore' }),
+        limit: limit(1000, 20),
+        page: str.optional().openapi({ description: `1 to ${MAX_PAGE}` }),
+      }),
+    },
+    responses: { ...always, 200: { description: 'the pools', schema: z.array(BooruPool) }, 400: bad },
+  },
+  {
+    method: 'get',
+    path: '/pools/{file}',
+    operationId: 'booruPool',
+    tag: 'booru',
+    summary: 'One pool: /pools/{N}.json',
+    request: { params: z.object({ file: str.regex(/^\d+\.json$/).openapi({ description: 'N.json' }) }) },
+    responses: {
+      ...always,
+      200: { description: 'the pool', schema: BooruPool },
+      404: booruError('no pool has that number'),
     },
   },
 ];

@@ -44,7 +44,7 @@ const TagDetail = z
 
 const Alias = z.object({ name: z.string(), target: z.string(), createdAt: z.string() }).strict().openapi('TagAlias');
 const rejected = issues(
-  'the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, an unknown tag, or a cycle; the message says which',
+  'the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, or a cycle; the message says which',
 );
 
 export const TAG_GOVERNANCE_OPERATIONS: Operation[] = [

@@ -6,12 +6,12 @@
 import type { Db } from '../../db/sqlite.ts';
 import { AppError } from '../../errors.ts';
 import type { AuthUser } from '../../http/context.ts';
-import { diffMetadata, sortedTags, type MetadataDiff } from '../../kernel/diff.ts';
+import { diffVersions, sortedTags, type VersionDiff } from '../../kernel/diff.ts';
 import type { PostRecord, Rating } from '../../kernel/post-record.ts';
 import type { VersionRepository } from '../../kernel/version-repository.ts';
 import type { PostService } from '../service.ts';
 
-export type VersionChanges = MetadataDiff;
+export type VersionChanges = VersionDiff;
 
 /** A version as the API returns it. `changes` is absent on version 1. */
 export interface VersionView {
@@ -22,6 +22,9 @@ export interface VersionView {
   tags: string[];
   editor: { id: number; name: string } | null;
   createdAt: string;
+  /** docs/decisions.md §19: the source and the parent (its UUID; it may have been deleted since) */
+  source: string;
+  parentId: string | null;
   changes?: VersionChanges;
 }
 
@@ -44,9 +47,11 @@ export class PostHistory {
             tags: sortedTags(v.tags),
             editor: v.editor,
             createdAt: v.createdAt,
+            source: v.source,
+            parentId: v.parentId,
           };
           const previous = rows[i + 1];
-          if (previous) view.changes = diffMetadata(previous, v);
+          if (previous) view.changes = diffVersions(previous, v);
           return view;
         });
         return { count: versions.count(post.seq), data };
@@ -54,7 +59,11 @@ export class PostHistory {
       .immediate();
   }
 
-  /** Sets text, rating and tags to those of version `number`, as an update by `initiator`. */
+  /**
+   * Sets text, rating, tags, source and parent to those of version `number`, as an update by
+   * `initiator`. A parent deleted since is no parent (its delete cleared it); one that would now make
+   * a cycle is 400, as on an edit.
+   */
   async revert(ref: string, number: number, initiator: AuthUser): Promise<PostRecord> {
     const { versions, postService } = this.deps;
     const post = postService.find(ref);
@@ -62,6 +71,11 @@ export class PostHistory {
     // a delete in between makes the update itself answer 404.
     const target = versions.get(post.seq, number);
     if (!target) throw new AppError('not_found', 'version not found');
-    return postService.update(post.id, { text: target.text, rating: target.rating, tags: target.tags }, initiator);
+    const parentId = target.parentId !== null && postService.exists(target.parentId) ? target.parentId : null;
+    return postService.update(
+      post.id,
+      { text: target.text, rating: target.rating, tags: target.tags, source: target.source, parentId },
+      initiator,
+    );
   }
 }

@@ -5,6 +5,9 @@ import {
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
   parseQueryCondition,
+  childOfCondition,
+  poolOrderIsValid,
+  positiveId,
   ratingNamed,
   type Condition,
   type Facet,
@@ -58,6 +61,12 @@ function condition(raw: unknown): Condition | undefined {
       const parsed = parseQueryCondition(value);
       return typeof parsed === 'string' ? undefined : { type: 'query', value, parsed };
     }
+    case 'pool': {
+      const poolId = positiveId(value);
+      return poolId === undefined ? undefined : { type: 'pool', value, poolId };
+    }
+    case 'childOf':
+      return childOfCondition(value);
     default:
       return { type, value } as Condition;
   }
@@ -83,8 +92,10 @@ export function fastParseImageSearch(
     }
   }
   const o = body.orderBy;
-  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' ? o : 'uploadDate';
-  const order = body.order === 'asc' ? 'asc' : 'desc';
+  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' || o === 'pool' ? o : 'uploadDate';
+  if (!poolOrderIsValid(orderBy, conditions)) return undefined;
+  // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
+  const order = body.order === 'asc' || body.order === 'desc' ? body.order : orderBy === 'pool' ? 'asc' : 'desc';
   const request: ImageSearchRequest = { conditions, orderBy, order };
   if (body.facets !== undefined) {
     const f = body.facets;

@@ -1,3 +1,4 @@
+import { term } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import { and, not, or, type Query } from '../query/model.ts';
 import type { Condition, ImageSearchRequest } from './schema.ts';
@@ -22,6 +23,14 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'textMatch', value: c.value };
     case 'query':
       return c.parsed.query;
+    // docs/decisions.md §19
+    case 'pool':
+      return { kind: 'pool', poolId: c.poolId };
+    case 'childOf':
+      // A UUID no post has: a number no post has (numbers start at 1), so nothing matches.
+      return { kind: 'parent', seq: c.parentSeq ?? 0 };
+    case 'sourceContains':
+      return { kind: 'sourceContains', value: c.value };
   }
 }
 
@@ -47,9 +56,22 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
         : r.orderBy === 'favorites'
           ? // Documents indexed before the field existed count as none.
             [{ favorites: { order: dir, missing: dir === 'desc' ? '_last' : '_first' } } as SortClause]
-          : [];
+          : r.orderBy === 'pool'
+            ? [poolSort(r, dir)]
+            : [];
   // The post number is unique, so it ends every tie: an `id` key after it would never decide an order,
   // yet Elasticsearch would load and compare it for every competitive hit (keyword ordinals; its cost
   // at 1M posts: bench/notes/core-run.md, "/image/search").
   return [...primary, { seq: { order: dir } }];
+}
+
+/**
+ * docs/decisions.md §19: the pool's order, exact: each post's position in the one pool the request names,
+ * read from the nested `pools` entry of that pool (the schema let orderBy pool through only with
+ * exactly one pool condition).
+ */
+function poolSort(r: ImageSearchRequest, order: 'asc' | 'desc'): SortClause {
+  const pool = r.conditions.find((c) => c.type === 'pool');
+  const poolId = pool?.type === 'pool' ? pool.poolId : 0;
+  return { 'pools.position': { order, nested: { path: 'pools', filter: term('pools.id', poolId) } } };
 }

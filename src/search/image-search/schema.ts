@@ -21,6 +21,10 @@ export const CONDITION_TYPES = [
   'textMatch',
   'favoritedBy',
   'query',
+  // docs/decisions.md §19
+  'pool',
+  'childOf',
+  'sourceContains',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -34,7 +38,12 @@ export type Condition =
   // docs/decisions.md §14: a username; the service finds its id (an unknown name matches nothing)
   | { type: 'favoritedBy'; value: string; userId?: number }
   // docs/decisions.md §20: the Danbooru spelling, parsed when the request is read
-  | { type: 'query'; value: string; parsed: ParsedDanbooru };
+  | { type: 'query'; value: string; parsed: ParsedDanbooru }
+
+  // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
+  | { type: 'pool'; value: string; poolId: number }
+  | { type: 'childOf'; value: string; parentSeq?: number }
+  | { type: 'sourceContains'; value: string };
 
 /** A `query` condition's value parsed, or the 400 message naming the bad term. */
 export function parseQueryCondition(value: string): ParsedDanbooru | string {
@@ -46,7 +55,23 @@ export function parseQueryCondition(value: string): ParsedDanbooru | string {
   }
 }
 
-export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites';
+export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool';
+
+const POSITIVE = /^[1-9]\d{0,15}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A positive safe integer written in digits, or undefined. */
+export const positiveId = (v: string): number | undefined =>
+  POSITIVE.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : undefined;
+/** `childOf`'s value: a post number, or a UUID the service turns into one; undefined when neither. */
+export const childOfCondition = (value: string): Condition | undefined => {
+  const seq = positiveId(value);
+  if (seq !== undefined) return { type: 'childOf', value, parentSeq: seq };
+  return UUID.test(value) ? { type: 'childOf', value: value.toLowerCase() } : undefined;
+};
+/** docs/decisions.md §19: orderBy pool needs exactly one pool condition. */
+export const POOL_ORDER_MESSAGE = 'orderBy "pool" needs exactly one pool condition';
+export const poolOrderIsValid = (orderBy: ImageOrderBy, conditions: readonly Condition[]): boolean =>
+  orderBy !== 'pool' || conditions.filter((c) => c.type === 'pool').length === 1;
 
 export interface ImageSearchRequest {
   conditions: Condition[];
@@ -110,19 +135,38 @@ const condition = z
         }
         return { type: 'query', value: c.value, parsed };
       }
+      case 'pool': {
+        const poolId = positiveId(c.value);
+        if (poolId === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'a pool condition names a pool id' });
+          return z.NEVER;
+        }
+        return { type: 'pool', value: c.value, poolId };
+      }
+      case 'childOf': {
+        const parsed = childOfCondition(c.value);
+        if (!parsed) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'childOf names a post (its number or UUID)' });
+          return z.NEVER;
+        }
+        return parsed;
+      }
       default:
         return { type: c.type, value: c.value };
     }
   });
 
-// Exported (with `query`) for the OpenAPI document.
-export const body = z.object({
+// Exported (with `query`) for the OpenAPI document, which shows the fields; `body` adds the rules across them.
+export const bodyFields = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
   orderBy: z
     .unknown()
-    .transform((v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' ? v : 'uploadDate')),
-  order: z.unknown().transform((v): 'asc' | 'desc' => (v === 'asc' ? 'asc' : 'desc')),
+    .transform(
+      (v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' || v === 'pool' ? v : 'uploadDate'),
+    ),
+  // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
+  order: z.unknown().transform((v): 'asc' | 'desc' | undefined => (v === 'asc' || v === 'desc' ? v : undefined)),
   // docs/decisions.md §11: counts over the whole result for any of these, each at most once.
   facets: z
     .array(z.enum(FACETS, { errorMap: () => ({ message: `unknown facet; expected some of ${FACETS.join(', ')}` }) }))
@@ -130,6 +174,10 @@ export const body = z.object({
     .refine((list) => new Set(list).size === list.length, 'a facet may be named only once')
     .optional(),
 });
+
+export const body = bodyFields
+  .refine((b) => poolOrderIsValid(b.orderBy, b.conditions), { message: POOL_ORDER_MESSAGE, path: ['orderBy'] })
+  .transform((b) => ({ ...b, order: b.order ?? (b.orderBy === 'pool' ? 'asc' : 'desc') }) as ImageSearchRequest);
 
 const INT32_MAX = 2 ** 31 - 1;
 export const query = z.object({

@@ -35,7 +35,9 @@ export class ImageSearchService {
         ? { ...c, value: rules.canonical(c.value) }
         : c.type === 'favoritedBy'
           ? { ...c, userId: this.deps.userIdOf(c.value) }
-          : c,
+          : c.type === 'childOf' && c.parentSeq === undefined
+            ? { ...c, parentSeq: postRepository.links.seqsOfIds([c.value]).get(c.value) }
+            : c,
     );
     const request = { ...asked, conditions };
     const page = await findQueryPage(this.deps, conditionsQuery(request.conditions), {

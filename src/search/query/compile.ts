@@ -1,4 +1,13 @@
-import { allOf, idContains, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
+import {
+  allOf,
+  escapeWildcard,
+  idContains,
+  not,
+  term,
+  textContains,
+  type Clause,
+  type NeedleMatches,
+} from '../clauses.ts';
 import { exactWeight, textMatchClause } from '../image-search/text-match.ts';
 import type { Bounds, Query } from './model.ts';
 
@@ -85,6 +94,15 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       throw new Error('an md5 term was not resolved before compiling');
     case 'seqs':
       return q.seqs.length === 0 ? { match_none: {} } : { terms: { seq: q.seqs } };
+    case 'pool':
+      return term('pool_ids', q.poolId);
+    case 'parent':
+      return q.seq === 'none' ? not({ exists: { field: 'parent' } }) : term('parent', q.seq);
+    case 'sourceContains':
+      // Both sides lower-cased by JavaScript, as textContains does; `source_lc` is a keyword.
+      return q.value === ''
+        ? { match_all: {} }
+        : { wildcard: { source_lc: { value: `*${escapeWildcard(q.value.toLowerCase())}*` } } };
     case 'untagged':
       return term('tag_count', 0);
     case 'disowned':

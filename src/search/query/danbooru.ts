@@ -96,6 +96,23 @@ const METATAGS = new Map<string, Meta>([
     },
   ],
   ['text', (value) => ({ kind: 'textContains', value })],
+  // docs/decisions.md §19
+  [
+    'pool',
+    (value, term) => {
+      if (!/^[1-9]\d{0,15}$/.test(value)) throw bad(term, 'pool: takes a pool id');
+      return { kind: 'pool', poolId: Number(value) };
+    },
+  ],
+  [
+    'parent',
+    (value, term) => {
+      if (value.toLowerCase() === 'none') return { kind: 'parent', seq: 'none' };
+      if (!/^[1-9]\d{0,15}$/.test(value)) throw bad(term, 'parent: takes a post number or none');
+      return { kind: 'parent', seq: Number(value) };
+    },
+  ],
+  ['source', (value) => ({ kind: 'sourceContains', value })],
 ]);
 
 /** Extra metatags (features that add fields register theirs here, docs/decisions.md §20). */

@@ -41,6 +41,11 @@ export type Query =
   /** posts whose stored file has this MD5 (hex); resolve.ts makes it a `seqs` */
   | { kind: 'md5'; value: string }
   | { kind: 'seqs'; seqs: number[] }
+  /** docs/decisions.md §19: in a pool; a child of the post numbered `seq` ('none': has no parent) */
+  | { kind: 'pool'; poolId: number }
+  | { kind: 'parent'; seq: number | 'none' }
+  /** case-insensitive substring of the source */
+  | { kind: 'sourceContains'; value: string }
   | { kind: 'untagged' }
   | { kind: 'disowned' };
 

@@ -1,6 +1,15 @@
 /** Parse tree. Every node keeps its source offset so runtime errors can point at it. */
+import type { NumberLiteral } from './numlit.ts';
 
-export type Node = TextNode | ActionNode | IfNode | RangeNode | LoopControlNode;
+export type Node = TextNode | ActionNode | IfNode | RangeNode | LoopControlNode | TemplateNode;
+
+/** {{template "name" pipeline}} (and the call half of {{block}}). */
+export interface TemplateNode {
+  kind: 'template';
+  pos: number;
+  name: string;
+  pipe: Pipe | null;
+}
 
 export interface TextNode {
   kind: 'text';
@@ -16,8 +25,8 @@ export interface ActionNode {
 }
 
 /**
- * {{if}} and {{with}}. An "else if"/"else with" chain is kept flat in `branches` rather than
- * nested as Go does, so a long chain costs no nesting depth.
+ * {{if}} and {{with}}. An "else if" chain is kept flat in `branches` rather than nested as Go
+ * does, so a long chain costs no nesting depth.
  */
 export interface IfNode {
   kind: 'if' | 'with';
@@ -61,8 +70,8 @@ export type Arg =
   | { kind: 'dot'; pos: number }
   | { kind: 'nil'; pos: number }
   | { kind: 'bool'; pos: number; value: boolean }
-  | { kind: 'number'; pos: number; value: number; text: string }
-  | { kind: 'string'; pos: number; value: string };
+  | { kind: 'number'; pos: number; literal: NumberLiteral }
+  | { kind: 'string'; pos: number; value: string; text: string };
 
 export function describeArg(a: Arg): string {
   switch (a.kind) {
@@ -83,8 +92,8 @@ export function describeArg(a: Arg): string {
     case 'bool':
       return String(a.value);
     case 'number':
-      return a.text;
+      return a.literal.text;
     case 'string':
-      return JSON.stringify(a.value);
+      return a.text;
   }
 }

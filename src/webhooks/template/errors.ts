@@ -42,12 +42,8 @@ export function fail(message: string): never {
  */
 class Meter {
   private steps = 0;
-  /** Sorted keys per object, reused by repeated {{range}}s over the same object in one render. */
-  readonly sortedKeys: WeakMap<object, [string, unknown][]> | null;
 
-  constructor(private readonly limit: number) {
-    this.sortedKeys = Number.isFinite(limit) ? new WeakMap() : null;
-  }
+  constructor(private readonly limit: number) {}
 
   charge(n: number): void {
     this.steps += n;
@@ -55,7 +51,7 @@ class Meter {
   }
 }
 
-/** Outside a render (e.g. encodeGoJSON called directly) nothing is limited or cached. */
+/** Outside a render (e.g. marshalJSON called directly) nothing is limited. */
 export let meter = new Meter(Infinity);
 
 export function withMeter<T>(fn: () => T): T {

@@ -1,90 +1,141 @@
 /**
- * JSON exactly as Go's json.Marshal writes it, so webhook bodies are byte-for-byte what the Go
- * service sent: HTML-safe string escapes, no spaces, RFC 3339 times. Object keys keep insertion
- * order (the caller controls it); an object may supply its JSON form through `toGoJSON`.
+ * encoding/json's Marshal (Go 1.19) on typed values, as the original's `json` function calls it:
+ * struct fields in declaration order under their json tags (omitempty honoured, embedded
+ * structs' fields promoted), map keys sorted, HTML-safe string escapes (<, >, & as \u003c...),
+ * invalid UTF-8 as \ufffd, floats as Go writes them. Output is a byte string.
  */
-import { TEMPLATE_LIMITS, fail } from './errors.ts';
-import { checkDepth, formatTime, isNil, ownEntries, toGoJSON } from './values.ts';
+import { sliceItems, sortedMapEntries } from './collections.ts';
+import { TEMPLATE_LIMITS, fail, meter } from './errors.ts';
+import { formatFloat } from './ftoa.ts';
+import { decodeRune, RUNE_ERROR } from './strconv.ts';
+import { lengthOf, type Box, type RV, type Value } from './types.ts';
 
-export function encodeGoJSON(value: unknown): string {
-  const parts: string[] = [];
-  let size = 0;
-  const emit = (s: string) => {
-    size += s.length;
-    if (size > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
-    parts.push(s);
-  };
-  encode(value, 0, emit);
-  return parts.join('');
+export function marshal(value: RV): string {
+  const out = encode(value, 0);
+  if (out.length > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
+  return out;
 }
 
-function encode(v: unknown, depth: number, emit: (s: string) => void): void {
-  checkDepth(depth);
-  if (isNil(v)) return emit('null');
-  switch (typeof v) {
+function isEmpty(v: Value): boolean {
+  switch (v.t.kind) {
+    case 'bool':
+      return v.v === false;
+    case 'int':
+    case 'int64':
+    case 'uint8':
+      return v.v === 0n;
+    case 'float64':
+      return v.v === 0;
     case 'string':
-      return emit(quoteJSON(v));
-    case 'boolean':
-      return emit(String(v));
-    case 'number':
-      if (!Number.isFinite(v)) fail(`json: unsupported value: ${Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf'}`);
-      // JS and Go agree on the shortest digits and switch to exponents at the same bounds (1e-6, 1e21).
-      return emit(String(v));
-    case 'bigint':
-      return emit(v.toString());
-    case 'function':
-    case 'symbol':
-      return fail(`json: unsupported type: ${typeof v === 'function' ? 'func' : 'symbol'}`);
+    case 'slice':
+    case 'map':
+      return lengthOf(v) === 0;
+    case 'ptr':
+    case 'interface':
+      return v.v === null;
   }
-  if (v instanceof Date) return emit(`"${formatTime(v)}"`);
-  if (Array.isArray(v)) {
-    emit('[');
-    for (let i = 0; i < v.length; i++) {
-      if (i > 0) emit(',');
-      encode(v[i], depth + 1, emit);
-    }
-    return emit(']');
+  return false;
+}
+
+/** A struct's JSON fields in order, embedded structs' fields in their place. */
+function jsonFields(v: Value, out: [string, Value][] = []): [string, Value][] {
+  v.t.fields!.forEach((f, i) => {
+    const fv = (v.v as Value[])[i];
+    if (f.embedded && f.json === undefined) jsonFields(fv, out);
+    else if (!(f.omitempty && isEmpty(fv))) out.push([f.json ?? f.name, fv]);
+  });
+  return out;
+}
+
+function encode(v: RV, depth: number): string {
+  meter.charge(1);
+  if (depth > TEMPLATE_LIMITS.maxDepth) fail('json: value nested too deep');
+  if (v === null) return 'null';
+  let out: string;
+  switch (v.t.kind) {
+    case 'bool':
+      return v.v ? 'true' : 'false';
+    case 'int':
+    case 'int64':
+    case 'uint8':
+      return (v.v as bigint).toString();
+    case 'float64':
+      return formatJSONFloat(v.v as number);
+    case 'complex128':
+      return fail(`json: unsupported type: ${v.t.name}`);
+    case 'string':
+      return quoteJSON(v.v as string);
+    case 'ptr':
+    case 'interface':
+      if (v.v === null) return 'null';
+      return encode(v.t.kind === 'ptr' ? (v.v as Box).target : (v.v as Value), depth + 1);
+    case 'slice':
+      if (v.v === null) return 'null';
+      out = '[';
+      for (const e of sliceItems(v)) out += (out.length > 1 ? ',' : '') + encode(e, depth + 1);
+      out += ']';
+      break;
+    case 'map':
+      if (v.v === null) return 'null';
+      out = '{';
+      for (const [k, e] of sortedMapEntries(v)) {
+        out += (out.length > 1 ? ',' : '') + quoteJSON(k.v as string) + ':' + encode(e, depth + 1);
+      }
+      out += '}';
+      break;
+    case 'struct':
+      out = '{';
+      for (const [name, e] of jsonFields(v))
+        out += (out.length > 1 ? ',' : '') + quoteJSON(name) + ':' + encode(e, depth + 1);
+      out += '}';
+      break;
   }
-  const custom = (v as { [toGoJSON]?: unknown })[toGoJSON];
-  if (typeof custom === 'function') return encode(custom.call(v), depth + 1, emit);
-  emit('{');
-  let first = true;
-  for (const [key, value] of ownEntries(v as object)) {
-    // An undefined property is an absent one (like a Go field with omitempty), not null.
-    if (value === undefined) continue;
-    if (!first) emit(',');
-    first = false;
-    emit(quoteJSON(key));
-    emit(':');
-    encode(value, depth + 1, emit);
-  }
-  emit('}');
+  // Checked as it grows, so a huge value fails before it is all built.
+  if (out.length > TEMPLATE_LIMITS.maxOutputBytes) fail('json: encoded value too large');
+  return out;
+}
+
+function formatJSONFloat(f: number): string {
+  if (!Number.isFinite(f)) fail(`json: unsupported value: ${Number.isNaN(f) ? 'NaN' : f > 0 ? '+Inf' : '-Inf'}`);
+  const abs = Math.abs(f);
+  const e = abs !== 0 && (abs < 1e-6 || abs >= 1e21);
+  const s = formatFloat(f, e ? 'e' : 'f', -1);
+  // Go writes 1e-07 as 1e-7.
+  return e ? s.replace(/e-0(\d)$/, 'e-$1') : s;
 }
 
 const HEX = '0123456789abcdef';
-const SHORT: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
-// Characters Go escapes: controls, quote, backslash, the HTML-sensitive <, > and &, the JS line
-// separators U+2028/U+2029, and lone surrogates (invalid UTF-8, which Go writes as U+FFFD).
-const NEEDS_ESCAPE =
-  /[\u0000-\u001f"\\<>&\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Bytes json writes as they are: printable ASCII but for " \\ < > &. */
+const PLAIN = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7f]*$/;
+
+/** encodeState.string with escapeHTML. */
 export function quoteJSON(s: string): string {
-  return (
-    '"' +
-    s.replace(NEEDS_ESCAPE, (c) => {
-      if (SHORT[c]) return SHORT[c];
-      if (c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) < 0xe000) return '\\ufffd';
-      const n = c.charCodeAt(0);
-      return '\\u' + HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
-    }) +
-    '"'
-  );
+  if (PLAIN.test(s)) return '"' + s + '"';
+  let out = '"';
+  let start = 0;
+  for (let i = 0; i < s.length; ) {
+    const b = s.charCodeAt(i);
+    if (b < 0x80) {
+      if (b >= 0x20 && b !== 0x22 && b !== 0x5c && b !== 0x3c && b !== 0x3e && b !== 0x26) {
+        i++;
+        continue;
+      }
+      out += s.slice(start, i) + '\\';
+      if (b === 0x22 || b === 0x5c) out += s[i];
+      else if (b === 0x0a) out += 'n';
+      else if (b === 0x0d) out += 'r';
+      else if (b === 0x09) out += 't';
+      else out += 'u00' + HEX[b >> 4] + HEX[b & 15];
+      start = ++i;
+      continue;
+    }
+    const [c, size] = decodeRune(s, i);
+    if ((c === RUNE_ERROR && size === 1) || c === 0x2028 || c === 0x2029) {
+      out += s.slice(start, i) + (c === RUNE_ERROR ? '\\ufffd' : '\\u202' + HEX[c & 15]);
+      start = i + size;
+    }
+    i += size;
+  }
+  return out + s.slice(start) + '"';
 }

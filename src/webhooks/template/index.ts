@@ -1,22 +1,24 @@
 /**
- * A sandboxed interpreter for Go's text/template language, used to render user-supplied webhook
- * bodies. Templates see only the data they are given (own enumerable properties, no functions),
- * and every render is bounded in time, memory and output by TEMPLATE_LIMITS.
- *
- * Not supported: {{define}}, {{template}}, {{block}}, and the call, html, js and urlquery functions.
+ * A sandboxed interpreter for Go's text/template language (Go 1.19), used to render user-supplied
+ * webhook bodies exactly as the original service rendered them (docs/decisions.md §8). Templates
+ * see only the typed data they are given (the payload's Go types, see payload.ts), and every render
+ * is bounded in time, memory and output by TEMPLATE_LIMITS.
  */
-import type { Node } from './ast.ts';
 import { TEMPLATE_LIMITS, TemplateError } from './errors.ts';
-import { execute } from './evaluate.ts';
+import { execute } from './exec.ts';
 import { parse } from './parser.ts';
+import type { Value } from './types.ts';
 
 export { TEMPLATE_LIMITS, TemplateError } from './errors.ts';
-export { encodeGoJSON } from './go-json.ts';
-export { lenientKeys, toGoJSON } from './values.ts';
+export { marshal as marshalJSON } from './go-json.ts';
+export { fromBytes, toBytes, type Value } from './types.ts';
 
 export interface CompiledTemplate {
-  /** Throws TemplateError, positioned at the failing action, on any runtime error or limit. */
-  render(data: unknown): string;
+  /**
+   * The rendered bytes, one char per byte (a byte string; Go's output need not be UTF-8). Throws
+   * TemplateError, positioned at the failing action, on any runtime error or limit.
+   */
+  render(data: Value): string;
 }
 
 /** Parses a template; throws TemplateError (with line and column) if it is invalid. */
@@ -24,6 +26,6 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (Buffer.byteLength(source, 'utf8') > TEMPLATE_LIMITS.maxSourceBytes) {
     throw new TemplateError(`template larger than ${TEMPLATE_LIMITS.maxSourceBytes} bytes`, 1, 1);
   }
-  const root: Node[] = parse(source);
-  return { render: (data: unknown) => execute(source, root, data) };
+  const set = parse(source);
+  return { render: (data: Value) => execute(source, set, data) };
 }

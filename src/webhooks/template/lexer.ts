@@ -4,6 +4,8 @@
  * service tokenize identically; it produces a token array instead of Go's goroutine stream.
  */
 import { errorAt } from './errors.ts';
+import { toBytes } from './types.ts';
+import { unquote } from './unquote.ts';
 
 export type TokenType =
   | 'text'
@@ -15,9 +17,10 @@ export type TokenType =
   | 'identifier'
   | 'keyword'
   | 'dot'
-  | 'string' // value: the unquoted text
+  | 'string' // value: the unquoted text, as a byte string (Go strings are bytes)
   | 'number' // value: the literal as written
-  | 'char' // value: the unquoted rune
+  | 'complex' // value: the literal as written, like 1+2i
+  | 'char' // value: the rune's number, in decimal
   | 'bool'
   | 'nil'
   | 'pipe'
@@ -76,7 +79,7 @@ export function lex(src: string): Token[] {
     const trimTrailing = open !== -1 && src[open + 2] === '-' && isSpace(src[open + 3]);
     if (trimLeading) while (textStart < textEnd && isSpace(src[textStart])) textStart++;
     if (trimTrailing) while (textEnd > textStart && isSpace(src[textEnd - 1])) textEnd--;
-    if (textEnd > textStart) push('text', src.slice(textStart, textEnd), textStart, textEnd);
+    if (textEnd > textStart) push('text', toBytes(src.slice(textStart, textEnd)), textStart, textEnd);
     if (open === -1) break;
 
     const p = open + 2 + (trimTrailing ? 2 : 0);
@@ -126,7 +129,7 @@ export function lex(src: string): Token[] {
       } else if (c === '`') {
         const close = src.indexOf('`', p + 1);
         if (close === -1) error(p, 'unterminated raw quoted string');
-        push('string', src.slice(p + 1, close).replace(/\r/g, ''), p, (p = close + 1));
+        push('string', toBytes(src.slice(p + 1, close).replace(/\r/g, '')), p, (p = close + 1));
       } else if (c === "'") {
         p = lexQuoted(p);
       } else if (c === '$' || (c === '.' && !(src[p + 1] >= '0' && src[p + 1] <= '9'))) {
@@ -172,30 +175,45 @@ export function lex(src: string): Token[] {
     return p;
   }
 
-  // Same shape as Go's scanNumber; the parser decides whether the text is a valid number.
+  // Go's lexNumber and scanNumber; the parser decides whether the text is a valid number.
   function lexNumber(p: number): number {
     const start = p;
-    const accept = (chars: string) => (p < src.length && chars.includes(src[p]) ? (p++, true) : false);
-    const acceptRun = (chars: string) => {
-      while (p < src.length && chars.includes(src[p])) p++;
-    };
-    accept('+-');
-    let digits = '0123456789_';
-    if (accept('0')) {
-      if (accept('xX')) digits = '0123456789abcdefABCDEF_';
-      else if (accept('oO')) digits = '01234567_';
-      else if (accept('bB')) digits = '01_';
-    }
-    acceptRun(digits);
-    if (accept('.')) acceptRun(digits);
-    if (digits.length === 11 && accept('eE')) {
+    const scan = (): boolean => {
+      const accept = (chars: string) => (p < src.length && chars.includes(src[p]) ? (p++, true) : false);
+      const acceptRun = (chars: string) => {
+        while (p < src.length && chars.includes(src[p])) p++;
+      };
       accept('+-');
-      acceptRun('0123456789_');
-    }
-    if (accept('i') || alnumAt(src, p)) {
-      error(start, `bad number syntax: ${JSON.stringify(src.slice(start, p + 1))}`);
-    }
-    push('number', src.slice(start, p), start, p);
+      let digits = '0123456789_';
+      if (accept('0')) {
+        if (accept('xX')) digits = '0123456789abcdefABCDEF_';
+        else if (accept('oO')) digits = '01234567_';
+        else if (accept('bB')) digits = '01_';
+      }
+      acceptRun(digits);
+      if (accept('.')) acceptRun(digits);
+      if (digits.length === 11 && accept('eE')) {
+        accept('+-');
+        acceptRun('0123456789_');
+      }
+      if (digits.length === 23 && accept('pP')) {
+        accept('+-');
+        acceptRun('0123456789_');
+      }
+      accept('i');
+      if (alnumAt(src, p)) {
+        p += alnumAt(src, p);
+        return false;
+      }
+      return true;
+    };
+    const bad = () => error(start, `bad number syntax: ${JSON.stringify(src.slice(start, p))}`);
+    if (!scan()) bad();
+    if (src[p] === '+' || src[p] === '-') {
+      // Complex: 1+2i. No spaces, must end in 'i'.
+      if (!scan() || src[p - 1] !== 'i') bad();
+      push('complex', src.slice(start, p), start, p);
+    } else push('number', src.slice(start, p), start, p);
     return p;
   }
 
@@ -210,62 +228,15 @@ export function lex(src: string): Token[] {
       } else if (c === undefined || c === '\n') {
         break;
       } else if (c === quote) {
-        const body = unquote(src.slice(start + 1, p - 1), quote, start);
-        if (quote === "'" && [...body].length !== 1)
-          error(start, `malformed character constant: ${src.slice(start, p)}`);
-        push(quote === '"' ? 'string' : 'char', body, start, p);
+        const body = unquote(src.slice(start + 1, p - 1), quote, () => error(start, 'invalid escape in quoted string'));
+        if (quote === "'") {
+          if (body.runes.length !== 1) error(start, `malformed character constant: ${src.slice(start, p)}`);
+          push('char', String(body.runes[0]), start, p);
+        } else push('string', body.bytes, start, p);
         return p;
       }
     }
     return error(start, quote === '"' ? 'unterminated quoted string' : 'unterminated character constant');
-  }
-
-  /**
-   * Go string escapes. \x and octal escapes are bytes, so the result is assembled as UTF-8 and
-   * decoded at the end, as Go would see the resulting string.
-   */
-  function unquote(body: string, quote: string, at: number): string {
-    const bytes: number[] = [];
-    const pushUtf8 = (s: string) => bytes.push(...Buffer.from(s, 'utf8'));
-    const bad = (): never => error(at, `invalid escape in quoted string`);
-    for (let i = 0; i < body.length; ) {
-      const cp = body.codePointAt(i)!;
-      const ch = String.fromCodePoint(cp);
-      i += ch.length;
-      if (ch !== '\\') {
-        pushUtf8(ch);
-        continue;
-      }
-      const e = body[i++];
-      const simple: Record<string, string> = {
-        a: '\x07',
-        b: '\b',
-        f: '\f',
-        n: '\n',
-        r: '\r',
-        t: '\t',
-        v: '\v',
-        '\\': '\\',
-      };
-      if (e in simple) pushUtf8(simple[e]);
-      else if (e === quote) pushUtf8(quote);
-      else if (e === 'x' || e === 'u' || e === 'U') {
-        const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-        const hex = body.slice(i, i + n);
-        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== n) bad();
-        i += n;
-        const v = parseInt(hex, 16);
-        if (e === 'x') bytes.push(v);
-        else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) bad();
-        else pushUtf8(String.fromCodePoint(v));
-      } else if (e >= '0' && e <= '7') {
-        const oct = body.slice(i - 1, i + 2);
-        if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) bad();
-        i += 2;
-        bytes.push(parseInt(oct, 8));
-      } else bad();
-    }
-    return Buffer.from(bytes).toString('utf8');
   }
 }
 

@@ -20,7 +20,11 @@ export const splitTags = (s: string) => [...new Set(s.split(/\s+/).filter(Boolea
  * The text, tags (with suggestions) and rating of a post, as the upload and edit forms both ask
  * for them: ids start with `prefix`; `post` fills them in.
  */
-export function postFields(prefix: string, rows: number, post?: Pick<Post, 'text' | 'tags' | 'rating'>) {
+export function postFields(
+  prefix: string,
+  rows: number,
+  post?: Pick<Post, 'text' | 'tags' | 'rating' | 'source' | 'parentId'>,
+) {
   const text = h('textarea', { id: `${prefix}text`, name: 'text', rows, maxlength: 10000 });
   if (post) text.value = post.text;
   const tags = h('input', {
@@ -32,13 +36,32 @@ export function postFields(prefix: string, rows: number, post?: Pick<Post, 'text
   const list = h('datalist', { id: `${prefix}tags-list` });
   attachTagSuggestions(tags, list, { signs: false });
   const rating = ratingSelect(`${prefix}rating`, post?.rating ?? 'none');
+  // docs/decisions.md §19: where the picture came from, and its parent post (UUID or number).
+  const source = h('input', { id: `${prefix}source`, name: 'source', maxlength: 2048, value: post?.source ?? '' });
+  const parent = h('input', {
+    id: `${prefix}parent`,
+    name: 'parentId',
+    autocomplete: 'off',
+    value: post?.parentId ?? '',
+  });
   const nodes: Child[] = [
     ...field(text, 'Text'),
     ...field(tags, 'Tags ', h('small', {}, '(separated by spaces)')),
     list,
     ...field(rating, 'Rating'),
+    ...field(source, 'Source ', h('small', {}, '(where the picture came from)')),
+    ...field(parent, 'Parent post ', h('small', {}, '(its id or number; empty for none)')),
   ];
-  return { nodes, values: () => ({ text: text.value, tags: splitTags(tags.value), rating: rating.value as Rating }) };
+  return {
+    nodes,
+    values: () => ({
+      text: text.value,
+      tags: splitTags(tags.value),
+      rating: rating.value as Rating,
+      source: source.value.trim(),
+      parentId: parent.value.trim() || null,
+    }),
+  };
 }
 
 export function editForm(post: Post, changed: (post: Post) => void): HTMLElement {

@@ -11,6 +11,8 @@ import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
 import { postActions } from './post-actions.ts';
+import { childrenSection, parentValue, poolsSection, sourceValue } from './post-organization.ts';
+import { categoryLegend, categoryLink } from '../tag-colors.ts';
 
 const searchLink = (segment: string, text: string) =>
   h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
@@ -25,9 +27,17 @@ function details(post: Post): HTMLElement {
       'Tags',
       post.tags.length
         ? h(
-            'ul',
-            { class: 'tags' },
-            post.tags.map((t) => h('li', {}, searchLink(`+${t.name}`, t.name))),
+            'div',
+            {},
+            h(
+              'ul',
+              { class: 'tags' },
+              // docs/decisions.md §19: coloured by category, in the API's order (artist first)
+              post.tags.map((t) =>
+                h('li', {}, categoryLink(`/search?q=${encodeURIComponent(`+${t.name}`)}`, t.name, t.category)),
+              ),
+            ),
+            categoryLegend(),
           )
         : h('span', { class: 'muted' }, 'none'),
     ),
@@ -45,6 +55,8 @@ function details(post: Post): HTMLElement {
         )
       : [],
     row('Rating', searchLink(`rating:${post.rating}`, post.rating)),
+    row('Source', sourceValue(post.source)),
+    row('Parent', parentValue(post)),
     row(
       'Uploader',
       post.uploader
@@ -178,5 +190,5 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
     ),
   );
   const history = historySection(post, editing, rerender);
-  replace(main(), pageHeading(title), content, ...similar, history);
+  replace(main(), pageHeading(title), poolsSection(post), content, childrenSection(post), ...similar, history);
 }

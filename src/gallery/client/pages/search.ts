@@ -7,6 +7,8 @@ import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, grid, pager } from '../grid.ts';
 import { booruTags, parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
+import { currentUser } from '../session.ts';
+import { makePoolButton } from './pools.ts';
 
 const PAGE_SIZE = 24;
 
@@ -84,7 +86,7 @@ const syntaxHelp = (): HTMLElement =>
       {},
       'Danbooru spelling (/posts.json, /posts.atom, the /image/search condition "query"): tag -tag ~tag tag* ',
       'rating:g,q,e id:>100 width:800..1920 height:<=600 favcount:>=2 date:2024-05-01 user:NAME fav:NAME ',
-      'md5:HEX text:"a phrase" order:id|id_desc|favcount|change|random. ',
+      'md5:HEX text:"a phrase" pool:ID parent:N|none source:TEXT order:id|id_desc|favcount|change|random. ',
       'A backslash makes the next character literal: \\-dash, re\\:zero.',
     ),
   );
@@ -104,6 +106,9 @@ export async function searchPage(): Promise<void> {
   );
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
+  const self = await currentUser().catch(() => undefined);
+  // docs/decisions.md §19: this page's posts, in the order shown, can become a pool.
+  const poolPosts = shown.map((img) => postIdOf(img.imageUrl) ?? String(img.id));
   const items = shown.map((img) => ({
     href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
     thumbnail: img.thumbnailUrl,
@@ -121,6 +126,7 @@ export async function searchPage(): Promise<void> {
       `${total} ${total === 1 ? 'post matches' : 'posts match'}`,
       hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
     ),
+    makePoolButton(self, poolPosts),
     h(
       'div',
       { class: 'results' },

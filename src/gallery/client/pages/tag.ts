@@ -7,6 +7,37 @@ import { api, ApiError, can, errorText, ok, PERMISSION, type Self } from '../api
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { describePost, grid } from '../grid.ts';
 import { currentUser } from '../session.ts';
+import { CATEGORIES, categoryClass, categoryLegend, type TagCategory } from '../tag-colors.ts';
+
+/** docs/decisions.md §19: the tag's category, set by holders of 0x1000. */
+function categoryForm(name: string, current: TagCategory, msg: ReturnType<typeof messageBox>, after: () => void) {
+  const select = h(
+    'select',
+    { id: 'tag-category', name: 'category' },
+    CATEGORIES.map((c) => h('option', { value: c, selected: c === current }, c)),
+  );
+  const form = h(
+    'form',
+    { class: 'inline-form' },
+    ...field(select, 'Category'),
+    h('button', { type: 'submit' }, 'Set category'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await ok(
+        api.PUT('/api/tag/{name}/category', {
+          params: { path: { name } },
+          body: { category: select.value as TagCategory },
+        }),
+      );
+      after();
+    } catch (err) {
+      msg.error(errorText(err));
+    }
+  });
+  return form;
+}
 
 const NEWEST = 12;
 const tagLink = (name: string) => h('a', { href: `/tag/${encodeURIComponent(name)}` }, name);
@@ -109,6 +140,7 @@ export async function tagPage(name: string, note?: string): Promise<void> {
   const removeImplied = (other: string) =>
     removing(() => ok(api.DELETE('/api/tag/{name}/implies/{other}', { params: { path: { name, other } } })));
 
+  document.title = `Tag ${tag.name} · imgpost`;
   const items = newest.data.images.map((img) => ({
     href: `/post/${img.id}`,
     thumbnail: img.thumbnailUrl,
@@ -116,7 +148,9 @@ export async function tagPage(name: string, note?: string): Promise<void> {
   }));
   replace(
     main(),
-    pageHeading(`Tag ${tag.name}`),
+    h('h1', { class: categoryClass(tag.category) }, `Tag ${tag.name}`),
+    h('p', { class: 'tag-category' }, `Category: ${tag.category}`),
+    categoryLegend(),
     h(
       'p',
       { class: 'count' },
@@ -138,6 +172,7 @@ export async function tagPage(name: string, note?: string): Promise<void> {
           'section',
           { class: 'governance', 'aria-labelledby': 'govern-h' },
           h('h2', { id: 'govern-h' }, 'Govern this tag'),
+          categoryForm(name, tag.category, msg, redraw('Category set.')),
           addForm(
             'alias-name',
             'New alias of this tag',

@@ -1,0 +1,3 @@
+module goreference
+
+go 1.19
