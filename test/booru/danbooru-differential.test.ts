@@ -22,7 +22,7 @@ async function getJson(path: string): Promise<{ status: number; body: any }> {
 }
 
 test.before(async () => {
-  fx = await startSeededApp({ count: 1500, seed: SEED, users: 15 });
+  fx = await startSeededApp({ count: 1500, seed: SEED, users: 15, sources: 0.3, parents: 0.2 });
   const r = new Random(SEED);
   // Posts with stored files (md5:) and favorites (fav:, favcount:), written through the API.
   const fans: TestUser[] = [];
@@ -48,6 +48,16 @@ test.before(async () => {
       }),
     ),
   );
+  // Two pools of random posts (pool:).
+  for (let i = 0; i < 2; i++) {
+    const postIds = [...new Set(Array.from({ length: 12 }, () => all[r.int(0, all.length - 1)].id))];
+    const res = await fx.app.request('/api/pool', {
+      method: 'POST',
+      headers: { ...fans[0].headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: `pool ${i}`, postIds }),
+    });
+    if (res.status !== 201) throw new Error(`pool: ${res.status}`);
+  }
   const posts = fx.posts();
   facts = {
     posts,

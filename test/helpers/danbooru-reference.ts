@@ -101,6 +101,9 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
     ['fav', 1],
     ['md5', 1],
     ['text', 2],
+    ['source', 1],
+    ['parent', 1],
+    ['pool', 1],
   ] as const);
   switch (kind) {
     case 'tag': {
@@ -147,6 +150,20 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
       const known = [...f.md5];
       const [seq, md5] = r.chance(0.8) && known.length ? r.pick(known) : [-1, 'f'.repeat(32)];
       return { spelling: `md5:${r.chance(0.5) ? md5.toUpperCase() : md5}`, holds: (q) => q.seq === seq };
+    }
+    case 'source': {
+      const needle = p.source ? p.source.slice(8, 8 + r.int(3, 12)) : 'example';
+      const spelled = r.chance(0.3) ? needle.toUpperCase() : needle;
+      return { spelling: `source:${spelled}`, holds: (q) => q.source.toLowerCase().includes(needle.toLowerCase()) };
+    }
+    case 'parent': {
+      if (r.chance(0.2)) return { spelling: 'parent:none', holds: (q) => q.parentSeq === null };
+      const seq = p.parentSeq ?? p.seq;
+      return { spelling: `parent:${seq}`, holds: (q) => q.parentSeq === seq };
+    }
+    case 'pool': {
+      const pool = p.pools.length ? r.pick(p.pools).pool : 1;
+      return { spelling: `pool:${pool}`, holds: (q) => q.pools.some((x) => x.pool === pool) };
     }
     case 'text': {
       const words = p.text.split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
