@@ -11,6 +11,8 @@ import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { userRoutes } from './accounts/user-routes.ts';
 import { favoriteRoutes } from './favorites/routes.ts';
+import { commentRoutes } from './comments/routes.ts';
+import { voteRoutes } from './votes/routes.ts';
 import { passkeyRoutes } from './passkeys/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { postRoutes } from './posts/routes.ts';
@@ -38,6 +40,8 @@ import type { PreferenceStore } from './accounts/preferences.ts';
 import type { UserAdmin } from './accounts/user-admin.ts';
 import type { FavoriteService } from './favorites/service.ts';
 import type { QuickSearch } from './favorites/quick-search.ts';
+import type { CommentService } from './comments/service.ts';
+import type { VoteService } from './votes/service.ts';
 import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media/store/image-store.ts';
 import type { MediaRedirect } from './media/redirect.ts';
@@ -85,6 +89,9 @@ export interface AppServices extends MetricsDeps {
   userAdmin: UserAdmin;
   favorites: FavoriteService;
   quickSearch: QuickSearch;
+  /** docs/decisions.md §18 */
+  comments: CommentService;
+  votes: VoteService;
   passkeys: PasskeyService;
   /** docs/decisions.md §19 */
   pools: PoolService;
@@ -124,6 +131,8 @@ export function createApp(services: AppServices): Koa<AppState> {
     accountRoutes(services),
     userRoutes(services),
     favoriteRoutes(services),
+    commentRoutes(services),
+    voteRoutes(services),
     passkeyRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),

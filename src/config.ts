@@ -76,8 +76,8 @@ function assemble(values: Values<typeof SETTINGS>, env: NodeJS.ProcessEnv) {
         'the local store always streams GET /media (unset MEDIA_REDIRECT or set it to off)',
     );
   }
-  const hostForUrl = rest.host.includes(':') ? `[${rest.host}]` : rest.host;
-  const publicBase = publicUrl ?? `http://${hostForUrl}:${rest.port}`;
+  // docs/decisions.md §18 (passkeys out of the box): localhost, a domain browsers accept as relying party.
+  const publicBase = publicUrl ?? `http://localhost:${rest.port}`;
   return {
     ...rest,
     publicUrl: publicBase,

@@ -19,11 +19,17 @@ export function tempDir(label: string): string {
 
 /**
  * Rate limits would throttle the load generator rather than measure the service. Settings named
- * RATE_LIMIT_* may be added to src/config.ts later, so they are discovered from its source and all
+ * RATE_LIMIT_* may be added to the configuration later, so they are discovered from its source and all
  * set to 0 (disabled) instead of being hard-coded here.
  */
 export function rateLimitOverrides(): Record<string, string> {
-  const source = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
+  // Declared in src/config/ (settings.ts and its siblings), read by src/config.ts: every file is searched.
+  const dir = path.join(ROOT, 'src/config');
+  const files = [path.join(ROOT, 'src/config.ts'), ...fs.readdirSync(dir).map((f) => path.join(dir, f))];
+  const source = files
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('\n');
   const names = new Set(source.match(/\bRATE_LIMIT_[A-Z0-9_]+\b/g) ?? []);
   return Object.fromEntries([...names].map((n) => [n, '0']));
 }

@@ -15,13 +15,16 @@ export const PERMISSION = {
   // docs/decisions.md §15: govern the tag vocabulary (aliases, implications)
   manageTags: 0x1000,
   deletePost: 0x2000,
+  // docs/decisions.md §18: write comments
+  comment: 0x4000,
 } as const;
 
 /** Every bit a permission grants: a super user holds them all (what an app key or a grant may take from it). */
 export const heldBits = (permission: number): number =>
   (permission & PERMISSION.superUser) !== 0 ? 0xffff : permission;
 
-export const DEFAULT_PERMISSION = PERMISSION.createPost | PERMISSION.editPost;
+/** A new account's bits unless told otherwise: upload, edit, comment (docs/decisions.md §18). */
+export const DEFAULT_PERMISSION = PERMISSION.createPost | PERMISSION.editPost | PERMISSION.comment;
 
 export const hasPermission = (user: AuthUser, bit: number): boolean =>
   (user.permission & PERMISSION.superUser) !== 0 || (user.permission & bit) === bit;

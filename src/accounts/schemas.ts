@@ -32,10 +32,33 @@ export const appKeySchema = z.object({
   permission: z.number().int().min(0).max(0xffff),
 });
 
-/** PUT /api/account/preferences (docs/decisions.md §14) */
-export const preferencesSchema = z.object({
-  ratings: z.array(z.enum(RATINGS)).max(RATINGS.length * 2),
-});
+/** docs/decisions.md §18: a blacklist is at most 100 lines of at most 200 characters. */
+export const MAX_BLACKLIST_LINES = 100;
+export const MAX_BLACKLIST_LINE = 200;
+
+/**
+ * PUT /api/account/preferences (docs/decisions.md §14, §18). A field left out keeps what is stored (so a
+ * client that knows only `ratings` does not wipe a blacklist). Blacklist lines are stored with their
+ * tags separated by one space; blank lines are dropped.
+ */
+export const preferencesSchema = z
+  .object({
+    ratings: z
+      .array(z.enum(RATINGS))
+      .max(RATINGS.length * 2)
+      .optional(),
+    blacklist: z
+      .array(
+        z
+          .string()
+          .max(MAX_BLACKLIST_LINE, `a blacklist line is at most ${MAX_BLACKLIST_LINE} characters`)
+          .transform((line) => line.trim().split(/\s+/u).filter(Boolean).join(' ')),
+      )
+      .max(MAX_BLACKLIST_LINES, `a blacklist is at most ${MAX_BLACKLIST_LINES} lines`)
+      .transform((lines) => lines.filter((line) => line !== ''))
+      .optional(),
+  })
+  .strict();
 
 /** PATCH /api/user/[id] (docs/decisions.md §14): at least one field. */
 export const userPatchSchema = z

@@ -166,7 +166,8 @@ export class AccountService {
    * Deletes the user. Their posts stay, disowned: the foreign key sets uploader_id to NULL, and
    * here each one gets a new version and a 'reindex' outbox row in the same transaction, so the
    * relay drops the uploader from the search documents too (no webhook fires for it). Their app
-   * keys, favorites, preferences, webhooks (and passkeys) go by cascade.
+   * keys, favorites, votes, preferences, webhooks (and passkeys) go by cascade; their comments stay,
+   * authored by nobody (docs/decisions.md §18).
    */
   remove(name: string): { id: number; name: string; disownedPosts: number } {
     return this.removeUser(this.byName(name));
@@ -179,8 +180,12 @@ export class AccountService {
       const seqs = posts.seqsByUploader(user.id);
       // Their favorites go with them (cascade; the counts follow by trigger): those posts' documents change too.
       const favorited = posts.favorites.seqsFavoritedBy(user.id).filter((seq) => !seqs.includes(seq));
+      // docs/decisions.md §18: their votes go too (cascade), their comments stay without an author: both change
+      // those posts' documents (counts, commenters).
+      const conversed = [...posts.votes.seqsVotedBy(user.id), ...posts.comments.seqsCommentedBy(user.id)];
+      const touched = new Set([...seqs, ...favorited, ...conversed]);
       this.users.delete(user.id);
-      for (const seq of [...seqs, ...favorited]) {
+      for (const seq of touched) {
         posts.bumpVersion(seq);
         const post = posts.getBySeq(seq);
         if (post) tx.reindexed(post);

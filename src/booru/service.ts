@@ -8,6 +8,7 @@ import type { SearchDeps } from '../search/page-of-posts.ts';
 import { parseDanbooru } from '../search/query/danbooru.ts';
 import { and, type Query, type QueryOrder } from '../search/query/model.ts';
 import { findQueryPage } from '../search/query/run.ts';
+import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
@@ -32,15 +33,17 @@ function sortFor(order: QueryOrder | undefined): SortClause[] {
       return [{ updated_at: DESC }, ...NEWEST];
     case 'random':
       return [{ _score: DESC }, ...NEWEST];
+    // docs/decisions.md §18: as /image/search's orderBy score and comments
+    case 'score':
+      return [countSort('score', 'desc'), ...NEWEST];
+    case 'score_asc':
+      return [countSort('score', 'asc'), ...NEWEST];
+    case 'comment_count':
+      return [countSort('comments', 'desc'), ...NEWEST];
     default:
-      return sortExtension(order) ?? NEWEST;
+      return NEWEST;
   }
 }
-
-/** Orders on fields other features add (votes, comments) register here. */
-const extraSorts = new Map<QueryOrder, SortClause[]>();
-export const registerOrder = (order: QueryOrder, sort: SortClause[]): void => void extraSorts.set(order, sort);
-const sortExtension = (order: QueryOrder | undefined) => (order ? extraSorts.get(order) : undefined);
 
 /** A random order: every match scored by a random function of its number, a new seed per request. */
 const randomly = (clause: Clause): Clause => ({

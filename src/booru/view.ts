@@ -36,9 +36,9 @@ export function toBooruPost(p: PostRecord, extras: BooruExtras, mediaUrl: string
     created_at: booruTime(p.createdAt),
     updated_at: booruTime(p.updatedAt),
     uploader_id: p.uploaderId,
-    score: 0,
-    up_score: 0,
-    down_score: 0,
+    score: p.upvotes - p.downvotes,
+    up_score: p.upvotes,
+    down_score: p.downvotes,
     fav_count: p.favorites,
     source: p.source,
     // The empty MD5 marks a file the backfill found gone.

@@ -30,7 +30,7 @@ Run \`imgpost user <command> --help\` for a command's options.
 `;
 
 const PERMISSION_HELP = `Permission bits: 0x1 super user, 0x2 create post, 0x4 edit post, 0x100 list users, 0x200 edit users,
-0x400 delete users, 0x800 assign permissions, 0x1000 govern tags, 0x2000 delete post.
+0x400 delete users, 0x800 assign permissions, 0x1000 govern tags, 0x2000 delete post, 0x4000 comment.
 Decimal or 0x hexadecimal.`;
 
 interface Subcommand {
@@ -55,7 +55,7 @@ Creates an account and prints it as JSON, including its access key.
   --name        4 to 32 letters, digits or underscores
   --password    at least 8 characters; \`-\` reads it from the first line of stdin
                 (keeps it out of the shell history and the process list)
-  --permission  default 6 (create + edit)
+  --permission  default 0x4006 (create + edit + comment)
   --email       optional
 ${PERMISSION_HELP}
 `,

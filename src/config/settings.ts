@@ -29,8 +29,10 @@ export const SETTINGS = {
   publicUrl: server({
     env: 'PUBLIC_URL',
     type: url,
-    shownDefault: '`http://HOST:PORT`',
-    doc: 'prefix of every URL the service returns',
+    shownDefault: '`http://localhost:PORT`',
+    doc:
+      'prefix of every URL the service returns; the default names `localhost` (still listening on `HOST`), ' +
+      'a domain, so passkeys work out of the box (browsers refuse an IP address as relying party)',
   }),
   mediaUrl: server({
     env: 'MEDIA_URL',
@@ -200,7 +202,7 @@ export const SETTINGS = {
   }),
   registrationPermission: accounts({
     env: 'REGISTRATION_PERMISSION',
-    default: '6',
+    default: '0x4006',
     doc: 'the permission a signed-up account gets',
     // Bits as a decimal or 0x-hex number; at most 0xFFFF like every permission.
     type: {

@@ -37,6 +37,15 @@ export interface PostDocument {
   favorites: number;
   favorited_by: number[];
   /**
+   * docs/decisions.md §18: the counts (orderBy score and comments, scoreGte/scoreLte) and who commented
+   * (commentedBy), brought here by 'reindex' outbox rows as favorites are
+   */
+  score: number;
+  upvotes: number;
+  downvotes: number;
+  comments: number;
+  commented_by: number[];
+  /**
    * docs/decisions.md §16: the robust descriptor's 16-bit segment terms (src/hashing/robust/index-terms.ts):
    * its full hash's, and those of the full hash and every window. Empty while it is not computed,
    * and for a picture too flat to match (quality below MIN_QUALITY).
@@ -114,6 +123,11 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     hash_s3: s3,
     favorites: p.favorites,
     favorited_by: p.favoritedBy,
+    score: p.upvotes - p.downvotes,
+    upvotes: p.upvotes,
+    downvotes: p.downvotes,
+    comments: p.comments,
+    commented_by: p.commentedBy,
     ...robustTerms(robust),
     source_lc: p.source.toLowerCase(),
     parent: p.parentSeq,

@@ -65,6 +65,7 @@ ${opts.preview ? previewTags(opts.preview) : ''}<link rel="icon" href="/assets/i
     <ul>
       <li><a href="/upload">Upload</a></li>
       <li><a href="/similar">Similar</a></li>
+      <li><a href="/comments">Comments</a></li>
       <li><a href="/pools">Pools</a></li>
       <li id="nav-account"><a href="/login">Log in</a></li>
     </ul>

@@ -23,6 +23,7 @@ const PAGES: Record<string, string> = {
   '/signup': 'Sign up',
   '/favorites': 'Favorites',
   '/admin/users': 'Users',
+  '/comments': 'Recent comments',
   '/pools': 'Pools',
   '/pool/:id': 'Pool',
 };

@@ -45,6 +45,12 @@ export interface PostRecord {
   favorites: number;
   /** their user ids, ascending: the search document's `favorited_by`; never shown in a view */
   favoritedBy: number[];
+  /** docs/decisions.md §18: votes up and down and comments (counts kept by SQLite triggers) */
+  upvotes: number;
+  downvotes: number;
+  comments: number;
+  /** the commenters' user ids, ascending: the search document's `commented_by`; never shown in a view */
+  commentedBy: number[];
   /** where the picture came from; '' when unknown (docs/decisions.md §19) */
   source: string;
   /** the parent post's number and UUID, or null */

@@ -5,6 +5,8 @@ import { TagRules } from './tag-rules.ts';
 import type { ImageItemRow, PostRecord, Rating, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
+import { CommentRepository } from './comment-repository.ts';
+import { VoteRepository } from './vote-repository.ts';
 import { RobustDescriptors } from './robust-descriptors.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
@@ -12,10 +14,11 @@ import { TAG_ORDER } from './tag-category.ts';
 import { FileFacts } from './file-facts.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'pools'>;
+type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools'>;
 
 const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
+  p.upvotes, p.downvotes, p.comments,
   p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId
   FROM posts p`;
 
@@ -40,6 +43,9 @@ export class PostRepository {
   private readonly stmt: (sql: string) => Statement;
   /** a post's favoriters are part of its record (the search document's `favorited_by`) */
   readonly favorites: FavoriteRepository;
+  /** docs/decisions.md §18: a post's commenters and vote counts are part of its record too */
+  readonly comments: CommentRepository;
+  readonly votes: VoteRepository;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
   /**
@@ -60,6 +66,8 @@ export class PostRepository {
   ) {
     this.stmt = statementCache(db);
     this.favorites = new FavoriteRepository(db);
+    this.comments = new CommentRepository(db);
+    this.votes = new VoteRepository(db);
     this.tagRules = new TagRules(db);
     this.robust = new RobustDescriptors(db);
     this.pools = new PoolMembership(db);
@@ -92,23 +100,43 @@ export class PostRepository {
     );
     // Only posts someone favorited need the second read.
     const favoriters = this.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
+    const commenters = this.comments.commentersOf(rows.filter((r) => r.comments > 0).map((r) => r.seq));
     const places = this.pools.placesOf(rows.map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
-    return rows.map(({ aggr, createdAt, updatedAt, version, favorites, source, parentSeq, parentId, ...r }) => ({
-      ...r,
-      uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
-      aggr,
-      createdAt,
-      updatedAt,
-      version,
-      tags: tags.get(r.seq) ?? [],
-      favorites,
-      favoritedBy: favoriters.get(r.seq) ?? [],
-      source,
-      parentSeq,
-      parentId,
-      pools: places.get(r.seq) ?? [],
-    }));
+    return rows.map(
+      ({
+        aggr,
+        createdAt,
+        updatedAt,
+        version,
+        favorites,
+        upvotes,
+        downvotes,
+        comments,
+        source,
+        parentSeq,
+        parentId,
+        ...r
+      }) => ({
+        ...r,
+        uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
+        aggr,
+        createdAt,
+        updatedAt,
+        version,
+        tags: tags.get(r.seq) ?? [],
+        favorites,
+        favoritedBy: favoriters.get(r.seq) ?? [],
+        upvotes,
+        downvotes,
+        comments,
+        commentedBy: commenters.get(r.seq) ?? [],
+        source,
+        parentSeq,
+        parentId,
+        pools: places.get(r.seq) ?? [],
+      }),
+    );
   }
 
   getById(id: string): PostRecord | undefined {

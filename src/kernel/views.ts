@@ -34,6 +34,11 @@ export interface PostView {
   thumbnails: Record<`${ThumbnailSize}`, string>;
   /** how many accounts favorited it (docs/decisions.md §14) */
   favorites: number;
+  /** docs/decisions.md §18: upvotes - downvotes, the votes, and how many comments */
+  score: number;
+  upvotes: number;
+  downvotes: number;
+  comments: number;
   /** where the picture came from, '' when unknown; the parent post's UUID or null (docs/decisions.md §19) */
   source: string;
   parentId: string | null;
@@ -55,6 +60,10 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     tags: p.tags,
     thumbnails: thumbnailUrls(mediaUrl, p.id),
     favorites: p.favorites,
+    score: p.upvotes - p.downvotes,
+    upvotes: p.upvotes,
+    downvotes: p.downvotes,
+    comments: p.comments,
     source: p.source,
     parentId: p.parentId,
   };

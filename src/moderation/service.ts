@@ -19,6 +19,11 @@ export interface FavoritesMover {
   moveFavorites(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
 }
 
+/** docs/decisions.md §18: comments and votes follow a merge too (src/comments, src/votes implement it). */
+export interface ConversationMover {
+  moveConversation(tx: WriteTransaction, fromPostId: string, intoPostId: string): void;
+}
+
 /**
  * Where a merge puts `into` in the merged post's place in its pools (docs/decisions.md §19): the pools
  * feature implements it; it runs inside the merge's unit of work, before the merged post is deleted.
@@ -38,6 +43,8 @@ export interface ModerationDeps {
   posts: PostRepository;
   /** the favorites hook; absent until favorites exist */
   favorites?: FavoritesMover;
+  /** the comments' and votes' hooks */
+  conversation?: ConversationMover[];
   /** the pools hook; absent until pools exist */
   pools?: PoolsMover;
 }
@@ -131,7 +138,7 @@ export class ModerationService {
    * at once: transactions run one after another, and the second finds the post gone (404).
    */
   async merge(ref: string, intoRef: string, moderator: AuthUser): Promise<PostRecord> {
-    const { unitOfWork, requests, postService, favorites, pools } = this.deps;
+    const { unitOfWork, requests, postService, favorites, conversation = [], pools } = this.deps;
     const edited = await unitOfWork.write((tx) => {
       const from = postService.find(ref);
       const into = postService.find(intoRef);
@@ -141,6 +148,7 @@ export class ModerationService {
         throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
+      for (const mover of conversation) mover.moveConversation(tx, from.id, into.id);
       pools?.replaceMergedPost(tx, from, into, moderator);
       requests.closeMootFor(from.id, moderator, new Date().toISOString());
       postService.deleteWithin(tx, from.id, moderator);

@@ -43,6 +43,7 @@ export { documentedQuery, type Method, type Operation, type Reply } from './oper
 import type { Operation } from './operation-kit.ts';
 import * as S from './schemas.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
+import { CONVERSATION_OPERATIONS } from './operations/conversation.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
@@ -82,8 +83,17 @@ const ImageSearchCondition = z.union([
       'favoritedBy',
       'sourceContains',
       'query',
+      'commentedBy',
     ]),
     value: nonBlank,
+  }),
+  // docs/decisions.md §18: bounds on the score (upvotes - downvotes)
+  z.object({
+    type: z.enum(['scoreGte', 'scoreLte']),
+    value: z
+      .string()
+      .regex(/^\s*[+-]?\d{1,9}\s*$/u)
+      .openapi({ description: 'an integer (decimal digits, optional sign, at most 9 digits)' }),
   }),
   // docs/decisions.md §19
   z.object({
@@ -429,7 +439,9 @@ export const OPERATIONS: Operation[] = [
             orderBy: ImageSearchBody.shape.orderBy.openapi({
               type: 'string',
               description:
-                'id, uploadDate, relevance, favorites (most favorited first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate',
+                'id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) ' +
+                'or pool (the order of the pool named by the one pool condition; 400 without exactly one); ' +
+                'anything else means uploadDate',
             }),
             order: ImageSearchBody.shape.order.openapi({
               type: 'string',
@@ -628,6 +640,7 @@ export const OPERATIONS: Operation[] = [
     200: { description: 'HTML', contentTypes: ['text/html'] },
   }),
   ...PEOPLE_OPERATIONS,
+  ...CONVERSATION_OPERATIONS,
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,

@@ -108,6 +108,11 @@ const postFields = {
     .openapi({ description: 'by category (artist, copyright, character, general, meta), then by name' }),
   thumbnails: Thumbnails,
   favorites: z.number().int().min(0).openapi({ description: 'how many accounts favorited it' }),
+  // docs/decisions.md §18
+  score: z.number().int().openapi({ description: 'upvotes - downvotes' }),
+  upvotes: z.number().int().min(0),
+  downvotes: z.number().int().min(0),
+  comments: z.number().int().min(0).openapi({ description: 'how many comments it has' }),
   source: z.string().max(MAX_SOURCE).openapi({ description: "where the picture came from; '' when unknown" }),
   parentId: uuid.nullable().openapi({ description: "the parent post's UUID, or null" }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),

@@ -41,6 +41,8 @@ import { PreferenceStore } from '../accounts/preferences.ts';
 import { UserAdmin } from '../accounts/user-admin.ts';
 import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
+import { CommentService } from '../comments/service.ts';
+import { VoteService } from '../votes/service.ts';
 import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
 import { PoolRepository } from '../pools/pool-repository.ts';
@@ -285,7 +287,12 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
   const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });
-  const imageSearch = new ImageSearchService({ ...engine, userIdOf: (name) => accounts.users.getByName(name)?.id });
+  const userIdOf = (name: string) => accounts.users.getByName(name)?.id;
+  const imageSearch = new ImageSearchService({ ...engine, userIdOf });
+  // docs/decisions.md §18: comments and votes, which a merge moves too
+  const findPost = (ref: string) => postService.find(ref);
+  const comments = new CommentService({ postRepository, unitOfWork, findPost, users: accounts.users, userIdOf });
+  const votes = new VoteService({ postRepository, unitOfWork, findPost });
 
   // Who reacts to what a committed write set off (src/kernel/events.ts).
   const { events } = unitOfWork;
@@ -321,6 +328,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       postService,
       posts: postRepository,
       favorites,
+      conversation: [comments, votes],
       pools,
     }),
     pools,
@@ -346,6 +354,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     userAdmin: new UserAdmin(accounts),
     favorites,
     quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
+    comments,
+    votes,
     similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };

@@ -25,6 +25,9 @@ export interface SeedOptions {
   /** creation dates are spread from here over `years` (default 2020-01-01, 4 years) */
   from?: string;
   years?: number;
+  /** docs/decisions.md §18: votes and comments by the seeded accounts on random posts (default none) */
+  votes?: number;
+  comments?: number;
   /** docs/decisions.md §19: share of posts with a source, and with a parent among earlier posts (default 0) */
   sources?: number;
   parents?: number;
@@ -95,6 +98,40 @@ function makeText(rnd: Random): string {
   for (let i = rnd.int(1, n); i > 0; i--) words.push(WORDS[rnd.skewed(WORDS.length, 1.4)]);
   const text = words.join(rnd.chance(0.1) ? '\n' : ' ');
   return rnd.chance(0.2) ? `${text}!` : text;
+}
+
+/**
+ * Votes (mostly up, on popular posts more often) and comments on the posts numbered from `firstSeq`, drawn
+ * after every post (so the posts of a seed do not change with these options). The counts follow by trigger.
+ */
+function seedConversation(
+  posts: PostRepository,
+  rnd: Random,
+  users: { id: number }[],
+  firstSeq: number,
+  opts: SeedOptions,
+): void {
+  if (users.length === 0) return;
+  const postAt = (): number => firstSeq + rnd.skewed(opts.count, 1.2);
+  const userAt = () => users[rnd.int(0, users.length - 1)].id;
+  const at = (): string => new Date(Date.parse('2024-01-01T00:00:00Z') + rnd.int(0, 365 * 86_400_000)).toISOString();
+  posts.votes.insertMany(
+    (function* () {
+      for (let i = 0; i < (opts.votes ?? 0); i++)
+        yield {
+          userId: userAt(),
+          postSeq: postAt(),
+          value: rnd.chance(0.7) ? (1 as const) : (-1 as const),
+          createdAt: at(),
+        };
+    })(),
+  );
+  posts.comments.insertMany(
+    (function* () {
+      for (let i = 0; i < (opts.comments ?? 0); i++)
+        yield { postSeq: postAt(), authorId: userAt(), body: makeText(rnd) || 'first', createdAt: at() };
+    })(),
+  );
 }
 
 /**
@@ -238,6 +275,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         count: opts.count,
         at: new Date(from).toISOString(),
       });
+    seedConversation(postTable, rnd, users, firstSeq, opts);
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

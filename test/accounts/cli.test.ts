@@ -78,7 +78,7 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
   t.is(added.code, 0, added.stderr);
   const self = JSON.parse(added.stdout);
   t.deepEqual(Object.keys(self).sort(), SELF_KEYS, 'Self with accessKey, no passwordHash');
-  t.like(self, { name: 'alice_1', email: 'a@example.org', permission: 6 });
+  t.like(self, { name: 'alice_1', email: 'a@example.org', permission: 0x4006 });
   t.regex(self.accessKey, /^[A-Za-z0-9_]{43}$/);
   t.false(added.stdout.includes('scrypt'));
 

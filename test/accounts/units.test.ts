@@ -182,7 +182,7 @@ test('createUser: validation, unique names without regard to case, Self without 
   });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });
   t.deepEqual(Object.keys(self).sort(), ['accessKey', 'createdAt', 'email', 'id', 'name', 'permission']);
-  t.like(self, { name: 'Carol_9', permission: 6, email: 'c@example.org' });
+  t.like(self, { name: 'Carol_9', permission: 0x4006, email: 'c@example.org' });
   await t.throwsAsync(accounts.createUser({ name: 'carol_9', password: '12345678' }), { message: /already taken/ });
   await t.throwsAsync(accounts.createUser({ name: 'abc', password: '12345678' }), { message: /name must be/ });
   await t.throwsAsync(accounts.createUser({ name: 'has space', password: '12345678' }), { message: /name must be/ });
@@ -192,6 +192,6 @@ test('createUser: validation, unique names without regard to case, Self without 
   });
   await t.throwsAsync(accounts.createUser({ name: 'dave', password: '12345678', email: 'nope' }), { message: /email/ });
   t.is(accounts.list().length, 1);
-  t.deepEqual(accounts.authenticateKey(self.accessKey), { id: self.id, name: 'Carol_9', permission: 6 });
+  t.deepEqual(accounts.authenticateKey(self.accessKey), { id: self.id, name: 'Carol_9', permission: 0x4006 });
   t.is(accounts.authenticateKey(self.accessKey.slice(0, -1) + (self.accessKey.endsWith('A') ? 'B' : 'A')), undefined);
 });

@@ -39,6 +39,10 @@ test('a second backup into the same destination copies only the new files', asyn
   t.is((await asUser('POST', '/api/account/keys', { name: 'bot', permission: 2 })).status, 201);
   t.is((await asUser('PUT', `/api/post/${first[1]}/favorite`, { shortcut: 'mine' })).status, 204);
   t.is((await asUser('PUT', '/api/account/preferences', { ratings: ['none'] })).status, 200);
+  // And the conversation's (migration 018, docs/decisions.md §18): a comment, a vote, a blacklist.
+  t.is((await asUser('POST', `/api/post/${first[1]}/comment`, { body: 'kept\nacross' })).status, 201);
+  t.is((await asUser('PUT', `/api/post/${first[1]}/vote`, { value: -1 })).status, 200);
+  t.is((await asUser('PUT', '/api/account/preferences', { blacklist: ['spiders -cute'] })).status, 200);
 
   const one = await cli(['backup', dest, '--json'], source.env);
   t.is(one.code, 0, one.stderr);
@@ -97,4 +101,15 @@ test('a second backup into the same destination copies only the new files', asyn
   t.like(db.prepare('SELECT shortcut FROM favorites').get(), { shortcut: 'mine' });
   t.is(db.prepare('SELECT favorites FROM posts WHERE id = ?').pluck().get(first[1]), 1);
   t.is(db.prepare('SELECT ratings FROM user_preferences').pluck().get(), '["none"]');
+  t.is(db.prepare('SELECT blacklist FROM user_preferences').pluck().get(), '["spiders -cute"]');
+  t.like(db.prepare('SELECT body, author_id AS authorId FROM comments').get(), {
+    body: 'kept\nacross',
+    authorId: source.user.id,
+  });
+  t.like(db.prepare('SELECT value FROM votes').get(), { value: -1 });
+  t.like(db.prepare('SELECT comments, upvotes, downvotes FROM posts WHERE id = ?').get(first[1]), {
+    comments: 1,
+    upvotes: 0,
+    downvotes: 1,
+  });
 });

@@ -18,7 +18,7 @@ let seed = 70_000;
 export async function startSource(t: ExecutionContext): Promise<Source> {
   const app = await startTestApp();
   t.teardown(() => app.close());
-  const user = await createUser(app, 0x2 | 0x4 | 0x2000);
+  const user = await createUser(app, 0x2 | 0x4 | 0x2000 | 0x4000);
   return {
     app,
     user,

@@ -5,7 +5,8 @@ import { Random } from '../../src/seed/random.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { pool, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
-import { randomQuery, refSort, type Facts } from '../helpers/danbooru-reference.ts';
+import { randomQuery, refSort, type Facts, type RefOrder } from '../helpers/danbooru-reference.ts';
+import { eventually } from '../webhooks/receiver.ts';
 
 // docs/decisions.md §20: random Danbooru-spelled queries (tags, negations, OR groups, prefixes, every
 // metatag and range form, orders) answered by /posts.json and /counts/posts.json equal a plain
@@ -26,7 +27,7 @@ test.before(async () => {
   const r = new Random(SEED);
   // Posts with stored files (md5:) and favorites (fav:, favcount:), written through the API.
   const fans: TestUser[] = [];
-  for (let i = 0; i < 3; i++) fans.push(await createUser(fx.app));
+  for (let i = 0; i < 3; i++) fans.push(await createUser(fx.app, 0x4006));
   const md5ById = new Map<string, string>();
   for (let i = 0; i < 6; i++) {
     const bytes = await randomImage(SEED + i, 32, 24);
@@ -48,6 +49,27 @@ test.before(async () => {
       }),
     ),
   );
+  // Votes (score:, order:score) and comments (order:comment_count), through the API.
+  await pool(
+    4,
+    fans.flatMap((fan) =>
+      Array.from({ length: 25 }, () => all[r.int(0, all.length - 1)]).map((p, i) => async () => {
+        const vote = await fx.app.request(`/api/post/${p.id}/vote`, {
+          method: 'PUT',
+          headers: { ...fan.headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ value: i % 3 === 0 ? -1 : 1 }),
+        });
+        if (vote.status !== 200) throw new Error(`vote: ${vote.status}`);
+        if (i % 4 !== 0) return;
+        const said = await fx.app.request(`/api/post/${p.id}/comment`, {
+          method: 'POST',
+          headers: { ...fan.headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ body: 'nice' }),
+        });
+        if (said.status !== 201) throw new Error(`comment: ${said.status}`);
+      }),
+    ),
+  );
   // Two pools of random posts (pool:).
   for (let i = 0; i < 2; i++) {
     const postIds = [...new Set(Array.from({ length: 12 }, () => all[r.int(0, all.length - 1)].id))];
@@ -59,6 +81,18 @@ test.before(async () => {
     if (res.status !== 201) throw new Error(`pool: ${res.status}`);
   }
   const posts = fx.posts();
+  // Votes and comments reach the index within one relay cycle (docs/decisions.md §18): wait for them.
+  const top = (order: RefOrder) =>
+    refSort(posts, order)
+      .slice(0, 200)
+      .map((p) => p.seq);
+  await eventually(async () => {
+    for (const order of ['score', 'score_asc', 'comment_count'] as const) {
+      const got = (await getJson(`/posts.json?tags=order:${order}&limit=200`)).body.map((p: { id: number }) => p.id);
+      if (JSON.stringify(got) !== JSON.stringify(top(order))) return false;
+    }
+    return true;
+  }, 30_000);
   facts = {
     posts,
     md5: new Map(posts.flatMap((p) => (md5ById.has(p.id) ? [[p.seq, md5ById.get(p.id)!] as const] : []))),

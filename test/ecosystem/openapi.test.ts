@@ -398,6 +398,32 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/counts/posts.json?tags=-rating:e');
   await call('GET', '/tags.json?search[name_matches]=*a*&search[order]=name');
   await call('GET', '/posts.atom?tags=~rating:q%20~rating:g');
+  // conversation (docs/decisions.md §18): comments and votes, with their refusals
+  const talker = await createUser(app, 0x4000);
+  await call('POST', `/api/post/${kept.id}/comment`, { headers: as(weak), json: { body: 'no bit' } }); // 403
+  await call('POST', `/api/post/${kept.id}/comment`, { headers: as(talker), json: { body: '  ' } }); // 400
+  const said = await json(
+    await app.request(`/api/post/${kept.id}/comment`, {
+      method: 'POST',
+      headers: { ...as(talker), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ body: 'first, see post #1' }),
+    }),
+  );
+  await call('POST', `/api/post/${kept.id}/comment`, { headers: as(talker), json: { body: 'second' } });
+  await call('GET', `/api/post/${kept.id}/comment`);
+  await call('GET', '/api/post/00000000-0000-7000-8000-000000000000/comment'); // 404
+  await call('GET', `/api/comment?author=${talker.name}&limit=5`);
+  await call('GET', '/api/comment?limit=-1'); // 400
+  await call('PATCH', `/api/comment/${said.id}`, { headers: as(talker), json: { body: 'first, edited' } });
+  await call('PATCH', `/api/comment/${said.id}`, { headers: as(user), json: { body: 'not mine' } }); // 403
+  await call('DELETE', `/api/comment/${said.id}`, { headers: as(weak) }); // 403
+  await call('DELETE', `/api/comment/${said.id}`, { headers: as(talker) });
+  await call('DELETE', `/api/comment/${said.id}`, { headers: as(talker) }); // 404
+  await call('PUT', `/api/post/${kept.id}/vote`, { headers: as(talker), json: { value: 1 } });
+  await call('PUT', `/api/post/${kept.id}/vote`, { headers: as(talker), json: { value: 2 } }); // 400
+  await call('GET', `/api/post/${kept.id}/vote`, { headers: as(talker) });
+  await call('DELETE', `/api/post/${kept.id}/vote`, { headers: as(talker) });
+  await call('PUT', `/api/post/${kept.id}/vote`, { json: { value: -1 } }); // 401
   const admin = await createUser(app, 0x1);
   await call('GET', '/api/user?prefix=u', { headers: as(admin) });
   await call('GET', '/api/user', { headers: as(weak) });
@@ -516,6 +542,13 @@ test.serial('every response of a run over all endpoints matches the document', a
     ['getMedia', 206],
     ['getMedia', 416],
     ['getMedia', 404],
+    ['addComment', 400],
+    ['addComment', 403],
+    ['listComments', 404],
+    ['editComment', 403],
+    ['deleteComment', 404],
+    ['votePost', 400],
+    ['votePost', 401],
   ] as const)
     t.true(seen(id, status), `${id} ${status} was not exercised`);
 });

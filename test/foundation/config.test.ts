@@ -11,8 +11,9 @@ test('defaults follow docs/decisions.md §1', (t) => {
   const c = loadConfig({});
   t.is(c.host, '127.0.0.1');
   t.is(c.port, 3000);
-  t.is(c.publicUrl, 'http://127.0.0.1:3000');
-  t.is(c.mediaUrl, 'http://127.0.0.1:3000/media');
+  // docs/decisions.md §18: a domain, so passkeys work out of the box; still listening on HOST
+  t.is(c.publicUrl, 'http://localhost:3000');
+  t.is(c.mediaUrl, 'http://localhost:3000/media');
   t.is(c.elasticsearch.indexPrefix, 'imgpost');
   t.false(c.webhookAllowPrivate);
   t.true(c.hashWorkers >= 1);

@@ -22,7 +22,9 @@ test('sort: new, old and relevance; words rank by relevance unless sorted otherw
   t.deepEqual(pick(parseQuery('cat')), ['relevance', 'desc']);
   t.deepEqual(pick(parseQuery('cat sort:new')), ['uploadDate', 'desc']);
   t.deepEqual(pick(parseQuery('sort:RELEVANCE')), ['relevance', 'desc']);
-  t.deepEqual(parseQuery('sort:random').problems, ['sort:random (sort is new, old or relevance)']);
+  t.deepEqual(pick(parseQuery('cat sort:score')), ['score', 'desc']);
+  t.deepEqual(pick(parseQuery('+cat sort:Comments')), ['comments', 'desc']);
+  t.deepEqual(parseQuery('sort:random').problems, ['sort:random (sort is new, old, relevance, score or comments)']);
 });
 
 test('edge cases: empty, lone signs, unclosed and empty phrases, a colon inside a word', (t) => {

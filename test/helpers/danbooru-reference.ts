@@ -97,6 +97,7 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
     ['height', 1],
     ['date', 2],
     ['favcount', 1],
+    ['score', 1],
     ['user', 2],
     ['fav', 1],
     ['md5', 1],
@@ -125,9 +126,18 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
     case 'id':
     case 'width':
     case 'height':
-    case 'favcount': {
+    case 'favcount':
+    case 'score': {
       const value = (q: PostRecord) =>
-        kind === 'id' ? q.seq : kind === 'width' ? q.width : kind === 'height' ? q.height : q.favorites;
+        kind === 'id'
+          ? q.seq
+          : kind === 'width'
+            ? q.width
+            : kind === 'height'
+              ? q.height
+              : kind === 'score'
+                ? q.upvotes - q.downvotes
+                : q.favorites;
       const [spelled, ok] = intRange(r, value(p));
       return { spelling: `${kind}:${spelled}`, holds: (q) => ok(value(q)) };
     }
@@ -181,7 +191,7 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
   }
 }
 
-export type RefOrder = 'id' | 'id_desc' | 'favcount' | 'change' | undefined;
+export type RefOrder = 'id' | 'id_desc' | 'favcount' | 'change' | 'score' | 'score_asc' | 'comment_count' | undefined;
 
 /** A random query: 0 to 4 required terms (some negated), an optional OR group, an optional order. */
 export function randomQuery(r: Random, f: Facts): { tags: string; holds: (p: PostRecord) => boolean; order: RefOrder } {
@@ -202,7 +212,17 @@ export function randomQuery(r: Random, f: Facts): { tags: string; holds: (p: Pos
     for (const t of group) parts.push(`~${t.spelling}`);
     preds.push((p) => group.some((t) => t.holds(p)));
   }
-  const order = r.pick([undefined, undefined, 'id', 'id_desc', 'favcount', 'change'] as RefOrder[]);
+  const order = r.pick([
+    undefined,
+    undefined,
+    'id',
+    'id_desc',
+    'favcount',
+    'change',
+    'score',
+    'score_asc',
+    'comment_count',
+  ] as RefOrder[]);
   if (order) parts.push(`order:${order}`);
   // The terms' order does not matter.
   for (let i = parts.length - 1; i > 0; i--) {
@@ -218,6 +238,10 @@ export function refSort(matched: PostRecord[], order: RefOrder): PostRecord[] {
   return [...matched].sort((a, b) => {
     if (order === 'id') return a.seq - b.seq;
     if (order === 'favcount') return b.favorites - a.favorites || bySeq(a, b);
+    const score = (p: PostRecord) => p.upvotes - p.downvotes;
+    if (order === 'score') return score(b) - score(a) || bySeq(a, b);
+    if (order === 'score_asc') return score(a) - score(b) || bySeq(a, b);
+    if (order === 'comment_count') return b.comments - a.comments || bySeq(a, b);
     if (order === 'change') return (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0) || bySeq(a, b);
     return bySeq(a, b);
   });

@@ -144,9 +144,21 @@ export function wordMatches(word: string, textWords: Set<string>, last: boolean)
 const tokenCache = new WeakMap<PostRecord, Set<string>>();
 const queryWords = new Map<string, string[]>();
 
-function conditionHolds(p: PostRecord, c: RefCondition): boolean {
+/** Accounts by lower-cased name, for conditions that name a user (commentedBy). */
+export type RefUsers = ReadonlyMap<string, number>;
+
+function conditionHolds(p: PostRecord, c: RefCondition, users: RefUsers): boolean {
   const v = c.value.trim();
   switch (c.type) {
+    // docs/decisions.md §18: the score is upvotes - downvotes; a bound is an integer
+    case 'scoreGte':
+      return p.upvotes - p.downvotes >= Number(v);
+    case 'scoreLte':
+      return p.upvotes - p.downvotes <= Number(v);
+    case 'commentedBy': {
+      const id = users.get(v.toLowerCase());
+      return id !== undefined && p.commentedBy.includes(id);
+    }
     case 'tagInclude':
       return p.tags.some((t) => t.name === v);
     case 'tagExclude':
@@ -187,8 +199,9 @@ const positionIn = (p: PostRecord, pool: number) => p.pools.find((x) => x.pool =
 export function refImageSearch(
   posts: PostRecord[],
   body: { conditions?: RefCondition[]; orderBy?: unknown; order?: unknown },
+  users: RefUsers = new Map(),
 ): PostRecord[] {
-  const matched = posts.filter((p) => (body.conditions ?? []).every((c) => conditionHolds(p, c)));
+  const matched = posts.filter((p) => (body.conditions ?? []).every((c) => conditionHolds(p, c, users)));
   if (body.orderBy === 'pool') {
     // The pool's order; ascending unless asked otherwise (docs/decisions.md §19).
     const pool = Number(body.conditions!.find((c) => c.type === 'pool')!.value.trim());
@@ -196,6 +209,18 @@ export function refImageSearch(
     return matched.sort((a, b) => poolSign * (positionIn(a, pool) - positionIn(b, pool)));
   }
   const sign = body.order === 'asc' ? 1 : -1;
-  const byDate = body.orderBy !== 'id' && body.orderBy !== 'relevance';
-  return matched.sort((a, b) => (byDate ? sign * cmp(a.createdAt, b.createdAt) : 0) || sign * (a.seq - b.seq));
+  // The key, then the post number in the same direction.
+  const key: ((p: PostRecord) => number) | undefined =
+    body.orderBy === 'score'
+      ? (p) => p.upvotes - p.downvotes
+      : body.orderBy === 'comments'
+        ? (p) => p.comments
+        : undefined;
+  const byDate = key === undefined && body.orderBy !== 'id' && body.orderBy !== 'relevance';
+  return matched.sort(
+    (a, b) =>
+      (key ? sign * (key(a) - key(b)) : 0) ||
+      (byDate ? sign * cmp(a.createdAt, b.createdAt) : 0) ||
+      sign * (a.seq - b.seq),
+  );
 }

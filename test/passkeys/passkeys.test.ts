@@ -23,7 +23,8 @@ interface Context {
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  const app = await startTestApp();
+  // Started with an IP address as PUBLIC_URL, so start-up says once that passkeys are off (the last test).
+  const app = await startTestApp({ PUBLIC_URL: 'http://127.0.0.1:1' });
   // Browsers take only a domain as relying party: the tests use localhost (docs/decisions.md §14).
   const origin = `http://localhost:${app.server.port}`;
   app.services.config.publicUrl = origin;
@@ -190,7 +191,7 @@ test.serial('a removed passkey no longer signs in', async (t) => {
 
 test.serial('PUBLIC_URL with an IP address: 409 and one start-up line', async (t) => {
   const { app, alice } = t.context;
-  // The app started on its default PUBLIC_URL (an IP address) before the test moved it to localhost.
+  // The app started on an IP address as PUBLIC_URL before the test moved it to localhost.
   t.is(app.logs.filter((line) => line.includes('passkeys are off')).length, 1);
   app.services.config.publicUrl = `http://127.0.0.1:${app.server.port}`;
   try {

@@ -30,7 +30,7 @@ test('sign-up: 201 Self with the session cookie and REGISTRATION_PERMISSION; a t
     email: 'a@example.org',
   });
   t.is(res.status, 201);
-  t.like(res.body, { name, permission: 6, email: 'a@example.org' });
+  t.like(res.body, { name, permission: 0x4006, email: 'a@example.org' });
   t.regex(String(res.headers['set-cookie']), /^nmsl_cookie=[^;]+;.*HttpOnly/);
   const again = await requestFrom('127.0.0.2', `${app.url}/api/account/register`, 'POST', {
     username: name.toUpperCase(),
@@ -143,11 +143,13 @@ test('preferences: default none and moderate; set; bad rating 400; anonymous 401
   const user = await createUser(app, 6);
   t.deepEqual(await (await api('/api/account/preferences', 'GET', user.headers)).json(), {
     ratings: ['none', 'moderate'],
+    blacklist: [],
   });
   const set = await api('/api/account/preferences', 'PUT', user.headers, { ratings: ['violent', 'none', 'none'] });
-  t.deepEqual(await set.json(), { ratings: ['none', 'violent'] });
+  t.deepEqual(await set.json(), { ratings: ['none', 'violent'], blacklist: [] });
   t.deepEqual(await (await api('/api/account/preferences', 'GET', user.headers)).json(), {
     ratings: ['none', 'violent'],
+    blacklist: [],
   });
   t.is((await api('/api/account/preferences', 'PUT', user.headers, { ratings: ['spicy'] })).status, 400);
   t.is((await api('/api/account/preferences', 'GET')).status, 401);

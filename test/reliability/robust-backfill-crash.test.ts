@@ -107,7 +107,8 @@ test('kill -9 during the backfill: the next start resumes in post order and ever
     writer.prepare('UPDATE posts SET robust = ? WHERE seq = ?').run(old, seq);
   }
   writer.prepare('UPDATE posts SET robust = ? WHERE seq = ?').run(Buffer.from([2, 0]), rows[2].seq);
-  writer.prepare('DELETE FROM schema_migrations WHERE version >= 17').run();
+  // Only 017 is marked undone: the later migrations' schema (new columns) is already in place.
+  writer.prepare('DELETE FROM schema_migrations WHERE version = 17').run();
   writer.close();
   const format = () => reader.prepare('SELECT DISTINCT unicode(substr(robust, 1, 1)) FROM posts').pluck().all();
   t.deepEqual(format().sort(), [2, 3]);

@@ -14,6 +14,7 @@ import {
   type RefCondition,
   type RefOrder,
   type RefSelector,
+  type RefUsers,
 } from '../helpers/search-reference.ts';
 import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 
@@ -24,8 +25,10 @@ const QUERIES = 520;
 
 let fx: SeededApp;
 let posts: PostRecord[];
+let users: RefUsers;
 test.before(async () => {
-  // Sources, parents and pools too (docs/decisions.md §19): their conditions and orderBy pool.
+  // Sources, parents and pools too (docs/decisions.md §19): their conditions and orderBy pool. Votes and
+  // comments (§18), so scores (negative ones too) and counts vary and tie.
   fx = await startSeededApp({
     count: POSTS,
     seed: SEED,
@@ -33,8 +36,11 @@ test.before(async () => {
     sources: 0.3,
     parents: 0.2,
     pools: { count: 30, maxSize: 80 },
+    votes: 6000,
+    comments: 2500,
   });
   posts = fx.posts();
+  users = new Map(fx.seed.users.map((u) => [u.name.toLowerCase(), u.id]));
 });
 test.after.always(async () => fx?.app.close());
 
@@ -196,6 +202,9 @@ function randomCondition(r: Random): RefCondition {
     ['textContains', 4],
     ['uploadedBy', 3],
     ['textMatch', 3],
+    ['scoreGte', 2],
+    ['scoreLte', 2],
+    ['commentedBy', 2],
     ['pool', 2],
     ['childOf', 2],
     ['sourceContains', 2],
@@ -241,6 +250,23 @@ function randomCondition(r: Random): RefCondition {
       ] as const);
       return { type, value: pad(value) };
     }
+    case 'scoreGte':
+    case 'scoreLte': {
+      // Around the scores there are, and now and then a sign or far away
+      const p = someone(r);
+      const score = p.upvotes - p.downvotes + r.int(-2, 2);
+      const value = r.chance(0.1) ? (r.chance(0.5) ? -1000 : 1000) : score;
+      return { type, value: pad(r.chance(0.15) && value >= 0 ? `+${value}` : String(value)) };
+    }
+    case 'commentedBy': {
+      const user = r.pick(fx.seed.users);
+      const value = r.weighted([
+        [user.name, 4],
+        [user.name.toUpperCase(), 2],
+        ['nobody_here', 1],
+      ] as const);
+      return { type, value: pad(value) };
+    }
     case 'textMatch': {
       // Plain words only: their tokens are the same under any reading of UAX #29. Some with typos
       // (docs/decisions.md §11), some cut short (the last word also matches as a prefix).
@@ -273,7 +299,7 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
         },
         () => randomCondition(r),
       ),
-      orderBy: r.pick<string | undefined>(['id', 'uploadDate', 'relevance', 'bogus', undefined]),
+      orderBy: r.pick<string | undefined>(['id', 'uploadDate', 'relevance', 'score', 'comments', 'bogus', undefined]),
       order: r.pick(['asc', 'desc', 'sideways', undefined]),
     };
     // orderBy pool where the request has exactly one pool condition (else it is 400, docs/decisions.md §19).
@@ -314,11 +340,12 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
   t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), byPool) >= 10);
   const bySeq = new Map(posts.map((p) => [p.seq, p]));
   let nonEmpty = 0;
+  const covered: Record<string, number> = { scoreGte: 0, scoreLte: 0, commentedBy: 0, score: 0, comments: 0 };
   for (const [i, q] of queries.entries()) {
     const res = results[i];
     const where = `query ${i}: ${JSON.stringify(q)}`;
     if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
-    const expected = refImageSearch(posts, q.body);
+    const expected = refImageSearch(posts, q.body, users);
     const limit = Math.min(q.limit ?? 24, 24);
     t.is(res.body.error, null, where);
     t.is(res.body.data.total, expected.length, where);
@@ -340,6 +367,9 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
       );
     if (got.length > 0) {
       nonEmpty++;
+      // docs/decisions.md §18: the new conditions and orders must have been compared on real results
+      for (const c of q.body.conditions) if (c.type in covered) covered[c.type]++;
+      if (typeof q.body.orderBy === 'string' && q.body.orderBy in covered) covered[q.body.orderBy]++;
       const p = bySeq.get(got[0])!;
       t.like(res.body.data.images[0], {
         text: p.text,
@@ -351,6 +381,7 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     }
   }
   t.true(nonEmpty > QUERIES / 3, `only ${nonEmpty} queries returned images`);
+  for (const [what, n] of Object.entries(covered)) t.true(n >= 10, `only ${n} non-empty results with ${what}`);
 });
 
 // ---- facets (docs/decisions.md §11): exact counts over the whole result, compared with a count over SQLite ----
@@ -395,7 +426,7 @@ test.serial('POST /image/search facets agree with a plain count over SQLite', as
     const res = results[i];
     const where = `facet query ${i}: ${JSON.stringify(q)}`;
     if (res.status !== 200) return t.fail(`${where} -> ${res.status} ${JSON.stringify(res.body)}`);
-    const matched = refImageSearch(posts, q.body);
+    const matched = refImageSearch(posts, q.body, users);
     t.is(res.body.data.total, matched.length, where);
     t.deepEqual(res.body.data.facets, refFacets(matched, q.body.conditions, q.body.facets), where);
     if ((res.body.data.facets.tags?.length ?? 0) > 0) tagged++;

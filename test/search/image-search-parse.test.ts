@@ -24,6 +24,9 @@ const TYPES = [
   'uploadedBy',
   'textMatch',
   'favoritedBy',
+  'scoreGte',
+  'scoreLte',
+  'commentedBy',
   'nope',
   7,
 ];
@@ -41,6 +44,12 @@ const VALUES = [
   '0',
   '007',
   '9'.repeat(17),
+  '-3',
+  ' +12 ',
+  '999999999',
+  '1234567890',
+  '1.5',
+  '--1',
   'x'.repeat(1025),
   'Ünïcode',
   3,
@@ -81,7 +90,8 @@ function body(rnd: () => number): unknown {
   if (rnd() < 0.9)
     b.conditions =
       rnd() < 0.03 ? 'x' : Array.from({ length: rnd() < 0.02 ? 51 : Math.floor(rnd() * 4) }, () => condition(rnd));
-  if (rnd() < 0.8) b.orderBy = pick(rnd, ['id', 'uploadDate', 'relevance', 'favorites', 'other', 3, null]);
+  if (rnd() < 0.8)
+    b.orderBy = pick(rnd, ['id', 'uploadDate', 'relevance', 'favorites', 'score', 'comments', 'other', 3, null]);
   if (rnd() < 0.8) b.order = pick(rnd, ['asc', 'desc', 'ASC', 1]);
   if (rnd() < 0.5)
     b.facets = pick(rnd, [

@@ -8,7 +8,8 @@ import { CLI_JS } from '../helpers/compiled.ts';
 
 let fx: SeededApp;
 test.before(async () => {
-  fx = await startSeededApp({ count: 300, seed: 23 });
+  // with votes and comments (docs/decisions.md §18): their counts and commenters are in every document
+  fx = await startSeededApp({ count: 300, seed: 23, votes: 500, comments: 200 });
 });
 test.after.always(async () => fx?.app.close());
 
@@ -39,6 +40,13 @@ test.serial('a clean index verifies clean', async (t) => {
   t.true(result.clean);
   t.is(result.posts, 300);
   t.is(result.documents, 300);
+  const talked = fx.posts().find((p) => p.comments > 1 && p.downvotes > 0)!;
+  const doc = (await fx.app.services.es.get({ index: fx.app.services.postsIndex.alias, id: talked.id }))._source;
+  t.like(doc, {
+    score: talked.upvotes - talked.downvotes,
+    comments: talked.comments,
+    commented_by: talked.commentedBy,
+  });
 });
 
 test.serial('verify finds documents deleted, altered and added behind the service; --repair fixes them', async (t) => {

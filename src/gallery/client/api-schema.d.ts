@@ -548,9 +548,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The ratings the caller wants to see (default none and moderate); the gallery applies them */
+        /** The ratings the caller wants to see (default none and moderate) and their blacklist; the gallery applies them */
         get: operations["getPreferences"];
-        /** Set the ratings the caller wants to see */
+        /** Set the ratings the caller wants to see and/or their blacklist (a field left out is kept) */
         put: operations["setPreferences"];
         post?: never;
         delete?: never;
@@ -644,6 +644,78 @@ export interface paths {
         head?: never;
         /** Change a user's name or email (0x200 for another's) or permission (0x800; only bits the caller holds, 0x1 only by a super user) */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/post/{id}/comment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's comments, oldest first */
+        get: operations["listComments"];
+        put?: never;
+        /** Comment on a post (0x4000); at most 10 comments a minute per account */
+        post: operations["addComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The newest comments site-wide, or of one author */
+        get: operations["newestComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a comment: its author, or a holder of 0x2000 */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /** Change a comment: its author only (still holding 0x4000); `edited` becomes true */
+        patch: operations["editComment"];
+        trace?: never;
+    };
+    "/api/post/{id}/vote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's vote on a post (0 when none) */
+        get: operations["myVote"];
+        /** Vote a post up (1) or down (-1); replaces the caller's vote */
+        put: operations["votePost"];
+        post?: never;
+        /** Take back the caller's vote (idempotent) */
+        delete: operations["unvotePost"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/post/{id}/deletion-request": {
@@ -1234,6 +1306,12 @@ export interface components {
             thumbnails: components["schemas"]["Thumbnails"];
             /** @description how many accounts favorited it */
             favorites: number;
+            /** @description upvotes - downvotes */
+            score: number;
+            upvotes: number;
+            downvotes: number;
+            /** @description how many comments it has */
+            comments: number;
             /** @description where the picture came from; '' when unknown */
             source: string;
             /**
@@ -1282,6 +1360,12 @@ export interface components {
             thumbnails: components["schemas"]["Thumbnails"];
             /** @description how many accounts favorited it */
             favorites: number;
+            /** @description upvotes - downvotes */
+            score: number;
+            upvotes: number;
+            downvotes: number;
+            /** @description how many comments it has */
+            comments: number;
             /** @description where the picture came from; '' when unknown */
             source: string;
             /**
@@ -1585,6 +1669,8 @@ export interface components {
         };
         Preferences: {
             ratings: components["schemas"]["Rating"][];
+            /** @description lines of tags separated by spaces: a post carrying all of them (and none marked -tag) is hidden */
+            blacklist: string[];
         };
         /** @description An account as user admins see it: never a key or password hash */
         UserSummary: {
@@ -1597,6 +1683,36 @@ export interface components {
         UserPage: {
             count: number;
             data: components["schemas"]["UserSummary"][];
+        };
+        Comment: {
+            id: number;
+            /** Format: uuid */
+            postId: string;
+            /** @description null once the account is deleted */
+            author: components["schemas"]["User"] | null;
+            /** @description plain text: line breaks kept, http(s) links and `post #N` made links by clients, nothing else */
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            edited: boolean;
+        };
+        /** @description `count` is the total; `data` is the requested slice */
+        CommentPage: {
+            count: number;
+            data: components["schemas"]["Comment"][];
+        };
+        /** @description the post's counts after the vote, and the caller's vote */
+        VoteResult: {
+            score: number;
+            upvotes: number;
+            downvotes: number;
+            value: 1 | -1;
+        };
+        /** @description the caller's vote; 0 when none */
+        MyVote: {
+            value: 1 | -1 | 0;
         };
         /**
          * @description `moot`: closed without a decision because the post was already gone (deleted, merged away)
@@ -3448,8 +3564,13 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "query";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "query" | "commentedBy";
                         /** @description trimmed; must not be empty */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "scoreGte" | "scoreLte";
+                        /** @description an integer (decimal digits, optional sign, at most 9 digits) */
                         value: string;
                     } | {
                         /** @enum {string} */
@@ -3472,7 +3593,7 @@ export interface operations {
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
                         value: string;
                     })[];
-                    /** @description id, uploadDate, relevance, favorites (most favorited first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate */
+                    /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate */
                     orderBy?: string;
                     /** @description asc or desc; anything else means desc (asc under orderBy pool) */
                     order?: string;
@@ -4863,7 +4984,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    ratings: ("none" | "moderate" | "violent")[];
+                    ratings?: ("none" | "moderate" | "violent")[];
+                    blacklist?: string[];
                 };
             };
         };
@@ -5402,6 +5524,609 @@ export interface operations {
             /** @description request body over the hard cap (5 MiB) */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of comments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentPage"];
+                };
+            };
+            /** @description offset or limit negative or not an integer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description trimmed, then 1 to 10000 characters (code points) */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the comment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description an empty body after trimming, or one over 10,000 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the account lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description more than 10 comments in a minute (or another rate limit) */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    newestComments: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+                author?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of comments, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentPage"];
+                };
+            };
+            /** @description offset or limit negative or not an integer, or an empty author */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description someone else's comment and no 0x2000 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no comment with this number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit reached */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description trimmed, then 1 to 10000 characters (code points) */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description an empty body after trimming, or one over 10,000 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description someone else's comment, or the author lacks 0x4000 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no comment with this number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit reached */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myVote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the vote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyVote"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    votePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: 1 | -1;
+                };
+            };
+        };
+        responses: {
+            /** @description the post's counts and the vote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoteResult"];
+                };
+            };
+            /** @description a value other than 1 or -1 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationIssues"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit reached */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unvotePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no vote */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit reached */
+            429: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

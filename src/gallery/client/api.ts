@@ -59,6 +59,13 @@ export function postIdOf(imageURL: string): string | undefined {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id : undefined;
 }
 
-export const PERMISSION = { super: 0x1, create: 0x2, edit: 0x4, tags: 0x1000, delete: 0x2000 } as const;
+export const PERMISSION = {
+  super: 0x1,
+  create: 0x2,
+  edit: 0x4,
+  tags: 0x1000,
+  delete: 0x2000,
+  comment: 0x4000,
+} as const;
 export const can = (self: Pick<Self, 'permission'> | undefined, bit: number) =>
   !!self && ((self.permission & PERMISSION.super) !== 0 || (self.permission & bit) !== 0);

@@ -15,6 +15,7 @@ import { uploadPage } from './pages/upload.ts';
 import { signupPage } from './pages/signup.ts';
 import { favoritesPage } from './pages/favorites.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
+import { commentsPage } from './pages/comments.ts';
 import { poolPage } from './pages/pool.ts';
 import { poolsPage } from './pages/pools.ts';
 
@@ -36,6 +37,7 @@ function route(path: string): (() => Promise<void>) | undefined {
     '/signup': signupPage,
     '/favorites': favoritesPage,
     '/admin/users': adminUsersPage,
+    '/comments': commentsPage,
     '/pools': poolsPage,
   };
   return pages[path];

@@ -11,6 +11,7 @@ export const PERMISSION_BITS: [number, string][] = [
   [0x400, 'delete users'],
   [0x800, 'assign permissions'],
   [0x1000, 'govern tags'],
+  [0x4000, 'comment'],
 ];
 
 export const holds = (permission: number, bit: number) => (permission & 0x1) !== 0 || (permission & bit) === bit;

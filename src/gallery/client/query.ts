@@ -4,7 +4,7 @@
  *   "a phrase"   -> textContains (exact substring)
  *   +tag / -tag  -> tagInclude / tagExclude
  *   ~tag         -> tagAny (all ~tags of a query form one OR group, docs/decisions.md §15)
- *   rating:none|moderate|violent, by:name, sort:new|old|relevance
+ *   rating:none|moderate|violent, by:name, sort:new|old|relevance|score|comments (docs/decisions.md §18)
  * Segments combine with AND. Pure: no DOM, so it is tested on its own.
  */
 export interface Condition {
@@ -14,7 +14,7 @@ export interface Condition {
 
 export interface ParsedQuery {
   conditions: Condition[];
-  orderBy: 'id' | 'uploadDate' | 'relevance';
+  orderBy: 'id' | 'uploadDate' | 'relevance' | 'score' | 'comments';
   order: 'asc' | 'desc';
   /** segments the syntax does not know (shown to the person, not sent) */
   problems: string[];
@@ -24,6 +24,8 @@ const SORTS: Record<string, Pick<ParsedQuery, 'orderBy' | 'order'>> = {
   new: { orderBy: 'uploadDate', order: 'desc' },
   old: { orderBy: 'uploadDate', order: 'asc' },
   relevance: { orderBy: 'relevance', order: 'desc' },
+  score: { orderBy: 'score', order: 'desc' },
+  comments: { orderBy: 'comments', order: 'desc' },
 };
 
 export function parseQuery(q: string): ParsedQuery {
@@ -50,7 +52,7 @@ export function parseQuery(q: string): ParsedQuery {
       conditions.push({ type: 'uploadedBy', value });
     } else if (key === 'sort') {
       if (SORTS[value.toLowerCase()]) sort = SORTS[value.toLowerCase()];
-      else problems.push(`${seg} (sort is new, old or relevance)`);
+      else problems.push(`${seg} (sort is new, old, relevance, score or comments)`);
     } else if (seg !== '+' && seg !== '-' && seg !== '~') {
       words.push(seg);
     }

@@ -60,7 +60,13 @@ const UserPage = z
   .strict()
   .openapi('UserPage');
 const Preferences = z
-  .object({ ratings: z.array(S.Rating) })
+  .object({
+    ratings: z.array(S.Rating),
+    // docs/decisions.md §18
+    blacklist: z.array(z.string().max(200)).max(100).openapi({
+      description: 'lines of tags separated by spaces: a post carrying all of them (and none marked -tag) is hidden',
+    }),
+  })
   .strict()
   .openapi('Preferences');
 
@@ -134,7 +140,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: 'getPreferences',
     tag: 'accounts',
     auth: true,
-    summary: 'The ratings the caller wants to see (default none and moderate); the gallery applies them',
+    summary:
+      'The ratings the caller wants to see (default none and moderate) and their blacklist; the gallery applies them',
     responses: { ...always, 200: { description: 'the preferences', schema: Preferences } },
   },
   {
@@ -143,7 +150,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: 'setPreferences',
     tag: 'accounts',
     auth: true,
-    summary: 'Set the ratings the caller wants to see',
+    summary: 'Set the ratings the caller wants to see and/or their blacklist (a field left out is kept)',
     request: { body: { required: true, ...json(preferencesSchema) } },
     responses: { ...always, 200: { description: 'the preferences as stored', schema: Preferences }, 400: issues() },
   },

@@ -5,10 +5,12 @@ import {
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
   parseQueryCondition,
+  orderByOf,
   childOfCondition,
   poolOrderIsValid,
   positiveId,
   ratingNamed,
+  SCORE_BOUND,
   type Condition,
   type Facet,
   type ImageOrderBy,
@@ -61,6 +63,9 @@ function condition(raw: unknown): Condition | undefined {
       const parsed = parseQueryCondition(value);
       return typeof parsed === 'string' ? undefined : { type: 'query', value, parsed };
     }
+    case 'scoreGte':
+    case 'scoreLte':
+      return SCORE_BOUND.test(value) ? { type, value, bound: Number(value) } : undefined;
     case 'pool': {
       const poolId = positiveId(value);
       return poolId === undefined ? undefined : { type: 'pool', value, poolId };
@@ -91,8 +96,7 @@ export function fastParseImageSearch(
       conditions.push(c);
     }
   }
-  const o = body.orderBy;
-  const orderBy: ImageOrderBy = o === 'id' || o === 'relevance' || o === 'favorites' || o === 'pool' ? o : 'uploadDate';
+  const orderBy: ImageOrderBy = orderByOf(body.orderBy);
   if (!poolOrderIsValid(orderBy, conditions)) return undefined;
   // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
   const order = body.order === 'asc' || body.order === 'desc' ? body.order : orderBy === 'pool' ? 'asc' : 'desc';

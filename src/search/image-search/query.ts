@@ -19,6 +19,13 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'uploader', name: c.value, ...(c.userId !== undefined ? { userId: c.userId } : {}) };
     case 'favoritedBy':
       return { kind: 'favoritedBy', name: c.value, ...(c.userId !== undefined ? { userId: c.userId } : {}) };
+    // docs/decisions.md §18
+    case 'commentedBy':
+      return { kind: 'commentedBy', name: c.value, ...(c.userId !== undefined ? { userId: c.userId } : {}) };
+    case 'scoreGte':
+      return { kind: 'range', field: 'score', bounds: { gte: c.bound } };
+    case 'scoreLte':
+      return { kind: 'range', field: 'score', bounds: { lt: c.bound + 1 } };
     case 'textMatch':
       return { kind: 'textMatch', value: c.value };
     case 'query':
@@ -33,6 +40,15 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'sourceContains', value: c.value };
   }
 }
+
+/**
+ * A count's sort. Documents indexed before the field existed: last (desc) or first (asc) for favorites;
+ * a score or comment count of 0 for the counts of mapping 9 (a score may be negative, so 0 is not last).
+ */
+export const countSort = (field: 'favorites' | 'score' | 'comments', dir: 'asc' | 'desc'): SortClause =>
+  ({
+    [field]: { order: dir, missing: field !== 'favorites' ? 0 : dir === 'desc' ? '_last' : '_first' },
+  }) as SortClause;
 
 /** The conditions as one query: all must hold; every tagAny condition joins one OR group (§15). */
 export function conditionsQuery(conditions: Condition[]): Query {
@@ -53,9 +69,8 @@ export function buildImageSort(r: ImageSearchRequest): SortClause[] {
       ? [{ created_at: { order: dir } }]
       : r.orderBy === 'relevance'
         ? [{ _score: { order: dir } }]
-        : r.orderBy === 'favorites'
-          ? // Documents indexed before the field existed count as none.
-            [{ favorites: { order: dir, missing: dir === 'desc' ? '_last' : '_first' } } as SortClause]
+        : r.orderBy === 'favorites' || r.orderBy === 'score' || r.orderBy === 'comments'
+          ? [countSort(r.orderBy, dir)]
           : r.orderBy === 'pool'
             ? [poolSort(r, dir)]
             : [];

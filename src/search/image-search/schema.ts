@@ -21,6 +21,9 @@ export const CONDITION_TYPES = [
   'textMatch',
   'favoritedBy',
   'query',
+  'scoreGte',
+  'scoreLte',
+  'commentedBy',
   // docs/decisions.md §19
   'pool',
   'childOf',
@@ -37,9 +40,11 @@ export type Condition =
   | { type: 'uploadedBy'; value: string; userId: number | undefined }
   // docs/decisions.md §14: a username; the service finds its id (an unknown name matches nothing)
   | { type: 'favoritedBy'; value: string; userId?: number }
+  // docs/decisions.md §18: a score bound (an integer), and a username as favoritedBy
+  | { type: 'scoreGte' | 'scoreLte'; value: string; bound: number }
+  | { type: 'commentedBy'; value: string; userId?: number }
   // docs/decisions.md §20: the Danbooru spelling, parsed when the request is read
   | { type: 'query'; value: string; parsed: ParsedDanbooru }
-
   // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
@@ -55,7 +60,13 @@ export function parseQueryCondition(value: string): ParsedDanbooru | string {
   }
 }
 
-export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool';
+export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
+const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
+/** A known orderBy, or uploadDate for anything else (docs/decisions.md §7). */
+export const orderByOf = (v: unknown): ImageOrderBy => (ORDERS.has(v) ? (v as ImageOrderBy) : 'uploadDate');
+
+/** A score bound's value: an integer as decimal digits with an optional sign, at most 9 digits (§18). */
+export const SCORE_BOUND = /^[+-]?\d{1,9}$/;
 
 const POSITIVE = /^[1-9]\d{0,15}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -135,6 +146,18 @@ const condition = z
         }
         return { type: 'query', value: c.value, parsed };
       }
+
+      case 'scoreGte':
+      case 'scoreLte':
+        if (!SCORE_BOUND.test(c.value)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['value'],
+            message: `${c.type} values are integers of at most 9 digits`,
+          });
+          return z.NEVER;
+        }
+        return { type: c.type, value: c.value, bound: Number(c.value) };
       case 'pool': {
         const poolId = positiveId(c.value);
         if (poolId === undefined) {
@@ -160,11 +183,7 @@ const condition = z
 export const bodyFields = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
   // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
-  orderBy: z
-    .unknown()
-    .transform(
-      (v): ImageOrderBy => (v === 'id' || v === 'relevance' || v === 'favorites' || v === 'pool' ? v : 'uploadDate'),
-    ),
+  orderBy: z.unknown().transform(orderByOf),
   // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
   order: z.unknown().transform((v): 'asc' | 'desc' | undefined => (v === 'asc' || v === 'desc' ? v : undefined)),
   // docs/decisions.md §11: counts over the whole result for any of these, each at most once.

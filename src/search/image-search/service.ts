@@ -33,7 +33,7 @@ export class ImageSearchService {
     const conditions = asked.conditions.map((c) =>
       c.type === 'tagInclude' || c.type === 'tagExclude' || c.type === 'tagAny'
         ? { ...c, value: rules.canonical(c.value) }
-        : c.type === 'favoritedBy'
+        : c.type === 'favoritedBy' || c.type === 'commentedBy'
           ? { ...c, userId: this.deps.userIdOf(c.value) }
           : c.type === 'childOf' && c.parentSeq === undefined
             ? { ...c, parentSeq: postRepository.links.seqsOfIds([c.value]).get(c.value) }

@@ -79,9 +79,14 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       return idContains(q.value);
     case 'rating':
       return q.values.length === 1 ? term('rating', q.values[0]) : { terms: { rating: [...new Set(q.values)] } };
-    case 'range':
-      // Dates are epoch milliseconds; documents indexed before a field existed have none and never match.
-      return range(q.field, q.bounds, q.field === 'created_at' || q.field === 'updated_at');
+    case 'range': {
+      // Dates are epoch milliseconds; documents indexed before a field existed have none and never match,
+      // except for the score, which counts as 0 there (docs/decisions.md §18).
+      const clause = range(q.field, q.bounds, q.field === 'created_at' || q.field === 'updated_at');
+      const zeroMeets =
+        (q.bounds.gte === undefined || q.bounds.gte <= 0) && (q.bounds.lt === undefined || q.bounds.lt > 0);
+      return q.field === 'score' && zeroMeets ? anyOf([clause, not({ exists: { field: 'score' } })]) : clause;
+    }
     case 'uploader': {
       // Usernames are case-insensitive (SQLite's NOCASE), hence the lower-cased copy in the index.
       const byName = term('uploader_name_lc', q.name.toLowerCase());
@@ -90,6 +95,8 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
     case 'favoritedBy':
       // No such user: an id no account has (ids start at 1), so nothing matches.
       return term('favorited_by', q.userId ?? 0);
+    case 'commentedBy':
+      return term('commented_by', q.userId ?? 0);
     case 'md5':
       throw new Error('an md5 term was not resolved before compiling');
     case 'seqs':

@@ -77,6 +77,7 @@ const METATAGS = new Map<string, Meta>([
   ['width', numeric('width')],
   ['height', numeric('height')],
   ['favcount', numeric('favorites')],
+  ['score', numeric('score')],
   [
     'date',
     (value, term) => {

@@ -8,7 +8,8 @@ import type { Rating } from '../../kernel/post-record.ts';
  * Names are resolved before compiling (resolve.ts): aliases to their targets, prefixes to the tags
  * they stand for, user names to ids, md5 values to post numbers. A node is a pure value.
  */
-export type NumericField = 'seq' | 'width' | 'height' | 'favorites' | 'created_at' | 'updated_at';
+/** `score` (docs/decisions.md §18): a document indexed before the field existed counts as 0. */
+export type NumericField = 'seq' | 'width' | 'height' | 'favorites' | 'score' | 'created_at' | 'updated_at';
 
 /** A half-open interval [gte, lt); a missing bound is open. Dates are epoch milliseconds. */
 export interface Bounds {
@@ -38,6 +39,8 @@ export type Query =
   | { kind: 'uploader'; name: string; userId?: number }
   /** favorited by an account: `userId` is filled by resolve.ts (undefined: nobody of that name) */
   | { kind: 'favoritedBy'; name: string; userId?: number }
+  /** commented on by an account (docs/decisions.md §18); `userId` as for favoritedBy */
+  | { kind: 'commentedBy'; name: string; userId?: number }
   /** posts whose stored file has this MD5 (hex); resolve.ts makes it a `seqs` */
   | { kind: 'md5'; value: string }
   | { kind: 'seqs'; seqs: number[] }

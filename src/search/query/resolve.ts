@@ -29,7 +29,8 @@ export function resolveQuery(q: Query, r: QueryResolver): Query {
         return names.length === 0 ? { kind: 'none' } : or(names.map((name) => ({ kind: 'tag', name })));
       }
       case 'favoritedBy':
-        return { ...leaf, userId: r.userIdOf(leaf.name) };
+      case 'commentedBy':
+        return { ...leaf, userId: leaf.userId ?? r.userIdOf(leaf.name) };
       case 'md5':
         return { kind: 'seqs', seqs: r.seqsByMd5(leaf.value.toLowerCase()) };
       default:

@@ -5,7 +5,7 @@ import { currentUser } from '../session.ts';
 import { webhooksSection } from './webhooks.ts';
 import { appKeysSection } from './account-keys.ts';
 import { passkeysSection } from './account-passkeys.ts';
-import { preferencesSection } from './account-preferences.ts';
+import { blacklistSection, preferencesSection } from './account-preferences.ts';
 import { PERMISSION_BITS } from '../permission-bits.ts';
 
 const PERMISSION_NAMES = PERMISSION_BITS;
@@ -81,6 +81,7 @@ export async function accountPage(): Promise<void> {
         ' to see your account, or change what the gallery shows for this visit:',
       ),
       await preferencesSection(),
+      await blacklistSection(false),
     );
     return;
   }
@@ -102,6 +103,7 @@ export async function accountPage(): Promise<void> {
     ),
     accessKeySection(self.accessKey ?? ''),
     await preferencesSection(),
+    await blacklistSection(true),
     await appKeysSection(self),
     await passkeysSection(),
     await webhooksSection(),

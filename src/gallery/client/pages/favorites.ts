@@ -1,7 +1,8 @@
 /** `/favorites`: the caller's favorites, newest favorite first (GET /api/account/favorites). */
 import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
-import { currentPage, describePost, grid, pager } from '../grid.ts';
+import { currentPage, describePost, pager } from '../grid.ts';
+import { hidingGrid } from '../hiding-grid.ts';
 import { currentUser } from '../session.ts';
 
 const PAGE_SIZE = 24;
@@ -20,18 +21,22 @@ export async function favoritesPage(): Promise<void> {
   const result = await ok(
     api.GET('/api/account/favorites', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } }),
   );
-  const items = result.data.map((p) => ({
-    href: `/post/${p.id}`,
-    thumbnail: p.thumbnails['320'],
-    alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
-  }));
+  // docs/decisions.md §18: blacklisted posts are left out, with a switch to show them.
+  const shownGrid = await hidingGrid(result.data, {
+    tagsOf: (p) => p.tags.map((t) => t.name),
+    toItem: (p) => ({
+      href: `/post/${p.id}`,
+      thumbnail: p.thumbnails['320'],
+      alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+    }),
+    label: 'Favorites, newest first',
+    empty: h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
+  });
   replace(
     main(),
     pageHeading('Favorites'),
     h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'favorite' : 'favorites'}`),
-    items.length
-      ? grid(items, 'Favorites, newest first')
-      : h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
+    shownGrid,
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/favorites' : `/favorites?page=${n}`)),
   );
 }

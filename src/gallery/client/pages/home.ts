@@ -1,7 +1,8 @@
 /** `/`: the newest posts as a grid, paged (GET /api/post/). */
 import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
-import { currentPage, describePost, grid, pager } from '../grid.ts';
+import { currentPage, describePost, pager } from '../grid.ts';
+import { hidingGrid } from '../hiding-grid.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 
 const PAGE_SIZE = 24;
@@ -13,11 +14,17 @@ export async function homePage(): Promise<void> {
   );
   // Safe browsing: only the ratings the person chose (docs/decisions.md §14); the page says how many it left out.
   const { shown, hidden } = applyRatings(result.data, await visibleRatings());
-  const items = shown.map((p) => ({
-    href: `/post/${p.id}`,
-    thumbnail: p.thumbnails['320'],
-    alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
-  }));
+  // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
+  const shownGrid = await hidingGrid(shown, {
+    tagsOf: (p) => p.tags.map((t) => t.name),
+    toItem: (p) => ({
+      href: `/post/${p.id}`,
+      thumbnail: p.thumbnails['320'],
+      alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+    }),
+    label: 'Posts, newest first',
+    empty: h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
+  });
   replace(
     main(),
     pageHeading(page > 1 ? `Newest posts, page ${page}` : 'Newest posts'),
@@ -28,9 +35,7 @@ export async function homePage(): Promise<void> {
       hidden ? ` · ${hidden} on this page hidden by your ` : '',
       hidden ? h('a', { href: '/account' }, 'safe-browsing preferences') : '',
     ),
-    items.length
-      ? grid(items, 'Posts, newest first')
-      : h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
+    shownGrid,
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
   );
 }

@@ -1,9 +1,11 @@
 /**
  * The post page's buttons for everybody: favorite (docs/decisions.md §14; a toggle with aria-pressed and
- * the count) and copy the image (Clipboard API: browsers take PNG, so the picture is redrawn as one).
+ * the count), votes (§18: up and down toggles around the score) and copy the image (Clipboard API:
+ * browsers take PNG, so the picture is redrawn as one).
  */
 import { api, ApiError, errorText, ok, type Post, type Self } from '../api.ts';
 import { h, messageBox } from '../dom.ts';
+import { voteButtons } from '../votes.ts';
 
 /** Whether the caller's favorites hold the post (the Post carries the count only). */
 async function isFavorite(postId: string): Promise<boolean> {
@@ -82,6 +84,7 @@ export function postActions(post: Post, self: Self | undefined): HTMLElement {
   return h(
     'div',
     { class: 'post-actions' },
+    voteButtons(post, self, msg),
     h('p', { class: 'actions' }, favoriteButton(post, self, msg), ' ', copyImageButton(post, msg)),
     msg.el,
   );

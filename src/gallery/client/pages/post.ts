@@ -11,6 +11,7 @@ import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
 import { postActions } from './post-actions.ts';
+import { commentsSection } from './post-comments.ts';
 import { childrenSection, parentValue, poolsSection, sourceValue } from './post-organization.ts';
 import { categoryLegend, categoryLink } from '../tag-colors.ts';
 
@@ -140,8 +141,8 @@ export async function postPage(id: string): Promise<void> {
     throw err;
   }
   const self: Self | undefined = await currentUser().catch(() => undefined);
-  // Looked up once: edits change metadata, never the image.
-  render(post, self, [similarSection(post, self), possibleDuplicatesSection(post, self)]);
+  // Looked up once: edits change metadata, never the image; the comments (docs/decisions.md §18) live on their own.
+  render(post, self, [commentsSection(post, self), similarSection(post, self), possibleDuplicatesSection(post, self)]);
 }
 
 function render(post: Post, self: Self | undefined, similar: HTMLElement[]): void {

@@ -4,7 +4,8 @@
  */
 import { api, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
-import { currentPage, describePost, grid, pager } from '../grid.ts';
+import { currentPage, describePost, pager } from '../grid.ts';
+import { hidingGrid } from '../hiding-grid.ts';
 import { booruTags, parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 import { currentUser } from '../session.ts';
@@ -106,14 +107,24 @@ export async function searchPage(): Promise<void> {
   );
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
+  // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
+  const shownGrid = await hidingGrid(shown, {
+    tagsOf: (img) => img.tags,
+    toItem: (img) => ({
+      href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
+      thumbnail: img.thumbnailUrl,
+      alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
+    }),
+    label: 'Search results',
+    empty: h(
+      'p',
+      { class: 'empty' },
+      'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).',
+    ),
+  });
   const self = await currentUser().catch(() => undefined);
   // docs/decisions.md §19: this page's posts, in the order shown, can become a pool.
   const poolPosts = shown.map((img) => postIdOf(img.imageUrl) ?? String(img.id));
-  const items = shown.map((img) => ({
-    href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
-    thumbnail: img.thumbnailUrl,
-    alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
-  }));
   replace(
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
@@ -127,18 +138,7 @@ export async function searchPage(): Promise<void> {
       hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
     ),
     makePoolButton(self, poolPosts),
-    h(
-      'div',
-      { class: 'results' },
-      items.length
-        ? grid(items, 'Search results')
-        : h(
-            'p',
-            { class: 'empty' },
-            'Nothing matches. Try fewer segments, or check the spelling of tags (tags match exactly).',
-          ),
-      facetsAside(q, facets),
-    ),
+    h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
     h('p', { class: 'feeds' }, feedLink(booruTags(parsed))),
     syntaxHelp(),
