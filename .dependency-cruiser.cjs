@@ -37,7 +37,7 @@ const layers = [
   ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys', 'src/pools'],
   ['src/posts', 'src/favorites', 'src/comments', 'src/votes'],
   // deletion requests and merging duplicates: built on the posts' write steps
-  ['src/moderation'],
+  ['src/moderation', 'src/booru'],
   ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],
   // what is built from every feature
   ['src/openapi'],

@@ -21,6 +21,8 @@ import { versionRoutes } from './posts/versions/routes.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
+import { booruRoutes } from './booru/routes.ts';
+import type { BooruService } from './booru/service.ts';
 import { similarRoutes } from './search/similar/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { createMetrics, type MetricsDeps } from './observability/metrics.ts';
@@ -80,6 +82,8 @@ export interface AppServices extends MetricsDeps {
   webhooks: WebhookService;
   postSearch: PostSearchService;
   imageSearch: ImageSearchService;
+  /** the Danbooru read API (docs/decisions.md §20) */
+  booru: BooruService;
   similar: SimilarService;
   preferences: PreferenceStore;
   userAdmin: UserAdmin;
@@ -139,6 +143,7 @@ export function createApp(services: AppServices): Koa<AppState> {
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     webhookRoutes(services),
+    booruRoutes(services),
     metrics.routes(),
     openApiRoutes(services),
     galleryRoutes(services),

@@ -29,6 +29,8 @@ function describe(result: VerifyResult, repairing: boolean): string {
   ];
   for (const d of result.drift.slice(0, LISTED))
     lines.push(`  ${d.kind.padEnd(7)} ${d.postId}${d.reason ? ` (${d.reason})` : ''}`);
+  if (result.fileFactsPending > 0)
+    lines.push(`${result.fileFactsPending} posts await their file's md5 and size (the server's backfill fills them)`);
   if (result.drift.length > LISTED) lines.push(`  ... and ${result.drift.length - LISTED} more`);
   if (repairing && result.drift.length > 0)
     lines.push(

@@ -16,6 +16,9 @@ export interface PostDocument {
   text_grams: string[];
   tags: string[];
   tag_count: number;
+  /** docs/decisions.md §20: the `width:` and `height:` metatags */
+  width: number;
+  height: number;
   rating: string;
   uploader_id: number | null;
   uploader_name: string | null;
@@ -104,6 +107,8 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     text_grams: trigrams(lowered),
     tags: p.tags.map((t) => t.name),
     tag_count: p.tags.length,
+    width: p.width,
+    height: p.height,
     rating: p.rating,
     uploader_id: p.uploaderId,
     uploader_name: p.uploaderName,

@@ -17,6 +17,8 @@ export interface AppState {
   user?: AuthUser;
   /** set by `messageErrors()` (src/http/errors.ts): this route answers errors as `{ error: message }` */
   errorsAsMessage?: boolean;
+  /** set by `booruErrors()`: this route answers errors as Danbooru does, `{ success: false, message }` */
+  errorsAsBooru?: boolean;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

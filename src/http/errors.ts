@@ -39,7 +39,19 @@ export function messageErrors(): Koa.Middleware<AppState> {
   };
 }
 
-function bodyFor(err: AppError, asMessage: boolean): unknown {
+/**
+ * Marks a route of the Danbooru read API (docs/decisions.md §20): every error, its 400s included, is
+ * `{ success: false, message }` with the status the rest of the API would use.
+ */
+export function booruErrors(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.state.errorsAsBooru = true;
+    await next();
+  };
+}
+
+function bodyFor(err: AppError, asMessage: boolean, asBooru = false): unknown {
+  if (asBooru) return { success: false, message: err.code === 'validation' ? issueMessage(err) : err.message };
   if (asMessage && err.code === 'validation') return { error: issueMessage(err) };
   switch (err.code) {
     case 'validation':
@@ -94,7 +106,11 @@ export function errorHandler(log: Logger): Koa.Middleware<AppState> {
       }
       ctx.status = STATUS[err.code];
       // Only errors the route itself raised: the message form never reached koa's own HTTP errors.
-      ctx.body = bodyFor(err, ctx.state.errorsAsMessage === true && caught instanceof AppError);
+      ctx.body = bodyFor(
+        err,
+        ctx.state.errorsAsMessage === true && caught instanceof AppError,
+        ctx.state.errorsAsBooru === true,
+      );
       // A bare string body (the login failure) must still go out as a JSON string.
       if (typeof ctx.body === 'string') {
         ctx.body = JSON.stringify(ctx.body);

@@ -11,6 +11,7 @@ import { RobustDescriptors } from './robust-descriptors.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
 import { TAG_ORDER } from './tag-category.ts';
+import { FileFacts } from './file-facts.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
 type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools'>;
@@ -31,6 +32,9 @@ export type NewPost = Pick<
   /** docs/decisions.md §19; '' and null when absent */
   source?: string;
   parentSeq?: number | null;
+  /** the stored file's MD5 (hex) and size (docs/decisions.md §20); a backfill fills them when absent */
+  md5?: string;
+  fileSize?: number;
 };
 
 /** SQLite access for posts and their tags. Callers own the transactions. */
@@ -52,6 +56,8 @@ export class PostRepository {
   readonly pools: PoolMembership;
   /** parents, children, and post numbers by UUID (docs/decisions.md §19) */
   readonly links: PostLinks;
+  /** the stored files' MD5 and size (docs/decisions.md §20) */
+  readonly files: FileFacts;
 
   constructor(
     private readonly db: Db,
@@ -66,6 +72,7 @@ export class PostRepository {
     this.robust = new RobustDescriptors(db);
     this.pools = new PoolMembership(db);
     this.links = new PostLinks(db);
+    this.files = new FileFacts(db);
   }
 
   /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */
@@ -287,8 +294,8 @@ export class PostRepository {
     const info = this.db
       .prepare(
         `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-           source, parent_seq)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+           source, parent_seq, md5, file_size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
       )
       .run(
         post.id,
@@ -305,6 +312,8 @@ export class PostRepository {
         post.createdAt,
         post.source ?? '',
         post.parentSeq ?? null,
+        post.md5 ?? null,
+        post.fileSize ?? null,
       );
     const seq = Number(info.lastInsertRowid);
     this.addTags(seq, post.tags);

@@ -77,6 +77,27 @@ export class TagRepository {
     return rows.map(({ aliasOf, ...t }) => (aliasOf === null ? t : { ...t, aliasOf }));
   }
 
+  /**
+   * Danbooru's tag listing (docs/decisions.md §20): tags some post carries whose name matches
+   * `pattern` case-insensitively, `*` standing for any run of characters (absent: all); by count
+   * (then name), by name, or newest first (`date`: the tag's id, as tags keep no creation time).
+   */
+  matching(pattern: string | undefined, order: 'count' | 'name' | 'date', offset: number, limit: number): TagCount[] {
+    const like =
+      pattern === undefined
+        ? undefined
+        : foldTag(pattern)
+            .replace(/[\\%_]/g, (c) => `\\${c}`)
+            .replaceAll('*', '%');
+    const by = order === 'count' ? 'post_count DESC, name' : order === 'name' ? 'name' : 'id DESC';
+    return this.db
+      .prepare(
+        `SELECT id, name, post_count AS count, category FROM tags WHERE post_count > 0
+         ${like === undefined ? '' : "AND folded LIKE ? ESCAPE '\\'"} ORDER BY ${by} LIMIT ? OFFSET ?`,
+      )
+      .all(...(like === undefined ? [] : [like]), limit, offset) as TagCount[];
+  }
+
   /** By exact name; undefined when no post carries it. */
   get(name: string): TagCount | undefined {
     return this.db

@@ -1,6 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import { foldTag } from './tag-fold.ts';
+import { foldTag, prefixUpperBound } from './tag-fold.ts';
 
 /**
  * Tag aliases and implications (docs/decisions.md §15, migration 009). The kernel resolves every tag set
@@ -25,6 +25,20 @@ export class TagRules {
   /** The name a write or a search means: the alias's target, or the name itself. */
   canonical(name: string): string {
     return (this.stmt('SELECT target FROM tag_aliases WHERE name = ?').pluck().get(name) as string | undefined) ?? name;
+  }
+
+  /**
+   * The `limit` most used tags (then by name) some post carries whose name starts with `prefix`,
+   * case-insensitively (tags.folded): what a Danbooru prefix term stands for (docs/decisions.md §20).
+   */
+  mostUsedByPrefix(prefix: string, limit: number): string[] {
+    const low = foldTag(prefix);
+    const high = prefixUpperBound(low);
+    const where = low === '' ? '' : high === undefined ? 'AND folded >= ?' : 'AND folded >= ? AND folded < ?';
+    const params = low === '' ? [] : high === undefined ? [low] : [low, high];
+    return this.stmt(`SELECT name FROM tags WHERE post_count > 0 ${where} ORDER BY post_count DESC, name LIMIT ?`)
+      .pluck()
+      .all(...params, limit) as string[];
   }
 
   /** Aliases mapped to their targets, then everything they imply, without repeats, first-seen order. */

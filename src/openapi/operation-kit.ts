@@ -27,7 +27,17 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'accounts' | 'posts' | 'tags' | 'search' | 'webhooks' | 'media' | 'operations' | 'moderation' | 'pools';
+  tag:
+    | 'accounts'
+    | 'posts'
+    | 'tags'
+    | 'search'
+    | 'webhooks'
+    | 'media'
+    | 'operations'
+    | 'moderation'
+    | 'pools'
+    | 'booru';
   /**
    * Which credentials the operation takes; the registry turns it into the operation's `security`
    * (registry.ts), so a new operation only sets this. Absent or false: public, every credential

@@ -49,6 +49,7 @@ import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { z } from './zod.ts';
 import { TAG_GOVERNANCE_OPERATIONS } from './operations/tags.ts';
+import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { ORGANIZATION_OPERATIONS } from './operations/organization.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
@@ -81,6 +82,7 @@ const ImageSearchCondition = z.union([
       'uploadedBy',
       'favoritedBy',
       'sourceContains',
+      'query',
       'commentedBy',
     ]),
     value: nonBlank,
@@ -643,4 +645,5 @@ export const OPERATIONS: Operation[] = [
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,
   ...ORGANIZATION_OPERATIONS,
+  ...BOORU_OPERATIONS,
 ];

@@ -35,6 +35,7 @@ const TAGS: Record<Operation['tag'], string> = {
   moderation: 'Deletion requests and merging duplicates (docs/decisions.md §15)',
   pools: 'Pools: ordered collections of posts, with their history (docs/decisions.md §19)',
   operations: 'Health, readiness, metrics and this document',
+  booru: "A compatibility layer: Danbooru's read API and tag syntax for its clients (docs/decisions.md §20)",
 };
 
 function responseConfig(reply: Reply): ResponseConfig {

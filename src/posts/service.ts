@@ -1,3 +1,4 @@
+import { fileMd5 } from '../util/file-md5.ts';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../config.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -106,6 +107,8 @@ export class PostService {
         declared,
       );
     const info = await this.deps.hashPool.analyse(file.path);
+    // The stored file is these bytes: its MD5 and size for the Danbooru API (docs/decisions.md §20).
+    const facts = await fileMd5(file.path);
     // The declared type names the extension unless the bytes are another accepted format.
     const declaredExt = EXT_BY_MIME[declared];
     const ext = declaredExt && declaredExt === info.ext ? declaredExt : info.ext;
@@ -148,6 +151,8 @@ export class PostService {
           width: info.width,
           height: info.height,
           hash: info.hash,
+          md5: facts.md5,
+          fileSize: facts.size,
           uploaderId: input.uploader?.id ?? null,
           aggr: input.aggr ?? null,
           createdAt: now,

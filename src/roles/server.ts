@@ -82,6 +82,8 @@ export async function startServer(
   retention.start();
   // Robust descriptors: new posts' and the backfill's (posts.robust IS NULL is its durable cursor).
   if (config.robustDescriptors.enabled) core.descriptors.loop.start();
+  // MD5 and size of posts from before migration 020 (posts.md5 IS NULL is its durable cursor).
+  core.fileFacts.start();
   // Resumes any implication job a crash or stop interrupted (its cursor is durable).
   core.implicationRunner.loop.start();
   // Deletes that failed and objects of uploads that failed while the store was down (journaled in
@@ -108,6 +110,7 @@ export async function startServer(
     async close() {
       await core.implicationRunner.loop.stop();
       await core.descriptors.loop.stop();
+      await core.fileFacts.stop();
       await mediaSweep.stop();
       await retention.stop();
       await core.thumbnailer.stop();

@@ -1,3 +1,5 @@
+import { FileFactsRunner } from '../posts/file-facts-runner.ts';
+import { BooruService } from '../booru/service.ts';
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
@@ -188,6 +190,8 @@ export interface Core extends SearchParts, AppServices {
   webhookRepository: WebhookRepository;
   /** robust descriptors after uploads and for older posts (docs/decisions.md §16); only the server starts it */
   descriptors: DescriptorRunner;
+  /** the stored files' MD5 and size for posts from before migration 020 (docs/decisions.md §20) */
+  fileFacts: FileFactsRunner;
 }
 
 /**
@@ -335,10 +339,17 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     implicationRunner,
     webhookRepository,
     descriptors,
+    fileFacts: new FileFactsRunner({ posts: postRepository, images, log }),
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
     imageSearch,
+    booru: new BooruService({
+      ...engine,
+      tagRepository,
+      pools,
+      userIdOf: (name) => accounts.users.getByName(name)?.id,
+    }),
     preferences: new PreferenceStore(db),
     userAdmin: new UserAdmin(accounts),
     favorites,

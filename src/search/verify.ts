@@ -33,6 +33,11 @@ export interface VerifyResult {
   drift: Drift[];
   repaired: number;
   clean: boolean;
+  /**
+   * posts whose stored file's MD5 and size the server's backfill has not reached yet (docs/decisions.md §20);
+   * not drift: the server fills them in
+   */
+  fileFactsPending: number;
 }
 
 export interface VerifyOptions {
@@ -231,6 +236,12 @@ export async function verify(deps: VerifyDeps, opts: VerifyOptions = {}): Promis
   const index = await deps.postsIndex.aliasTarget();
   if (!index) throw new Error(`the alias ${deps.postsIndex.alias} does not exist; run \`imgpost reindex\``);
   const first = await scan(deps, index, opts);
+  const counts = (f: typeof first) => ({
+    index,
+    posts: f.posts,
+    documents: f.documents,
+    fileFactsPending: deps.postRepository.files.countMissing(),
+  });
   let drift = first.drift;
   if (drift.length > 0) {
     await sleep(opts.recheckMs ?? 1500);
@@ -240,7 +251,7 @@ export async function verify(deps: VerifyDeps, opts: VerifyOptions = {}): Promis
   if (opts.repair && drift.length > 0) {
     repaired = await repair(deps, index, drift);
     const after = await recheck(deps, index, drift);
-    return { index, posts: first.posts, documents: first.documents, drift, repaired, clean: after.length === 0 };
+    return { ...counts(first), drift, repaired, clean: after.length === 0 };
   }
-  return { index, posts: first.posts, documents: first.documents, drift, repaired, clean: drift.length === 0 };
+  return { ...counts(first), drift, repaired, clean: drift.length === 0 };
 }

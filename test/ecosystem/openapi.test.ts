@@ -389,6 +389,15 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('GET', '/api/account/favorites', { headers: as(user) });
   await call('POST', '/image/quick-search', { headers: as(user), json: { q: 'fa' } });
   await call('DELETE', `/api/post/${kept.id}/favorite`, { headers: as(user) });
+  // the Danbooru read API (docs/decisions.md §20)
+  const [first] = (await json(await app.request('/posts.json?limit=1'))) as { id: number }[];
+  await call('GET', '/posts.json?tags=rating:g%20order:id&limit=2&page=b999999');
+  await call('GET', '/posts.json?tags=nope:x');
+  await call('GET', `/posts/${first.id}.json`);
+  await call('GET', '/posts/999999999.json');
+  await call('GET', '/counts/posts.json?tags=-rating:e');
+  await call('GET', '/tags.json?search[name_matches]=*a*&search[order]=name');
+  await call('GET', '/posts.atom?tags=~rating:q%20~rating:g');
   // conversation (docs/decisions.md §18): comments and votes, with their refusals
   const talker = await createUser(app, 0x4000);
   await call('POST', `/api/post/${kept.id}/comment`, { headers: as(weak), json: { body: 'no bit' } }); // 403
@@ -446,6 +455,11 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('PATCH', `/api/pool/${poolMade.id}`, { headers: as(user), json: { postIds: [child.id, kept.id] } });
   await call('GET', `/api/post/${child.id}/pools`);
   await call('GET', `/api/post/${kept.id}/children`);
+  // the Danbooru pools (docs/decisions.md §20), and posts with a parent, children and pools
+  await call('GET', '/pools.json?search[name_matches]=contract_*');
+  await call('GET', `/pools/${poolMade.id}.json`);
+  await call('GET', '/pools/999999.json');
+  await call('GET', `/posts.json?tags=pool:${poolMade.id}%20order:id`);
   await call('PUT', '/api/tag/contract_tag/category', { headers: as(admin), json: { category: 'artist' } });
   await call('DELETE', `/api/pool/${poolMade.id}`, { headers: as(user) });
   await call('GET', `/api/pool/${poolMade.id}/history`);

@@ -130,6 +130,9 @@ test.serial(
     // Facets of the whole result beside it: the other tag, and the rating.
     await page.locator('.facets a', { hasText: 'yellow' }).waitFor();
     await page.locator('.facets a', { hasText: 'moderate' }).waitFor();
+    // docs/decisions.md §20: the search's Atom feed, and both spellings in the help.
+    t.is(await page.locator('a.feed').getAttribute('href'), '/posts.atom?tags=sunflower');
+    t.regex((await page.locator('.syntax-help').textContent()) ?? '', /Danbooru spelling/);
     await screenshots(page, 'search');
 
     await page.goto(`/search?q=${encodeURIComponent('feild')}`);

@@ -1,6 +1,6 @@
 /** The search box's segment syntax (docs/decisions.md §12) as the gallery sends it to /image/search. */
 import test from 'ava';
-import { parseQuery, withSegment } from '../../src/gallery/client/query.ts';
+import { booruTags, parseQuery, withSegment } from '../../src/gallery/client/query.ts';
 
 test('each kind of segment', (t) => {
   const q = parseQuery('sunset "red sky" +beach -night rating:moderate by:alice_1 big waves');
@@ -53,4 +53,12 @@ test('~tag: every ~tag of a query joins one OR group (tagAny, docs/decisions.md 
     { type: 'tagInclude', value: 'pet' },
     { type: 'tagExclude', value: 'night' },
   ]);
+});
+
+test('a search in the Danbooru spelling, for its Atom feed (docs/decisions.md §20)', (t) => {
+  t.is(
+    booruTags(parseQuery('sunset "red sky" +beach -re:zero ~-dash rating:moderate by:alice')),
+    'text:"red sky" beach -re\\:zero ~\\-dash rating:moderate user:alice text:sunset',
+  );
+  t.is(booruTags(parseQuery('')), '');
 });

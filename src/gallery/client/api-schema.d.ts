@@ -1044,6 +1044,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Danbooru's post search */
+        get: operations["booruPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One post by number: /posts/{N}.json */
+        get: operations["booruPost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/counts/posts.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The exact number of posts a query matches */
+        get: operations["booruCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tags some post carries */
+        get: operations["booruTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An Atom feed of the 20 newest posts a query matches */
+        get: operations["booruFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pools.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pools, by name */
+        get: operations["booruPools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pools/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One pool: /pools/{N}.json */
+        get: operations["booruPool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     postEvent: {
@@ -1719,6 +1838,84 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description a post in Danbooru's shape with imgpost's values */
+        BooruPost: {
+            /** @description the post number */
+            id: number;
+            /** @description ISO 8601 with an offset */
+            created_at: string;
+            updated_at: string;
+            uploader_id: number | null;
+            score: number;
+            up_score: number;
+            down_score: number;
+            fav_count: number;
+            source: string;
+            /** @description of the stored file; null until the backfill reached an old post */
+            md5: string | null;
+            /**
+             * @description g is none, q moderate, e violent
+             * @enum {string}
+             */
+            rating: "g" | "q" | "e";
+            image_width: number;
+            image_height: number;
+            file_ext: string;
+            file_size: number | null;
+            file_url: string;
+            large_file_url: string;
+            preview_file_url: string;
+            /** @description tag names separated by spaces */
+            tag_string: string;
+            tag_string_general: string;
+            tag_string_artist: string;
+            tag_string_copyright: string;
+            tag_string_character: string;
+            tag_string_meta: string;
+            tag_count: number;
+            tag_count_general: number;
+            tag_count_artist: number;
+            tag_count_copyright: number;
+            tag_count_character: number;
+            tag_count_meta: number;
+            parent_id: number | null;
+            has_children: boolean;
+            pool_string: string;
+            is_deleted: boolean;
+            is_pending: boolean;
+            is_flagged: boolean;
+            is_banned: boolean;
+        };
+        /** @description Danbooru's error shape, with the status the rest of the API would use */
+        BooruError: {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+        };
+        BooruTag: {
+            id: number;
+            name: string;
+            post_count: number;
+            /** @description 0 general, 1 artist, 3 copyright, 4 character, 5 meta */
+            category: number;
+        };
+        BooruPool: {
+            id: number;
+            /** @description spaces shown as _ */
+            name: string;
+            description: string;
+            /** @description post numbers in the pool's order */
+            post_ids: number[];
+            post_count: number;
+            /** @enum {string} */
+            category: "series";
+            /** @enum {boolean} */
+            is_active: true;
+            /** @enum {boolean} */
+            is_deleted: false;
+            created_at: string;
+            updated_at: string;
         };
     };
     responses: never;
@@ -3367,7 +3564,7 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "query" | "commentedBy";
                         /** @description trimmed; must not be empty */
                         value: string;
                     } | {
@@ -7650,6 +7847,456 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPosts: {
+        parameters: {
+            query?: {
+                tags?: string;
+                limit?: string;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPost"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the search index is unavailable; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the post */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPost"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post has that number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruCount: {
+        parameters: {
+            query?: {
+                tags?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            posts: number;
+                        };
+                    };
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the search index is unavailable; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruTags: {
+        parameters: {
+            query?: {
+                "search[name_matches]"?: string;
+                "search[order]"?: "count" | "name" | "date";
+                limit?: string;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruTag"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruFeed: {
+        parameters: {
+            query?: {
+                tags?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an Atom feed (RFC 4287) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the search index is unavailable; try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until a retry may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPools: {
+        parameters: {
+            query?: {
+                "search[name_matches]"?: string;
+                limit?: string;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPool"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruPool"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pool has that number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
                 };
             };
             /** @description request body over the hard cap (5 MiB) */

@@ -68,3 +68,33 @@ export function withSegment(q: string, segment: string): string {
   const parts = q.trim().split(/\s+/).filter(Boolean);
   return parts.includes(segment) ? parts.join(' ') : [...parts, segment].join(' ');
 }
+
+/** A tag name in the Danbooru spelling: a backslash before what would read as syntax (docs/decisions.md §20). */
+const booruTag = (name: string): string => name.replace(/[\\:*]/g, (c) => `\\${c}`).replace(/^[-~]/, (c) => `\\${c}`);
+
+/**
+ * The search in the Danbooru spelling (docs/decisions.md §20), for its Atom feed (`/posts.atom?tags=`):
+ * tags and ratings as they are, `by:` as `user:`, a phrase as `text:"..."`, and each word as
+ * `text:word` (a substring there, where the box matches words with typos: the feed may differ).
+ */
+export function booruTags(parsed: ParsedQuery): string {
+  const terms = parsed.conditions.flatMap((c): string[] => {
+    switch (c.type) {
+      case 'tagInclude':
+        return [booruTag(c.value)];
+      case 'tagExclude':
+        return [`-${booruTag(c.value)}`];
+      case 'tagAny':
+        return [`~${booruTag(c.value)}`];
+      case 'ratingEq':
+        return [`rating:${c.value}`];
+      case 'uploadedBy':
+        return [`user:${c.value}`];
+      case 'textContains':
+        return [`text:"${c.value.replace(/"/g, ' ')}"`];
+      case 'textMatch':
+        return c.value.split(/\s+/).map((w) => `text:${w}`);
+    }
+  });
+  return terms.join(' ');
+}

@@ -4,6 +4,7 @@ import {
   MAX_CONDITIONS,
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
+  parseQueryCondition,
   orderByOf,
   childOfCondition,
   poolOrderIsValid,
@@ -58,6 +59,10 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'textMatch':
       return value.length > MAX_MATCH_LENGTH ? undefined : { type: 'textMatch', value };
+    case 'query': {
+      const parsed = parseQueryCondition(value);
+      return typeof parsed === 'string' ? undefined : { type: 'query', value, parsed };
+    }
     case 'scoreGte':
     case 'scoreLte':
       return SCORE_BOUND.test(value) ? { type, value, bound: Number(value) } : undefined;

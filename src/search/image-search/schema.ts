@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
+import { AppError } from '../../errors.ts';
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
+import { issueMessage } from '../../http/errors.ts';
+import { parseDanbooru, type ParsedDanbooru } from '../query/danbooru.ts';
 
 /** `POST /image/search` request shapes (docs/decisions.md §7). */
 
@@ -17,6 +20,7 @@ export const CONDITION_TYPES = [
   'uploadedBy',
   'textMatch',
   'favoritedBy',
+  'query',
   'scoreGte',
   'scoreLte',
   'commentedBy',
@@ -39,10 +43,22 @@ export type Condition =
   // docs/decisions.md §18: a score bound (an integer), and a username as favoritedBy
   | { type: 'scoreGte' | 'scoreLte'; value: string; bound: number }
   | { type: 'commentedBy'; value: string; userId?: number }
+  // docs/decisions.md §20: the Danbooru spelling, parsed when the request is read
+  | { type: 'query'; value: string; parsed: ParsedDanbooru }
   // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
   | { type: 'sourceContains'; value: string };
+
+/** A `query` condition's value parsed, or the 400 message naming the bad term. */
+export function parseQueryCondition(value: string): ParsedDanbooru | string {
+  try {
+    return parseDanbooru(value);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'validation') return issueMessage(err).replace(/^tags: /, '');
+    throw err;
+  }
+}
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
@@ -122,6 +138,15 @@ const condition = z
           return z.NEVER;
         }
         return { type: c.type, value: c.value };
+      case 'query': {
+        const parsed = parseQueryCondition(c.value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: parsed });
+          return z.NEVER;
+        }
+        return { type: 'query', value: c.value, parsed };
+      }
+
       case 'scoreGte':
       case 'scoreLte':
         if (!SCORE_BOUND.test(c.value)) {

@@ -1,7 +1,8 @@
 import { imageSearchItem, type ImageSearchImage } from '../../kernel/views.ts';
-import { findPage, type SearchDeps } from '../page-of-posts.ts';
+import type { SearchDeps } from '../page-of-posts.ts';
+import { findQueryPage } from '../query/run.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
-import { buildImageQuery, buildImageSort } from './query.ts';
+import { buildImageSort, conditionsQuery } from './query.ts';
 import type { ImageSearchRequest } from './schema.ts';
 
 export interface ImageSearchResult {
@@ -39,13 +40,11 @@ export class ImageSearchService {
             : c,
     );
     const request = { ...asked, conditions };
-    const needles = request.conditions.flatMap((c) => (c.type === 'textContains' ? [c.value] : []));
-    const page = await findPage(this.deps, needles, (resolved) => ({
-      query: buildImageQuery(request.conditions, resolved),
+    const page = await findQueryPage(this.deps, conditionsQuery(request.conditions), {
       sort: buildImageSort(request),
       ...paging,
       ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
-    }));
+    });
     const images = postRepository
       .imageItemsBySeq(page.keys.map(Number))
       .map((p) => imageSearchItem(p, config.mediaUrl));

@@ -1,4 +1,4 @@
-import type { Clause } from '../clauses.ts';
+import type { Bounds } from '../query/model.ts';
 
 /** A span of time named by a date value: [start, end) in epoch milliseconds. */
 export interface Span {
@@ -33,26 +33,24 @@ export function parseSpan(value: string): Span | undefined {
 export const DATE_OPS = ['gt', 'gte', 'ge', 'lt', 'lte', 'le', 'eq', 'ne'] as const;
 export type DateOp = (typeof DATE_OPS)[number];
 
-const range = (field: string, bounds: { gte?: number; lt?: number }): Clause => ({
-  range: { [field]: { ...bounds, format: 'epoch_millis' } },
-});
-
-/** The clause for `field op span`, per the table in docs/decisions.md §6. */
-export function dateClause(field: string, op: DateOp, span: Span): Clause {
+/**
+ * The bounds of `field op span`, per the table in docs/decisions.md §6; for `ne` the bounds of `eq`,
+ * which the caller negates.
+ */
+export function dateBounds(op: DateOp, span: Span): Bounds {
   switch (op) {
     case 'eq':
-      return range(field, { gte: span.start, lt: span.end });
     case 'ne':
-      return { bool: { must_not: [range(field, { gte: span.start, lt: span.end })] } };
+      return { gte: span.start, lt: span.end };
     case 'gt':
-      return range(field, { gte: span.end });
+      return { gte: span.end };
     case 'gte':
     case 'ge':
-      return range(field, { gte: span.start });
+      return { gte: span.start };
     case 'lt':
-      return range(field, { lt: span.start });
+      return { lt: span.start };
     case 'lte':
     case 'le':
-      return range(field, { lt: span.end });
+      return { lt: span.end };
   }
 }

@@ -1,31 +1,38 @@
-import { allOf, idContains, not, term, textContains, type Clause, type NeedleMatches } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
-import { dateClause } from './dates.ts';
+import { and, not, type Query } from '../query/model.ts';
+import { dateBounds } from './dates.ts';
 import type { OrderItem, Selector } from './schema.ts';
 
-/** One selector as an Elasticsearch clause (docs/decisions.md §6). */
-export function selectorClause(s: Selector, resolved?: NeedleMatches): Clause {
+/** One selector in the query model (docs/decisions.md §6, §20). */
+export function selectorQuery(s: Selector): Query {
   switch (s.type) {
-    case 'text':
-      return s.op === 'contains' ? textContains(s.value, resolved) : not(textContains(s.value, resolved));
+    case 'text': {
+      const q: Query = { kind: 'textContains', value: s.value };
+      return s.op === 'contains' ? q : not(q);
+    }
     case 'id':
-      return idContains(s.value);
+      return { kind: 'idContains', value: s.value };
     case 'tag':
-      return s.op === 'include' ? term('tags', s.value) : not(term('tags', s.value));
+      return s.op === 'include' ? { kind: 'tag', name: s.value } : not({ kind: 'tag', name: s.value });
     case 'rating':
-      return term('rating', s.value);
+      return { kind: 'rating', values: [s.value] };
     case 'createdAt':
-      return dateClause('created_at', s.op, s.value);
-    case 'updatedAt':
-      return dateClause('updated_at', s.op, s.value);
+    case 'updatedAt': {
+      const q: Query = {
+        kind: 'range',
+        field: s.type === 'createdAt' ? 'created_at' : 'updated_at',
+        bounds: dateBounds(s.op, s.value),
+      };
+      return s.op === 'ne' ? not(q) : q;
+    }
     case 'system':
-      return s.op === 'untagged' ? term('tag_count', 0) : not({ exists: { field: 'uploader_id' } });
+      return { kind: s.op === 'untagged' ? 'untagged' : 'disowned' };
   }
 }
 
-/** `resolved`: the exact matches of long text needles (long-needles.ts). */
-export const buildQuery = (filter: Selector[], resolved?: NeedleMatches): Clause =>
-  allOf(filter.map((s) => selectorClause(s, resolved)));
+/** The selectors as one query: all must hold. */
+export const selectorsQuery = (filter: Selector[]): Query =>
+  filter.length === 0 ? { kind: 'all' } : and(filter.map(selectorQuery));
 
 const FIELD: Record<OrderItem['key'], string> = { createdAt: 'created_at', uploaderId: 'uploader_id', id: 'id' };
 

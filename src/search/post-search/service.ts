@@ -1,6 +1,7 @@
 import { toPostView, type PostView } from '../../kernel/views.ts';
-import { findPage, type SearchDeps } from '../page-of-posts.ts';
-import { buildQuery, buildSort } from './query.ts';
+import type { SearchDeps } from '../page-of-posts.ts';
+import { findQueryPage } from '../query/run.ts';
+import { buildSort, selectorsQuery } from './query.ts';
 import type { SearchRequest } from './schema.ts';
 
 /** `/api/post/search` (docs/decisions.md §6). */
@@ -21,12 +22,10 @@ export class PostSearchService {
       s.type === 'tag' ? { ...s, value: postRepository.tagRules.canonical(s.value) } : s,
     );
     const request = { ...asked, filter };
-    const needles = request.filter.flatMap((s) => (s.type === 'text' ? [s.value] : []));
-    const page = await findPage(this.deps, needles, (resolved) => ({
-      query: buildQuery(request.filter, resolved),
+    const page = await findQueryPage(this.deps, selectorsQuery(request.filter), {
       sort: buildSort(request.order),
       ...paging,
-    }));
+    });
     const posts = postRepository.getManyById(page.keys.map(String));
     return { count: page.total, data: posts.map((p) => toPostView(p, config.mediaUrl)) };
   }

@@ -6,7 +6,7 @@ import { api, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
-import { parseQuery, withSegment } from '../query.ts';
+import { booruTags, parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 import { currentUser } from '../session.ts';
 import { makePoolButton } from './pools.ts';
@@ -62,6 +62,36 @@ function facetsAside(q: string, facets: Facets | undefined): HTMLElement {
   );
 }
 
+/** The search's Atom feed (docs/decisions.md §20), also announced in the head for feed readers. */
+function feedLink(tags: string): HTMLElement {
+  const href = `/posts.atom?tags=${encodeURIComponent(tags)}`;
+  document.head.querySelector('link[rel="alternate"][type="application/atom+xml"]')?.remove();
+  document.head.append(h('link', { rel: 'alternate', type: 'application/atom+xml', title: 'This search', href }));
+  return h('a', { class: 'feed', href, type: 'application/atom+xml' }, 'Atom feed of this search');
+}
+
+/** The two spellings: the box's, and Danbooru's for API clients and feeds. */
+const syntaxHelp = (): HTMLElement =>
+  h(
+    'details',
+    { class: 'syntax-help' },
+    h('summary', {}, 'Search syntax'),
+    h(
+      'p',
+      {},
+      'This box: words (full text), "a phrase", +tag, -tag, ~tag (any of), rating:none|moderate|violent, ',
+      'by:name, sort:new|old|relevance.',
+    ),
+    h(
+      'p',
+      {},
+      'Danbooru spelling (/posts.json, /posts.atom, the /image/search condition "query"): tag -tag ~tag tag* ',
+      'rating:g,q,e id:>100 width:800..1920 height:<=600 favcount:>=2 date:2024-05-01 user:NAME fav:NAME ',
+      'md5:HEX text:"a phrase" pool:ID parent:N|none source:TEXT order:id|id_desc|favcount|change|random. ',
+      'A backslash makes the next character literal: \\-dash, re\\:zero.',
+    ),
+  );
+
 export async function searchPage(): Promise<void> {
   const q = new URLSearchParams(location.search).get('q') ?? '';
   const page = currentPage();
@@ -110,5 +140,7 @@ export async function searchPage(): Promise<void> {
     makePoolButton(self, poolPosts),
     h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
+    h('p', { class: 'feeds' }, feedLink(booruTags(parsed))),
+    syntaxHelp(),
   );
 }
