@@ -56,7 +56,15 @@ test.serial('verify --json: progress over posts and documents, counts and a clea
   const index = await fx.app.services.postsIndex.aliasTarget();
   const r = await imgpost(fx.app, 'verify', '--json');
   t.is(r.code, 0, r.stderr);
-  t.deepEqual(JSON.parse(r.stdout), { index, posts: POSTS, documents: POSTS, drift: [], repaired: 0, clean: true });
+  t.deepEqual(JSON.parse(r.stdout), {
+    index,
+    posts: POSTS,
+    documents: POSTS,
+    drift: [],
+    repaired: 0,
+    clean: true,
+    fileFactsPending: 0,
+  });
   t.is(progressProblem(r, 'verify posts', POSTS, 'posts'), undefined);
   t.is(progressProblem(r, 'verify documents', POSTS, 'documents'), undefined);
   // Posts are checked before documents.
