@@ -108,7 +108,9 @@ async function strippedCopy(s: Standalone): Promise<{ live: string; stripped: st
   }
   await es.indices.refresh({ index: stripped });
   // Both one segment, so the comparison is of the fields and not of the segments' history.
-  for (const index of [live, stripped]) await es.indices.forcemerge({ index, max_num_segments: 1 });
+  // A merge of a 1M-document index outlasts any request timeout: a generous one, since the bench waits for it anyway.
+  for (const index of [live, stripped])
+    await es.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
   return { live, stripped };
 }
 
