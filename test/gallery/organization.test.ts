@@ -2,8 +2,9 @@
  * Pools and tag categories in a real Chromium at phone width (issue 38, docs/decisions.md §19): an editor
  * makes a pool from a search's results, reorders it with the move buttons, and reads it page by page
  * with previous/next on each post page; a tag governor sets a tag's category on the tag page and the
- * post page shows the tag in that category's colour, with the legend. Screenshots of the pool page
- * at both widths go to docs/screenshots (pool).
+ * post page shows the tag in that category's colour, with the legend; the home and search grids show a
+ * thumbnail's tags in their colours on hover and keyboard focus, and on a touch screen without either.
+ * Screenshots of the pool page at both widths go to docs/screenshots (pool).
  */
 import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
