@@ -8,5 +8,6 @@ import type { BenchSection } from './lib/section.ts';
 export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   community: () => import('./community.ts').then((m) => m.section),
   conversation: () => import('./conversation.ts').then((m) => m.section),
+  organization: () => import('./organization.ts').then((m) => m.section),
   's3-store': () => import('./s3-store.ts').then((m) => m.section),
 };

@@ -2,14 +2,16 @@
  * Pools and tag categories in a real Chromium at phone width (issue 38, docs/decisions.md §19): an editor
  * makes a pool from a search's results, reorders it with the move buttons, and reads it page by page
  * with previous/next on each post page; a tag governor sets a tag's category on the tag page and the
- * post page shows the tag in that category's colour, with the legend. Screenshots of the pool page
- * at both widths go to docs/screenshots (pool).
+ * post page shows the tag in that category's colour, with the legend; the home and search grids show a
+ * thumbnail's tags in their colours on hover and keyboard focus, and on a touch screen without either.
+ * Screenshots of the pool page at both widths go to docs/screenshots (pool).
  */
 import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { openBrowser, PHONE, ready, screenshots, shows, type BrowserSession } from './browser.ts';
+import { DESKTOP, openBrowser, PHONE, ready, screenshots, shows, type BrowserSession } from './browser.ts';
+import type { Page } from 'playwright-core';
 
 interface Context {
   app: TestApp;
@@ -31,7 +33,8 @@ test.before(async (t) => {
       headers: editor.headers,
       body: uploadForm({
         image: await randomImage(3800 + i, 320, 240),
-        metadata: { text: `Page ${i}`, tags: ['comic38', ...(i === 1 ? ['painter38'] : [])] },
+        // Page 1 carries the tag made an artist below, and a tag name that looks like markup.
+        metadata: { text: `Page ${i}`, tags: ['comic38', ...(i === 1 ? ['painter38', '<i>x38</i>'] : [])] },
         force: '1',
       }),
     });
@@ -59,6 +62,26 @@ async function logIn(t: import('ava').ExecutionContext<Context>, user: TestUser)
   await page.waitForURL((url) => url.pathname === '/');
   await page.locator('#nav-account a', { hasText: user.name }).waitFor();
 }
+
+/**
+ * Each category's colour as the stylesheet gives it, read from a probe element (no named function: the
+ * test's transpiler would wrap it in a helper the page does not have).
+ */
+const categoryColours = (page: Page): Promise<{ artist: string; general: string }> =>
+  page.evaluate(
+    (classes) => {
+      const out: Record<string, string> = {};
+      for (const cls of classes) {
+        const el = document.createElement('span');
+        el.className = cls;
+        document.body.append(el);
+        out[cls] = getComputedStyle(el).color;
+        el.remove();
+      }
+      return { artist: out['cat-artist'], general: out['cat-general'] };
+    },
+    ['cat-artist', 'cat-general'],
+  );
 
 const poolOrder = async (t: import('ava').ExecutionContext<Context>, id: string): Promise<string[]> =>
   (await (await t.context.app.request(`/api/pool/${id}`)).json()).postIds;
@@ -129,22 +152,7 @@ test.serial("set a tag's category on the tag page; the post page shows the tag i
   const tag = page.locator('.details .tags a', { hasText: 'painter38' });
   await tag.waitFor();
   t.is(await tag.getAttribute('data-category'), 'artist');
-  // Each category's colour as the stylesheet gives it, read from a probe element (no named function:
-  // the test's transpiler would wrap it in a helper the page does not have).
-  const colours = await page.evaluate(
-    (classes) => {
-      const out: Record<string, string> = {};
-      for (const cls of classes) {
-        const el = document.createElement('span');
-        el.className = cls;
-        document.body.append(el);
-        out[cls] = getComputedStyle(el).color;
-        el.remove();
-      }
-      return { artist: out['cat-artist'], general: out['cat-general'] };
-    },
-    ['cat-artist', 'cat-general'],
-  );
+  const colours = await categoryColours(page);
   t.is(await tag.evaluate((el) => getComputedStyle(el).color), colours.artist);
   t.not(colours.artist, colours.general);
   // Artist tags come first, and the legend names the colours.
@@ -152,3 +160,71 @@ test.serial("set a tag's category on the tag page; the post page shows the tag i
   t.true(await shows(page.getByRole('list', { name: 'Tag colours' })));
   t.deepEqual(t.context.session.takeErrors(), []);
 });
+
+test.serial(
+  "the grid shows a post's tags in their colours on hover, on keyboard focus, and always on a touch screen",
+  async (t) => {
+    const { page } = t.context.session;
+    const first = t.context.pages[0];
+    await page.setViewportSize(DESKTOP);
+    const cellOf = (p: Page) => p.locator('.grid li', { has: p.locator(`a[href="/post/${first}"]`) });
+    const artistTag = (p: Page) => cellOf(p).locator('.tag-peek [data-category="artist"]', { hasText: 'painter38' });
+
+    // Home page: hidden until the cell is hovered, then the artist tag in the artist colour.
+    await page.goto('/');
+    await ready(page);
+    const peek = cellOf(page).locator('.tag-peek');
+    const link = cellOf(page).locator('a');
+    t.is(await link.getAttribute('aria-describedby'), await peek.getAttribute('id'));
+    t.false(await peek.isVisible());
+    await cellOf(page).hover();
+    t.true(await shows(artistTag(page)));
+    const colours = await categoryColours(page);
+    t.is(await artistTag(page).evaluate((el) => getComputedStyle(el).color), colours.artist);
+    t.true((await artistTag(page).getAttribute('class'))?.split(' ').includes('cat-artist'));
+    // Artist first; the markup-like name is text, and the category is said in words to screen readers.
+    t.is(await peek.locator('[data-category]').first().textContent(), 'painter38');
+    t.true((await peek.textContent())?.includes('<i>x38</i> (general), '));
+    t.is(await peek.locator('i').count(), 0);
+    t.true(await shows(page.getByRole('list', { name: 'Tag colours' })));
+
+    // Keyboard: Tab onto the thumbnail's link (mouse away) shows the list too.
+    await page.mouse.move(0, 0);
+    await peek.waitFor({ state: 'hidden' });
+    await page.locator('.grid a').first().focus();
+    for (let i = 0; i < 8 && !(await link.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
+    t.true(await link.evaluate((el) => el === document.activeElement));
+    t.true(await shows(artistTag(page)));
+
+    // Search results name their tags only: the categories arrive after the grid, and colour it.
+    await page.goto(`/search?q=${encodeURIComponent('+comic38')}`);
+    await ready(page);
+    await cellOf(page).hover();
+    t.true(await shows(artistTag(page)));
+    t.is(await artistTag(page).evaluate((el) => getComputedStyle(el).color), colours.artist);
+    t.deepEqual(t.context.session.takeErrors(), []);
+
+    // A phone (touch, nothing hovers): the list is under every thumbnail without any gesture.
+    const phone = await t.context.session.browser.newContext({
+      baseURL: t.context.app.url,
+      viewport: PHONE,
+      hasTouch: true,
+      isMobile: true,
+      colorScheme: 'light',
+    });
+    try {
+      const touch = await phone.newPage();
+      const errors: string[] = [];
+      touch.on('pageerror', (err) => errors.push(err.message));
+      await touch.goto('/');
+      await ready(touch);
+      t.true(await touch.evaluate(() => matchMedia('(hover: none)').matches));
+      t.true(await shows(artistTag(touch)));
+      t.is(await artistTag(touch).evaluate((el) => getComputedStyle(el).color), colours.artist);
+      t.deepEqual(errors, []);
+    } finally {
+      await phone.close();
+    }
+  },
+);

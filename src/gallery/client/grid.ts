@@ -4,6 +4,7 @@
  * grid never jumps while lazy images arrive.
  */
 import { h } from './dom.ts';
+import { type GridTag, tagPeek } from './tag-peek.ts';
 
 export interface GridItem {
   /** `/post/<uuid>` */
@@ -12,6 +13,10 @@ export interface GridItem {
   /** non-empty: what the picture is about */
   alt: string;
   caption?: string;
+  /** the post's tags, shown coloured by category over the cell on hover or focus (./tag-peek.ts) */
+  tags?: readonly GridTag[];
+  /** the same tags with their categories, when `tags` come without them */
+  categorised?: Promise<readonly GridTag[]>;
 }
 
 /** A non-empty description of a post for `alt` (its text, else its tags). */
@@ -26,18 +31,20 @@ export function grid(items: GridItem[], label: string): HTMLElement {
   return h(
     'ul',
     { class: 'grid', 'aria-label': label },
-    items.map((item) =>
-      h(
+    items.map((item) => {
+      const peek = item.tags?.length ? tagPeek(item.tags, item.categorised) : null;
+      return h(
         'li',
-        {},
+        { class: peek ? 'peekable' : undefined },
         h(
           'a',
-          { href: item.href },
+          { href: item.href, 'aria-describedby': peek?.id },
           h('img', { src: item.thumbnail, alt: item.alt, loading: 'lazy', decoding: 'async', width: 320, height: 320 }),
           item.caption ? h('span', { class: 'caption' }, item.caption) : null,
         ),
-      ),
-    ),
+        peek,
+      );
+    }),
   );
 }
 

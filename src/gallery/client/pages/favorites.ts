@@ -4,6 +4,7 @@ import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
 import { currentUser } from '../session.ts';
+import { categoryLegend } from '../tag-colors.ts';
 
 const PAGE_SIZE = 24;
 
@@ -28,6 +29,7 @@ export async function favoritesPage(): Promise<void> {
       href: `/post/${p.id}`,
       thumbnail: p.thumbnails['320'],
       alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+      tags: p.tags,
     }),
     label: 'Favorites, newest first',
     empty: h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
@@ -37,6 +39,7 @@ export async function favoritesPage(): Promise<void> {
     pageHeading('Favorites'),
     h('p', { class: 'count' }, `${result.count} ${result.count === 1 ? 'favorite' : 'favorites'}`),
     shownGrid,
+    result.data.length ? categoryLegend() : null,
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/favorites' : `/favorites?page=${n}`)),
   );
 }

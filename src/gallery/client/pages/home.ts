@@ -3,6 +3,7 @@ import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
+import { categoryLegend } from '../tag-colors.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 
 const PAGE_SIZE = 24;
@@ -21,6 +22,7 @@ export async function homePage(): Promise<void> {
       href: `/post/${p.id}`,
       thumbnail: p.thumbnails['320'],
       alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+      tags: p.tags,
     }),
     label: 'Posts, newest first',
     empty: h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
@@ -36,6 +38,7 @@ export async function homePage(): Promise<void> {
       hidden ? h('a', { href: '/account' }, 'safe-browsing preferences') : '',
     ),
     shownGrid,
+    shown.length ? categoryLegend() : null,
     pager(page, result.count, PAGE_SIZE, (n) => (n === 1 ? '/' : `/?page=${n}`)),
   );
 }

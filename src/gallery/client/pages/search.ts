@@ -9,6 +9,8 @@ import { hidingGrid } from '../hiding-grid.ts';
 import { booruTags, parseQuery, withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 import { currentUser } from '../session.ts';
+import { categoryLegend } from '../tag-colors.ts';
+import { postTagReader } from '../tag-peek.ts';
 import { makePoolButton } from './pools.ts';
 
 const PAGE_SIZE = 24;
@@ -108,12 +110,16 @@ export async function searchPage(): Promise<void> {
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
   // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
+  const tagsOf = postTagReader();
   const shownGrid = await hidingGrid(shown, {
     tagsOf: (img) => img.tags,
     toItem: (img) => ({
       href: `/post/${postIdOf(img.imageUrl) ?? img.id}`,
       thumbnail: img.thumbnailUrl,
       alt: describePost({ text: img.text, tags: img.tags }, `Post ${img.id}`),
+      // A result names its tags only: the names at once, their categories (and order) once read.
+      tags: img.tags.map((name) => ({ name })),
+      categorised: img.tags.length ? tagsOf(postIdOf(img.imageUrl) ?? String(img.id)) : undefined,
     }),
     label: 'Search results',
     empty: h(
@@ -139,6 +145,7 @@ export async function searchPage(): Promise<void> {
     ),
     makePoolButton(self, poolPosts),
     h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
+    shown.length ? categoryLegend() : null,
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
     h('p', { class: 'feeds' }, feedLink(booruTags(parsed))),
     syntaxHelp(),
