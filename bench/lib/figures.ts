@@ -1,7 +1,7 @@
 /**
- * What a section measures with over HTTP, and how it prints it: the helpers the community and
- * conversation sections shared (bench/community.ts, bench/conversation.ts). A figure is p50/p99 one
- * request at a time next to req/s with 8 clients; every helper throws on the first failed request.
+ * What a section measures with over HTTP, and how it prints it (bench/community.ts and
+ * bench/conversation.ts show the use). A figure is p50/p99 one request at a time next to req/s with
+ * 8 clients; every helper throws on the first failed request.
  */
 import { measureCpu } from './cpu.ts';
 import { closedLoop, sampleLatency, type LoadResult } from './http-load.ts';
