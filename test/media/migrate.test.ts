@@ -16,7 +16,7 @@ import { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { destDir, isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
-import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { cli, cliUser, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -66,12 +66,7 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   });
   const images = path.join(env.DATA_DIR, 'images');
 
-  const added = await cli(
-    ['user', 'add', '--name', 'migrator', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
+  const auth = { 'X-Access-Key': await cliUser(env, 'migrator', 0x2 | 0x4) };
   mark('started');
   server = await startChild(env);
   const url = server.url;
