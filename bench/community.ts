@@ -12,7 +12,7 @@
  */
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { keyedAccounts, reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { keyedAccounts, reindexCorpus, sectionScale, skewedFavorites } from './lib/corpus.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
 import { call, check, cpuText, cpuTimed, figure, imageSearch, ratio, show } from './lib/figures.ts';
 import { sampleLatency } from './lib/http-load.ts';
@@ -31,19 +31,7 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   const ids = db.prepare('SELECT id FROM posts ORDER BY seq').pluck().all() as string[];
   const rnd = new Random(27);
   const fans = keyedAccounts(s.services, 'fan_', FANS, 6);
-  let favorites = 0;
-  // Straight into SQLite, through the count triggers: the corpus, not the figure.
-  db.transaction(() => {
-    const fav = db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
-    for (const { id } of fans) {
-      for (let k = rnd.int(1, 60); k > 0; k--)
-        favorites += fav.run(
-          id,
-          seqs[rnd.skewed(seqs.length, 3)],
-          new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
-        ).changes;
-    }
-  })();
+  const favorites = skewedFavorites(db, fans, seqs, rnd);
   s.services.postRepository.ensureTags(['bench_implied']);
   const admin = await s.services.accounts.createUser({
     name: 'bench_admin',

@@ -20,7 +20,7 @@
 import { parseArgs } from 'node:util';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { keyedAccounts, reindexCorpus } from './lib/corpus.ts';
+import { keyedAccounts, reindexCorpus, skewedFavorites } from './lib/corpus.ts';
 import { call, check, imageSearch, type Figure } from './lib/figures.ts';
 import { closedLoop, sampleLatency } from './lib/http-load.ts';
 import { runIfMain, standalone } from './lib/standalone.ts';
@@ -44,20 +44,7 @@ async function main(): Promise<void> {
     const seqs = services.db.prepare('SELECT seq FROM posts ORDER BY seq').pluck().all() as number[];
     const ids = services.db.prepare('SELECT id FROM posts ORDER BY seq').pluck().all() as string[];
     const accounts = keyedAccounts(services, 'fan_', fans, 6);
-    let favorites = 0;
-    services.db.transaction(() => {
-      const fav = services.db.prepare(
-        'INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)',
-      );
-      for (const { id } of accounts) {
-        for (let k = rnd.int(1, 60); k > 0; k--)
-          favorites += fav.run(
-            id,
-            seqs[rnd.skewed(seqs.length, 3)],
-            new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
-          ).changes;
-      }
-    })();
+    const favorites = skewedFavorites(services.db, accounts, seqs, rnd);
     const seedSeconds = (nowMs() - t0) / 1000;
     log(`seeded in ${seedSeconds.toFixed(1)} s (${favorites} favorites); reindexing`);
     await reindexCorpus(services);

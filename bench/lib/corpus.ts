@@ -3,8 +3,10 @@
  * one reindex after seeding. Shared by bench/community.ts, bench/conversation.ts and bench/favorites.ts.
  */
 import { accessKeyDigest, generateAccessKey } from '../../src/accounts/access-keys.ts';
+import type { Db } from '../../src/db/sqlite.ts';
 import type { ToolJob } from '../../src/roles/jobs.ts';
 import { reindex } from '../../src/search/reindex.ts';
+import type { Random } from '../../src/seed/random.ts';
 import type { SectionContext } from './section.ts';
 
 /**
@@ -42,6 +44,32 @@ export function keyedAccounts(
       return { id, name, key };
     }),
   )();
+}
+
+/**
+ * Each account favorites 1-60 of the posts `seqs`, popular ones more often (`rnd.skewed`), written
+ * straight into SQLite through the count triggers in one transaction: the corpus, not a figure. Returns
+ * how many favorites were written.
+ */
+export function skewedFavorites(
+  db: Db,
+  accounts: readonly { id: number }[],
+  seqs: readonly number[],
+  rnd: Random,
+): number {
+  let favorites = 0;
+  db.transaction(() => {
+    const fav = db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
+    for (const { id } of accounts) {
+      for (let k = rnd.int(1, 60); k > 0; k--)
+        favorites += fav.run(
+          id,
+          seqs[rnd.skewed(seqs.length, 3)],
+          new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
+        ).changes;
+    }
+  })();
+  return favorites;
 }
 
 /** The one reindex after seeding, with no waits between its steps (nothing else is writing). */
