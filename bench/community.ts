@@ -10,34 +10,17 @@
  *    (posts/s), and the p99 of `/image/search` while it runs against the same figure just before.
  * The implication goes last: it rewrites posts the other figures read.
  */
-import { accessKeyDigest, generateAccessKey } from '../src/accounts/access-keys.ts';
-import { reindex } from '../src/search/reindex.ts';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { keyedAccounts, reindexCorpus, sectionScale, skewedFavorites } from './lib/corpus.ts';
+import { elasticsearchPid } from './lib/cpu.ts';
+import { call, check, cpuText, cpuTimed, figure, imageSearch, ratio, show } from './lib/figures.ts';
+import { sampleLatency } from './lib/http-load.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
-
-interface Figure {
-  latency: LatencySummary;
-  rps: number;
-}
+import { fmt, nowMs, summarize } from './lib/stats.ts';
 
 const FANS = 500;
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
-}
-
-async function call(url: string, init: RequestInit, expect: number): Promise<void> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== expect)
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-}
 
 /** Seeded posts, `FANS` accounts favoriting 1-60 posts each with a skewed popularity, one reindex. */
 async function corpus(s: Standalone, posts: number, log: (line: string) => void) {
@@ -47,31 +30,8 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   const seqs = db.prepare('SELECT seq FROM posts ORDER BY seq').pluck().all() as number[];
   const ids = db.prepare('SELECT id FROM posts ORDER BY seq').pluck().all() as string[];
   const rnd = new Random(27);
-  const fans: { id: number; key: string }[] = [];
-  let favorites = 0;
-  // Straight into SQLite, through the count triggers: the corpus, not the figure.
-  db.transaction(() => {
-    const fav = db.prepare('INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)');
-    for (let i = 0; i < FANS; i++) {
-      const key = generateAccessKey();
-      const id = s.services.accounts.users.insert({
-        name: `fan_${i}`,
-        email: null,
-        passwordHash: 'none',
-        accessKey: key,
-        accessKeyDigest: accessKeyDigest(key),
-        permission: 6,
-        createdAt: new Date().toISOString(),
-      });
-      fans.push({ id, key });
-      for (let k = rnd.int(1, 60); k > 0; k--)
-        favorites += fav.run(
-          id,
-          seqs[rnd.skewed(seqs.length, 3)],
-          new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
-        ).changes;
-    }
-  })();
+  const fans = keyedAccounts(s.services, 'fan_', FANS, 6);
+  const favorites = skewedFavorites(db, fans, seqs, rnd);
   s.services.postRepository.ensureTags(['bench_implied']);
   const admin = await s.services.accounts.createUser({
     name: 'bench_admin',
@@ -79,7 +39,7 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
     permission: 0x2 | 0x4 | 0x1000,
   });
   log(`seeded ${posts} posts, ${favorites} favorites in ${fmt((nowMs() - t0) / 1000)} s; reindexing`);
-  await reindex(s.services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+  await reindexCorpus(s.services);
   // The implication's source: the seeded tag carried by the number of posts nearest to 100k (or a tenth of a smaller
   // corpus).
   const want = Math.min(100_000, posts / 10);
@@ -89,36 +49,16 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   return { seed, ids, fans, favorites, admin, source };
 }
 
-/** p50/p99 one request at a time (after a warm-up), then req/s with 8 clients. */
-async function figure(name: string, task: (i: number) => Promise<void>, samples: number, ms: number): Promise<Figure> {
-  await sampleLatency(Math.min(100, samples), 30_000, task);
-  const one = check(await sampleLatency(samples, ms * 3, task), name);
-  const eight = check(await closedLoop({ concurrency: 8, durationMs: ms, task }), name);
-  return { latency: summarize(one.latencies), rps: eight.rps };
-}
-
-const show = (f: Figure) => `p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s`;
-const ratio = (ours: Figure, anchor: Figure) =>
-  `req/s ${fmt(ours.rps / anchor.rps)}×, p50 ${fmt(anchor.latency.p50 / ours.latency.p50)}×`;
-
 export const section: BenchSection = {
   name: 'community',
   summary: 'tagAny, favorites and an implication job at 1M posts (issues 24, 27)',
   async run({ quick, sizes, log }) {
-    const posts = sizes?.[0] ?? (quick ? 20_000 : 1_000_000);
-    const samples = quick ? 200 : 1000;
-    const ms = quick ? 3000 : 10_000;
-    const size = posts >= 1_000_000 ? `${posts / 1_000_000}M` : `${posts / 1000}k`;
+    const { posts, samples, ms, size } = sectionScale({ quick, sizes });
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('community', false, async (s) => {
       const c = await corpus(s, posts, log);
       const url = await s.startServer();
-      const search = (body: (i: number) => unknown) => async (i: number) =>
-        call(
-          `${url}/image/search?limit=24`,
-          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
-          200,
-        );
+      const search = imageSearch(url);
 
       log('tagAny against tagInclude');
       // Popular and middling tags alike: pairs walk the seeded names.
@@ -159,23 +99,10 @@ export const section: BenchSection = {
           },
           200,
         );
-      // Each loop warmed up first (a cold first window of edits measured 71-96 edits/s against
-      // 108-217 in the next ones, on either runtime), and timed with the CPU it cost the server and
-      // the engine: an edit waits for its group's bulk and explicit refresh, so its rate is mostly
-      // the engine's (the runtime comparison of issue 28).
-      const esPid = await elasticsearchPid(s.env.ELASTICSEARCH_URL);
-      const timed = async (what: string, task: (i: number) => Promise<void>) => {
-        await closedLoop({ concurrency: 8, durationMs: 1000, task });
-        const cpu = measureCpu(s.serverPid()!, esPid);
-        const r = check(await closedLoop({ concurrency: 8, durationMs: ms, task: (i) => task(i + 100_000) }), what);
-        const split = cpu.stop();
-        const perRequest = (cores: number) => (cores * r.ms) / r.requests;
-        return { ...r, cpuMs: { server: perRequest(split.server), elasticsearch: perRequest(split.elasticsearch) } };
-      };
-      const toggles = await timed('toggles', toggle);
-      const edits = await timed('edits', edit);
-      const cpuText = (r: typeof edits) =>
-        `CPU per request: server ${fmt(r.cpuMs.server)} ms, Elasticsearch ${fmt(r.cpuMs.elasticsearch)} ms`;
+      // Each loop warmed up first and timed with the CPU it cost the server and the engine (cpuTimed).
+      const pids = { server: s.serverPid()!, elasticsearch: await elasticsearchPid(s.env.ELASTICSEARCH_URL) };
+      const toggles = await cpuTimed(pids, 'toggles', toggle, ms);
+      const edits = await cpuTimed(pids, 'edits', edit, ms);
 
       log('searches by favorites');
       const top = s.services.db

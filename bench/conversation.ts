@@ -9,36 +9,28 @@
  *    the five new fields (score, upvotes, downvotes, comments, commented_by) stripped from every
  *    document: the alias is pointed at a stripped copy and back, measured full / stripped / full.
  */
-import { accessKeyDigest, generateAccessKey } from '../src/accounts/access-keys.ts';
 import { toPostDocument } from '../src/elasticsearch/post-document.ts';
 import { readPostsMapping } from '../src/elasticsearch/posts-index.ts';
-import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { keyedAccounts, reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { elasticsearchPid } from './lib/cpu.ts';
+import {
+  call,
+  cpuText,
+  cpuTimed,
+  figure,
+  imageSearch,
+  ratio,
+  show,
+  type CpuTimed,
+  type Figure,
+} from './lib/figures.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
-
-interface Figure {
-  latency: LatencySummary;
-  rps: number;
-}
+import { fmt, nowMs, summarize } from './lib/stats.ts';
 
 const CLIENTS = 500;
 const NEW_FIELDS = ['score', 'upvotes', 'downvotes', 'comments', 'commented_by'];
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
-}
-
-async function call(url: string, init: RequestInit, expect: number): Promise<void> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== expect)
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-}
 
 /** Seeded posts with votes and comments (through the count triggers), `CLIENTS` accounts with keys, one reindex. */
 async function corpus(s: Standalone, posts: number, log: (line: string) => void) {
@@ -49,36 +41,14 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   const counts = db
     .prepare('SELECT (SELECT count(*) FROM votes) AS votes, (SELECT count(*) FROM comments) AS comments')
     .get() as { votes: number; comments: number };
-  const clients = db.transaction(() =>
-    Array.from({ length: CLIENTS }, (_, i) => {
-      const key = generateAccessKey();
-      s.services.accounts.users.insert({
-        name: `talker_${i}`,
-        email: null,
-        passwordHash: 'none',
-        accessKey: key,
-        accessKeyDigest: accessKeyDigest(key),
-        permission: 0x4006,
-        createdAt: new Date().toISOString(),
-      });
-      return key;
-    }),
-  )();
+  const clients = keyedAccounts(s.services, 'talker_', CLIENTS, 0x4006).map((a) => a.key);
   // The posts with the most comments: the comment pages the figure reads.
   const talked = db.prepare('SELECT id FROM posts ORDER BY comments DESC LIMIT 200').pluck().all() as string[];
   log(
     `seeded ${posts} posts, ${counts.votes} votes, ${counts.comments} comments in ${fmt((nowMs() - t0) / 1000)} s; reindexing`,
   );
-  await reindex(s.services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+  await reindexCorpus(s.services);
   return { seed, ids, clients, talked, ...counts };
-}
-
-/** p50/p99 one request at a time (after a warm-up), then req/s with 8 clients. */
-async function figure(name: string, task: (i: number) => Promise<void>, samples: number, ms: number): Promise<Figure> {
-  await sampleLatency(Math.min(100, samples), 30_000, task);
-  const one = check(await sampleLatency(samples, ms * 3, task), name);
-  const eight = check(await closedLoop({ concurrency: 8, durationMs: ms, task }), name);
-  return { latency: summarize(one.latencies), rps: eight.rps };
 }
 
 /** A copy of the live index without the new fields, for the alias to point at while it is measured. */
@@ -125,31 +95,19 @@ async function pointAlias(s: Standalone, from: string, to: string): Promise<void
   });
 }
 
-const show = (f: Figure) => `p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s`;
-const ratio = (ours: Figure, anchor: Figure) =>
-  `req/s ${fmt(ours.rps / anchor.rps)}×, p50 ${fmt(anchor.latency.p50 / ours.latency.p50)}×`;
-
 export const section: BenchSection = {
   name: 'conversation',
   summary: 'comments and votes at 1M posts: vote toggles, orderBy score, comment pages (issue 37)',
   async run({ quick, sizes, log }) {
-    const posts = sizes?.[0] ?? (quick ? 20_000 : 1_000_000);
-    const samples = quick ? 200 : 1000;
-    const ms = quick ? 3000 : 10_000;
-    const size = posts >= 1_000_000 ? `${posts / 1_000_000}M` : `${posts / 1000}k`;
+    const { posts, samples, ms, size } = sectionScale({ quick, sizes });
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('conversation', false, async (s) => {
       const c = await corpus(s, posts, log);
       const url = await s.startServer();
-      const search = (body: (i: number) => unknown) => async (i: number) =>
-        call(
-          `${url}/image/search?limit=24`,
-          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
-          200,
-        );
+      const search = imageSearch(url);
 
       log('vote toggles against favorite toggles');
-      const esPid = await elasticsearchPid(s.env.ELASTICSEARCH_URL);
+      const pids = { server: s.serverPid()!, elasticsearch: await elasticsearchPid(s.env.ELASTICSEARCH_URL) };
       const toggler = (what: 'vote' | 'favorite') => {
         const state = new Map<string, boolean>();
         return async (i: number) => {
@@ -165,18 +123,8 @@ export const section: BenchSection = {
             : call(`${url}/api/post/${post}/vote`, { method: 'DELETE', headers }, 204);
         };
       };
-      const timed = async (what: string, task: (i: number) => Promise<void>) => {
-        await closedLoop({ concurrency: 8, durationMs: 1000, task });
-        const cpu = measureCpu(s.serverPid()!, esPid);
-        const r = check(await closedLoop({ concurrency: 8, durationMs: ms, task: (i) => task(i + 100_000) }), what);
-        const split = cpu.stop();
-        const perRequest = (cores: number) => (cores * r.ms) / r.requests;
-        return { ...r, cpuMs: { server: perRequest(split.server), elasticsearch: perRequest(split.elasticsearch) } };
-      };
-      const votes = await timed('vote toggles', toggler('vote'));
-      const favorites = await timed('favorite toggles', toggler('favorite'));
-      const cpuText = (r: typeof votes) =>
-        `CPU per request: server ${fmt(r.cpuMs.server)} ms, Elasticsearch ${fmt(r.cpuMs.elasticsearch)} ms`;
+      const votes = await cpuTimed(pids, 'vote toggles', toggler('vote'), ms);
+      const favorites = await cpuTimed(pids, 'favorite toggles', toggler('favorite'), ms);
 
       log('orderBy score and comment pages against orderBy uploadDate');
       const byUploadDate = await figure(
@@ -211,7 +159,7 @@ export const section: BenchSection = {
       };
 
       const corpusText = `${size}, ${c.votes.toLocaleString('en-US')} votes, ${c.comments.toLocaleString('en-US')} comments`;
-      const toggleText = (r: typeof votes, unit: string) =>
+      const toggleText = (r: CpuTimed, unit: string) =>
         `${fmt(r.rps)} ${unit}/s, p50 ${fmt(summarize(r.latencies).p50)} ms, p99 ${fmt(summarize(r.latencies).p99)} ms; ${cpuText(r)}`;
       const rows: SectionRow[] = [
         {

@@ -18,33 +18,16 @@
  * Prints a JSON result and Markdown rows.
  */
 import { parseArgs } from 'node:util';
-import { accessKeyDigest, generateAccessKey } from '../src/accounts/access-keys.ts';
-import { reindex } from '../src/search/reindex.ts';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { keyedAccounts, reindexCorpus, skewedFavorites } from './lib/corpus.ts';
+import { call, check, imageSearch, type Figure } from './lib/figures.ts';
+import { closedLoop, sampleLatency } from './lib/http-load.ts';
 import { runIfMain, standalone } from './lib/standalone.ts';
-import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
-
-interface Figure {
-  latency: LatencySummary;
-  rps: number;
-}
+import { fmt, nowMs, summarize } from './lib/stats.ts';
 
 const log = (line: string) =>
   process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors, first: ${r.firstError}`);
-  return r;
-}
-
-async function request(url: string, init: RequestInit, expect: number): Promise<void> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== expect)
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -60,36 +43,11 @@ async function main(): Promise<void> {
     const rnd = new Random(27);
     const seqs = services.db.prepare('SELECT seq FROM posts ORDER BY seq').pluck().all() as number[];
     const ids = services.db.prepare('SELECT id FROM posts ORDER BY seq').pluck().all() as string[];
-    const accounts: { id: number; name: string; key: string }[] = [];
-    let favorites = 0;
-    services.db.transaction(() => {
-      const fav = services.db.prepare(
-        'INSERT OR IGNORE INTO favorites (user_id, post_seq, created_at) VALUES (?, ?, ?)',
-      );
-      for (let i = 0; i < fans; i++) {
-        const key = generateAccessKey();
-        const name = `fan_${i}`;
-        const id = services.accounts.users.insert({
-          name,
-          email: null,
-          passwordHash: 'none',
-          accessKey: key,
-          accessKeyDigest: accessKeyDigest(key),
-          permission: 6,
-          createdAt: new Date().toISOString(),
-        });
-        accounts.push({ id, name, key });
-        for (let k = rnd.int(1, 60); k > 0; k--)
-          favorites += fav.run(
-            id,
-            seqs[rnd.skewed(seqs.length, 3)],
-            new Date(Date.UTC(2024, 0, 1, 0, 0, favorites)).toISOString(),
-          ).changes;
-      }
-    })();
+    const accounts = keyedAccounts(services, 'fan_', fans, 6);
+    const favorites = skewedFavorites(services.db, accounts, seqs, rnd);
     const seedSeconds = (nowMs() - t0) / 1000;
     log(`seeded in ${seedSeconds.toFixed(1)} s (${favorites} favorites); reindexing`);
-    await reindex({ ...services }, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+    await reindexCorpus(services);
     const url = await startServer();
 
     // Favorite toggles: account i toggles post j; each pair alternates PUT and DELETE.
@@ -100,7 +58,7 @@ async function main(): Promise<void> {
       const k = `${a.id}:${post}`;
       const on = !(state.get(k) ?? false);
       state.set(k, on);
-      await request(
+      await call(
         `${url}/api/post/${post}/favorite`,
         { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': a.key } },
         204,
@@ -108,7 +66,7 @@ async function main(): Promise<void> {
     };
     const editor = accounts[0];
     const edit = async (i: number) =>
-      request(
+      call(
         `${url}/api/post/${ids[(i * 7919) % ids.length]}`,
         {
           method: 'PUT',
@@ -132,12 +90,7 @@ async function main(): Promise<void> {
       )
       .pluck()
       .all() as string[];
-    const search = (body: (i: number) => unknown) => async (i: number) =>
-      request(
-        `${url}/image/search?limit=24`,
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
-        200,
-      );
+    const search = imageSearch(url);
     const queries = {
       byFavorites: search(() => ({ orderBy: 'favorites' })),
       byUploadDate: search(() => ({ orderBy: 'uploadDate' })),

@@ -25,7 +25,8 @@ import { S3MediaStore } from '../src/media/store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../src/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
-import { closedLoop, HttpError, type LoadResult } from './lib/http-load.ts';
+import { check } from './lib/figures.ts';
+import { closedLoop, HttpError } from './lib/http-load.ts';
 import { generateImages } from './lib/images.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
@@ -102,11 +103,6 @@ async function readMedia(server: Server, i: number): Promise<void> {
   const res = await fetch(server.images[(i * 7919) % server.images.length]);
   const body = await res.arrayBuffer();
   if (res.status !== 200 || body.byteLength === 0) throw new HttpError(`GET /media: ${res.status}`);
-}
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
 }
 
 /** A noise JPEG of about `mb` MB (quality 100 keeps noise large): the 20 MB file of the comparison. */

@@ -7,17 +7,11 @@
  * Seeds through the kernel's batch seeding and indexes with the real reindex, then measures the
  * server as a child process. Prints JSON and a Markdown row for a study in bench/notes/.
  */
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
-import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { postJson, sampleLatency } from './lib/http-load.ts';
-import { benchEnv, tempDir } from './lib/env.ts';
-import { startServerProcess } from './lib/server-process.ts';
+import { runIfMain, standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
 
 async function main(): Promise<void> {
@@ -26,13 +20,7 @@ async function main(): Promise<void> {
   const samples = Number(values.samples ?? 300);
   const log = (line: string) =>
     process.stderr.write(`[bench tag-governance ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
-  const dataDir = tempDir('tag-governance');
-  const prefix = `bench-${process.pid}-taggov`;
-  const env = benchEnv({ dataDir, prefix, esUrl });
-  const services = await openToolJob(loadConfig(env), createLogger('warn'));
-  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
-  try {
+  await standalone('tag-governance', false, async ({ services, startServer }) => {
     log(`seeding ${posts} posts`);
     const seed = seedPosts(services.db, { count: posts, seed: 24, tags: 200, users: 10 });
     services.postRepository.ensureTags(['bench_implied']);
@@ -44,8 +32,7 @@ async function main(): Promise<void> {
     });
     const source = seed.tags[0];
     const carrying = services.db.prepare('SELECT post_count FROM tags WHERE name = ?').pluck().get(source) as number;
-    server = await startServerProcess(env);
-    const url = server.url;
+    const url = await startServer();
     const search = (conditions: unknown) => async () => void (await postJson(`${url}/image/search`, { conditions }));
     const include = search([{ type: 'tagInclude', value: seed.tags[1] }]);
     const any = search([
@@ -88,17 +75,7 @@ async function main(): Promise<void> {
       `| tag governance, ${posts.toLocaleString('en-US')} posts | implication applied to ${changed} posts in ${fmt(seconds)} s (${fmt(changed / seconds)} posts/s) | ` +
         `/image/search p99 ${fmt(busy.p99)} ms during the job, ${fmt(idle.p99)} ms without | tagAny (2 tags) p50 ${fmt(tagAny.p50)} / p99 ${fmt(tagAny.p99)} ms, tagInclude p50 ${fmt(tagInclude.p50)} / p99 ${fmt(tagInclude.p99)} ms |\n`,
     );
-  } finally {
-    await server?.stop();
-    await services.es.indices
-      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
-      .catch(() => {});
-    await services.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+runIfMain(import.meta.url, main);

@@ -14,19 +14,13 @@
  * Prints a JSON result and a Markdown row. `npm run bench` measures the same figure (benchTags) on
  * its seeded corpus of each size; this script builds its own, with 100k tags.
  */
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Db } from '../src/db/sqlite.ts';
-import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
 import { Random } from '../src/seed/random.ts';
 import { foldTag, prefixUpperBound } from '../src/kernel/tag-fold.ts';
 import { TagRepository } from '../src/kernel/tag-repository.ts';
 import { sampleLatency } from './lib/http-load.ts';
-import { benchEnv, tempDir } from './lib/env.ts';
-import { startServerProcess } from './lib/server-process.ts';
+import { runIfMain, standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
 
 export interface TagBenchOptions {
@@ -214,21 +208,13 @@ async function main(): Promise<void> {
   };
   const log = (line: string) =>
     process.stderr.write(`[bench tags ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
-  const dataDir = tempDir('tags');
-  const prefix = `bench-${process.pid}-tags`;
-  const env = benchEnv({ dataDir, prefix, esUrl });
-  // A job, not a server: the server process started below owns the DATA_DIR.
-  const services = await openToolJob(loadConfig(env), createLogger('warn'));
-  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
-  try {
+  await standalone('tags', values.keep ?? false, async ({ dataDir, services, startServer }) => {
     log(`building ${opts.posts} posts and ${opts.tags} tags in ${dataDir}`);
     const t0 = nowMs();
     const { names, postTags } = buildTagCorpus(services.db, opts);
     const buildSeconds = (nowMs() - t0) / 1000;
     log(`built in ${buildSeconds.toFixed(1)} s (${postTags} tag links); starting the server`);
-    server = await startServerProcess(env);
-    const r = await benchTags(services.db, server.url, names, opts);
+    const r = await benchTags(services.db, await startServer(), names, opts);
     const result: TagBenchResult = { posts: opts.posts, tags: opts.tags, postTags, buildSeconds, ...r };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(
@@ -236,19 +222,7 @@ async function main(): Promise<void> {
         `ours p50 ${fmt(r.ours.p50)} ms, p99 ${fmt(r.ours.p99)} ms | SQL p50 ${fmt(r.sql.p50)} ms, p99 ${fmt(r.sql.p99)} ms | ` +
         `plain count p50 ${fmt(r.plainCount.p50)} ms, p99 ${fmt(r.plainCount.p99)} ms | answers agree: ${r.agrees ? 'yes' : 'NO'} (${r.checked}) |\n`,
     );
-  } finally {
-    await server?.stop();
-    await services.es.indices
-      .delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] })
-      .catch(() => {});
-    await services.close();
-    if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exit(1);
   });
 }
+
+runIfMain(import.meta.url, main);

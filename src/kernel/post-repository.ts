@@ -1,43 +1,24 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import { foldTag } from './tag-fold.ts';
 import { TagRules } from './tag-rules.ts';
-import type { ImageItemRow, PostRecord, Rating, Tag } from './post-record.ts';
-import { namesFor, type UserNames } from './user-names.ts';
+import type { ImageItemRow, PostRecord, Rating } from './post-record.ts';
+import type { UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
 import { CommentRepository } from './comment-repository.ts';
 import { VoteRepository } from './vote-repository.ts';
 import { RobustDescriptors } from './robust-descriptors.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
-import { TAG_ORDER } from './tag-category.ts';
 import { FileFacts } from './file-facts.ts';
+import { POST_SELECT as SELECT, PostHydration, type PostRow } from './post-hydration.ts';
+import { PostWrites, type NewPost } from './post-writes.ts';
 
-/** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools'>;
+export type { NewPost };
 
-const SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
-  p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
-  p.upvotes, p.downvotes, p.comments,
-  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId
-  FROM posts p`;
-
-/** A post to insert: what the uploader and the image give; number, version and times are the table's. */
-export type NewPost = Pick<
-  PostRecord,
-  'id' | 'text' | 'rating' | 'ext' | 'mime' | 'width' | 'height' | 'hash' | 'uploaderId' | 'createdAt'
-> & {
-  aggr?: number | null;
-  tags: string[];
-  /** docs/decisions.md §19; '' and null when absent */
-  source?: string;
-  parentSeq?: number | null;
-  /** the stored file's MD5 (hex) and size (docs/decisions.md §20); a backfill fills them when absent */
-  md5?: string;
-  fileSize?: number;
-};
-
-/** SQLite access for posts and their tags. Callers own the transactions. */
+/**
+ * SQLite access for posts and their tags, the one door callers use. Rows become records in
+ * post-hydration.ts; inserts and tag links are written by post-writes.ts. Callers own the transactions.
+ */
 export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
@@ -59,10 +40,15 @@ export class PostRepository {
   /** the stored files' MD5 and size (docs/decisions.md §20) */
   readonly files: FileFacts;
 
+  /** post rows made records */
+  private readonly records: PostHydration;
+  /** inserts and tag links */
+  private readonly writes: PostWrites;
+
   constructor(
     private readonly db: Db,
     /** uploaders' names (the users table is the accounts') */
-    private readonly users: UserNames,
+    users: UserNames,
   ) {
     this.stmt = statementCache(db);
     this.favorites = new FavoriteRepository(db);
@@ -73,6 +59,13 @@ export class PostRepository {
     this.pools = new PoolMembership(db);
     this.links = new PostLinks(db);
     this.files = new FileFacts(db);
+    this.records = new PostHydration(this.stmt, {
+      users,
+      favorites: this.favorites,
+      comments: this.comments,
+      pools: this.pools,
+    });
+    this.writes = new PostWrites(db, this.stmt, this.tagRules);
   }
 
   /** The tag set a write of `names` stores: aliases replaced by their targets, implications added. */
@@ -80,63 +73,8 @@ export class PostRepository {
     return this.tagRules.resolve(names);
   }
 
-  /** Lists of keys go in as one JSON array: one statement for any count (`IN (SELECT value FROM json_each(?))`). */
-  private tagsOf(seqs: number[]): Map<number, Tag[]> {
-    const out = new Map<number, Tag[]>(seqs.map((s) => [s, []]));
-    if (seqs.length === 0) return out;
-    const rows = this.stmt(
-      `SELECT pt.post_seq AS seq, t.id, t.name, t.category FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
-       WHERE pt.post_seq IN (SELECT value FROM json_each(?)) ORDER BY ${TAG_ORDER}`,
-    ).all(JSON.stringify(seqs)) as (Tag & { seq: number })[];
-    for (const r of rows) out.get(r.seq)!.push({ id: r.id, name: r.name, category: r.category });
-    return out;
-  }
-
   private hydrate(rows: PostRow[]): PostRecord[] {
-    const tags = this.tagsOf(rows.map((r) => r.seq));
-    const names = namesFor(
-      this.users,
-      rows.map((r) => r.uploaderId),
-    );
-    // Only posts someone favorited need the second read.
-    const favoriters = this.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
-    const commenters = this.comments.commentersOf(rows.filter((r) => r.comments > 0).map((r) => r.seq));
-    const places = this.pools.placesOf(rows.map((r) => r.seq));
-    // Field order as the record declares it: records are stored as JSON in outbox rows.
-    return rows.map(
-      ({
-        aggr,
-        createdAt,
-        updatedAt,
-        version,
-        favorites,
-        upvotes,
-        downvotes,
-        comments,
-        source,
-        parentSeq,
-        parentId,
-        ...r
-      }) => ({
-        ...r,
-        uploaderName: r.uploaderId === null ? null : (names.get(r.uploaderId) ?? null),
-        aggr,
-        createdAt,
-        updatedAt,
-        version,
-        tags: tags.get(r.seq) ?? [],
-        favorites,
-        favoritedBy: favoriters.get(r.seq) ?? [],
-        upvotes,
-        downvotes,
-        comments,
-        commentedBy: commenters.get(r.seq) ?? [],
-        source,
-        parentSeq,
-        parentId,
-        pools: places.get(r.seq) ?? [],
-      }),
-    );
+    return this.records.hydrate(rows);
   }
 
   getById(id: string): PostRecord | undefined {
@@ -291,33 +229,7 @@ export class PostRepository {
   }
 
   insert(post: NewPost): number {
-    const info = this.db
-      .prepare(
-        `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-           source, parent_seq, md5, file_size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
-      )
-      .run(
-        post.id,
-        post.text,
-        post.rating,
-        post.ext,
-        post.mime,
-        post.width,
-        post.height,
-        post.hash,
-        post.uploaderId,
-        post.aggr ?? null,
-        post.createdAt,
-        post.createdAt,
-        post.source ?? '',
-        post.parentSeq ?? null,
-        post.md5 ?? null,
-        post.fileSize ?? null,
-      );
-    const seq = Number(info.lastInsertRowid);
-    this.addTags(seq, post.tags);
-    return seq;
+    return this.writes.insert(post);
   }
 
   /**
@@ -325,53 +237,17 @@ export class PostRepository {
    * WriteTransaction.seeded): read lazily, so a million need not sit in memory.
    */
   insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
-    const insert = this.stmt(
-      `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-         source, parent_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const p of posts) {
-      const info = insert.run(
-        p.id,
-        p.text,
-        p.rating,
-        p.ext,
-        p.mime,
-        p.width,
-        p.height,
-        p.hash,
-        p.uploaderId,
-        p.aggr ?? null,
-        p.createdAt,
-        p.updatedAt,
-        p.version,
-        p.source ?? '',
-        p.parentSeq ?? null,
-      );
-      this.addTags(Number(info.lastInsertRowid), p.tags);
-    }
+    this.writes.insertSeeded(posts);
   }
 
   /** Creates the tags among `names` that do not exist yet, in the order given (their ids follow it). */
   ensureTags(names: Iterable<string>): void {
-    // folded: the case-insensitive key the tag autocomplete searches (src/tags).
-    const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
-    for (const name of names) create.run(name, foldTag(name));
+    this.writes.ensureTags(names);
   }
 
   /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
-    this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);
-    this.addTags(seq, names);
-  }
-
-  private addTags(seq: number, names: readonly string[]): void {
-    const link = this.stmt('INSERT INTO post_tags (post_seq, tag_id) SELECT ?, id FROM tags WHERE name = ?');
-    // The one place tags are linked: every write path stores the resolved set (docs/decisions.md §15).
-    for (const name of this.tagRules.resolve(names)) {
-      this.ensureTags([name]);
-      link.run(seq, name);
-    }
+    this.writes.setTags(seq, names);
   }
 
   updateFields(seq: number, fields: { text: string; rating: Rating; updatedAt: string }): void {

@@ -11,18 +11,10 @@ import { MediaStoreStates } from '../media/store/store-state.ts';
 import type { MigrationDeps } from '../media/migrate.ts';
 import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-stores.ts';
 import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
-import {
-  closeCore,
-  openCore,
-  wireAccounts,
-  wireFiles,
-  wireIndex,
-  wirePosts,
-  type Core,
-  type FileParts,
-  type IndexParts,
-  type PostParts,
-} from './wiring.ts';
+import { closeCore, openCore, type Core } from './wiring.ts';
+import { wireIndex, wirePosts, type IndexParts, type PostParts } from './post-parts.ts';
+import { wireFiles, type FileParts } from './file-parts.ts';
+import { wireAccounts } from './account-parts.ts';
 
 /**
  * The job role (docs/decisions.md §13): what a CLI command wires; commands get their services here and

@@ -4,177 +4,46 @@ import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { KernelEvents } from '../kernel/events.ts';
-import { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
-import { PostRepository } from '../kernel/post-repository.ts';
-import { AccountService } from '../accounts/service.ts';
-import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { TagRepository } from '../kernel/tag-repository.ts';
 import { PostService } from '../posts/service.ts';
-import { DirectUploads } from '../posts/direct-upload/direct-uploads.ts';
-import { UploadGrantRepository } from '../posts/direct-upload/grant-repository.ts';
-import { bodyCapFor } from '../http/body.ts';
 import { PostHistory } from '../posts/versions/history.ts';
 import { DeletionRequestRepository } from '../moderation/deletion-request-repository.ts';
 import { ModerationService } from '../moderation/service.ts';
-import { VersionRepository } from '../kernel/version-repository.ts';
-import { TagRepository } from '../kernel/tag-repository.ts';
-import { TagService } from '../tags/service.ts';
-import { TagGovernance } from '../tags/governance.ts';
-import { TagJobRepository } from '../tags/job-repository.ts';
-import { ImplicationRunner } from '../tags/implication-runner.ts';
+import type { ImplicationRunner } from '../tags/implication-runner.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
-import { createHashPool, type HashPool } from '../hashing/pool.ts';
-import { ImageStore } from '../media/store/image-store.ts';
-import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
-import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
-import { DescriptorRunner } from '../robust/descriptor-runner.ts';
-import { MediaRedirect } from '../media/redirect.ts';
+import type { DescriptorRunner } from '../robust/descriptor-runner.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import type { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
-import { UserRepository } from '../accounts/user-repository.ts';
 import { PreferenceStore } from '../accounts/preferences.ts';
 import { UserAdmin } from '../accounts/user-admin.ts';
 import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
 import { CommentService } from '../comments/service.ts';
 import { VoteService } from '../votes/service.ts';
-import { PasskeyRepository } from '../passkeys/repository.ts';
 import { PasskeyService } from '../passkeys/service.ts';
 import { PoolRepository } from '../pools/pool-repository.ts';
 import { PoolService } from '../pools/service.ts';
 import { PostChildren } from '../posts/parents/children.ts';
-import { wireMediaStores } from './media-stores.ts';
 import { openSearch, type SearchParts } from './search-parts.ts';
+import { wirePosts } from './post-parts.ts';
+import { wireDescriptors, wireImages, wireThumbnailer } from './file-parts.ts';
+import { wireAccounts } from './account-parts.ts';
+import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
+import { wireTags } from './tag-parts.ts';
 
 /**
- * The building blocks both roles wire from (src/roles/server.ts, src/roles/jobs.ts). Nothing here
- * starts a loop, takes the DATA_DIR lock or touches files it did not create: that is the server's.
+ * The composition root of every service both roles run (src/roles/server.ts, src/roles/jobs.ts):
+ * what exists, then who reacts to what. The building blocks it wires from are its siblings
+ * (post-parts.ts, file-parts.ts, account-parts.ts, direct-media.ts, tag-parts.ts), which the jobs
+ * also use alone. Nothing here starts a loop, takes the DATA_DIR lock or touches files it did not
+ * create: that is the server's.
  */
-
-/**
- * The post tables and the unit of work every post write runs as (src/kernel/unit-of-work.ts), with
- * its event bus, nobody listening yet: each role subscribes the reactions it runs.
- */
-export interface PostParts {
-  db: Db;
-  postRepository: PostRepository;
-  outbox: Outbox;
-  versions: VersionRepository;
-  webhookRepository: WebhookRepository;
-  thumbnailQueue: ThumbnailQueue;
-  unitOfWork: UnitOfWork;
-}
-
-export function wirePosts(db: Db, log?: Logger): PostParts {
-  // Posts and versions show users' names; the users table is the accounts' to read.
-  const userNames = new UserRepository(db);
-  const postRepository = new PostRepository(db, userNames);
-  const outbox = new Outbox(db);
-  const versions = new VersionRepository(db, userNames);
-  const webhookRepository = new WebhookRepository(db);
-  const thumbnailQueue = new ThumbnailQueue(db);
-  // A reaction that fails is logged: its write has committed, and a background loop retries.
-  const events = new KernelEvents((event, err) =>
-    log?.warn('a reaction to a committed write failed', { event, err: (err as Error).message }),
-  );
-  const unitOfWork = new UnitOfWork({
-    db,
-    outbox,
-    versions,
-    webhooks: webhookRepository,
-    thumbnails: thumbnailQueue,
-    events,
-  });
-  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
-}
-
-/** The post tables with the relay that applies their outbox to the search index. */
-export interface IndexParts extends PostParts, SearchParts {
-  relay: OutboxRelay;
-}
-
-/** The relay, listening: a job's writes (verify's repairs) reach the index through it. */
-export function wireIndex(posts: PostParts, search: SearchParts, log: Logger): IndexParts {
-  const relay = new OutboxRelay(posts.outbox, posts.postRepository, search.postsIndex, log);
-  posts.unitOfWork.events.on('posts.changed', ({ rows, awaited }) => relay.changed(rows, awaited));
-  return { ...posts, ...search, relay };
-}
-
-/** The image files and the worker pool. */
-export interface ImageParts {
-  images: ImageStore;
-  hashPool: HashPool;
-}
-
-/** The image files, the worker pool and the thumbnail maker. */
-export interface FileParts extends ImageParts {
-  thumbnailer: Thumbnailer;
-}
-
-/**
- * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting)
- * and its idle workers let go. A job has none of them: it keeps its workers busy until it ends.
- */
-export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
-  const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
-  const hashPool = createHashPool({
-    workers: config.hashWorkers,
-    ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}),
-  });
-  return { images, hashPool };
-}
-
-/**
- * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
- * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
- */
-export function wireThumbnailer(
-  config: Config,
-  log: Logger,
-  posts: PostParts,
-  files: ImageParts,
-  serving: boolean,
-  descriptors?: ThumbnailerDeps['descriptors'],
-): Thumbnailer {
-  return new Thumbnailer({
-    ...files,
-    queue: posts.thumbnailQueue,
-    posts: posts.postRepository,
-    log,
-    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
-    descriptors,
-  });
-}
-
-/** The image files, the worker pool and the thumbnail maker, for jobs. */
-export function wireFiles(config: Config, log: Logger, posts: PostParts): FileParts {
-  const files = wireImages(config, log, posts, false);
-  return { ...files, thumbnailer: wireThumbnailer(config, log, posts, files, false) };
-}
-
-/**
- * Accounts. `web`: what logging in needs (the session secret, read or created in DATA_DIR, and the
- * log of failed logins); `imgpost user` goes without, so it never creates the secret.
- */
-export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
-  const { db, postRepository, unitOfWork } = posts;
-  const passkeys = new PasskeyRepository(db);
-  if (!web) return new AccountService({ db, posts: postRepository, unitOfWork, passkeys });
-  return new AccountService({
-    db,
-    posts: postRepository,
-    unitOfWork,
-    passkeys,
-    sessions: new SessionSealer(loadSessionSecret(web.config)),
-    registration: { mode: web.config.registration, permission: web.config.registrationPermission },
-    log: web.log,
-  });
-}
 
 /**
  * Every service of the application, constructed and idle: what the app is built from
@@ -203,24 +72,14 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const posts = wirePosts(db, log);
   const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
   const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
-  const { images, hashPool } = wireImages(config, log, posts, true);
-  const descriptors = new DescriptorRunner({
-    posts: postRepository,
-    unitOfWork,
-    images,
-    hashPool,
-    log,
-    pauseMs: config.robustDescriptors.pauseMs,
-    // When a thumbnailer runs the queued jobs, it brings their descriptors (one decode).
-    ...(config.robustDescriptors.enabled && config.backgroundThumbnails
-      ? { thumbnailsWillRun: (id: string) => thumbnailQueue.willRun(id) }
-      : {}),
-  });
+  const files = wireImages(config, log, posts, true);
+  const { images, hashPool } = files;
+  const descriptors = wireDescriptors(config, log, posts, files);
   const thumbnailer = wireThumbnailer(
     config,
     log,
     posts,
-    { images, hashPool },
+    files,
     true,
     config.robustDescriptors.enabled ? descriptors : undefined,
   );
@@ -231,27 +90,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     hasPending: () => webhookRepository.hasPending(),
   });
   const accounts = wireAccounts(posts, { config, log });
-  const directUploads = new DirectUploads({
-    store: images.store,
-    grants: new UploadGrantRepository(db),
-    tmpDir: images.tmpDir,
-    log,
-    settings: {
-      expiresInS: config.directUploadExpiresS,
-      maxImageBytes: config.maxImageBytes,
-      maxBodyBytes: bodyCapFor(config.maxImageBytes),
-    },
-  });
-  const mediaRedirect =
-    config.mediaRedirect.mode === 'presigned'
-      ? new MediaRedirect({
-          stores: images.stores,
-          posts: postRepository,
-          thumbnails: thumbnailQueue,
-          thumbnailer,
-          expiresS: config.mediaRedirect.expiresS,
-        })
-      : undefined;
+  const directUploads = wireDirectUploads(config, log, posts, images);
+  const mediaRedirect = wireMediaRedirect(config, posts, images, thumbnailer);
   // docs/decisions.md §19: a deleted post leaves its pools, a merged one hands its places to the kept one.
   const pools = new PoolService({
     db,
@@ -272,18 +112,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     directUploads,
   });
   const history = new PostHistory({ db, versions, postService });
-  const tagRepository = new TagRepository(db);
-  const tags = new TagService({ db, tags: tagRepository });
-  const tagJobs = new TagJobRepository(db);
-  const implicationRunner = new ImplicationRunner({ posts: postRepository, unitOfWork, jobs: tagJobs, log });
-  const tagGovernance = new TagGovernance({
-    db,
-    posts: postRepository,
-    tags: tagRepository,
-    unitOfWork,
-    jobs: tagJobs,
-    implications: implicationRunner,
-  });
+  const { tagRepository, tags, tagGovernance, implicationRunner } = wireTags(posts, log);
   const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
   const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });

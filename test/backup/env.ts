@@ -1,24 +1,14 @@
 /** Environments for the backup tests: a DATA_DIR and an index prefix of its own, cleaned up after. */
 import fs from 'node:fs';
 import type { ExecutionContext } from 'ava';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
-import { freePort } from '../reliability/child-server.ts';
+import { tempDir } from '../helpers/app.ts';
+import { childDataDir, ES_URL, freePort } from '../reliability/child-server.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 
-export const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
-
 export async function isolatedEnv(t: ExecutionContext, label: string): Promise<Record<string, string>> {
-  const dataDir = tempDir(`imgpost-${label}`);
+  const { dataDir, prefix } = childDataDir(t, label);
   // An empty DATA_DIR for restore: the directory must not exist or be empty.
   fs.rmSync(dataDir, { recursive: true });
-  const prefix = uniquePrefix();
-  t.teardown(async () => {
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
   return {
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',

@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import test from 'ava';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { cli, cliUser, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { destDir, isolatedEnv } from './env.ts';
 
 const BEFORE = 24;
@@ -41,21 +41,7 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
     for (const s of servers) await s.stop();
   });
 
-  const added = await cli(
-    [
-      'user',
-      'add',
-      '--name',
-      'backup_user',
-      '--password',
-      'correct horse battery',
-      '--permission',
-      String(0x2 | 0x4 | 0x2000),
-    ],
-    source,
-  );
-  t.is(added.code, 0, added.stderr);
-  const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
+  const auth = { 'X-Access-Key': await cliUser(source, 'backup_user', 0x2 | 0x4 | 0x2000) };
   const server = await startChild(source);
   servers.push(server);
 

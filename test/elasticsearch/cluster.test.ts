@@ -15,7 +15,7 @@ import { createEsClient, type EsClient } from '../../src/elasticsearch/client.ts
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { startEsCluster, type EsCluster } from '../helpers/es-cluster.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { cli, cliUser, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
 
 // What a client of the service waits at most. Every request must answer well within it: a write
@@ -56,20 +56,7 @@ test.before(async (t) => {
       RATE_LIMIT_WRITES_PER_MINUTE: '0',
       RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     };
-    const added = await cli(
-      [
-        'user',
-        'add',
-        '--name',
-        'clusteruser',
-        '--password',
-        'correct horse battery',
-        '--permission',
-        String(0x2 | 0x4 | 0x2000),
-      ],
-      env,
-    );
-    if (added.code !== 0) throw new Error(`user add failed: ${added.stderr}`);
+    const key = await cliUser(env, 'clusteruser', 0x2 | 0x4 | 0x2000);
     const server = (started.server = await startChild(env));
     ctx = {
       cluster,
@@ -77,7 +64,7 @@ test.before(async (t) => {
       env,
       es: createEsClient({ url: cluster.url, indexPrefix: prefix }),
       alias: `${prefix}-posts`,
-      key: JSON.parse(added.stdout).accessKey,
+      key,
       dataDir,
     };
   } catch (err) {

@@ -10,7 +10,7 @@ import { startManagedNode, stopManagedNode } from '../../src/dev-services/elasti
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { reserveNodeSlot } from '../helpers/dedicated-es.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { cli, freePort, startChild } from '../reliability/child-server.ts';
+import { cliUser, freePort, startChild } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
 
 test('the posts index is created once Elasticsearch answers after the server started', async (t) => {
@@ -31,21 +31,7 @@ test('the posts index is created once Elasticsearch answers after the server sta
     LOG_LEVEL: 'info',
     HASH_WORKERS: '1',
   };
-  const added = await cli(
-    [
-      'user',
-      'add',
-      '--name',
-      'lateuser',
-      '--password',
-      'correct horse battery',
-      '--permission',
-      String(0x2 | 0x4 | 0x2000),
-    ],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey };
+  const auth = { 'X-Access-Key': await cliUser(env, 'lateuser', 0x2 | 0x4 | 0x2000) };
   const server = await startChild(env);
   t.teardown(() => server.stop());
 

@@ -10,14 +10,11 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { cli, freePort } from '../reliability/child-server.ts';
+import { childDataDir, cliUser, ES_URL, freePort } from '../reliability/child-server.ts';
 import { SERVER_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 /** src/server.ts: the default grace period main.ts gives in-flight requests */
 const GRACE_MS = 10_000;
 
@@ -35,8 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A data dir with one user (made by the admin command), and the server on it as a child process. */
 async function startServer(t: ExecutionContext): Promise<Child> {
-  const dataDir = tempDir('imgpost-shutdown');
-  const prefix = uniquePrefix();
+  const { dataDir, prefix } = childDataDir(t, 'shutdown');
   const port = await freePort();
   const env = {
     DATA_DIR: dataDir,
@@ -50,14 +46,8 @@ async function startServer(t: ExecutionContext): Promise<Child> {
   let proc: ChildProcess | undefined;
   t.teardown(async () => {
     if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const added = await cli(['user', 'add', '--name', `drain_${port}`, '--password', 'correct horse battery'], env);
-  if (added.code !== 0) throw new Error(`user add: ${added.stderr}`);
-  const key = JSON.parse(added.stdout).accessKey as string;
+  const key = await cliUser(env, `drain_${port}`);
 
   proc = spawn(process.execPath, [SERVER_JS], {
     cwd: ROOT,

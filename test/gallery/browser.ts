@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TestFn } from 'ava';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -55,6 +56,48 @@ export async function openBrowser(baseURL: string): Promise<BrowserSession> {
     },
     close: () => browser.close(),
   };
+}
+
+/**
+ * The hooks of a file that shares one browser across its steps: each step starts with no errors
+ * collected (its own are what it asserts on), and the browser, then the app, close after the last.
+ */
+export function browserHooks<C extends { session: BrowserSession; app: { close(): Promise<void> } }>(
+  test: TestFn<C>,
+): void {
+  test.beforeEach((t) => {
+    t.context.session.takeErrors();
+  });
+  test.after.always(async (t) => {
+    await t.context.session?.close();
+    await t.context.app?.close();
+  });
+}
+
+/**
+ * Logs in on /login with the keyboard alone (the name field has focus: name, Tab, password, Enter)
+ * and waits for the account's link in the navigation.
+ */
+export async function logInByKeyboard(page: Page, name: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await ready(page);
+  await page.keyboard.type(name);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await page.waitForURL((url) => url.pathname === '/');
+  await page.locator('#nav-account a', { hasText: name }).waitFor();
+}
+
+/** Logs in on /login by filling the labelled fields and pressing the button, and waits for the home page drawn. */
+export async function logInByForm(page: Page, name: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await ready(page);
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+  await ready(page);
 }
 
 /** Waits until the gallery's script has drawn the page (it sets body[data-ready]). */

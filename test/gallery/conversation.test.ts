@@ -10,7 +10,17 @@ import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { DESKTOP, openBrowser, PHONE, ready, screenshots, shows, type BrowserSession } from './browser.ts';
+import {
+  browserHooks,
+  DESKTOP,
+  logInByForm,
+  openBrowser,
+  PHONE,
+  ready,
+  screenshots,
+  shows,
+  type BrowserSession,
+} from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -47,28 +57,14 @@ test.before(async (t) => {
   });
   t.context = { app, owner, session, posts, dialogs };
 });
-test.beforeEach((t) => {
-  t.context.session.takeErrors();
-});
-test.after.always(async (t) => {
-  await t.context.session?.close();
-  await t.context.app?.close();
-});
+browserHooks(test);
 
 function noErrors(t: ExecutionContext<Context>): void {
   t.deepEqual(t.context.session.takeErrors(), [], 'console errors');
   t.deepEqual(t.context.dialogs, [], 'no dialog opened');
 }
 
-async function logIn(page: Page, name: string): Promise<void> {
-  await page.goto('/login');
-  await ready(page);
-  await page.getByLabel('Username').fill(name);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname === '/');
-  await ready(page);
-}
+const logIn = (page: Page, name: string) => logInByForm(page, name, PASSWORD);
 
 async function logOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Log out' }).click();

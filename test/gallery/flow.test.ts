@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { openBrowser, ready, screenshots, type BrowserSession } from './browser.ts';
+import { browserHooks, openBrowser, ready, screenshots, type BrowserSession } from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -36,14 +36,7 @@ test.before(async (t) => {
 });
 
 // A step that failed early leaves its errors behind: each step starts clean.
-test.beforeEach((t) => {
-  t.context.session.takeErrors();
-});
-
-test.after.always(async (t) => {
-  await t.context.session?.close();
-  await t.context.app?.close();
-});
+browserHooks(test);
 
 /** Fails the step on console errors other than failed requests with the expected statuses. */
 function noErrors(t: import('ava').ExecutionContext<Context>, expectedStatuses: number[] = []): void {

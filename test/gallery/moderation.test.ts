@@ -13,7 +13,15 @@ import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
+import {
+  browserHooks,
+  logInByKeyboard,
+  openBrowser,
+  ready,
+  screenshots,
+  shows,
+  type BrowserSession,
+} from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -66,28 +74,14 @@ test.before(async (t) => {
   t.context = { app, requester, moderator, session, postId: post.id, copies, photo, captioned };
 });
 
-test.beforeEach((t) => {
-  t.context.session.takeErrors();
-});
-
-test.after.always(async (t) => {
-  await t.context.session?.close();
-  await t.context.app?.close();
-});
+browserHooks(test);
 
 async function logIn(t: import('ava').ExecutionContext<Context>, user: TestUser): Promise<void> {
   const { page } = t.context.session;
   // Whoever was logged in before leaves: the page's marker, then the HttpOnly cookie.
   if (page.url().startsWith(t.context.app.url)) await page.evaluate(() => localStorage.clear());
   await page.context().clearCookies();
-  await page.goto('/login');
-  await ready(page);
-  await page.keyboard.type(user.name);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(PASSWORD);
-  await page.keyboard.press('Enter');
-  await page.waitForURL((url) => url.pathname === '/');
-  await page.locator('#nav-account a', { hasText: user.name }).waitFor();
+  await logInByKeyboard(page, user.name, PASSWORD);
   t.deepEqual(t.context.session.takeErrors(), [], 'console errors while logging in');
 }
 

@@ -10,8 +10,17 @@ import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { DESKTOP, openBrowser, PHONE, ready, screenshots, shows, type BrowserSession } from './browser.ts';
 import type { Page } from 'playwright-core';
+import {
+  DESKTOP,
+  logInByKeyboard,
+  openBrowser,
+  PHONE,
+  ready,
+  screenshots,
+  shows,
+  type BrowserSession,
+} from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -51,18 +60,6 @@ test.after.always(async (t) => {
   await t.context.app?.close();
 });
 
-async function logIn(t: import('ava').ExecutionContext<Context>, user: TestUser): Promise<void> {
-  const { page } = t.context.session;
-  await page.goto('/login');
-  await ready(page);
-  await page.keyboard.type(user.name);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(PASSWORD);
-  await page.keyboard.press('Enter');
-  await page.waitForURL((url) => url.pathname === '/');
-  await page.locator('#nav-account a', { hasText: user.name }).waitFor();
-}
-
 /**
  * Each category's colour as the stylesheet gives it, read from a probe element (no named function: the
  * test's transpiler would wrap it in a helper the page does not have).
@@ -82,14 +79,13 @@ const categoryColours = (page: Page): Promise<{ artist: string; general: string 
     },
     ['cat-artist', 'cat-general'],
   );
-
 const poolOrder = async (t: import('ava').ExecutionContext<Context>, id: string): Promise<string[]> =>
   (await (await t.context.app.request(`/api/pool/${id}`)).json()).postIds;
 
 test.serial('make a pool from a search, reorder it with buttons, read it with previous/next', async (t) => {
   const { page } = t.context.session;
   const { pages } = t.context;
-  await logIn(t, t.context.editor);
+  await logInByKeyboard(page, t.context.editor.name, PASSWORD);
   await page.goto(`/search?q=${encodeURIComponent('+comic38')}`);
   await ready(page);
   await page.getByText('Make a pool of these results').click();

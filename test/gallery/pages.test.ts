@@ -8,7 +8,7 @@ import { describeFailure } from '../../src/gallery/client/failure-words.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
-import { openBrowser, ready, type BrowserSession } from './browser.ts';
+import { browserHooks, openBrowser, ready, type BrowserSession } from './browser.ts';
 
 const test = anyTest as TestFn<{ app: TestApp; session: BrowserSession }>;
 
@@ -16,13 +16,7 @@ test.before(async (t) => {
   const app = await startTestApp();
   t.context = { app, session: await openBrowser(app.url) };
 });
-test.beforeEach((t) => {
-  t.context.session.takeErrors();
-});
-test.after.always(async (t) => {
-  await t.context.session?.close();
-  await t.context.app?.close();
-});
+browserHooks(test);
 
 function onlyFailedRequests(t: ExecutionContext<{ session: BrowserSession }>, statuses: number[]): void {
   const errors = t.context.session.takeErrors();

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { addVirtualAuthenticator } from '../passkeys/authenticator.ts';
-import { openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
+import { browserHooks, logInByForm, openBrowser, ready, screenshots, shows, type BrowserSession } from './browser.ts';
 
 interface Context {
   app: TestApp;
@@ -47,13 +47,7 @@ test.before(async (t) => {
   await addVirtualAuthenticator(session.page);
   t.context = { app, admin, session, posts, state: { appKey: '' } };
 });
-test.beforeEach((t) => {
-  t.context.session.takeErrors();
-});
-test.after.always(async (t) => {
-  await t.context.session?.close();
-  await t.context.app?.close();
-});
+browserHooks(test);
 
 function noErrors(t: ExecutionContext<Context>): void {
   t.deepEqual(t.context.session.takeErrors(), [], 'console errors');
@@ -168,12 +162,7 @@ test.serial('an admin lists users and grants a permission', async (t) => {
   // Anonymous: none only, until changed for the session.
   await ready(page);
   t.is(await page.locator(`ul.grid a[href="/post/${t.context.posts.violent}"]`).count(), 0);
-  await page.goto('/login');
-  await ready(page);
-  await page.getByLabel('Username').fill('root_admin');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname === '/');
+  await logInByForm(page, 'root_admin', PASSWORD);
   await page.goto('/admin/users');
   await ready(page);
   const row = page.getByRole('row').filter({ hasText: 'newbie_27' });

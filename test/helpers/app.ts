@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ExecutionContext } from 'ava';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
@@ -82,6 +83,36 @@ export async function startTestApp(
         .catch(() => {});
       await services.close();
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Apps started one after another on one DATA_DIR and index prefix: a restart. `start()` starts the
+ * next; `shutDown(app)` stops one as a server shutdown does (its data and index stay for the next).
+ * When the test ends, the app still running is closed (its indices removed) and the directory goes.
+ */
+export function restartableApps(
+  t: ExecutionContext,
+  label: string,
+): { start(): Promise<TestApp>; shutDown(app: TestApp): Promise<void> } {
+  const dataDir = tempDir(`imgpost-${label}`);
+  const env = { ELASTICSEARCH_INDEX_PREFIX: uniquePrefix() };
+  const running = new Set<TestApp>();
+  t.teardown(async () => {
+    for (const app of running) await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    async start() {
+      const app = await startTestApp(env, { dataDir });
+      running.add(app);
+      return app;
+    },
+    async shutDown(app) {
+      running.delete(app);
+      await app.server.close(1000);
+      await app.services.close();
     },
   };
 }

@@ -193,3 +193,20 @@ export async function sharedS3Env(): Promise<Record<string, string>> {
   }
   return mediaStoreEnv(status, bucket);
 }
+
+/** The bucket that `env`'s MEDIA_STORE (`s3://bucket/prefix/`, as sharedS3Env gives it) names. */
+export const bucketNameOf = (env: Record<string, string>): string =>
+  env.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, '');
+
+/** A test's own view of `env`'s bucket, straight to S3Proxy with `env`'s S3_* settings, at `prefix` in it. */
+export function bucketStore(env: Record<string, string>, prefix = ''): S3MediaStore {
+  return new S3MediaStore({
+    bucket: bucketNameOf(env),
+    prefix,
+    endpoint: env.S3_ENDPOINT,
+    region: env.S3_REGION,
+    accessKeyId: env.S3_ACCESS_KEY_ID,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: true,
+  });
+}

@@ -9,11 +9,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import test from 'ava';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm, vector, type UploadOptions } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
-import { sharedS3Env } from '../helpers/s3.ts';
+import { bucketStore, sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { pngBomb } from '../reliability/fuzz-data.ts';
 
@@ -37,15 +37,7 @@ test.before(async () => {
     RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
   });
-  bucket = new S3MediaStore({
-    bucket: env.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, ''),
-    prefix: '',
-    endpoint: env.S3_ENDPOINT,
-    region: env.S3_REGION,
-    accessKeyId: env.S3_ACCESS_KEY_ID,
-    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
-    forcePathStyle: true,
-  });
+  bucket = bucketStore(env);
   alice = await createUser(app, 0x2 | 0x4);
   bob = await createUser(app, 0x2 | 0x4);
 });

@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { destDir, isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { sharedS3Env } from '../helpers/s3.ts';
-import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { bucketNameOf, bucketStore, sharedS3Env } from '../helpers/s3.ts';
+import { cli, cliUser, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -46,17 +46,8 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   const t0 = Date.now();
   const mark = (what: string) => t.log(`${what}: ${Date.now() - t0} ms`);
   const s3 = await sharedS3Env();
-  const bucketName = s3.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, '');
-  const target = `s3://${bucketName}/media`;
-  const bucket = new S3MediaStore({
-    bucket: bucketName,
-    prefix: 'media/',
-    endpoint: s3.S3_ENDPOINT,
-    region: s3.S3_REGION,
-    accessKeyId: s3.S3_ACCESS_KEY_ID,
-    secretAccessKey: s3.S3_SECRET_ACCESS_KEY,
-    forcePathStyle: true,
-  });
+  const target = `s3://${bucketNameOf(s3)}/media`;
+  const bucket = bucketStore(s3, 'media/');
   // The server starts on the local store; the S3_* settings are there for the store a migration names.
   const env: Record<string, string> = { ...(await isolatedEnv(t, 'migrate')), ...s3, MEDIA_STORE: 'local' };
   let server: ChildServer | undefined;
@@ -66,12 +57,7 @@ test('local → S3 killed part-way, run again: finishes byte-identical while the
   });
   const images = path.join(env.DATA_DIR, 'images');
 
-  const added = await cli(
-    ['user', 'add', '--name', 'migrator', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
+  const auth = { 'X-Access-Key': await cliUser(env, 'migrator', 0x2 | 0x4) };
   mark('started');
   server = await startChild(env);
   const url = server.url;

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
 import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';
-import { sharedS3Env } from '../helpers/s3.ts';
+import { bucketStore, sharedS3Env } from '../helpers/s3.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { cli } from '../reliability/child-server.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -31,15 +31,7 @@ test.before(async () => {
   env = await sharedS3Env();
   proxy = await faultProxy(env.S3_ENDPOINT);
   // The test's own view of the bucket, straight to S3Proxy (not through the faults).
-  bucket = new S3MediaStore({
-    bucket: env.MEDIA_STORE.slice('s3://'.length).replace(/\/.*$/, ''),
-    prefix: '',
-    endpoint: env.S3_ENDPOINT,
-    region: env.S3_REGION,
-    accessKeyId: env.S3_ACCESS_KEY_ID,
-    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
-    forcePathStyle: true,
-  });
+  bucket = bucketStore(env);
   app = await startTestApp({
     ...env,
     S3_ENDPOINT: proxy.endpoint,
@@ -249,15 +241,7 @@ test.serial(
       LOG_LEVEL: 'warn',
     });
     t.is(restored.code, 0, restored.stderr);
-    const into = new S3MediaStore({
-      bucket: target.MEDIA_STORE.slice(5).replace(/\/.*$/, ''),
-      prefix: '',
-      endpoint: target.S3_ENDPOINT,
-      region: target.S3_REGION,
-      accessKeyId: target.S3_ACCESS_KEY_ID,
-      secretAccessKey: target.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: true,
-    });
+    const into = bucketStore(target);
     t.teardown(() => into.close());
     t.deepEqual(await contents(into), source);
     t.false(fs.existsSync(path.join(restoredDir, 'images')), 'no local copies left');

@@ -11,7 +11,7 @@ import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy } from '../helpers/s3-fault-proxy.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
-import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { cliUser, startChild, type ChildServer } from '../reliability/child-server.ts';
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await check()); await new Promise((r) => setTimeout(r, 50))) {
@@ -47,12 +47,7 @@ test('kill -9 between the object write and the commit, and between the commit an
     return out.sort();
   };
 
-  const added = await cli(
-    ['user', 'add', '--name', 's3_crash', '--password', 'correct horse battery', '--permission', String(0x2 | 0x4)],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const auth = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
+  const auth = { 'X-Access-Key': await cliUser(env, 's3_crash', 0x2 | 0x4) };
 
   // 1. Acknowledged uploads whose thumbnails are not made yet (background thumbnails off).
   server = await startChild(env);

@@ -4,14 +4,23 @@
  * shutdown hook runs), a new server takes the directory over.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import test from 'ava';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
-import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+import test, { type ExecutionContext } from 'ava';
+import { childDataDir, cli, ES_URL, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { SERVER_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+
+/** What a test's processes share: a DATA_DIR and an index prefix of its own, removed after it. */
+function sharedEnv(t: ExecutionContext, label: string) {
+  const { dataDir, prefix } = childDataDir(t, label);
+  return {
+    DATA_DIR: dataDir,
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    HASH_WORKERS: '1',
+  };
+}
 
 /** Runs a server process to its exit (it must exit by itself) and returns its code and stderr. */
 function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stderr: string }> {
@@ -36,18 +45,11 @@ function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ c
 
 test('a second server on the same DATA_DIR exits 1 naming the first; after kill -9 a new one starts', async (t) => {
   t.timeout(180_000);
-  const dataDir = tempDir('imgpost-owner');
-  const base = {
-    DATA_DIR: dataDir,
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
-    LOG_LEVEL: 'warn',
-    HASH_WORKERS: '1',
-  };
+  const base = sharedEnv(t, 'owner');
+  const dataDir = base.DATA_DIR;
   const servers: ChildServer[] = [];
   t.teardown(async () => {
     for (const s of servers) await s.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const first = await startChild({ ...base, PORT: String(await freePort()) });
@@ -79,19 +81,9 @@ test('a second server on the same DATA_DIR exits 1 naming the first; after kill 
 
 test('a CLI job runs beside the server without taking the DATA_DIR', async (t) => {
   t.timeout(120_000);
-  const dataDir = tempDir('imgpost-owner-cli');
-  const base = {
-    DATA_DIR: dataDir,
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: uniquePrefix(),
-    LOG_LEVEL: 'warn',
-    HASH_WORKERS: '1',
-  };
+  const base = sharedEnv(t, 'owner-cli');
   const server = await startChild({ ...base, PORT: String(await freePort()) });
-  t.teardown(async () => {
-    await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => server.stop());
   const listed = await cli(['user', 'list'], base);
   t.is(listed.code, 0, listed.stderr);
   const verified = await cli(['verify', '--json'], base);

@@ -10,15 +10,12 @@ import Database from 'better-sqlite3';
 import test from 'ava';
 import sharp from 'sharp';
 import { PriorityTaskQueue, priorityOption } from '../../src/hashing/priority-queue.ts';
-import { startTestApp, tempDir, uniquePrefix } from '../helpers/app.ts';
+import { startTestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
-import { cli, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { childDataDir, cliUser, ES_URL, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { eventually } from '../webhooks/receiver.ts';
 import { thumbnailName } from '../../src/kernel/media-names.ts';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
-
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 
 test('the 201 comes before any thumbnail work; a thumbnail fetched straight after is 200 image/webp of the right size, made once', async (t) => {
   // The background runner is off, so nothing but the request can have made them.
@@ -107,8 +104,7 @@ test('pool priority: a waiting hash always runs before waiting background thumbn
 
 test('kill -9 between the 201 and the thumbnail work: thumbnails are made after the restart', async (t) => {
   t.timeout(240_000);
-  const dataDir = tempDir('imgpost-thumb-crash');
-  const prefix = uniquePrefix();
+  const { dataDir, prefix } = childDataDir(t, 'thumb-crash');
   const env = {
     DATA_DIR: dataDir,
     ELASTICSEARCH_URL: ES_URL,
@@ -120,17 +116,8 @@ test('kill -9 between the 201 and the thumbnail work: thumbnails are made after 
   let server: ChildServer | undefined;
   t.teardown(async () => {
     await server?.stop();
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const added = await cli(
-    ['user', 'add', '--name', 'thumb_user', '--password', 'correct horse battery', '--permission', '2'],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const headers = { 'X-Access-Key': JSON.parse(added.stdout).accessKey as string };
+  const headers = { 'X-Access-Key': await cliUser(env, 'thumb_user', 2) };
 
   // First life: thumbnails left to the background, which is off, so the kill lands before any.
   server = await startChild({ ...env, PORT: String(await freePort()), BACKGROUND_THUMBNAILS: '0' });

@@ -3,9 +3,13 @@
  * production.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import type { ExecutionContext } from 'ava';
+import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
+import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { SERVER_JS, CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -138,4 +142,38 @@ export async function cli(
     const e = err as { code?: number; stdout?: string; stderr?: string; message: string };
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? e.message };
   }
+}
+
+/**
+ * An account made by `imgpost user add` on `env`'s DATA_DIR (before the server starts, or beside it),
+ * password `correct horse battery`; its access key. Throws with the command's stderr when it fails.
+ */
+export async function cliUser(env: Record<string, string>, name: string, permission?: number): Promise<string> {
+  const permissionArgs = permission === undefined ? [] : ['--permission', String(permission)];
+  const added = await cli(
+    ['user', 'add', '--name', name, '--password', 'correct horse battery', ...permissionArgs],
+    env,
+  );
+  if (added.code !== 0) throw new Error(`imgpost user add ${name}: ${added.code} ${added.stderr}`);
+  return JSON.parse(added.stdout).accessKey as string;
+}
+
+/** The suite's shared Elasticsearch node (the managed one unless ELASTICSEARCH_URL names another). */
+export const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+
+/**
+ * A DATA_DIR and an index prefix of the test's own for child processes, both removed when the test
+ * ends. Teardowns run last-registered first, so a server the test starts (and stops in a teardown of
+ * its own) is gone before its files and indices are.
+ */
+export function childDataDir(t: ExecutionContext, label: string): { dataDir: string; prefix: string } {
+  const dataDir = tempDir(`imgpost-${label}`);
+  const prefix = uniquePrefix();
+  t.teardown(async () => {
+    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
+    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+    await es.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir, prefix };
 }

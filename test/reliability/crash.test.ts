@@ -8,14 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import test from 'ava';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { eventually, startReceiver } from '../webhooks/receiver.ts';
-import { cli, freePort, startChild, type ChildServer } from './child-server.ts';
+import { childDataDir, cli, cliUser, ES_URL, freePort, startChild, type ChildServer } from './child-server.ts';
 import { listFiles } from './fingerprint.ts';
 
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 const CLIENTS = 8;
 /** The kill comes once this many uploads and edits were acknowledged (plus a random moment), or at the cap. */
 const KILL_AFTER = { uploads: 16, edits: 24, capMs: 20_000 };
@@ -31,8 +28,7 @@ interface Sent {
 
 test('kill -9 mid-storm: intact database, every acknowledged write kept, files = rows, outbox drained, index and webhooks caught up', async (t) => {
   t.timeout(240_000);
-  const dataDir = tempDir('imgpost-crash');
-  const prefix = uniquePrefix();
+  const { dataDir, prefix } = childDataDir(t, 'crash');
   const env = {
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -50,28 +46,10 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   t.teardown(async () => {
     await server?.stop();
     await receiver.close();
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   // The account, made by the admin command on the same DATA_DIR before the server starts.
-  const added = await cli(
-    [
-      'user',
-      'add',
-      '--name',
-      'crash_user',
-      '--password',
-      'correct horse battery',
-      '--permission',
-      String(0x2 | 0x4 | 0x2000),
-    ],
-    env,
-  );
-  t.is(added.code, 0, added.stderr);
-  const key = JSON.parse(added.stdout).accessKey as string;
+  const key = await cliUser(env, 'crash_user', 0x2 | 0x4 | 0x2000);
   const auth = { 'X-Access-Key': key };
 
   server = await startChild(env);

@@ -1,12 +1,11 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { findWithin } from '../../src/search/similar/find-similar.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { hammingDistance } from '../../src/hashing/hamming.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefSelector } from '../helpers/search-reference.ts';
+import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';
 
 /**
  * Paging past index.max_result_window. Elasticsearch refuses from + size beyond it (10,000 by
@@ -22,31 +21,15 @@ let fx: SeededApp;
 let posts: PostRecord[];
 test.before(async () => {
   fx = await startSeededApp({ count: SEEDED, seed: 5, clusters: 10 });
-  const { es, postsIndex, postRepository } = fx.app.services;
+  const { es, postsIndex } = fx.app.services;
   // Many posts sharing the first 16 bits of BASE: segment candidates for it well past the window.
   const rnd = new Random(8);
-  const planted: PostRecord[] = [];
-  for (let i = 0; i < CANDIDATES; i++) {
-    const hash = i < 5 ? rnd.flipBits(BASE, i * 3) : BASE.slice(0, 16) + rnd.bits64().slice(16);
-    const id = uuidV7(Date.parse('2025-02-01T00:00:00Z') + i, rnd);
-    postRepository.insert({
-      id,
-      text: '',
-      rating: 'moderate',
-      ext: 'png',
-      mime: 'image/png',
-      width: 1,
-      height: 1,
-      hash,
-      uploaderId: null,
-      createdAt: new Date(Date.parse('2025-02-01T00:00:00Z') + i).toISOString(),
-      tags: [],
-    });
-    planted.push(postRepository.getById(id)!);
-  }
-  await postsIndex.apply(
-    planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
-    { refresh: true },
+  await plantPosts(
+    fx.app.services,
+    Array.from({ length: CANDIDATES }, (_, i) => {
+      const hash = i < 5 ? rnd.flipBits(BASE, i * 3) : BASE.slice(0, 16) + rnd.bits64().slice(16);
+      return plantedRow(rnd, Date.parse('2025-02-01T00:00:00Z') + i, { rating: 'moderate', hash });
+    }),
   );
   posts = fx.posts();
   await es.indices.putSettings({ index: postsIndex.alias, settings: { 'index.max_result_window': WINDOW } });

@@ -44,6 +44,22 @@ test.before(async () => {
 });
 test.after.always(async () => fx?.app.close());
 
+/**
+ * Sends the searches 24 at once: they then share `_msearch` requests (src/search/msearch-batch.ts),
+ * and each must still get its own answer. `offset` and `limit` go in the query string.
+ */
+const searchAll = (path: string, queries: readonly { body: unknown; offset: number; limit?: number }[]) =>
+  pool(
+    24,
+    queries.map((q) => () => {
+      const params = new URLSearchParams({
+        offset: String(q.offset),
+        ...(q.limit === undefined ? {} : { limit: String(q.limit) }),
+      });
+      return postJson(fx.app, `${path}?${params}`, q.body);
+    }),
+  );
+
 /** A random piece of something that exists, so most queries match a few posts rather than none. */
 function needle(r: Random, source: string, max: number): string {
   const chars = Array.from(source);
@@ -140,18 +156,7 @@ test.serial('POST /api/post/search agrees with a plain evaluation over SQLite', 
   const r = new Random(SEED);
   const queries = Array.from({ length: QUERIES }, () => randomPostQuery(r));
   const started = Date.now();
-  // 24 at once: the searches then share `_msearch` requests (src/search/msearch-batch.ts), and each
-  // must still get its own answer.
-  const results = await pool(
-    24,
-    queries.map((q) => () => {
-      const params = new URLSearchParams({
-        offset: String(q.offset),
-        ...(q.limit === undefined ? {} : { limit: String(q.limit) }),
-      });
-      return postJson(fx.app, `/api/post/search?${params}`, q.body);
-    }),
-  );
+  const results = await searchAll('/api/post/search', queries);
   t.log(`${QUERIES} post searches in ${Date.now() - started} ms (seed ${SEED})`);
   let nonEmpty = 0;
   for (const [i, q] of queries.entries()) {
@@ -318,18 +323,7 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
     };
   });
   const started = Date.now();
-  // 24 at once: the searches then share `_msearch` requests (src/search/msearch-batch.ts), and each
-  // must still get its own answer.
-  const results = await pool(
-    24,
-    queries.map((q) => () => {
-      const params = new URLSearchParams({
-        offset: String(q.offset),
-        ...(q.limit === undefined ? {} : { limit: String(q.limit) }),
-      });
-      return postJson(fx.app, `/image/search?${params}`, q.body);
-    }),
-  );
+  const results = await searchAll('/image/search', queries);
   t.log(`${QUERIES} image searches in ${Date.now() - started} ms`);
   // docs/decisions.md §19's conditions and order were drawn often enough to mean something.
   const drawn = (type: string) => queries.filter((q) => q.body.conditions.some((c) => c.type === type)).length;
@@ -415,9 +409,9 @@ test.serial('POST /image/search facets agree with a plain count over SQLite', as
     };
   });
   const started = Date.now();
-  const results = await pool(
-    24,
-    queries.map((q) => () => postJson(fx.app, `/image/search?offset=${q.offset}&limit=3`, q.body)),
+  const results = await searchAll(
+    '/image/search',
+    queries.map((q) => ({ ...q, limit: 3 })),
   );
   t.log(`${FACET_QUERIES} faceted image searches in ${Date.now() - started} ms`);
   let tagged = 0;

@@ -1,11 +1,10 @@
 import test from 'ava';
-import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch } from '../helpers/search-reference.ts';
+import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';
 
 /**
  * Facets on /image/search (docs/decisions.md §11): shapes, limits, and the paths the differential test does not reach.
@@ -15,32 +14,16 @@ let posts: PostRecord[];
 test.before(async () => {
   fx = await startSeededApp({ count: 300, seed: 31, users: 8, tags: 40 });
   // Owner-less posts, with tags of their own, so leaving them out of `uploader` is visible.
-  const { postRepository, postsIndex, db } = fx.app.services;
   const rnd = new Random(5);
-  const planted: PostRecord[] = [];
-  db.transaction(() => {
-    for (let i = 0; i < 30; i++) {
-      const at = Date.parse('2025-03-01T00:00:00Z') + i * 1000;
-      const id = uuidV7(at, rnd);
-      postRepository.insert({
-        id,
+  await plantPosts(
+    fx.app.services,
+    Array.from({ length: 30 }, (_, i) =>
+      plantedRow(rnd, Date.parse('2025-03-01T00:00:00Z') + i * 1000, {
         text: 'legacy',
         rating: 'violent',
-        ext: 'png',
-        mime: 'image/png',
-        width: 1,
-        height: 1,
-        hash: rnd.bits64(),
-        uploaderId: null,
-        createdAt: new Date(at).toISOString(),
         tags: ['legacy', '😀', 'ｚ', `Ünï-${i % 3}`, `ünï-${i % 2}`],
-      });
-      planted.push(postRepository.getById(id)!);
-    }
-  })();
-  await postsIndex.apply(
-    planted.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
-    { refresh: true },
+      }),
+    ),
   );
   posts = fx.posts();
 });

@@ -1,10 +1,9 @@
 import test from 'ava';
-import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch } from '../helpers/search-reference.ts';
+import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';
 
 /** Texts up to the 10,000-character limit, and needles long enough to defeat a wildcard automaton. */
 let fx: SeededApp;
@@ -24,28 +23,9 @@ test.before(async () => {
     '🙂'.repeat(5_000),
     '東京'.repeat(5_000),
   ];
-  const { postRepository, postsIndex } = fx.app.services;
-  const made = texts.map((text, i) => {
-    const at = Date.parse('2025-01-01T00:00:00Z') + i;
-    const id = uuidV7(at, rnd);
-    postRepository.insert({
-      id,
-      text,
-      rating: 'none',
-      ext: 'png',
-      mime: 'image/png',
-      width: 1,
-      height: 1,
-      hash: rnd.bits64(),
-      uploaderId: null,
-      createdAt: new Date(at).toISOString(),
-      tags: [],
-    });
-    return postRepository.getById(id)!;
-  });
-  await postsIndex.apply(
-    made.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
-    { refresh: true },
+  await plantPosts(
+    fx.app.services,
+    texts.map((text, i) => plantedRow(rnd, Date.parse('2025-01-01T00:00:00Z') + i, { text })),
   );
   posts = fx.posts();
 });

@@ -3,9 +3,9 @@ import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { verify } from '../../src/search/verify.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefSelector } from '../helpers/search-reference.ts';
+import { plantedRow } from '../helpers/planted-posts.ts';
 
 let fx: SeededApp;
 test.before(async () => {
@@ -21,26 +21,16 @@ function writer(fx: SeededApp) {
   const { db, postRepository, outbox, relay } = fx.app.services;
   return {
     async create(n: number): Promise<string> {
-      const at = Date.parse('2025-03-01T00:00:00Z') + n * 1000;
-      const id = uuidV7(at, rnd);
+      const post = plantedRow(rnd, Date.parse('2025-03-01T00:00:00Z') + n * 1000, {
+        text: `created ${n}`,
+        tags: [NEW_TAG],
+      });
       const row = db.transaction(() => {
-        const seq = postRepository.insert({
-          id,
-          text: `created ${n}`,
-          rating: 'none',
-          ext: 'png',
-          mime: 'image/png',
-          width: 1,
-          height: 1,
-          hash: rnd.bits64(),
-          uploaderId: null,
-          createdAt: new Date(at).toISOString(),
-          tags: [NEW_TAG],
-        });
+        const seq = postRepository.insert(post);
         return outbox.append('create', { post: postRepository.getBySeq(seq)! }, null);
       })();
       await relay.applyNow(row);
-      return id;
+      return post.id;
     },
     async retext(post: PostRecord, text: string): Promise<void> {
       const row = db.transaction(() => {

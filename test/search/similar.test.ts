@@ -1,14 +1,13 @@
 import test from 'ava';
-import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { hammingDistance } from '../../src/hashing/hamming.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import sharp from 'sharp';
 import { TRANSFORMS, type Transform } from '../../src/hashing/dihedral.ts';
 import { findWithin, findWithinDihedral, MAX_DIFF } from '../../src/search/similar/find-similar.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { randomImage } from '../helpers/fixtures.ts';
 import { startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
+import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';
 
 let fx: SeededApp;
 const rnd = new Random(99);
@@ -55,34 +54,12 @@ function allSplits(max: number): number[][] {
 }
 
 /** Inserts posts with the given hashes into SQLite and the index, like the upload path would. */
-async function plant(hashes: string[]): Promise<PostRecord[]> {
-  const { postRepository, postsIndex, db } = fx.app.services;
-  const created: PostRecord[] = [];
-  db.transaction(() => {
-    for (const hash of hashes) {
-      const at = Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
-      const id = uuidV7(at, rnd);
-      postRepository.insert({
-        id,
-        text: 'planted',
-        rating: 'none',
-        ext: 'png',
-        mime: 'image/png',
-        width: 8,
-        height: 8,
-        hash,
-        uploaderId: null,
-        createdAt: new Date(at).toISOString(),
-        tags: [],
-      });
-      created.push(postRepository.getById(id)!);
-    }
-  })();
-  await postsIndex.apply(
-    created.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
-    { refresh: true },
+function plant(hashes: string[]): Promise<PostRecord[]> {
+  const at = () => Date.parse('2025-01-01T00:00:00Z') + rnd.int(0, 10_000_000);
+  return plantPosts(
+    fx.app.services,
+    hashes.map((hash) => plantedRow(rnd, at(), { text: 'planted', width: 8, height: 8, hash })),
   );
-  return created;
 }
 
 /** Brute force over every post in SQLite, in the documented order. */

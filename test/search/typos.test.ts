@@ -3,11 +3,10 @@
  * text, and that exact matches rank above typo matches under `orderBy: "relevance"`.
  */
 import test from 'ava';
-import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { postJson } from '../helpers/search-fixture.ts';
+import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';
 
 let app: TestApp;
 const seqOf = new Map<string, number>();
@@ -28,35 +27,12 @@ const TEXTS: [key: string, text: string][] = [
 
 test.before(async () => {
   app = await startTestApp({ LOG_LEVEL: 'warn' });
-  const { postRepository, postsIndex, db } = app.services;
   const rnd = new Random(14);
-  const ids: string[] = [];
-  db.transaction(() => {
-    TEXTS.forEach(([, text], i) => {
-      const at = Date.parse('2025-04-01T00:00:00Z') + i * 1000;
-      const id = uuidV7(at, rnd);
-      postRepository.insert({
-        id,
-        text,
-        rating: 'none',
-        ext: 'png',
-        mime: 'image/png',
-        width: 1,
-        height: 1,
-        hash: rnd.bits64(),
-        uploaderId: null,
-        createdAt: new Date(at).toISOString(),
-        tags: [],
-      });
-      ids.push(id);
-    });
-  })();
-  const posts = ids.map((id) => postRepository.getById(id)!);
-  posts.forEach((p, i) => seqOf.set(TEXTS[i][0], p.seq));
-  await postsIndex.apply(
-    posts.map((p) => ({ postId: p.id, version: p.version, doc: toPostDocument(p) })),
-    { refresh: true },
+  const posts = await plantPosts(
+    app.services,
+    TEXTS.map(([, text], i) => plantedRow(rnd, Date.parse('2025-04-01T00:00:00Z') + i * 1000, { text })),
   );
+  posts.forEach((p, i) => seqOf.set(TEXTS[i][0], p.seq));
 });
 test.after.always(() => app?.close());
 

@@ -2,9 +2,8 @@
  * The server's dispatcher runs on a thread of its own (src/webhooks/dispatcher-thread.ts), started
  * by the first delivery rather than by the server, and again at start-up when deliveries are pending.
  */
-import fs from 'node:fs';
 import test from 'ava';
-import { startTestApp, tempDir, uniquePrefix, type TestApp } from '../helpers/app.ts';
+import { restartableApps, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import type { DispatcherThread } from '../../src/webhooks/dispatcher-thread.ts';
@@ -13,17 +12,11 @@ import { eventually, startReceiver } from './receiver.ts';
 const threadOf = (app: TestApp) => app.services.webhookDispatcher as DispatcherThread;
 
 test('no thread until there is something to send; pending deliveries start it after a restart', async (t) => {
-  const dataDir = tempDir('imgpost-dispatcher-thread');
-  const env = { ELASTICSEARCH_INDEX_PREFIX: uniquePrefix() };
   const receiver = await startReceiver(200);
-  let app2: TestApp | undefined;
-  t.teardown(async () => {
-    await app2?.close();
-    await receiver.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => receiver.close());
+  const apps = restartableApps(t, 'dispatcher-thread');
 
-  const app1 = await startTestApp(env, { dataDir });
+  const app1 = await apps.start();
   const user = await createUser(app1, 0x2 | 0x4);
   // A post without any webhook: nothing is queued, no thread.
   const first = await app1.request('/api/post/', {
@@ -62,13 +55,12 @@ test('no thread until there is something to send; pending deliveries start it af
     body: uploadForm({ image: await randomImage(9302) }),
   });
   t.is(third.status, 201);
-  await app1.server.close(1000);
-  await app1.services.close();
+  await apps.shutDown(app1);
   t.is(receiver.received.length, 1);
 
-  app2 = await startTestApp(env, { dataDir });
+  const app2 = await apps.start();
   t.true(threadOf(app2).threadRunning, 'pending at start-up: the thread starts with the server');
   const got = await receiver.waitFor(2);
   t.is(got[1].body, `{"id": ${app2.services.postRepository.getById((await third.json()).id)!.seq}}`);
-  await eventually(() => app2!.services.webhookDispatcher.stats.delivered === 1);
+  await eventually(() => app2.services.webhookDispatcher.stats.delivered === 1);
 });

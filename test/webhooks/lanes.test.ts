@@ -20,7 +20,7 @@ import { seedPosts } from '../../src/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';
-import { eventually, signatureValid, startReceiver } from './receiver.ts';
+import { eventually, loopbackHostsName, signatureValid, startReceiver } from './receiver.ts';
 
 function setup(t: ExecutionContext) {
   const dir = tempDir('imgpost-lanes');
@@ -216,21 +216,6 @@ test('a response body is read to its end before the next send, so one connection
   await eventually(() => repo.deliveryCounts(hook.id).delivered === events, 30_000);
   t.is(connections, 1);
 });
-
-/** A name /etc/hosts maps to loopback, other than localhost (which the URL check refuses by name). */
-function loopbackHostsName(): string | undefined {
-  try {
-    for (const line of fs.readFileSync('/etc/hosts', 'utf8').split('\n')) {
-      const [addr, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
-      if (!addr?.startsWith('127.')) continue;
-      const name = names.find((n) => n && !/localhost/i.test(n) && /^[a-z0-9.-]+$/i.test(n));
-      if (name) return name;
-    }
-  } catch {
-    /* no hosts file */
-  }
-  return undefined;
-}
 
 test('a connection kept alive while private targets were allowed is not reused once they are not', async (t) => {
   const name = loopbackHostsName();

@@ -1,5 +1,6 @@
 /** A webhook receiver on loopback for tests: records every request, answers as told. */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -107,4 +108,22 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(stepMs);
   }
+}
+
+/**
+ * A name other than localhost that /etc/hosts maps to 127.x, if this machine has one: a loopback
+ * receiver reached by a name the URL check cannot refuse by its spelling.
+ */
+export function loopbackHostsName(): string | undefined {
+  try {
+    for (const line of fs.readFileSync('/etc/hosts', 'utf8').split('\n')) {
+      const [addr, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+      if (!addr?.startsWith('127.')) continue;
+      const name = names.find((n) => n && !/localhost/i.test(n) && /^[a-z0-9.-]+$/i.test(n));
+      if (name) return name;
+    }
+  } catch {
+    /* no hosts file */
+  }
+  return undefined;
 }

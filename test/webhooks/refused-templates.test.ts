@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import test from 'ava';
-import { startTestApp, tempDir, uniquePrefix, type TestApp } from '../helpers/app.ts';
+import { restartableApps } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { eventually, startReceiver } from './receiver.ts';
@@ -8,17 +7,11 @@ import { eventually, startReceiver } from './receiver.ts';
 const LOG_LINE = 'a saved webhook template is refused by the template rules';
 
 test('a saved template the rules refuse keeps its webhook, is named once at start-up, and its deliveries fail as template errors', async (t) => {
-  const dataDir = tempDir('imgpost-refused-template');
-  const env = { ELASTICSEARCH_INDEX_PREFIX: uniquePrefix() };
   const receiver = await startReceiver(200);
-  let app: TestApp | undefined;
-  t.teardown(async () => {
-    await app?.close();
-    await receiver.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => receiver.close());
+  const apps = restartableApps(t, 'refused-template');
 
-  const first = await startTestApp(env, { dataDir });
+  const first = await apps.start();
   const user = await createUser(first, 0x2 | 0x4);
   // Saved under the looser rules of before (Changes was an empty map on create, so `len` gave 0);
   // Go refuses `len` of the nil Changes, and so do we now. The API would refuse it: write it as it was stored.
@@ -39,10 +32,9 @@ test('a saved template the rules refuse keeps its webhook, is named once at star
     events: ['create'],
     template: '{"id": {{.ImageID}}}',
   })!;
-  await first.server.close(1000);
-  await first.services.close();
+  await apps.shutDown(first);
 
-  app = await startTestApp(env, { dataDir });
+  const app = await apps.start();
   const named = app.logs.filter((l) => l.includes(LOG_LINE));
   t.is(named.length, 1, 'named once');
   t.true(named[0].includes(saved.id) && named[0].includes('from before') && named[0].includes('len of nil pointer'));
@@ -67,7 +59,7 @@ test('a saved template the rules refuse keeps its webhook, is named once at star
   t.is(res.status, 201);
   await receiver.waitFor(1);
   const attempts = (await eventually(async () => {
-    const r = await app!.request(`/api/webhook/${saved.id}/deliveries`, { headers: user.headers });
+    const r = await app.request(`/api/webhook/${saved.id}/deliveries`, { headers: user.headers });
     const list = (await r.json()) as { outcome: string; error: string | null; responseStatus: number | null }[];
     return list.length > 0 ? list : undefined;
   }))!;

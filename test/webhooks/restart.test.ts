@@ -1,28 +1,15 @@
-import fs from 'node:fs';
 import test from 'ava';
-import { startTestApp, tempDir, uniquePrefix, type TestApp } from '../helpers/app.ts';
+import { restartableApps } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { sleep, startReceiver } from './receiver.ts';
 
-/** Stops an app without the helper's index clean-up, as a server shutdown would. */
-async function shutDown(app: TestApp): Promise<void> {
-  await app.server.close(1000);
-  await app.services.close();
-}
-
 test('undelivered events survive a restart and arrive once each, in order', async (t) => {
-  const dataDir = tempDir('imgpost-restart');
-  const env = { ELASTICSEARCH_INDEX_PREFIX: uniquePrefix() };
   const receiver = await startReceiver('hang');
-  let app2: TestApp | undefined;
-  t.teardown(async () => {
-    await app2?.close();
-    await receiver.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => receiver.close());
+  const apps = restartableApps(t, 'restart');
 
-  const app1 = await startTestApp(env, { dataDir });
+  const app1 = await apps.start();
   const user = await createUser(app1, 0x2 | 0x4);
   const hook = await app1.request('/api/webhook', {
     method: 'POST',
@@ -62,11 +49,11 @@ test('undelivered events survive a restart and arrive once each, in order', asyn
     200,
   );
   const b = await upload(9101);
-  await shutDown(app1);
+  await apps.shutDown(app1);
   t.is(receiver.received.length, 1);
 
   receiver.mode = 200;
-  app2 = await startTestApp(env, { dataDir });
+  const app2 = await apps.start();
   const got = await receiver.waitFor(4);
   await sleep(300);
   await app2.services.webhookDispatcher.whenIdle();

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import test from 'ava';
 import {
@@ -13,22 +12,7 @@ import {
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { eventually, sleep, startReceiver } from './receiver.ts';
-
-/** A name other than localhost that /etc/hosts points at 127.x, if this machine has one. */
-function loopbackHostsName(): string | undefined {
-  try {
-    for (const line of fs.readFileSync('/etc/hosts', 'utf8').split('\n')) {
-      const [addr, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
-      if (!addr?.startsWith('127.')) continue;
-      const name = names.find((n) => n && !/localhost/i.test(n) && /^[a-z0-9.-]+$/i.test(n));
-      if (name) return name;
-    }
-  } catch {
-    /* no hosts file: that case is skipped */
-  }
-  return undefined;
-}
+import { eventually, loopbackHostsName, sleep, startReceiver } from './receiver.ts';
 
 const fixed =
   (table: Record<string, string[]>): Resolver =>

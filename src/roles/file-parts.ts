@@ -1,0 +1,76 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { createHashPool, type HashPool } from '../hashing/pool.ts';
+import { ImageStore } from '../media/store/image-store.ts';
+import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
+import { DescriptorRunner } from '../robust/descriptor-runner.ts';
+import { wireMediaStores } from './media-stores.ts';
+import type { PostParts } from './post-parts.ts';
+
+/** The image files and the worker pool. */
+export interface ImageParts {
+  images: ImageStore;
+  hashPool: HashPool;
+}
+
+/** The image files, the worker pool and the thumbnail maker. */
+export interface FileParts extends ImageParts {
+  thumbnailer: Thumbnailer;
+}
+
+/**
+ * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting)
+ * and its idle workers let go. A job has none of them: it keeps its workers busy until it ends.
+ */
+export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
+  const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
+  const hashPool = createHashPool({
+    workers: config.hashWorkers,
+    ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}),
+  });
+  return { images, hashPool };
+}
+
+/**
+ * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
+ * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
+ */
+export function wireThumbnailer(
+  config: Config,
+  log: Logger,
+  posts: PostParts,
+  files: ImageParts,
+  serving: boolean,
+  descriptors?: ThumbnailerDeps['descriptors'],
+): Thumbnailer {
+  return new Thumbnailer({
+    ...files,
+    queue: posts.thumbnailQueue,
+    posts: posts.postRepository,
+    log,
+    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
+    descriptors,
+  });
+}
+
+/** The image files, the worker pool and the thumbnail maker, for jobs. */
+export function wireFiles(config: Config, log: Logger, posts: PostParts): FileParts {
+  const files = wireImages(config, log, posts, false);
+  return { ...files, thumbnailer: wireThumbnailer(config, log, posts, files, false) };
+}
+
+/** Robust descriptors after uploads and for older posts (docs/decisions.md §16). */
+export function wireDescriptors(config: Config, log: Logger, posts: PostParts, files: ImageParts): DescriptorRunner {
+  return new DescriptorRunner({
+    posts: posts.postRepository,
+    unitOfWork: posts.unitOfWork,
+    images: files.images,
+    hashPool: files.hashPool,
+    log,
+    pauseMs: config.robustDescriptors.pauseMs,
+    // When a thumbnailer runs the queued jobs, it brings their descriptors (one decode).
+    ...(config.robustDescriptors.enabled && config.backgroundThumbnails
+      ? { thumbnailsWillRun: (id: string) => posts.thumbnailQueue.willRun(id) }
+      : {}),
+  });
+}
