@@ -14,7 +14,7 @@
  * Prints a JSON result and a Markdown row. `npm run bench` measures the same figure (benchTags) on
  * its seeded corpus of each size; this script builds its own, with 100k tags.
  */
-import { parseArgs } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import type { Db } from '../src/db/sqlite.ts';
 import { Random } from '../src/seed/random.ts';
 import { foldTag, prefixUpperBound } from '../src/kernel/tag-fold.ts';
@@ -33,6 +33,19 @@ export interface TagBenchOptions {
    * length range of the typed prefixes (default 1-4; longer for names sharing a long start, like the seeder's `tag_N`)
    */
   prefixChars?: { min: number; max: number };
+}
+
+/** A row of GET /api/tag?prefix=… as the endpoint returns it. */
+interface TagRow {
+  id: number;
+  name: string;
+  count: number;
+  category: string;
+  aliasOf?: string;
+}
+interface TagAnswer {
+  count: number;
+  data: TagRow[];
 }
 
 export interface TagBenchResult {
@@ -127,17 +140,31 @@ function prefixes(rnd: Random, names: string[], n: number, chars = { min: 1, max
   });
 }
 
-/** The answer without stored counts: group every link of every matching tag. */
-function plainCount(db: Db, prefix: string, limit: number) {
+/**
+ * The endpoint's answer without stored counts: group every link of every matching tag, and of the
+ * target of every matching alias (docs/decisions.md §15; the full list, prefix '', leaves aliases out).
+ * It carries everything the endpoint's rows carry (category since migration 019, docs/decisions.md §19;
+ * aliasOf on alias hits) and ranks as the endpoint does, so the two can be compared whole.
+ */
+function plainCount(db: Db, prefix: string, limit: number): TagAnswer {
   const low = foldTag(prefix);
   const high = prefixUpperBound(low) ?? '\u{10ffff}';
+  const aliases =
+    low === ''
+      ? ''
+      : `UNION ALL SELECT t.id, t.name, count(*) AS count, t.category, a.name AS aliasOf
+         FROM tag_aliases a JOIN tags t ON t.name = a.target JOIN post_tags pt ON pt.tag_id = t.id
+         WHERE a.folded >= ? AND a.folded < ? GROUP BY a.name`;
   const rows = db
     .prepare(
-      `SELECT t.id, t.name, count(*) AS count FROM tags t JOIN post_tags pt ON pt.tag_id = t.id
-       WHERE t.folded >= ? AND t.folded < ? GROUP BY t.id ORDER BY count DESC, t.name`,
+      `SELECT t.id, t.name, count(*) AS count, t.category, NULL AS aliasOf FROM tags t JOIN post_tags pt ON pt.tag_id = t.id
+       WHERE t.folded >= ? AND t.folded < ? GROUP BY t.id ${aliases} ORDER BY count DESC, name, aliasOf`,
     )
-    .all(low, high) as { id: number; name: string; count: number }[];
-  return { count: rows.length, data: rows.slice(0, limit) };
+    .all(low, high, ...(low === '' ? [] : [low, high])) as (TagRow & { aliasOf: string | null })[];
+  return {
+    count: rows.length,
+    data: rows.slice(0, limit).map(({ aliasOf, ...t }) => (aliasOf === null ? t : { ...t, aliasOf })),
+  };
 }
 
 export type TagFigure = Omit<TagBenchResult, 'posts' | 'tags' | 'postTags' | 'buildSeconds'>;
@@ -154,14 +181,24 @@ export async function benchTags(
   const get = async (prefix: string) => {
     const res = await fetch(`${serverUrl}/api/tag?prefix=${encodeURIComponent(prefix)}&limit=10`);
     if (res.status !== 200) throw new Error(`GET /api/tag: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { count: number; data: { id: number; name: string; count: number }[] };
+    return (await res.json()) as TagAnswer;
   };
 
-  // Correctness first: the endpoint's answer is the plain count's.
+  // Correctness first: the endpoint's answer is the plain count's, compared as values (not as JSON
+  // text, which also depends on the order of keys), every field of every row.
   let agrees = true;
   const checked = Math.min(30, qs.length);
-  for (let i = 0; i < checked; i++)
-    if (JSON.stringify(await get(q(i))) !== JSON.stringify(plainCount(db, q(i), 10))) agrees = false;
+  for (let i = 0; i < checked; i++) {
+    const ours = await get(q(i));
+    const plain = plainCount(db, q(i), 10);
+    if (isDeepStrictEqual(ours, plain)) continue;
+    if (agrees)
+      process.stderr.write(
+        `[bench tags] prefix ${JSON.stringify(q(i))}: the endpoint answered ${JSON.stringify(ours)}, ` +
+          `the plain count ${JSON.stringify(plain)}\n`,
+      );
+    agrees = false;
+  }
 
   for (let i = 0; i < 100; i++) await get(q(i)); // warm-up
   let matches = 0;
@@ -191,6 +228,14 @@ export async function benchTags(
   };
 }
 
+const USAGE = `Usage: npx tsx bench/tags.ts [--posts N] [--tags N] [--samples N] [--keep]
+
+  --posts N     posts in the corpus (default 1000000)
+  --tags N      distinct tag names (default 100000)
+  --samples N   requests per measured variant (default 2000)
+  --keep        leave the data directory in place
+`;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -198,8 +243,13 @@ async function main(): Promise<void> {
       tags: { type: 'string' },
       samples: { type: 'string' },
       keep: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const opts: TagBenchOptions = {
     posts: Number(values.posts ?? 1_000_000),
     tags: Number(values.tags ?? 100_000),
