@@ -6,6 +6,7 @@ import type { Clause } from '../search/clauses.ts';
 import type { SortClause } from '../search/engine.ts';
 import type { SearchDeps } from '../search/page-of-posts.ts';
 import { parseDanbooru } from '../search/query/danbooru.ts';
+import { parseGallery } from '../search/query/gallery.ts';
 import { and, type Query, type QueryOrder } from '../search/query/model.ts';
 import { findQueryPage } from '../search/query/run.ts';
 import { countSort } from '../search/image-search/query.ts';
@@ -100,9 +101,9 @@ export class BooruService {
     return this.views(this.deps.postRepository, seqs);
   }
 
-  /** The newest `limit` matching posts as records (the Atom feed). */
-  async records(tags: string, limit: number): Promise<PostRecord[]> {
-    const { query } = parseDanbooru(tags);
+  /** The newest `limit` matching posts as records (the Atom feed); `gallery`: tags in the gallery's spelling. */
+  async records(tags: string, limit: number, gallery = false): Promise<PostRecord[]> {
+    const { query } = gallery ? parseGallery(tags) : parseDanbooru(tags);
     const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit });
     return this.deps.postRepository.getManyBySeq(page.keys.map(Number));
   }
