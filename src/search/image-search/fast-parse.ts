@@ -10,12 +10,13 @@ import {
   positiveId,
   ratingNamed,
   SCORE_BOUND,
+  settleOrder,
   type Condition,
   type Facet,
   type ImageOrderBy,
   type ImageSearchRequest,
 } from './schema.ts';
-import { parseQueryCondition, settleOrder, spellingOf } from './query-condition.ts';
+import { parseQueryCondition, spellingOf } from './query-condition.ts';
 
 /**
  * The common `/image/search` request read without zod: a well-formed body and query give exactly

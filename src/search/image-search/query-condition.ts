@@ -3,7 +3,6 @@ import { issueMessage } from '../../http/errors.ts';
 import { parseDanbooru } from '../query/danbooru.ts';
 import { parseGallery, type GallerySort } from '../query/gallery.ts';
 import type { Query } from '../query/model.ts';
-import type { Condition, ImageOrderBy } from './schema.ts';
 
 /**
  * The `query` condition of `/image/search` (docs/decisions.md §20): a search written in one of two
@@ -35,33 +34,4 @@ export function parseQueryCondition(value: string, spelling: Spelling): ParsedQu
     if (err instanceof AppError && err.code === 'validation') return issueMessage(err).replace(/^tags: /, '');
     throw err;
   }
-}
-
-const SORT_ORDERS: Record<GallerySort, { orderBy: ImageOrderBy; order: 'asc' | 'desc' }> = {
-  new: { orderBy: 'uploadDate', order: 'desc' },
-  old: { orderBy: 'uploadDate', order: 'asc' },
-  relevance: { orderBy: 'relevance', order: 'desc' },
-  score: { orderBy: 'score', order: 'desc' },
-  comments: { orderBy: 'comments', order: 'desc' },
-};
-
-/**
- * The request's order. `orderBy` absent: the first gallery-spelled query's sort, else uploadDate.
- * `order` absent: that sort's direction, else descending, but a pool reads from its first post
- * (docs/decisions.md §19).
- */
-export function settleOrder(
-  orderBy: ImageOrderBy | undefined,
-  order: 'asc' | 'desc' | undefined,
-  conditions: readonly Condition[],
-): { orderBy: ImageOrderBy; order: 'asc' | 'desc' } {
-  let boxed: (typeof SORT_ORDERS)[GallerySort] | undefined;
-  if (orderBy === undefined)
-    for (const c of conditions)
-      if (c.type === 'query' && c.parsed.sort) {
-        boxed = SORT_ORDERS[c.parsed.sort];
-        break;
-      }
-  const by = orderBy ?? boxed?.orderBy ?? 'uploadDate';
-  return { orderBy: by, order: order ?? boxed?.order ?? (by === 'pool' ? 'asc' : 'desc') };
 }

@@ -3,12 +3,12 @@ import { parse, queryInt } from '../../http/validate.ts';
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
 import {
   parseQueryCondition,
-  settleOrder,
   spellingOf,
   SPELLING_MESSAGE,
   type ParsedQueryCondition,
   type Spelling,
 } from './query-condition.ts';
+import type { GallerySort } from '../query/gallery.ts';
 import { RATING_ALIASES, ratingNamed } from '../query/ratings.ts';
 import { MAX_MATCH_LENGTH } from './text-match.ts';
 
@@ -76,6 +76,35 @@ export const childOfCondition = (value: string): Condition | undefined => {
   if (seq !== undefined) return { type: 'childOf', value, parentSeq: seq };
   return UUID.test(value) ? { type: 'childOf', value: value.toLowerCase() } : undefined;
 };
+const SORT_ORDERS: Record<GallerySort, { orderBy: ImageOrderBy; order: 'asc' | 'desc' }> = {
+  new: { orderBy: 'uploadDate', order: 'desc' },
+  old: { orderBy: 'uploadDate', order: 'asc' },
+  relevance: { orderBy: 'relevance', order: 'desc' },
+  score: { orderBy: 'score', order: 'desc' },
+  comments: { orderBy: 'comments', order: 'desc' },
+};
+
+/**
+ * The request's order. `orderBy` absent: the first gallery-spelled query's sort, else uploadDate.
+ * `order` absent: that sort's direction, else descending, but a pool reads from its first post
+ * (docs/decisions.md §19).
+ */
+export function settleOrder(
+  orderBy: ImageOrderBy | undefined,
+  order: 'asc' | 'desc' | undefined,
+  conditions: readonly Condition[],
+): { orderBy: ImageOrderBy; order: 'asc' | 'desc' } {
+  let boxed: (typeof SORT_ORDERS)[GallerySort] | undefined;
+  if (orderBy === undefined)
+    for (const c of conditions)
+      if (c.type === 'query' && c.parsed.sort) {
+        boxed = SORT_ORDERS[c.parsed.sort];
+        break;
+      }
+  const by = orderBy ?? boxed?.orderBy ?? 'uploadDate';
+  return { orderBy: by, order: order ?? boxed?.order ?? (by === 'pool' ? 'asc' : 'desc') };
+}
+
 /** docs/decisions.md §19: orderBy pool needs exactly one pool condition. */
 export const POOL_ORDER_MESSAGE = 'orderBy "pool" needs exactly one pool condition';
 export const poolOrderIsValid = (orderBy: ImageOrderBy, conditions: readonly Condition[]): boolean =>
