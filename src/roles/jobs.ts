@@ -1,4 +1,6 @@
 import { TagJobRepository } from '../tags/job-repository.ts';
+import { FileFactsRunner } from '../posts/file-facts-runner.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
 import fs from 'node:fs';
@@ -16,6 +18,7 @@ import {
   openCore,
   wireAccounts,
   wireFiles,
+  wireImageStore,
   wireIndex,
   wirePosts,
   type Core,
@@ -38,18 +41,29 @@ import {
 export interface IndexJob extends IndexParts {
   config: Config;
   log: Logger;
+  /**
+   * verify --repair: the backfill of md5 and size (docs/decisions.md §20) on the image files, opened on
+   * demand (only then are the media stores reached); closed with the job
+   */
+  fileFacts(): FileFactsRunner;
   close(): Promise<void>;
 }
 
 export async function openIndexJob(config: Config, log: Logger): Promise<IndexJob> {
   const search = await openSearch(config, log);
   const parts = wireIndex(wirePosts(openDatabase(config.dataDir), log), search, log);
+  let images: ImageStore | undefined;
   return {
     config,
     log,
     ...parts,
+    fileFacts() {
+      images ??= wireImageStore(config, log, parts);
+      return new FileFactsRunner({ posts: parts.postRepository, images, log });
+    },
     async close() {
       await search.es.close();
+      images?.stores.close();
       parts.db.close();
     },
   };
@@ -63,7 +77,7 @@ export interface RestoredJob {
   /** the thumbnail maker (worker threads: only when thumbnails are missing); its close() ends the workers */
   files(): Omit<FilesJob, 'db'>;
   /** what the rebuild of the index works on; the caller closes `search` */
-  index(search: SearchParts): Omit<IndexJob, 'close'>;
+  index(search: SearchParts): Omit<IndexJob, 'close' | 'fileFacts'>;
   close(): void;
 }
 
