@@ -39,6 +39,11 @@ export class FileFacts {
     return this.stmt('SELECT count(*) FROM posts WHERE md5 IS NULL').pluck().get() as number;
   }
 
+  /** Records every post above `afterSeq` still without file facts as having no file (the seeder's posts). */
+  markGoneAbove(afterSeq: number): number {
+    return this.stmt("UPDATE posts SET md5 = '', file_size = 0 WHERE md5 IS NULL AND seq > ?").run(afterSeq).changes;
+  }
+
   /** Records a stored file's MD5 and size; false when the post went. */
   set(seq: number, md5: string, fileSize: number): boolean {
     return this.stmt('UPDATE posts SET md5 = ?, file_size = ? WHERE seq = ?').run(md5, fileSize, seq).changes > 0;

@@ -136,7 +136,7 @@ function seedConversation(
 
 /**
  * Writes `count` random posts into SQLite (no outbox rows, no image files, so their robust
- * descriptors are stored as unreadable): a fixture for tests and benchmarks. Index them afterwards
+ * descriptors are stored as unreadable and their MD5 as none): a fixture for tests and benchmarks. Index them afterwards
  * with `reindex()`. Deterministic for a given seed.
  */
 /**
@@ -267,6 +267,9 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
     // server's backfill would find out one post and one reindex at a time, in the background of
     // whatever a test or benchmark then measures.
     postTable.robust.storeAbove(before, encodeDescriptor(UNREADABLE));
+    // Nor an MD5 or a size (docs/decisions.md §20): recorded as gone here, or the server's backfill
+    // would find that out one post at a time, as above.
+    postTable.files.markGoneAbove(before);
     if (opts.pools)
       seedPools(db, postTable, userTable, rnd, {
         pools: opts.pools.count,
