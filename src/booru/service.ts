@@ -62,12 +62,14 @@ export class BooruService {
   private views(posts: PostRepository, seqs: number[]): BooruPost[] {
     const records = posts.getManyBySeq(seqs);
     const facts = posts.files.of(records.map((p) => p.seq));
+    // One statement for the page, not one per post (a 200-post page).
+    const parents = posts.links.parentsAmong(records.map((p) => p.seq));
     return records.map((p) =>
       toBooruPost(
         p,
         {
           ...(facts.get(p.seq) ?? { md5: null, fileSize: null }),
-          hasChildren: posts.links.childCount(p.seq) > 0,
+          hasChildren: parents.has(p.seq),
         },
         this.deps.config.mediaUrl,
       ),
@@ -85,7 +87,8 @@ export class BooruService {
       findQueryPage(
         this.deps,
         q,
-        { sort, offset, limit },
+        // Danbooru's pages carry no count: the engine is not asked for one.
+        { sort, offset, limit, uncounted: true },
         order === 'random' && page.kind === 'page' ? randomly : undefined,
       );
     let seqs: number[];
@@ -104,7 +107,7 @@ export class BooruService {
   /** The newest `limit` matching posts as records (the Atom feed); `gallery`: tags in the gallery's spelling. */
   async records(tags: string, limit: number, gallery = false): Promise<PostRecord[]> {
     const { query } = gallery ? parseGallery(tags) : parseDanbooru(tags);
-    const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit });
+    const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit, uncounted: true });
     return this.deps.postRepository.getManyBySeq(page.keys.map(Number));
   }
 

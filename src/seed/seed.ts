@@ -136,8 +136,8 @@ function seedConversation(
 
 /**
  * Writes `count` random posts into SQLite (no outbox rows, no image files, so their robust
- * descriptors are stored as unreadable and their MD5 as none): a fixture for tests and benchmarks. Index them afterwards
- * with `reindex()`. Deterministic for a given seed.
+ * descriptors are stored as unreadable and their MD5 as none): a fixture for tests and benchmarks. Index them
+ * afterwards with `reindex()`. Deterministic for a given seed.
  */
 /**
  * Sources and parents (docs/decisions.md §19) on the share of posts `opts` asks for; with neither asked,
