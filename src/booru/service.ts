@@ -1,5 +1,4 @@
 import type { PostRecord } from '../kernel/post-record.ts';
-import type { PostRepository } from '../kernel/post-repository.ts';
 import type { TagRepository } from '../kernel/tag-repository.ts';
 import type { PoolService } from '../pools/service.ts';
 import type { Clause } from '../search/clauses.ts';
@@ -12,12 +11,14 @@ import { findQueryPage } from '../search/query/run.ts';
 import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
+import type { BooruPostRows } from './post-rows.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
 
 export interface BooruDeps extends SearchDeps {
   tagRepository: TagRepository;
   pools: Pick<PoolService, 'list' | 'get'>;
   userIdOf: (name: string) => number | undefined;
+  rows: BooruPostRows;
 }
 
 const DESC = { order: 'desc' } as const;
@@ -59,21 +60,8 @@ const randomly = (clause: Clause): Clause => ({
 export class BooruService {
   constructor(private readonly deps: BooruDeps) {}
 
-  private views(posts: PostRepository, seqs: number[]): BooruPost[] {
-    const records = posts.getManyBySeq(seqs);
-    const facts = posts.files.of(records.map((p) => p.seq));
-    // One statement for the page, not one per post (a 200-post page).
-    const parents = posts.links.parentsAmong(records.map((p) => p.seq));
-    return records.map((p) =>
-      toBooruPost(
-        p,
-        {
-          ...(facts.get(p.seq) ?? { md5: null, fileSize: null }),
-          hasChildren: parents.has(p.seq),
-        },
-        this.deps.config.mediaUrl,
-      ),
-    );
+  private views(seqs: number[]): BooruPost[] {
+    return this.deps.rows.bySeq(seqs).map((p) => toBooruPost(p, this.deps.config.mediaUrl));
   }
 
   /**
@@ -101,7 +89,7 @@ export class BooruService {
       const above: Query = { kind: 'range', field: 'seq', bounds: { gte: page.seq + 1 } };
       seqs = (await run(and([query, above]), [{ seq: { order: 'asc' } }], 0)).keys.map(Number).reverse();
     }
-    return this.views(this.deps.postRepository, seqs);
+    return this.views(seqs);
   }
 
   /** The newest `limit` matching posts as records (the Atom feed); `gallery`: tags in the gallery's spelling. */
@@ -119,7 +107,7 @@ export class BooruService {
 
   /** `/posts/{N}.json` */
   post(seq: number): BooruPost {
-    const [view] = this.views(this.deps.postRepository, [seq]);
+    const [view] = this.views([seq]);
     if (!view) throw notFound('no post has that number');
     return view;
   }

@@ -43,13 +43,6 @@ export class PostLinks {
       .all(parentSeq, limit, offset) as number[];
   }
 
-  /** Which of `seqs` have children: one statement for a page of posts (the Danbooru `has_children`). */
-  parentsAmong(seqs: readonly number[]): Set<number> {
-    if (seqs.length === 0) return new Set();
-    const sql = 'SELECT DISTINCT parent_seq FROM posts WHERE parent_seq IN (SELECT value FROM json_each(?))';
-    return new Set(this.stmt(sql).pluck().all(JSON.stringify(seqs)) as number[]);
-  }
-
   childCount(parentSeq: number): number {
     return this.stmt('SELECT count(*) FROM posts WHERE parent_seq = ?').pluck().get(parentSeq) as number;
   }
