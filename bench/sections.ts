@@ -9,4 +9,5 @@ export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   community: () => import('./community.ts').then((m) => m.section),
   conversation: () => import('./conversation.ts').then((m) => m.section),
   's3-store': () => import('./s3-store.ts').then((m) => m.section),
+  booru: () => import('./booru.ts').then((m) => m.section),
 };
