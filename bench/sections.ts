@@ -10,4 +10,5 @@ export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   conversation: () => import('./conversation.ts').then((m) => m.section),
   organization: () => import('./organization.ts').then((m) => m.section),
   's3-store': () => import('./s3-store.ts').then((m) => m.section),
+  booru: () => import('./booru.ts').then((m) => m.section),
 };

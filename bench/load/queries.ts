@@ -1,16 +1,15 @@
 /**
  * The searches people type, for the page-view load (issue 28): a fixed universe of distinct queries
- * in the gallery's own search-box syntax (src/gallery/client/query.ts turns them into the body the
- * search page sends), drawn with Zipf-distributed popularity: a few queries are asked over and over
- * (what the shard request cache and the browser cache see again), most are rare.
+ * in the gallery's own search-box syntax (sent as the search page sends it: the `/image/search` condition
+ * `query` in the gallery's spelling, docs/decisions.md §20), drawn with Zipf-distributed popularity: a few queries are
+ * asked over and over (what the shard request cache and the browser cache see again), most are rare.
  */
-import { parseQuery } from '../../src/gallery/client/query.ts';
 import { Random } from '../../src/seed/random.ts';
 import { WORDS } from '../../src/seed/words.ts';
 
 export interface Query {
   q: string;
-  body: { conditions: { type: string; value: string }[]; orderBy: string; order: string };
+  body: { conditions: { type: string; value: string; spelling: string }[] };
 }
 
 /**
@@ -53,8 +52,7 @@ export function queryUniverse(tags: string[], users: { name: string }[], n = 500
     const q = parts.join(' ');
     if (seen.has(q)) continue;
     seen.add(q);
-    const parsed = parseQuery(q);
-    out.push({ q, body: { conditions: parsed.conditions, orderBy: parsed.orderBy, order: parsed.order } });
+    out.push({ q, body: { conditions: q ? [{ type: 'query', value: q, spelling: 'gallery' }] : [] } });
   }
   return out;
 }

@@ -5,15 +5,26 @@ import type { PostRecord } from '../kernel/post-record.ts';
 const FORBIDDEN =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-export const xml = (s: string): string => s.replace(FORBIDDEN, '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** XML's predefined entities: feed parsers that leave numeric references in attributes undecoded read these. */
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+export const xml = (s: string): string => s.replace(FORBIDDEN, '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 
 /**
  * `/posts.atom` (docs/decisions.md §20): the newest posts of a query as an Atom feed (RFC 4287).
  * User text is escaped; each entry links to the post's gallery page.
  */
-export function atomFeed(opts: { origin: string; tags: string; mediaUrl: string; posts: PostRecord[] }): string {
+export function atomFeed(opts: {
+  origin: string;
+  tags: string;
+  /** the gallery's spelling of `tags` (docs/decisions.md §20), named again in the feed's own address */
+  gallery: boolean;
+  mediaUrl: string;
+  posts: PostRecord[];
+}): string {
   const { origin, tags, mediaUrl, posts } = opts;
-  const self = `${origin}/posts.atom${tags ? `?tags=${encodeURIComponent(tags)}` : ''}`;
+  const params = [...(tags ? [`tags=${encodeURIComponent(tags)}`] : []), ...(opts.gallery ? ['spelling=gallery'] : [])];
+  const self = `${origin}/posts.atom${params.length ? `?${params.join('&')}` : ''}`;
   const updated = posts.reduce((t, p) => (p.updatedAt > t ? p.updatedAt : t), '1970-01-01T00:00:00.000Z');
   const entries = posts.map((p) => {
     const page = `${origin}/post/${p.id}`;

@@ -38,6 +38,17 @@ export function booruTags(raw: unknown): string {
   return v;
 }
 
+/**
+ * The feed's `spelling`: `danbooru` (absent) or `gallery`, the gallery's search box, so that its feed
+ * link carries the box's text as it is (docs/decisions.md §20).
+ */
+export function feedSpelling(raw: unknown): 'danbooru' | 'gallery' {
+  const v = one(raw);
+  if (v === undefined || v === '' || v === 'danbooru') return 'danbooru';
+  if (v === 'gallery') return 'gallery';
+  throw invalid(['spelling'], 'spelling is danbooru or gallery');
+}
+
 /** A `search[...]` parameter (koa's query parser keeps the brackets in the key). */
 export const searchParam = (query: Record<string, unknown>, name: string): string | undefined => {
   const v = one(query[`search[${name}]`]);

@@ -3,7 +3,7 @@ import type { AppState } from '../http/context.ts';
 import { booruErrors } from '../http/errors.ts';
 import { notFound } from '../errors.ts';
 import { atomFeed } from './atom.ts';
-import { booruLimit, booruPage, booruTags, searchParam } from './params.ts';
+import { booruLimit, booruPage, booruTags, feedSpelling, searchParam } from './params.ts';
 import type { BooruService } from './service.ts';
 import { invalid } from '../errors.ts';
 
@@ -68,11 +68,13 @@ export function booruRoutes(deps: {
 
   router.get('/posts.atom', async (ctx) => {
     const tags = booruTags(ctx.query.tags);
-    const posts = await deps.booru.records(tags, FEED_SIZE);
+    const gallery = feedSpelling(ctx.query.spelling) === 'gallery';
+    const posts = await deps.booru.records(tags, FEED_SIZE, gallery);
     ctx.type = 'application/atom+xml; charset=utf-8';
     ctx.body = atomFeed({
       origin: deps.config.publicUrl.replace(/\/$/, ''),
       tags,
+      gallery,
       mediaUrl: deps.config.mediaUrl,
       posts,
     });

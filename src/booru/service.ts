@@ -1,22 +1,24 @@
 import type { PostRecord } from '../kernel/post-record.ts';
-import type { PostRepository } from '../kernel/post-repository.ts';
 import type { TagRepository } from '../kernel/tag-repository.ts';
 import type { PoolService } from '../pools/service.ts';
 import type { Clause } from '../search/clauses.ts';
 import type { SortClause } from '../search/engine.ts';
 import type { SearchDeps } from '../search/page-of-posts.ts';
 import { parseDanbooru } from '../search/query/danbooru.ts';
+import { parseGallery } from '../search/query/gallery.ts';
 import { and, type Query, type QueryOrder } from '../search/query/model.ts';
 import { findQueryPage } from '../search/query/run.ts';
 import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
+import type { BooruPostRows } from './post-rows.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
 
 export interface BooruDeps extends SearchDeps {
   tagRepository: TagRepository;
   pools: Pick<PoolService, 'list' | 'get'>;
   userIdOf: (name: string) => number | undefined;
+  rows: BooruPostRows;
 }
 
 const DESC = { order: 'desc' } as const;
@@ -58,19 +60,8 @@ const randomly = (clause: Clause): Clause => ({
 export class BooruService {
   constructor(private readonly deps: BooruDeps) {}
 
-  private views(posts: PostRepository, seqs: number[]): BooruPost[] {
-    const records = posts.getManyBySeq(seqs);
-    const facts = posts.files.of(records.map((p) => p.seq));
-    return records.map((p) =>
-      toBooruPost(
-        p,
-        {
-          ...(facts.get(p.seq) ?? { md5: null, fileSize: null }),
-          hasChildren: posts.links.childCount(p.seq) > 0,
-        },
-        this.deps.config.mediaUrl,
-      ),
-    );
+  private views(seqs: number[]): BooruPost[] {
+    return this.deps.rows.bySeq(seqs).map((p) => toBooruPost(p, this.deps.config.mediaUrl));
   }
 
   /**
@@ -84,7 +75,8 @@ export class BooruService {
       findQueryPage(
         this.deps,
         q,
-        { sort, offset, limit },
+        // Danbooru's pages carry no count: the engine is not asked for one.
+        { sort, offset, limit, uncounted: true },
         order === 'random' && page.kind === 'page' ? randomly : undefined,
       );
     let seqs: number[];
@@ -97,13 +89,13 @@ export class BooruService {
       const above: Query = { kind: 'range', field: 'seq', bounds: { gte: page.seq + 1 } };
       seqs = (await run(and([query, above]), [{ seq: { order: 'asc' } }], 0)).keys.map(Number).reverse();
     }
-    return this.views(this.deps.postRepository, seqs);
+    return this.views(seqs);
   }
 
-  /** The newest `limit` matching posts as records (the Atom feed). */
-  async records(tags: string, limit: number): Promise<PostRecord[]> {
-    const { query } = parseDanbooru(tags);
-    const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit });
+  /** The newest `limit` matching posts as records (the Atom feed); `gallery`: tags in the gallery's spelling. */
+  async records(tags: string, limit: number, gallery = false): Promise<PostRecord[]> {
+    const { query } = gallery ? parseGallery(tags) : parseDanbooru(tags);
+    const page = await findQueryPage(this.deps, query, { sort: NEWEST, offset: 0, limit, uncounted: true });
     return this.deps.postRepository.getManyBySeq(page.keys.map(Number));
   }
 
@@ -115,7 +107,7 @@ export class BooruService {
 
   /** `/posts/{N}.json` */
   post(seq: number): BooruPost {
-    const [view] = this.views(this.deps.postRepository, [seq]);
+    const [view] = this.views([seq]);
     if (!view) throw notFound('no post has that number');
     return view;
   }

@@ -1,5 +1,5 @@
 import { imageUrl, SMALL_THUMBNAIL, thumbnailUrl } from '../kernel/media-names.ts';
-import type { PostRecord, Rating, TagCategory } from '../kernel/post-record.ts';
+import type { PoolPlace, PostRecord, Rating, Tag, TagCategory } from '../kernel/post-record.ts';
 
 /** docs/decisions.md §20: none is g, moderate is q, violent is e. */
 export const BOORU_RATING: Record<Rating, 'g' | 'q' | 'e'> = { none: 'g', moderate: 'q', violent: 'e' };
@@ -13,18 +13,37 @@ export const BOORU_CATEGORY: Record<TagCategory, number> = {
   meta: 5,
 };
 
-/** What a post record does not carry but a Danbooru post shows. */
-export interface BooruExtras {
+/** What a Danbooru post is made of (post-rows.ts reads it in one statement). */
+export type BooruSource = Pick<
+  PostRecord,
+  | 'seq'
+  | 'id'
+  | 'ext'
+  | 'rating'
+  | 'width'
+  | 'height'
+  | 'uploaderId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'favorites'
+  | 'upvotes'
+  | 'downvotes'
+  | 'source'
+  | 'parentSeq'
+> & {
+  tags: Pick<Tag, 'name' | 'category'>[];
+  pools: Pick<PoolPlace, 'pool'>[];
+  /** the stored file's; null while the backfill has not reached the post, '' for a file found gone */
   md5: string | null;
   fileSize: number | null;
   hasChildren: boolean;
-}
+};
 
 /** Danbooru's times: ISO 8601 with an offset (ours are UTC). */
 export const booruTime = (iso: string): string => iso.replace(/Z$/, '+00:00');
 
 /** A post as Danbooru's `/posts.json` shows it, with our values (docs/decisions.md §20). */
-export function toBooruPost(p: PostRecord, extras: BooruExtras, mediaUrl: string) {
+export function toBooruPost(p: BooruSource, mediaUrl: string) {
   const names = p.tags.map((t) => t.name);
   const of = (c: TagCategory) => p.tags.filter((t) => t.category === c).map((t) => t.name);
   const [general, artist, copyright, character, meta] = (
@@ -42,12 +61,12 @@ export function toBooruPost(p: PostRecord, extras: BooruExtras, mediaUrl: string
     fav_count: p.favorites,
     source: p.source,
     // The empty MD5 marks a file the backfill found gone.
-    md5: extras.md5 || null,
+    md5: p.md5 || null,
     rating: BOORU_RATING[p.rating],
     image_width: p.width,
     image_height: p.height,
     file_ext: p.ext,
-    file_size: extras.md5 ? extras.fileSize : null,
+    file_size: p.md5 ? p.fileSize : null,
     file_url: file,
     // The stored file is the largest form there is; the 320 px thumbnail is the preview.
     large_file_url: file,
@@ -65,7 +84,7 @@ export function toBooruPost(p: PostRecord, extras: BooruExtras, mediaUrl: string
     tag_count_character: character.length,
     tag_count_meta: meta.length,
     parent_id: p.parentSeq,
-    has_children: extras.hasChildren,
+    has_children: p.hasChildren,
     pool_string: p.pools.map((x) => `pool:${x.pool}`).join(' '),
     is_deleted: false,
     is_pending: false,

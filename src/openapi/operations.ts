@@ -82,10 +82,27 @@ const ImageSearchCondition = z.union([
       'uploadedBy',
       'favoritedBy',
       'sourceContains',
-      'query',
       'commentedBy',
     ]),
     value: nonBlank,
+  }),
+  // docs/decisions.md §20: a search in one of two spellings, parsed on the server into the one query model
+  z.object({
+    type: z.literal('query'),
+    value: nonBlank.openapi({
+      description:
+        'a search: in the Danbooru spelling (cat -dog ~fox rating:g; its order: is ignored here), or in the ' +
+        'gallery\'s (words, "a phrase", +tag, -tag, ~tag, rating:none|moderate|violent, by:name, ' +
+        'sort:new|old|relevance|score|comments); an unknown term is 400 naming it',
+    }),
+    spelling: z
+      .enum(['danbooru', 'gallery'])
+      .optional()
+      .openapi({
+        description:
+          "danbooru (the default) or gallery; a gallery spelling's sort: orders the results when orderBy is " +
+          'absent (without sort:, relevance when it has words, else uploadDate)',
+      }),
   }),
   // docs/decisions.md §18: bounds on the score (upvotes - downvotes)
   z.object({
@@ -441,11 +458,13 @@ export const OPERATIONS: Operation[] = [
               description:
                 'id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) ' +
                 'or pool (the order of the pool named by the one pool condition; 400 without exactly one); ' +
-                'anything else means uploadDate',
+                "anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate",
             }),
             order: ImageSearchBody.shape.order.openapi({
               type: 'string',
-              description: 'asc or desc; anything else means desc (asc under orderBy pool)',
+              description:
+                'asc or desc; anything else means desc, but asc under orderBy pool, and the direction of a ' +
+                "gallery-spelled query's sort: when orderBy is absent",
             }),
             facets: ImageSearchBody.shape.facets.openapi({
               uniqueItems: true,

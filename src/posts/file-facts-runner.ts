@@ -70,7 +70,7 @@ export class FileFactsRunner {
     await this.loop.stop();
   }
 
-  /** Runs passes until no post is left (a job's `--file-facts`, tests). */
+  /** Runs passes until no post is left (`imgpost verify --repair`, tests). */
   async runToEnd(): Promise<void> {
     this.cursor = 0;
     while ((await this.pass()) === 0);

@@ -18,12 +18,16 @@ export interface FileParts extends ImageParts {
   thumbnailer: Thumbnailer;
 }
 
+/** The image files alone (no worker pool); close with `images.stores.close()`. */
+export const wireImageStore = (config: Config, log: Logger, posts: PostParts): ImageStore =>
+  new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
+
 /**
  * `serving`: the server's limits (a bounded analysis queue, so uploads get 503 rather than waiting)
  * and its idle workers let go. A job has none of them: it keeps its workers busy until it ends.
  */
 export function wireImages(config: Config, log: Logger, posts: PostParts, serving: boolean): ImageParts {
-  const images = new ImageStore(wireMediaStores(config, log, posts.db), config.dataDir, posts.db, posts.postRepository);
+  const images = wireImageStore(config, log, posts);
   const hashPool = createHashPool({
     workers: config.hashWorkers,
     ...(serving ? { maxQueue: config.hashQueueLimit, idleMs: config.hashWorkerIdleMs } : {}),

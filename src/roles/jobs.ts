@@ -1,4 +1,6 @@
 import { TagJobRepository } from '../tags/job-repository.ts';
+import { FileFactsRunner } from '../posts/file-facts-runner.ts';
+import type { ImageStore } from '../media/store/image-store.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
 import fs from 'node:fs';
@@ -13,7 +15,7 @@ import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-
 import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
 import { closeCore, openCore, type Core } from './wiring.ts';
 import { wireIndex, wirePosts, type IndexParts, type PostParts } from './post-parts.ts';
-import { wireFiles, type FileParts } from './file-parts.ts';
+import { wireFiles, wireImageStore, type FileParts } from './file-parts.ts';
 import { wireAccounts } from './account-parts.ts';
 
 /**
@@ -30,18 +32,29 @@ import { wireAccounts } from './account-parts.ts';
 export interface IndexJob extends IndexParts {
   config: Config;
   log: Logger;
+  /**
+   * verify --repair: the backfill of md5 and size (docs/decisions.md §20) on the image files, opened on
+   * demand (only then are the media stores reached); closed with the job
+   */
+  fileFacts(): FileFactsRunner;
   close(): Promise<void>;
 }
 
 export async function openIndexJob(config: Config, log: Logger): Promise<IndexJob> {
   const search = await openSearch(config, log);
   const parts = wireIndex(wirePosts(openDatabase(config.dataDir), log), search, log);
+  let images: ImageStore | undefined;
   return {
     config,
     log,
     ...parts,
+    fileFacts() {
+      images ??= wireImageStore(config, log, parts);
+      return new FileFactsRunner({ posts: parts.postRepository, images, log });
+    },
     async close() {
       await search.es.close();
+      images?.stores.close();
       parts.db.close();
     },
   };
@@ -55,7 +68,7 @@ export interface RestoredJob {
   /** the thumbnail maker (worker threads: only when thumbnails are missing); its close() ends the workers */
   files(): Omit<FilesJob, 'db'>;
   /** what the rebuild of the index works on; the caller closes `search` */
-  index(search: SearchParts): Omit<IndexJob, 'close'>;
+  index(search: SearchParts): Omit<IndexJob, 'close' | 'fileFacts'>;
   close(): void;
 }
 

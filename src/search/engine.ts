@@ -28,10 +28,15 @@ export interface PageRequest {
   limit: number;
   /** aggregations over the whole result, computed in the same request as the total */
   aggs?: Record<string, unknown>;
+  /**
+   * the caller does not read the total (the Danbooru API's pages): a page inside the result window is
+   * then asked alone, without the count beside it; `total` is -1 there
+   */
+  uncounted?: boolean;
 }
 
 export interface Page {
-  /** exact number of matches */
+  /** exact number of matches; -1 for an uncounted request answered inside the result window */
   total: number;
   /** the last sort value of each hit in the page, in order (the unique key) */
   keys: (string | number)[];
@@ -125,7 +130,13 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
     _source: false,
     stored_fields: '_none_',
   };
-  const searches = req.limit === 0 ? [{ request_cache: true }, count] : [{}, page, { request_cache: true }, count];
+  const counting = req.limit === 0 || !req.uncounted || aggs !== undefined;
+  const searches =
+    req.limit === 0
+      ? [{ request_cache: true }, count]
+      : counting
+        ? [{}, page, { request_cache: true }, count]
+        : [{}, page];
   // Batched with the other searches of this turn (msearch-batch.ts).
   const answers = (await msearchBatcher(es).run(
     req.index,
@@ -145,7 +156,7 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
   const counted = answers[answers.length - 1];
   const keys = req.limit === 0 ? [] : (answers[0].hits?.hits ?? []).map(keyOf);
   return {
-    total: totalOf(counted as RawResponse),
+    total: counting ? totalOf(counted as RawResponse) : -1,
     keys,
     ...(counted.aggregations ? { aggregations: counted.aggregations } : {}),
   };

@@ -120,18 +120,30 @@ test.serial(
     await page.waitForURL((url) => url.pathname === '/search' && url.searchParams.get('q') === '+sunflower');
     await ready(page);
     t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
-    // Facets of the whole result beside it: the other tag, and the rating.
-    await page.locator('.facets a', { hasText: 'yellow' }).waitFor();
+    // Facets of the whole result beside it: the other tag, and the rating; each narrows the search.
+    const yellow = page.locator('.facets a', { hasText: 'yellow' });
+    await yellow.waitFor();
+    t.is(await yellow.getAttribute('href'), `/search?q=${encodeURIComponent('+sunflower +yellow')}`);
     await page.locator('.facets a', { hasText: 'moderate' }).waitFor();
-    // docs/decisions.md §20: the search's Atom feed, and both spellings in the help.
-    t.is(await page.locator('a.feed').getAttribute('href'), '/posts.atom?tags=sunflower');
+    // docs/decisions.md §20: the search's Atom feed (the box's text, in the gallery's spelling), and both
+    // spellings in the help.
+    t.is(await page.locator('a.feed').getAttribute('href'), '/posts.atom?tags=%2Bsunflower&spelling=gallery');
     t.regex((await page.locator('.syntax-help').textContent()) ?? '', /Danbooru spelling/);
     await screenshots(page, 'search');
 
     await page.goto(`/search?q=${encodeURIComponent('feild')}`);
     await ready(page);
     t.is(await page.locator('.grid a').first().getAttribute('href'), `/post/${t.context.state.postId}`);
-    noErrors(t);
+
+    // The server reads the box; what it does not understand, the person reads (docs/decisions.md §12).
+    await page.goto(`/search?q=${encodeURIComponent('+sunflower sort:random')}`);
+    await ready(page);
+    t.regex(
+      (await page.getByRole('alert').textContent()) ?? '',
+      /^Not understood: unknown sort "random" \(new, old, relevance, score, comments\) in "sort:random"\.$/,
+    );
+    t.is(await page.locator('.grid').count(), 0);
+    noErrors(t, [400]);
   },
 );
 

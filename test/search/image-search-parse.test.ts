@@ -27,6 +27,8 @@ const TYPES = [
   'scoreGte',
   'scoreLte',
   'commentedBy',
+  'query',
+  'query',
   'nope',
   7,
 ];
@@ -54,6 +56,12 @@ const VALUES = [
   'Ünïcode',
   3,
   null,
+  // docs/decisions.md §20: both spellings of a query, good and bad
+  'cat -dog rating:g',
+  '+cat "a phrase" big words sort:old',
+  'sort:random',
+  'rating:x',
+  'nope:1',
 ];
 const QUERY = [
   undefined,
@@ -77,6 +85,7 @@ function condition(rnd: () => number): unknown {
   if (r < 0.08) return ['tagInclude', 'cat'];
   const c: Record<string, unknown> = { type: pick(rnd, TYPES), value: pick(rnd, VALUES) };
   if (rnd() < 0.1) c.extra = 1;
+  if (rnd() < 0.4) c.spelling = pick(rnd, ['danbooru', 'gallery', 'gallery', 'klingon', 3]);
   if (rnd() < 0.05) delete c.value;
   return c;
 }
@@ -134,4 +143,12 @@ test('the fast reading equals the schema whenever it answers, and answers the co
   };
   const query = Object.assign(Object.create(null), { offset: '0', limit: '24' });
   t.deepEqual(fastParseImageSearch(common, query), parseImageSearch(common, query));
+  // The gallery's request: the box as it is, ordered by its sort: (docs/decisions.md §20).
+  const gallery = {
+    conditions: [{ type: 'query', value: '+cat big words sort:old', spelling: 'gallery' }],
+    facets: ['tags', 'rating', 'uploader'],
+  };
+  const read = fastParseImageSearch(gallery, query);
+  t.deepEqual(read, parseImageSearch(gallery, query));
+  t.like(read?.request, { orderBy: 'uploadDate', order: 'asc' });
 });

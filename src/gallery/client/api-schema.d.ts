@@ -3564,9 +3564,19 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "query" | "commentedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy";
                         /** @description trimmed; must not be empty */
                         value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "query";
+                        /** @description a search: in the Danbooru spelling (cat -dog ~fox rating:g; its order: is ignored here), or in the gallery's (words, "a phrase", +tag, -tag, ~tag, rating:none|moderate|violent, by:name, sort:new|old|relevance|score|comments); an unknown term is 400 naming it */
+                        value: string;
+                        /**
+                         * @description danbooru (the default) or gallery; a gallery spelling's sort: orders the results when orderBy is absent (without sort:, relevance when it has words, else uploadDate)
+                         * @enum {string}
+                         */
+                        spelling?: "danbooru" | "gallery";
                     } | {
                         /** @enum {string} */
                         type: "scoreGte" | "scoreLte";
@@ -3593,9 +3603,9 @@ export interface operations {
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
                         value: string;
                     })[];
-                    /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate */
+                    /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */
                     orderBy?: string;
-                    /** @description asc or desc; anything else means desc (asc under orderBy pool) */
+                    /** @description asc or desc; anything else means desc, but asc under orderBy pool, and the direction of a gallery-spelled query's sort: when orderBy is absent */
                     order?: string;
                     /** @description count tags, ratings and/or uploaders over the whole result (response `data.facets`) */
                     facets?: ("tags" | "rating" | "uploader")[];
@@ -8136,6 +8146,7 @@ export interface operations {
         parameters: {
             query?: {
                 tags?: string;
+                spelling?: "danbooru" | "gallery";
             };
             header?: never;
             path?: never;

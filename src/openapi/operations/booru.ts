@@ -155,7 +155,19 @@ export const BOORU_OPERATIONS: Operation[] = [
     operationId: 'booruFeed',
     tag: 'booru',
     summary: 'An Atom feed of the 20 newest posts a query matches',
-    request: { query: z.object({ tags }) },
+    request: {
+      query: z.object({
+        tags,
+        spelling: z
+          .enum(['danbooru', 'gallery'])
+          .optional()
+          .openapi({
+            description:
+              "how tags is spelled: danbooru (the default) or gallery, the gallery's search box (words, " +
+              '"a phrase", +tag, -tag, ~tag, rating:, by:; its sort: is ignored, the feed is newest first)',
+          }),
+      }),
+    },
     responses: {
       ...always,
       ...searchDown,

@@ -1,5 +1,5 @@
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
-import type { Condition, Facet } from './schema.ts';
+import type { Facet } from './schema.ts';
 
 /** `/image/search` facets (docs/decisions.md §11): counts over the whole result, from aggregations. */
 
@@ -19,12 +19,16 @@ export interface Facets {
  * tie is broken by the key (byte order of UTF-8, i.e. code point order; ids numerically).
  * `shard_size` equals `size` because one shard needs no headroom for a cross-shard merge.
  */
-export function facetAggregations(facets: readonly Facet[], conditions: Condition[]): Record<string, unknown> {
+export function facetAggregations(
+  facets: readonly Facet[],
+  /** the tags every match carries (their canonical names) */
+  required: readonly string[],
+): Record<string, unknown> {
   const aggs: Record<string, unknown> = {};
   const order = [{ _count: 'desc' }, { _key: 'asc' }];
   if (facets.includes('tags')) {
     // Tags the caller asked for are in every hit: listing them would say nothing.
-    const included = [...new Set(conditions.flatMap((c) => (c.type === 'tagInclude' ? [c.value] : [])))];
+    const included = [...new Set(required)];
     aggs.tags = {
       terms: {
         field: 'tags',

@@ -4,18 +4,19 @@ import {
   MAX_CONDITIONS,
   MAX_IMAGE_LIMIT,
   MAX_MATCH_LENGTH,
-  parseQueryCondition,
   orderByOf,
   childOfCondition,
   poolOrderIsValid,
   positiveId,
   ratingNamed,
   SCORE_BOUND,
+  settleOrder,
   type Condition,
   type Facet,
   type ImageOrderBy,
   type ImageSearchRequest,
 } from './schema.ts';
+import { parseQueryCondition, spellingOf } from './query-condition.ts';
 
 /**
  * The common `/image/search` request read without zod: a well-formed body and query give exactly
@@ -60,8 +61,9 @@ function condition(raw: unknown): Condition | undefined {
     case 'textMatch':
       return value.length > MAX_MATCH_LENGTH ? undefined : { type: 'textMatch', value };
     case 'query': {
-      const parsed = parseQueryCondition(value);
-      return typeof parsed === 'string' ? undefined : { type: 'query', value, parsed };
+      const spelling = spellingOf(raw.spelling);
+      const parsed = spelling && parseQueryCondition(value, spelling);
+      return !parsed || typeof parsed === 'string' ? undefined : { type: 'query', value, spelling, parsed };
     }
     case 'scoreGte':
     case 'scoreLte':
@@ -96,11 +98,12 @@ export function fastParseImageSearch(
       conditions.push(c);
     }
   }
-  const orderBy: ImageOrderBy = orderByOf(body.orderBy);
-  if (!poolOrderIsValid(orderBy, conditions)) return undefined;
-  // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
-  const order = body.order === 'asc' || body.order === 'desc' ? body.order : orderBy === 'pool' ? 'asc' : 'desc';
-  const request: ImageSearchRequest = { conditions, orderBy, order };
+  const asked: ImageOrderBy | undefined = body.orderBy === undefined ? undefined : orderByOf(body.orderBy);
+  if (asked !== undefined && !poolOrderIsValid(asked, conditions)) return undefined;
+  const request: ImageSearchRequest = {
+    conditions,
+    ...settleOrder(asked, body.order === 'asc' || body.order === 'desc' ? body.order : undefined, conditions),
+  };
   if (body.facets !== undefined) {
     const f = body.facets;
     if (

@@ -41,6 +41,16 @@ function conditionQuery(c: Condition): Query {
   }
 }
 
+/** The tags every match carries: tagInclude values, and the tags a query condition requires at its top. */
+export function requiredTags(conditions: readonly Condition[]): string[] {
+  return conditions.flatMap((c) => {
+    if (c.type === 'tagInclude') return [c.value];
+    if (c.type !== 'query') return [];
+    const q = c.parsed.query;
+    return (q.kind === 'and' ? q.of : [q]).flatMap((n) => (n.kind === 'tag' ? [n.name] : []));
+  });
+}
+
 /**
  * A count's sort. Documents indexed before the field existed: last (desc) or first (asc) for favorites;
  * a score or comment count of 0 for the counts of mapping 9 (a score may be negative, so 0 is not last).
@@ -50,9 +60,16 @@ export const countSort = (field: 'favorites' | 'score' | 'comments', dir: 'asc' 
     [field]: { order: dir, missing: field !== 'favorites' ? 0 : dir === 'desc' ? '_last' : '_first' },
   }) as SortClause;
 
-/** The conditions as one query: all must hold; every tagAny condition joins one OR group (§15). */
+/**
+ * The conditions as one query: all must hold; every tagAny condition joins one OR group (§15). A query
+ * condition's own AND is spread among the others, so its words (the gallery spelling's textMatch) stay
+ * at the top level, where they rank by relevance (compile.ts).
+ */
 export function conditionsQuery(conditions: Condition[]): Query {
-  const required = conditions.filter((c) => c.type !== 'tagAny').map(conditionQuery);
+  const required = conditions
+    .filter((c) => c.type !== 'tagAny')
+    .map(conditionQuery)
+    .flatMap((q) => (q.kind === 'and' ? q.of : [q]));
   const any = [...new Set(conditions.flatMap((c) => (c.type === 'tagAny' ? [c.value] : [])))];
   if (any.length > 0) required.push(or(any.map((name) => ({ kind: 'tag', name }))));
   return required.length === 0 ? { kind: 'all' } : and(required);

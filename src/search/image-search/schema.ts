@@ -1,9 +1,16 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
-import { AppError } from '../../errors.ts';
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
-import { issueMessage } from '../../http/errors.ts';
-import { parseDanbooru, type ParsedDanbooru } from '../query/danbooru.ts';
+import {
+  parseQueryCondition,
+  spellingOf,
+  SPELLING_MESSAGE,
+  type ParsedQueryCondition,
+  type Spelling,
+} from './query-condition.ts';
+import type { GallerySort } from '../query/gallery.ts';
+import { RATING_ALIASES, ratingNamed } from '../query/ratings.ts';
+import { MAX_MATCH_LENGTH } from './text-match.ts';
 
 /** `POST /image/search` request shapes (docs/decisions.md §7). */
 
@@ -32,7 +39,7 @@ export const CONDITION_TYPES = [
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
 export const MAX_IMAGE_LIMIT = 24;
-export const MAX_MATCH_LENGTH = 1024;
+export { MAX_MATCH_LENGTH };
 
 export type Condition =
   | { type: 'tagInclude' | 'tagExclude' | 'tagAny' | 'textContains' | 'textMatch'; value: string }
@@ -43,22 +50,12 @@ export type Condition =
   // docs/decisions.md §18: a score bound (an integer), and a username as favoritedBy
   | { type: 'scoreGte' | 'scoreLte'; value: string; bound: number }
   | { type: 'commentedBy'; value: string; userId?: number }
-  // docs/decisions.md §20: the Danbooru spelling, parsed when the request is read
-  | { type: 'query'; value: string; parsed: ParsedDanbooru }
+  // docs/decisions.md §20: a search in the Danbooru or the gallery's spelling, parsed when the request is read
+  | { type: 'query'; value: string; spelling: Spelling; parsed: ParsedQueryCondition }
   // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
   | { type: 'sourceContains'; value: string };
-
-/** A `query` condition's value parsed, or the 400 message naming the bad term. */
-export function parseQueryCondition(value: string): ParsedDanbooru | string {
-  try {
-    return parseDanbooru(value);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'validation') return issueMessage(err).replace(/^tags: /, '');
-    throw err;
-  }
-}
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
@@ -79,6 +76,35 @@ export const childOfCondition = (value: string): Condition | undefined => {
   if (seq !== undefined) return { type: 'childOf', value, parentSeq: seq };
   return UUID.test(value) ? { type: 'childOf', value: value.toLowerCase() } : undefined;
 };
+const SORT_ORDERS: Record<GallerySort, { orderBy: ImageOrderBy; order: 'asc' | 'desc' }> = {
+  new: { orderBy: 'uploadDate', order: 'desc' },
+  old: { orderBy: 'uploadDate', order: 'asc' },
+  relevance: { orderBy: 'relevance', order: 'desc' },
+  score: { orderBy: 'score', order: 'desc' },
+  comments: { orderBy: 'comments', order: 'desc' },
+};
+
+/**
+ * The request's order. `orderBy` absent: the first gallery-spelled query's sort, else uploadDate.
+ * `order` absent: that sort's direction, else descending, but a pool reads from its first post
+ * (docs/decisions.md §19).
+ */
+export function settleOrder(
+  orderBy: ImageOrderBy | undefined,
+  order: 'asc' | 'desc' | undefined,
+  conditions: readonly Condition[],
+): { orderBy: ImageOrderBy; order: 'asc' | 'desc' } {
+  let boxed: (typeof SORT_ORDERS)[GallerySort] | undefined;
+  if (orderBy === undefined)
+    for (const c of conditions)
+      if (c.type === 'query' && c.parsed.sort) {
+        boxed = SORT_ORDERS[c.parsed.sort];
+        break;
+      }
+  const by = orderBy ?? boxed?.orderBy ?? 'uploadDate';
+  return { orderBy: by, order: order ?? boxed?.order ?? (by === 'pool' ? 'asc' : 'desc') };
+}
+
 /** docs/decisions.md §19: orderBy pool needs exactly one pool condition. */
 export const POOL_ORDER_MESSAGE = 'orderBy "pool" needs exactly one pool condition';
 export const poolOrderIsValid = (orderBy: ImageOrderBy, conditions: readonly Condition[]): boolean =>
@@ -92,14 +118,7 @@ export interface ImageSearchRequest {
   facets?: Facet[];
 }
 
-// The webhook payload spells the third rating `violet` (docs/decisions.md §8); accept it here too. A Map, not an
-// object: a request's value is the key, and `constructor` must not find Object.prototype's.
-export const RATING_ALIASES: ReadonlyMap<string, Rating> = new Map([['violet', 'violent']]);
-
-/** A rating or its alias, already lower-cased; undefined for anything else. */
-export function ratingNamed(lower: string): Rating | undefined {
-  return (RATINGS as readonly string[]).includes(lower) ? (lower as Rating) : RATING_ALIASES.get(lower);
-}
+export { RATING_ALIASES, ratingNamed };
 
 const condition = z
   .object({
@@ -107,6 +126,8 @@ const condition = z
       errorMap: () => ({ message: `unknown condition type; expected one of ${CONDITION_TYPES.join(', ')}` }),
     }),
     value: z.string().trim().min(1, 'condition value must not be empty'),
+    // docs/decisions.md §20: read by the query condition only
+    spelling: z.unknown().optional(),
   })
   .transform((c, ctx): Condition => {
     switch (c.type) {
@@ -139,12 +160,17 @@ const condition = z
         }
         return { type: c.type, value: c.value };
       case 'query': {
-        const parsed = parseQueryCondition(c.value);
+        const spelling = spellingOf(c.spelling);
+        if (!spelling) {
+          ctx.addIssue({ code: 'custom', path: ['spelling'], message: SPELLING_MESSAGE });
+          return z.NEVER;
+        }
+        const parsed = parseQueryCondition(c.value, spelling);
         if (typeof parsed === 'string') {
           ctx.addIssue({ code: 'custom', path: ['value'], message: parsed });
           return z.NEVER;
         }
-        return { type: 'query', value: c.value, parsed };
+        return { type: 'query', value: c.value, spelling, parsed };
       }
 
       case 'scoreGte':
@@ -182,8 +208,9 @@ const condition = z
 // Exported (with `query`) for the OpenAPI document, which shows the fields; `body` adds the rules across them.
 export const bodyFields = z.object({
   conditions: z.array(condition).max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS} conditions are accepted`).default([]),
-  // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type.
-  orderBy: z.unknown().transform(orderByOf),
+  // Anything but the known values falls back rather than failing (docs/decisions.md §7), whatever its type;
+  // absent, a gallery-spelled query may decide (settleOrder).
+  orderBy: z.unknown().transform((v) => (v === undefined ? undefined : orderByOf(v))),
   // Absent: descending, but a pool reads from its first post (docs/decisions.md §19).
   order: z.unknown().transform((v): 'asc' | 'desc' | undefined => (v === 'asc' || v === 'desc' ? v : undefined)),
   // docs/decisions.md §11: counts over the whole result for any of these, each at most once.
@@ -195,8 +222,11 @@ export const bodyFields = z.object({
 });
 
 export const body = bodyFields
-  .refine((b) => poolOrderIsValid(b.orderBy, b.conditions), { message: POOL_ORDER_MESSAGE, path: ['orderBy'] })
-  .transform((b) => ({ ...b, order: b.order ?? (b.orderBy === 'pool' ? 'asc' : 'desc') }) as ImageSearchRequest);
+  .refine((b) => b.orderBy === undefined || poolOrderIsValid(b.orderBy, b.conditions), {
+    message: POOL_ORDER_MESSAGE,
+    path: ['orderBy'],
+  })
+  .transform((b) => ({ ...b, ...settleOrder(b.orderBy, b.order, b.conditions) }) as ImageSearchRequest);
 
 const INT32_MAX = 2 ** 31 - 1;
 export const query = z.object({

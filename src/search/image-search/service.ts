@@ -2,7 +2,7 @@ import { imageSearchItem, type ImageSearchImage } from '../../kernel/views.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
 import { findQueryPage } from '../query/run.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
-import { buildImageSort, conditionsQuery } from './query.ts';
+import { buildImageSort, conditionsQuery, requiredTags } from './query.ts';
 import type { ImageSearchRequest } from './schema.ts';
 
 export interface ImageSearchResult {
@@ -43,7 +43,14 @@ export class ImageSearchService {
     const page = await findQueryPage(this.deps, conditionsQuery(request.conditions), {
       sort: buildImageSort(request),
       ...paging,
-      ...(request.facets?.length ? { aggs: facetAggregations(request.facets, request.conditions) } : {}),
+      ...(request.facets?.length
+        ? {
+            aggs: facetAggregations(
+              request.facets,
+              requiredTags(request.conditions).map((t) => rules.canonical(t)),
+            ),
+          }
+        : {}),
     });
     const images = postRepository
       .imageItemsBySeq(page.keys.map(Number))

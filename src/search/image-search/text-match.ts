@@ -1,5 +1,8 @@
 import type { Clause } from '../clauses.ts';
 
+/** A textMatch value's length bound: each analysed word becomes a clause, and Elasticsearch limits clauses. */
+export const MAX_MATCH_LENGTH = 1024;
+
 /**
  * `textMatch` (docs/decisions.md §7, §11): every analysed word of the value must match a word of the text,
  * exactly or with typos: one edit for words of 5 to 8 characters, two from 9 (Elasticsearch's

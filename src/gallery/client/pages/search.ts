@@ -1,12 +1,13 @@
 /**
- * `/search?q=`: the segment syntax (../query.ts) over POST /image/search, with facet counts of the
- * whole result beside the grid (docs/decisions.md §11); every facet is a link that narrows the search.
+ * `/search?q=`: the box's text sent as it is to POST /image/search, which parses it (the condition
+ * `query` in the gallery's spelling, docs/decisions.md §20) and orders by its `sort:`; facet counts of
+ * the whole result beside the grid (docs/decisions.md §11); every facet is a link that narrows the search.
  */
-import { api, ok, postIdOf, type Schemas } from '../api.ts';
+import { api, ApiError, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
-import { booruTags, parseQuery, withSegment } from '../query.ts';
+import { withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 import { currentUser } from '../session.ts';
 import { categoryLegend } from '../tag-colors.ts';
@@ -65,8 +66,8 @@ function facetsAside(q: string, facets: Facets | undefined): HTMLElement {
 }
 
 /** The search's Atom feed (docs/decisions.md §20), also announced in the head for feed readers. */
-function feedLink(tags: string): HTMLElement {
-  const href = `/posts.atom?tags=${encodeURIComponent(tags)}`;
+function feedLink(q: string): HTMLElement {
+  const href = `/posts.atom?tags=${encodeURIComponent(q)}&spelling=gallery`;
   document.head.querySelector('link[rel="alternate"][type="application/atom+xml"]')?.remove();
   document.head.append(h('link', { rel: 'alternate', type: 'application/atom+xml', title: 'This search', href }));
   return h('a', { class: 'feed', href, type: 'application/atom+xml' }, 'Atom feed of this search');
@@ -94,19 +95,35 @@ const syntaxHelp = (): HTMLElement =>
     ),
   );
 
+/** A 400's message for the person: the term the server did not understand, without the request's path to it. */
+const notUnderstood = (err: ApiError): string => {
+  const said = (err.body as { error?: unknown } | undefined)?.error;
+  return typeof said === 'string' ? said.replace(/^conditions\.\d+\.value: /, '') : err.message;
+};
+
 export async function searchPage(): Promise<void> {
   const q = new URLSearchParams(location.search).get('q') ?? '';
   const page = currentPage();
-  const parsed = parseQuery(q);
   const body = {
-    conditions: parsed.conditions,
-    orderBy: parsed.orderBy,
-    order: parsed.order,
+    // The box's order (its sort:, or relevance for words) applies as no orderBy is named.
+    conditions: q.trim() ? [{ type: 'query' as const, value: q, spelling: 'gallery' as const }] : [],
     facets: ['tags' as const, 'rating' as const, 'uploader' as const],
   };
-  const result = await ok(
-    api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }),
-  );
+  let result;
+  try {
+    result = await ok(
+      api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }),
+    );
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 400) throw err;
+    replace(
+      main(),
+      pageHeading(`Search: ${q}`),
+      h('p', { class: 'error', role: 'alert' }, `Not understood: ${notUnderstood(err)}.`),
+      syntaxHelp(),
+    );
+    return;
+  }
   const { total, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
   // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
@@ -134,9 +151,6 @@ export async function searchPage(): Promise<void> {
   replace(
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
-    parsed.problems.length
-      ? h('p', { class: 'error', role: 'alert' }, `Not understood: ${parsed.problems.join(', ')}`)
-      : null,
     h(
       'p',
       { class: 'count', role: 'status' },
@@ -147,7 +161,7 @@ export async function searchPage(): Promise<void> {
     h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
     shown.length ? categoryLegend() : null,
     pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
-    h('p', { class: 'feeds' }, feedLink(booruTags(parsed))),
+    h('p', { class: 'feeds' }, feedLink(q)),
     syntaxHelp(),
   );
 }

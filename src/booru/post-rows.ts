@@ -1,0 +1,43 @@
+import type { Db } from '../db/sqlite.ts';
+import { statementCache, type Statement } from '../db/statements.ts';
+import type { TagCategory } from '../kernel/post-record.ts';
+import { TAG_ORDER } from '../kernel/tag-category.ts';
+import type { BooruSource } from './view.ts';
+
+/**
+ * What a Danbooru post shows of each post (docs/decisions.md §20), by number, in the order asked;
+ * numbers that no longer exist are left out. One statement for the page, tags (in a post's order),
+ * pools and `has_children` as columns of each row, where a full post record takes seven (the lean
+ * read is what keeps `/posts.json` near `/image/search`: bench/notes/booru.md).
+ */
+export class BooruPostRows {
+  private readonly stmt: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.stmt = statementCache(db);
+  }
+
+  bySeq(seqs: readonly number[]): BooruSource[] {
+    if (seqs.length === 0) return [];
+    const rows = this.stmt(
+      `SELECT p.seq, p.id, p.ext, p.rating, p.width, p.height, p.uploader_id AS uploaderId,
+         p.created_at AS createdAt, p.updated_at AS updatedAt, p.favorites, p.upvotes, p.downvotes,
+         p.source, p.parent_seq AS parentSeq, p.md5, p.file_size AS fileSize,
+         EXISTS (SELECT 1 FROM posts c WHERE c.parent_seq = p.seq) AS hasChildren,
+         (SELECT json_group_array(json_array(t.name, t.category) ORDER BY ${TAG_ORDER})
+            FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags,
+         (SELECT json_group_array(pp.pool_id ORDER BY pp.pool_id) FROM pool_posts pp WHERE pp.post_seq = p.seq) AS pools
+       FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
+    ).all(JSON.stringify(seqs)) as (Omit<BooruSource, 'tags' | 'pools' | 'hasChildren'> & {
+      hasChildren: number;
+      tags: string;
+      pools: string;
+    })[];
+    return rows.map((r) => ({
+      ...r,
+      hasChildren: r.hasChildren === 1,
+      tags: (JSON.parse(r.tags) as [string, TagCategory][]).map(([name, category]) => ({ name, category })),
+      pools: (JSON.parse(r.pools) as number[]).map((pool) => ({ pool })),
+    }));
+  }
+}
