@@ -1,7 +1,7 @@
 /**
  * The pieces every operation description is made of: the operation's shape, the responses any
- * endpoint can give, and small builders. Feature files under ./operations/ and ./operations.ts use
- * them; a new feature adds its operations in a file of its own there.
+ * endpoint can give, and small builders. The area files under ./operations/ use them; a new
+ * feature adds its operations in a file of its own there and lists it in ./operations.ts.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
@@ -101,6 +101,9 @@ export const operationsGet = (
   summary,
   responses: { ...always, ...responses },
 });
+
+/** A multipart file part: a string of format binary. */
+export const binary = (description: string) => z.string().openapi({ format: 'binary', description });
 
 export const postId = z.object({ id: z.string().openapi({ description: "the post's UUID, or its number" }) });
 export const webhookId = z.object({ id: z.string().uuid() });

@@ -1,5 +1,8 @@
-/** Tag governance (docs/decisions.md §15): aliases, implications, and the tag view that shows them. */
-import { AliasListQuery } from '../../tags/schemas.ts';
+/**
+ * Tags: the list with its autocomplete (docs/decisions.md §10), and governance (§15): aliases,
+ * implications, and the tag view that shows them.
+ */
+import { AliasListQuery, MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../../tags/schemas.ts';
 import { always, documentedQuery, error, forbidden, issues, json, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
 import { z } from '../zod.ts';
@@ -47,7 +50,29 @@ const rejected = issues(
   'the change would break the vocabulary: an alias of itself, a target that is an alias, a name that is a target of aliases or takes part in implications, or a cycle; the message says which',
 );
 
-export const TAG_GOVERNANCE_OPERATIONS: Operation[] = [
+export const TAG_OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/api/tag',
+    operationId: 'listTags',
+    tag: 'tags',
+    summary: 'Tags carried by at least one post, most used first; with prefix, an autocomplete',
+    request: {
+      query: documentedQuery(
+        TagListQuery.extend({ prefix: TagListQuery.shape.prefix.openapi({ maxLength: MAX_PREFIX_LENGTH }) }),
+        {
+          prefix: `case-insensitive start of the name; absent: every tag; at most ${MAX_PREFIX_LENGTH} characters`,
+          offset: 'tags to skip',
+          limit: `page size; above ${MAX_TAG_LIMIT} lowered to ${MAX_TAG_LIMIT}`,
+        },
+      ),
+    },
+    responses: {
+      ...always,
+      200: { description: 'a page of tags; count is exact', schema: S.TagPage },
+      400: issues('offset or limit negative or not an integer, or prefix too long'),
+    },
+  },
   {
     method: 'get',
     path: '/api/tag/alias',
