@@ -82,6 +82,36 @@ export async function cpuTimed(
   return { ...r, cpuMs: { server: perRequest(split.server), elasticsearch: perRequest(split.elasticsearch) } };
 }
 
+/**
+ * Two write loops in alternating windows (a, b, a, b, …; `rounds` of each, `ms` in all per loop), each
+ * window as `cpuTimed` measures it, summed per loop: whatever the engine does meanwhile (merges after a
+ * bulk load, a cold cache) weighs on both, not on whichever ran first.
+ */
+export async function cpuTimedAlternating(
+  pids: { server: number; elasticsearch: number | undefined },
+  loops: [what: string, task: (i: number) => Promise<void>][],
+  ms: number,
+  rounds = 3,
+): Promise<CpuTimed[]> {
+  const windows: CpuTimed[][] = loops.map(() => []);
+  for (let round = 0; round < rounds; round++)
+    for (const [k, [what, task]] of loops.entries())
+      windows[k].push(await cpuTimed(pids, what, (i) => task(i + round * 1_000_000), ms / rounds));
+  return windows.map((ws) => {
+    const requests = ws.reduce((a, w) => a + w.requests, 0);
+    const wall = ws.reduce((a, w) => a + w.ms, 0);
+    const cpu = (pick: (w: CpuTimed) => number) => ws.reduce((a, w) => a + pick(w) * w.requests, 0) / requests;
+    return {
+      requests,
+      errors: ws.reduce((a, w) => a + w.errors, 0),
+      ms: wall,
+      rps: (requests / wall) * 1000,
+      latencies: ws.flatMap((w) => w.latencies),
+      cpuMs: { server: cpu((w) => w.cpuMs.server), elasticsearch: cpu((w) => w.cpuMs.elasticsearch) },
+    };
+  });
+}
+
 /** `CPU per request: server … ms, Elasticsearch … ms` */
 export const cpuText = (r: CpuTimed): string =>
   `CPU per request: server ${fmt(r.cpuMs.server)} ms, Elasticsearch ${fmt(r.cpuMs.elasticsearch)} ms`;
