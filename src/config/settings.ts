@@ -172,6 +172,14 @@ export const SETTINGS = {
     default: '60000',
     doc: "how often the server's retention pass runs",
   }),
+  relayMaxBackoffMs: tests({
+    env: 'RELAY_MAX_BACKOFF_MS',
+    type: wholeNumber(250, 600_000),
+    default: '15000',
+    doc:
+      "the longest wait between the outbox relay's attempts while Elasticsearch is down (the waits double from " +
+      '250 ms up to it); the outage tests lower it so the relay catches up soon after the node is back',
+  }),
   backgroundThumbnails: tests({
     env: 'BACKGROUND_THUMBNAILS',
     type: flag,

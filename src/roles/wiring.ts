@@ -202,7 +202,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   // What exists: the kernel, the outside systems, then the features, each from what is above it.
   const posts = wirePosts(db, log);
   const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
-  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log, {
+    maxBackoffMs: config.relayMaxBackoffMs,
+  });
   const { images, hashPool } = wireImages(config, log, posts, true);
   const descriptors = new DescriptorRunner({
     posts: postRepository,
