@@ -202,6 +202,14 @@ export const SETTINGS = {
       doc: "a pause after each robust descriptor the server computes, to leave a busy server's CPU to requests",
     }),
   },
+  passwordHashCost: tests({
+    env: 'PASSWORD_HASH_COST',
+    type: wholeNumber(10, 20),
+    default: '15',
+    doc:
+      "scrypt's cost (log2 N) for new password hashes; each stored hash carries its own, so every hash verifies " +
+      'whatever this says. At 15 a hash is 32 MiB and about 0.1 s of a core; the test apps use 10',
+  }),
   registration: accounts({
     env: 'REGISTRATION',
     type: oneOf(['closed', 'open']),

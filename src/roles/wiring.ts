@@ -10,6 +10,7 @@ import { Outbox } from '../kernel/outbox.ts';
 import { OutboxRelay } from '../outbox/relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { AccountService } from '../accounts/service.ts';
+import { paramsAtCost } from '../accounts/passwords.ts';
 import { loadSessionSecret, SessionSealer } from '../accounts/session-cookie.ts';
 import { PostService } from '../posts/service.ts';
 import { DirectUploads } from '../posts/direct-upload/direct-uploads.ts';
@@ -161,17 +162,19 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts): FilePa
  * Accounts. `web`: what logging in needs (the session secret, read or created in DATA_DIR, and the
  * log of failed logins); `imgpost user` goes without, so it never creates the secret.
  */
-export function wireAccounts(posts: PostParts, web?: { config: Config; log: Logger }): AccountService {
+export function wireAccounts(posts: PostParts, config: Config, web?: { log: Logger }): AccountService {
   const { db, postRepository, unitOfWork } = posts;
   const passkeys = new PasskeyRepository(db);
-  if (!web) return new AccountService({ db, posts: postRepository, unitOfWork, passkeys });
+  const passwordParams = paramsAtCost(config.passwordHashCost);
+  if (!web) return new AccountService({ db, posts: postRepository, unitOfWork, passkeys, passwordParams });
   return new AccountService({
     db,
     posts: postRepository,
     unitOfWork,
     passkeys,
-    sessions: new SessionSealer(loadSessionSecret(web.config)),
-    registration: { mode: web.config.registration, permission: web.config.registrationPermission },
+    passwordParams,
+    sessions: new SessionSealer(loadSessionSecret(config)),
+    registration: { mode: config.registration, permission: config.registrationPermission },
     log: web.log,
   });
 }
@@ -232,7 +235,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     hasPending: () => webhookRepository.hasPending(),
   });
-  const accounts = wireAccounts(posts, { config, log });
+  const accounts = wireAccounts(posts, config, { log });
   const directUploads = new DirectUploads({
     store: images.store,
     grants: new UploadGrantRepository(db),

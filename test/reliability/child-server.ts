@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
+import { TEST_PASSWORD_HASH_COST } from '../helpers/users.ts';
 import { SERVER_JS, CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -32,8 +33,8 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** As in test/helpers/app.ts: robust descriptors only where a test asks for them. */
-const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0' };
+/** As in test/helpers/app.ts: robust descriptors only where a test asks for them, cheap password hashes. */
+const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST };
 
 /**
  * Starts `src/main.ts` on `env.PORT` and resolves once /healthz answers. Under IMGPOST_RECORD_RESPONSES
@@ -129,7 +130,7 @@ export async function cli(
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI_JS, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
       timeout: timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
     });
