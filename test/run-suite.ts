@@ -99,6 +99,13 @@ if (times.length > 1) {
     process.stdout.write(
       `  ${seconds.toFixed(1).padStart(6)} s  ${cpu === undefined ? '' : `(CPU ${cpu.toFixed(1)} s)  `}${file}\n`,
     );
+  const lingering = times.filter((t) => (t.linger ?? 0) >= 1).sort((a, b) => b.linger! - a.linger!);
+  if (lingering.length > 0)
+    process.stdout.write(
+      `  workers that stayed up after their last test (a pending timer or open handle holds a slot): ${lingering
+        .map((t) => `${t.file} ${t.linger!.toFixed(1)} s`)
+        .join(', ')}\n`,
+    );
   const cpu = times.reduce((sum, t) => sum + (t.cpu ?? 0), 0);
   process.stdout.write(`  CPU of all test workers and their waited-for children: ${cpu.toFixed(0)} s\n`);
 }

@@ -131,6 +131,12 @@ export const SETTINGS = {
       doc: 'uploads per minute per user and per client address; `0` turns the limit off',
     }),
   },
+  shutdownGraceMs: server({
+    env: 'SHUTDOWN_GRACE_MS',
+    type: wholeNumber(0, 600_000),
+    default: '10000',
+    doc: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut',
+  }),
   logLevel: server({
     env: 'LOG_LEVEL',
     type: oneOf(['debug', 'info', 'warn', 'error', 'silent']),

@@ -18,6 +18,11 @@ export interface FileTime {
    * not of a daemon such as a test's own Elasticsearch node
    */
   cpu?: number;
+  /**
+   * seconds from the end of the file's last test and hook to the worker's exit: what keeps its event loop
+   * up (a pending timer, an open socket) also holds one of ava's concurrency slots
+   */
+  linger?: number;
 }
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -54,9 +59,24 @@ export default function recordFileTime(): void {
     return;
   }
   if (!file) return;
+  // The worker tells ava it has finished over IPC (lib/worker/base.js); its exit may come later.
+  let finishedAt: number | undefined;
+  const send = process.send?.bind(process);
+  if (send)
+    process.send = ((message: { ava?: { type?: string } }, ...rest: unknown[]) => {
+      if (message?.ava?.type === 'worker-finished') finishedAt = performance.now();
+      return (send as (...args: unknown[]) => boolean)(message, ...rest);
+    }) as typeof process.send;
+  const tenths = (ms: number) => Math.round(ms / 100) / 10;
   process.on('exit', () => {
     // performance.now() counts from the process's start: the worker's start-up and imports included.
-    const time: FileTime = { file, seconds: Math.round(performance.now() / 100) / 10, cpu: cpuSeconds() };
+    const now = performance.now();
+    const time: FileTime = {
+      file,
+      seconds: tenths(now),
+      cpu: cpuSeconds(),
+      ...(finishedAt === undefined ? {} : { linger: tenths(now - finishedAt) }),
+    };
     fs.appendFileSync(path.join(dir, `times-${process.pid}.jsonl`), `${JSON.stringify(time)}\n`);
   });
 }
