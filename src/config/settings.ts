@@ -2,6 +2,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { anyText, directory, flag, inGroup, oneOf, pattern, text, url, urlList, wholeNumber } from './define.ts';
 import { mediaStore } from './s3-settings.ts';
+import { TEST_SETTINGS } from './test-settings.ts';
 
 /**
  * Every environment variable imgpost reads, each declared once: its name, how it is read and
@@ -20,10 +21,10 @@ const media = inGroup('media');
 const uploads = inGroup('uploads');
 const retention = inGroup('retention');
 const accounts = inGroup('accounts');
-const tests = inGroup('tests');
 
 /** The server's and the jobs' configuration, in the shape src/config.ts's `Config` has. */
 export const SETTINGS = {
+  ...TEST_SETTINGS,
   host: server({ env: 'HOST', type: text(), default: '127.0.0.1', doc: 'where the HTTP server listens' }),
   port: server({ env: 'PORT', type: wholeNumber(0, 65535), default: '3000', doc: 'the HTTP port' }),
   publicUrl: server({
@@ -89,12 +90,6 @@ export const SETTINGS = {
     type: text(32, 'must be at least 32 characters'),
     shownDefault: 'generated once into `DATA_DIR/session-secret`',
     doc: "the session cookies' key material",
-  }),
-  webhookAllowPrivate: tests({
-    env: 'WEBHOOK_ALLOW_PRIVATE',
-    type: flag,
-    default: '0',
-    doc: 'lets webhooks target loopback and private addresses',
   }),
   hashWorkers: uploads({
     env: 'HASH_WORKERS',
@@ -167,30 +162,11 @@ export const SETTINGS = {
       'indexed outbox rows whose deliveries are all settled, settled deliveries, and webhook attempts beyond ' +
       'the latest 50 per webhook are removed after this many days',
   }),
-  retentionAgeMs: tests({
-    env: 'RETENTION_AGE_MS',
-    type: wholeNumber(0),
-    doc: 'the retention age in milliseconds, overriding `RETENTION_DAYS`',
-  }),
   retentionIntervalMs: retention({
     env: 'RETENTION_INTERVAL_MS',
     type: wholeNumber(10, 86_400_000),
     default: '60000',
     doc: "how often the server's retention pass runs",
-  }),
-  relayMaxBackoffMs: tests({
-    env: 'RELAY_MAX_BACKOFF_MS',
-    type: wholeNumber(250, 600_000),
-    default: '15000',
-    doc:
-      "the longest wait between the outbox relay's attempts while Elasticsearch is down (the waits double from " +
-      '250 ms up to it); the outage tests lower it so the relay catches up soon after the node is back',
-  }),
-  backgroundThumbnails: tests({
-    env: 'BACKGROUND_THUMBNAILS',
-    type: flag,
-    default: '1',
-    doc: 'with `0`, queued thumbnails are left to first requests and the next start',
   }),
   robustDescriptors: {
     enabled: uploads({
@@ -208,14 +184,6 @@ export const SETTINGS = {
       doc: "a pause after each robust descriptor the server computes, to leave a busy server's CPU to requests",
     }),
   },
-  passwordHashCost: tests({
-    env: 'PASSWORD_HASH_COST',
-    type: wholeNumber(10, 20),
-    default: '15',
-    doc:
-      "scrypt's cost (log2 N) for new password hashes; each stored hash carries its own, so every hash verifies " +
-      'whatever this says. At 15 a hash is 32 MiB and about 0.1 s of a core; the test apps use 10',
-  }),
   registration: accounts({
     env: 'REGISTRATION',
     type: oneOf(['closed', 'open']),

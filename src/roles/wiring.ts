@@ -234,6 +234,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     config,
     log,
     hasPending: () => webhookRepository.hasPending(),
+    leaseMs: config.webhookClaimLeaseMs,
   });
   const accounts = wireAccounts(posts, config, { log });
   const directUploads = new DirectUploads({
