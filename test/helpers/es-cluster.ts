@@ -81,7 +81,7 @@ export async function startEsCluster(
       for (const s of slots) s.release();
     }
   };
-  let t0 = performance.now();
+  let t0: number;
   try {
     await opts.beforeStart?.(
       clusterNodeOptions(spec)
