@@ -55,9 +55,18 @@ const avaBin = path.join(
 );
 
 const started = Date.now();
+// Node's on-disk code cache for every process of the run (ava's workers, the servers and CLI runs they
+// start): the suite starts a few hundred processes that load the same modules; with the cache each
+// spends about a tenth less CPU loading them. A quiet optimization: nothing fails without it.
+const compileCache = process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, 'node_modules', '.cache', 'node-compile-cache');
 const child = spawn(process.execPath, [avaBin, ...(args.length > 0 ? args : slowestFirst())], {
   stdio: 'inherit',
-  env: { ...process.env, IMGPOST_RECORD_RESPONSES: dir, IMGPOST_FILE_TIMES: timesDir },
+  env: {
+    ...process.env,
+    IMGPOST_RECORD_RESPONSES: dir,
+    IMGPOST_FILE_TIMES: timesDir,
+    NODE_COMPILE_CACHE: compileCache,
+  },
 });
 // Ctrl-C reaches ava from the terminal by itself; this process only waits for it to wrap up.
 process.on('SIGINT', () => {});
