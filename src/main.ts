@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     services.log.info('shutting down', { signal });
-    await server.close();
+    await server.close(config.shutdownGraceMs);
     await watcher.stop();
     await services.close();
     process.exit(0);

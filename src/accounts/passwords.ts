@@ -77,13 +77,18 @@ export async function verifyPassword(password: string, encoded: string): Promise
   return crypto.timingSafeEqual(derived, parsed.hash);
 }
 
-let dummy: Promise<string> | undefined;
+const dummies = new Map<string, Promise<string>>();
 
 /**
- * A hash of a random password with the default parameters. Logins for unknown users verify
+ * A hash of a random password with the parameters new hashes get. Logins for unknown users verify
  * against it, so they take as long as logins for existing ones (no user enumeration by timing).
  */
-export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(crypto.randomBytes(16).toString('base64url'));
+export function dummyHash(params: ScryptParams = DEFAULT_PARAMS): Promise<string> {
+  const key = `${params.log2N}$${params.r}$${params.p}`;
+  let dummy = dummies.get(key);
+  if (!dummy) dummies.set(key, (dummy = hashPassword(crypto.randomBytes(16).toString('base64url'), params)));
   return dummy;
 }
+
+/** The parameters for new hashes at a cost (PASSWORD_HASH_COST, log2 N); r and p as the default's. */
+export const paramsAtCost = (log2N: number): ScryptParams => ({ ...DEFAULT_PARAMS, log2N });

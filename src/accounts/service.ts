@@ -6,7 +6,7 @@ import type { Logger } from '../log.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { ACCESS_KEY_PATTERN, accessKeyDigest, generateAccessKey } from './access-keys.ts';
-import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.ts';
 import {
   DEFAULT_TTL_SECONDS,
   issueCookie,
@@ -42,6 +42,8 @@ export interface AccountDeps {
   log?: Logger;
   /** the passkeys table's owner (src/passkeys), for `imgpost user keys`; none where passkeys are not wired */
   passkeys?: PasskeyList;
+  /** scrypt's parameters for new hashes (PASSWORD_HASH_COST); DEFAULT_PARAMS when not given */
+  passwordParams?: ScryptParams;
 }
 
 const isUniqueViolation = (err: unknown, column: string) =>
@@ -59,6 +61,7 @@ export class AccountService {
   readonly credentials: Credentials;
   readonly db: Db;
   private readonly deps: AccountDeps;
+  private readonly passwordParams: ScryptParams;
 
   constructor(deps: AccountDeps) {
     this.deps = deps;
@@ -68,8 +71,9 @@ export class AccountService {
     this.signups = deps.registration?.throttle ?? new SignupThrottle();
     this.appKeys = new AppKeyService(deps.db, this.users);
     this.credentials = new Credentials(this.appKeys, deps.passkeys ?? { summaries: () => [], delete: () => false });
+    this.passwordParams = deps.passwordParams ?? DEFAULT_PARAMS;
     // Compute the dummy hash now, so the first login for an unknown user is not the slow one.
-    if (deps.sessions) void dummyHash();
+    if (deps.sessions) void dummyHash(this.passwordParams);
   }
 
   get sessions(): SessionSealer {
@@ -81,7 +85,7 @@ export class AccountService {
     const { permission, email } = validateNewUser(input);
     if (this.users.getByName(input.name)) throw new AppError('conflict', `user name "${input.name}" is already taken`);
 
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.passwordParams);
     const id = this.withFreshKey((accessKey, accessKeyDigest) => {
       try {
         return this.users.insert({
@@ -213,7 +217,7 @@ export class AccountService {
     const user = NAME_PATTERN.test(username) ? this.users.getByName(username) : undefined;
     const ok =
       password.length <= MAX_PASSWORD_LENGTH &&
-      (await verifyPassword(password, user?.passwordHash ?? (await dummyHash())));
+      (await verifyPassword(password, user?.passwordHash ?? (await dummyHash(this.passwordParams))));
     if (!user || !ok) {
       this.deps.log?.info('login failed', { address });
       throw new AppError('login_failed', 'invalid username/password');

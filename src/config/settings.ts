@@ -2,6 +2,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { anyText, directory, flag, inGroup, oneOf, pattern, text, url, urlList, wholeNumber } from './define.ts';
 import { mediaStore } from './s3-settings.ts';
+import { TEST_SETTINGS } from './test-settings.ts';
 
 /**
  * Every environment variable imgpost reads, each declared once: its name, how it is read and
@@ -20,10 +21,10 @@ const media = inGroup('media');
 const uploads = inGroup('uploads');
 const retention = inGroup('retention');
 const accounts = inGroup('accounts');
-const tests = inGroup('tests');
 
 /** The server's and the jobs' configuration, in the shape src/config.ts's `Config` has. */
 export const SETTINGS = {
+  ...TEST_SETTINGS,
   host: server({ env: 'HOST', type: text(), default: '127.0.0.1', doc: 'where the HTTP server listens' }),
   port: server({ env: 'PORT', type: wholeNumber(0, 65535), default: '3000', doc: 'the HTTP port' }),
   publicUrl: server({
@@ -90,12 +91,6 @@ export const SETTINGS = {
     shownDefault: 'generated once into `DATA_DIR/session-secret`',
     doc: "the session cookies' key material",
   }),
-  webhookAllowPrivate: tests({
-    env: 'WEBHOOK_ALLOW_PRIVATE',
-    type: flag,
-    default: '0',
-    doc: 'lets webhooks target loopback and private addresses',
-  }),
   hashWorkers: uploads({
     env: 'HASH_WORKERS',
     type: wholeNumber(1, 64),
@@ -131,6 +126,12 @@ export const SETTINGS = {
       doc: 'uploads per minute per user and per client address; `0` turns the limit off',
     }),
   },
+  shutdownGraceMs: server({
+    env: 'SHUTDOWN_GRACE_MS',
+    type: wholeNumber(0, 600_000),
+    default: '10000',
+    doc: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut',
+  }),
   logLevel: server({
     env: 'LOG_LEVEL',
     type: oneOf(['debug', 'info', 'warn', 'error', 'silent']),
@@ -161,22 +162,11 @@ export const SETTINGS = {
       'indexed outbox rows whose deliveries are all settled, settled deliveries, and webhook attempts beyond ' +
       'the latest 50 per webhook are removed after this many days',
   }),
-  retentionAgeMs: tests({
-    env: 'RETENTION_AGE_MS',
-    type: wholeNumber(0),
-    doc: 'the retention age in milliseconds, overriding `RETENTION_DAYS`',
-  }),
   retentionIntervalMs: retention({
     env: 'RETENTION_INTERVAL_MS',
     type: wholeNumber(10, 86_400_000),
     default: '60000',
     doc: "how often the server's retention pass runs",
-  }),
-  backgroundThumbnails: tests({
-    env: 'BACKGROUND_THUMBNAILS',
-    type: flag,
-    default: '1',
-    doc: 'with `0`, queued thumbnails are left to first requests and the next start',
   }),
   robustDescriptors: {
     enabled: uploads({

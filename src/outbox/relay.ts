@@ -7,6 +7,7 @@ import { Loop } from '../util/loop.ts';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 1000;
+// The default of RELAY_MAX_BACKOFF_MS (docs/configuration.md).
 const MAX_BACKOFF_MS = 15_000;
 // The longest a write's response waits for its change to reach the index. A bulk request waits at
 // most 5 s for a missing primary (posts-index.ts), but a write queued behind such a request would
@@ -29,13 +30,15 @@ export class OutboxRelay {
     private readonly posts: PostRepository,
     private readonly index: PostsIndex,
     private readonly log: Logger,
+    opts: { maxBackoffMs?: number } = {},
   ) {
+    const maxBackoffMs = opts.maxBackoffMs ?? MAX_BACKOFF_MS;
     this.loop = new Loop({
       // A batch applied: look again at once; none pending: poll.
       pass: async () => ((await this.applyPending()) > 0 ? 0 : undefined),
       intervalMs: IDLE_POLL_MS,
       firstDelayMs: 0,
-      backoffMs: (failures) => Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 10)),
+      backoffMs: (failures) => Math.min(maxBackoffMs, 250 * 2 ** Math.min(failures, 10)),
       log,
       failureMessage: 'relay could not reach the index; retrying',
       logEveryFailures: 10,

@@ -115,7 +115,7 @@ export interface AccountsJob {
 
 export function openAccountsJob(config: Config): AccountsJob {
   const posts = wirePosts(openDatabase(config.dataDir));
-  return { accounts: wireAccounts(posts), close: () => posts.db.close() };
+  return { accounts: wireAccounts(posts, config), close: () => posts.db.close() };
 }
 
 /** import, and tools such as the benchmarks: every service, none of the server's loops. */

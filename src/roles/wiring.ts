@@ -72,7 +72,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   // What exists: the kernel, the outside systems, then the features, each from what is above it.
   const posts = wirePosts(db, log);
   const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
-  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log);
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log, {
+    maxBackoffMs: config.relayMaxBackoffMs,
+  });
   const files = wireImages(config, log, posts, true);
   const { images, hashPool } = files;
   const descriptors = wireDescriptors(config, log, posts, files);
@@ -89,8 +91,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     config,
     log,
     hasPending: () => webhookRepository.hasPending(),
+    leaseMs: config.webhookClaimLeaseMs,
   });
-  const accounts = wireAccounts(posts, { config, log });
+  const accounts = wireAccounts(posts, config, { log });
   const directUploads = wireDirectUploads(config, log, posts, images);
   const mediaRedirect = wireMediaRedirect(config, posts, images, thumbnailer);
   // docs/decisions.md §19: a deleted post leaves its pools, a merged one hands its places to the kept one.

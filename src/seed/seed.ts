@@ -31,6 +31,11 @@ export interface SeedOptions {
   /** docs/decisions.md §19: share of posts with a source, and with a parent among earlier posts (default 0) */
   sources?: number;
   parents?: number;
+  /**
+   * docs/decisions.md §19: one parent with many children, for tests of what happens to them together: posts
+   * `from` … `from + count - 1` of the batch get post `parent` (an earlier one) as their parent. No random draw.
+   */
+  family?: { parent: number; from: number; count: number };
   /** pools of 1 to `maxSize` of the seeded posts (default none) */
   pools?: { count: number; maxSize: number };
 }
@@ -140,7 +145,7 @@ function seedConversation(
  * afterwards with `reindex()`. Deterministic for a given seed.
  */
 /**
- * Sources and parents (docs/decisions.md §19) on the share of posts `opts` asks for; with neither asked,
+ * Sources and parents (docs/decisions.md §19) on the share of posts `opts` asks for, and its family; with none asked,
  * no random draw, so older seeds give the same posts. Post i is numbered firstSeq + i (one transaction,
  * AUTOINCREMENT), so a parent is an earlier post of the batch.
  */
@@ -155,6 +160,8 @@ function* organized(
     if (opts.sources && rnd.chance(opts.sources))
       post.source = `https://${rnd.pick(['Example.org', 'art.example.net', 'pics.example'])}/${rnd.pick(WORDS)}/${i}`;
     if (opts.parents && i > 0 && rnd.chance(opts.parents)) post.parentSeq = firstSeq + rnd.int(0, i - 1);
+    const family = opts.family;
+    if (family && i >= family.from && i < family.from + family.count) post.parentSeq = firstSeq + family.parent;
     yield post;
     i++;
   }

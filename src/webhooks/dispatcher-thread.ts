@@ -65,7 +65,18 @@ export class DispatcherThread implements Dispatcher {
   /** start() was called and stop() was not: the thread runs once there is work */
   private running = false;
 
-  constructor(private readonly deps: { dataDir: string; config: LiveConfig; log: Logger; hasPending: () => boolean }) {}
+  constructor(
+    private readonly deps: {
+      dataDir: string;
+      config: LiveConfig;
+      log: Logger;
+      hasPending: () => boolean;
+      /** WEBHOOK_CLAIM_LEASE_MS, when set */
+      leaseMs?: number;
+    },
+  ) {
+    if (deps.leaseMs !== undefined) this.options.leaseMs = deps.leaseMs;
+  }
 
   /** Whether the thread exists now (it starts with the first work, see above). */
   get threadRunning(): boolean {

@@ -43,6 +43,11 @@ export interface DispatcherOptions {
   /** Webhooks sent to at the same time. */
   concurrency?: number;
   /**
+   * How long a claimed lane stays claimed (default: the time-out plus 30 s, which outlives every
+   * attempt, so only a crashed process's claims ever expire). What a crash had claimed waits this long.
+   */
+  leaseMs?: number;
+  /**
    * How long a kick waits before looking for due deliveries (0: at the next turn of the loop). A
    * pass is a claim transaction plus a result write; a short wait lets the lanes that finish
    * meanwhile, and the events queued meanwhile, share them, which keeps the write lock free for the
@@ -80,6 +85,7 @@ export class WebhookDispatcher {
   private retryDelaysMs: number[];
   private concurrency: number;
   private pumpDelayMs: number;
+  private leaseOverrideMs: number | undefined;
   private readonly agents: TargetAgents;
   private readonly send: PostWebhook;
   private readonly events: EventBodies;
@@ -101,6 +107,7 @@ export class WebhookDispatcher {
     this.retryDelaysMs = opts.retryDelaysMs?.length ? opts.retryDelaysMs : [10_000, 60_000];
     this.concurrency = opts.concurrency ?? 64;
     this.pumpDelayMs = opts.pumpDelayMs ?? 0;
+    this.leaseOverrideMs = opts.leaseMs;
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
@@ -142,6 +149,7 @@ export class WebhookDispatcher {
     if (opts.retryDelaysMs?.length) this.retryDelaysMs = opts.retryDelaysMs;
     if (opts.concurrency !== undefined) this.concurrency = opts.concurrency;
     if (opts.pumpDelayMs !== undefined) this.pumpDelayMs = opts.pumpDelayMs;
+    if (opts.leaseMs !== undefined) this.leaseOverrideMs = opts.leaseMs;
     if (opts.pollMs !== undefined) this.loop.intervalMs = this.pollMs = opts.pollMs;
   }
 
@@ -244,6 +252,6 @@ export class WebhookDispatcher {
 
   /** A claim outlives the longest attempt, so only a crashed process's claims ever expire. */
   private leaseMs(): number {
-    return this.timeoutMs + 30_000;
+    return this.leaseOverrideMs ?? this.timeoutMs + 30_000;
   }
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import test from 'ava';
 import Koa from 'koa';
 import { authenticate } from '../../src/accounts/auth-middleware.ts';
+import { DEFAULT_PARAMS, hashPassword } from '../../src/accounts/passwords.ts';
 import { PERMISSION, requirePermission } from '../../src/accounts/permissions.ts';
 import type { AppState } from '../../src/http/context.ts';
 import { errorHandler } from '../../src/http/errors.ts';
@@ -109,6 +110,20 @@ test('login failure: 401 with the JSON string; unknown user the same; bad body 4
     body: 'hi',
   });
   t.is(notJson.status, 400);
+});
+
+test('PASSWORD_HASH_COST: new hashes carry it; a hash stored at another cost still logs in', async (t) => {
+  // The test apps run at cost 10 (test/helpers/users.ts); production's default is 15.
+  const user = await addUser(app);
+  t.regex(app.services.accounts.users.getByName(user.name)!.passwordHash, /^scrypt\$10\$8\$1\$/);
+  t.is((await login(app, { username: user.name, password: PASSWORD })).status, 200);
+  const older = await addUser(app);
+  app.services.db
+    .prepare('UPDATE users SET password_hash = ? WHERE id = ?')
+    .run(await hashPassword(PASSWORD, DEFAULT_PARAMS), older.id);
+  t.regex(app.services.accounts.users.getByName(older.name)!.passwordHash, /^scrypt\$15\$/);
+  t.is((await login(app, { username: older.name, password: PASSWORD })).status, 200);
+  t.is((await login(app, { username: older.name, password: 'wrong password' })).status, 401);
 });
 
 test('GET /api/account by cookie and by key; no credential, expired or tampered cookie and bad key are 401', async (t) => {

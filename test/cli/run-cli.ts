@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApp } from '../helpers/app.ts';
+import { TEST_PASSWORD_HASH_COST } from '../helpers/users.ts';
 import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,6 +35,7 @@ export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<Cl
     ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
     LOG_LEVEL: 'warn',
     HASH_WORKERS: '1',
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
   };
   const started = Date.now();
   return new Promise((resolve) => {

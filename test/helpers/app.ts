@@ -10,6 +10,7 @@ import { startServer, type Services } from '../../src/roles/server.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { recordResponses } from '../ecosystem/response-recorder.ts';
 import { sharedS3Env } from './s3.ts';
+import { TEST_PASSWORD_HASH_COST } from './users.ts';
 
 export interface TestApp {
   url: string;
@@ -49,6 +50,8 @@ export async function startTestApp(
     // Robust descriptors (docs/decisions.md §16) are background work that raises post versions and adds
     // outbox rows after each upload; only the tests about them switch them on.
     ROBUST_DESCRIPTORS: '0',
+    // scrypt at its production cost is 32 MiB and ~0.1 s of a core per hash; the suite hashes hundreds.
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     ...store,
     ...(process.env.ELASTICSEARCH_URL ? { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL } : {}),
     ...env,

@@ -57,7 +57,8 @@ export async function startDedicatedEs(
   const slot = await reserveNodeSlot();
   const { dir, port } = slot;
 
-  const node = { nodeDir: dir, port, heap: opts.heap ?? '384m' };
+  // Lives minutes and starts up to three times: C1 only halves the CPU of each start (node-layout.ts).
+  const node = { nodeDir: dir, port, heap: opts.heap ?? '384m', quickStart: true };
   const log = opts.log ?? (() => {});
   let starting: Promise<unknown> | undefined;
   let closed = false;
@@ -93,4 +94,60 @@ export async function startDedicatedEs(
     throw err;
   }
   return { url: `http://127.0.0.1:${port}`, port, dir, start, stop, close };
+}
+
+/**
+ * One outage of a dedicated node shared by the tests of a file, which run concurrently: the node
+ * stops once every participant has reached `down` and starts again once every participant has
+ * reached `up`, so the file pays for one stop and one start (a start is 10-30 s of a JVM on a busy
+ * box) however many tests need the node gone. A participant that ends early (a failed assertion)
+ * leaves in its teardown, and the phases it did not reach no longer wait for it.
+ */
+export interface SharedOutage {
+  /** resolves once the node has stopped; rejects if stopping it failed */
+  down(who: string): Promise<void>;
+  /** resolves once the node is back (yellow or green) */
+  up(who: string): Promise<void>;
+  leave(who: string): void;
+}
+
+export function sharedOutage(es: DedicatedEs, participants: string[]): SharedOutage {
+  const left = new Set<string>();
+  const phase = (action: () => Promise<void>) => {
+    const arrived = new Set<string>();
+    let run: Promise<void> | undefined;
+    let go!: () => void;
+    const released = new Promise<void>((resolve) => (go = resolve));
+    const check = () => {
+      if (run || !participants.every((p) => arrived.has(p) || left.has(p))) return;
+      run = action();
+      // Awaited by every arrival; a failure with no one left to see it is not an unhandled rejection.
+      run.catch(() => {});
+      go();
+    };
+    return {
+      check,
+      arrive(who: string) {
+        if (!participants.includes(who)) throw new Error(`${who} is not a participant of this outage`);
+        arrived.add(who);
+        check();
+        return released.then(() => run);
+      },
+      done: () => run,
+    };
+  };
+  const stopped = phase(() => es.stop());
+  const started = phase(async () => {
+    await stopped.done()?.catch(() => {});
+    await es.start();
+  });
+  return {
+    down: (who) => stopped.arrive(who),
+    up: (who) => started.arrive(who),
+    leave(who) {
+      left.add(who);
+      stopped.check();
+      started.check();
+    },
+  };
 }

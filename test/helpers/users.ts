@@ -1,6 +1,13 @@
 import crypto from 'node:crypto';
 import type { TestApp } from './app.ts';
 
+/**
+ * PASSWORD_HASH_COST of the test apps, child servers and CLI runs: scrypt at its production cost (15)
+ * is 32 MiB and ~0.1 s of a core per hash, and the suite hashes hundreds of passwords. What the
+ * hashing itself does at the production cost is test/accounts/units.test.ts's to check.
+ */
+export const TEST_PASSWORD_HASH_COST = '10';
+
 export interface TestUser {
   id: number;
   name: string;

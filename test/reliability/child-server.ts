@@ -10,6 +10,7 @@ import type { ExecutionContext } from 'ava';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
 import { tempDir, uniquePrefix } from '../helpers/app.ts';
+import { TEST_PASSWORD_HASH_COST } from '../helpers/users.ts';
 import { SERVER_JS, CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -36,8 +37,8 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** As in test/helpers/app.ts: robust descriptors only where a test asks for them. */
-const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0' };
+/** As in test/helpers/app.ts: robust descriptors only where a test asks for them, cheap password hashes. */
+const CHILD_DEFAULTS = { ROBUST_DESCRIPTORS: '0', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST };
 
 /**
  * Starts `src/main.ts` on `env.PORT` and resolves once /healthz answers. Under IMGPOST_RECORD_RESPONSES
@@ -133,7 +134,7 @@ export async function cli(
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI_JS, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, ...env },
       timeout: timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
     });

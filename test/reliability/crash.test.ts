@@ -40,6 +40,8 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
     HASH_WORKERS: '2',
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
     RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+    // What the killed process had claimed is sent again once its claim runs out: 3 s, not the 60 s default.
+    WEBHOOK_CLAIM_LEASE_MS: '3000',
   };
   const receiver = await startReceiver(200);
   let server: ChildServer | undefined;
@@ -203,7 +205,7 @@ test('kill -9 mid-storm: intact database, every acknowledged write kept, files =
   );
 
   // Webhooks: the create of every acknowledged upload and the update of every acknowledged edit.
-  // A delivery claimed when the process died is re-sent once its claim lease (60 s) runs out.
+  // A delivery claimed when the process died is re-sent once its claim lease (3 s here) runs out.
   const events = () =>
     receiver.received.map((r) => JSON.parse(r.body) as { event: string; data: { imageID: number; text: string } });
   const missing = () => {

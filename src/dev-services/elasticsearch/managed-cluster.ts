@@ -22,6 +22,8 @@ export interface ClusterSpec {
   /** one per node: its directory and HTTP port (the transport port is this + 100) */
   nodes: { dir: string; port: number }[];
   heap?: string;
+  /** a test's cluster: every node a quick-start one (node-layout.ts) */
+  quickStart?: boolean;
 }
 
 export type ClusterNodeOptions = ManagedNodeOptions & { name: string; url: string };
@@ -52,6 +54,7 @@ export function clusterNodeOptions(spec: ClusterSpec): ClusterNodeOptions[] {
     nodeDir: n.dir,
     port: n.port,
     heap: spec.heap,
+    quickStart: spec.quickStart,
     cluster: { name: spec.name, nodeName: names[i], seedHosts, initialMasters: names },
   }));
 }

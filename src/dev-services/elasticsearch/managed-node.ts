@@ -17,7 +17,7 @@ import { childProcessEnv } from '../../config.ts';
 import { findMaven, javaMajor, lastLines, readText } from '../shared/jvm-tools.ts';
 import { pidAlive, portOpen } from '../shared/processes.ts';
 import { MANAGED_ES_VERSION, JAVA_MIN, ensureInstalled, findJava } from './distribution.ts';
-import { configure, ensureSharedInstall, prepareOwner } from './node-install.ts';
+import { configure, ensureSharedInstall, prepareOwner, QUICK_START_JVM_OPTIONS } from './node-install.ts';
 import { CLUSTER, layout, type Layout, type ManagedNodeOptions, type ManagedNodeStatus } from './node-layout.ts';
 import { acquireLock, managedPid } from './node-lock.ts';
 import { clusterHealth, isReady, localNodeInfo } from './node-probe.ts';
@@ -96,6 +96,8 @@ async function launch(l: Layout, javaHome: string, log: (line: string) => void):
     ES_PATH_CONF: l.config,
     JAVA_HOME: undefined,
     ...(owner ? { HOME: l.run } : {}),
+    // The launcher's own JVM (it starts the node's) compiles as the node's does.
+    ...(l.quickStart ? { CLI_JAVA_OPTS: QUICK_START_JVM_OPTIONS } : {}),
   });
   const launcherLog = path.join(l.logs, 'launcher.log');
   log(`starting Elasticsearch ${MANAGED_ES_VERSION} on ${l.url} (Java ${javaMajor(javaHome)} at ${javaHome})…`);

@@ -58,7 +58,13 @@ export function configure(l: Layout): void {
   const optsDir = path.join(l.config, 'jvm.options.d');
   fs.mkdirSync(optsDir, { recursive: true });
   fs.writeFileSync(path.join(optsDir, 'heap.options'), `-Xms${l.heap}\n-Xmx${l.heap}\n`);
+  const quick = path.join(optsDir, 'quick-start.options');
+  if (l.quickStart) fs.writeFileSync(quick, `${QUICK_START_JVM_OPTIONS}\n`);
+  else fs.rmSync(quick, { force: true });
 }
+
+/** A quick-start node's JVM options (node-layout.ts, quickStart): C1 only, no C2 compiler threads. */
+export const QUICK_START_JVM_OPTIONS = '-XX:TieredStopAtLevel=1';
 
 /** As root: the unprivileged account the node runs as (Elasticsearch refuses to run as root). */
 function ensureUser(): { uid: number; gid: number } {
