@@ -4,6 +4,7 @@
  * small: the root help, one per command it lists, one subcommand, and two usage errors.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
@@ -27,6 +28,7 @@ let rootHelp: { code: number; stdout: string; stderr: string };
 test.before(async () => {
   rootHelp = await imgpost('--help');
 });
+test.after.always(() => fs.rmSync(env.DATA_DIR, { recursive: true, force: true }));
 
 /** Command names from the "Commands:" section of `imgpost --help`. */
 const listedCommands = () => {

@@ -77,7 +77,13 @@ export default function recordFileTime(): void {
       cpu: cpuSeconds(),
       ...(finishedAt === undefined ? {} : { linger: tenths(now - finishedAt) }),
     };
-    fs.appendFileSync(path.join(dir, `times-${process.pid}.jsonl`), `${JSON.stringify(time)}\n`);
+    // A record is a convenience: whatever happened to the directory, the worker's exit status stays its tests'.
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.appendFileSync(path.join(dir, `times-${process.pid}.jsonl`), `${JSON.stringify(time)}\n`);
+    } catch {
+      // no record for this file
+    }
   });
 }
 
