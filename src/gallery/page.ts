@@ -57,8 +57,8 @@ ${opts.preview ? previewTags(opts.preview) : ''}<link rel="icon" href="/assets/i
   <a class="brand" href="/">imgpost</a>
   <form class="search" role="search" action="/search" method="get">
     <label for="q">Search</label>
-    <input type="search" id="q" name="q" value="${esc(opts.query ?? '')}" autocomplete="off" list="q-suggestions" placeholder="words, &quot;phrase&quot;, +tag, -tag, rating:, by:, sort:">
-    <datalist id="q-suggestions"></datalist>
+    <input type="search" id="q" name="q" value="${esc(opts.query ?? '')}" autocomplete="off" placeholder="words, &quot;phrase&quot;, +tag, -tag, rating:, by:, sort:">
+    <ul id="q-suggestions" class="suggestions" hidden></ul>
     <button type="submit">Go</button>
   </form>
   <nav aria-label="Site">

@@ -114,8 +114,20 @@ test.serial(
   async (t) => {
     const { page } = t.context.session;
     await page.fill('#q', '+sunfl');
-    await page.locator('#q-suggestions option[value="+sunflower"]').waitFor({ state: 'attached' });
-    await page.fill('#q', '+sunflower');
+    // docs/decisions.md §19: each suggestion in its category's colour, the category in words; the keyboard
+    // takes one (ArrowDown, Enter), and the next Enter searches.
+    const suggestion = page.locator('#q-suggestions li[data-value="+sunflower"]');
+    await suggestion.waitFor({ state: 'visible' });
+    t.is(await page.getAttribute('#q', 'aria-expanded'), 'true');
+    t.is(await suggestion.getAttribute('class'), 'cat-general');
+    t.regex((await suggestion.textContent()) ?? '', /^sunflower \(\d+\) · general$/);
+    const colour = (selector: string) => page.locator(selector).evaluate((el) => getComputedStyle(el).color);
+    t.not(await colour('#q-suggestions li[data-value="+sunflower"]'), await colour('#q'));
+    await page.press('#q', 'ArrowDown');
+    t.is(await suggestion.getAttribute('aria-selected'), 'true');
+    await page.press('#q', 'Enter');
+    t.is(await page.inputValue('#q'), '+sunflower');
+    await page.locator('#q-suggestions').waitFor({ state: 'hidden' });
     await page.press('#q', 'Enter');
     await page.waitForURL((url) => url.pathname === '/search' && url.searchParams.get('q') === '+sunflower');
     await ready(page);

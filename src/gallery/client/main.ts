@@ -45,7 +45,7 @@ function route(path: string): (() => Promise<void>) | undefined {
 
 async function start(): Promise<void> {
   const q = document.getElementById('q') as HTMLInputElement | null;
-  const list = document.getElementById('q-suggestions') as HTMLDataListElement | null;
+  const list = document.getElementById('q-suggestions') as HTMLUListElement | null;
   if (q && list) attachTagSuggestions(q, list, { signs: true });
   void renderAccountNav();
   const page = route(location.pathname);

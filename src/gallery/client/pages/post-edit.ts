@@ -33,7 +33,7 @@ export function postFields(
     autocomplete: 'off',
     value: post?.tags.map((t) => t.name).join(' '),
   });
-  const list = h('datalist', { id: `${prefix}tags-list` });
+  const list = h('ul', { id: `${prefix}tags-list`, class: 'in-flow' });
   attachTagSuggestions(tags, list, { signs: false });
   const rating = ratingSelect(`${prefix}rating`, post?.rating ?? 'none');
   // docs/decisions.md §19: where the picture came from, and its parent post (UUID or number).
