@@ -7,13 +7,14 @@
  * one client, req/s at 50 clients, the CPU each request cost the server and the engine. The endpoints
  * take turns in short windows (interleaved), so a change in the box's load falls on all of them alike.
  */
-import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
-import { closedLoop, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { call, check, type Figure as PlainFigure } from './lib/figures.ts';
+import { closedLoop, sampleLatency } from './lib/http-load.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { appendAll, fmt, maxOf, median, minOf, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
+import { appendAll, fmt, maxOf, median, minOf, nowMs, summarize } from './lib/stats.ts';
 
 const CLIENTS = 50;
 /** the most used tags the pairs are drawn from */
@@ -21,23 +22,8 @@ const TOP = 40;
 const ROUNDS = 3;
 const PAIRS = 64;
 
-interface Figure {
-  latency: LatencySummary;
-  rps: number;
+interface Figure extends PlainFigure {
   cpuMs: { server: number; elasticsearch: number };
-}
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
-}
-
-async function fetchOk(url: string, init?: RequestInit): Promise<string> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== 200)
-    throw new Error(`${init?.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-  return text;
 }
 
 /** Seeded posts with an MD5 and a size each (as uploads have; the seeder records none), one reindex. */
@@ -55,7 +41,7 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
     .pluck()
     .all(TOP) as string[];
   log(`seeded ${posts} posts in ${fmt((nowMs() - t0) / 1000)} s; reindexing`);
-  await reindex(s.services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+  await reindexCorpus(s.services);
   return { top };
 }
 
@@ -68,7 +54,7 @@ async function popularPairs(url: string, top: string[]): Promise<{ pair: string[
   for (let i = 0; i < top.length; i++)
     for (let j = i + 1; j < top.length; j++) {
       const pair = [top[i], top[j]];
-      const body = await fetchOk(`${url}/counts/posts.json?tags=${encodeURIComponent(pair.join(' '))}`);
+      const body = await call(`${url}/counts/posts.json?tags=${encodeURIComponent(pair.join(' '))}`, {}, 200);
       all.push({ pair, matches: (JSON.parse(body) as { counts: { posts: number } }).counts.posts });
     }
   return all.sort((a, b) => b.matches - a.matches).slice(0, PAIRS);
@@ -140,10 +126,10 @@ export const section: BenchSection = {
   name: 'booru',
   summary: 'the Danbooru read API (/posts.json, 2 tags) against /image/search at 1M posts (issue 39)',
   async run({ quick, sizes, log }) {
-    const posts = sizes?.[0] ?? (quick ? 20_000 : 1_000_000);
+    const { posts, size } = sectionScale({ quick, sizes });
+    // Its own samples and windows: four endpoints take turns in three rounds (more samples, shorter windows).
     const samples = quick ? 300 : 1200;
     const ms = quick ? 2000 : 5000;
-    const size = posts >= 1_000_000 ? `${posts / 1_000_000}M` : `${posts / 1000}k`;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('booru', false, async (s) => {
       const { top } = await corpus(s, posts, log);
@@ -152,17 +138,21 @@ export const section: BenchSection = {
       const pairs = chosen.map((x) => x.pair);
       const pair = (i: number) => pairs[i % pairs.length];
       const booru = (limit: number) => (i: number) =>
-        fetchOk(`${url}/posts.json?tags=${encodeURIComponent(pair(i).join(' '))}&limit=${limit}`);
+        call(`${url}/posts.json?tags=${encodeURIComponent(pair(i).join(' '))}&limit=${limit}`, {}, 200);
       const search = (limit: number) => (i: number) =>
-        fetchOk(`${url}/image/search?limit=${limit}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            conditions: pair(i).map((value) => ({ type: 'tagInclude', value })),
-            orderBy: 'id',
-            order: 'desc',
-          }),
-        });
+        call(
+          `${url}/image/search?limit=${limit}`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              conditions: pair(i).map((value) => ({ type: 'tagInclude', value })),
+              orderBy: 'id',
+              order: 'desc',
+            }),
+          },
+          200,
+        );
 
       // The same query: both answer the same posts in the same order (a Danbooru id is the post number).
       for (let i = 0; i < pairs.length; i++) {

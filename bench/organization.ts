@@ -10,18 +10,14 @@
  *    reorder of the same pool that swaps two neighbours; and the pool's page read before and after
  *    the reorders (what they leave in the index).
  */
-import { reindex } from '../src/search/reindex.ts';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { interleaved, sampleLatency, type LoadResult } from './lib/http-load.ts';
+import { reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { call, check, ratio, show, type Figure } from './lib/figures.ts';
+import { interleaved, sampleLatency } from './lib/http-load.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { fmt, maxOf, median, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
-
-interface Figure {
-  latency: LatencySummary;
-  rps: number;
-}
+import { fmt, maxOf, median, nowMs, summarize } from './lib/stats.ts';
 
 /** A pool and the tag whose post count is nearest its size. */
 interface Pair {
@@ -44,19 +40,6 @@ const POOL_MAX = 1000;
 const POSTS_PER_POOL = 100;
 /** a pair's tag count within this share of the pool's size */
 const CLOSE = 0.15;
-
-function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
-}
-
-async function call(url: string, init: RequestInit, expect: number): Promise<unknown> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== expect)
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-  return text ? (JSON.parse(text) as unknown) : undefined;
-}
 
 /** Fisher-Yates with the seeded PRNG, in place. */
 function shuffle<T>(items: T[], rnd: Random): T[] {
@@ -81,7 +64,7 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   const memberships = db.prepare('SELECT count(*) FROM pool_posts').pluck().get() as number;
   log(`seeded ${posts} posts in ${pools} pools (${memberships} places) in ${fmt((nowMs() - t0) / 1000)} s; reindexing`);
   const t1 = nowMs();
-  await reindex(s.services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+  await reindexCorpus(s.services);
   const reindexSeconds = (nowMs() - t1) / 1000;
   const sizes = db
     .prepare('SELECT pool_id AS id, count(*) AS n FROM pool_posts GROUP BY pool_id HAVING n >= ? ORDER BY pool_id')
@@ -111,29 +94,24 @@ async function corpus(s: Standalone, posts: number, log: (line: string) => void)
   return { pools, memberships, reindexSeconds, admin, pairs: chosen };
 }
 
-const show = (f: Figure) => `p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms, ${fmt(f.rps)} req/s`;
-const ratio = (ours: Figure, anchor: Figure) =>
-  `req/s ${fmt(ours.rps / anchor.rps)}×, p50 ${fmt(anchor.latency.p50 / ours.latency.p50)}×`;
-
 export const section: BenchSection = {
   name: 'organization',
   summary: "pools at 1M posts: a pool's page by orderBy pool, a 1,000-post reorder (issue 38)",
   async run({ quick, sizes, log }) {
-    const posts = sizes?.[0] ?? (quick ? 20_000 : 1_000_000);
-    const samples = quick ? 200 : 1000;
-    const ms = quick ? 3000 : 10_000;
+    const { posts, samples, ms, size } = sectionScale({ quick, sizes });
     const reorders = quick ? 5 : 10;
-    const size = posts >= 1_000_000 ? `${posts / 1_000_000}M` : `${posts / 1000}k`;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('organization', false, async (s) => {
       const c = await corpus(s, posts, log);
       const url = await s.startServer();
       const search = async (body: unknown, offset: number) =>
-        (await call(
-          `${url}/image/search?limit=${PAGE}&offset=${offset}`,
-          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-          200,
-        )) as { data: { total: number; images: { id: number }[] } };
+        JSON.parse(
+          await call(
+            `${url}/image/search?limit=${PAGE}&offset=${offset}`,
+            { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+            200,
+          ),
+        ) as { data: { total: number; images: { id: number }[] } };
       const poolBody = (pool: number) => ({ conditions: [{ type: 'pool', value: String(pool) }], orderBy: 'pool' });
       const tagBody = (tag: string) => ({ conditions: [{ type: 'tagInclude', value: tag }], orderBy: 'uploadDate' });
       // Any page of the pool (or of the tag's posts), as a reader paging through it.
@@ -163,7 +141,9 @@ export const section: BenchSection = {
       const headers = { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' };
       const write = async (method: 'POST' | 'PATCH', path: string, body: unknown, expect: number) => {
         const t0 = nowMs();
-        const res = (await call(`${url}${path}`, { method, headers, body: JSON.stringify(body) }, expect)) as {
+        const res = JSON.parse(
+          await call(`${url}${path}`, { method, headers, body: JSON.stringify(body) }, expect),
+        ) as {
           id: number;
         };
         return { t0, ms: nowMs() - t0, id: res.id };

@@ -1,6 +1,7 @@
 /**
  * Building a section's corpus: its size from the run's flags, accounts that clients act as, and the
- * one reindex after seeding. Shared by bench/community.ts, bench/conversation.ts and bench/favorites.ts.
+ * one reindex after seeding. Shared by the bench sections (community, conversation, organization,
+ * booru) and bench/favorites.ts.
  */
 import { accessKeyDigest, generateAccessKey } from '../../src/accounts/access-keys.ts';
 import type { Db } from '../../src/db/sqlite.ts';

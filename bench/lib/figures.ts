@@ -19,29 +19,31 @@ export function check(r: LoadResult, what: string): LoadResult {
   return r;
 }
 
-/** One request, its answer read; throws unless the status is `expect`. */
-export async function call(url: string, init: RequestInit, expect: number): Promise<void> {
+/** One request, its answer read and returned as text; throws unless the status is `expect`. */
+export async function call(url: string, init: RequestInit, expect: number): Promise<string> {
   const res = await fetch(url, init);
   const text = await res.text();
   if (res.status !== expect)
     throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
+  return text;
 }
 
 /** A task for the loops: `POST {url}/image/search?limit=24` with the body `body(i)`, 200 expected. */
 export const imageSearch =
   (url: string) =>
   (body: (i: number) => unknown) =>
-  async (i: number): Promise<void> =>
-    call(
+  async (i: number): Promise<void> => {
+    await call(
       `${url}/image/search?limit=24`,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
       200,
     );
+  };
 
 /** p50/p99 one request at a time (after a warm-up), then req/s with 8 clients. */
 export async function figure(
   name: string,
-  task: (i: number) => Promise<void>,
+  task: (i: number) => Promise<unknown>,
   samples: number,
   ms: number,
 ): Promise<Figure> {
@@ -71,7 +73,7 @@ export type CpuTimed = LoadResult & { cpuMs: { server: number; elasticsearch: nu
 export async function cpuTimed(
   pids: { server: number; elasticsearch: number | undefined },
   what: string,
-  task: (i: number) => Promise<void>,
+  task: (i: number) => Promise<unknown>,
   ms: number,
 ): Promise<CpuTimed> {
   await closedLoop({ concurrency: 8, durationMs: 1000, task });
@@ -89,7 +91,7 @@ export async function cpuTimed(
  */
 export async function cpuTimedAlternating(
   pids: { server: number; elasticsearch: number | undefined },
-  loops: [what: string, task: (i: number) => Promise<void>][],
+  loops: [what: string, task: (i: number) => Promise<unknown>][],
   ms: number,
   rounds = 3,
 ): Promise<CpuTimed[]> {

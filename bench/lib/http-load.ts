@@ -13,7 +13,7 @@ export interface LoadOptions {
   /** and after this many requests in total */
   maxRequests?: number;
   /** one request; throws (or rejects) to count an error */
-  task: (i: number) => Promise<void>;
+  task: (i: number) => Promise<unknown>;
 }
 
 export interface LoadResult {
@@ -57,7 +57,7 @@ export async function closedLoop(opts: LoadOptions): Promise<LoadResult> {
 export async function sampleLatency(
   samples: number,
   maxMs: number,
-  task: (i: number) => Promise<void>,
+  task: (i: number) => Promise<unknown>,
 ): Promise<LoadResult> {
   return closedLoop({ concurrency: 1, durationMs: maxMs, maxRequests: samples, task });
 }
@@ -88,7 +88,7 @@ export async function postJson(url: string, body: unknown, expect = 200): Promis
  * with `concurrency` clients in four windows of `durationMs / 2`, alternating. Any error throws.
  */
 export async function interleaved(
-  tasks: [(i: number) => Promise<void>, (i: number) => Promise<void>],
+  tasks: [(i: number) => Promise<unknown>, (i: number) => Promise<unknown>],
   opts: { samples: number; durationMs: number; concurrency: number },
 ): Promise<[{ latencies: number[]; rps: number }, { latencies: number[]; rps: number }]> {
   await sampleLatency(Math.min(100, opts.samples), 30_000, (i) => tasks[i % 2](i >> 1));
