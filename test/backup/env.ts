@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { ExecutionContext } from 'ava';
 import { tempDir } from '../helpers/app.ts';
-import { childDataDir, ES_URL, freePort } from '../reliability/child-server.ts';
+import { childDataDir, cli, ES_URL, freePort } from '../reliability/child-server.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 
 export async function isolatedEnv(t: ExecutionContext, label: string): Promise<Record<string, string>> {
@@ -29,4 +29,23 @@ export function destDir(t: ExecutionContext): string {
   const dir = tempDir('imgpost-backup-dest');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * `imgpost backup` of `sourceEnv` into a fresh destination, then `imgpost restore` (with `restoreFlags`)
+ * into an environment of its own named `label`; the test fails unless both exit 0. Returns that environment.
+ */
+export async function backUpAndRestore(
+  t: ExecutionContext,
+  sourceEnv: Record<string, string>,
+  label: string,
+  restoreFlags: string[] = [],
+): Promise<Record<string, string>> {
+  const dest = destDir(t);
+  const made = await cli(['backup', dest, '--json'], sourceEnv);
+  t.is(made.code, 0, made.stderr);
+  const target = await isolatedEnv(t, label);
+  const restored = await cli(['restore', dest, ...restoreFlags, '--json'], target);
+  t.is(restored.code, 0, restored.stderr);
+  return target;
 }

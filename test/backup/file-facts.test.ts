@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { cli, startChild, type ChildServer } from '../reliability/child-server.ts';
-import { destDir, isolatedEnv } from './env.ts';
+import { backUpAndRestore } from './env.ts';
 import { startSource } from './source.ts';
 
 type Facts = { id: number; md5: string | null; file_size: number | null };
@@ -33,12 +33,7 @@ test('md5 and file_size survive backup and restore; a pending one is filled in a
   source.app.services.db.prepare('UPDATE posts SET md5 = NULL, file_size = NULL WHERE seq = ?').run(seqs[2]);
   t.like(await facts(source.app.url, seqs[2]), { md5: null, file_size: null });
 
-  const dest = destDir(t);
-  const made = await cli(['backup', dest, '--json'], source.env);
-  t.is(made.code, 0, made.stderr);
-  const target = await isolatedEnv(t, 'restore-file-facts');
-  const restored = await cli(['restore', dest, '--json'], target);
-  t.is(restored.code, 0, restored.stderr);
+  const target = await backUpAndRestore(t, source.env, 'restore-file-facts');
 
   // Before any server runs on it, the restored database still has the one post waiting.
   const pending = await cli(['verify', '--json'], target);

@@ -9,7 +9,7 @@ import test from 'ava';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { cli } from '../reliability/child-server.ts';
 import { createUser } from '../helpers/users.ts';
-import { destDir, isolatedEnv } from './env.ts';
+import { backUpAndRestore } from './env.ts';
 import { startSource } from './source.ts';
 
 test('pools, sources, parents and tag categories survive backup and restore', async (t) => {
@@ -35,12 +35,7 @@ test('pools, sources, parents and tag categories survive backup and restore', as
   t.is(pool.status, 201);
   t.is((await request('PATCH', `/api/pool/${pool.body.id}`, { postIds: [b, c, a] })).status, 200);
 
-  const dest = destDir(t);
-  const made = await cli(['backup', dest, '--json'], source.env);
-  t.is(made.code, 0, made.stderr);
-  const target = await isolatedEnv(t, 'restore-organization');
-  const restored = await cli(['restore', dest, '--json'], target);
-  t.is(restored.code, 0, restored.stderr);
+  const target = await backUpAndRestore(t, source.env, 'restore-organization');
 
   const db = new Database(path.join(target.DATA_DIR, DATABASE_FILE), { readonly: true });
   const seqOf = (id: string) => db.prepare('SELECT seq FROM posts WHERE id = ?').pluck().get(id);

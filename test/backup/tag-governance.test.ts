@@ -6,9 +6,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import test from 'ava';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
-import { cli } from '../reliability/child-server.ts';
 import { createUser } from '../helpers/users.ts';
-import { destDir, isolatedEnv } from './env.ts';
+import { backUpAndRestore } from './env.ts';
 import { startSource } from './source.ts';
 
 test('aliases, implications and tag jobs survive backup and restore', async (t) => {
@@ -23,12 +22,7 @@ test('aliases, implications and tag jobs survive backup and restore', async (t) 
   t.is((await request('PUT', '/api/tag/bk-kitty/alias', { target: 'bk-cat' })).status, 200);
   t.is((await request('PUT', '/api/tag/bk-cat/implies/bk-animal')).status, 200);
 
-  const dest = destDir(t);
-  const made = await cli(['backup', dest, '--json'], source.env);
-  t.is(made.code, 0, made.stderr);
-  const target = await isolatedEnv(t, 'restore-tags');
-  const restored = await cli(['restore', dest, '--skip-reindex', '--json'], target);
-  t.is(restored.code, 0, restored.stderr);
+  const target = await backUpAndRestore(t, source.env, 'restore-tags', ['--skip-reindex']);
 
   const db = new Database(path.join(target.DATA_DIR, DATABASE_FILE), { readonly: true });
   t.deepEqual(db.prepare('SELECT name, target FROM tag_aliases').all(), [{ name: 'bk-kitty', target: 'bk-cat' }]);
