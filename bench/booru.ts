@@ -22,7 +22,7 @@ const TOP = 40;
 const ROUNDS = 3;
 const PAIRS = 64;
 
-interface Figure extends PlainFigure {
+export interface Figure extends PlainFigure {
   cpuMs: { server: number; elasticsearch: number };
 }
 
@@ -69,8 +69,8 @@ interface Endpoint {
  * Every endpoint's p50/p99 one request at a time, then its req/s with `CLIENTS` clients, in `ROUNDS`
  * rounds where each takes its turn: samples and windows summed per endpoint.
  */
-async function interleaved(
-  s: Standalone,
+export async function interleaved(
+  s: Pick<Standalone, 'serverPid' | 'env'>,
   endpoints: Endpoint[],
   samples: number,
   ms: number,

@@ -24,6 +24,7 @@ import { rssFlatness, type PageViewRun } from './load/page-views-report.ts';
 import type { FacetsResult } from './image-search.ts';
 import { rowsFor, sizeRows, type Row } from './report.ts';
 import type { RunResults } from './results.ts';
+import { renderScale } from './scale.ts';
 import type { SectionReport } from './lib/section.ts';
 
 export type Met = 'met' | 'missed' | 'none' | 'failed' | 'ref-met' | 'ref-missed';
@@ -369,7 +370,8 @@ export function renderDashboard(rows: DashboardRow[], missNotes: Map<string, str
   if (current.some((r) => r.met.startsWith('ref')))
     out.push('', '¹ The goal is stated at 1M posts; at this size it is shown for reference only.');
   const misses = current.filter((r) => r.met === 'missed' || r.met === 'ref-missed' || r.met === 'failed');
-  out.push('', '## What bounds the misses', '');
+  out.push('', ...renderScale());
+  out.push('## What bounds the misses', '');
   if (misses.length === 0) out.push('Every goal is met.');
   // Figures that share a note are listed together under it.
   const byNote = new Map<string, DashboardRow[]>();
@@ -389,6 +391,8 @@ export function renderDashboard(rows: DashboardRow[], missNotes: Map<string, str
     'npm run bench                       # core figures at 100k and 1M posts, then the sections; rewrites this file',
     'npm run bench -- --only community   # one section (or core, s3-store, webhook-drain); rewrites this file',
     'npm run bench -- --quick            # smoke run at 20k posts: writes RESULTS.quick.md, leaves this file alone',
+    '# the scale table: kept corpora (resumable builds), then 10 minutes of page views at each size',
+    'npm run bench -- --only core --sizes 100000,1000000,10000000 --corpus-root /srv/corpora --page-view-seconds 600',
     '```',
     '',
   );

@@ -1,4 +1,11 @@
 import type { HashingResult } from './hashing.ts';
+import type {
+  HeapSummary,
+  PageViewFigure,
+  PostsJsonResult,
+  RobustScaleResult,
+  StorageResult,
+} from './scale-figures.ts';
 import type { CpuSplit } from './lib/cpu.ts';
 import type { FacetsResult, ImageSearchResult } from './image-search.ts';
 import type { Machine } from './lib/env.ts';
@@ -27,6 +34,12 @@ export interface SizeResults {
   upload?: UploadResult;
   /** server RSS while serving /api/post/search and /image/search */
   memory?: RssSummary & { idleMiB: number };
+  /** issue 41: the robust lookup against its scan, /posts.json, bytes per post, the engine's heap, page views */
+  robust?: RobustScaleResult;
+  postsJson?: PostsJsonResult;
+  storage?: StorageResult;
+  esHeap?: HeapSummary;
+  pageViews?: PageViewFigure;
   error?: string;
 }
 

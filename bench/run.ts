@@ -7,6 +7,7 @@
  * the dashboard bench/RESULTS.md from the data (bench/dashboard.ts). --quick writes
  * bench/RESULTS.quick.md and bench/results.quick.json instead (not committed) and leaves the dashboard alone.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +16,21 @@ import { openToolJob, type ToolJob } from '../src/roles/jobs.ts';
 import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { seedPosts } from '../src/seed/seed.ts';
 import { benchHashing } from './hashing.ts';
+import { markIndexed, openCorpus, type Corpus } from './load/corpus.ts';
+import type { PageViewRun } from './load/page-views-report.ts';
+import {
+  benchPostsJson,
+  benchRobustScale,
+  pageViewFigure,
+  sampleEsHeap,
+  storageFigures,
+  type PageViewFigure,
+} from './scale-figures.ts';
 import { captureEngineCalls } from './anchors/engine-direct.ts';
 import { ALL_FACETS, benchFacets, benchImageSearch, bodies } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { benchEnv, machineInfo, ROOT, tempDir } from './lib/env.ts';
+import { machineInfo, ROOT, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { maxOf, median } from './lib/stats.ts';
@@ -37,11 +47,17 @@ import { benchWebhookDrain, type WebhookDrainOptions } from './webhook-drain.ts'
 import { postWebhookNodeFetch } from './lib/send-node-fetch.ts';
 import { runSection, writeSection } from './lib/section.ts';
 import { SECTIONS } from './sections.ts';
+import { recordScale, writePlots } from './scale.ts';
 
 const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only NAME] [--drain-deliveries N]
-                       [--drain-reps N] [--drain-node-fetch]
+                       [--drain-reps N] [--drain-node-fetch] [--corpus-root DIR] [--page-view-seconds N]
 
-  --sizes N,N             corpus sizes in posts (default 100000,1000000)
+  --sizes N,N             corpus sizes in posts (default 100000,1000000; up to 20000000, in whole
+                          chunks of 250000 from 250000 on)
+  --corpus-root DIR       keep each size's corpus in DIR/<size> (built chunk by chunk, resumable; a later
+                          run reuses it and only rebuilds the index); without it each is thrown away
+  --page-view-seconds N   the page-view load (50 people) after each size's figures, N seconds measured
+                          (default 0: none; the scale table's row wants 600 at the largest size)
   --quick                 a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
                           writes bench/RESULTS.quick.md and bench/results.quick.json
   --keep                  leave the data directories and indices in place (for poking at them)
@@ -68,6 +84,8 @@ function parse() {
       'drain-deliveries': { type: 'string' },
       'drain-reps': { type: 'string' },
       'drain-node-fetch': { type: 'boolean' },
+      'corpus-root': { type: 'string' },
+      'page-view-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -79,8 +97,10 @@ function parse() {
   const sizes = (values.sizes ?? (quick ? '20000' : '100000,1000000'))
     .split(',')
     .map((s) => Number(s.trim().replace(/_/g, '')));
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 5_000_000)) {
-    process.stderr.write(`--sizes: expected comma-separated post counts from 1000 to 5000000\n\n${USAGE}`);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 20_000_000 || (n > 250_000 && n % 250_000 !== 0))) {
+    process.stderr.write(
+      `--sizes: expected comma-separated post counts from 1000 to 20000000 (whole chunks of 250000 above that)\n\n${USAGE}`,
+    );
     process.exit(2);
   }
   const only = values.only;
@@ -100,6 +120,12 @@ function parse() {
     process.stderr.write(`--drain-reps: expected a count from 1 to 20\n\n${USAGE}`);
     process.exit(2);
   }
+  const pageViewSeconds = Number(values['page-view-seconds'] ?? '0');
+  if (!Number.isInteger(pageViewSeconds) || pageViewSeconds < 0 || pageViewSeconds > 7200) {
+    process.stderr.write(`--page-view-seconds: expected seconds from 0 to 7200\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const corpusRoot = values['corpus-root'] === undefined ? undefined : path.resolve(values['corpus-root']);
   const drainCompare = values['drain-node-fetch'] ? { label: 'node-fetch', send: postWebhookNodeFetch } : undefined;
   return {
     quick,
@@ -110,6 +136,8 @@ function parse() {
     drainDeliveries,
     drainReps,
     drainCompare,
+    corpusRoot,
+    pageViewSeconds,
   };
 }
 
@@ -158,41 +186,63 @@ async function cleanUp(): Promise<void> {
   }
 }
 
+/** The page-view load on the corpus (bench/load/page-views.ts as a child process; its own server). */
+async function pageViews(corpus: Corpus, seconds: number): Promise<PageViewFigure> {
+  const label = `scale-${corpus.posts}`;
+  const args = ['tsx', 'bench/load/page-views.ts', '--corpus', corpus.dir, '--posts', String(corpus.posts)];
+  args.push('--seconds', String(seconds), '--warmup', '30', '--label', label, '--no-append');
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn('npx', args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
+    child.on('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`page views exited with ${code}`);
+  const runs = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as {
+    runs: Record<string, PageViewRun>;
+  };
+  return pageViewFigure(runs.runs[label]);
+}
+
 async function benchSize(
   size: number,
   p: RunParams,
   esUrl: string,
   images: Awaited<ReturnType<typeof generateImages>>,
-  keep: boolean,
+  o: { keep: boolean; corpusRoot?: string; pageViewSeconds: number },
 ): Promise<SizeResults> {
-  const dataDir = tempDir(String(size));
-  const prefix = `bench-${process.pid}-${size}`;
-  const env = benchEnv({ dataDir, prefix, esUrl });
+  // The same corpus builder at every size (bench/load/corpus-build.ts), kept under --corpus-root or thrown away.
+  const kept = o.corpusRoot !== undefined;
+  const dir = kept ? path.join(o.corpusRoot!, String(size)) : tempDir(`corpus-${size}`);
   const out: SizeResults = { posts: size, seedSeconds: 0 };
   let services: ToolJob | undefined;
   let server: ServerProcess | undefined;
+  let corpus: Corpus | undefined;
   const undo = async () => {
     await server?.stop();
-    if (services && !keep)
-      await services.es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
+    if (services && !kept && !o.keep && corpus)
+      await services.es.indices.delete({ index: `${corpus.prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
     await services?.close();
-    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!kept && !o.keep) fs.rmSync(dir, { recursive: true, force: true });
   };
   cleanups.push(undo);
   try {
+    log(`${size}: building (or resuming) the corpus in ${dir}`);
+    corpus = await openCorpus({ dir, posts: size, esUrl, index: false });
+    out.seedSeconds = corpus.seedSeconds;
+    const env = corpus.env;
     // A job, not a server: the server process started below owns the DATA_DIR.
     services = await openToolJob(loadConfig(env), createLogger('warn'));
-    log(`${size}: seeding SQLite in ${dataDir}`);
-    const t0 = Date.now();
-    const seed = seedPosts(services.db, { count: size, seed: 1 });
-    out.seedSeconds = (Date.now() - t0) / 1000;
+    const seed = { count: size, users: corpus.users, tags: corpus.tags, clusters: corpus.clusters };
     log(
       `${size}: seeded in ${out.seedSeconds.toFixed(1)} s; reindex x${p.reindexReps[String(size)]} against raw _bulk`,
     );
     out.reindex = await benchReindex(services, { reps: p.reindexReps[String(size)], log });
+    markIndexed(corpus);
+    out.storage = await storageFigures(services, env.DATA_DIR);
 
     log(`${size}: similar lookups`);
     out.similar = await benchSimilar(services, seed, p.similar);
+    log(`${size}: robust lookups`);
+    out.robust = await benchRobustScale(services, robustSamples(size));
 
     server = await startServerProcess(env);
     // The SQL anchor builds image URLs too; make them the server's, as the endpoint's are.
@@ -202,6 +252,7 @@ async function benchSize(
     // Memory is sampled through both search phases: the figure is RSS "under the search load".
     let searchRss: RssSummary;
     const rssSearch = sampleRss(server.pid);
+    const heap = sampleEsHeap(esUrl);
     try {
       out.search = await benchSearch(services, seed, server.url, p.search);
     } finally {
@@ -234,10 +285,25 @@ async function benchSize(
       ),
     };
     out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor, cpuOf: { serverPid: server.pid, esPid } });
+    out.esHeap = await heap.stop();
     log(`${size}: tag autocomplete against its SQL and a plain count`);
     out.tags = { ...(await benchTags(services.db, server.url, seed.tags, p.tags!)), tagNames: seed.tags.length };
+    log(`${size}: /posts.json against /image/search`);
+    const running = server;
+    out.postsJson = await benchPostsJson(
+      services,
+      server.url,
+      { serverPid: () => running.pid, env },
+      { samples: p.search.samples, ms: p.search.repMs / 2, log },
+    );
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
     out.upload = await benchUpload(services, server.url, images, p.upload);
+    await server.stop();
+    server = undefined;
+    if (o.pageViewSeconds > 0) {
+      log(`${size}: page views, 50 people, ${o.pageViewSeconds} s`);
+      out.pageViews = await pageViews(corpus, o.pageViewSeconds);
+    }
   } catch (err) {
     out.error = (err as Error).stack ?? String(err);
     log(`${size}: FAILED: ${out.error}${server ? `\n--- server stderr ---\n${server.tail()}` : ''}`);
@@ -247,6 +313,9 @@ async function benchSize(
   }
   return out;
 }
+
+/** Scans of every descriptor take seconds each from 1M posts on: fewer of them at the larger sizes. */
+const robustSamples = (size: number) => ({ samples: 300, scans: size >= 5_000_000 ? 3 : size >= 500_000 ? 8 : 30 });
 
 const resultFiles = (quick: boolean) =>
   quick
@@ -262,6 +331,7 @@ function write(results: RunResults, quick: boolean): { md: string; json: string 
     fs.writeFileSync(md, withForeignSections(renderReport(results), previous));
   } else {
     fs.writeFileSync(md, renderReport(results));
+    recordScale(results);
     writeDashboard();
   }
   return { md, json };
@@ -324,7 +394,18 @@ async function sections(names: string[], quick: boolean, sizes: number[] | undef
 }
 
 async function main(): Promise<void> {
-  const { quick, sizes, givenSizes, keep, only, drainDeliveries, drainReps, drainCompare } = parse();
+  const {
+    quick,
+    sizes,
+    givenSizes,
+    keep,
+    only,
+    drainDeliveries,
+    drainReps,
+    drainCompare,
+    corpusRoot,
+    pageViewSeconds,
+  } = parse();
   const started = Date.now();
   const p = params(quick, sizes, drainDeliveries);
   if (drainReps !== undefined) p.webhookDrain!.reps = drainReps;
@@ -381,9 +462,10 @@ async function main(): Promise<void> {
       log(`webhook drain FAILED: ${results.webhookDrainError}`);
     }
     for (const size of sizes) {
-      results.sizes.push(await benchSize(size, p, esUrl, images, keep));
+      results.sizes.push(await benchSize(size, p, esUrl, images, { keep, corpusRoot, pageViewSeconds }));
       // Written after every size, so a long run that dies later still leaves its earlier figures.
       write(results, quick);
+      if (!quick) await writePlots();
     }
   } finally {
     results.finishedAt = new Date().toISOString();

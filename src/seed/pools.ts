@@ -17,7 +17,9 @@ export function seedPools(
   opts: { pools: number; maxSize: number; firstSeq: number; count: number; at: string },
 ): void {
   const table = new PoolRepository(db, users);
-  for (let p = 0; p < opts.pools; p++) {
+  // Names are unique: a second seeding into the same database numbers on from the pools there.
+  const before = table.count('');
+  for (let p = before; p < before + opts.pools; p++) {
     const size = rnd.int(1, Math.min(opts.maxSize, opts.count));
     const seqs = new Set<number>();
     while (seqs.size < size) seqs.add(opts.firstSeq + rnd.int(0, opts.count - 1));
