@@ -237,7 +237,11 @@ async function benchSize(
     log(`${size}: tag autocomplete against its SQL and a plain count`);
     out.tags = { ...(await benchTags(services.db, server.url, seed.tags, p.tags!)), tagNames: seed.tags.length };
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
-    out.upload = await benchUpload(services, server.url, images, p.upload);
+    out.upload = await benchUpload(services, server.url, images, p.upload, {
+      serverPid,
+      esPid,
+      thumbnailBacklog: () => services!.thumbnailQueue.size(),
+    });
   } catch (err) {
     out.error = (err as Error).stack ?? String(err);
     log(`${size}: FAILED: ${out.error}${server ? `\n--- server stderr ---\n${server.tail()}` : ''}`);
