@@ -297,7 +297,11 @@ async function benchSize(
       { samples: p.search.samples, ms: p.search.repMs / 2, log },
     );
     log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
-    out.upload = await benchUpload(services, server.url, images, p.upload);
+    out.upload = await benchUpload(services, server.url, images, p.upload, {
+      serverPid,
+      esPid,
+      thumbnailBacklog: () => services!.thumbnailQueue.size(),
+    });
     await server.stop();
     server = undefined;
     if (o.pageViewSeconds > 0) {

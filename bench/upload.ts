@@ -2,11 +2,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
-import type { BenchImage } from './lib/images.ts';
+import { seedPosts } from '../src/seed/seed.ts';
+import { reindexCorpus } from './lib/corpus.ts';
+import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
+import { tempDir } from './lib/env.ts';
+import { generateImages, type BenchImage } from './lib/images.ts';
 import { closedLoop, HttpError } from './lib/http-load.ts';
-import { appendAll, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { runIfMain, standalone } from './lib/standalone.ts';
+import { appendAll, fmt, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
  * Upload throughput end to end: 8 concurrent clients POST a 1-megapixel JPEG to /api/post/ and then
@@ -20,6 +26,15 @@ export interface UploadOptions {
   reps: number;
   repMs: number;
   concurrency: number;
+}
+
+/** What the server process and Elasticsearch spent per upload, and the thumbnails left behind. */
+export interface UploadProcesses {
+  /** the server process's pid (its CPU per upload) */
+  serverPid?: number;
+  esPid?: number;
+  /** thumbnail jobs not done yet (the thumbnail_jobs table the server drains) */
+  thumbnailBacklog?: () => number;
 }
 
 export interface UploadResult {
@@ -37,6 +52,13 @@ export interface UploadResult {
   firstError?: string;
   latency: LatencySummary;
   concurrency: number;
+  /** milliseconds of CPU per upload during the upload windows, by process (self: the load generator) */
+  cpuPerUploadMs?: { server: number; elasticsearch: number; loadGenerator: number };
+  /**
+   * Thumbnail jobs still queued when each upload window ended, and the seconds until none was left
+   * (waited out before the next window, so a backlog never runs into the hashing anchor's window).
+   */
+  backlog?: { jobs: number[]; drainSeconds: number[]; drainedPerSecond: number };
 }
 
 export async function benchUpload(
@@ -44,6 +66,7 @@ export async function benchUpload(
   url: string,
   images: BenchImage[],
   opts: UploadOptions,
+  processes: UploadProcesses = {},
 ): Promise<UploadResult> {
   const jpegs = images.filter((i) => i.format === 'jpeg');
   const bytes = jpegs.map((i) => new Uint8Array(fs.readFileSync(i.path)));
@@ -109,6 +132,10 @@ export async function benchUpload(
     let requests = 0;
     let errors = 0;
     let firstError: string | undefined;
+    const cpu = new CpuTally<'server' | 'elasticsearch'>();
+    const backlogJobs: number[] = [];
+    const drainSeconds: number[] = [];
+    await drainThumbnails(processes); // the warm-up's
     for (let r = 0; r < opts.reps; r++) {
       const h = await closedLoop({
         concurrency: opts.concurrency,
@@ -128,12 +155,18 @@ export async function benchUpload(
         if (t.errors > 0) throw new Error(`thumbnails failed: ${t.firstError}`);
         withThumbs.push(t.rps);
       }
+      const spent = cpuWindow({ server: processes.serverPid, elasticsearch: processes.esPid });
       const u = await closedLoop({
         concurrency: opts.concurrency,
         durationMs: opts.repMs,
         maxRequests: 1_000_000,
         task: (i) => upload(r * 100_000 + i),
       });
+      cpu.add(spent(), u.requests - u.errors);
+      if (processes.thumbnailBacklog) {
+        backlogJobs.push(processes.thumbnailBacklog());
+        drainSeconds.push(await drainThumbnails(processes));
+      }
       uploads.push(((u.requests - u.errors) / u.ms) * 1000);
       appendAll(latencies, u.latencies);
       requests += u.requests;
@@ -153,6 +186,24 @@ export async function benchUpload(
       firstError,
       latency: summarize(latencies),
       concurrency: opts.concurrency,
+      ...(processes.serverPid
+        ? {
+            cpuPerUploadMs: {
+              server: cpu.perRequestMs('server'),
+              elasticsearch: cpu.perRequestMs('elasticsearch'),
+              loadGenerator: cpu.perRequestMs('self'),
+            },
+          }
+        : {}),
+      ...(backlogJobs.length
+        ? {
+            backlog: {
+              jobs: backlogJobs,
+              drainSeconds,
+              drainedPerSecond: backlogJobs.reduce((a, b) => a + b, 0) / drainSeconds.reduce((a, b) => a + b, 0),
+            },
+          }
+        : {}),
     };
   } finally {
     await pool.destroy();
@@ -173,3 +224,79 @@ async function thumbnailSizes(): Promise<number[]> {
   }
   return [];
 }
+
+/** Waits until the server has no thumbnail job left (at most 10 minutes); the seconds it took. */
+async function drainThumbnails(processes: UploadProcesses): Promise<number> {
+  if (!processes.thumbnailBacklog) return 0;
+  const t0 = nowMs();
+  while (processes.thumbnailBacklog() > 0) {
+    if (nowMs() - t0 > 10 * 60_000) throw new Error('thumbnail backlog not drained in 10 minutes');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return (nowMs() - t0) / 1000;
+}
+
+const USAGE = `Usage: npx tsx bench/upload.ts [--posts N] [--reps N] [--rep-ms N] [--keep]
+
+  --posts N     posts seeded (and indexed) before the uploads (default 100000)
+  --reps N      alternating windows of hashing alone and uploads (default 5)
+  --rep-ms N    length of each window in milliseconds (default 10000)
+  --keep        leave the data directory in place
+`;
+
+/**
+ * The upload figure on its own, on a seeded corpus (npm run bench measures it after the search
+ * figures, at 100k and 1M posts). Also prints what the server process and Elasticsearch spent per
+ * upload, and the thumbnail backlog each window left and how long it took to drain.
+ */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      posts: { type: 'string' },
+      reps: { type: 'string' },
+      'rep-ms': { type: 'string' },
+      keep: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const posts = Number(values.posts ?? 100_000);
+  const opts: UploadOptions = {
+    reps: Number(values.reps ?? 5),
+    repMs: Number(values['rep-ms'] ?? 10_000),
+    concurrency: 8,
+  };
+  const log = (line: string) =>
+    process.stderr.write(`[bench upload ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  const imageDir = tempDir('upload-images');
+  try {
+    const images = await generateImages(imageDir, 12, 0);
+    await standalone('upload', values.keep ?? false, async ({ env, dataDir, services, startServer, serverPid }) => {
+      log(`seeding ${posts} posts in ${dataDir}`);
+      seedPosts(services.db, { count: posts, seed: 1 });
+      await reindexCorpus(services);
+      const url = await startServer();
+      log(`server on ${url}; ${opts.reps} windows of ${opts.repMs} ms each`);
+      const r = await benchUpload(services, url, images, opts, {
+        serverPid: serverPid(),
+        esPid: await elasticsearchPid(env.ELASTICSEARCH_URL),
+        thumbnailBacklog: () => services.thumbnailQueue.size(),
+      });
+      process.stdout.write(`${JSON.stringify({ posts, ...r }, null, 2)}\n`);
+      const cpu = r.cpuPerUploadMs;
+      process.stdout.write(
+        `| uploads, ${posts.toLocaleString('en-US')} posts | ${fmt(r.uploads.median)} uploads/s, p50 ${fmt(r.latency.p50)} ms | ` +
+          `hashing alone ${fmt(r.hashing.median)} img/s | ${fmt(100 * r.ratio)} % | ` +
+          `CPU per upload: server ${fmt(cpu?.server ?? NaN)} ms, ES ${fmt(cpu?.elasticsearch ?? NaN)} ms, load ${fmt(cpu?.loadGenerator ?? NaN)} ms | ` +
+          `backlog ${r.backlog?.jobs.join(', ')}; drained in ${r.backlog?.drainSeconds.map((d) => fmt(d)).join(', ')} s |\n`,
+      );
+    });
+  } finally {
+    fs.rmSync(imageDir, { recursive: true, force: true });
+  }
+}
+
+runIfMain(import.meta.url, main);

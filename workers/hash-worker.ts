@@ -137,9 +137,10 @@ async function descriptorOf(source: SourceRaster): Promise<RobustResult> {
 }
 
 const webp = (image: Sharp, path: string) =>
-  // Effort 2, not the default 4: much cheaper for files a little larger (measured on a 1-MP JPEG:
-  // bench/notes/code-figures.md); thumbnails are most of an upload's CPU time.
-  image.webp({ quality: 80, effort: 2 }).toFile(path);
+  // Effort 0, not the default 4: thumbnails are most of an upload's CPU time, and on a 1-MP JPEG
+  // both sizes cost about 44 ms of CPU at effort 0 against 70 at effort 2 and 110 at 4, for files
+  // of about the same size (bench/notes/code-figures.md).
+  image.webp({ quality: 80, effort: 0 }).toFile(path);
 
 /**
  * Named piscina task (`pool.run(data, { name: 'thumbnails' })`): WebP thumbnails of an accepted

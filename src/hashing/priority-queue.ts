@@ -3,7 +3,7 @@ import { queueOptionsSymbol, type TaskQueue } from 'piscina';
 type Task = Parameters<TaskQueue['push']>[0];
 
 /**
- * Worker-pool priorities (docs/decisions.md §13: background thumbnails never starve hashing).
+ * Worker-pool priorities (docs/decisions.md §4: background thumbnails never starve hashing).
  * `urgent`: someone waits on it (hashing an upload, a thumbnail asked for before it was made);
  * `background`: queued thumbnail work. A waiting urgent task always runs before a background one.
  */

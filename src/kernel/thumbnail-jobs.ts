@@ -26,25 +26,48 @@ export class ThumbnailQueue {
       .run(postId, image, new Date().toISOString());
   }
 
-  /** Takes up to `limit` due jobs for `claimant`, oldest first, under a lease of `leaseMs`. */
-  claim(claimant: string, limit: number, leaseMs: number): ThumbnailJob[] {
+  /**
+   * Takes up to `limit` due jobs for `claimant`, oldest first, under a lease of `leaseMs`; with
+   * `queuedAtLeastMs`, only jobs queued at least that long ago.
+   */
+  claim(claimant: string, limit: number, leaseMs: number, queuedAtLeastMs = 0): ThumbnailJob[] {
     const now = new Date();
     const nowIso = now.toISOString();
+    const queuedBy = new Date(now.getTime() - queuedAtLeastMs).toISOString();
     return this.db
       .transaction(() => {
         const rows = this.db
           .prepare(
             `SELECT post_id, image, attempts FROM thumbnail_jobs
            WHERE attempts < ? AND (claimed_until IS NULL OR claimed_until < ?) AND (not_before IS NULL OR not_before <= ?)
+             AND created_at <= ?
            ORDER BY created_at LIMIT ?`,
           )
-          .all(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso, limit) as { post_id: string; image: string; attempts: number }[];
+          .all(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso, queuedBy, limit) as {
+          post_id: string;
+          image: string;
+          attempts: number;
+        }[];
         const lease = this.db.prepare('UPDATE thumbnail_jobs SET claimed_by = ?, claimed_until = ? WHERE post_id = ?');
         const until = new Date(now.getTime() + leaseMs).toISOString();
         for (const r of rows) lease.run(claimant, until, r.post_id);
         return rows.map((r) => ({ postId: r.post_id, image: r.image, attempts: r.attempts }));
       })
       .immediate();
+  }
+
+  /** Whether any job could be claimed now (a read: no write lock). */
+  hasDue(): boolean {
+    const nowIso = new Date().toISOString();
+    return (
+      this.db
+        .prepare(
+          `SELECT 1 FROM thumbnail_jobs WHERE attempts < ? AND (claimed_until IS NULL OR claimed_until < ?)
+           AND (not_before IS NULL OR not_before <= ?) LIMIT 1`,
+        )
+        .pluck()
+        .get(MAX_THUMBNAIL_ATTEMPTS, nowIso, nowIso) !== undefined
+    );
   }
 
   done(postId: string): void {

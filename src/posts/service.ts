@@ -48,6 +48,8 @@ export interface PostServiceDeps {
   directUploads?: DirectUploads;
   /** the pools hook; absent until pools exist */
   pools?: PoolsOfDeletedPost;
+  /** told of every create while it runs (background thumbnails give way to uploads) */
+  uploads?: { begin(): () => void };
 }
 
 /** Points in the upload path where a test can make the time between two steps wide. */
@@ -93,6 +95,15 @@ export class PostService {
   }
 
   async create(input: CreatePostInput): Promise<PostRecord> {
+    const ended = this.deps.uploads?.begin();
+    try {
+      return await this.createNow(input);
+    } finally {
+      ended?.();
+    }
+  }
+
+  private async createNow(input: CreatePostInput): Promise<PostRecord> {
     const { file } = input;
     const max = this.deps.config.maxImageBytes ?? MAX_IMAGE_BYTES;
     if (file.size >= max) throw imageTooBig(['image'], file.size, max);
@@ -161,7 +172,7 @@ export class PostService {
         });
         this.deps.images.settle(image);
         const post = this.deps.posts.getBySeq(seq)!;
-        // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §13), never lost.
+        // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §4), never lost.
         tx.created(post, input.uploader);
         return post;
       });

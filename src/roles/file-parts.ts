@@ -37,7 +37,8 @@ export function wireImages(config: Config, log: Logger, posts: PostParts, servin
 
 /**
  * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
- * uploads. `descriptors`: new posts' robust descriptors come with their thumbnails (one decode).
+ * uploads, and put off while `uploads` are under way (THUMBNAIL_DEFER_MS). `descriptors`: new posts' robust descriptors
+ * come with their thumbnails (one decode).
  */
 export function wireThumbnailer(
   config: Config,
@@ -46,13 +47,14 @@ export function wireThumbnailer(
   files: ImageParts,
   serving: boolean,
   descriptors?: ThumbnailerDeps['descriptors'],
+  uploads?: ThumbnailerDeps['uploads'],
 ): Thumbnailer {
   return new Thumbnailer({
     ...files,
     queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,
-    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
+    ...(serving ? { parallel: config.hashWorkers - 1, uploads, deferMs: config.thumbnailDeferMs } : {}),
     descriptors,
   });
 }

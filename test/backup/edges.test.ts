@@ -22,6 +22,8 @@ test('a thumbnail not made yet is skipped and listed; restore makes it', async (
   t.timeout(120_000);
   const source = await startSource(t);
   const [id] = await source.upload(2);
+  // Made, then lost: the thumbnails come once the uploads pause.
+  await eventually(() => source.app.services.thumbnailQueue.size() === 0 || undefined, 60_000);
   fs.rmSync(fileIn(source.app.dataDir, `${id}.1024.webp`));
   const dest = destDir(t);
   const made = await cli(['backup', dest, '--json'], source.env);
