@@ -112,6 +112,15 @@ export const SETTINGS = {
     default: '128',
     doc: 'uploads waiting for a hash worker before more are refused with 503',
   }),
+  webhookDispatcherThreads: server({
+    env: 'WEBHOOK_DISPATCHER_THREADS',
+    type: wholeNumber(1, 16),
+    default: () => String(Math.min(2, Math.max(1, os.availableParallelism()))),
+    shownDefault: '2 (1 on a single core)',
+    doc:
+      'threads sending webhook deliveries; they share the webhooks with deliveries due between them (each ' +
+      "webhook's events still go out one at a time, in order)",
+  }),
   rateLimit: {
     writesPerMinute: server({
       env: 'RATE_LIMIT_WRITES_PER_MINUTE',

@@ -70,6 +70,12 @@ export class DeliveryTable {
     busy: ReadonlySet<string>;
     claimant: string;
     leaseMs: number;
+    /**
+     * How many dispatchers share the webhooks (1: this one alone). Each then runs at most its share of the
+     * webhooks that are due, counting its `busy` ones, so several threads split a backlog between them rather
+     * than the first to look taking every webhook.
+     */
+    sharedBy?: number;
     now?: number;
   }): DeliveryRow[][] {
     if (opts.limit <= 0) return [];
@@ -91,8 +97,13 @@ export class DeliveryTable {
          FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
         );
         const lanes: DeliveryRow[][] = [];
+        let limit = opts.limit;
+        if (opts.sharedBy !== undefined && opts.sharedBy > 1) {
+          const due = heads.filter((h) => h.nextAttemptAt === null || h.nextAttemptAt <= now).length;
+          limit = Math.min(limit, Math.ceil(due / opts.sharedBy) - opts.busy.size);
+        }
         for (const h of heads.sort((a, b) => a.seq - b.seq)) {
-          if (lanes.length >= opts.limit) break;
+          if (lanes.length >= limit) break;
           if (opts.busy.has(h.webhookId)) continue;
           if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
           if (h.claimedUntil !== null && h.claimedUntil > now) continue;
