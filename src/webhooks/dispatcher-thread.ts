@@ -157,7 +157,7 @@ export class DispatcherThread implements Dispatcher {
       type: 'init',
       dataDir: this.deps.dataDir,
       config: this.live(),
-      options: this.options,
+      options: { ...this.options, shareIndex: slot },
       logLevel: this.deps.logLevel ?? 'debug',
     };
     worker.postMessage(init);

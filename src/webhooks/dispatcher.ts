@@ -59,6 +59,8 @@ export interface DispatcherOptions {
    * the due ones (see DeliveryTable.claimLanes). 1: this one takes whatever is due.
    */
   sharedBy?: number;
+  /** Which of the `sharedBy` dispatchers this is (0-based): it prefers some templates' webhooks (claimLanes). */
+  shareIndex?: number;
   /** Resolver for the connect-time address check (tests inject one). */
   resolver?: Resolver;
   /** The HTTP client (send.ts); the drain bench passes node-fetch's to compare the two. */
@@ -91,6 +93,7 @@ export class WebhookDispatcher {
   private concurrency: number;
   private pumpDelayMs: number;
   private sharedBy: number;
+  private shareIndex: number | undefined;
   private leaseOverrideMs: number | undefined;
   private readonly agents: TargetAgents;
   private readonly send: PostWebhook;
@@ -114,6 +117,7 @@ export class WebhookDispatcher {
     this.concurrency = opts.concurrency ?? 64;
     this.pumpDelayMs = opts.pumpDelayMs ?? 0;
     this.sharedBy = opts.sharedBy ?? 1;
+    this.shareIndex = opts.shareIndex;
     this.leaseOverrideMs = opts.leaseMs;
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
@@ -158,6 +162,7 @@ export class WebhookDispatcher {
     if (opts.pumpDelayMs !== undefined) this.pumpDelayMs = opts.pumpDelayMs;
     if (opts.leaseMs !== undefined) this.leaseOverrideMs = opts.leaseMs;
     if (opts.sharedBy !== undefined) this.sharedBy = opts.sharedBy;
+    if (opts.shareIndex !== undefined) this.shareIndex = opts.shareIndex;
     if (opts.pollMs !== undefined) this.loop.intervalMs = this.pollMs = opts.pollMs;
   }
 
@@ -234,6 +239,7 @@ export class WebhookDispatcher {
         claimant: this.claimant,
         leaseMs,
         sharedBy: this.sharedBy,
+        shareIndex: this.shareIndex,
       });
     } catch (err) {
       // SQLITE_BUSY from another process's write, say: the next poll tries again.

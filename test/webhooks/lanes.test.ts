@@ -141,8 +141,8 @@ test('dispatchers sharing the webhooks (one per thread) split a backlog between 
   t.teardown(() => Promise.all(receivers.map((r) => r.close())));
   const hooks = receivers.map((r, i) => addHook(r.url, i % 2 ? '{"n": {{json .Text}}}' : null));
   const other = second();
-  dispatcher.configure({ sharedBy: 2 });
-  other.configure({ sharedBy: 2 });
+  dispatcher.configure({ sharedBy: 2, shareIndex: 0 });
+  other.configure({ sharedBy: 2, shareIndex: 1 });
   const events = 150;
   for (let i = 0; i < events; i++) update(i);
   dispatcher.start();
