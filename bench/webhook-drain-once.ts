@@ -6,8 +6,8 @@
  *   /usr/bin/node --import tsx bench/webhook-drain-once.ts 20000 3 node20
  *   npx tsx bench/webhook-drain-once.ts 20000 3 node24
  *
- * Arguments: deliveries (20000), drains of ours (3), a tag for the line, the dispatcher's threads
- * (default 2; see WebhookDrainOptions.threads).
+ * Arguments: deliveries (20000), drains of ours (3), a tag for the line, and optionally a number of
+ * threads to drain with the server's DispatcherThread instead (WebhookDrainOptions.threads).
  */
 import os from 'node:os';
 import { benchWebhookDrain, type DrainRun } from './webhook-drain.ts';

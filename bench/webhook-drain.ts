@@ -4,10 +4,10 @@
  * against a plain signed-POST loop to the same receivers in the same run.
  *
  * - Ours: the backlog is queued the way the service queues it (outbox rows appended in
- *   transactions by the post kernel's commit step, which queues the deliveries), then the server's
- *   dispatcher (DispatcherThread: its threads, each a WebhookDispatcher on a connection of its own)
- *   is kicked and the clock runs until every delivery is recorded as delivered and every receiver
- *   has it. With a compared client or a profile, a WebhookDispatcher on this thread instead.
+ *   transactions by the post kernel's commit step, which queues the deliveries), then a
+ *   WebhookDispatcher is started on this thread (or, with `threads`, the server's DispatcherThread
+ *   is kicked) and the clock runs until every delivery is recorded as delivered and every receiver
+ *   has it.
  * - The anchor: the same bodies (rendered from the same events with the same templates before
  *   the clock starts), HMAC-SHA256 signed per request, POSTed with the same headers over a
  *   keep-alive agent, one request in flight per receiver: the concurrency the dispatcher allows
@@ -61,8 +61,8 @@ export interface WebhookDrainOptions {
   onDrain?: (label: string) => Promise<() => Promise<void>>;
   log?: (line: string) => void;
   /**
-   * Threads of the server's DispatcherThread to drain with (default 2, the server's default on 2 or
-   * more cores). With `compare` or `onDrain`, ours is a WebhookDispatcher on this thread instead.
+   * Drain with the server's DispatcherThread and this many threads (WEBHOOK_DISPATCHER_THREADS)
+   * instead of a WebhookDispatcher on this thread (the default; always with `compare` or `onDrain`).
    */
   threads?: number;
 }
@@ -217,9 +217,9 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const receivers = await startReceivers(secrets);
   const db = openDatabase(dataDir);
   const agent = new http.Agent({ keepAlive: true });
-  const threads = opts.threads ?? 2;
+  const threads = opts.threads ?? 1;
   // A compared client or a profile needs the dispatcher in this process, on this thread.
-  const threaded = !opts.compare && !opts.onDrain;
+  const threaded = opts.threads !== undefined && !opts.compare && !opts.onDrain;
   let stopThread = async () => {};
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });

@@ -115,11 +115,10 @@ export const SETTINGS = {
   webhookDispatcherThreads: server({
     env: 'WEBHOOK_DISPATCHER_THREADS',
     type: wholeNumber(1, 16),
-    default: () => String(Math.min(2, Math.max(1, os.availableParallelism()))),
-    shownDefault: '2 (1 on a single core)',
+    default: '1',
     doc:
-      'threads sending webhook deliveries; they share the webhooks with deliveries due between them (each ' +
-      "webhook's events still go out one at a time, in order)",
+      'threads sending webhook deliveries; several share the webhooks with deliveries due between them (each ' +
+      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare",
   }),
   rateLimit: {
     writesPerMinute: server({

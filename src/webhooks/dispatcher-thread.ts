@@ -11,11 +11,11 @@
  * The thread starts with the first thing to send (a kick, or deliveries pending at start-up), not
  * with the server: a server whose webhooks see no traffic does not hold its memory.
  *
- * Several threads (WEBHOOK_DISPATCHER_THREADS, two by default): a dispatcher is CPU-bound on its one
+ * Several threads (WEBHOOK_DISPATCHER_THREADS; one by default): a dispatcher is CPU-bound on its one
  * loop under a backlog (rendering, signing, the HTTP client and the durable record of every
- * attempt), so one thread drained several webhooks at about a third of what a plain signed-POST
- * loop reaches (bench/webhook-drain.ts). Each thread is a whole dispatcher with its own connection
- * and claimant; the lease on a webhook's oldest pending delivery keeps a webhook with one thread at
+ * attempt), so more threads can drain several webhooks faster where cores are to spare; on a busy
+ * two-core box, two drained slower than one (bench/webhook-drain.ts, `threads`). Each thread is a whole dispatcher with
+ * its own connection and claimant; the lease on a webhook's oldest pending delivery keeps a webhook with one thread at
  * a time, so its events still go out one at a time, in order, and each thread takes at most its
  * share of the webhooks that are due (DispatcherOptions.sharedBy), so a backlog is split between
  * them rather than taken whole by the first to look.
