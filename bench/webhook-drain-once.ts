@@ -6,14 +6,16 @@
  *   /usr/bin/node --import tsx bench/webhook-drain-once.ts 20000 3 node20
  *   npx tsx bench/webhook-drain-once.ts 20000 3 node24
  *
- * Arguments: deliveries (20000), drains of ours (3), a tag for the line.
+ * Arguments: deliveries (20000), drains of ours (3), a tag for the line, and optionally a number of
+ * threads to drain with the server's DispatcherThread instead (WebhookDrainOptions.threads).
  */
 import os from 'node:os';
 import { benchWebhookDrain, type DrainRun } from './webhook-drain.ts';
 
 const [deliveries = 20_000, reps = 3] = process.argv.slice(2, 4).map(Number);
 const tag = process.argv[4] ?? '';
-const r = await benchWebhookDrain({ deliveries, receivers: 5, reps });
+const threads = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
+const r = await benchWebhookDrain({ deliveries, receivers: 5, reps, threads });
 const each = (runs: DrainRun[], f: (x: DrainRun) => number) => runs.map((x) => Math.round(f(x))).join(' ');
 console.log(
   JSON.stringify({

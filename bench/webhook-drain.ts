@@ -4,8 +4,10 @@
  * against a plain signed-POST loop to the same receivers in the same run.
  *
  * - Ours: the backlog is queued the way the service queues it (outbox rows appended in
- *   transactions by the post kernel's commit step, which queues the deliveries), then a WebhookDispatcher is started
- *   and the clock runs until every delivery is recorded as delivered and every receiver has it.
+ *   transactions by the post kernel's commit step, which queues the deliveries), then a
+ *   WebhookDispatcher is started on this thread (or, with `threads`, the server's DispatcherThread
+ *   is kicked) and the clock runs until every delivery is recorded as delivered and every receiver
+ *   has it.
  * - The anchor: the same bodies (rendered from the same events with the same templates before
  *   the clock starts), HMAC-SHA256 signed per request, POSTed with the same headers over a
  *   keep-alive agent, one request in flight per receiver: the concurrency the dispatcher allows
@@ -31,6 +33,7 @@ import { PostRepository } from '../src/kernel/post-repository.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import { DispatcherThread } from '../src/webhooks/dispatcher-thread.ts';
 import type { PostWebhook } from '../src/webhooks/send.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
@@ -57,6 +60,11 @@ export interface WebhookDrainOptions {
    */
   onDrain?: (label: string) => Promise<() => Promise<void>>;
   log?: (line: string) => void;
+  /**
+   * Drain with the server's DispatcherThread and this many threads (WEBHOOK_DISPATCHER_THREADS)
+   * instead of a WebhookDispatcher on this thread (the default; always with `compare` or `onDrain`).
+   */
+  threads?: number;
 }
 
 export interface DrainRun {
@@ -64,7 +72,7 @@ export interface DrainRun {
   perSecond: number;
   /** CPU milliseconds of this (the sending) process per delivery */
   cpuMsPerDelivery: number;
-  /** share of the wall time the sending process's event loop was busy */
+  /** share of the wall time this process's main event loop was busy (the dispatcher's, when it runs on it) */
   eventLoopUtilization: number;
   /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
   receiverCpuMsPerDelivery: number;
@@ -76,6 +84,8 @@ export interface WebhookDrainResult {
   receivers: number;
   /** webhooks with a template of their own (the others use the default body) */
   customTemplates: number;
+  /** threads the dispatcher ran on (1: in this process, on its main thread) */
+  dispatcherThreads: number;
   meanBodyBytes: number;
   ours: Repeated;
   anchor: Repeated;
@@ -207,6 +217,10 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const receivers = await startReceivers(secrets);
   const db = openDatabase(dataDir);
   const agent = new http.Agent({ keepAlive: true });
+  const threads = opts.threads ?? 1;
+  // A compared client or a profile needs the dispatcher in this process, on this thread.
+  const threaded = opts.threads !== undefined && !opts.compare && !opts.onDrain;
+  let stopThread = async () => {};
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
     const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
@@ -277,6 +291,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       });
 
     const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
+      if (threaded && !send) return threadOnce(count);
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher(
         { repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } },
@@ -309,6 +324,41 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
       return result;
     };
+
+    /**
+     * Ours as the server runs it: DispatcherThread's threads, each with its own connection to the
+     * database, sharing the webhooks. Started by the warm-up's drain and kept across the drains (a
+     * thread's start-up is not a drain's cost); kicked as the server kicks it, not polled, so none of
+     * a backlog is sent while it is being queued.
+     */
+    const thread = new DispatcherThread({
+      dataDir,
+      config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL },
+      log: createLogger('warn'),
+      hasPending: () => repo.hasPending(),
+      threads,
+      logLevel: 'warn',
+    });
+    thread.configure({ pollMs: 3_600_000 });
+    const threadOnce = async (count: number) => {
+      queueEvents(unitOfWork, posts.slice(0, count), initiator);
+      const failedBefore = thread.stats.failed;
+      const result = await measure(receivers, count * hooks.length, async () => {
+        if (thread.threadRunning) thread.kick();
+        else thread.start();
+        await receivers.done();
+        await thread.whenIdle(); // every result written
+      });
+      const left = db
+        .prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+        .pluck()
+        .get() as number;
+      if (left !== 0) throw new Error(`${left} deliveries still pending after the drain`);
+      if (thread.stats.failed > failedBefore)
+        throw new Error(`the dispatcher recorded ${thread.stats.failed - failedBefore} failed attempts`);
+      return result;
+    };
+    stopThread = () => thread.stop();
 
     // Warm-up, not counted: JIT compilation, first connections, SQLite's page cache.
     const warm = Math.min(perHook, 1000);
@@ -355,6 +405,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       deliveries: total,
       receivers: opts.receivers,
       customTemplates,
+      dispatcherThreads: threaded ? threads : 1,
       meanBodyBytes,
       ours,
       anchor,
@@ -371,6 +422,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       measuredAt: new Date().toISOString(),
     };
   } finally {
+    await stopThread();
     agent.destroy();
     receivers.stop();
     db.close();

@@ -15,9 +15,14 @@ const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
 
-// Lines go to the server's logger, which filters by level and writes them where it writes its own.
-const emit = (level: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: LogFields) =>
+// Lines go to the server's logger, which writes them where it writes its own; those below its level
+// are dropped here, not sent over (a drain logs a debug line per delivery).
+const LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+let minLevel = 0;
+const emit = (level: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: LogFields) => {
+  if (LEVELS.indexOf(level) < minLevel) return;
   post({ type: 'log', level, msg, ...(fields ? { fields: redact(fields) as LogFields } : {}) });
+};
 const log: Logger = { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 
 /** Read by the dispatcher at send time; updated from every message. */
@@ -43,6 +48,7 @@ port.on('message', (m: ToWorker) => {
   Object.assign(config, m.config);
   switch (m.type) {
     case 'init':
+      minLevel = LEVELS.indexOf(m.logLevel);
       db = openDatabase(m.dataDir);
       dispatcher = new WebhookDispatcher(
         { repo: new WebhookRepository(db), outbox: new Outbox(db), log, config },

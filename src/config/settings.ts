@@ -120,6 +120,14 @@ export const SETTINGS = {
     default: '128',
     doc: 'uploads waiting for a hash worker before more are refused with 503',
   }),
+  webhookDispatcherThreads: server({
+    env: 'WEBHOOK_DISPATCHER_THREADS',
+    type: wholeNumber(1, 16),
+    default: '1',
+    doc:
+      'threads sending webhook deliveries; several share the webhooks with deliveries due between them (each ' +
+      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare",
+  }),
   rateLimit: {
     writesPerMinute: server({
       env: 'RATE_LIMIT_WRITES_PER_MINUTE',

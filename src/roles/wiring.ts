@@ -96,6 +96,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     hasPending: () => webhookRepository.hasPending(),
     leaseMs: config.webhookClaimLeaseMs,
+    threads: config.webhookDispatcherThreads,
+    logLevel: config.logLevel,
   });
   const accounts = wireAccounts(posts, config, { log });
   const directUploads = wireDirectUploads(config, log, posts, images);

@@ -24,6 +24,24 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
 export const signBody = (body: string, secret: string): string =>
   crypto.createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 
+/**
+ * checkUrlShape's answers that passed, per policy: it depends on nothing but the URL's text and
+ * the policy, and a backlog sends to the same few URLs over and over. Bounded; a refusal is not
+ * kept (it is the rare case, and its message is made afresh).
+ */
+const checked = { true: new Map<string, URL>(), false: new Map<string, URL>() };
+const MAX_CHECKED = 256;
+
+function checkedUrl(raw: string, allowPrivate: boolean): URL {
+  const cache = allowPrivate ? checked.true : checked.false;
+  let url = cache.get(raw);
+  if (url) return url;
+  url = checkUrlShape(raw, allowPrivate);
+  if (cache.size >= MAX_CHECKED) cache.delete(cache.keys().next().value!);
+  cache.set(raw, url);
+  return url;
+}
+
 export interface Outcome {
   outcome: 'success' | 'failure';
   responseStatus: number | null;
@@ -66,7 +84,7 @@ export async function attemptDelivery(
   let url: URL;
   try {
     // IP literals never reach the agent's lookup, so the policy is applied to them here.
-    url = checkUrlShape(hook.url, ctx.config.webhookAllowPrivate);
+    url = checkedUrl(hook.url, ctx.config.webhookAllowPrivate);
   } catch (err) {
     return failure(`refused: ${(err as Error).message}`);
   }

@@ -1,5 +1,5 @@
 /**
- * The server's webhook dispatcher, on a worker thread of its own (workers/webhook-dispatcher.ts).
+ * The server's webhook dispatcher, on worker threads of its own (workers/webhook-dispatcher.ts).
  *
  * Why a thread: a webhook's deliveries go out one at a time, in order (docs/decisions.md §8), so its rate is
  * one delivery per round trip, and every round trip waits for a turn of the event loop that sends
@@ -11,8 +11,18 @@
  * The thread starts with the first thing to send (a kick, or deliveries pending at start-up), not
  * with the server: a server whose webhooks see no traffic does not hold its memory.
  *
- * This side only forwards: start, stop, kick, whenIdle and configure go over as messages; the
- * worker's log lines come back and are written by this process's logger; stats are mirrored.
+ * Several threads (WEBHOOK_DISPATCHER_THREADS; one by default): a dispatcher is CPU-bound on its one
+ * loop under a backlog (rendering, signing, the HTTP client and the durable record of every
+ * attempt), so more threads can drain several webhooks faster where cores are to spare; on a busy
+ * two-core box, two drained slower than one (bench/webhook-drain.ts, `threads`). Each thread is a whole dispatcher with
+ * its own connection and claimant; the lease on a webhook's oldest pending delivery keeps a webhook with one thread at
+ * a time, so its events still go out one at a time, in order, and each thread takes at most its
+ * share of the webhooks that are due (DispatcherOptions.sharedBy), so a backlog is split between
+ * them rather than taken whole by the first to look.
+ *
+ * This side only forwards: start, stop, kick, whenIdle and configure go over as messages to every
+ * thread; the workers' log lines come back and are written by this process's logger; stats are
+ * mirrored and summed.
  * `webhookAllowPrivate` and `mediaUrl` are read from the live config object and sent along with
  * every message, so a change to them reaches the next send (tests flip them at run time).
  */
@@ -43,7 +53,14 @@ type Stats = WebhookDispatcher['stats'];
 
 /** Messages to the worker. */
 export type ToWorker =
-  | { type: 'init'; dataDir: string; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver' | 'send'> }
+  | {
+      type: 'init';
+      dataDir: string;
+      config: LiveConfig;
+      options: Omit<DispatcherOptions, 'resolver' | 'send'>;
+      /** Lines below it are dropped in the worker rather than sent over (one per delivery at debug). */
+      logLevel: LogLevel;
+    }
   | { type: 'kick' | 'start'; config: LiveConfig }
   | { type: 'configure'; config: LiveConfig; options: Omit<DispatcherOptions, 'resolver' | 'send'> }
   | { type: 'whenIdle' | 'stop'; config: LiveConfig; id: number };
@@ -55,15 +72,20 @@ export type FromWorker =
   | { type: 'done'; id: number; stats: Stats };
 
 export class DispatcherThread implements Dispatcher {
+  /** The threads' counters, summed. */
   readonly stats: Stats = { sent: 0, delivered: 0, failed: 0 };
-  private worker: Worker | undefined;
+  /** The running workers by slot (0 … threads - 1), and each one's counters. */
+  private readonly workers = new Map<number, Worker>();
+  private readonly workerStats = new Map<number, Stats>();
   private nextId = 1;
-  private readonly waiting = new Map<number, () => void>();
-  /** configure() before start(): applied when the worker starts */
-  private options: Omit<DispatcherOptions, 'resolver' | 'send'> = { pumpDelayMs: PUMP_DELAY_MS };
-  private restartTimer: NodeJS.Timeout | undefined;
-  /** start() was called and stop() was not: the thread runs once there is work */
+  /** Answers awaited, by message id, with the slot of the worker asked. */
+  private readonly waiting = new Map<number, { slot: number; done: () => void }>();
+  /** configure() before start(): applied when the workers start */
+  private options: Omit<DispatcherOptions, 'resolver' | 'send'>;
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
+  /** start() was called and stop() was not: the threads run once there is work */
   private running = false;
+  private readonly threads: number;
 
   constructor(
     private readonly deps: {
@@ -73,22 +95,28 @@ export class DispatcherThread implements Dispatcher {
       hasPending: () => boolean;
       /** WEBHOOK_CLAIM_LEASE_MS, when set */
       leaseMs?: number;
+      /** WEBHOOK_DISPATCHER_THREADS: how many threads share the webhooks (default 1) */
+      threads?: number;
+      /** The logger's level (LOG_LEVEL); default debug: every line is sent over */
+      logLevel?: LogLevel;
     },
   ) {
+    this.threads = Math.max(1, deps.threads ?? 1);
+    this.options = { pumpDelayMs: PUMP_DELAY_MS, sharedBy: this.threads };
     if (deps.leaseMs !== undefined) this.options.leaseMs = deps.leaseMs;
   }
 
-  /** Whether the thread exists now (it starts with the first work, see above). */
+  /** Whether the threads exist now (they start with the first work, see above). */
   get threadRunning(): boolean {
-    return this.worker !== undefined;
+    return this.workers.size > 0;
   }
 
   private live(): LiveConfig {
     return { webhookAllowPrivate: this.deps.config.webhookAllowPrivate, mediaUrl: this.deps.config.mediaUrl };
   }
 
-  private send(message: ToWorker): void {
-    this.worker?.postMessage(message);
+  private broadcast(message: ToWorker): void {
+    for (const worker of this.workers.values()) worker.postMessage(message);
   }
 
   start(): void {
@@ -97,69 +125,100 @@ export class DispatcherThread implements Dispatcher {
     if (this.deps.hasPending()) this.spawn();
   }
 
+  /** Starts every thread that is not running. */
   private spawn(): void {
-    if (this.worker || !this.running) return;
-    const worker = new Worker(TS_ENTRY, { execArgv: workerExecArgv(WORKER), workerData: { entry: WORKER } });
-    this.worker = worker;
-    worker.on('message', (m: FromWorker) => this.receive(m));
-    worker.on('error', (err) => this.deps.log.error('webhook dispatcher thread failed', { err }));
-    worker.on('exit', (code) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      for (const done of this.waiting.values()) done();
-      this.waiting.clear();
-      if (!this.running) return; // stopped
-      this.deps.log.error('webhook dispatcher thread exited; starting it again', { code });
-      this.restartTimer = setTimeout(() => this.spawn(), RESTART_DELAY_MS);
-      this.restartTimer.unref();
-    });
-    this.send({ type: 'init', dataDir: this.deps.dataDir, config: this.live(), options: this.options });
-    this.send({ type: 'start', config: this.live() });
+    if (!this.running) return;
+    for (let slot = 0; slot < this.threads; slot++) if (!this.workers.has(slot)) this.spawnOne(slot);
   }
 
-  private receive(m: FromWorker): void {
+  private spawnOne(slot: number): void {
+    const worker = new Worker(TS_ENTRY, { execArgv: workerExecArgv(WORKER), workerData: { entry: WORKER } });
+    this.workers.set(slot, worker);
+    worker.on('message', (m: FromWorker) => this.receive(slot, m));
+    worker.on('error', (err) => this.deps.log.error('webhook dispatcher thread failed', { err }));
+    worker.on('exit', (code) => {
+      if (this.workers.get(slot) !== worker) return;
+      this.workers.delete(slot);
+      for (const [id, w] of this.waiting)
+        if (w.slot === slot) {
+          this.waiting.delete(id);
+          w.done();
+        }
+      if (!this.running) return; // stopped
+      this.deps.log.error('webhook dispatcher thread exited; starting it again', { code });
+      const timer = setTimeout(() => {
+        this.restartTimers.delete(timer);
+        if (this.running && !this.workers.has(slot)) this.spawnOne(slot);
+      }, RESTART_DELAY_MS);
+      timer.unref();
+      this.restartTimers.add(timer);
+    });
+    const init: ToWorker = {
+      type: 'init',
+      dataDir: this.deps.dataDir,
+      config: this.live(),
+      options: { ...this.options, shareIndex: slot },
+      logLevel: this.deps.logLevel ?? 'debug',
+    };
+    worker.postMessage(init);
+    worker.postMessage({ type: 'start', config: this.live() });
+  }
+
+  private receive(slot: number, m: FromWorker): void {
     if (m.type === 'log') this.deps.log[m.level](m.msg, m.fields);
     else {
-      Object.assign(this.stats, m.stats);
+      this.workerStats.set(slot, m.stats);
+      const sum: Stats = { sent: 0, delivered: 0, failed: 0 };
+      for (const s of this.workerStats.values()) {
+        sum.sent += s.sent;
+        sum.delivered += s.delivered;
+        sum.failed += s.failed;
+      }
+      Object.assign(this.stats, sum);
       if (m.type === 'done') {
-        this.waiting.get(m.id)?.();
+        this.waiting.get(m.id)?.done();
         this.waiting.delete(m.id);
       }
     }
   }
 
-  /** Asks the worker and resolves on its answer (at once when it is not running). */
-  private ask(type: 'whenIdle' | 'stop'): Promise<void> {
-    if (!this.worker) return Promise.resolve();
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.send({ type, id, config: this.live() });
-    });
+  /** Asks every worker and resolves on all their answers (at once when none is running). */
+  private async ask(type: 'whenIdle' | 'stop'): Promise<void> {
+    await Promise.all(
+      [...this.workers].map(
+        ([slot, worker]) =>
+          new Promise<void>((resolve) => {
+            const id = this.nextId++;
+            this.waiting.set(id, { slot, done: resolve });
+            worker.postMessage({ type, id, config: this.live() });
+          }),
+      ),
+    );
   }
 
   kick(): void {
-    if (!this.worker) return this.spawn(); // starts with a pass over what is due
-    this.send({ type: 'kick', config: this.live() });
+    if (this.workers.size < this.threads) this.spawn(); // a new thread starts with a pass over what is due
+    this.broadcast({ type: 'kick', config: this.live() });
   }
 
   configure(options: Omit<DispatcherOptions, 'resolver' | 'send'>): void {
     this.options = { ...this.options, ...options };
-    this.send({ type: 'configure', config: this.live(), options });
+    this.broadcast({ type: 'configure', config: this.live(), options });
   }
 
   whenIdle(): Promise<void> {
     return this.ask('whenIdle');
   }
 
-  /** Stops sending (in-flight sends are handed back unsent, results written), then ends the thread. */
+  /** Stops sending (in-flight sends are handed back unsent, results written), then ends the threads. */
   async stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.restartTimer);
-    const worker = this.worker;
-    if (!worker) return;
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    this.restartTimers.clear();
+    if (this.workers.size === 0) return;
     await this.ask('stop');
-    this.worker = undefined;
-    await worker.terminate();
+    const workers = [...this.workers.values()];
+    this.workers.clear();
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }

@@ -54,6 +54,13 @@ export interface DispatcherOptions {
    * process's other writers (see dispatcher-thread.ts).
    */
   pumpDelayMs?: number;
+  /**
+   * How many dispatchers (threads) share this database's webhooks: each runs at most its share of
+   * the due ones (see DeliveryTable.claimLanes). 1: this one takes whatever is due.
+   */
+  sharedBy?: number;
+  /** Which of the `sharedBy` dispatchers this is (0-based): it prefers some templates' webhooks (claimLanes). */
+  shareIndex?: number;
   /** Resolver for the connect-time address check (tests inject one). */
   resolver?: Resolver;
   /** The HTTP client (send.ts); the drain bench passes node-fetch's to compare the two. */
@@ -85,6 +92,8 @@ export class WebhookDispatcher {
   private retryDelaysMs: number[];
   private concurrency: number;
   private pumpDelayMs: number;
+  private sharedBy: number;
+  private shareIndex: number | undefined;
   private leaseOverrideMs: number | undefined;
   private readonly agents: TargetAgents;
   private readonly send: PostWebhook;
@@ -107,6 +116,8 @@ export class WebhookDispatcher {
     this.retryDelaysMs = opts.retryDelaysMs?.length ? opts.retryDelaysMs : [10_000, 60_000];
     this.concurrency = opts.concurrency ?? 64;
     this.pumpDelayMs = opts.pumpDelayMs ?? 0;
+    this.sharedBy = opts.sharedBy ?? 1;
+    this.shareIndex = opts.shareIndex;
     this.leaseOverrideMs = opts.leaseMs;
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
@@ -150,6 +161,8 @@ export class WebhookDispatcher {
     if (opts.concurrency !== undefined) this.concurrency = opts.concurrency;
     if (opts.pumpDelayMs !== undefined) this.pumpDelayMs = opts.pumpDelayMs;
     if (opts.leaseMs !== undefined) this.leaseOverrideMs = opts.leaseMs;
+    if (opts.sharedBy !== undefined) this.sharedBy = opts.sharedBy;
+    if (opts.shareIndex !== undefined) this.shareIndex = opts.shareIndex;
     if (opts.pollMs !== undefined) this.loop.intervalMs = this.pollMs = opts.pollMs;
   }
 
@@ -225,6 +238,8 @@ export class WebhookDispatcher {
         busy: new Set(this.inFlight.keys()),
         claimant: this.claimant,
         leaseMs,
+        sharedBy: this.sharedBy,
+        shareIndex: this.shareIndex,
       });
     } catch (err) {
       // SQLITE_BUSY from another process's write, say: the next poll tries again.

@@ -7,7 +7,7 @@
  * Bounded by count and by size; a template error is never kept (it is reported per delivery).
  */
 import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
-import { eventDataFromOutbox } from './event-data.ts';
+import { eventDataFromOutbox, type EventPayload } from './event-data.ts';
 import { renderBody } from './service.ts';
 
 const MAX_ROWS = 1024;
@@ -15,8 +15,12 @@ const MAX_BODY_CHARS = 4 * 1024 * 1024;
 
 export class EventBodies {
   private readonly rows = new Map<number, OutboxRow>();
-  private readonly bodies = new Map<string, string>();
+  /** Rendered bodies by template (null: the default), then by event data (see body()). */
+  private readonly bodies = new Map<string | null, Map<string, string>>();
+  /** The bodies kept, oldest first, to evict by size. */
+  private readonly order: { template: string | null; dataKey: string; size: number }[] = [];
   private bodyChars = 0;
+  private readonly payloads = new Map<string, EventPayload>();
 
   constructor(private readonly outbox: Outbox) {}
 
@@ -33,19 +37,37 @@ export class EventBodies {
 
   /** renderBody for this event as the webhook would see it; throws as renderBody does. */
   body(row: OutboxRow, initiatorName: string | null, template: string | null, mediaUrl: string): string {
-    // Everything the body depends on; \u0000 cannot occur in the parts it separates.
-    const key = `${row.id}\u0000${initiatorName ?? '\u0001'}\u0000${mediaUrl}\u0000${template ?? '\u0001'}`;
-    let body = this.bodies.get(key);
+    // Everything the body depends on: the template, and the event's data (one key; \u0000 cannot
+    // occur in the parts it separates). Kept per template rather than in the key, so a long
+    // template is not copied into a new key for every delivery.
+    const dataKey = `${row.id}\u0000${initiatorName ?? '\u0001'}\u0000${mediaUrl}`;
+    let perTemplate = this.bodies.get(template);
+    let body = perTemplate?.get(dataKey);
     if (body !== undefined) return body;
-    body = renderBody(template, eventDataFromOutbox(row, initiatorName, mediaUrl));
-    if (body.length + key.length > MAX_BODY_CHARS) return body;
-    this.bodies.set(key, body);
-    this.bodyChars += body.length + key.length;
-    for (const [k, b] of this.bodies) {
-      if (this.bodyChars <= MAX_BODY_CHARS) break;
-      this.bodies.delete(k);
-      this.bodyChars -= b.length + k.length;
+    body = renderBody(template, this.data(row, dataKey, initiatorName, mediaUrl));
+    const size = body.length + dataKey.length + (template?.length ?? 0);
+    if (size > MAX_BODY_CHARS) return body;
+    if (!perTemplate) this.bodies.set(template, (perTemplate = new Map()));
+    perTemplate.set(dataKey, body);
+    this.order.push({ template, dataKey, size });
+    this.bodyChars += size;
+    while (this.bodyChars > MAX_BODY_CHARS) {
+      const oldest = this.order.shift()!;
+      const map = this.bodies.get(oldest.template)!;
+      map.delete(oldest.dataKey);
+      if (map.size === 0) this.bodies.delete(oldest.template);
+      this.bodyChars -= oldest.size;
     }
     return body;
+  }
+
+  /** The event's template data, shared by the webhooks with different templates (the last few events). */
+  private data(row: OutboxRow, dataKey: string, initiatorName: string | null, mediaUrl: string): EventPayload {
+    let data = this.payloads.get(dataKey);
+    if (data) return data;
+    data = eventDataFromOutbox(row, initiatorName, mediaUrl);
+    if (this.payloads.size >= MAX_ROWS) this.payloads.delete(this.payloads.keys().next().value!);
+    this.payloads.set(dataKey, data);
+    return data;
   }
 }

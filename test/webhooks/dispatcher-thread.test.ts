@@ -3,7 +3,7 @@
  * by the first delivery rather than by the server, and again at start-up when deliveries are pending.
  */
 import test from 'ava';
-import { restartableApps, type TestApp } from '../helpers/app.ts';
+import { restartableApps, startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import type { DispatcherThread } from '../../src/webhooks/dispatcher-thread.ts';
@@ -63,4 +63,49 @@ test('no thread until there is something to send; pending deliveries start it af
   const got = await receiver.waitFor(2);
   t.is(got[1].body, `{"id": ${app2.services.postRepository.getById((await third.json()).id)!.seq}}`);
   await eventually(() => app2.services.webhookDispatcher.stats.delivered === 1);
+});
+
+test('with WEBHOOK_DISPATCHER_THREADS=2 the threads share the webhooks: every event once, in order, at each', async (t) => {
+  const receivers = await Promise.all([0, 1, 2].map(() => startReceiver(200)));
+  const app = await startTestApp({ WEBHOOK_DISPATCHER_THREADS: '2' });
+  t.teardown(async () => {
+    await app.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+  const user = await createUser(app, 0x2 | 0x4);
+  for (const [i, r] of receivers.entries()) {
+    const hook = await app.request('/api/webhook', {
+      method: 'POST',
+      headers: { ...user.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        url: r.url,
+        secret: 's3cret',
+        events: ['create'],
+        template: i === 0 ? null : '{"id": {{.ImageID}}}',
+      }),
+    });
+    t.is(hook.status, 201);
+  }
+  const seqs: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const res = await app.request('/api/post/', {
+      method: 'POST',
+      headers: user.headers,
+      body: uploadForm({ image: await randomImage(9400 + i) }),
+    });
+    t.is(res.status, 201);
+    seqs.push(app.services.postRepository.getById((await res.json()).id)!.seq);
+  }
+  for (const r of receivers) await r.waitFor(6);
+  await app.services.webhookDispatcher.whenIdle();
+  for (const r of receivers.slice(1))
+    t.deepEqual(
+      r.received.map((x) => x.body),
+      seqs.map((seq) => `{"id": ${seq}}`),
+    );
+  t.deepEqual(
+    receivers[0].received.map((x) => (JSON.parse(x.body) as { data: { imageID: number } }).data.imageID),
+    seqs,
+  );
+  t.like(app.services.webhookDispatcher.stats, { sent: 18, delivered: 18, failed: 0 });
 });

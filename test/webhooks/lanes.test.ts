@@ -135,6 +135,36 @@ test('two dispatchers on one database never send the same webhook at once: each 
   t.is(dispatcher.stats.sent + other.stats.sent, events);
 });
 
+test('dispatchers sharing the webhooks (one per thread) split a backlog between them, each webhook in order', async (t) => {
+  const { repo, dispatcher, addHook, update, second } = setup(t);
+  const receivers = await Promise.all([0, 1, 2, 3].map(() => startReceiver(200)));
+  t.teardown(() => Promise.all(receivers.map((r) => r.close())));
+  const hooks = receivers.map((r, i) => addHook(r.url, i % 2 ? '{"n": {{json .Text}}}' : null));
+  const other = second();
+  dispatcher.configure({ sharedBy: 2, shareIndex: 0 });
+  other.configure({ sharedBy: 2, shareIndex: 1 });
+  const events = 150;
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  other.start();
+  await Promise.all(receivers.map((r) => r.waitFor(events, 60_000)));
+  await dispatcher.whenIdle();
+  await other.whenIdle();
+  const expected = Array.from({ length: events }, (_, i) => `n${i}`);
+  for (const [i, r] of receivers.entries()) {
+    t.deepEqual(
+      r.received.map((x) => textOf(x.body)),
+      expected,
+      'in event order, each once',
+    );
+    t.is(new Set(r.received.map((x) => x.headers['x-webhook-delivery'])).size, events, 'no delivery sent twice');
+    t.deepEqual(repo.deliveryCounts(hooks[i].id), { delivered: events }, 'every result written');
+    t.is(repo.latestAttempts(hooks[i].id, 1).length, 1);
+  }
+  // Each took its share (half of the four webhooks due), not the first to look all of them.
+  t.is(dispatcher.stats.sent, 2 * events);
+  t.is(other.stats.sent, 2 * events);
+});
 test("a template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
   const bodies: string[] = [];

@@ -70,6 +70,21 @@ export class DeliveryTable {
     busy: ReadonlySet<string>;
     claimant: string;
     leaseMs: number;
+    /**
+     * How many dispatchers share the webhooks (1: this one alone). Each then runs at most its share of the
+     * webhooks that are due, counting its `busy` ones, so several threads split a backlog between them rather
+     * than the first to look taking every webhook.
+     */
+    sharedBy?: number;
+    /**
+     * Which of the `sharedBy` dispatchers this is (0-based). It prefers the webhooks of its own
+     * templates: the distinct templates of the due webhooks, in text order, go round the
+     * dispatchers, and each takes the webhooks of its templates before others (oldest head first
+     * within each). A body is rendered once per event and template by each dispatcher that sends
+     * it, so webhooks sharing a template are best sent by one; and every template is some
+     * dispatcher's first choice, so none waits behind the others.
+     */
+    shareIndex?: number;
     now?: number;
   }): DeliveryRow[][] {
     if (opts.limit <= 0) return [];
@@ -80,19 +95,38 @@ export class DeliveryTable {
     return this.db
       .transaction(() => {
         const heads = this.stmt(
-          `SELECT d.seq, d.webhook_id AS webhookId, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil
+          `SELECT d.seq, d.webhook_id AS webhookId, d.next_attempt_at AS nextAttemptAt, d.claimed_until AS claimedUntil,
+                  coalesce(w.template, '') AS template
            FROM webhooks w
            JOIN webhook_deliveries d ON d.seq = (
              SELECT min(seq) FROM webhook_deliveries WHERE webhook_id = w.id AND status = 'pending')
            WHERE w.state = 'active'`,
-        ).all() as { seq: number; webhookId: string; nextAttemptAt: string | null; claimedUntil: string | null }[];
+        ).all() as {
+          seq: number;
+          webhookId: string;
+          nextAttemptAt: string | null;
+          claimedUntil: string | null;
+          template: string;
+        }[];
         const read = this.stmt(
           `SELECT seq, id, webhook_id AS webhookId, outbox_id AS outboxId, initiator_name AS initiatorName, attempts
          FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
         );
         const lanes: DeliveryRow[][] = [];
-        for (const h of heads.sort((a, b) => a.seq - b.seq)) {
-          if (lanes.length >= opts.limit) break;
+        let limit = opts.limit;
+        heads.sort((a, b) => a.seq - b.seq);
+        if (opts.sharedBy !== undefined && opts.sharedBy > 1) {
+          const due = heads.filter((h) => h.nextAttemptAt === null || h.nextAttemptAt <= now);
+          limit = Math.min(limit, Math.ceil(due.length / opts.sharedBy) - opts.busy.size);
+          if (opts.shareIndex !== undefined) {
+            const templates = [...new Set(due.map((h) => h.template))].sort();
+            const mine = new Set(templates.filter((_, i) => i % opts.sharedBy! === opts.shareIndex));
+            // A stable sort: oldest head first within each group.
+            heads.sort((a, b) => Number(mine.has(b.template)) - Number(mine.has(a.template)));
+          }
+        }
+        for (const h of heads) {
+          if (lanes.length >= limit) break;
           if (opts.busy.has(h.webhookId)) continue;
           if (h.nextAttemptAt !== null && h.nextAttemptAt > now) continue;
           if (h.claimedUntil !== null && h.claimedUntil > now) continue;
