@@ -120,7 +120,7 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string 
     const seed = seedPosts(services.db, { count: o.posts, seed: 1 });
     log(`seeded ${o.posts} posts in ${((Date.now() - t0) / 1000).toFixed(0)} s; indexing`);
     const t1 = Date.now();
-    await reindex(services, { settleMs: 50, graceMs: 0 });
+    await reindex(services, { settleMs: 50, retire: 'now' });
     log(`indexed in ${((Date.now() - t1) / 1000).toFixed(0)} s; media links`);
     const writer = await services.accounts.createUser({
       name: 'load_runner',
