@@ -50,7 +50,7 @@ const services = await openToolJob(
 let writer: { stop(): Promise<number> } | undefined;
 try {
   const seed = kept ?? seedPosts(services.db, { count: Number(a.posts), seed: 1 });
-  if (!kept) await reindex(services, { settleMs: 0, retireMs: 0 });
+  if (!kept) await reindex(services, { settleMs: 0, retire: 'now' });
   const list = bodies(seed, 300);
   const plain = await captureEngineCalls(services, list);
   const faceted = await captureEngineCalls(

@@ -50,7 +50,7 @@ const services = await openToolJob(loadConfig(env), createLogger('warn'));
 const servers: ServerProcess[] = [];
 try {
   const seed = kept ?? seedPosts(services.db, { count: Number(a.posts), seed: 1 });
-  if (!kept) await reindex(services, { settleMs: 0, retireMs: 0 });
+  if (!kept) await reindex(services, { settleMs: 0, retire: 'now' });
   const server = await startServerProcess(env);
   servers.push(server);
   // The second server needs a DATA_DIR of its own (the lock): the same seed gives the same posts.

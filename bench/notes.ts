@@ -214,13 +214,13 @@ function reindexNote(s: SizeResults): string {
   const total = p.prepare + p.load + p.finish + p.retire;
   return (
     `- **Reindex, ${n(s.posts)} posts.** The whole command as \`imgpost reindex\` runs it, against a raw \`_bulk\` of prepared documents (${fmt(x.bulkMiB)} MiB of NDJSON, same batch size, same 2 requests in flight, same index settings). ` +
-    `The last run spent ${fmt(p.prepare)} s preparing (index creation and the wait for running relays to pick it up), ${fmt(p.load)} s loading, ${fmt(p.finish)} s on refresh, catch-up and the alias swap, and ${fmt(p.retire)} s retiring the previous index (a grace period, then the delete): ${fmt(((total - p.load) / total) * 100)} % of it fixed cost. ` +
+    `The last run spent ${fmt(p.prepare)} s preparing (index creation), ${fmt(p.load)} s loading, ${fmt(p.finish)} s on refresh, catch-up and the alias swap (the wait for running relays to pick up the new index runs from its creation, so the load covers it), and ${fmt(p.retire)} s after the swap (the previous index is only recorded: the server closes and deletes it after the command returns): ${fmt(((total - p.load) / total) * 100)} % of it fixed cost. ` +
     (Number.isFinite(x.mergeSeconds)
       ? `Then the merge to one segment ran in the background for ${fmt(x.mergeSeconds)} s, outside the clock: the command had returned and the new index was serving (the raw bulk waited for it to end). `
       : '') +
     (x.ratio < 0.7
       ? x.loadPhaseRatio >= 0.7
-        ? `The load phase alone ran at ${fmt(x.loadPhaseRatio * 100)} % of raw bulk, so the fixed waits are what miss the goal here; they are a few seconds whatever the size, so they weigh less as the corpus grows. Shortening them (a shorter relay target-cache TTL to wait out, and retiring the previous index in the background once the alias has moved) would close it at this size.`
+        ? `The load phase alone ran at ${fmt(x.loadPhaseRatio * 100)} % of raw bulk, so the fixed costs are what miss the goal here; they weigh less as the corpus grows.`
         : `The load phase alone ran at ${fmt(x.loadPhaseRatio * 100)} % of raw bulk, so it falls short too. ` +
           (Number.isFinite(x.buildSeconds)
             ? `Building the documents alone (SQLite reads, toPostDocument with its trigrams, JSON) took ${fmt(x.buildSeconds)} s with Elasticsearch idle, ${fmt((x.buildSeconds / p.load) * 100)} % of the load phase; in the reindex that work runs on the thread that drives the bulk requests and on the cores Elasticsearch indexes with. `

@@ -104,7 +104,7 @@ try {
     log(`${services.postRepository.count()} posts in SQLite in ${((nowMs() - t0) / 1000).toFixed(1)} s; indexing`);
     const t1 = nowMs();
     // Small bulks: a document carries ~340 terms (~4 KB), and the shared box's node took over 10 s for 1,000 of them.
-    await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+    await reindex(services, { batch: 200, concurrency: 1, settleMs: 0, retire: 'now', merge: false });
     indexSeconds = (nowMs() - t1) / 1000;
     // As `imgpost reindex` leaves it: merged to one segment (in the background there; awaited here).
     await services.es.indices.forcemerge({

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     log(`seeding ${posts} posts`);
     const seed = seedPosts(services.db, { count: posts, seed: 24, tags: 200, users: 10 });
     services.postRepository.ensureTags(['bench_implied']);
-    await reindex(services, { settleMs: 50, graceMs: 0, retireMs: 0 });
+    await reindex(services, { settleMs: 50, retire: 'now' });
     const admin = await services.accounts.createUser({
       name: 'bench_admin',
       password: 'correct horse battery',

@@ -75,4 +75,4 @@ export function skewedFavorites(
 
 /** The one reindex after seeding, with no waits between its steps (nothing else is writing). */
 export const reindexCorpus = (services: Parameters<typeof reindex>[0]): ReturnType<typeof reindex> =>
-  reindex(services, { settleMs: 0, retireMs: 0, graceMs: 0, merge: false });
+  reindex(services, { settleMs: 0, retire: 'now', merge: false });

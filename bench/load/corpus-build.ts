@@ -33,11 +33,11 @@ export const CHUNK = 250_000;
 const USERS = 1000;
 /**
  * One post in ROBUST_EVERY has a robust descriptor the index holds terms for; the others' stay
- * unreadable as seeded. A descriptor adds 411 terms to its document (4.6 KB of JSON against 1 KB without):
- * with every post's, a reindex here runs at about a tenth of the rate, and 10M posts would take hours to
- * index (bench/notes/scale.md). The share is part of the corpus's name in every figure.
+ * unreadable as seeded. A descriptor adds 411 terms to its document (4.6 KB of JSON against 1 KB without),
+ * and a document with them costs Elasticsearch about ten times as much to index: with every post's, 10M
+ * posts would take hours to index on this box (bench/notes/scale.md), so the corpus holds a sample.
  */
-export const ROBUST_EVERY = 10;
+export const ROBUST_EVERY = 50;
 /** Clusters of planted near-duplicates kept per chunk for the similar-lookup queries. */
 const CLUSTERS_KEPT = 200;
 /** ext4 allows 65,000 hard links to a file: the pool grows with the corpus. */
@@ -80,7 +80,7 @@ async function mediaPool(dir: string, count: number): Promise<PoolFile[]> {
   return out;
 }
 
-function linkMedia(dataDir: string, rows: { seq: number; id: string; ext: string }[], pool: PoolFile[]): void {
+export function linkMedia(dataDir: string, rows: { seq: number; id: string; ext: string }[], pool: PoolFile[]): void {
   const root = path.join(dataDir, 'images');
   const made = new Set<string>();
   for (const r of rows) {

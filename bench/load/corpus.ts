@@ -112,7 +112,7 @@ async function indexCorpus(corpus: Corpus): Promise<void> {
   try {
     const t1 = Date.now();
     log(`indexing ${corpus.posts} posts`);
-    await reindex(services, { settleMs: 50, graceMs: 0 });
+    await reindex(services, { settleMs: 50, retire: 'now' });
     log(`indexed in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
   } finally {
     await services.close();

@@ -157,7 +157,7 @@ async function main(): Promise<number> {
     const services = await openToolJob(loadConfig(env), createLogger('warn'));
     const seeded = Date.now();
     const seed = seedPosts(services.db, { count: POSTS, seed: 1 });
-    await reindex(services, { settleMs: 50, graceMs: 0 });
+    await reindex(services, { settleMs: 50, retire: 'now' });
     log(`seeded and indexed ${POSTS} posts in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
     const user = await services.accounts.createUser({
       name: 'load_runner',

@@ -11,7 +11,7 @@ import { RestoreRefused } from './restore.ts';
 export async function rebuildIndex(job: ReindexDeps, progress: (total: number) => Progress): Promise<ReindexResult> {
   try {
     // Nothing else writes this DATA_DIR (restore holds its lock): no running relays to wait for.
-    return await reindex(job, { settleMs: 0, graceMs: 0, retireMs: 0, progress });
+    return await reindex(job, { settleMs: 0, retire: 'now', progress });
   } catch (err) {
     throw new RestoreRefused(
       `the data is restored, but rebuilding the index failed (${(err as Error).message}); run \`imgpost reindex\` before starting the server`,

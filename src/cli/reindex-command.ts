@@ -8,9 +8,13 @@ import { reindex } from '../search/reindex.ts';
 const USAGE = `Usage: imgpost reindex [--batch N] [--json]
 
 Builds a fresh versioned posts index from SQLite (DATA_DIR), then swaps the alias
-<ELASTICSEARCH_INDEX_PREFIX>-posts to it and deletes the previous index. Searches keep working
-throughout, and running servers keep writing to both indices until the swap. The new index gets
+<ELASTICSEARCH_INDEX_PREFIX>-posts to it and returns. Searches keep working throughout, and
+running servers keep writing to both indices until the swap. The new index gets
 ELASTICSEARCH_REPLICAS replicas, and the swap waits (up to a minute) for them to be copied.
+
+The previous index is recorded in DATA_DIR and retired after the command returns: the running
+server closes it a second after the swap and deletes it a few seconds later (without a server,
+the next start or the next reindex does).
 
 Options:
   --batch N   posts per bulk request (default 1000)

@@ -45,7 +45,10 @@ const WRITE_WAIT = '5s';
 /** The parts of a bulk answer that apply() reads (Elasticsearch drops the rest before sending). */
 const BULK_ANSWER = ['errors', 'items.*.status', 'items.*.error', 'items.*.result'];
 
-/** How long the list of write targets is trusted; `imgpost reindex` waits longer than this. */
+/**
+ * How long the list of write targets is trusted; `imgpost reindex` lets more than this pass between
+ * creating its index and its final catch-up, and between closing the previous index and deleting it.
+ */
 export const TARGETS_TTL_MS = 1000;
 
 /**
@@ -166,8 +169,11 @@ export class PostsIndex {
 
   private async writeTargets(): Promise<string[]> {
     if (!this.targets || Date.now() - this.targets.at > TARGETS_TTL_MS) {
+      // Timed from before the request: a list that may predate an index created meanwhile expires
+      // no later than TARGETS_TTL_MS after that index's creation (what `imgpost reindex` waits for).
+      const at = Date.now();
       const names = await this.concreteIndices();
-      this.targets = { names: names.length ? names : [this.alias], at: Date.now() };
+      this.targets = { names: names.length ? names : [this.alias], at };
     }
     return this.targets.names;
   }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts';
 import type { MediaStore } from '../media/store/media-store.ts';
 import { PendingFiles } from '../media/store/pending-files.ts';
 import { MediaStoreStates } from '../media/store/store-state.ts';
+import { RetiringIndexRepository } from '../search/retiring-index-repository.ts';
 import type { MigrationDeps } from '../media/migrate.ts';
 import { createMediaStore, openMediaStoreNamed, wireMediaStores } from './media-stores.ts';
 import { connectSearch, openSearch, type SearchParts } from './search-parts.ts';
@@ -76,6 +77,8 @@ export function openRestoredJob(config: Config, log: Logger): RestoredJob {
   const posts = wirePosts(openDatabase(config.dataDir), log);
   // The backup's row named the store it was taken from; the files went into MEDIA_STORE's.
   new MediaStoreStates(posts.db).clear();
+  // And the posts indices it had yet to retire were that deployment's, not this one's.
+  new RetiringIndexRepository(posts.db).clear();
   return {
     files() {
       const files = wireFiles(config, log, posts);

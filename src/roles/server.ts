@@ -3,16 +3,21 @@ import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { Retention } from '../retention/retention.ts';
+import { IndexRetirement } from '../search/retirement.ts';
 import { Loop } from '../util/loop.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { relyingParty } from '../passkeys/service.ts';
 import { openSearch } from './search-parts.ts';
 import { closeCore, wireCore, type Core } from './wiring.ts';
 
+/** How often the server looks for a posts index a reindex (another process) has left to retire. */
+const RETIRE_POLL_MS = 1000;
+
 /**
  * The server role (docs/decisions.md §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
- * webhook dispatcher, the thumbnail runner, the robust descriptors and retention. CLI commands use src/roles/jobs.ts
+ * webhook dispatcher, the thumbnail runner, the robust descriptors, retention and the retirement of
+ * replaced posts indices. CLI commands use src/roles/jobs.ts
  * instead.
  */
 export interface Services extends Core {
@@ -102,6 +107,20 @@ export async function startServer(
     failureMessage: 'media sweep failed',
   });
   mediaSweep.start();
+  // The posts indices `imgpost reindex` replaced: closed, then deleted, as each step falls due.
+  const retirement = new IndexRetirement({ postsIndex: core.postsIndex, db: core.db, log });
+  const retireLoop = new Loop({
+    pass: async () => {
+      const { nextAt } = await retirement.pass();
+      return nextAt === undefined ? undefined : Math.max(50, nextAt - Date.now());
+    },
+    intervalMs: RETIRE_POLL_MS,
+    firstDelayMs: 0,
+    log,
+    failureMessage: 'retiring a previous posts index failed; retrying',
+    logEveryFailures: 10,
+  });
+  retireLoop.start();
 
   return {
     ...core,
@@ -112,6 +131,7 @@ export async function startServer(
       await core.descriptors.loop.stop();
       await core.fileFacts.stop();
       await mediaSweep.stop();
+      await retireLoop.stop();
       await retention.stop();
       await core.thumbnailer.stop();
       await core.webhookDispatcher.stop();

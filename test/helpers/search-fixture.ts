@@ -15,7 +15,7 @@ export async function startSeededApp(opts: SeedOptions, env: Record<string, stri
   const app = await startTestApp({ LOG_LEVEL: 'warn', ...env });
   const seed = seedPosts(app.services.db, opts);
   // Nothing else writes to this test index, so the wait for other servers' relays can be short.
-  await reindex(app.services, { settleMs: 50, graceMs: 0, retireMs: 0 });
+  await reindex(app.services, { settleMs: 50, retire: 'now' });
   return { app, seed, posts: () => [...app.services.postRepository.batches(2000)].flat() };
 }
 

@@ -58,7 +58,7 @@ function writer(fx: SeededApp) {
   };
 }
 
-test('searches keep answering with exact counts while reindex rebuilds and swaps the index; writes made meanwhile survive', async (t) => {
+test('searches keep answering with exact counts while reindex rebuilds and swaps the index and the server retires the old one; writes made meanwhile survive', async (t) => {
   const { postsIndex } = fx.app.services;
   const posts = fx.posts();
   const exclude: RefSelector = { type: 'tag', op: 'exclude', value: NEW_TAG };
@@ -121,6 +121,13 @@ test('searches keep answering with exact counts while reindex rebuilds and swaps
   );
 
   const result = await reindex(fx.app.services); // real waits: the relay must pick up the new index
+  // Writes go on while the server retires the previous index (closed, then deleted, after the return).
+  t.true(await fx.app.services.es.indices.exists({ index: before! }), 'retired after the command returns');
+  const deadline = Date.now() + 30_000;
+  while (await fx.app.services.es.indices.exists({ index: before! })) {
+    if (Date.now() > deadline) throw new Error(`${before} still there 30 s after the swap`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   writing = false;
   await writes;
   await new Promise((r) => setTimeout(r, 1500)); // a few more searches on the new index

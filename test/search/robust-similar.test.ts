@@ -211,7 +211,7 @@ test("a flat or tiny picture gets no robust matches and is nobody's", async (t) 
 // Serial, so it runs before the others: the index they ask is the rebuilt one.
 test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust terms', async (t) => {
   const before = await app.services.postsIndex.aliasTarget();
-  const result = await reindex(app.services, { settleMs: 0, graceMs: 0, retireMs: 0, merge: false });
+  const result = await reindex(app.services, { settleMs: 0, retire: 'now', merge: false });
   t.not(result.index, before);
   const body = await (await app.request(`/api/post/${posts.coffee}/similar?robust=1`)).json();
   t.deepEqual(
