@@ -243,7 +243,7 @@ export function sizeRows(s: SizeResults): Row[] {
     });
   } else rows.push(failed('upload', 'Upload end to end', upGoal));
 
-  const reGoal = '≥ 70 % of raw bulk';
+  const reGoal = '≥ 80 % of raw bulk';
   if (s.reindex) {
     const x = s.reindex;
     rows.push({
@@ -254,7 +254,7 @@ export function sizeRows(s: SizeResults): Row[] {
       anchors: `raw \`_bulk\` of prepared documents: ${rep(x.raw, 'docs/s')}`,
       ratio: `${pct(x.ratio)} (load phase ${pct(x.loadPhaseRatio)})`,
       goal: reGoal,
-      verdict: judge(x.ratio >= 0.7, s.posts, false),
+      verdict: judge(x.ratio >= 0.8, s.posts, false),
     });
   } else rows.push(failed('reindex', 'Reindex throughput', reGoal));
 

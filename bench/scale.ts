@@ -270,7 +270,7 @@ export async function writePlots(kept = readScale(), dir = PLOTS): Promise<void>
     if (values.length === 0) continue;
     const spec: vl.TopLevelSpec = {
       $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-      title: { text: f.label.replace(/`/g, ''), fontSize: 11, limit: 420 },
+      title: { text: f.label.replace(/`/g, ''), fontSize: 11, limit: 560 },
       width: 380,
       height: 200,
       data: { values },
