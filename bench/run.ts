@@ -159,19 +159,32 @@ function params(quick: boolean, sizes: number[], drainDeliveries: number): RunPa
         upload: { reps: 2, repMs: 4000, concurrency: 8 },
         webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 1 },
       }
-    : {
-        hashing: { reps: 5, passes: 10, jpegs: 12, pngs: 4 },
-        reindexReps,
-        similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
-        search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
-        imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
-        // Alternating windows: with the median of 3 each, drift on the box hits both variants alike.
-        facets: { samples: 500, reps: 6, repMs: 10_000, concurrency: 50 },
-        tags: { samples: 2000, plainBudgetMs: 60_000, prefixChars: TAG_PREFIX_CHARS },
-        upload: { reps: 5, repMs: 10_000, concurrency: 8 },
-        // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
-        webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
-      };
+    : sizes.every((n) => n >= 5_000_000)
+      ? // Millions of posts: the corpus alone takes most of an hour, so fewer repetitions of each figure.
+        {
+          hashing: { reps: 3, passes: 10, jpegs: 12, pngs: 4 },
+          reindexReps,
+          similar: { samples: 500, scanBudgetMs: 45_000, maxDiffs: [8, 3] },
+          search: { samples: 500, sqlBudgetMs: 45_000, reps: 3, repMs: 10_000, concurrency: 8 },
+          imageSearch: { reps: 3, repMs: 10_000, concurrency: 50 },
+          facets: { samples: 300, reps: 4, repMs: 10_000, concurrency: 50 },
+          tags: { samples: 1000, plainBudgetMs: 45_000, prefixChars: TAG_PREFIX_CHARS },
+          upload: { reps: 3, repMs: 10_000, concurrency: 8 },
+          webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
+        }
+      : {
+          hashing: { reps: 5, passes: 10, jpegs: 12, pngs: 4 },
+          reindexReps,
+          similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
+          search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
+          imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
+          // Alternating windows: with the median of 3 each, drift on the box hits both variants alike.
+          facets: { samples: 500, reps: 6, repMs: 10_000, concurrency: 50 },
+          tags: { samples: 2000, plainBudgetMs: 60_000, prefixChars: TAG_PREFIX_CHARS },
+          upload: { reps: 5, repMs: 10_000, concurrency: 8 },
+          // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
+          webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
+        };
 }
 
 /** Undo steps, run in reverse on success, failure and Ctrl-C alike. */
