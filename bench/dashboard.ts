@@ -87,8 +87,10 @@ export function coreRows(results: RunResults): DashboardRow[] {
     ratio: r.ratio,
     goal: r.goal,
     met: VERDICT[r.verdict],
-    date: (r.key === 'webhook-drain' && results.webhookDrain?.measuredAt) || results.startedAt,
-    commit: results.machine.commit,
+    date:
+      results.carried?.[r.key]?.date ??
+      ((r.key === 'webhook-drain' && results.webhookDrain?.measuredAt) || results.startedAt),
+    commit: results.carried?.[r.key]?.commit ?? results.machine.commit,
     notes: 'notes/core-run.md',
   }));
 }

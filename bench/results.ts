@@ -73,4 +73,6 @@ export interface RunResults {
   webhookDrain?: WebhookDrainResult;
   webhookDrainError?: string;
   sizes: SizeResults[];
+  /** figures carried over from an earlier run (`--carry-size-free`), by dashboard key: when and at which commit */
+  carried?: Record<string, { date: string; commit: string }>;
 }

@@ -56,6 +56,8 @@ const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--kee
                           chunks of 250000 from 250000 on)
   --corpus-root DIR       keep each size's corpus in DIR/<size> (built chunk by chunk, resumable; a later
                           run reuses it and only rebuilds the index); without it each is thrown away
+  --carry-size-free       take hashing and the webhook drain from bench/results.json (with their date and
+                          commit) instead of measuring them: for a run that only adds a corpus size
   --page-view-seconds N   the page-view load (50 people) after each size's figures, N seconds measured
                           (default 0: none; the scale table's row wants 600 at the largest size)
   --quick                 a short smoke run: 20000 posts unless --sizes is given, fewer repetitions;
@@ -85,6 +87,7 @@ function parse() {
       'drain-reps': { type: 'string' },
       'drain-node-fetch': { type: 'boolean' },
       'corpus-root': { type: 'string' },
+      'carry-size-free': { type: 'boolean' },
       'page-view-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -138,6 +141,7 @@ function parse() {
     drainCompare,
     corpusRoot,
     pageViewSeconds,
+    carrySizeFree: values['carry-size-free'] ?? false,
   };
 }
 
@@ -410,6 +414,50 @@ async function sections(names: string[], quick: boolean, sizes: number[] | undef
   return ok;
 }
 
+/** Hashing and the webhook drain: they need no corpus, so a run that only adds a size may carry them over. */
+async function measureSizeFree(
+  results: RunResults,
+  images: Awaited<ReturnType<typeof generateImages>>,
+  p: RunParams,
+  drainCompare: WebhookDrainOptions['compare'],
+): Promise<void> {
+  log(`hashing: ${images.length} images x${p.hashing.passes} per repetition, ${p.hashing.reps} repetitions`);
+  try {
+    results.hashing = await benchHashing(images, p.hashing);
+  } catch (err) {
+    results.hashingError = (err as Error).stack ?? String(err);
+    log(`hashing FAILED: ${results.hashingError}`);
+  }
+  // Needs no corpus and no Elasticsearch: SQLite, the dispatcher and loopback receivers.
+  try {
+    results.webhookDrain = {
+      ...(await benchWebhookDrain({ ...p.webhookDrain!, compare: drainCompare, log })),
+      command: results.command,
+    };
+  } catch (err) {
+    results.webhookDrainError = (err as Error).stack ?? String(err);
+    log(`webhook drain FAILED: ${results.webhookDrainError}`);
+  }
+}
+
+/** `--carry-size-free`: hashing and the drain as bench/results.json holds them, with their own date and commit. */
+function carryOver(results: RunResults): void {
+  const file = resultFiles(false).json;
+  if (!fs.existsSync(file)) throw new Error(`--carry-size-free: no ${file} to carry hashing and the drain from`);
+  const previous = JSON.parse(fs.readFileSync(file, 'utf8')) as RunResults;
+  const from = (key: string) =>
+    previous.carried?.[key] ?? {
+      date: (key === 'webhook-drain' && previous.webhookDrain?.measuredAt) || previous.startedAt,
+      commit: previous.machine.commit,
+    };
+  results.hashing = previous.hashing;
+  results.webhookDrain = previous.webhookDrain;
+  results.params.hashing = previous.params.hashing;
+  results.params.webhookDrain = previous.params.webhookDrain;
+  results.carried = { hashing: from('hashing'), 'webhook-drain': from('webhook-drain') };
+  log(`hashing and the webhook drain carried over from ${previous.startedAt}`);
+}
+
 async function main(): Promise<void> {
   const {
     quick,
@@ -422,6 +470,7 @@ async function main(): Promise<void> {
     drainCompare,
     corpusRoot,
     pageViewSeconds,
+    carrySizeFree,
   } = parse();
   const started = Date.now();
   const p = params(quick, sizes, drainDeliveries);
@@ -461,23 +510,8 @@ async function main(): Promise<void> {
   cleanups.push(() => fs.rmSync(imageDir, { recursive: true, force: true }));
   const images = await generateImages(imageDir, p.hashing.jpegs, p.hashing.pngs);
   try {
-    log(`hashing: ${images.length} images x${p.hashing.passes} per repetition, ${p.hashing.reps} repetitions`);
-    try {
-      results.hashing = await benchHashing(images, p.hashing);
-    } catch (err) {
-      results.hashingError = (err as Error).stack ?? String(err);
-      log(`hashing FAILED: ${results.hashingError}`);
-    }
-    // Needs no corpus and no Elasticsearch: SQLite, the dispatcher and loopback receivers.
-    try {
-      results.webhookDrain = {
-        ...(await benchWebhookDrain({ ...p.webhookDrain!, compare: drainCompare, log })),
-        command: results.command,
-      };
-    } catch (err) {
-      results.webhookDrainError = (err as Error).stack ?? String(err);
-      log(`webhook drain FAILED: ${results.webhookDrainError}`);
-    }
+    if (carrySizeFree) carryOver(results);
+    else await measureSizeFree(results, images, p, drainCompare);
     for (const size of sizes) {
       results.sizes.push(await benchSize(size, p, esUrl, images, { keep, corpusRoot, pageViewSeconds }));
       // Written after every size, so a long run that dies later still leaves its earlier figures.

@@ -80,7 +80,7 @@ async function mediaPool(dir: string, count: number): Promise<PoolFile[]> {
   return out;
 }
 
-export function linkMedia(dataDir: string, rows: { seq: number; id: string; ext: string }[], pool: PoolFile[]): void {
+function linkMedia(dataDir: string, rows: { seq: number; id: string; ext: string }[], pool: PoolFile[]): void {
   const root = path.join(dataDir, 'images');
   const made = new Set<string>();
   for (const r of rows) {
