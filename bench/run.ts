@@ -30,7 +30,7 @@ import {
 import { captureEngineCalls } from './anchors/engine-direct.ts';
 import { ALL_FACETS, benchFacets, benchImageSearch, bodies } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { machineInfo, ROOT, tempDir } from './lib/env.ts';
+import { machineInfo, ROOT, scrubPaths, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { maxOf, median } from './lib/stats.ts';
@@ -163,8 +163,8 @@ function params(quick: boolean, sizes: number[], drainDeliveries: number): RunPa
         upload: { reps: 2, repMs: 4000, concurrency: 8 },
         webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 1 },
       }
-    : sizes.every((n) => n >= 5_000_000)
-      ? // Millions of posts: the corpus alone takes most of an hour, so fewer repetitions of each figure.
+    : sizes.every((n) => n >= 1_000_000)
+      ? // Millions of posts only: building and indexing the corpus take most of the run, so fewer repetitions.
         {
           hashing: { reps: 3, passes: 10, jpegs: 12, pngs: 4 },
           reindexReps,
@@ -252,7 +252,11 @@ async function benchSize(
     log(
       `${size}: seeded in ${out.seedSeconds.toFixed(1)} s; reindex x${p.reindexReps[String(size)]} against raw _bulk`,
     );
-    out.reindex = await benchReindex(services, { reps: p.reindexReps[String(size)], log });
+    out.reindex = await benchReindex(services, {
+      reps: p.reindexReps[String(size)],
+      log,
+      rawDocs: size > 2_000_000 ? 1_000_000 : undefined,
+    });
     markIndexed(corpus);
     out.storage = await storageFigures(services, env.DATA_DIR);
 
@@ -488,10 +492,13 @@ async function main(): Promise<void> {
   const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('info')));
   const results: RunResults = {
     mode: quick ? 'quick' : 'full',
-    command: `npm run bench --${process.argv
-      .slice(2)
-      .map((a) => ` ${a}`)
-      .join('')}`.replace(/ --$/, ''),
+    // --corpus-root names a directory of this machine: the reports say DIR.
+    command: scrubPaths(
+      `npm run bench --${process.argv
+        .slice(2)
+        .map((a) => ` ${a}`)
+        .join('')}`.replace(/ --$/, ''),
+    ),
     startedAt: new Date().toISOString(),
     machine: await machineInfo(esUrl),
     params: p,

@@ -23,13 +23,18 @@ export interface PreparedBulk {
   bytes: number;
 }
 
-/** Every post as index actions, one NDJSON body per batch, written to `file`. */
-export function prepareBulk(posts: PostRepository, batch: number, file: string): PreparedBulk {
+/**
+ * Every post as index actions, one NDJSON body per batch, written to `file`; with `every` > 1 only every
+ * `every`-th batch (a sample spread over the whole corpus).
+ */
+export function prepareBulk(posts: PostRepository, batch: number, file: string, every = 1): PreparedBulk {
   const fd = fs.openSync(file, 'w');
   const offsets = [0];
   let docs = 0;
   let bytes = 0;
+  let n = 0;
   for (const records of posts.batches(batch)) {
+    if (n++ % every !== 0) continue;
     // With their robust descriptors' terms, as reindex() builds them.
     const robust = posts.robust.ofSeqs(records.map((r) => r.seq));
     let text = '';
