@@ -10,7 +10,11 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { ROOT } from './lib/env.ts';
 import { fmt } from './lib/stats.ts';
+import { writeDashboard } from './dashboard.ts';
+import { runIfMain } from './lib/standalone.ts';
+import type { PageViewRun } from './load/page-views-report.ts';
 import type { RunResults, SizeResults } from './results.ts';
+import { pageViewFigure } from './scale-figures.ts';
 
 const FILE = path.join(ROOT, 'bench', 'scale.json');
 const PLOTS = path.join(ROOT, 'bench', 'plots');
@@ -23,6 +27,8 @@ export interface ScaleSize {
   commit: string;
   posts: number;
   values: Record<string, Record<string, number>>;
+  /** figures measured by a run of their own (`--page-views`), with its date and commit */
+  separately?: Record<string, { date: string; commit: string }>;
 }
 
 interface Series {
@@ -255,6 +261,23 @@ export function recordScale(results: RunResults, file = FILE): void {
   fs.writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
 }
 
+/**
+ * A page-view run of its own (bench/load/page-views.ts, kept in bench/load/pageviews.json under `label`) as the
+ * page-view and RSS figures of its corpus size, which must already be in bench/scale.json.
+ */
+export function recordPageViews(run: PageViewRun, file = FILE): void {
+  const kept = readScale(file);
+  const size = kept[String(run.posts)];
+  if (!size) throw new Error(`bench/scale.json holds no run of ${run.posts} posts`);
+  const values = valuesOf({ posts: run.posts, seedSeconds: 0, pageViews: pageViewFigure(run) });
+  size.separately ??= {};
+  for (const key of ['page-views', 'rss']) {
+    size.values[key] = values[key];
+    size.separately[key] = { date: run.startedAt, commit: run.machine.commit };
+  }
+  fs.writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
+}
+
 const sizeLabel = (p: number) => (p >= 1_000_000 ? `${p / 1_000_000}M` : `${p / 1000}k`);
 
 /** One log-log plot per figure, every series over every kept size, as SVG. */
@@ -322,6 +345,7 @@ export function renderScale(kept = readScale()): string[] {
       sizes.map((s) => `${sizeLabel(s.posts)} ${s.date.slice(0, 10)} at ${s.commit.slice(0, 7)}`).join('; ') +
       '.',
     '',
+    ...costParagraph(),
     ...FIGURES.filter((f) => fs.existsSync(path.join(PLOTS, `${f.key}.svg`))).map(
       (f) => `![${f.label.replace(/`/g, '')}](plots/${f.key}.svg)`,
     ),
@@ -329,3 +353,35 @@ export function renderScale(kept = readScale()): string[] {
   );
   return out;
 }
+
+/** notes/scale.md's "What a board of 10M costs here", shown under the table (links made relative to bench/). */
+function costParagraph(): string[] {
+  const file = path.join(ROOT, 'bench', 'notes', 'scale.md');
+  if (!fs.existsSync(file)) return [];
+  const md = fs.readFileSync(file, 'utf8');
+  const at = md.indexOf('## What a board of 10M costs here');
+  if (at < 0) return [];
+  const end = md.indexOf('\n## ', at + 1);
+  const section = md
+    .slice(at, end < 0 ? undefined : end)
+    .trim()
+    .replace(/^## /, '### ')
+    .replace(/\]\((?!https?:|#)(?:\.\/)?([^)]+)\)/g, (_, target: string) =>
+      target.startsWith('../') ? `](${target.slice(3)})` : `](notes/${target})`,
+    );
+  return [section, ''];
+}
+
+// `npx tsx bench/scale.ts --page-views LABEL`: records that kept page-view run into its size, then redraws.
+runIfMain(import.meta.url, async () => {
+  const i = process.argv.indexOf('--page-views');
+  const label = process.argv[i + 1];
+  if (i < 0 || !label) throw new Error('usage: npx tsx bench/scale.ts --page-views LABEL');
+  const runs = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as {
+    runs: Record<string, PageViewRun>;
+  };
+  if (!runs.runs[label]) throw new Error(`bench/load/pageviews.json holds no run labelled ${label}`);
+  recordPageViews(runs.runs[label]);
+  await writePlots();
+  writeDashboard();
+});
