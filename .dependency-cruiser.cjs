@@ -11,6 +11,8 @@
  * HTTP, a repository nothing of its service.
  */
 const layers = [
+  // libraries of the repository's own that know nothing of imgpost (lib/go-template: Go's text/template)
+  ['lib/go-template'],
   // base: facts and tools every layer may use
   ['src/errors.ts'],
   ['src/log.ts'],
@@ -89,17 +91,26 @@ module.exports = {
       to: { path: '^src/dev-services/' },
     },
     {
+      name: 'product-not-tools',
+      comment:
+        'tools/ (development services, seeder, generators) may import the product; the product and the ' +
+        'libraries never import tools',
+      severity: 'error',
+      from: { path: '^(src|workers|lib)/' },
+      to: { path: '^tools/' },
+    },
+    {
       name: 'not-in-layers',
       comment: 'every source file belongs to a unit of the layer list (add a new folder to it)',
       severity: 'error',
-      from: { path: '^(src|workers)/', pathNot: allUnits.map(unitPattern).concat(['\\.d\\.ts$']) },
+      from: { path: '^(src|workers|lib)/', pathNot: allUnits.map(unitPattern).concat(['\\.d\\.ts$']) },
       to: {},
     },
     {
       name: 'no-circular',
       comment: 'no loop between files',
       severity: 'error',
-      from: { path: '^(src|workers)/' },
+      from: { path: '^(src|workers|lib|tools)/' },
       to: { circular: true },
     },
     {

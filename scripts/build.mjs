@@ -25,7 +25,7 @@ const DIST = path.join(ROOT, 'dist');
 const WORKERS = ['hash-worker', 'webhook-dispatcher'];
 const KEEP_BUILDS = 3;
 
-/** Every file the bundles are made of: the TypeScript under src/ and workers/, and this script. */
+/** Every file the bundles are made of: the TypeScript under src/, workers/, lib/ and tools/, and this script. */
 function sourceFiles() {
   const out = [fileURLToPath(import.meta.url)];
   const walk = (dir) => {
@@ -37,6 +37,8 @@ function sourceFiles() {
   };
   walk(path.join(ROOT, 'src'));
   walk(path.join(ROOT, 'workers'));
+  walk(path.join(ROOT, 'lib'));
+  walk(path.join(ROOT, 'tools'));
   return out.sort();
 }
 

@@ -9,7 +9,7 @@ import type { Rating } from '../kernel/post-record.ts';
 import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPostFacts } from '../kernel/views.ts';
 import { payloadValue, type PayloadJSON } from './payload-types.ts';
 import type { PostEventKind } from './store/events.ts';
-import type { Value } from './template/index.ts';
+import type { Value } from '../../lib/go-template/index.ts';
 
 /**
  * Used when a webhook has no template of its own, or an empty one (all white space), as the

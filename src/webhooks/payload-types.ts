@@ -7,8 +7,22 @@
  * have the capacity the decoder left. One difference on purpose: CreatedAt is the interface's
  * ISO 8601 string where the original held a time.Time.
  */
-import { appendedCap, decodedCap, makeMap, makeSlice } from './template/collections.ts';
-import { T, named, ptr, ptrTo, sliceOf, structOf, toBytes, val, mapOf, type Value } from './template/types.ts';
+import {
+  T,
+  appendedCap,
+  decodedCap,
+  makeMap,
+  makeSlice,
+  mapOf,
+  named,
+  ptr,
+  ptrTo,
+  sliceOf,
+  structOf,
+  toBytes,
+  val,
+  type Value,
+} from '../../lib/go-template/index.ts';
 
 /** The payload as the original's JSON has it (json tags), the form its delivery path decoded. */
 export interface PayloadJSON {

@@ -16,7 +16,7 @@ import {
   TemplateError,
   type CompiledTemplate,
   type Value,
-} from './template/index.ts';
+} from '../../lib/go-template/index.ts';
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import test from 'ava';
-import { CLIENT_TYPES_FILE, generateClientTypes } from '../../src/gallery/api-client-gen.ts';
+import { CLIENT_TYPES_FILE, generateClientTypes } from '../../tools/gen-client.ts';
 
 test('the generated client is in sync with the OpenAPI document', async (t) => {
   const committed = fs.readFileSync(CLIENT_TYPES_FILE, 'utf8');

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { buildEventData, DEFAULT_TEMPLATE, type EventFacts } from '../../src/webhooks/event-data.ts';
-import { compileTemplate, fromBytes, TemplateError } from '../../src/webhooks/template/index.ts';
+import { compileTemplate, fromBytes, TemplateError } from '../../lib/go-template/index.ts';
 
 const post: EventFacts['post'] = {
   seq: 5,

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { sampleEventData } from '../../src/webhooks/event-data.ts';
 import { renderTemplate } from '../../src/webhooks/service.ts';
-import { TemplateError, fromBytes } from '../../src/webhooks/template/index.ts';
+import { TemplateError, fromBytes } from '../../lib/go-template/index.ts';
 
 const REFUSED = Symbol('refused');
 

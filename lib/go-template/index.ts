@@ -1,8 +1,9 @@
 /**
- * A sandboxed interpreter for Go's text/template language (Go 1.19), used to render user-supplied
- * webhook bodies exactly as the original service rendered them (docs/decisions.md §8). Templates
- * see only the typed data they are given (the payload's Go types, see payload.ts), and every render
- * is bounded in time, memory and output by TEMPLATE_LIMITS.
+ * A sandboxed interpreter for Go's text/template language (Go 1.19), a library of its own (README.md
+ * beside this file); the webhooks render user-supplied bodies with it exactly as the original service
+ * rendered them (docs/decisions.md §8). Templates see only the typed data they are given (Go values
+ * built with the constructors below), and every render is bounded in time, memory and output by
+ * TEMPLATE_LIMITS. Users import this entry point only.
  */
 import { TEMPLATE_LIMITS, TemplateError } from './errors.ts';
 import { execute } from './exec.ts';
@@ -11,7 +12,21 @@ import type { Value } from './types.ts';
 
 export { TEMPLATE_LIMITS, TemplateError } from './errors.ts';
 export { marshal as marshalJSON } from './go-json.ts';
-export { fromBytes, toBytes, type Value } from './types.ts';
+export { appendedCap, decodedCap, makeMap, makeSlice } from './collections.ts';
+export {
+  T,
+  fromBytes,
+  mapOf,
+  named,
+  ptr,
+  ptrTo,
+  sliceOf,
+  structOf,
+  toBytes,
+  val,
+  type GoType,
+  type Value,
+} from './types.ts';
 
 export interface CompiledTemplate {
   /**

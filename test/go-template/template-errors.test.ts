@@ -1,5 +1,5 @@
 import test from 'ava';
-import { TemplateError, compileTemplate, fromBytes } from '../../src/webhooks/template/index.ts';
+import { TemplateError, compileTemplate, fromBytes } from '../../lib/go-template/index.ts';
 import { goData } from './go-values.ts';
 
 function parseError(src: string): TemplateError {

@@ -1,11 +1,5 @@
 import test from 'ava';
-import {
-  TEMPLATE_LIMITS,
-  TemplateError,
-  compileTemplate,
-  fromBytes,
-  type Value,
-} from '../../src/webhooks/template/index.ts';
+import { TEMPLATE_LIMITS, TemplateError, compileTemplate, fromBytes, type Value } from '../../lib/go-template/index.ts';
 import { goData, goInt, goList, sample } from './go-values.ts';
 
 /** Runs `fn`, expecting a TemplateError within `ms` milliseconds; returns it. */

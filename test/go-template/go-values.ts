@@ -2,8 +2,17 @@
  * Go values for template tests: JSON-like data as encoding/json decodes it into an interface {},
  * and the sample payload.
  */
-import { appendedCap, makeMap, makeSlice } from '../../src/webhooks/template/collections.ts';
-import { T, mapOf, sliceOf, toBytes, val, type Value } from '../../src/webhooks/template/types.ts';
+import {
+  T,
+  appendedCap,
+  makeMap,
+  makeSlice,
+  mapOf,
+  sliceOf,
+  toBytes,
+  val,
+  type Value,
+} from '../../lib/go-template/index.ts';
 import { sampleEventData } from '../../src/webhooks/event-data.ts';
 import type { PostEventKind } from '../../src/webhooks/store/events.ts';
 
