@@ -40,7 +40,7 @@ const layers = [
   ['src/posts', 'src/favorites', 'src/comments', 'src/votes'],
   // deletion requests and merging duplicates: built on the posts' write steps
   ['src/moderation', 'src/booru'],
-  ['src/backup', 'src/retention', 'src/seed', 'src/health', 'src/observability'],
+  ['src/backup', 'src/retention', 'src/health', 'src/observability'],
   // what is built from every feature
   ['src/openapi'],
   ['src/gallery'],

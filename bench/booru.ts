@@ -7,7 +7,7 @@
  * one client, req/s at 50 clients, the CPU each request cost the server and the engine. The endpoints
  * take turns in short windows (interleaved), so a change in the box's load falls on all of them alike.
  */
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
 import { call, check, type Figure as PlainFigure } from './lib/figures.ts';

@@ -10,8 +10,8 @@
  *    (posts/s), and the p99 of `/image/search` while it runs against the same figure just before.
  * The implication goes last: it rewrites posts the other figures read.
  */
-import { Random } from '../src/seed/random.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, sectionScale, skewedFavorites } from './lib/corpus.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
 import { call, check, cpuText, cpuTimed, figure, imageSearch, ratio, show } from './lib/figures.ts';

@@ -11,7 +11,7 @@
  */
 import { toPostDocument } from '../src/elasticsearch/post-document.ts';
 import { readPostsMapping } from '../src/elasticsearch/posts-index.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, sectionScale } from './lib/corpus.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
 import {

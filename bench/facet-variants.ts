@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { reindex } from '../src/search/reindex.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { captureEngineCalls, replay, type EngineCall } from './anchors/engine-direct.ts';
 import { ALL_FACETS, bodies } from './image-search.ts';
 import { benchEnv, tempDir } from './lib/env.ts';

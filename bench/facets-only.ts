@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { reindex } from '../src/search/reindex.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { captureEngineCalls } from './anchors/engine-direct.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { ALL_FACETS, benchFacets, bodies } from './image-search.ts';

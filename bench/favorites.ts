@@ -18,8 +18,8 @@
  * Prints a JSON result and Markdown rows.
  */
 import { parseArgs } from 'node:util';
-import { Random } from '../src/seed/random.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, skewedFavorites } from './lib/corpus.ts';
 import { call, check, imageSearch, type Figure } from './lib/figures.ts';
 import { closedLoop, sampleLatency } from './lib/http-load.ts';

@@ -1,5 +1,5 @@
-import { Random } from '../src/seed/random.ts';
-import type { SeedResult } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import type { SeedResult } from '../tools/seed/seed.ts';
 import { replay, type EngineCall } from './anchors/engine-direct.ts';
 import { CpuTally, cpuWindow, type CpuSplit } from './lib/cpu.ts';
 import { closedLoop, postJson } from './lib/http-load.ts';

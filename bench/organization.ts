@@ -10,8 +10,8 @@
  *    reorder of the same pool that swaps two neighbours; and the pool's page read before and after
  *    the reorders (what they leave in the index).
  */
-import { Random } from '../src/seed/random.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
 import { call, check, ratio, show, type Figure } from './lib/figures.ts';
 import { interleaved, sampleLatency } from './lib/http-load.ts';

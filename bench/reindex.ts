@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { mergesToOne, reindex } from '../src/search/reindex.ts';
 import { IndexRetirement } from '../src/search/retirement.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { prepareBulk, rawBulk } from './anchors/raw-bulk.ts';
 import { tempDir } from './lib/env.ts';
 import { runIfMain, standalone } from './lib/standalone.ts';

@@ -375,7 +375,7 @@ export function renderReport(results: RunResults): string {
     'npm run bench -- --only webhook-drain         # the webhook drain alone (--drain-deliveries N for another count)',
     '```',
     '',
-    'The suite seeds SQLite directly (`src/seed`, seed 1) in a fresh DATA_DIR under the system temp directory, fills Elasticsearch through `reindex()` under its own index prefix, runs the server as a child process (`npm start`, whatever that runs; `bench/lib/server-process.ts`) for the HTTP figures, and removes its data and indices when done. Sources: `bench/run.ts` (orchestration), one file per figure (`bench/hashing.ts`, `webhook-drain.ts`, `similar.ts`, `search.ts`, `image-search.ts`, `upload.ts`, `reindex.ts`, `memory.ts`), the anchors in `bench/anchors/`.',
+    'The suite seeds SQLite directly (`tools/seed`, seed 1) in a fresh DATA_DIR under the system temp directory, fills Elasticsearch through `reindex()` under its own index prefix, runs the server as a child process (`npm start`, whatever that runs; `bench/lib/server-process.ts`) for the HTTP figures, and removes its data and indices when done. Sources: `bench/run.ts` (orchestration), one file per figure (`bench/hashing.ts`, `webhook-drain.ts`, `similar.ts`, `search.ts`, `image-search.ts`, `upload.ts`, `reindex.ts`, `memory.ts`), the anchors in `bench/anchors/`.',
     '',
   );
   return out.join('\n');

@@ -33,7 +33,7 @@ import { openToolJob } from '../src/roles/jobs.ts';
 import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { candidateRequest, findRobust, scanRobust, type RobustHit } from '../src/search/similar/robust-lookup.ts';
-import { Random } from '../src/seed/random.ts';
+import { Random } from '../tools/seed/random.ts';
 import { DIR, pickQueries, realDescriptors, SEED, skipCorpus, unrelated as unrelatedOf } from './robust/corpus.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';

@@ -9,7 +9,7 @@ import { decodeDescriptor } from '../src/hashing/robust/format.ts';
 import type { Descriptor } from '../src/hashing/robust/rule.ts';
 import { DATABASE_FILE } from '../src/db/sqlite.ts';
 import type { Core } from '../src/roles/wiring.ts';
-import { Random } from '../src/seed/random.ts';
+import { Random } from '../tools/seed/random.ts';
 import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
 import { interleaved, type Figure } from './booru.ts';
 import { rssFlatness, type PageViewRun } from './load/page-views-report.ts';

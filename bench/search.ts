@@ -1,7 +1,7 @@
 import type { Core } from '../src/roles/wiring.ts';
 import { parseSearchBody } from '../src/search/post-search/schema.ts';
-import { Random } from '../src/seed/random.ts';
-import type { SeedResult } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import type { SeedResult } from '../tools/seed/seed.ts';
 import { SqlSearch, type SearchSpec } from './anchors/sql-search.ts';
 import { closedLoop, postJson, sampleLatency } from './lib/http-load.ts';
 import { median, percentile, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';

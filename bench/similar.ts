@@ -1,7 +1,7 @@
 import type { Core } from '../src/roles/wiring.ts';
 import { findWithin } from '../src/search/similar/find-similar.ts';
-import { Random } from '../src/seed/random.ts';
-import type { SeedResult } from '../src/seed/seed.ts';
+import { Random } from '../tools/seed/random.ts';
+import type { SeedResult } from '../tools/seed/seed.ts';
 import { packHashes, popcountScan, stringScan } from './anchors/hash-scans.ts';
 import { sampleLatency } from './lib/http-load.ts';
 import { summarize, type LatencySummary } from './lib/stats.ts';

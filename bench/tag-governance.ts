@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { reindex } from '../src/search/reindex.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { postJson, sampleLatency } from './lib/http-load.ts';
 import { runIfMain, standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';

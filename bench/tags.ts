@@ -16,7 +16,7 @@
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import type { Db } from '../src/db/sqlite.ts';
-import { Random } from '../src/seed/random.ts';
+import { Random } from '../tools/seed/random.ts';
 import { foldTag, prefixUpperBound } from '../src/kernel/tag-fold.ts';
 import { TagRepository } from '../src/kernel/tag-repository.ts';
 import { sampleLatency } from './lib/http-load.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { reindexCorpus } from './lib/corpus.ts';
 import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';

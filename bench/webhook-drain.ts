@@ -30,7 +30,7 @@ import { createLogger } from '../src/log.ts';
 import { unitOfWorkOn, type Initiator, type UnitOfWork } from '../src/kernel/unit-of-work.ts';
 import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
 import { PostRepository } from '../src/kernel/post-repository.ts';
-import { seedPosts } from '../src/seed/seed.ts';
+import { seedPosts } from '../tools/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { DispatcherThread } from '../src/webhooks/dispatcher-thread.ts';

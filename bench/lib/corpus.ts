@@ -7,7 +7,7 @@ import { accessKeyDigest, generateAccessKey } from '../../src/accounts/access-ke
 import type { Db } from '../../src/db/sqlite.ts';
 import type { ToolJob } from '../../src/roles/jobs.ts';
 import { reindex } from '../../src/search/reindex.ts';
-import type { Random } from '../../src/seed/random.ts';
+import type { Random } from '../../tools/seed/random.ts';
 import type { SectionContext } from './section.ts';
 
 /**

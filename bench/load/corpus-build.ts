@@ -2,7 +2,7 @@
  * Building a kept corpus in chunks (issue 41): every step is resumable, so a build of 10M posts that is
  * stopped (Ctrl-C, a crash, the end of a session) goes on where it stopped when called again.
  *
- * A chunk is `CHUNK` posts seeded in one transaction by src/seed (seed `1 + chunk`, its own span of
+ * A chunk is `CHUNK` posts seeded in one transaction by tools/seed (seed `1 + chunk`, its own span of
  * creation dates, later chunks newer), with votes, comments, sources, parents and pools; then, in a
  * second transaction, favorites and a robust descriptor for each of its posts; then its media links.
  * The database says which chunks are seeded (their posts are counted: a chunk commits whole or not at
@@ -24,8 +24,8 @@ import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
 import type { Descriptor } from '../../src/hashing/robust/rule.ts';
 import { mediaKey } from '../../src/media/store/media-store.ts';
 import type { ToolJob } from '../../src/roles/jobs.ts';
-import { Random } from '../../src/seed/random.ts';
-import { seedPosts, type SeedResult } from '../../src/seed/seed.ts';
+import { Random } from '../../tools/seed/random.ts';
+import { seedPosts, type SeedResult } from '../../tools/seed/seed.ts';
 import { generateImages } from '../lib/images.ts';
 import { unrelated } from '../robust/corpus.ts';
 

@@ -6,7 +6,7 @@
  * the original image posted back for similar images (as the page does), its possible duplicates and
  * its history. 5 % of actions are writes: edits of a post the person saw, and uploads.
  */
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { fetchAll, multipart, request, ValidatorCache, type FetchCounts } from './browser.ts';
 import type { Query, Zipf } from './queries.ts';
 

@@ -4,8 +4,8 @@
  * `query` in the gallery's spelling, docs/decisions.md §20), drawn with Zipf-distributed popularity: a few queries are
  * asked over and over (what the shard request cache and the browser cache see again), most are rare.
  */
-import { Random } from '../../src/seed/random.ts';
-import { WORDS } from '../../src/seed/words.ts';
+import { Random } from '../../tools/seed/random.ts';
+import { WORDS } from '../../tools/seed/words.ts';
 
 export interface Query {
   q: string;

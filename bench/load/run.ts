@@ -2,7 +2,7 @@
  * Mixed-traffic load (issue 8): `npx tsx bench/load/run.ts [--seconds 300] [--clients 50]
  * [--posts 100000] [--webhooks 5] [--no-append] [--keep]`.
  *
- * Seeds a corpus (src/seed, then reindex()), runs the real server as a child process, registers
+ * Seeds a corpus (tools/seed, then reindex()), runs the real server as a child process, registers
  * webhooks to a loopback receiver, then keeps `clients` closed-loop clients busy with a weighted mix
  * of post search, image search, list, get, edit and upload for `seconds`. Every write fans out to
  * every webhook. Reports errors (the goal is none), p50/p90/p99 per endpoint, webhook delivery
@@ -22,8 +22,8 @@ import { loadConfig } from '../../src/config.ts';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { reindex } from '../../src/search/reindex.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
-import { WORDS } from '../../src/seed/words.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
+import { WORDS } from '../../tools/seed/words.ts';
 import { writeDashboard } from '../dashboard.ts';
 import { benchEnv, machineInfo, ROOT, tempDir } from '../lib/env.ts';
 import { startServerProcess, type ServerProcess } from '../lib/server-process.ts';

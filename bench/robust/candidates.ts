@@ -20,7 +20,7 @@ import {
   THRESHOLD,
   type Descriptor,
 } from '../../src/hashing/robust/rule.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
 

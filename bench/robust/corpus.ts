@@ -8,7 +8,7 @@ import { descriptorFromHex, WINDOWS, WINDOW_SETS } from '../../src/hashing/robus
 import { CELL_COUNT, CELL_WORDS, type Cells } from '../../src/hashing/robust/cells.ts';
 import { fromHex } from '../../src/hashing/robust/pdq.ts';
 import type { Descriptor } from '../../src/hashing/robust/rule.ts';
-import type { Random } from '../../src/seed/random.ts';
+import type { Random } from '../../tools/seed/random.ts';
 import { HASH_DIR } from './paths.ts';
 
 /** The seed of the corpus and of its queries. */

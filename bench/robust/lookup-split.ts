@@ -15,7 +15,7 @@ import { INDEX_CONDITION, robustMatch, THRESHOLD } from '../../src/hashing/robus
 import { createLogger } from '../../src/log.ts';
 import { openToolJob } from '../../src/roles/jobs.ts';
 import { candidateRequest } from '../../src/search/similar/robust-lookup.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { benchEnv } from '../lib/env.ts';
 import { fmt, nowMs, summarize } from '../lib/stats.ts';
 import { pickQueries, realDescriptors, SEED, skipCorpus } from './corpus.ts';

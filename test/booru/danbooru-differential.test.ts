@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { pool, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';

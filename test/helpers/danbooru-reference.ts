@@ -3,7 +3,7 @@
  * records (docs/decisions.md §20 alone; no code shared with src/search), for differential tests.
  */
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import type { Random } from '../../src/seed/random.ts';
+import type { Random } from '../../tools/seed/random.ts';
 
 export interface Facts {
   posts: PostRecord[];

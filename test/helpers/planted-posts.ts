@@ -2,8 +2,8 @@ import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import type { NewPost } from '../../src/kernel/post-repository.ts';
 import type { Services } from '../../src/roles/server.ts';
-import type { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
+import type { Random } from '../../tools/seed/random.ts';
+import { uuidV7 } from '../../tools/seed/seed.ts';
 
 /**
  * Posts a test plants straight into SQLite and the index, past the upload path: for texts, hashes

@@ -1,6 +1,6 @@
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { reindex } from '../../src/search/reindex.ts';
-import { seedPosts, type SeedOptions, type SeedResult } from '../../src/seed/seed.ts';
+import { seedPosts, type SeedOptions, type SeedResult } from '../../tools/seed/seed.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 export interface SeededApp {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import test from 'ava';
 import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { cli, cliUser, ES_URL, startChild, type ChildServer } from '../reliability/child-server.ts';

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import test from 'ava';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { ThumbnailQueue } from '../../src/kernel/thumbnail-jobs.ts';
 import { claimantGone } from '../../src/thumbnails/thumbnailer.ts';
 import { tempDir } from '../helpers/app.ts';

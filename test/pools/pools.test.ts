@@ -6,7 +6,7 @@
  * `orderBy: "pool"` (400 without exactly one pool condition).
  */
 import test from 'ava';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { jsonCall } from '../helpers/json-call.ts';

@@ -11,7 +11,7 @@ import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { importDirectory } from '../../src/posts/import.ts';
 import { VersionRepository, type VersionRecord } from '../../src/kernel/version-repository.ts';
 import { silentProgress } from '../../src/util/progress.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';

@@ -12,7 +12,7 @@ import { DATABASE_FILE, openDatabase } from '../../src/db/sqlite.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { cli, startChild, type ChildServer } from './child-server.ts';
 import path from 'node:path';

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.ts';
 import { DATABASE_FILE, openDatabase } from '../../src/db/sqlite.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { pool as inParallel } from '../helpers/search-fixture.ts';
 import { cli, startChild, type ChildServer } from './child-server.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findWithin } from '../../src/search/similar/find-similar.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { hammingDistance } from '../../src/hashing/hamming.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefSelector } from '../helpers/search-reference.ts';

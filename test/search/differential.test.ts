@@ -5,8 +5,8 @@ import { foldTag } from '../../src/kernel/tag-fold.ts';
 import { MsearchBatcher } from '../../src/search/msearch-batch.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
-import { Random } from '../../src/seed/random.ts';
-import { WORDS } from '../../src/seed/words.ts';
+import { Random } from '../../tools/seed/random.ts';
+import { WORDS } from '../../tools/seed/words.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import {
   refImageSearch,

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { refFacets, type RefFacet } from '../helpers/facet-reference.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch } from '../helpers/search-reference.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch } from '../helpers/search-reference.ts';
 import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';

@@ -2,7 +2,7 @@ import test from 'ava';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { verify } from '../../src/search/verify.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { refImageSearch, refPostSearch, type RefSelector } from '../helpers/search-reference.ts';
 import { plantedRow } from '../helpers/planted-posts.ts';

@@ -37,8 +37,8 @@ import {
 import { hamming256 } from '../../src/hashing/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
-import { Random } from '../../src/seed/random.ts';
-import { uuidV7 } from '../../src/seed/seed.ts';
+import { Random } from '../../tools/seed/random.ts';
+import { uuidV7 } from '../../tools/seed/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const PHOTOS = new URL('../fixtures/photos/', import.meta.url).pathname;

@@ -4,7 +4,7 @@ import type { PostRecord } from '../../src/kernel/post-record.ts';
 import sharp from 'sharp';
 import { TRANSFORMS, type Transform } from '../../src/hashing/dihedral.ts';
 import { findWithin, findWithinDihedral, MAX_DIFF } from '../../src/search/similar/find-similar.ts';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { randomImage } from '../helpers/fixtures.ts';
 import { startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';

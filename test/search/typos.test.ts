@@ -3,7 +3,7 @@
  * text, and that exact matches rank above typo matches under `orderBy: "relevance"`.
  */
 import test from 'ava';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { postJson } from '../helpers/search-fixture.ts';
 import { plantedRow, plantPosts } from '../helpers/planted-posts.ts';

@@ -7,7 +7,7 @@
  * Reproduce a failure with its seed: TAG_TEST_SEED=<n> npx ava test/tags/governance-differential.test.ts
  */
 import test from 'ava';
-import { Random } from '../../src/seed/random.ts';
+import { Random } from '../../tools/seed/random.ts';
 import { pool, postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 

@@ -16,7 +16,7 @@ import { KernelEvents } from '../../src/kernel/events.ts';
 import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { Outbox } from '../../src/kernel/outbox.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
-import { seedPosts } from '../../src/seed/seed.ts';
+import { seedPosts } from '../../tools/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';

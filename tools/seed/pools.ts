@@ -1,7 +1,7 @@
-import type { Db } from '../db/sqlite.ts';
-import type { PostRepository } from '../kernel/post-repository.ts';
-import type { UserNames } from '../kernel/user-names.ts';
-import { PoolRepository } from '../pools/pool-repository.ts';
+import type { Db } from '../../src/db/sqlite.ts';
+import type { PostRepository } from '../../src/kernel/post-repository.ts';
+import type { UserNames } from '../../src/kernel/user-names.ts';
+import { PoolRepository } from '../../src/pools/pool-repository.ts';
 import type { Random } from './random.ts';
 
 /**
