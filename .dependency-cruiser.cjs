@@ -20,10 +20,6 @@ const layers = [
   // the configuration's declarations (src/config.ts reads them)
   ['src/config'],
   ['src/config.ts', 'src/db', 'src/data-dir', 'src/hashing'],
-  // the development services (the managed local Elasticsearch node and S3Proxy) and what they share;
-  // only composition roots and entry points may use them (rule dev-services-from-entry-points)
-  ['src/dev-services/shared'],
-  ['src/dev-services/elasticsearch', 'src/dev-services/s3proxy'],
   // tables that a post change writes besides the post's own (queued webhook deliveries)
   ['src/webhooks/store'],
   // the post kernel: the post record, its tables, file names, the diff, the one commit step
@@ -84,20 +80,21 @@ module.exports = {
     {
       name: 'dev-services-from-entry-points',
       comment:
-        'the development services are started by composition roots and entry points (src/roles, src/cli), ' +
-        'tests, bench and scripts; product features never use them',
+        'the development services (tools/dev-services: the managed local Elasticsearch node and S3Proxy) are ' +
+        'started by composition roots and entry points (src/roles, src/cli), tests, bench and scripts; ' +
+        'product features never use them',
       severity: 'error',
-      from: { path: '^(src|workers)/', pathNot: ['^src/dev-services/', '^src/roles/', '^src/cli/'] },
-      to: { path: '^src/dev-services/' },
+      from: { path: '^(src|workers|lib)/', pathNot: ['^src/roles/', '^src/cli/'] },
+      to: { path: '^tools/dev-services/' },
     },
     {
       name: 'product-not-tools',
       comment:
-        'tools/ (development services, seeder, generators) may import the product; the product and the ' +
-        'libraries never import tools',
+        'tools/ (the seeder, the client generator) may import the product; the product and the libraries ' +
+        'never import tools (the development services have their own rule, above)',
       severity: 'error',
       from: { path: '^(src|workers|lib)/' },
-      to: { path: '^tools/' },
+      to: { path: '^tools/', pathNot: '^tools/dev-services/' },
     },
     {
       name: 'not-in-layers',

@@ -22,7 +22,7 @@ import sharp from 'sharp';
 import { mediaKey } from '../src/media/store/media-store.ts';
 import { createBucketIfMissing, s3ClientFor } from '../src/media/store/s3-client.ts';
 import { S3MediaStore } from '../src/media/store/s3-store.ts';
-import { mediaStoreEnv, startManagedS3 } from '../src/dev-services/s3proxy/managed-s3.ts';
+import { mediaStoreEnv, startManagedS3 } from '../tools/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { check } from './lib/figures.ts';

@@ -98,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return assemble(parseTree(SETTINGS, env), env);
 }
 
-/** The managed local services' settings (src/dev-services), read when they are used. */
+/** The managed local services' settings (tools/dev-services), read when they are used. */
 export type DevServicesConfig = Values<typeof DEV_SERVICE_SETTINGS>;
 
 export function loadDevServicesConfig(env: NodeJS.ProcessEnv = process.env): DevServicesConfig {

@@ -1,4 +1,4 @@
-import { MANAGED_ES_VERSION } from '../dev-services/elasticsearch/distribution.ts';
+import { MANAGED_ES_VERSION } from '../../tools/dev-services/elasticsearch/distribution.ts';
 import {
   DEFAULT_CLUSTER_PORT,
   localCluster,
@@ -6,8 +6,12 @@ import {
   savedLocalCluster,
   startManagedCluster,
   stopManagedCluster,
-} from '../dev-services/elasticsearch/managed-cluster.ts';
-import { managedNodeStatus, startManagedNode, stopManagedNode } from '../dev-services/elasticsearch/managed-node.ts';
+} from '../../tools/dev-services/elasticsearch/managed-cluster.ts';
+import {
+  managedNodeStatus,
+  startManagedNode,
+  stopManagedNode,
+} from '../../tools/dev-services/elasticsearch/managed-node.ts';
 
 const USAGE = `Usage: imgpost es <command>
 

@@ -1,13 +1,13 @@
 import { createBucketIfMissing, s3ClientFor } from '../media/store/s3-client.ts';
-import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../dev-services/s3proxy/distribution.ts';
-import { DEFAULT_S3_PORT } from '../dev-services/s3proxy/layout.ts';
+import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../../tools/dev-services/s3proxy/distribution.ts';
+import { DEFAULT_S3_PORT } from '../../tools/dev-services/s3proxy/layout.ts';
 import {
   managedS3Status,
   mediaStoreEnv,
   startManagedS3,
   stopManagedS3,
   type ManagedS3Status,
-} from '../dev-services/s3proxy/managed-s3.ts';
+} from '../../tools/dev-services/s3proxy/managed-s3.ts';
 
 const USAGE = `Usage: imgpost s3 <command> [--json]
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { directory, inGroup, pattern, text, type ValueType } from './define.ts';
 
-/** Defaults of the development services that depend on how they run (set by src/dev-services). */
+/** Defaults of the development services that depend on how they run (set by tools/dev-services). */
 export const DEV_SERVICE_DEFAULTS = { esHeap: '512m', esClusterNodeHeap: '384m', s3Port: 9390 } as const;
 
 const portNumber = (max: number, message: string): ValueType<number> => ({
@@ -17,7 +17,7 @@ const jvmSize = (example: string) =>
 
 const devServices = inGroup('devServices');
 
-/** The managed local services (src/dev-services) and the tools they run with. */
+/** The managed local services (tools/dev-services) and the tools they run with. */
 export const DEV_SERVICE_SETTINGS = {
   elasticsearch: {
     home: devServices({

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { createEsClient, type EsClient } from '../elasticsearch/client.ts';
-import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';
+import { startManagedNode } from '../../tools/dev-services/elasticsearch/managed-node.ts';
 import { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Logger } from '../log.ts';
 

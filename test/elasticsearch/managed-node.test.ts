@@ -1,6 +1,6 @@
 import test from 'ava';
-import { MANAGED_ES_VERSION } from '../../src/dev-services/elasticsearch/distribution.ts';
-import { managedNodeStatus, startManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
+import { MANAGED_ES_VERSION } from '../../tools/dev-services/elasticsearch/distribution.ts';
+import { managedNodeStatus, startManagedNode } from '../../tools/dev-services/elasticsearch/managed-node.ts';
 
 // `npm test`'s pretest already started the node, so this normally only exercises the idempotent path.
 // The node is left running: the other test files use it.

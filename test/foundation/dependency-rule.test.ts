@@ -96,10 +96,10 @@ test('the same configuration refuses an upward import, a sibling import, a file 
 
 test('the same configuration refuses a feature importing a development service, and lets a composition root', (t) => {
   const dev =
-    "import { startManagedNode } from '../dev-services/elasticsearch/managed-node.ts';\n" +
+    "import { startManagedNode } from '../../tools/dev-services/elasticsearch/managed-node.ts';\n" +
     'export const x = startManagedNode;\n';
   const dir = tree({
-    'src/dev-services/elasticsearch/managed-node.ts': 'export const startManagedNode = 1;\n',
+    'tools/dev-services/elasticsearch/managed-node.ts': 'export const startManagedNode = 1;\n',
     'src/search/engine.ts': dev,
     'src/roles/wiring.ts': dev,
     'src/cli/es-command.ts': dev,

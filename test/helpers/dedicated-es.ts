@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startManagedNode, stopManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
+import { startManagedNode, stopManagedNode } from '../../tools/dev-services/elasticsearch/managed-node.ts';
 import { alive, portFree, readPid, reserveSlot, type ProcessSlot, type SlotKind } from './process-slot.ts';
 
 /**

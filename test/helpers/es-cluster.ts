@@ -6,8 +6,8 @@ import {
   startManagedCluster,
   stopManagedCluster,
   type ClusterSpec,
-} from '../../src/dev-services/elasticsearch/managed-cluster.ts';
-import { managedNodeStatus, startManagedNode } from '../../src/dev-services/elasticsearch/managed-node.ts';
+} from '../../tools/dev-services/elasticsearch/managed-cluster.ts';
+import { managedNodeStatus, startManagedNode } from '../../tools/dev-services/elasticsearch/managed-node.ts';
 import { reserveNodeSlot, type NodeSlot } from './dedicated-es.ts';
 
 /**

@@ -8,8 +8,8 @@ import {
   mediaStoreEnv,
   startManagedS3,
   stopManagedS3,
-} from '../../src/dev-services/s3proxy/managed-s3.ts';
-import type { ManagedS3Options } from '../../src/dev-services/s3proxy/layout.ts';
+} from '../../tools/dev-services/s3proxy/managed-s3.ts';
+import type { ManagedS3Options } from '../../tools/dev-services/s3proxy/layout.ts';
 import { alive, portFree, readPid, reserveSlot, type SlotKind } from './process-slot.ts';
 
 /**
@@ -166,7 +166,7 @@ export function testS3(): Promise<TestS3> {
  * running (a file run alone), under the managed code's lock. It is never stopped by a test; each
  * app gets a bucket of its own (`sharedS3Env`). For stop/kill/pause tests use `dedicatedS3()`.
  */
-let suiteS3: Promise<import('../../src/dev-services/s3proxy/managed-s3.ts').ManagedS3Status> | undefined;
+let suiteS3: Promise<import('../../tools/dev-services/s3proxy/managed-s3.ts').ManagedS3Status> | undefined;
 export function suiteS3Status() {
   suiteS3 ??= startManagedS3({}).catch((err) => {
     suiteS3 = undefined;

@@ -1,6 +1,6 @@
 /**
  * The S3 media store (src/media/store/s3-store.ts) against a real S3 server: S3Proxy with its
- * filesystem backend, fetched from Maven Central and run by src/dev-services/s3proxy (test/helpers/s3.ts),
+ * filesystem backend, fetched from Maven Central and run by tools/dev-services/s3proxy (test/helpers/s3.ts),
  * no mocks. What every store does (test/media/store-contract.ts: put from a buffer and from a file,
  * get whole and by range, head, delete, list by prefix), then what only S3 does: sha256 metadata and
  * Content-MD5, a key prefix inside the bucket, presigned PUT then GET with fetch (signed content type

@@ -1,5 +1,5 @@
 /**
- * `imgpost s3 start|stop|status` (src/cli/s3-command.ts over src/dev-services/s3proxy/managed-s3.ts) as a real child
+ * `imgpost s3 start|stop|status` (src/cli/s3-command.ts over tools/dev-services/s3proxy/managed-s3.ts) as a real child
  * process, in a cache directory of the test's own (IMGPOST_S3_HOME; the jar is taken from the
  * shared download cache when there): start prints the settings that point the service at the
  * server, and a store built from exactly those settings works; start again is a no-op; a second
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { s3StoreConfigFromEnv } from '../../src/config.ts';
 import { S3MediaStore } from '../../src/media/store/s3-store.ts';
-import { ensureJar, jarPath, s3Home } from '../../src/dev-services/s3proxy/distribution.ts';
+import { ensureJar, jarPath, s3Home } from '../../tools/dev-services/s3proxy/distribution.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Not yet a command of src/cli/main.ts: its module is run directly, as main.ts would.

@@ -1,7 +1,7 @@
 /**
  * openapi-generator's CLI jar, fetched once from Maven Central with `mvn dependency:copy` and kept
  * under ~/.cache/imgpost/openapi-generator (like the Elasticsearch distribution,
- * src/dev-services/elasticsearch/distribution.ts): the test that generates a client from the served
+ * tools/dev-services/elasticsearch/distribution.ts): the test that generates a client from the served
  * document (test/ecosystem/openapi-tools.test.ts) then starts in seconds. `npm test`'s pretest runs this file
  * so a fresh CI box downloads it (about 30 MB) before the suite's clock starts.
  */
@@ -11,8 +11,8 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findJava } from '../../src/dev-services/elasticsearch/distribution.ts';
-import { findMaven, lastLines } from '../../src/dev-services/shared/jvm-tools.ts';
+import { findJava } from '../../tools/dev-services/elasticsearch/distribution.ts';
+import { findMaven, lastLines } from '../../tools/dev-services/shared/jvm-tools.ts';
 
 export const OPENAPI_GENERATOR_VERSION = '7.17.0';
 const ARTIFACT = `org.openapitools:openapi-generator-cli:${OPENAPI_GENERATOR_VERSION}:jar`;

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { childProcessEnv } from '../../config.ts';
+import { childProcessEnv } from '../../../src/config.ts';
 import { findMaven, javaMajor, lastLines, readText } from '../shared/jvm-tools.ts';
 import { pidAlive, portOpen } from '../shared/processes.ts';
 import { MANAGED_ES_VERSION, JAVA_MIN, ensureInstalled, findJava } from './distribution.ts';

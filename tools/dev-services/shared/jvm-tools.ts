@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadDevServicesConfig } from '../../config.ts';
+import { loadDevServicesConfig } from '../../../src/config.ts';
 
 /**
  * What the managed Java services (the Elasticsearch node, S3Proxy) need to find and fetch: Java,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../../../src/config.ts';
 import { findJava as findJavaWithin, runTool, which, type JavaInstall } from '../shared/jvm-tools.ts';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../../../src/config.ts';
 import { findJava as findJavaWithin, findMaven, runTool, type JavaInstall } from '../shared/jvm-tools.ts';
 import { acquireFileLock } from '../shared/processes.ts';
 

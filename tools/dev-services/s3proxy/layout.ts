@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../../src/config.ts';
 import { readText } from '../shared/jvm-tools.ts';
 import { s3Home } from './distribution.ts';
 
@@ -94,7 +94,7 @@ export function credentialsOf(l: Layout, create: boolean): S3Credentials | undef
 export function configure(l: Layout, creds: S3Credentials): void {
   const escape = (v: string) => v.replace(/\\/g, '\\\\');
   const lines = [
-    '# Written by imgpost (src/dev-services/s3proxy/managed-s3.ts) on every start; edits are lost.',
+    '# Written by imgpost (tools/dev-services/s3proxy/managed-s3.ts) on every start; edits are lost.',
     `s3proxy.endpoint=${l.endpoint}`,
     's3proxy.authorization=aws-v2-or-v4',
     `s3proxy.identity=${creds.accessKeyId}`,

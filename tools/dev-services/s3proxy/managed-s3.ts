@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { childProcessEnv, loadDevServicesConfig } from '../../config.ts';
+import { childProcessEnv, loadDevServicesConfig } from '../../../src/config.ts';
 import { lastLines, readText } from '../shared/jvm-tools.ts';
 import { acquireFileLock, pidAlive, portOpen, readPid } from '../shared/processes.ts';
 import { S3PROXY_JAVA_MIN, S3PROXY_VERSION, INSTALL_HINT, ensureJar, findJava } from './distribution.ts';

@@ -39,7 +39,7 @@ export function configure(l: Layout): void {
   fs.writeFileSync(
     path.join(l.config, 'elasticsearch.yml'),
     [
-      '# Written by imgpost (src/dev-services/elasticsearch/managed-node.ts) on every start; edits are lost.',
+      '# Written by imgpost (tools/dev-services/elasticsearch/managed-node.ts) on every start; edits are lost.',
       ...discovery,
       // Loopback only: keeps the node private and its bootstrap checks in development mode.
       'network.host: 127.0.0.1',

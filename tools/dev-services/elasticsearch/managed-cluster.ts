@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../../src/config.ts';
 import {
   managedHome,
   managedNodeStatus,

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../config.ts';
+import { DEV_SERVICE_DEFAULTS, loadDevServicesConfig } from '../../../src/config.ts';
 import { MANAGED_ES_VERSION } from './distribution.ts';
 
 export interface ManagedNodeStatus {
