@@ -37,6 +37,8 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY workers ./workers
+COPY lib ./lib
+COPY tools/dev-services ./tools/dev-services
 COPY scripts ./scripts
 COPY es-mappings ./es-mappings
 # `imgpost ...` on the PATH for admin commands (docker compose exec imgpost imgpost user list).

@@ -25,7 +25,10 @@ const DIST = path.join(ROOT, 'dist');
 const WORKERS = ['hash-worker', 'webhook-dispatcher'];
 const KEEP_BUILDS = 3;
 
-/** Every file the bundles are made of: the TypeScript under src/, workers/, lib/ and tools/, and this script. */
+/**
+ * Every file the bundles are made of: the TypeScript under src/, workers/, lib/ and tools/dev-services/ (the
+ * CLI's `es` and `s3` commands and the managed node), and this script.
+ */
 function sourceFiles() {
   const out = [fileURLToPath(import.meta.url)];
   const walk = (dir) => {
@@ -38,7 +41,7 @@ function sourceFiles() {
   walk(path.join(ROOT, 'src'));
   walk(path.join(ROOT, 'workers'));
   walk(path.join(ROOT, 'lib'));
-  walk(path.join(ROOT, 'tools'));
+  walk(path.join(ROOT, 'tools', 'dev-services'));
   return out.sort();
 }
 
