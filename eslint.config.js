@@ -1,6 +1,6 @@
 // The linter (`npm run lint`, and `npm test` through test/foundation/lint.test.ts). Formatting is
-// Prettier's (.prettierrc.json); ESLint checks what a formatter cannot: mistakes in the code, and
-// the line length, which Prettier keeps for code but not for comments and strings.
+// Biome's (biome.json, `npm run format`); ESLint checks what a formatter cannot: mistakes in the code,
+// and the line length, which Biome keeps for code but not for comments and strings.
 // Not type-aware on purpose: the type-checked rules need a TypeScript program and cost minutes here,
 // and `npm run typecheck` already runs the compiler.
 import js from '@eslint/js';

@@ -11,14 +11,14 @@ import { findQueryPage } from '../search/query/run.ts';
 import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
-import type { BooruPostRows } from './post-rows.ts';
+import type { LeanPostRows } from '../kernel/lean-post-rows.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
 
 export interface BooruDeps extends SearchDeps {
   tagRepository: TagRepository;
   pools: Pick<PoolService, 'list' | 'get'>;
   userIdOf: (name: string) => number | undefined;
-  rows: BooruPostRows;
+  rows: LeanPostRows;
 }
 
 const DESC = { order: 'desc' } as const;

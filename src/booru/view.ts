@@ -1,5 +1,6 @@
 import { imageUrl, SMALL_THUMBNAIL, thumbnailUrl } from '../kernel/media-names.ts';
-import type { PoolPlace, PostRecord, Rating, Tag, TagCategory } from '../kernel/post-record.ts';
+import type { Rating, TagCategory } from '../kernel/post-record.ts';
+import type { LeanPost } from '../kernel/lean-post-rows.ts';
 
 /** docs/decisions.md §20: none is g, moderate is q, violent is e. */
 export const BOORU_RATING: Record<Rating, 'g' | 'q' | 'e'> = { none: 'g', moderate: 'q', violent: 'e' };
@@ -13,31 +14,8 @@ export const BOORU_CATEGORY: Record<TagCategory, number> = {
   meta: 5,
 };
 
-/** What a Danbooru post is made of (post-rows.ts reads it in one statement). */
-export type BooruSource = Pick<
-  PostRecord,
-  | 'seq'
-  | 'id'
-  | 'ext'
-  | 'rating'
-  | 'width'
-  | 'height'
-  | 'uploaderId'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'favorites'
-  | 'upvotes'
-  | 'downvotes'
-  | 'source'
-  | 'parentSeq'
-> & {
-  tags: Pick<Tag, 'name' | 'category'>[];
-  pools: Pick<PoolPlace, 'pool'>[];
-  /** the stored file's; null while the backfill has not reached the post, '' for a file found gone */
-  md5: string | null;
-  fileSize: number | null;
-  hasChildren: boolean;
-};
+/** What a Danbooru post is made of: the kernel's lean read of a post (src/kernel/lean-post-rows.ts). */
+export type BooruSource = LeanPost;
 
 /** Danbooru's times: ISO 8601 with an offset (ours are UTC). */
 export const booruTime = (iso: string): string => iso.replace(/Z$/, '+00:00');

@@ -23,13 +23,15 @@ export class ClusterWatcher {
     private readonly intervalMs = INTERVAL_MS,
   ) {}
 
+  /** The first check waits one interval: start-up has just opened (or created) the posts index itself. */
   start(): void {
     const loop = () => {
       this.checking = this.check().finally(() => {
         if (this.checking) this.timer = setTimeout(loop, this.intervalMs).unref();
       });
     };
-    loop();
+    this.checking = Promise.resolve();
+    this.timer = setTimeout(loop, this.intervalMs).unref();
   }
 
   async stop(): Promise<void> {

@@ -3,26 +3,25 @@ import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { Retention } from '../retention/retention.ts';
-import { IndexRetirement } from '../search/retirement.ts';
-import { Loop } from '../util/loop.ts';
+import { readPostsMapping } from '../elasticsearch/posts-index.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { relyingParty } from '../passkeys/service.ts';
 import { openSearch } from './search-parts.ts';
+import { serverLoops } from './loops.ts';
 import { closeCore, wireCore, type Core } from './wiring.ts';
-
-/** How often the server looks for a posts index a reindex (another process) has left to retire. */
-const RETIRE_POLL_MS = 1000;
 
 /**
  * The server role (docs/decisions.md §13): the one process that owns a DATA_DIR. Besides the services the
  * HTTP app needs, it alone runs start-up recovery and the background loops: the outbox relay, the
- * webhook dispatcher, the thumbnail runner, the robust descriptors, retention and the retirement of
- * replaced posts indices. CLI commands use src/roles/jobs.ts
- * instead.
+ * background loops of src/roles/loops.ts, the one list of them. `npm start` (src/main.ts) and the test
+ * apps both start a server here, so they run the same start-up checks. CLI commands use
+ * src/roles/jobs.ts instead.
  */
 export interface Services extends Core {
   ownerLock: OwnerLock;
   retention: Retention;
+  /** the names of the background loops running, in start order (src/roles/loops.ts) */
+  loops: string[];
   /** Stops background work and closes every resource, in reverse order of opening; releases the lock last. */
   close(): Promise<void>;
 }
@@ -80,64 +79,44 @@ export async function startServer(
     );
   }
 
-  core.relay.start();
-  core.webhookDispatcher.start();
-  if (config.backgroundThumbnails) core.thumbnailer.start();
+  await indexStartupChecks(core, config, log);
+
   const retention = new Retention(core);
-  retention.start();
-  // Robust descriptors: new posts' and the backfill's (posts.robust IS NULL is its durable cursor).
-  if (config.robustDescriptors.enabled) core.descriptors.loop.start();
-  // MD5 and size of posts from before migration 020 (posts.md5 IS NULL is its durable cursor).
-  core.fileFacts.start();
-  // Resumes any implication job a crash or stop interrupted (its cursor is durable).
-  core.implicationRunner.loop.start();
-  // Deletes that failed and objects of uploads that failed while the store was down (journaled in
-  // pending_files) are retried here, not only at the next start.
-  const mediaSweep = new Loop({
-    pass: async () => {
-      const swept = await core.images.sweep({ olderThanMs: config.mediaSweep.graceMs });
-      if (swept.removed > 0 || swept.failed > 0) log.info('media sweep', swept);
-      // Objects of expired direct-upload grants (never used, used, or a claim older than the grace: interrupted).
-      const grants = await core.directUploads.sweep(config.mediaSweep.graceMs);
-      if (grants.removed > 0 || grants.failed > 0) log.info('direct-upload sweep', grants);
-    },
-    intervalMs: config.mediaSweep.intervalMs,
-    firstDelayMs: config.mediaSweep.intervalMs,
-    log,
-    failureMessage: 'media sweep failed',
-  });
-  mediaSweep.start();
-  // The posts indices `imgpost reindex` replaced: closed, then deleted, as each step falls due.
-  const retirement = new IndexRetirement({ postsIndex: core.postsIndex, db: core.db, log });
-  const retireLoop = new Loop({
-    pass: async () => {
-      const { nextAt } = await retirement.pass();
-      return nextAt === undefined ? undefined : Math.max(50, nextAt - Date.now());
-    },
-    intervalMs: RETIRE_POLL_MS,
-    firstDelayMs: 0,
-    log,
-    failureMessage: 'retiring a previous posts index failed; retrying',
-    logEveryFailures: 10,
-  });
-  retireLoop.start();
+  const loops = serverLoops({ ...core, retention }, config, log);
+  for (const loop of loops) loop.start();
 
   return {
     ...core,
     ownerLock,
     retention,
+    loops: loops.map((l) => l.name),
     async close() {
-      await core.implicationRunner.loop.stop();
-      await core.descriptors.loop.stop();
-      await core.fileFacts.stop();
-      await mediaSweep.stop();
-      await retireLoop.stop();
-      await retention.stop();
-      await core.thumbnailer.stop();
-      await core.webhookDispatcher.stop();
-      await core.relay.stop();
+      for (const loop of [...loops].reverse()) await loop.stop();
       await closeCore(core);
       ownerLock.release();
     },
   };
+}
+
+/** Start-up checks of the posts index: both say at once what would otherwise show as failing searches. */
+async function indexStartupChecks(core: Core, config: Config, log: Logger): Promise<void> {
+  // ELASTICSEARCH_REPLICAS is a dynamic index setting: a changed value takes effect on restart, no reindex.
+  const changed = await core.postsIndex.applyReplicas().catch((err: Error) => {
+    log.warn('could not apply ELASTICSEARCH_REPLICAS to the posts index', { err: err.message });
+    return [];
+  });
+  if (changed.length > 0)
+    log.info('applied ELASTICSEARCH_REPLICAS to the posts index', {
+      indices: changed,
+      replicas: config.elasticsearch.replicas,
+    });
+  // An index built by an older release lacks fields or field types this one queries (mapping v3: the
+  // positional text_grams of text search).
+  const built = await core.postsIndex.builtMappingVersion().catch(() => undefined);
+  if (built !== undefined && built < readPostsMapping().mappingVersion) {
+    log.warn('the posts index was built for an older mapping: run `imgpost reindex`', {
+      built,
+      current: readPostsMapping().mappingVersion,
+    });
+  }
 }

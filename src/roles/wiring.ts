@@ -1,5 +1,5 @@
 import { FileFactsRunner } from '../posts/file-facts-runner.ts';
-import { BooruPostRows } from '../booru/post-rows.ts';
+import { LeanPostRows } from '../kernel/lean-post-rows.ts';
 import { BooruService } from '../booru/service.ts';
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
@@ -189,7 +189,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       tagRepository,
       pools,
       userIdOf: (name) => accounts.users.getByName(name)?.id,
-      rows: new BooruPostRows(db),
+      rows: new LeanPostRows(db),
     }),
     preferences: new PreferenceStore(db),
     userAdmin: new UserAdmin(accounts),

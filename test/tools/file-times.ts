@@ -59,7 +59,7 @@ export default function recordFileTime(): void {
     return;
   }
   if (!file) return;
-  // The worker tells ava it has finished over IPC (lib/worker/base.js); its exit may come later.
+  // The worker tells ava it has finished over IPC (node_modules/ava/lib/worker/base.js); its exit may come later.
   let finishedAt: number | undefined;
   const send = process.send?.bind(process);
   if (send)

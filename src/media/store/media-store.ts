@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
  * - `MediaStore` (this file, implemented by s3-store.ts, and by a local one over DATA_DIR/images):
  *   plain object operations on keys, every one of them idempotent, none of them aware of posts or of
  *   the database. Slow or dead stores fail within a time-out with `StoreUnavailableError`.
- * - `PostMedia` (the contract below; ImageStore in src/media/image-store.ts is its synchronous local
+ * - `PostMedia` (the contract below; ImageStore in src/media/store/image-store.ts is its synchronous local
  *   form today): a post's files with their journal in `pending_files`, built on a MediaStore. It is
  *   what uploads, deletes, thumbnails, `rethumb`, import and the start-up recovery use.
  *

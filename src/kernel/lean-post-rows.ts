@@ -1,8 +1,33 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
-import type { TagCategory } from '../kernel/post-record.ts';
-import { TAG_ORDER } from '../kernel/tag-category.ts';
-import type { BooruSource } from './view.ts';
+import type { PoolPlace, PostRecord, Tag, TagCategory } from './post-record.ts';
+import { TAG_ORDER } from './tag-category.ts';
+
+/** A post as the Danbooru API shows it (src/booru/view.ts), read in one statement. */
+export type LeanPost = Pick<
+  PostRecord,
+  | 'seq'
+  | 'id'
+  | 'ext'
+  | 'rating'
+  | 'width'
+  | 'height'
+  | 'uploaderId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'favorites'
+  | 'upvotes'
+  | 'downvotes'
+  | 'source'
+  | 'parentSeq'
+> & {
+  tags: Pick<Tag, 'name' | 'category'>[];
+  pools: Pick<PoolPlace, 'pool'>[];
+  /** the stored file's; null while the backfill has not reached the post, '' for a file found gone */
+  md5: string | null;
+  fileSize: number | null;
+  hasChildren: boolean;
+};
 
 /**
  * What a Danbooru post shows of each post (docs/decisions.md §20), by number, in the order asked;
@@ -10,14 +35,14 @@ import type { BooruSource } from './view.ts';
  * pools and `has_children` as columns of each row, where a full post record takes seven (the lean
  * read is what keeps `/posts.json` near `/image/search`: bench/notes/booru.md).
  */
-export class BooruPostRows {
+export class LeanPostRows {
   private readonly stmt: (sql: string) => Statement;
 
   constructor(db: Db) {
     this.stmt = statementCache(db);
   }
 
-  bySeq(seqs: readonly number[]): BooruSource[] {
+  bySeq(seqs: readonly number[]): LeanPost[] {
     if (seqs.length === 0) return [];
     const rows = this.stmt(
       `SELECT p.seq, p.id, p.ext, p.rating, p.width, p.height, p.uploader_id AS uploaderId,
@@ -28,7 +53,7 @@ export class BooruPostRows {
             FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags,
          (SELECT json_group_array(pp.pool_id ORDER BY pp.pool_id) FROM pool_posts pp WHERE pp.post_seq = p.seq) AS pools
        FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
-    ).all(JSON.stringify(seqs)) as (Omit<BooruSource, 'tags' | 'pools' | 'hasChildren'> & {
+    ).all(JSON.stringify(seqs)) as (Omit<LeanPost, 'tags' | 'pools' | 'hasChildren'> & {
       hasChildren: number;
       tags: string;
       pools: string;
