@@ -30,7 +30,7 @@ const layers = [
   ['src/http'],
   ['src/upload'],
   // features, each routes → service → repositories/engine, lower lines first
-  ['src/thumbnails', 'src/outbox', 'src/robust'],
+  ['src/thumbnails', 'src/outbox', 'src/robust', 'src/video'],
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys', 'src/pools'],
   ['src/posts', 'src/favorites', 'src/comments', 'src/votes'],

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'conflict' // generic 409 with a message
   | 'duplicate_image' // 409 whose body is `details` (the spec's array of matches)
   | 'too_large'
+  | 'unsupported_media' // 400: not a picture or moving picture imgpost takes (docs/decisions.md §21)
+  | 'media_too_complex' // 400: ffprobe or ffmpeg ran over its time or memory (docs/decisions.md §21)
   | 'rate_limited'
   | 'unavailable' // a dependency (Elasticsearch) is down
   | 'store_unavailable' // the media store (local disk or S3) failed or timed out: nothing was stored

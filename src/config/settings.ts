@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { anyText, directory, flag, inGroup, oneOf, pattern, text, url, urlList, wholeNumber } from './define.ts';
 import { mediaStore } from './s3-settings.ts';
 import { TEST_SETTINGS } from './test-settings.ts';
+import { VIDEO_SETTINGS } from './video-settings.ts';
 
 /**
  * Every environment variable imgpost reads, each declared once: its name, how it is read and
@@ -251,6 +252,7 @@ export const SETTINGS = {
       "an image must be smaller than this (4 MiB by default; more only on purpose, as the benchmark's 20 MB " +
       'files); the request body cap is 1 MiB more',
   }),
+  video: VIDEO_SETTINGS,
   // At most 7 days: the longest an S3 presigned URL may live.
   directUploadExpiresS: uploads({
     env: 'DIRECT_UPLOAD_EXPIRES_S',

@@ -15,6 +15,8 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   duplicate_image: 409,
   too_large: 413,
+  unsupported_media: 400,
+  media_too_complex: 400,
   rate_limited: 429,
   unavailable: 503,
   store_unavailable: 503,
