@@ -36,7 +36,7 @@ import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { DispatcherThread } from '../src/webhooks/dispatcher-thread.ts';
 import type { PostWebhook } from '../src/webhooks/send.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
-import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
+import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
 import { cpuWindow } from './lib/cpu.ts';

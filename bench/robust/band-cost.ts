@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/robust/band-cost.ts [rounds=6] [band|cells]   # the part: band by default
  */
-import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
+import { robustDescriptor } from '../../src/robust/descriptor.ts';
 import { evaluationRasters } from './descriptor-exact.ts';
 
 const rounds = Number(process.argv[2] ?? 6);

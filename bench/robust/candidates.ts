@@ -11,7 +11,7 @@
  *   npx tsx bench/robust/candidates.ts [sample=100000] [K,K,...]
  */
 import { readFileSync } from 'node:fs';
-import { matchDescriptors } from '../../src/hashing/robust/descriptor.ts';
+import { matchDescriptors } from '../../src/robust/descriptor.ts';
 import {
   MIN_SHARED,
   PROBE_RADIUS,
@@ -19,7 +19,7 @@ import {
   sharedSegments,
   THRESHOLD,
   type Descriptor,
-} from '../../src/hashing/robust/rule.ts';
+} from '../../src/robust/rule.ts';
 import { Random } from '../../src/seed/random.ts';
 import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';

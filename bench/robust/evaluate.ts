@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { dctHash } from '../../src/hashing/phash.ts';
-import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/hashing/robust/cells.ts';
+import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/robust/grey.ts';
+import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/robust/cells.ts';
 import {
   MIN_SHARED,
   PROBE_RADIUS,
@@ -23,7 +23,7 @@ import {
   sharedTerms,
   THRESHOLD,
   type Descriptor,
-} from '../../src/hashing/robust/rule.ts';
+} from '../../src/robust/rule.ts';
 import {
   descriptorFromHex,
   descriptorToHex,
@@ -31,11 +31,11 @@ import {
   MIN_QUALITY,
   robustDescriptor,
   WINDOW_SETS,
-} from '../../src/hashing/robust/descriptor.ts';
-import { fromHex, hamming256, toHex } from '../../src/hashing/robust/pdq.ts';
-import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
-import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
-import { trimBorders } from '../../src/hashing/robust/trim.ts';
+} from '../../src/robust/descriptor.ts';
+import { fromHex, hamming256, toHex } from '../../src/robust/pdq.ts';
+import { phashOfBox } from '../../src/hashing/phash-box.ts';
+import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
+import { trimBorders } from '../../src/robust/trim.ts';
 import { DERIVED, HASH_DIR, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
 

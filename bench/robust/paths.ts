@@ -1,7 +1,7 @@
 /** Where the evaluation set lives: the manifest in git, the images in a cache outside it. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { BASE, DESCRIPTOR_SOURCE } from '../../src/hashing/robust/grey.ts';
+import { BASE, DESCRIPTOR_SOURCE } from '../../src/robust/grey.ts';
 
 export const CACHE = process.env.ROBUST_CACHE ?? join(homedir(), '.cache', 'imgpost-robust');
 export const ORIGINALS = join(CACHE, 'set', 'originals');

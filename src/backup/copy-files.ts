@@ -5,7 +5,7 @@ import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
-import { mediaKey, type MediaStore } from '../media/store/media-store.ts';
+import { mediaKey, type MediaStore } from '../media-store/media-store.ts';
 import { createThrottle } from '../util/byte-rate.ts';
 import { copyStreamHashed } from '../util/hashed-stream.ts';
 import type { Progress } from '../util/progress.ts';

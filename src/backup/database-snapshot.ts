@@ -5,8 +5,8 @@ import { schemaVersion } from '../db/migrate.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
-import { PendingFiles } from '../media/store/pending-files.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import { PendingFiles } from '../media-store/pending-files.ts';
+import { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 /** All remaining pages in one backup step (better-sqlite3 clamps the step size to this). */
 const ALL_PAGES = 0x7fffffff;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
-import { acquireOwnerLock, probeOwner, type OwnerLock } from '../data-dir/owner-lock.ts';
+import { acquireOwnerLock, probeOwner, type OwnerLock } from '../db/owner-lock.ts';
 import { listMigrations } from '../db/migrate.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { imageName } from '../kernel/media-names.ts';

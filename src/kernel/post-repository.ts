@@ -6,7 +6,7 @@ import type { UserNames } from './user-names.ts';
 import { FavoriteRepository } from './favorite-repository.ts';
 import { CommentRepository } from './comment-repository.ts';
 import { VoteRepository } from './vote-repository.ts';
-import { RobustDescriptors } from './robust-descriptors.ts';
+import { RobustDescriptors } from '../robust/descriptor-table.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
 import { FileFacts } from './file-facts.ts';

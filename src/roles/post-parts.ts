@@ -3,11 +3,11 @@ import type { Logger } from '../log.ts';
 import { KernelEvents } from '../kernel/events.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { Outbox } from '../kernel/outbox.ts';
-import { OutboxRelay } from '../outbox/relay.ts';
+import { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
 import type { SearchParts } from './search-parts.ts';
 

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { UserRepository } from '../accounts/user-repository.ts';
 import type { Db } from '../db/sqlite.ts';
-import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
+import { encodeDescriptor, UNREADABLE } from '../robust/format.ts';
 import { unitOfWorkOn, type SeededPost } from '../kernel/unit-of-work.ts';
 import { RATINGS, type Rating } from '../kernel/post-record.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
-import { IMAGE_FORMATS } from '../media/store/formats.ts';
+import { IMAGE_FORMATS } from '../media-store/formats.ts';
 import { Random } from './random.ts';
 import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';

@@ -5,7 +5,7 @@ import type { HashPool } from '../hashing/pool.ts';
 import type { RobustResult } from '../hashing/tasks.ts';
 import type { PoolPriority } from '../hashing/priority-queue.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
@@ -20,7 +20,7 @@ export interface ThumbnailerDeps {
   log: Logger;
   /** background jobs at once; one worker is always left to hashing (default 1) */
   parallel?: number;
-  /** a post still without a robust descriptor gets it from its thumbnails' decode (src/robust/descriptor-runner.ts) */
+  /** a post still without a robust descriptor gets it from its thumbnails' decode (src/thumbnails/descriptor-runner.ts) */
   descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
   /** uploads under way in this process: queued jobs wait for a pause in them (see `deferMs`) */
   uploads?: Pick<Activity, 'busy'>;

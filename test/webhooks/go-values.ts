@@ -5,7 +5,7 @@
 import { appendedCap, makeMap, makeSlice } from '../../src/webhooks/template/collections.ts';
 import { T, mapOf, sliceOf, toBytes, val, type Value } from '../../src/webhooks/template/types.ts';
 import { sampleEventData } from '../../src/webhooks/event-data.ts';
-import type { PostEventKind } from '../../src/webhooks/store/events.ts';
+import type { PostEventKind } from '../../src/webhook-store/events.ts';
 
 const ANY_SLICE = sliceOf(T.any);
 const ANY_MAP = mapOf('map[string]interface {}', T.string, T.any);

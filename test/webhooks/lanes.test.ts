@@ -18,7 +18,7 @@ import { Outbox } from '../../src/kernel/outbox.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { seedPosts } from '../../src/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../../src/webhook-store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 import { eventually, loopbackHostsName, signatureValid, startReceiver } from './receiver.ts';
 

@@ -1,6 +1,6 @@
 import type { HashPool } from '../../hashing/pool.ts';
-import { decodeDescriptor } from '../../hashing/robust/format.ts';
-import type { Descriptor } from '../../hashing/robust/rule.ts';
+import { decodeDescriptor } from '../../robust/format.ts';
+import type { Descriptor } from '../../robust/rule.ts';
 import type { PostRecord } from '../../kernel/post-record.ts';
 import { toRobustItem, toSimilarItem, type RobustItem, type SimilarItem } from '../../kernel/views.ts';
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';

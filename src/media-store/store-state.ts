@@ -1,6 +1,6 @@
-import type { Db } from '../../db/sqlite.ts';
-import { statementCache, type Statement } from '../../db/statements.ts';
-import { parseS3Location } from '../../config.ts';
+import type { Db } from '../db/sqlite.ts';
+import { statementCache, type Statement } from '../db/statements.ts';
+import { parseS3Location } from '../config.ts';
 
 /**
  * The `media_store` table (migration 014), its one owner: which store is in use once

@@ -3,8 +3,8 @@
  * post kernel's commit step ask of them. Each table's SQL is in its own file beside this one;
  * this file only routes to them and shares their statement cache.
  */
-import type { Db } from '../../db/sqlite.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { Db } from '../db/sqlite.ts';
+import { statementCache } from '../db/statements.ts';
 import { AttemptTable, type AttemptRow } from './attempts.ts';
 import { DeliveryTable, type ChangeToDeliver, type DeliveryRow } from './deliveries.ts';
 import { ResultRecorder, type DeliveryResult, type RecordOptions } from './results.ts';
@@ -79,7 +79,7 @@ export class WebhookRepository {
     opts: RecordOptions,
   ): (WebhookState | undefined)[] => this.results.record(results, claimant, opts);
 
-  // ---- retention (src/retention) ----
+  // ---- retention (src/webhooks/retention.ts) ----
   ids = (): string[] => this.subscriptions.ids();
   pruneSettledDeliveries = (before: string, limit: number): number => this.deliveries.pruneSettled(before, limit);
   pruneAttempts = (webhookId: string, before: string, keep: number, limit: number): number =>

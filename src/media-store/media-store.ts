@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 
 /**
  * Where a post's image and thumbnails live (docs/decisions.md §17, issue 26): the local directory

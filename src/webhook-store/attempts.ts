@@ -1,6 +1,6 @@
 /** SQLite access for `webhook_attempts`: the log of every send, newest shown to owners, old ones pruned. */
-import type { Db } from '../../db/sqlite.ts';
-import type { Statement } from '../../db/statements.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { Statement } from '../db/statements.ts';
 import type { PostEventKind } from './events.ts';
 
 export interface AttemptRow {

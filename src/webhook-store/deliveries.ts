@@ -4,8 +4,8 @@
  * so it is atomic across processes sharing DATA_DIR.
  */
 import crypto from 'node:crypto';
-import type { Db } from '../../db/sqlite.ts';
-import type { Statement } from '../../db/statements.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { Statement } from '../db/statements.ts';
 import type { PostEventKind } from './events.ts';
 
 export interface DeliveryRow {

@@ -3,7 +3,7 @@
  * rescheduled, the webhook's failure tally (and suspension). Spans all three webhook tables, in
  * one transaction per batch.
  */
-import type { Db } from '../../db/sqlite.ts';
+import type { Db } from '../db/sqlite.ts';
 import type { AttemptRow, AttemptTable } from './attempts.ts';
 import type { DeliveryRow, DeliveryTable } from './deliveries.ts';
 import type { SubscriptionTable, WebhookState } from './subscriptions.ts';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../errors.ts';
-import { HARD_BODY_CAP } from '../http/body.ts';
-import type { AppState } from '../http/context.ts';
+import { HARD_BODY_CAP } from './body.ts';
+import type { AppState } from './context.ts';
 
 export interface UploadedFile {
   path: string;

@@ -1,6 +1,6 @@
 /**
  * The posts' robust descriptors (docs/decisions.md §16; the `robust` column of migration 015, encoded by
- * src/hashing/robust/format.ts). Part of the post repository (`posts.robust`): the column is the
+ * src/robust/format.ts). Part of the post repository (`posts.robust`): the column is the
  * posts table's, so its SQL stays in the kernel. NULL means not computed yet.
  */
 import type { Db } from '../db/sqlite.ts';

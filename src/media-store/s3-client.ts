@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, quietAwsSdk, type S3Settings } from '../../config.ts';
+import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS, quietAwsSdk, type S3Settings } from '../config.ts';
 import type { ByteRange, PutSource, StoreFailure } from './media-store.ts';
 import { s3Sdk } from './s3-sdk.ts';
 

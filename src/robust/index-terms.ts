@@ -9,7 +9,7 @@
  *            with its neighbours within the rule's probe radius, one `terms` clause per segment and
  *            side, and one per counted cell of the query in `robust_cell`, at least MIN_SHARED of them
  *            (src/search/similar/robust-lookup.ts);
- *            then the rest of the rule (src/hashing/robust/rule.ts) on the candidates' descriptors.
+ *            then the rest of the rule (src/robust/rule.ts) on the candidates' descriptors.
  *
  * Pigeonhole would make one shared segment exact only while threshold < 256 / bits; the chosen
  * threshold is beyond it, so the shared-term count is part of the rule itself instead, and
@@ -68,7 +68,7 @@ export function queryTerms(words: Uint32Array, bits = 8): { inAny: string[]; inF
 }
 
 /**
- * The lookup's clauses grouped by segment, as the rule counts them (src/hashing/robust/rule.ts
+ * The lookup's clauses grouped by segment, as the rule counts them (src/robust/rule.ts
  * `sharedSegments`): for each segment s, the query's full-hash value and its neighbours within
  * `radius` bits (`probes`, against `robust_any`), and the same for each of its windows' values at s,
  * as one set (against `robust_full`, where a post has exactly one term per segment, so the clause

@@ -3,8 +3,8 @@
  * Used by the "trim then pHash" candidate; not bit-identical to the stored hash of the whole image,
  * which sharp's resize kernel produces.
  */
-import { dctHash } from '../phash.ts';
-import { downsample, type Box, type Integral } from './grey.ts';
+import { dctHash } from './phash.ts';
+import { downsample, type Box, type Integral } from '../robust/grey.ts';
 
 export function phashOfBox(I: Integral, box: Box): string {
   const grid = downsample(I, box, 32);

@@ -1,5 +1,5 @@
-import { toPostDocument } from '../elasticsearch/post-document.ts';
-import type { IndexChange, PostsIndex } from '../elasticsearch/posts-index.ts';
+import { toPostDocument } from './post-document.ts';
+import type { IndexChange, PostsIndex } from './posts-index.ts';
 import type { Logger } from '../log.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { Outbox, OutboxRow } from '../kernel/outbox.ts';

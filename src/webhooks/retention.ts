@@ -2,7 +2,7 @@ import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
 import type { Outbox } from '../kernel/outbox.ts';
 import { Loop } from '../util/loop.ts';
-import type { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import type { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 export interface RetentionDeps {
   db: Db;

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Db } from '../../db/sqlite.ts';
-import type { PostRepository } from '../../kernel/post-repository.ts';
-import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../../kernel/media-names.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { PostRepository } from '../kernel/post-repository.ts';
+import { THUMBNAIL_SIZES, thumbnailName, type ThumbnailSize } from '../kernel/media-names.ts';
 import { MIME_BY_EXT } from './formats.ts';
 import {
   locatorPrefix,

@@ -14,13 +14,13 @@
  */
 import type { HashPool } from '../hashing/pool.ts';
 import type { RobustResult } from '../hashing/tasks.ts';
-import { encodeDescriptor, UNREADABLE } from '../hashing/robust/format.ts';
+import { encodeDescriptor, UNREADABLE } from '../robust/format.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
-import type { PendingDescriptor } from '../kernel/robust-descriptors.ts';
+import type { PendingDescriptor } from '../robust/descriptor-table.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import { Loop } from '../util/loop.ts';
 
 export interface DescriptorRunnerDeps {

@@ -1,7 +1,7 @@
 /** SQLite access for the `webhooks` table: the subscriptions their owners manage. */
 import crypto from 'node:crypto';
-import type { Db } from '../../db/sqlite.ts';
-import type { Statement } from '../../db/statements.ts';
+import type { Db } from '../db/sqlite.ts';
+import type { Statement } from '../db/statements.ts';
 import { normaliseEvents, type PostEventKind } from './events.ts';
 
 export type WebhookState = 'active' | 'suspended';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS } from '../../config.ts';
+import { DEFAULT_S3_TIMEOUT_MS as DEFAULT_TIMEOUT_MS } from '../config.ts';
 import {
   ChecksumMismatchError,
   RangeNotSatisfiableError,

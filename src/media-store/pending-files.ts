@@ -1,4 +1,4 @@
-import type { Db } from '../../db/sqlite.ts';
+import type { Db } from '../db/sqlite.ts';
 
 /**
  * The `pending_files` journal: a file moved in or about to be removed is listed here until the
