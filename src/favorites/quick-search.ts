@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import { toImageSearchImage } from '../kernel/views.ts';
-import { MAX_IMAGE_LIMIT } from '../search/image-search/schema.ts';
+import { MAX_IMAGE_LIMIT } from '../search/image-search/schemas.ts';
 import type { ImageSearchResult, ImageSearchService } from '../search/image-search/service.ts';
 
 /**

@@ -1,3 +1,15 @@
+/**
+ * The thumbnails' home: the thumbnailer loop (this file), `rethumb` (rethumb.ts) and the robust
+ * descriptor runner, which rides on the thumbnails' decode (descriptor-runner.ts).
+ *
+ * Two pieces live lower down, on purpose. The job table (src/kernel/thumbnail-jobs.ts) stays in the
+ * kernel because every post write queues its job inside the unit of work's one transaction: the
+ * kernel writes it, so the kernel owns its SQL, and this folder only claims and settles jobs through
+ * the `ThumbnailQueue` it is handed. The file names (src/kernel/media-names.ts) are the kernel's
+ * because a post write names its files. The resize itself is a task of the hash worker pool
+ * (src/hashing/tasks.ts, workers/hash-worker.ts), which runs hashes, thumbnails and descriptors on
+ * one decode off the event loop; splitting the worker by feature would decode each upload twice.
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,7 @@ import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse } from '../../http/validate.ts';
 import { multipart, partsOf } from '../../http/multipart.ts';
-import { postQuery, query } from './schema.ts';
+import { postQuery, query } from './schemas.ts';
 import type { SimilarService } from './service.ts';
 
 /**

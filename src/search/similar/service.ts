@@ -6,7 +6,7 @@ import { toRobustItem, toSimilarItem, type RobustItem, type SimilarItem } from '
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
 import { findRobust } from './robust-lookup.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
-import type { PostSimilarQuery, SimilarQuery } from './schema.ts';
+import type { PostSimilarQuery, SimilarQuery } from './schemas.ts';
 
 /** The engine is reached through postsIndex's client. */
 export interface SimilarDeps extends Omit<SearchDeps, 'es'> {

@@ -1,8 +1,8 @@
 /** One app per conversation test file (docs/decisions.md §18): an uploader, six posts, and calls on them. */
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { createUser, type TestUser } from '../helpers/users.ts';
-import { jsonInit } from '../people/helpers.ts';
+import { startTestApp, type TestApp } from './app.ts';
+import { randomImage, uploadForm } from './fixtures.ts';
+import { createUser, type TestUser } from './users.ts';
+import { jsonInit } from './quick-users.ts';
 
 export const COMMENT = 0x4000;
 

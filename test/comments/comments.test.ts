@@ -5,9 +5,9 @@
  */
 import test from 'ava';
 import type { TestApp } from '../helpers/app.ts';
-import { quickUsers } from '../people/helpers.ts';
+import { quickUsers } from '../helpers/quick-users.ts';
 import { eventually } from '../webhooks/receiver.ts';
-import { calls, COMMENT, startConversationApp } from './fixture.ts';
+import { calls, COMMENT, startConversationApp } from '../helpers/conversation-app.ts';
 
 let app: TestApp;
 let posts: { id: string; seq: number }[];

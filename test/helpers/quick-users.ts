@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { accessKeyDigest, generateAccessKey } from '../../src/accounts/access-keys.ts';
-import type { TestApp } from '../helpers/app.ts';
-import type { TestUser } from '../helpers/users.ts';
+import type { TestApp } from './app.ts';
+import type { TestUser } from './users.ts';
 
 /**
  * Many users at once without scrypt (a storm needs 50 accounts; hashing 50 passwords would take

@@ -2,7 +2,7 @@ import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
-import { jsonInit, quickUsers } from './helpers.ts';
+import { jsonInit, quickUsers } from '../helpers/quick-users.ts';
 
 // docs/decisions.md §14: favorites, their count on every Post and in the index, quick search.
 let app: TestApp;

@@ -11,8 +11,8 @@ import { DATABASE_FILE } from '../../src/db/sqlite.ts';
 import { tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import type { TestUser } from '../helpers/users.ts';
-import { quickUsers } from '../people/helpers.ts';
-import { calls, COMMENT, startConversationApp } from './fixture.ts';
+import { quickUsers } from '../helpers/quick-users.ts';
+import { calls, COMMENT, startConversationApp } from '../helpers/conversation-app.ts';
 
 let app: TestApp;
 let owner: TestUser;

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { requestFrom } from '../helpers/request-from.ts';
-import { jsonInit, quickUsers } from './helpers.ts';
+import { jsonInit, quickUsers } from '../helpers/quick-users.ts';
 
 // docs/decisions.md §14: sign-up, app keys, user admin, preferences. One app, sign-up open.
 let app: TestApp;
