@@ -32,7 +32,7 @@ export interface ThumbnailerDeps {
   log: Logger;
   /** background jobs at once; one worker is always left to hashing (default 1) */
   parallel?: number;
-  /** a post still without a robust descriptor gets it from its thumbnails' decode (src/thumbnails/descriptor-runner.ts) */
+  /** a post still without a robust descriptor gets it from its thumbnails' decode (descriptor-runner.ts) */
   descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
   /** uploads under way in this process: queued jobs wait for a pause in them (see `deferMs`) */
   uploads?: Pick<Activity, 'busy'>;
