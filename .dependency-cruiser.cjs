@@ -38,7 +38,9 @@ const layers = [
   ['src/thumbnails'],
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys', 'src/pools'],
-  ['src/posts', 'src/favorites', 'src/comments', 'src/votes'],
+  ['src/favorites', 'src/comments', 'src/votes'],
+  // the posts feature builds a post repository with its favoriters, commenters and voters
+  ['src/posts'],
   // deletion requests and merging duplicates: built on the posts' write steps
   ['src/moderation', 'src/booru'],
   ['src/backup', 'src/seed', 'src/health', 'src/observability'],

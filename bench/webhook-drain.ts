@@ -29,7 +29,8 @@ import { openDatabase } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
 import { unitOfWorkOn, type Initiator, type UnitOfWork } from '../src/kernel/unit-of-work.ts';
 import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
-import { PostRepository } from '../src/kernel/post-repository.ts';
+import type { PostRepository } from '../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../src/posts/post-tables.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
@@ -223,7 +224,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   let stopThread = async () => {};
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
-    const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
+    const posts = postRepositoryOn(db, new UserRepository(db)).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
     // The unit of work with no reaction subscribed: the dispatcher is started once the whole

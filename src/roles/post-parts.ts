@@ -1,4 +1,5 @@
 import type { Db } from '../db/sqlite.ts';
+import { postPeopleOn, type PostPeopleTables } from '../posts/post-tables.ts';
 import type { Logger } from '../log.ts';
 import { KernelEvents } from '../kernel/events.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
@@ -18,6 +19,8 @@ import type { SearchParts } from './search-parts.ts';
 export interface PostParts {
   db: Db;
   postRepository: PostRepository;
+  /** the favorites', comments' and votes' tables */
+  people: PostPeopleTables;
   outbox: Outbox;
   versions: VersionRepository;
   webhookRepository: WebhookRepository;
@@ -28,7 +31,9 @@ export interface PostParts {
 export function wirePosts(db: Db, log?: Logger): PostParts {
   // Posts and versions show users' names; the users table is the accounts' to read.
   const userNames = new UserRepository(db);
-  const postRepository = new PostRepository(db, userNames);
+  // Favoriters, commenters and voters are read by the kernel but written by their features.
+  const people = postPeopleOn(db);
+  const postRepository = new PostRepository(db, userNames, people);
   const outbox = new Outbox(db);
   const versions = new VersionRepository(db, userNames);
   const webhookRepository = new WebhookRepository(db);
@@ -45,7 +50,7 @@ export function wirePosts(db: Db, log?: Logger): PostParts {
     thumbnails: thumbnailQueue,
     events,
   });
-  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
+  return { db, postRepository, people, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
 }
 
 /** The post tables with the relay that applies their outbox to the search index. */

@@ -73,7 +73,7 @@ test.serial(
       fans.map((f) => api(`/api/post/${post.id}/favorite`, 'PUT', f.headers).then((r) => r.status)),
     );
     t.deepEqual([...new Set(statuses)], [204]);
-    t.is(app.services.postRepository.favorites.countOfPost(post.seq), 50);
+    t.is(app.services.people.favorites.countOfPost(post.seq), 50);
     t.is(app.services.db.prepare('SELECT count(*) FROM favorites WHERE post_seq = ?').pluck().get(post.seq), 50);
     // Each response waits for its index write (at most a few seconds): poll in case one gave up waiting.
     const deadline = Date.now() + 15_000;
@@ -139,8 +139,8 @@ test.serial(
   async (t) => {
     const [moderator] = quickUsers(app, 1, 0x2000 | 0x4);
     const [a, b] = [posts[0], posts[1]];
-    const moved = app.services.postRepository.favorites.countOfPost(a.seq)!;
-    const kept = app.services.postRepository.favorites.countOfPost(b.seq)!;
+    const moved = app.services.people.favorites.countOfPost(a.seq)!;
+    const kept = app.services.people.favorites.countOfPost(b.seq)!;
     t.true(moved > 0);
     const res = await api(`/api/post/${a.id}/merge`, 'POST', moderator.headers, { into: b.id });
     t.is(res.status, 200, await res.clone().text());

@@ -1,14 +1,15 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
+import type { Voters } from '../kernel/post-people.ts';
 
 export type VoteValue = 1 | -1;
 
 /**
- * SQLite access for votes (docs/decisions.md §18): one per account and post. The kernel owns the table
- * because the counts (posts.upvotes, posts.downvotes, kept by triggers, migration 018) are part of the
- * post record and of its search document. Callers own the transactions.
+ * SQLite access for votes (docs/decisions.md §18): one per account and post. The counts (posts.upvotes,
+ * posts.downvotes, kept by triggers, migration 018) are columns of the post row; the kernel reads the
+ * posts a user voted on through `Voters`, which this implements. Callers own the transactions.
  */
-export class VoteRepository {
+export class VoteRepository implements Voters {
   private readonly stmt: (sql: string) => Statement;
 
   constructor(db: Db) {

@@ -1,5 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
+import type { Commenters } from '../kernel/post-people.ts';
 
 /** A comment as stored, with its post's UUID joined in (docs/decisions.md §18). */
 export interface CommentRow {
@@ -22,11 +23,11 @@ type Raw = Omit<CommentRow, 'edited'> & { edited: number };
 const row = (r: Raw): CommentRow => ({ ...r, edited: r.edited === 1 });
 
 /**
- * SQLite access for comments (docs/decisions.md §18). The kernel owns the table because a post's count
- * (posts.comments, kept by triggers, migration 018) and its commenters are part of the post record and
- * of its search document. Callers own the transactions.
+ * SQLite access for comments (docs/decisions.md §18). A post's count (posts.comments, kept by triggers,
+ * migration 018) and its commenters are part of the post record and of its search document: the kernel
+ * reads them through `Commenters`, which this implements. Callers own the transactions.
  */
-export class CommentRepository {
+export class CommentRepository implements Commenters {
   private readonly stmt: (sql: string) => Statement;
 
   constructor(db: Db) {

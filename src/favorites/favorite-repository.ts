@@ -1,5 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
+import type { Favoriters } from '../kernel/post-people.ts';
 
 /** One favorite as the caller's list shows it. */
 export interface FavoriteRow {
@@ -9,11 +10,12 @@ export interface FavoriteRow {
 }
 
 /**
- * SQLite access for favorites (docs/decisions.md §14). The kernel owns the table because a post's count
- * and its favoriters are part of the post record and of its search document; the count column
- * (posts.favorites) is kept by triggers (migration 011). Callers own the transactions.
+ * SQLite access for favorites (docs/decisions.md §14). A post's count and its favoriters are part of the
+ * post record and of its search document: the kernel reads them through `Favoriters`, which this
+ * implements; the count column (posts.favorites) is kept by triggers (migration 011). Callers own the
+ * transactions.
  */
-export class FavoriteRepository {
+export class FavoriteRepository implements Favoriters {
   private readonly stmt: (sql: string) => Statement;
 
   constructor(db: Db) {
