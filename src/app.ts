@@ -43,7 +43,7 @@ import type { QuickSearch } from './favorites/quick-search.ts';
 import type { CommentService } from './comments/service.ts';
 import type { VoteService } from './votes/service.ts';
 import type { PasskeyService } from './passkeys/service.ts';
-import type { ImageStore } from './media/store/image-store.ts';
+import type { ImageStore } from './media-store/image-store.ts';
 import type { MediaRedirect } from './media/redirect.ts';
 import type { Thumbnailer } from './thumbnails/thumbnailer.ts';
 import type { PostService } from './posts/service.ts';

@@ -3,10 +3,10 @@ import { AppError } from '../errors.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { IMAGE_EXTS, MIME_BY_EXT } from './store/formats.ts';
+import { IMAGE_EXTS, MIME_BY_EXT } from '../media-store/formats.ts';
 import type { MediaRedirect } from './redirect.ts';
-import type { ImageStore } from './store/image-store.ts';
-import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from './store/media-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
+import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from '../media-store/media-store.ts';
 
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
 // and webp. Anything else (.., %2F, NUL) is 404.

@@ -5,7 +5,7 @@ import { invalid } from '../errors.ts';
 import { bodyCapFor, jsonBody, optionalBody } from '../http/body.ts';
 import type { AppState, AuthUser } from '../http/context.ts';
 import { parse } from '../http/validate.ts';
-import { multipart, partsOf } from '../upload/multipart.ts';
+import { multipart, partsOf } from '../http/multipart.ts';
 import { toPostView } from '../kernel/views.ts';
 import { Force, ListQuery, PostMetadata, UploadUrlRequest } from './schemas.ts';
 import type { DirectUploads } from './direct-upload/direct-uploads.ts';

@@ -1,6 +1,6 @@
 /** Request bodies of the webhook management endpoints (docs/decisions.md §8). Unknown keys are 400. */
 import { z } from 'zod';
-import { EVENT_KINDS } from './store/events.ts';
+import { EVENT_KINDS } from '../webhook-store/events.ts';
 import { TEMPLATE_LIMITS } from '../../lib/go-template/index.ts';
 
 export const MAX_URL_LENGTH = 2048;

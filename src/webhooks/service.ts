@@ -7,7 +7,7 @@ import { AppError, invalid, notFound } from '../errors.ts';
 import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-data.ts';
-import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
+import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from '../webhook-store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
 import {

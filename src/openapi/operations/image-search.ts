@@ -6,7 +6,7 @@ import {
   MAX_MATCH_LENGTH,
   query as ImageSearchQuery,
   RATING_ALIASES,
-} from '../../search/image-search/schema.ts';
+} from '../../search/image-search/schemas.ts';
 import { always, documentedQuery, error, json, searchDown, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
 import { z } from '../zod.ts';

@@ -1,5 +1,5 @@
 /** Stored images and their thumbnails, served from the media store or redirected to its bucket. */
-import { IMAGE_MIMES } from '../../media/store/formats.ts';
+import { IMAGE_MIMES } from '../../media-store/formats.ts';
 import { always, error, retryAfter, type Operation } from '../operation-kit.ts';
 import { z } from '../zod.ts';
 

@@ -1,5 +1,5 @@
 /** Posts (docs/decisions.md §4): upload, read, edit, delete, and their history (§9). */
-import { IMAGE_MIMES } from '../../media/store/formats.ts';
+import { IMAGE_MIMES } from '../../media-store/formats.ts';
 import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from '../../posts/schemas.ts';
 import { MAX_VERSIONS_LIMIT, RevertBody, VersionsQuery } from '../../posts/versions/schemas.ts';
 import {

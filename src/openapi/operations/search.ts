@@ -1,7 +1,7 @@
 /** Post search and near-duplicates by perceptual hash (docs/decisions.md §5, §6, §7). */
 import { listQuery as SearchPaging } from '../../search/paging-params.ts';
-import { body as PostSearchBody, selector as PostSearchSelector } from '../../search/post-search/schema.ts';
-import { postQuery as PostSimilarQuery, query as SimilarQuery } from '../../search/similar/schema.ts';
+import { body as PostSearchBody, selector as PostSearchSelector } from '../../search/post-search/schemas.ts';
+import { postQuery as PostSimilarQuery, query as SimilarQuery } from '../../search/similar/schemas.ts';
 import {
   always,
   binary,

@@ -1,5 +1,5 @@
 /** Webhooks, their delivery attempts, and the body receivers get by default (docs/decisions.md §8). */
-import { EVENT_KINDS } from '../../webhooks/store/events.ts';
+import { EVENT_KINDS } from '../../webhook-store/events.ts';
 import { z } from '../zod.ts';
 import { isoTime, uuid } from './common.ts';
 

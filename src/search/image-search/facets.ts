@@ -1,5 +1,5 @@
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
-import type { Facet } from './schema.ts';
+import type { Facet } from './schemas.ts';
 
 /** `/image/search` facets (docs/decisions.md §11): counts over the whole result, from aggregations. */
 

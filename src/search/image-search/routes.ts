@@ -3,7 +3,7 @@ import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { messageErrors } from '../../http/errors.ts';
 import { fastParseImageSearch } from './fast-parse.ts';
-import { parseImageSearch } from './schema.ts';
+import { parseImageSearch } from './schemas.ts';
 import type { ImageSearchService } from './service.ts';
 
 /** POST /image/search (docs/decisions.md §7). Public. */

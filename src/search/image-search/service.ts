@@ -3,7 +3,7 @@ import type { SearchDeps } from '../page-of-posts.ts';
 import { findQueryPage } from '../query/run.ts';
 import { facetAggregations, readFacets, type Facets } from './facets.ts';
 import { buildImageSort, conditionsQuery, requiredTags } from './query.ts';
-import type { ImageSearchRequest } from './schema.ts';
+import type { ImageSearchRequest } from './schemas.ts';
 
 export interface ImageSearchResult {
   total: number;

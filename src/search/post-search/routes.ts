@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { jsonBody, requestBody } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
 import { parseListPaging } from '../paging-params.ts';
-import { parseSearchBody } from './schema.ts';
+import { parseSearchBody } from './schemas.ts';
 import type { PostSearchService } from './service.ts';
 
 /** POST /api/post/search (docs/decisions.md §6). Public. */

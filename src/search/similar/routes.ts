@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import { invalid } from '../../errors.ts';
 import type { AppState } from '../../http/context.ts';
 import { parse } from '../../http/validate.ts';
-import { multipart, partsOf } from '../../upload/multipart.ts';
-import { postQuery, query } from './schema.ts';
+import { multipart, partsOf } from '../../http/multipart.ts';
+import { postQuery, query } from './schemas.ts';
 import type { SimilarService } from './service.ts';
 
 /**
