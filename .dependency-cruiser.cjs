@@ -42,6 +42,9 @@ const layers = [
   // deletion requests and merging duplicates: built on the posts' write steps
   ['src/moderation', 'src/booru'],
   ['src/backup', 'src/health', 'src/observability'],
+  // what the app is built from, and the one list of features declared with their endpoints
+  ['src/app-services.ts'],
+  ['src/features.ts'],
   // what is built from every feature
   ['src/openapi'],
   ['src/gallery'],

@@ -7,18 +7,9 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import { namesFor, type UserNames } from '../kernel/user-names.ts';
 import { CommentPace } from './pace.ts';
+import type { CommentPage, CommentView } from './schemas.ts';
 
-/** The API's Comment (docs/decisions.md §18). */
-export interface CommentView {
-  id: number;
-  postId: string;
-  /** null once the account is deleted */
-  author: { id: number; name: string } | null;
-  body: string;
-  createdAt: string;
-  updatedAt: string;
-  edited: boolean;
-}
+export type { CommentView } from './schemas.ts';
 
 export interface CommentDeps {
   postRepository: PostRepository;
@@ -75,14 +66,14 @@ export class CommentService {
   }
 
   /** A post's comments, oldest first; 404 for an unknown post. */
-  ofPost(ref: string, offset: number, limit: number): { count: number; data: CommentView[] } {
+  ofPost(ref: string, offset: number, limit: number): CommentPage {
     const post = this.deps.findPost(ref);
     const rows = limit === 0 ? [] : this.deps.comments.ofPost(post.seq, offset, limit);
     return { count: post.comments, data: this.views(rows) };
   }
 
   /** The newest comments site-wide, or one author's (an unknown name has none). */
-  newest(authorName: string | undefined, offset: number, limit: number): { count: number; data: CommentView[] } {
+  newest(authorName: string | undefined, offset: number, limit: number): CommentPage {
     const comments = this.deps.comments;
     const authorId = authorName === undefined ? undefined : this.deps.userIdOf(authorName);
     if (authorName !== undefined && authorId === undefined) return { count: 0, data: [] };

@@ -4,13 +4,12 @@
  * never copied), response schemas come from ./schemas.ts. The registry turns this list into the
  * OpenAPI document; the contract test validates recorded responses against it.
  */
+import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
 import { ACCOUNT_OPERATIONS } from './operations/accounts.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
-import { CONVERSATION_OPERATIONS } from './operations/conversation.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
-import { MEDIA_OPERATIONS } from './operations/media.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { ORGANIZATION_OPERATIONS } from './operations/organization.ts';
 import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
@@ -22,21 +21,34 @@ import { TAG_OPERATIONS } from './operations/tags.ts';
 import { WEBHOOK_OPERATIONS } from './operations/webhooks.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
+/** A feature's operations at its place in the document; features not placed below come last. */
+const placed = new Set<string>();
+function feature(name: string): Operation[] {
+  placed.add(name);
+  return [...FEATURES.find((f) => f.name === name)!.endpoints];
+}
+
 // The order is the document's: paths, and the components first reached from them, follow it.
-export const OPERATIONS: Operation[] = [
+const AREAS: Operation[] = [
   ...ACCOUNT_OPERATIONS,
   ...POST_OPERATIONS,
   ...TAG_OPERATIONS,
   ...SEARCH_OPERATIONS,
   ...IMAGE_SEARCH_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
-  ...MEDIA_OPERATIONS,
+  ...feature('media'),
   ...SERVICE_OPERATIONS,
   ...PEOPLE_OPERATIONS,
-  ...CONVERSATION_OPERATIONS,
+  ...feature('comments'),
+  ...feature('votes'),
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,
   ...ORGANIZATION_OPERATIONS,
   ...BOORU_OPERATIONS,
+];
+
+export const OPERATIONS: Operation[] = [
+  ...AREAS,
+  ...FEATURES.filter((f) => !placed.has(f.name)).flatMap((f) => f.endpoints),
 ];

@@ -4,6 +4,7 @@ import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import type { VoteValue } from './vote-repository.ts';
+import type { MyVote, VoteResult } from './vote-shapes.ts';
 
 export interface VoteDeps {
   postRepository: PostRepository;
@@ -12,14 +13,6 @@ export interface VoteDeps {
   unitOfWork: UnitOfWork;
   /** a post by UUID or number, or 404 (the posts feature's rule) */
   findPost: (ref: string) => PostRecord;
-}
-
-/** `PUT /api/post/[id]/vote`'s answer: the post's counts after the vote, and the caller's vote. */
-export interface VoteResult {
-  score: number;
-  upvotes: number;
-  downvotes: number;
-  value: VoteValue;
 }
 
 /**
@@ -51,7 +44,7 @@ export class VoteService {
   }
 
   /** The caller's vote on the post, 0 when none. */
-  valueOf(userId: number, ref: string): { value: VoteValue | 0 } {
+  valueOf(userId: number, ref: string): MyVote {
     return { value: this.deps.votes.valueOf(userId, this.deps.findPost(ref).seq) };
   }
 

@@ -24,7 +24,7 @@ import {
   type Operation,
 } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../zod.ts';
+import { z } from '../../http/zod.ts';
 
 const time = z.string().datetime({ precision: 3 });
 

@@ -1,8 +1,8 @@
 /** The caller's account, its access key, and a failed log-in. */
-import { z } from '../zod.ts';
-import { isoTime } from './common.ts';
+import { z } from '../../http/zod.ts';
+import { isoTime } from '../../http/shapes.ts';
 
-export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');
+export { User } from '../../http/shapes.ts';
 
 export const Self = z
   .object({

@@ -1,9 +1,9 @@
 /** Posts, their pages, their versions, and the near-duplicates that refuse an upload. */
 import { THUMBNAIL_SIZES } from '../../kernel/media-names.ts';
 import { MAX_SOURCE } from '../../kernel/post-record.ts';
-import { z } from '../zod.ts';
+import { z } from '../../http/zod.ts';
 import { User, Self } from './accounts.ts';
-import { isoTime, postTime, Rating, uuid } from './common.ts';
+import { isoTime, postTime, Rating, uuid } from '../../http/shapes.ts';
 import { Tag } from './tags.ts';
 
 export const Thumbnails = z

@@ -3,8 +3,8 @@ import { TRANSFORMS } from '../../hashing/dihedral.ts';
 import { THUMBNAIL_SIZES } from '../../kernel/media-names.ts';
 import { RATINGS } from '../../kernel/post-record.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../../search/image-search/facets.ts';
-import { z } from '../zod.ts';
-import { Rating, uuid } from './common.ts';
+import { z } from '../../http/zod.ts';
+import { Rating, uuid } from '../../http/shapes.ts';
 
 const count = z.number().int().min(1);
 export const ImageSearchFacets = z

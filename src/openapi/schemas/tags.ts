@@ -1,7 +1,7 @@
 /** Tags and their post counts (docs/decisions.md §10, §19). */
 import { TAG_CATEGORIES } from '../../kernel/post-record.ts';
 import { MAX_TAG_LENGTH } from '../../posts/schemas.ts';
-import { z } from '../zod.ts';
+import { z } from '../../http/zod.ts';
 
 /** docs/decisions.md §19 */
 export const TagCategory = z.enum(TAG_CATEGORIES).openapi('TagCategory', { description: 'general unless set' });

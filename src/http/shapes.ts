@@ -1,6 +1,6 @@
 /** Shapes and fields every area's responses share: times, ids, the rating, and the error bodies. */
-import { RATINGS } from '../../kernel/post-record.ts';
-import { z } from '../zod.ts';
+import { RATINGS } from '../kernel/post-record.ts';
+import { z } from './zod.ts';
 
 export const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });
 /** Post times have exactly milliseconds (docs/decisions.md §4: YYYY-MM-DDThh:mm:ss.mmmZ). */
@@ -26,3 +26,6 @@ export const ValidationIssues = z
   });
 
 export const ErrorBody = z.object({ error: z.string() }).strict().openapi('Error');
+
+/** A person as every response names one: an account's id and name. */
+export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');

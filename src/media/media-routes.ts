@@ -1,9 +1,11 @@
-import Router from '@koa/router';
 import { AppError } from '../errors.ts';
-import type { AppContext, AppState } from '../http/context.ts';
-import { THUMBNAIL_SIZES } from '../kernel/media-names.ts';
+import type { AppContext } from '../http/context.ts';
+import { always, error, postId, postNotFound, retryAfter, type Feature } from '../http/endpoint.ts';
+import { z } from '../http/zod.ts';
+import type { PostRecord } from '../kernel/post-record.ts';
+import { THUMBNAIL_SIZES, thumbnailUrl } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { IMAGE_EXTS, MIME_BY_EXT } from '../media-store/formats.ts';
+import { IMAGE_EXTS, IMAGE_MIMES, MIME_BY_EXT } from '../media-store/formats.ts';
 import type { MediaRedirect } from './redirect.ts';
 import type { ImageStore } from '../media-store/image-store.ts';
 import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from '../media-store/media-store.ts';
@@ -33,21 +35,104 @@ function parseRange(header: string): ByteRange | null | undefined {
  * presigned GET of the object instead (src/media/redirect.ts); ETag, Range and conditional requests
  * are then the bucket's. The Location is never logged (the request log has the route, not headers).
  */
-export function mediaRoutes(deps: MediaDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/media/:image', async (ctx) => {
-    const image = ctx.params.image;
-    if (!IMAGE_NAME.test(image)) throw notFound();
-    if (deps.mediaRedirect && (await redirected(ctx, deps.mediaRedirect, image))) return;
-    await serve(ctx, deps, image);
-  });
-  return router;
-}
+const PostThumbnails = z
+  .object({
+    postId: z.string().uuid(),
+    thumbnails: z.array(
+      z
+        .object({
+          size: z.number().int().openapi({ description: "the thumbnail's longer side, in pixels" }),
+          url: z.string().url(),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+  .openapi('PostThumbnails', { description: 'WebP thumbnails of the post, smallest first' });
+type PostThumbnails = z.infer<typeof PostThumbnails>;
+
+/** Stored images and their thumbnails, served from the media store or redirected to its bucket. */
+export const mediaFeature: Feature<MediaDeps> = {
+  name: 'media',
+  busy: true,
+  endpoints: [
+    {
+      method: 'get',
+      path: '/media/{image}',
+      operationId: 'getMedia',
+      tag: 'media',
+      summary:
+        'An image (<id>.<ext>) or thumbnail (<id>.<size>.webp); ETag, long cache lifetime, Range; or a redirect to the bucket (MEDIA_REDIRECT=presigned)',
+      request: {
+        params: z.object({ image: z.string().openapi({ example: '0190c3f0-0000-7000-8000-000000000000.320.webp' }) }),
+      },
+      responses: {
+        ...always,
+        200: { description: 'the file', contentTypes: IMAGE_MIMES },
+        206: { description: 'the requested range', contentTypes: IMAGE_MIMES },
+        // MEDIA_REDIRECT=presigned (S3 store): the bytes come from the bucket; the redirect may be kept
+        // only for the private max-age it states (below the URL's life).
+        302: {
+          description:
+            'with MEDIA_REDIRECT=presigned: the file is at Location, a presigned URL of the bucket that expires (MEDIA_REDIRECT_EXPIRES_S); Range and validators then apply there',
+          headers: {
+            Location: { description: 'a short-lived presigned GET of the object', schema: { type: 'string' } },
+            'Cache-Control': {
+              description: "private, max-age=<seconds, below the URL's remaining life>",
+              schema: { type: 'string' },
+            },
+          },
+        },
+        304: { description: 'not modified (If-None-Match)' },
+        404: error('no such file'),
+        416: error('range not satisfiable'),
+        503: {
+          ...error('the media store (MEDIA_STORE, e.g. S3) failed or did not answer in time; try again shortly'),
+          headers: retryAfter,
+        },
+      },
+      handle: (deps) => [
+        async (ctx) => {
+          const image = ctx.params.image;
+          if (!IMAGE_NAME.test(image)) throw notFound();
+          if (deps.mediaRedirect && (await redirected(ctx, deps.mediaRedirect, image))) return;
+          await serve(ctx, deps, image);
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/api/post/{id}/thumbnails',
+      operationId: 'getPostThumbnails',
+      tag: 'media',
+      summary: "A post's thumbnails: each size (its longer side, in pixels) and its URL, smallest first",
+      request: { params: postId },
+      responses: {
+        ...always,
+        200: { description: "the post's thumbnails", schema: PostThumbnails },
+        404: postNotFound,
+      },
+      handle: ({ postService, config }) => [
+        (ctx) => {
+          const post = postService.find(ctx.params.id);
+          // Valid from the post's first response: a thumbnail asked for before it is made is made then.
+          ctx.body = {
+            postId: post.id,
+            thumbnails: THUMBNAIL_SIZES.map((size) => ({ size, url: thumbnailUrl(config.mediaUrl, post.id, size) })),
+          } satisfies PostThumbnails;
+        },
+      ],
+    },
+  ],
+};
 
 interface MediaDeps {
   images: ImageStore;
   thumbnailer: Pick<Thumbnailer, 'ensure'>;
   mediaRedirect?: MediaRedirect;
+  /** a post by UUID or number, or 404 (the posts feature's rule) */
+  postService: { find(ref: string): Pick<PostRecord, 'id'> };
+  config: { mediaUrl: string };
 }
 
 /** What a read gives: the object (all of it or the range asked for), or the size a range missed. */

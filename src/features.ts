@@ -1,0 +1,12 @@
+/**
+ * Every feature whose endpoints are declared with them (src/http/endpoint.ts): the one list the app
+ * mounts (src/app.ts) and the OpenAPI document describes (src/openapi/operations.ts). A new feature is
+ * one line here; a new endpoint of a feature touches its folder alone.
+ */
+import type { AppServices } from './app-services.ts';
+import { commentsFeature } from './comments/comment-routes.ts';
+import type { Feature } from './http/endpoint.ts';
+import { mediaFeature } from './media/media-routes.ts';
+import { votesFeature } from './votes/vote-routes.ts';
+
+export const FEATURES: readonly Feature<AppServices>[] = [mediaFeature, commentsFeature, votesFeature];
