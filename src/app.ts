@@ -31,7 +31,6 @@ import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
-import { poolRoutes } from './pools/routes.ts';
 import { childRoutes } from './posts/parents/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -80,7 +79,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     versionRoutes(services),
     moderationRoutes(services),
     childRoutes(services),
-    poolRoutes({ pools: services.pools, findPost: (ref) => services.postService.find(ref) }),
     tagRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),

@@ -7,6 +7,7 @@ import type { AppServices } from './app-services.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
+import { poolsFeature } from './pools/pool-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
 
-export const FEATURES: readonly Feature<AppServices>[] = [mediaFeature, commentsFeature, votesFeature];
+export const FEATURES: readonly Feature<AppServices>[] = [mediaFeature, commentsFeature, votesFeature, poolsFeature];

@@ -11,7 +11,7 @@ import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { ORGANIZATION_OPERATIONS } from './operations/organization.ts';
+import { CHILDREN_AND_CATEGORY_OPERATIONS } from './operations/children-and-categories.ts';
 import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { PEOPLE_OPERATIONS } from './operations/people.ts';
 import { POST_OPERATIONS } from './operations/posts.ts';
@@ -44,7 +44,8 @@ const AREAS: Operation[] = [
   ...MODERATION_OPERATIONS,
   ...PASSKEY_OPERATIONS,
   ...DIRECT_UPLOAD_OPERATIONS,
-  ...ORGANIZATION_OPERATIONS,
+  ...feature('pools'),
+  ...CHILDREN_AND_CATEGORY_OPERATIONS,
   ...BOORU_OPERATIONS,
 ];
 
