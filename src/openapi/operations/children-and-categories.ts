@@ -4,7 +4,6 @@ import { CategoryBody } from '../../tags/schemas.ts';
 import {
   always,
   documentedQuery,
-  error,
   forbidden,
   issues,
   json,
