@@ -16,7 +16,7 @@ import {
   type Feature,
 } from '../http/endpoint.ts';
 import { parse } from '../http/validate.ts';
-import { z } from '../http/zod.ts';
+import { z } from '../util/zod.ts';
 import { listQuery, parseListPaging } from '../search/paging-params.ts';
 import { COMMENT_ID, Comment, CommentBody, CommentPage, MAX_COMMENT, NewestCommentsQuery } from './schemas.ts';
 import type { CommentActor, CommentService } from './service.ts';

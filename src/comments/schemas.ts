@@ -1,5 +1,5 @@
-import { User } from '../http/shapes.ts';
-import { z } from '../http/zod.ts';
+import { User } from '../kernel/shapes.ts';
+import { z } from '../util/zod.ts';
 import { listQuery } from '../search/paging-params.ts';
 
 /** docs/decisions.md §18: a comment's body is 1 to 10,000 characters (code points) after trimming. */

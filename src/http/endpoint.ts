@@ -12,7 +12,7 @@ import type { ZodTypeAny } from 'zod';
 import type { AppState } from './context.ts';
 import { ErrorBody, ValidationIssues } from './shapes.ts';
 import { queryIntRange } from './validate.ts';
-import { z } from './zod.ts';
+import { z } from '../util/zod.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,13 +1,5 @@
-/** Shapes and fields every area's responses share: times, ids, the rating, and the error bodies. */
-import { RATINGS } from '../kernel/post-record.ts';
-import { z } from './zod.ts';
-
-export const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });
-/** Post times have exactly milliseconds (docs/decisions.md §4: YYYY-MM-DDThh:mm:ss.mmmZ). */
-export const postTime = z.string().datetime({ precision: 3 }).openapi({ example: '2024-05-01T10:00:00.000Z' });
-export const uuid = z.string().uuid();
-
-export const Rating = z.enum(RATINGS).openapi('Rating');
+/** The error bodies every endpoint may answer with (the one error table: src/http/errors.ts). */
+import { z } from '../util/zod.ts';
 
 export const ValidationIssues = z
   .array(
@@ -26,6 +18,3 @@ export const ValidationIssues = z
   });
 
 export const ErrorBody = z.object({ error: z.string() }).strict().openapi('Error');
-
-/** A person as every response names one: an account's id and name. */
-export const User = z.object({ id: z.number().int(), name: z.string() }).strict().openapi('User');

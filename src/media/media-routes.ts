@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import { always, error, postId, postNotFound, retryAfter, type Feature } from '../http/endpoint.ts';
-import { z } from '../http/zod.ts';
+import { z } from '../util/zod.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import { THUMBNAIL_SIZES, thumbnailUrl } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';

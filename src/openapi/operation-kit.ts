@@ -6,7 +6,7 @@ import { ListQuery } from '../posts/schemas.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { always, documentedQuery, error, type Operation, type Reply } from '../http/endpoint.ts';
 import * as S from './schemas.ts';
-import { z } from '../http/zod.ts';
+import { z } from '../util/zod.ts';
 export {
   always,
   binary,

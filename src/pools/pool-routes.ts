@@ -14,7 +14,7 @@ import {
   type Feature,
 } from '../http/endpoint.ts';
 import { parse } from '../http/validate.ts';
-import { z } from '../http/zod.ts';
+import { z } from '../util/zod.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import {
   CreatePool,

@@ -1,5 +1,5 @@
-import { User } from '../http/shapes.ts';
-import { z } from '../http/zod.ts';
+import { User } from '../kernel/shapes.ts';
+import { z } from '../util/zod.ts';
 import { queryInt } from '../http/validate.ts';
 
 /** docs/decisions.md §19 */

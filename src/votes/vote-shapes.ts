@@ -1,5 +1,5 @@
 /** The votes feature's request and response shapes (docs/decisions.md §18): declared once, typed from here. */
-import { z } from '../http/zod.ts';
+import { z } from '../util/zod.ts';
 
 /** `PUT /api/post/[id]/vote`: `{ value: 1 | -1 }`. */
 export const VoteBody = z

@@ -2,7 +2,7 @@
 import { loginSchema } from '../../accounts/schemas.ts';
 import { always, error, issues, json, retryAfter, signedIn, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 export const ACCOUNT_OPERATIONS: Operation[] = [
   {

@@ -5,7 +5,7 @@
  */
 import { MAX_BOORU_LIMIT, MAX_PAGE } from '../../booru/params.ts';
 import { always, searchDown, type Operation, type Reply } from '../operation-kit.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 const BooruError = z
   .object({ success: z.literal(false), message: z.string() })

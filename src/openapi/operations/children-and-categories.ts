@@ -12,7 +12,7 @@ import {
   type Operation,
 } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 export const CHILDREN_AND_CATEGORY_OPERATIONS: Operation[] = [
   {

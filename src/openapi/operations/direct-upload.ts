@@ -1,7 +1,7 @@
 /** Direct uploads to the S3 store (issue 26): the presigned PUT a create then names by its key. */
 import { UploadUrlRequest } from '../../posts/schemas.ts';
 import { always, error, forbidden, issues, json, limited, retryAfter, type Operation } from '../operation-kit.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 const UploadUrl = z
   .object({

@@ -9,7 +9,7 @@ import {
 } from '../../search/image-search/schemas.ts';
 import { always, documentedQuery, error, json, searchDown, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 /** `/image/search` conditions with each type's rule on its value (the route checks them in one schema). */
 const caseless = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}]`).join('');

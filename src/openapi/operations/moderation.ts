@@ -14,7 +14,7 @@ import {
   type Operation,
 } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 const RequestStatus = z.enum(REQUEST_STATUSES).openapi('DeletionRequestStatus', {
   description: '`moot`: closed without a decision because the post was already gone (deleted, merged away)',

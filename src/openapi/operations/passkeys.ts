@@ -5,7 +5,7 @@
  */
 import { authenticationBody, loginOptionsBody, registrationBody } from '../../passkeys/schemas.ts';
 import { always, error, issues, json, signedIn, type Operation } from '../operation-kit.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 const CreationOptions = z
   .object({

@@ -19,7 +19,7 @@ import {
   type Operation,
 } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 /** A tag name as sent: the rule of src/posts/schemas.ts as one pattern. */
 const TagName = z.string().regex(new RegExp(TAG_NAME_PATTERN, 'u')).openapi('TagName', {

@@ -16,7 +16,7 @@ import {
   type Operation,
 } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 export const SEARCH_OPERATIONS: Operation[] = [
   {

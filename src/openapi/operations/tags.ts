@@ -5,7 +5,7 @@
 import { AliasListQuery, MAX_PREFIX_LENGTH, MAX_TAG_LIMIT, TagListQuery } from '../../tags/schemas.ts';
 import { always, documentedQuery, error, forbidden, issues, json, type Operation } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 const name = z.string().openapi({ description: 'the exact (case-sensitive) tag name, percent-encoded' });
 

@@ -3,7 +3,7 @@ import type { ZodTypeAny } from 'zod';
 import { CreateWebhook, PatchWebhook, PreviewWebhook } from '../../webhooks/schemas.ts';
 import { always, error, issues, json, limited, type Operation, webhookId, webhookNotFound } from '../operation-kit.ts';
 import * as S from '../schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
 /** A webhook target as the service accepts it on save (src/webhooks/ssrf.ts). */
 const webhookUrl = <T extends ZodTypeAny>(schema: T) =>

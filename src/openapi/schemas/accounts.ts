@@ -1,8 +1,8 @@
 /** The caller's account, its access key, and a failed log-in. */
-import { z } from '../../http/zod.ts';
-import { isoTime } from '../../http/shapes.ts';
+import { z } from '../../util/zod.ts';
+import { isoTime } from '../../kernel/shapes.ts';
 
-export { User } from '../../http/shapes.ts';
+export { User } from '../../kernel/shapes.ts';
 
 export const Self = z
   .object({

@@ -1,12 +1,12 @@
 /** What the searches return: `/image/search` pages with their facets, and near-duplicate matches. */
-import { TRANSFORMS } from '../../hashing/dihedral.ts';
-import { THUMBNAIL_SIZES } from '../../kernel/media-names.ts';
 import { RATINGS } from '../../kernel/post-record.ts';
 import { TOP_TAGS, TOP_UPLOADERS } from '../../search/image-search/facets.ts';
-import { z } from '../../http/zod.ts';
-import { Rating, uuid } from '../../http/shapes.ts';
+import { z } from '../../util/zod.ts';
+import { ImageSearchImage, RobustItem, SimilarItem } from '../../kernel/shapes.ts';
 
 const count = z.number().int().min(1);
+export { Transform } from '../../kernel/shapes.ts';
+
 export const ImageSearchFacets = z
   .object({
     tags: z
@@ -45,21 +45,7 @@ export const ImageSearchResult = z
     data: z
       .object({
         total: z.number().int(),
-        images: z.array(
-          z
-            .object({
-              text: z.string(),
-              rating: Rating,
-              id: z.number().int().openapi({ description: "the post's number" }),
-              imageUrl: z.string().url(),
-              thumbnailUrl: z
-                .string()
-                .url()
-                .openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
-              tags: z.array(z.string()),
-            })
-            .strict(),
-        ),
+        images: z.array(ImageSearchImage),
         facets: ImageSearchFacets.optional().openapi({
           description: 'only when the request names `facets`: counts over the whole result, not the page',
         }),
@@ -69,57 +55,14 @@ export const ImageSearchResult = z
   .strict()
   .openapi('ImageSearchResult');
 
-export const Transform = z.enum(TRANSFORMS).openapi('Transform', {
-  description:
-    "How the uploaded image relates to the matched post's image: `none` (as is), `mirror` (mirrored left-right), " +
-    '`rotate90`/`rotate180`/`rotate270` (turned clockwise by that many degrees), `mirrorRotate90`/`mirrorRotate180`/`mirrorRotate270` ' +
-    '(mirrored left-right, then turned clockwise; `mirrorRotate180` is an upside-down flip). When several fit equally well, the earlier in this list.',
-});
-
 export const SimilarResult = z
   .object({
     hash: z.string().regex(/^[01]{64}$/),
-    similar: z.array(
-      z
-        .object({
-          id: uuid,
-          image: z.string(),
-          imageURL: z.string().url(),
-          diff: z
-            .number()
-            .int()
-            .min(0)
-            .max(64)
-            .openapi({ description: 'differing bits (under `transform` when present)' }),
-          transform: Transform.optional().openapi({
-            description: 'only with transforms=dihedral: the symmetry under which this post is closest',
-          }),
-        })
-        .strict(),
-    ),
-    robust: z
-      .array(
-        z
-          .object({
-            id: uuid,
-            image: z.string(),
-            imageURL: z.string().url(),
-            score: z.number().min(0).max(1).openapi({
-              description:
-                "1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256)",
-            }),
-            kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
-              description:
-                "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match",
-            }),
-          })
-          .strict(),
-      )
-      .optional()
-      .openapi({
-        description:
-          'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first',
-      }),
+    similar: z.array(SimilarItem),
+    robust: z.array(RobustItem).optional().openapi({
+      description:
+        'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first',
+    }),
   })
   .strict()
   .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });

@@ -1,12 +1,10 @@
 /** Tags and their post counts (docs/decisions.md §10, §19). */
-import { TAG_CATEGORIES } from '../../kernel/post-record.ts';
 import { MAX_TAG_LENGTH } from '../../posts/schemas.ts';
-import { z } from '../../http/zod.ts';
+import { z } from '../../util/zod.ts';
 
-/** docs/decisions.md §19 */
-export const TagCategory = z.enum(TAG_CATEGORIES).openapi('TagCategory', { description: 'general unless set' });
+import { TagCategory } from '../../kernel/shapes.ts';
 
-export const Tag = z.object({ id: z.number().int(), name: z.string(), category: TagCategory }).strict().openapi('Tag');
+export { Tag, TagCategory } from '../../kernel/shapes.ts';
 
 /**
  * Tag names as docs/decisions.md §4 allows them: 1 to 64 characters, no whitespace or control characters.

@@ -1,7 +1,7 @@
 /** Webhooks, their delivery attempts, and the body receivers get by default (docs/decisions.md §8). */
 import { EVENT_KINDS } from '../../webhook-store/events.ts';
-import { z } from '../../http/zod.ts';
-import { isoTime, uuid } from '../../http/shapes.ts';
+import { z } from '../../util/zod.ts';
+import { isoTime, uuid } from '../../kernel/shapes.ts';
 
 export const Webhook = z
   .object({
