@@ -10,7 +10,6 @@ import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { userRoutes } from './accounts/user-routes.ts';
-import { favoriteRoutes } from './favorites/routes.ts';
 import { passkeyRoutes } from './passkeys/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
@@ -73,7 +72,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
     accountRoutes(services),
     userRoutes(services),
-    favoriteRoutes(services),
     passkeyRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),

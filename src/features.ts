@@ -5,9 +5,16 @@
  */
 import type { AppServices } from './app-services.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
+import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
 
-export const FEATURES: readonly Feature<AppServices>[] = [mediaFeature, commentsFeature, votesFeature, poolsFeature];
+export const FEATURES: readonly Feature<AppServices>[] = [
+  mediaFeature,
+  commentsFeature,
+  votesFeature,
+  poolsFeature,
+  favoritesFeature,
+];

@@ -56,6 +56,8 @@ export interface Operation {
 
 /** An operation with what serves it, given the feature's services. */
 export interface Endpoint<D> extends Operation {
+  /** Middleware before the auth gate (an error body of another shape that the gate's refusals take too). */
+  before?: Koa.Middleware<AppState>[];
   /** The middleware after the operation's auth gate: body parsers, checks, and last the handler. */
   handle(deps: D): Koa.Middleware<AppState>[];
 }
@@ -77,7 +79,8 @@ export const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, '
 /** A router serving a feature's endpoints, each behind the gate its `auth` names. */
 export function featureRouter<D>(feature: Feature<D>, deps: D, gate: AuthGate): Router<AppState> {
   const router = new Router<AppState>();
-  for (const e of feature.endpoints) router[e.method](routerPath(e.path), ...gate(e.auth), ...e.handle(deps));
+  for (const e of feature.endpoints)
+    router[e.method](routerPath(e.path), ...(e.before ?? []), ...gate(e.auth), ...e.handle(deps));
   return router;
 }
 

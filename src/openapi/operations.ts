@@ -13,7 +13,7 @@ import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { CHILDREN_AND_CATEGORY_OPERATIONS } from './operations/children-and-categories.ts';
 import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
-import { PEOPLE_OPERATIONS } from './operations/people.ts';
+import { ACCOUNT_SELF_OPERATIONS, USER_ADMIN_OPERATIONS } from './operations/account-self-and-admin.ts';
 import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
@@ -24,8 +24,10 @@ export { documentedQuery, type Method, type Operation, type Reply } from './oper
 /** A feature's operations at its place in the document; features not placed below come last. */
 const placed = new Set<string>();
 function feature(name: string): Operation[] {
+  const found = FEATURES.find((f) => f.name === name);
+  if (!found) throw new Error(`no feature ${name} in src/features.ts`);
   placed.add(name);
-  return [...FEATURES.find((f) => f.name === name)!.endpoints];
+  return [...found.endpoints];
 }
 
 // The order is the document's: paths, and the components first reached from them, follow it.
@@ -38,7 +40,9 @@ const AREAS: Operation[] = [
   ...WEBHOOK_OPERATIONS,
   ...feature('media'),
   ...SERVICE_OPERATIONS,
-  ...PEOPLE_OPERATIONS,
+  ...ACCOUNT_SELF_OPERATIONS,
+  ...feature('favorites'),
+  ...USER_ADMIN_OPERATIONS,
   ...feature('comments'),
   ...feature('votes'),
   ...MODERATION_OPERATIONS,

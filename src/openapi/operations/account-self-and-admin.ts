@@ -1,5 +1,5 @@
 /**
- * Sign-up, app keys, preferences, favorites, quick search and user admin (docs/decisions.md §14). Request
+ * Sign-up, app keys, preferences and user admin (docs/decisions.md §14). Request
  * schemas are the routes' own; the response shapes are described here, beside their operations.
  */
 import {
@@ -9,8 +9,6 @@ import {
   userListQuery,
   userPatchSchema,
 } from '../../accounts/schemas.ts';
-import { favoriteBody, quickSearchBody } from '../../favorites/routes.ts';
-import { ListQuery } from '../../posts/schemas.ts';
 import {
   always,
   documentedQuery,
@@ -18,11 +16,7 @@ import {
   forbidden,
   issues,
   json,
-  paging,
-  postId,
-  postNotFound,
   retryAfter,
-  searchDown,
   signedIn,
   type Operation,
 } from '../operation-kit.ts';
@@ -75,7 +69,7 @@ const userId = z.object({ id: z.string().openapi({ description: 'the user id' })
 const noUser = error('no user with this id');
 const lastSuperUser = error('the last super user cannot be demoted or deleted');
 
-export const PEOPLE_OPERATIONS: Operation[] = [
+export const ACCOUNT_SELF_OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/api/account/register',
@@ -154,62 +148,10 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     request: { body: { required: true, ...json(preferencesSchema) } },
     responses: { ...always, 200: { description: 'the preferences as stored', schema: Preferences }, 400: issues() },
   },
-  {
-    method: 'get',
-    path: '/api/account/favorites',
-    operationId: 'listFavorites',
-    tag: 'accounts',
-    auth: true,
-    summary: "The caller's favorites, newest favorite first",
-    request: { query: paging(ListQuery) },
-    responses: {
-      ...always,
-      200: { description: 'a page of posts', schema: S.PostPage },
-      400: issues('offset or limit negative or not an integer'),
-    },
-  },
-  {
-    method: 'put',
-    path: '/api/post/{id}/favorite',
-    operationId: 'favoritePost',
-    tag: 'posts',
-    auth: true,
-    summary: 'Favorite a post (idempotent), optionally with a shortcut for quick search',
-    request: { params: postId, body: { required: false, ...json(favoriteBody) } },
-    responses: {
-      ...always,
-      204: { description: 'a favorite' },
-      400: issues(),
-      404: postNotFound,
-      409: error('the caller uses this shortcut for another favorite'),
-    },
-  },
-  {
-    method: 'delete',
-    path: '/api/post/{id}/favorite',
-    operationId: 'unfavoritePost',
-    tag: 'posts',
-    auth: true,
-    summary: 'Unfavorite a post (idempotent)',
-    request: { params: postId },
-    responses: { ...always, 204: { description: 'not a favorite' }, 404: postNotFound },
-  },
-  {
-    method: 'post',
-    path: '/image/quick-search',
-    operationId: 'quickSearch',
-    tag: 'search',
-    auth: true,
-    summary:
-      "The caller's favorites whose shortcut starts with q first, then textMatch results for q; errors are { error }",
-    request: { body: { required: true, ...json(quickSearchBody) } },
-    responses: {
-      ...always,
-      ...searchDown,
-      200: { description: 'a page of images', schema: S.ImageSearchResult },
-      400: error('q missing or empty'),
-    },
-  },
+];
+
+/** User administration (0x1), after the favorites in the document. */
+export const USER_ADMIN_OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/api/user',
