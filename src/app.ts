@@ -18,7 +18,6 @@ import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { booruRoutes } from './booru/routes.ts';
 import { similarRoutes } from './search/similar/routes.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
 import type { AppServices } from './app-services.ts';
 import { FEATURES } from './features.ts';
@@ -80,7 +79,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     tagRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
-    webhookRoutes(services),
     booruRoutes(services),
     ...mounted('rest'),
     metrics.routes(),

@@ -10,6 +10,7 @@ import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
+import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
 export const FEATURES: readonly Feature<AppServices>[] = [
   mediaFeature,
@@ -17,4 +18,5 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   votesFeature,
   poolsFeature,
   favoritesFeature,
+  webhooksFeature,
 ];

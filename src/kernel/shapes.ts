@@ -8,10 +8,8 @@ import { MAX_SOURCE, RATINGS, TAG_CATEGORIES } from './post-record.ts';
 import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { z } from '../util/zod.ts';
 
-export const isoTime = z.string().datetime().openapi({ example: '2024-05-01T10:00:00.000Z' });
-/** Post times have exactly milliseconds (docs/decisions.md §4: YYYY-MM-DDThh:mm:ss.mmmZ). */
-export const postTime = z.string().datetime({ precision: 3 }).openapi({ example: '2024-05-01T10:00:00.000Z' });
-export const uuid = z.string().uuid();
+export { isoTime, postTime, uuid } from '../util/zod.ts';
+import { isoTime, postTime, uuid } from '../util/zod.ts';
 
 export const Rating = z.enum(RATINGS).openapi('Rating');
 

@@ -4,9 +4,8 @@
  */
 import { ListQuery } from '../posts/schemas.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
-import { always, documentedQuery, error, type Operation, type Reply } from '../http/endpoint.ts';
+import { always, documentedQuery, type Operation, type Reply } from '../http/endpoint.ts';
 import * as S from './schemas.ts';
-import { z } from '../util/zod.ts';
 export {
   always,
   binary,
@@ -36,7 +35,6 @@ export const signedIn = (description: string): Reply => ({
     },
   },
 });
-export const webhookNotFound = error("no webhook with this id among the caller's own");
 
 /** The operations endpoints are plain GETs: one line each rather than one block each. */
 export const operationsGet = (
@@ -52,8 +50,6 @@ export const operationsGet = (
   summary,
   responses: { ...always, ...responses },
 });
-
-export const webhookId = z.object({ id: z.string().uuid() });
 
 /** Paging as GET /api/post/ takes it (docs/decisions.md §4); the schema is the route's own. */
 export const paging = (schema: typeof ListQuery | typeof SearchPaging) =>

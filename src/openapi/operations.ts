@@ -18,7 +18,6 @@ import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
 import { TAG_OPERATIONS } from './operations/tags.ts';
-import { WEBHOOK_OPERATIONS } from './operations/webhooks.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
 /** A feature's operations at its place in the document; features not placed below come last. */
@@ -37,7 +36,7 @@ const AREAS: Operation[] = [
   ...TAG_OPERATIONS,
   ...SEARCH_OPERATIONS,
   ...IMAGE_SEARCH_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
+  ...feature('webhooks'),
   ...feature('media'),
   ...SERVICE_OPERATIONS,
   ...ACCOUNT_SELF_OPERATIONS,

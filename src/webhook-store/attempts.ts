@@ -1,18 +1,27 @@
 /** SQLite access for `webhook_attempts`: the log of every send, newest shown to owners, old ones pruned. */
 import type { Db } from '../db/sqlite.ts';
 import type { Statement } from '../db/statements.ts';
-import type { PostEventKind } from './events.ts';
+import { isoTime, uuid, z } from '../util/zod.ts';
+import { EVENT_KINDS } from './events.ts';
 
-export interface AttemptRow {
-  deliveryId: string;
-  event: PostEventKind;
-  postId: string;
-  outcome: 'success' | 'failure';
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-  attemptedAt: string;
-}
+/** One attempt as stored and as owners read it (GET /api/webhook/{id}/deliveries), declared once. */
+export const DeliveryAttempt = z
+  .object({
+    deliveryId: uuid.openapi({
+      description: 'as sent in X-Webhook-Delivery; repeated attempts of one delivery share it',
+    }),
+    event: z.enum(EVENT_KINDS),
+    postId: uuid,
+    outcome: z.enum(['success', 'failure']),
+    responseStatus: z.number().int().nullable(),
+    error: z.string().nullable(),
+    durationMs: z.number().int().min(0),
+    attemptedAt: isoTime,
+  })
+  .strict()
+  .openapi('DeliveryAttempt');
+
+export type AttemptRow = z.infer<typeof DeliveryAttempt>;
 
 export class AttemptTable {
   constructor(
