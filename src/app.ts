@@ -10,7 +10,6 @@ import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { userRoutes } from './accounts/user-routes.ts';
-import { passkeyRoutes } from './passkeys/routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
 import { tagRoutes } from './tags/routes.ts';
@@ -22,7 +21,7 @@ import { createMetrics } from './observability/metrics.ts';
 import type { AppServices } from './app-services.ts';
 import { FEATURES } from './features.ts';
 import { featureRouter, type AuthGate } from './http/endpoint.ts';
-import { requireAuth } from './accounts/permissions.ts';
+import { requireAccount, requireAuth } from './accounts/permissions.ts';
 
 export type { AppServices } from './app-services.ts';
 import { openApiRoutes } from './openapi/routes.ts';
@@ -33,9 +32,8 @@ import { childRoutes } from './posts/parents/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
-/** A credential requirement in the router: any valid credential. An app key's refusal where the
- * account's own is needed ('account') is the handler's (requireAccountCredential), as it needs the user. */
-const gate: AuthGate = (auth) => (auth ? [requireAuth] : []);
+/** A credential requirement in the router: any valid credential, or ('account') the account's own. */
+const gate: AuthGate = (auth) => (auth === 'account' ? [requireAccount] : auth ? [requireAuth] : []);
 
 /** Builds the Koa app from already-wired services; listening is the caller's business. */
 export function createApp(services: AppServices): Koa<AppState> {
@@ -71,7 +69,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
     accountRoutes(services),
     userRoutes(services),
-    passkeyRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
     moderationRoutes(services),

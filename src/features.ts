@@ -8,6 +8,7 @@ import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
+import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
 import { webhooksFeature } from './webhooks/webhook-routes.ts';
@@ -19,4 +20,5 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   poolsFeature,
   favoritesFeature,
   webhooksFeature,
+  passkeysFeature,
 ];

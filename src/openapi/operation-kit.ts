@@ -5,7 +5,6 @@
 import { ListQuery } from '../posts/schemas.ts';
 import { listQuery as SearchPaging } from '../search/paging-params.ts';
 import { always, documentedQuery, type Operation, type Reply } from '../http/endpoint.ts';
-import * as S from './schemas.ts';
 export {
   always,
   binary,
@@ -24,17 +23,7 @@ export {
   type Reply,
 } from '../http/endpoint.ts';
 
-/** The reply of every operation that signs the caller in: Self, and the session cookie. */
-export const signedIn = (description: string): Reply => ({
-  description,
-  schema: S.Self,
-  headers: {
-    'Set-Cookie': {
-      description: 'nmsl_cookie=...; Path=/; Expires; Max-Age; Secure; HttpOnly; SameSite=lax',
-      schema: { type: 'string' },
-    },
-  },
-});
+export { signedIn } from '../accounts/account-shapes.ts';
 
 /** The operations endpoints are plain GETs: one line each rather than one block each. */
 export const operationsGet = (

@@ -12,7 +12,6 @@ import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { CHILDREN_AND_CATEGORY_OPERATIONS } from './operations/children-and-categories.ts';
-import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
 import { ACCOUNT_SELF_OPERATIONS, USER_ADMIN_OPERATIONS } from './operations/account-self-and-admin.ts';
 import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
@@ -45,7 +44,7 @@ const AREAS: Operation[] = [
   ...feature('comments'),
   ...feature('votes'),
   ...MODERATION_OPERATIONS,
-  ...PASSKEY_OPERATIONS,
+  ...feature('passkeys'),
   ...DIRECT_UPLOAD_OPERATIONS,
   ...feature('pools'),
   ...CHILDREN_AND_CATEGORY_OPERATIONS,
