@@ -12,7 +12,6 @@ import { accountRoutes } from './accounts/routes.ts';
 import { userRoutes } from './accounts/user-routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
-import { tagRoutes } from './tags/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { booruRoutes } from './booru/routes.ts';
@@ -28,7 +27,6 @@ import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
-import { childRoutes } from './posts/parents/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -72,8 +70,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
     moderationRoutes(services),
-    childRoutes(services),
-    tagRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     booruRoutes(services),

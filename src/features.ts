@@ -10,6 +10,9 @@ import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
+import { childrenFeature } from './posts/parents/children-routes.ts';
+import { tagCategoriesFeature } from './tags/tag-category-routes.ts';
+import { tagsFeature } from './tags/tag-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
 import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
@@ -21,4 +24,7 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   favoritesFeature,
   webhooksFeature,
   passkeysFeature,
+  tagsFeature,
+  childrenFeature,
+  tagCategoriesFeature,
 ];

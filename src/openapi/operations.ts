@@ -11,12 +11,10 @@ import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { CHILDREN_AND_CATEGORY_OPERATIONS } from './operations/children-and-categories.ts';
 import { ACCOUNT_SELF_OPERATIONS, USER_ADMIN_OPERATIONS } from './operations/account-self-and-admin.ts';
 import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
-import { TAG_OPERATIONS } from './operations/tags.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
 /** A feature's operations at its place in the document; features not placed below come last. */
@@ -32,7 +30,7 @@ function feature(name: string): Operation[] {
 const AREAS: Operation[] = [
   ...ACCOUNT_OPERATIONS,
   ...POST_OPERATIONS,
-  ...TAG_OPERATIONS,
+  ...feature('tags'),
   ...SEARCH_OPERATIONS,
   ...IMAGE_SEARCH_OPERATIONS,
   ...feature('webhooks'),
@@ -47,7 +45,8 @@ const AREAS: Operation[] = [
   ...feature('passkeys'),
   ...DIRECT_UPLOAD_OPERATIONS,
   ...feature('pools'),
-  ...CHILDREN_AND_CATEGORY_OPERATIONS,
+  ...feature('children'),
+  ...feature('tag-categories'),
   ...BOORU_OPERATIONS,
 ];
 
