@@ -8,8 +8,6 @@ import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
-import { accountRoutes } from './accounts/routes.ts';
-import { userRoutes } from './accounts/user-routes.ts';
 import { postRoutes } from './posts/routes.ts';
 import { versionRoutes } from './posts/versions/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
@@ -65,8 +63,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     ...mounted('busy'),
     imageSearchRoutes(services),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    accountRoutes(services),
-    userRoutes(services),
     postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
     versionRoutes(services),
     moderationRoutes(services),

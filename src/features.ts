@@ -3,6 +3,9 @@
  * mounts (src/app.ts) and the OpenAPI document describes (src/openapi/operations.ts). A new feature is
  * one line here; a new endpoint of a feature touches its folder alone.
  */
+import { accountSettingsFeature } from './accounts/account-routes.ts';
+import { sessionFeature } from './accounts/session-routes.ts';
+import { userAdminFeature } from './accounts/user-routes.ts';
 import type { AppServices } from './app-services.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
@@ -27,4 +30,7 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   tagsFeature,
   childrenFeature,
   tagCategoriesFeature,
+  sessionFeature,
+  accountSettingsFeature,
+  userAdminFeature,
 ];

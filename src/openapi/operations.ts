@@ -6,12 +6,10 @@
  */
 import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
-import { ACCOUNT_OPERATIONS } from './operations/accounts.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { ACCOUNT_SELF_OPERATIONS, USER_ADMIN_OPERATIONS } from './operations/account-self-and-admin.ts';
 import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
@@ -28,7 +26,7 @@ function feature(name: string): Operation[] {
 
 // The order is the document's: paths, and the components first reached from them, follow it.
 const AREAS: Operation[] = [
-  ...ACCOUNT_OPERATIONS,
+  ...feature('session'),
   ...POST_OPERATIONS,
   ...feature('tags'),
   ...SEARCH_OPERATIONS,
@@ -36,9 +34,9 @@ const AREAS: Operation[] = [
   ...feature('webhooks'),
   ...feature('media'),
   ...SERVICE_OPERATIONS,
-  ...ACCOUNT_SELF_OPERATIONS,
+  ...feature('account-settings'),
   ...feature('favorites'),
-  ...USER_ADMIN_OPERATIONS,
+  ...feature('user-admin'),
   ...feature('comments'),
   ...feature('votes'),
   ...MODERATION_OPERATIONS,
