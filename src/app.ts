@@ -8,8 +8,6 @@ import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
-import { postRoutes } from './posts/routes.ts';
-import { versionRoutes } from './posts/versions/routes.ts';
 import { postSearchRoutes } from './search/post-search/routes.ts';
 import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { booruRoutes } from './booru/routes.ts';
@@ -63,8 +61,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     ...mounted('busy'),
     imageSearchRoutes(services),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
-    versionRoutes(services),
     moderationRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),

@@ -13,7 +13,10 @@ import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
+import { directUploadFeature } from './posts/direct-upload/upload-url-routes.ts';
 import { childrenFeature } from './posts/parents/children-routes.ts';
+import { postsFeature } from './posts/post-routes.ts';
+import { versionsFeature } from './posts/versions/version-routes.ts';
 import { tagCategoriesFeature } from './tags/tag-category-routes.ts';
 import { tagsFeature } from './tags/tag-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
@@ -33,4 +36,7 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   sessionFeature,
   accountSettingsFeature,
   userAdminFeature,
+  postsFeature,
+  versionsFeature,
+  directUploadFeature,
 ];

@@ -7,10 +7,8 @@
 import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
-import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
 import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { POST_OPERATIONS } from './operations/posts.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
@@ -27,7 +25,8 @@ function feature(name: string): Operation[] {
 // The order is the document's: paths, and the components first reached from them, follow it.
 const AREAS: Operation[] = [
   ...feature('session'),
-  ...POST_OPERATIONS,
+  ...feature('posts'),
+  ...feature('versions'),
   ...feature('tags'),
   ...SEARCH_OPERATIONS,
   ...IMAGE_SEARCH_OPERATIONS,
@@ -41,7 +40,7 @@ const AREAS: Operation[] = [
   ...feature('votes'),
   ...MODERATION_OPERATIONS,
   ...feature('passkeys'),
-  ...DIRECT_UPLOAD_OPERATIONS,
+  ...feature('direct-upload'),
   ...feature('pools'),
   ...feature('children'),
   ...feature('tag-categories'),
