@@ -22,7 +22,6 @@ export type { AppServices } from './app-services.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
-import { moderationRoutes } from './moderation/routes.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -61,7 +60,6 @@ export function createApp(services: AppServices): Koa<AppState> {
     ...mounted('busy'),
     imageSearchRoutes(services),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    moderationRoutes(services),
     postSearchRoutes(services),
     similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     booruRoutes(services),

@@ -11,6 +11,7 @@ import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
+import { moderationFeature } from './moderation/moderation-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
 import { directUploadFeature } from './posts/direct-upload/upload-url-routes.ts';
@@ -39,4 +40,5 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   postsFeature,
   versionsFeature,
   directUploadFeature,
+  moderationFeature,
 ];

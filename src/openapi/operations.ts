@@ -8,7 +8,6 @@ import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
-import { MODERATION_OPERATIONS } from './operations/moderation.ts';
 import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
@@ -38,7 +37,7 @@ const AREAS: Operation[] = [
   ...feature('user-admin'),
   ...feature('comments'),
   ...feature('votes'),
-  ...MODERATION_OPERATIONS,
+  ...feature('moderation'),
   ...feature('passkeys'),
   ...feature('direct-upload'),
   ...feature('pools'),
