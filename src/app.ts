@@ -8,10 +8,7 @@ import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
-import { postSearchRoutes } from './search/post-search/routes.ts';
-import { imageSearchRoutes } from './search/image-search/routes.ts';
 import { booruRoutes } from './booru/routes.ts';
-import { similarRoutes } from './search/similar/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
 import type { AppServices } from './app-services.ts';
 import { FEATURES } from './features.ts';
@@ -58,10 +55,7 @@ export function createApp(services: AppServices): Koa<AppState> {
     FEATURES.filter((f) => (f.busy === true) === (names === 'busy')).map((f) => featureRouter(f, services, gate));
   const routers: Router<AppState>[] = [
     ...mounted('busy'),
-    imageSearchRoutes(services),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    postSearchRoutes(services),
-    similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
     booruRoutes(services),
     ...mounted('rest'),
     metrics.routes(),

@@ -14,6 +14,9 @@ import { mediaFeature } from './media/media-routes.ts';
 import { moderationFeature } from './moderation/moderation-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
+import { imageSearchFeature } from './search/image-search/image-search-routes.ts';
+import { postSearchFeature } from './search/post-search/post-search-routes.ts';
+import { similarFeature } from './search/similar/similar-routes.ts';
 import { directUploadFeature } from './posts/direct-upload/upload-url-routes.ts';
 import { childrenFeature } from './posts/parents/children-routes.ts';
 import { postsFeature } from './posts/post-routes.ts';
@@ -25,6 +28,9 @@ import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
 export const FEATURES: readonly Feature<AppServices>[] = [
   mediaFeature,
+  imageSearchFeature,
+  postSearchFeature,
+  similarFeature,
   commentsFeature,
   votesFeature,
   poolsFeature,

@@ -7,8 +7,6 @@
 import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
 import { BOORU_OPERATIONS } from './operations/booru.ts';
-import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
-import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
@@ -27,8 +25,9 @@ const AREAS: Operation[] = [
   ...feature('posts'),
   ...feature('versions'),
   ...feature('tags'),
-  ...SEARCH_OPERATIONS,
-  ...IMAGE_SEARCH_OPERATIONS,
+  ...feature('post-search'),
+  ...feature('similar'),
+  ...feature('image-search'),
   ...feature('webhooks'),
   ...feature('media'),
   ...SERVICE_OPERATIONS,
