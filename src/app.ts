@@ -8,7 +8,6 @@ import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
-import { booruRoutes } from './booru/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
 import type { AppServices } from './app-services.ts';
 import { FEATURES } from './features.ts';
@@ -56,7 +55,6 @@ export function createApp(services: AppServices): Koa<AppState> {
   const routers: Router<AppState>[] = [
     ...mounted('busy'),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    booruRoutes(services),
     ...mounted('rest'),
     metrics.routes(),
     openApiRoutes(services),

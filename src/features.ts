@@ -7,6 +7,7 @@ import { accountSettingsFeature } from './accounts/account-routes.ts';
 import { sessionFeature } from './accounts/session-routes.ts';
 import { userAdminFeature } from './accounts/user-routes.ts';
 import type { AppServices } from './app-services.ts';
+import { booruFeature } from './booru/booru-routes.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
@@ -47,4 +48,5 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   versionsFeature,
   directUploadFeature,
   moderationFeature,
+  booruFeature,
 ];

@@ -6,7 +6,6 @@
  */
 import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
-import { BOORU_OPERATIONS } from './operations/booru.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
@@ -42,7 +41,7 @@ const AREAS: Operation[] = [
   ...feature('pools'),
   ...feature('children'),
   ...feature('tag-categories'),
-  ...BOORU_OPERATIONS,
+  ...feature('booru'),
 ];
 
 export const OPERATIONS: Operation[] = [
