@@ -20,7 +20,7 @@ import { repeated, type Repeated } from './lib/stats.ts';
  * plus ours followed by the robust descriptor of docs/decisions.md §16 on its own (`pool.robust(path)`: the
  * backfill's and a query's path, a decode of its own), and the pipeline each upload runs on the
  * pool: the hash and the thumbnails (`pool.thumbnails`, both sizes, WebP), without and with the
- * descriptor, which a new post gets from its small thumbnail's decode (src/hashing/robust/raster.ts).
+ * descriptor, which a new post gets from its small thumbnail's decode (src/robust/raster.ts).
  * That last pair is the descriptor's honest cost per post; from it, the hash's throughput with the
  * descriptor's added cost (1 / (1/ours + 1/with - 1/without)), the issue's hash-against-hash figure.
  * Repetitions are interleaved (floor, original, ours, ours + robust, floor, ...) so drift in the

@@ -152,7 +152,7 @@ export const section: BenchSection = {
       const poolPath = `/api/pool/${created.id}`;
       let order = members;
       // A write answers once its change is searchable, or after the relay's bound of 6 s
-      // (src/outbox/relay.ts) with the change still on its way: the pool's first and last pages are
+      // (src/elasticsearch/outbox-relay.ts) with the change still on its way: the pool's first and last pages are
       // read until they show the new order, and the time from the request to then is kept.
       const pageIds = async (offset: number) =>
         (await search(poolBody(created.id), offset)).data.images.map((im) => im.id).join();
@@ -240,7 +240,7 @@ export const section: BenchSection = {
         notes: [
           `One corpus: the seeder's ${size} posts and 3,000 tag names, with ${c.pools.toLocaleString('en-US')} pools of 1 to ${POOL_MAX.toLocaleString('en-US')} posts each (uniform; ${c.memberships.toLocaleString('en-US')} places in all, each a nested entry of its post's search document), one reindex (${fmt(c.reindexSeconds)} s). Requests go over HTTP to the server process; one-client figures are ${samples} samples of each kind after a warm-up, req/s is two ${ms / 2000}-s windows of 8 clients for each kind, alternating.`,
           `The pages compared: ${c.pairs.length} pools of at least ${PAGE} posts, each paired with the tag whose post count is nearest its size (median tag count / pool size ${fmt(pairing)}); request i reads the same page number of pair i's pool (ascending by position) and of its tag's search (newest first). The gallery's search page asks for 24 a page; no facets are asked.`,
-          `The reorders: one pool of ${POOL_MAX.toLocaleString('en-US')} random posts made over HTTP (answered in ${fmt(created.ms)} ms, read in order after ${fmt(createdSearchable)} ms), then ${reorders} rounds of a full shuffle (every post moves: ${POOL_MAX.toLocaleString('en-US')} posts' documents rewritten in the one unit of work) and a swap of two neighbours (two documents), each PATCH sending the whole order. A write answers once its change is searchable, or after the relay's bound of 6 s with the change still on its way (src/outbox/relay.ts): so after each, the pool's first and last pages are read until they show the new order, and that time is given too ("answered before searchable" counts the writes whose new order could not be read yet when they answered).`,
+          `The reorders: one pool of ${POOL_MAX.toLocaleString('en-US')} random posts made over HTTP (answered in ${fmt(created.ms)} ms, read in order after ${fmt(createdSearchable)} ms), then ${reorders} rounds of a full shuffle (every post moves: ${POOL_MAX.toLocaleString('en-US')} posts' documents rewritten in the one unit of work) and a swap of two neighbours (two documents), each PATCH sending the whole order. A write answers once its change is searchable, or after the relay's bound of 6 s with the change still on its way (src/elasticsearch/outbox-relay.ts): so after each, the pool's first and last pages are read until they show the new order, and that time is given too ("answered before searchable" counts the writes whose new order could not be read yet when they answered).`,
           'The last row reads pages of that pool before and after the reorders: the rewritten documents (with their nested pool entries) leave deleted documents in the index until its segments merge.',
         ],
         data: {

@@ -26,8 +26,8 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { encodeDescriptor, FORMAT } from '../src/hashing/robust/format.ts';
-import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/hashing/robust/rule.ts';
+import { encodeDescriptor, FORMAT } from '../src/robust/format.ts';
+import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { decodeDescriptor } from '../src/hashing/robust/format.ts';
-import type { Descriptor } from '../src/hashing/robust/rule.ts';
+import { decodeDescriptor } from '../src/robust/format.ts';
+import type { Descriptor } from '../src/robust/rule.ts';
 import { DATABASE_FILE } from '../src/db/sqlite.ts';
 import type { Core } from '../src/roles/wiring.ts';
 import { Random } from '../tools/seed/random.ts';

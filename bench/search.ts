@@ -1,5 +1,5 @@
 import type { Core } from '../src/roles/wiring.ts';
-import { parseSearchBody } from '../src/search/post-search/schema.ts';
+import { parseSearchBody } from '../src/search/post-search/schemas.ts';
 import { Random } from '../tools/seed/random.ts';
 import type { SeedResult } from '../tools/seed/seed.ts';
 import { SqlSearch, type SearchSpec } from './anchors/sql-search.ts';

@@ -29,14 +29,15 @@ import { openDatabase } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
 import { unitOfWorkOn, type Initiator, type UnitOfWork } from '../src/kernel/unit-of-work.ts';
 import { Outbox, type OutboxRow } from '../src/kernel/outbox.ts';
-import { PostRepository } from '../src/kernel/post-repository.ts';
+import type { PostRepository } from '../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../src/posts/post-tables.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { DispatcherThread } from '../src/webhooks/dispatcher-thread.ts';
 import type { PostWebhook } from '../src/webhooks/send.ts';
 import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
-import { WebhookRepository, type WebhookRow } from '../src/webhooks/store/webhook-repository.ts';
+import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
 import { cpuWindow } from './lib/cpu.ts';
@@ -223,7 +224,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   let stopThread = async () => {};
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
-    const posts = new PostRepository(db, new UserRepository(db)).list(0, perHook);
+    const posts = postRepositoryOn(db, new UserRepository(db)).list(0, perHook);
     const outbox = new Outbox(db);
     const repo = new WebhookRepository(db);
     // The unit of work with no reaction subscribed: the dispatcher is started once the whole

@@ -86,7 +86,7 @@ function assemble(values: Values<typeof SETTINGS>, env: NodeJS.ProcessEnv) {
     s3,
     /**
      * The settings of another bucket with the same S3_* settings: the store `imgpost media migrate`
-     * recorded as the active one (src/media/store/store-state.ts), which may differ from MEDIA_STORE.
+     * recorded as the active one (src/media-store/store-state.ts), which may differ from MEDIA_STORE.
      */
     s3At: (location: string, setting = 'the recorded media store'): S3Settings =>
       s3StoreConfigAt(location, env, setting),

@@ -18,11 +18,11 @@ import {
   type ThumbnailRequest,
   type ThumbnailResult,
 } from '../src/hashing/tasks.ts';
-import { robustDescriptor } from '../src/hashing/robust/descriptor.ts';
-import { UNREADABLE } from '../src/hashing/robust/format.ts';
-import { DESCRIPTOR_SOURCE } from '../src/hashing/robust/grey.ts';
-import { greyRaster, rawInput, sourceRaster, type SourceRaster } from '../src/hashing/robust/raster.ts';
-import { IMAGE_FORMATS, type ImageFormat } from '../src/media/store/formats.ts';
+import { robustDescriptor } from '../src/robust/descriptor.ts';
+import { UNREADABLE } from '../src/robust/format.ts';
+import { DESCRIPTOR_SOURCE } from '../src/robust/grey.ts';
+import { greyRaster, rawInput, sourceRaster, type SourceRaster } from '../src/robust/raster.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../src/media-store/formats.ts';
 
 type Format = ImageFormat;
 

@@ -9,7 +9,7 @@ import { redact, type Logger, type LogFields, type LogLevel } from '../src/log.t
 import { Outbox } from '../src/kernel/outbox.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import type { FromWorker, LiveConfig, ToWorker } from '../src/webhooks/dispatcher-thread.ts';
-import { WebhookRepository } from '../src/webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../src/webhook-store/webhook-repository.ts';
 
 const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');

@@ -1,5 +1,5 @@
 import type { ToolJob } from '../../src/roles/jobs.ts';
-import { parseImageSearch } from '../../src/search/image-search/schema.ts';
+import { parseImageSearch } from '../../src/search/image-search/schemas.ts';
 import { ImageSearchService } from '../../src/search/image-search/service.ts';
 
 /**

@@ -18,11 +18,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
-import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
-import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
-import type { Descriptor } from '../../src/hashing/robust/rule.ts';
-import { mediaKey } from '../../src/media/store/media-store.ts';
+import { encodeDescriptor } from '../../src/robust/format.ts';
+import { robustDescriptor } from '../../src/robust/descriptor.ts';
+import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
+import type { Descriptor } from '../../src/robust/rule.ts';
+import { mediaKey } from '../../src/media-store/media-store.ts';
 import type { ToolJob } from '../../src/roles/jobs.ts';
 import { Random } from '../../tools/seed/random.ts';
 import { seedPosts, type SeedResult } from '../../tools/seed/seed.ts';

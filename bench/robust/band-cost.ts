@@ -1,12 +1,12 @@
 /**
  * What the descriptor's optional parts add to its JavaScript, per image: the caption band window
- * (src/hashing/robust/band.ts, sixth pass) and the cells (src/hashing/robust/cells.ts, eighth pass).
+ * (src/robust/band.ts, sixth pass) and the cells (src/robust/cells.ts, eighth pass).
  * robustDescriptor with and without the part over the evaluation set's 4,800 rasters (the worker's
  * 128-px rasters, cached by descriptor-exact.ts), in alternating rounds so the box's load falls on both.
  *
  *   npx tsx bench/robust/band-cost.ts [rounds=6] [band|cells]   # the part: band by default
  */
-import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
+import { robustDescriptor } from '../../src/robust/descriptor.ts';
 import { evaluationRasters } from './descriptor-exact.ts';
 
 const rounds = Number(process.argv[2] ?? 6);

@@ -1,5 +1,5 @@
 /**
- * How condition 4 of the rule (src/hashing/robust/rule.ts MAX_CANDIDATES) was chosen, and the
+ * How condition 4 of the rule (src/robust/rule.ts MAX_CANDIDATES) was chosen, and the
  * alternative measured beside it. Some lookups meet many candidates because a few 16-bit segment
  * values occur in many descriptors (flat regions and plain gradients give the same bit patterns).
  *  1. A stop-list: the K most common values never count as shared. Per K: the true pairs kept (copy
@@ -11,15 +11,8 @@
  *   npx tsx bench/robust/candidates.ts [sample=100000] [K,K,...]
  */
 import { readFileSync } from 'node:fs';
-import { matchDescriptors } from '../../src/hashing/robust/descriptor.ts';
-import {
-  MIN_SHARED,
-  PROBE_RADIUS,
-  probes,
-  sharedSegments,
-  THRESHOLD,
-  type Descriptor,
-} from '../../src/hashing/robust/rule.ts';
+import { matchDescriptors } from '../../src/robust/descriptor.ts';
+import { MIN_SHARED, PROBE_RADIUS, probes, sharedSegments, THRESHOLD, type Descriptor } from '../../src/robust/rule.ts';
 import { Random } from '../../tools/seed/random.ts';
 import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';

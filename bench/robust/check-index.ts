@@ -1,5 +1,5 @@
 /**
- * Checks the Elasticsearch term scheme of src/hashing/robust/index-terms.ts on the evaluation set's
+ * Checks the Elasticsearch term scheme of src/robust/index-terms.ts on the evaluation set's
  * cached descriptors (run evaluate.ts first):
  *
  *   npx tsx bench/robust/check-index.ts [threshold]
@@ -11,8 +11,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { descriptorFromHex, matchDescriptors, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { queryTerms, storedTerms } from '../../src/hashing/robust/index-terms.ts';
+import { descriptorFromHex, matchDescriptors, WINDOWS, WINDOW_SETS } from '../../src/robust/descriptor.ts';
+import { queryTerms, storedTerms } from '../../src/robust/index-terms.ts';
 import { HASH_DIR as HASH_CACHE, MANIFEST, type Manifest } from './paths.ts';
 
 const threshold = Number(process.argv[2] ?? 64);

@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import { join } from 'node:path';
-import { descriptorFromHex, WINDOWS, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { CELL_COUNT, CELL_WORDS, type Cells } from '../../src/hashing/robust/cells.ts';
-import { fromHex } from '../../src/hashing/robust/pdq.ts';
-import type { Descriptor } from '../../src/hashing/robust/rule.ts';
+import { descriptorFromHex, WINDOWS, WINDOW_SETS } from '../../src/robust/descriptor.ts';
+import { CELL_COUNT, CELL_WORDS, type Cells } from '../../src/robust/cells.ts';
+import { fromHex } from '../../src/robust/pdq.ts';
+import type { Descriptor } from '../../src/robust/rule.ts';
 import type { Random } from '../../tools/seed/random.ts';
 import { HASH_DIR } from './paths.ts';
 

@@ -14,16 +14,16 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { descriptorToHex, robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
-import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
+import { descriptorToHex, robustDescriptor, WINDOW_SETS } from '../../src/robust/descriptor.ts';
+import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/robust/grey.ts';
+import { phashOfBox } from '../../src/hashing/phash-box.ts';
+import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
 import { CACHE, DERIVED, ORIGINALS } from './paths.ts';
 import { syntheticRasters } from './synthetic-rasters.ts';
 
 const RASTERS = join(CACHE, `rasters-${DESCRIPTOR_SOURCE}-${BASE}.bin`);
 
-/** The worker's raster (src/hashing/robust/raster.ts). */
+/** The worker's raster (src/robust/raster.ts). */
 async function raster(path: string): Promise<Grey> {
   const g = await greyRaster(await sourceRaster(sharp(readFileSync(path), { failOn: 'none', autoOrient: true })));
   if (!g) throw new Error(`${path}: no grey raster`);

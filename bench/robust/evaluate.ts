@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { dctHash } from '../../src/hashing/phash.ts';
-import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/hashing/robust/grey.ts';
-import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/hashing/robust/cells.ts';
+import { BASE, DESCRIPTOR_SOURCE, integral, type Grey } from '../../src/robust/grey.ts';
+import { CELL_QUALITY, CELL_THRESHOLD, CELLS_NEEDED, GRID } from '../../src/robust/cells.ts';
 import {
   MIN_SHARED,
   PROBE_RADIUS,
@@ -23,7 +23,7 @@ import {
   sharedTerms,
   THRESHOLD,
   type Descriptor,
-} from '../../src/hashing/robust/rule.ts';
+} from '../../src/robust/rule.ts';
 import {
   descriptorFromHex,
   descriptorToHex,
@@ -31,11 +31,11 @@ import {
   MIN_QUALITY,
   robustDescriptor,
   WINDOW_SETS,
-} from '../../src/hashing/robust/descriptor.ts';
-import { fromHex, hamming256, toHex } from '../../src/hashing/robust/pdq.ts';
-import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
-import { greyRaster, sourceRaster } from '../../src/hashing/robust/raster.ts';
-import { trimBorders } from '../../src/hashing/robust/trim.ts';
+} from '../../src/robust/descriptor.ts';
+import { fromHex, hamming256, toHex } from '../../src/robust/pdq.ts';
+import { phashOfBox } from '../../src/hashing/phash-box.ts';
+import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
+import { trimBorders } from '../../src/robust/trim.ts';
 import { DERIVED, HASH_DIR, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
 
@@ -52,7 +52,7 @@ interface Hashes {
   cells: { words: string; quality: number[] }; // the cells (cells.ts): their words in hex, their qualities
 }
 
-/** The service's raster (src/hashing/robust/raster.ts), as the hash worker makes it. */
+/** The service's raster (src/robust/raster.ts), as the hash worker makes it. */
 async function greyBase(buf: Buffer | string): Promise<Grey> {
   const g = await greyRaster(await sourceRaster(sharp(buf, { autoOrient: true })));
   if (!g) throw new Error('no grey raster');
@@ -218,7 +218,7 @@ const candidates: Candidate[] = [
     thresholds: [64, 72],
   },
   ...SEG_VARIANTS.map(({ needed, radius }) => ({
-    // THE rule of the application (src/hashing/robust/rule.ts) and its measured variants: w20, and
+    // THE rule of the application (src/robust/rule.ts) and its measured variants: w20, and
     // `needed` shared 16-bit index segments, a segment shared when within `radius` bits
     name: segName(needed, radius),
     describe:
@@ -234,7 +234,7 @@ const candidates: Candidate[] = [
   {
     name: BAND_KEY,
     describe:
-      `as ${segName(MIN_SHARED, PROBE_RADIUS)}, and a picture with a caption band (src/hashing/robust/band.ts: a near-white or near-black strip with text at the top or bottom) ` +
+      `as ${segName(MIN_SHARED, PROBE_RADIUS)}, and a picture with a caption band (src/robust/band.ts: a near-white or near-black strip with text at the top or bottom) ` +
       'carries one more window, the picture beside the band, trimmed (format 2)',
     dist: (q: Hashes, o: Hashes) => robustMatch(w20band(q), w20band(o), 256)?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) =>
@@ -244,8 +244,8 @@ const candidates: Candidate[] = [
   {
     name: CELLS_KEY,
     describe:
-      `as ${BAND_KEY}, and the untrimmed picture's ${GRID}x${GRID} cells (src/hashing/robust/cells.ts: a 64-bit DCT hash and a quality each): a pair also matches when at least ${CELLS_NEEDED} cells of quality ≥ ${CELL_QUALITY} on both sides are within ${CELL_THRESHOLD} bits, ` +
-      "and condition 2 also counts the cells with an equal 16-bit segment (THE rule, src/hashing/robust/rule.ts, with the served descriptor, format 3: what the Elasticsearch lookup finds exactly; its threshold is the whole hashes' one)",
+      `as ${BAND_KEY}, and the untrimmed picture's ${GRID}x${GRID} cells (src/robust/cells.ts: a 64-bit DCT hash and a quality each): a pair also matches when at least ${CELLS_NEEDED} cells of quality ≥ ${CELL_QUALITY} on both sides are within ${CELL_THRESHOLD} bits, ` +
+      "and condition 2 also counts the cells with an equal 16-bit segment (THE rule, src/robust/rule.ts, with the served descriptor, format 3: what the Elasticsearch lookup finds exactly; its threshold is the whole hashes' one)",
     dist: (q: Hashes, o: Hashes) => robustMatch(served(q), served(o))?.distance ?? Infinity,
     candidate: (q: Hashes, o: Hashes) => !flat(q, o) && sharedTerms(served(q), served(o)) >= MIN_SHARED,
     thresholds: [THRESHOLD],
@@ -454,7 +454,7 @@ const shown = [
 ].filter((k, i, a) => table[k] && a.indexOf(k) === i);
 lines.push(`## Per transform: recall / false-match rate`, '');
 lines.push(
-  `Chosen: **${chosenKey}**; served (THE rule of src/hashing/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`,
+  `Chosen: **${chosenKey}**; served (THE rule of src/robust/rule.ts, the index condition included): **${servedKey}**. Last column: its recall on the ${nTerr} photographs that are not astronomical (stellarium-data: dark sky frames, the hardest class here).`,
   '',
 );
 lines.push(`| transform | goal | ${shown.join(' | ')} | ${chosenKey}, not astronomical |`);
@@ -467,7 +467,7 @@ for (const name of [...TRANSFORMS.map((t) => t.name), 'originals']) {
 }
 lines.push(`| all rows, false matches | ≤ 0.1 % | ${shown.map((k) => pct(overallFp(k), 3)).join(' | ')} | |`);
 lines.push('');
-lines.push('## The index condition (condition 2 of src/hashing/robust/rule.ts): variants', '');
+lines.push('## The index condition (condition 2 of src/robust/rule.ts): variants', '');
 lines.push(
   `Recall per goal row and false matches at 72 bits, with no index condition (trim+pdq+w20) and under each variant of condition 2 ` +
     `(xN: N segments shared; rR: a segment is shared when its two 16-bit values differ in at most R bits, which the lookup asks as each query value and its neighbours). ` +
@@ -508,7 +508,7 @@ lines.push('## The cells', '');
 lines.push(kept('cells'), '');
 lines.push('## Hashing throughput', '');
 lines.push(
-  `${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/hashing/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`,
+  `${sample.length} JPEG q90 copies of the originals (≤ 1024 px), one at a time, interleaved (each image through every pipeline in turn, 2 rounds), each as the hash worker's analyse does (metadata + 32x32 grey + DCT), plus the candidate's work (the descriptor's raster with a decode of its own, as the backfill makes it: fitted to ${DESCRIPTOR_SOURCE} px, then ${BASE} px grey, src/robust/raster.ts; then trim, hashes; an upload's descriptor shares its small thumbnail's decode instead, measured by bench/hashing.ts). sharp concurrency 1; the box is shared, so compare rows of the same run only.`,
   '',
 );
 lines.push('| pipeline | images/s (wall) | vs today | images per CPU-second | vs today |');

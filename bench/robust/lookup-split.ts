@@ -10,8 +10,8 @@
 import { loadConfig } from '../../src/config.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeDescriptor, FORMAT } from '../../src/hashing/robust/format.ts';
-import { INDEX_CONDITION, robustMatch, THRESHOLD } from '../../src/hashing/robust/rule.ts';
+import { decodeDescriptor, FORMAT } from '../../src/robust/format.ts';
+import { INDEX_CONDITION, robustMatch, THRESHOLD } from '../../src/robust/rule.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob } from '../../src/roles/jobs.ts';
 import { candidateRequest } from '../../src/search/similar/robust-lookup.ts';

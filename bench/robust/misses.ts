@@ -1,5 +1,5 @@
 /**
- * Why copies miss their original under the served rule (src/hashing/robust/rule.ts, the served
+ * Why copies miss their original under the served rule (src/robust/rule.ts, the served
  * descriptor: windows, caption band window, cells), from the evaluation's cached descriptors (run
  * evaluate.ts first):
  *
@@ -11,9 +11,9 @@
  * with the distances of the ones too far, and the split between astronomical and other photographs.
  */
 import { readFileSync } from 'node:fs';
-import { cellDistance } from '../../src/hashing/robust/cells.ts';
-import { matchDescriptors, MIN_QUALITY } from '../../src/hashing/robust/descriptor.ts';
-import { MIN_SHARED, sharedTerms, THRESHOLD } from '../../src/hashing/robust/rule.ts';
+import { cellDistance } from '../../src/robust/cells.ts';
+import { matchDescriptors, MIN_QUALITY } from '../../src/robust/descriptor.ts';
+import { MIN_SHARED, sharedTerms, THRESHOLD } from '../../src/robust/rule.ts';
 import { loadDescriptor as load } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';

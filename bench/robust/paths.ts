@@ -1,13 +1,13 @@
 /** Where the evaluation set lives: the manifest in git, the images in a cache outside it. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { BASE, DESCRIPTOR_SOURCE } from '../../src/hashing/robust/grey.ts';
+import { BASE, DESCRIPTOR_SOURCE } from '../../src/robust/grey.ts';
 
 export const CACHE = process.env.ROBUST_CACHE ?? join(homedir(), '.cache', 'imgpost-robust');
 export const ORIGINALS = join(CACHE, 'set', 'originals');
 export const DERIVED = join(CACHE, 'set', 'derived');
 export const HASH_CACHE = join(CACHE, 'hashes');
-/** evaluate.ts's cached hashes of every image: they depend on the raster (src/hashing/robust/raster.ts) */
+/** evaluate.ts's cached hashes of every image: they depend on the raster (src/robust/raster.ts) */
 export const HASH_DIR = `${HASH_CACHE}-${DESCRIPTOR_SOURCE}-${BASE}`;
 export const MANIFEST = new URL('./manifest.json', import.meta.url).pathname;
 export const RESULTS = new URL('./RESULTS.md', import.meta.url).pathname;

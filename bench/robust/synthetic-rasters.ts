@@ -3,7 +3,7 @@
  * robust descriptor's bit-exactness checks (test/hashing/robust-descriptor-exact.test.ts and
  * bench/robust/descriptor-exact.ts): deterministic, so expected values can be stored.
  */
-import type { Grey } from '../../src/hashing/robust/grey.ts';
+import type { Grey } from '../../src/robust/grey.ts';
 
 export function syntheticRasters(): [string, Grey][] {
   let seed = 12345;

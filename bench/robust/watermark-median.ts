@@ -7,9 +7,9 @@
  *   npx tsx bench/robust/watermark-median.ts     # 3x3; R=2 for 5x5
  */
 import { readFileSync } from 'node:fs';
-import { robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
-import type { Grey } from '../../src/hashing/robust/grey.ts';
-import { robustMatch, type Descriptor } from '../../src/hashing/robust/rule.ts';
+import { robustDescriptor } from '../../src/robust/descriptor.ts';
+import type { Grey } from '../../src/robust/grey.ts';
+import { robustMatch, type Descriptor } from '../../src/robust/rule.ts';
 import { evaluationRasters } from './descriptor-exact.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';

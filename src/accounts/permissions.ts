@@ -58,3 +58,12 @@ export function requireAccountCredential(ctx: Koa.ParameterizedContext<AppState>
     throw new AppError('forbidden', 'an app key cannot manage keys, passkeys or the account key');
   return user;
 }
+
+/**
+ * The gate of an operation only the account itself may call (docs/decisions.md §14): 401 without a
+ * credential, 403 for an app key.
+ */
+export const requireAccount: Koa.Middleware<AppState> = async (ctx, next) => {
+  requireAccountCredential(ctx);
+  await next();
+};

@@ -1,4 +1,5 @@
 import type { Db } from '../db/sqlite.ts';
+import type { Self } from './account-shapes.ts';
 import type { Statement } from '../db/statements.ts';
 import type { UserNames } from '../kernel/user-names.ts';
 
@@ -13,18 +14,7 @@ export interface UserRecord {
   createdAt: string;
 }
 
-/**
- * The spec's Self, as docs/decisions.md §2 fixes it: never passwordHash. A type alias rather than an
- * interface, so it fits `Record<string, unknown>` (response views spread it).
- */
-export type Self = {
-  id: number;
-  name: string;
-  email: string | null;
-  permission: number;
-  accessKey: string;
-  createdAt: string;
-};
+export type { Self } from './account-shapes.ts';
 
 export const toSelf = (u: UserRecord): Self => ({
   id: u.id,

@@ -22,7 +22,7 @@ import {
   writeFileAtomic,
 } from './layout.ts';
 import { FORMAT, FORMAT_VERSION, readManifest, type FileEntry, type Manifest } from './manifest.ts';
-import type { MediaStore } from '../media/store/media-store.ts';
+import type { MediaStore } from '../media-store/media-store.ts';
 
 export interface BackupOptions {
   dataDir: string;

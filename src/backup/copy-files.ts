@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
-import { PostRepository } from '../kernel/post-repository.ts';
-import { mediaKey, type MediaStore } from '../media/store/media-store.ts';
+import { postRepositoryOn } from '../posts/post-tables.ts';
+import { mediaKey, type MediaStore } from '../media-store/media-store.ts';
 import { createThrottle } from '../util/byte-rate.ts';
 import { copyStreamHashed } from '../util/hashed-stream.ts';
 import type { Progress } from '../util/progress.ts';
@@ -59,7 +59,7 @@ export async function copyFiles(input: CopyInput): Promise<CopyOutput> {
   // Asks the live database whether a post whose file vanished was deleted meanwhile.
   const live = new Database(path.join(dataDir, DATABASE_FILE), { fileMustExist: true });
   live.pragma('busy_timeout = 5000');
-  const livePosts = new PostRepository(live, new UserRepository(live));
+  const livePosts = postRepositoryOn(live, new UserRepository(live));
   let done = 0;
 
   /** Stores one file; false when the source does not exist. */

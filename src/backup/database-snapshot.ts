@@ -4,9 +4,9 @@ import Database from 'better-sqlite3';
 import { schemaVersion } from '../db/migrate.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
-import { PostRepository } from '../kernel/post-repository.ts';
-import { PendingFiles } from '../media/store/pending-files.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import { postRepositoryOn } from '../posts/post-tables.ts';
+import { PendingFiles } from '../media-store/pending-files.ts';
+import { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 /** All remaining pages in one backup step (better-sqlite3 clamps the step size to this). */
 const ALL_PAGES = 0x7fffffff;
@@ -66,7 +66,7 @@ export async function snapshotDatabase(dataDir: string, target: string): Promise
   // referenced by any post in the snapshot, so they are not in the backup either.
   new PendingFiles(db).clear();
   const users = new UserRepository(db);
-  const postTable = new PostRepository(db, users);
+  const postTable = postRepositoryOn(db, users);
   const posts = [...postTable.imageRefs()];
   return {
     takenAt,

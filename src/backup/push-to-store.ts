@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MediaStore } from '../media/store/media-store.ts';
-import { MIME_BY_EXT } from '../media/store/formats.ts';
+import type { MediaStore } from '../media-store/media-store.ts';
+import { MIME_BY_EXT } from '../media-store/formats.ts';
 import type { Progress } from '../util/progress.ts';
 import { RestoreRefused } from './restore.ts';
 

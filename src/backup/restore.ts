@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SECRET_FILE } from '../accounts/session-cookie.ts';
-import { acquireOwnerLock, probeOwner, type OwnerLock } from '../data-dir/owner-lock.ts';
+import { acquireOwnerLock, probeOwner, type OwnerLock } from '../db/owner-lock.ts';
 import { listMigrations } from '../db/migrate.ts';
 import { DATABASE_FILE } from '../db/sqlite.ts';
 import { imageName } from '../kernel/media-names.ts';
-import { PostRepository } from '../kernel/post-repository.ts';
+import { postRepositoryOn } from '../posts/post-tables.ts';
 import type { Progress } from '../util/progress.ts';
 import { copyHashed } from './files.ts';
 import { FILES_DIR, fsyncDir, latestSnapshot, MANIFEST_FILE, storedPath } from './layout.ts';
@@ -158,7 +158,7 @@ export function restoreSnapshot(
 function checkImages(dbFile: string, images: string): void {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
-    for (const p of new PostRepository(db, new UserRepository(db)).imageRefs()) {
+    for (const p of postRepositoryOn(db, new UserRepository(db)).imageRefs()) {
       const name = imageName(p);
       if (!fs.existsSync(path.join(images, path.relative(FILES_DIR, storedPath(name)))))
         throw new ManifestError(`the backup's database has post ${p.id} but the backup lacks its image ${name}`);

@@ -1,8 +1,8 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { migrateMedia, MigrationRefused } from '../media/migrate.ts';
-import { StoreUnavailableError } from '../media/store/media-store.ts';
-import { storeName } from '../media/store/store-state.ts';
+import { StoreUnavailableError } from '../media-store/media-store.ts';
+import { storeName } from '../media-store/store-state.ts';
 import { jobsRole } from './jobs-role.ts';
 import { parseByteRate } from '../util/byte-rate.ts';
 import { parseCommand } from './args.ts';

@@ -1,4 +1,4 @@
-import { createBucketIfMissing, s3ClientFor } from '../media/store/s3-client.ts';
+import { createBucketIfMissing, s3ClientFor } from '../media-store/s3-client.ts';
 import { S3PROXY_ARTIFACT, S3PROXY_VERSION } from '../../tools/dev-services/s3proxy/distribution.ts';
 import { DEFAULT_S3_PORT } from '../../tools/dev-services/s3proxy/layout.ts';
 import {

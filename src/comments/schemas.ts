@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { User } from '../kernel/shapes.ts';
+import { z } from '../util/zod.ts';
 import { listQuery } from '../search/paging-params.ts';
 
 /** docs/decisions.md §18: a comment's body is 1 to 10,000 characters (code points) after trimming. */
@@ -35,3 +36,26 @@ export const NewestCommentsQuery = listQuery.extend({
 
 /** Comment ids are positive integers; anything else names no comment (404). */
 export const COMMENT_ID = /^[1-9]\d{0,15}$/;
+
+/** The API's Comment (docs/decisions.md §18). */
+export const Comment = z
+  .object({
+    id: z.number().int().min(1),
+    postId: z.string().uuid(),
+    author: z.union([User, z.null()]).openapi({ description: 'null once the account is deleted' }),
+    body: z.string().openapi({
+      description: 'plain text: line breaks kept, http(s) links and `post #N` made links by clients, nothing else',
+    }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+    edited: z.boolean(),
+  })
+  .strict()
+  .openapi('Comment');
+export type CommentView = z.infer<typeof Comment>;
+
+export const CommentPage = z
+  .object({ count: z.number().int().min(0), data: z.array(Comment) })
+  .strict()
+  .openapi('CommentPage', { description: '`count` is the total; `data` is the requested slice' });
+export type CommentPage = z.infer<typeof CommentPage>;

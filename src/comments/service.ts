@@ -1,26 +1,20 @@
 import { nowIso } from '../db/sqlite.ts';
+import type { CommentRepository } from './comment-repository.ts';
 import { AppError } from '../errors.ts';
-import type { CommentRow } from '../kernel/comment-repository.ts';
+import type { CommentRow } from './comment-repository.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import { namesFor, type UserNames } from '../kernel/user-names.ts';
 import { CommentPace } from './pace.ts';
+import type { CommentPage, CommentView } from './schemas.ts';
 
-/** The API's Comment (docs/decisions.md §18). */
-export interface CommentView {
-  id: number;
-  postId: string;
-  /** null once the account is deleted */
-  author: { id: number; name: string } | null;
-  body: string;
-  createdAt: string;
-  updatedAt: string;
-  edited: boolean;
-}
+export type { CommentView } from './schemas.ts';
 
 export interface CommentDeps {
   postRepository: PostRepository;
+  /** the comments table, written inside the unit of work's transaction */
+  comments: CommentRepository;
   unitOfWork: UnitOfWork;
   /** a post by UUID or number, or 404 (the posts feature's rule) */
   findPost: (ref: string) => PostRecord;
@@ -53,14 +47,14 @@ export class CommentService {
   }
 
   async add(author: CommentActor, ref: string, body: string): Promise<CommentView> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     if (!author.mayComment) throw new AppError('forbidden', 'permission denied');
     const seq = this.deps.findPost(ref).seq;
     const giveBack = this.pace.take(author.id);
     let id: number;
     try {
       id = await unitOfWork.write((tx) => {
-        const added = posts.comments.insert(seq, author.id, body, nowIso());
+        const added = this.deps.comments.insert(seq, author.id, body, nowIso());
         this.reindex(tx, seq);
         return added;
       });
@@ -72,15 +66,15 @@ export class CommentService {
   }
 
   /** A post's comments, oldest first; 404 for an unknown post. */
-  ofPost(ref: string, offset: number, limit: number): { count: number; data: CommentView[] } {
+  ofPost(ref: string, offset: number, limit: number): CommentPage {
     const post = this.deps.findPost(ref);
-    const rows = limit === 0 ? [] : this.deps.postRepository.comments.ofPost(post.seq, offset, limit);
+    const rows = limit === 0 ? [] : this.deps.comments.ofPost(post.seq, offset, limit);
     return { count: post.comments, data: this.views(rows) };
   }
 
   /** The newest comments site-wide, or one author's (an unknown name has none). */
-  newest(authorName: string | undefined, offset: number, limit: number): { count: number; data: CommentView[] } {
-    const comments = this.deps.postRepository.comments;
+  newest(authorName: string | undefined, offset: number, limit: number): CommentPage {
+    const comments = this.deps.comments;
     const authorId = authorName === undefined ? undefined : this.deps.userIdOf(authorName);
     if (authorName !== undefined && authorId === undefined) return { count: 0, data: [] };
     const rows = limit === 0 ? [] : comments.newest(authorId, offset, limit);
@@ -89,24 +83,24 @@ export class CommentService {
 
   /** By its author only (who must still hold the comment bit); `edited` becomes true. */
   async edit(actor: CommentActor, id: number, body: string): Promise<CommentView> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     await unitOfWork.write(() => {
       const comment = this.get(id);
       if (comment.authorId !== actor.id) throw new AppError('forbidden', 'only its author may edit a comment');
       if (!actor.mayComment) throw new AppError('forbidden', 'permission denied');
-      posts.comments.setBody(id, body, nowIso());
+      this.deps.comments.setBody(id, body, nowIso());
     });
     return this.view(this.get(id));
   }
 
   /** By its author or a moderator (0x2000). */
   async remove(actor: CommentActor, id: number): Promise<void> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     await unitOfWork.write((tx) => {
       const comment = this.get(id);
       if (comment.authorId !== actor.id && !actor.moderates)
         throw new AppError('forbidden', 'only its author or a moderator may delete a comment');
-      posts.comments.delete(id);
+      this.deps.comments.delete(id);
       this.reindex(tx, comment.postSeq);
     });
   }
@@ -120,12 +114,12 @@ export class CommentService {
     const from = posts.getById(fromPostId);
     const into = posts.getById(intoPostId);
     if (!from || !into || from.comments === 0) return;
-    posts.comments.move(from.seq, into.seq);
+    this.deps.comments.move(from.seq, into.seq);
     this.reindex(tx, into.seq);
   }
 
   private get(id: number): CommentRow {
-    const comment = this.deps.postRepository.comments.get(id);
+    const comment = this.deps.comments.get(id);
     if (!comment) throw new AppError('not_found', 'comment not found');
     return comment;
   }

@@ -12,7 +12,7 @@ export function openDatabase(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, DATABASE_FILE));
   // A new database frees pages retention deletes back to the file system, a few at a time
-  // (src/retention). Only possible before the first table exists; an older database reuses
+  // (src/webhooks/retention.ts). Only possible before the first table exists; an older database reuses
   // freed pages for new rows instead, which also keeps its size bounded.
   db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');

@@ -1,8 +1,8 @@
 import { hashSegments } from '../hashing/hamming.ts';
-import { MIN_QUALITY } from '../hashing/robust/descriptor.ts';
-import { decodeDescriptor } from '../hashing/robust/format.ts';
-import { storedTerms } from '../hashing/robust/index-terms.ts';
-import { SEGMENT_BITS } from '../hashing/robust/rule.ts';
+import { MIN_QUALITY } from '../robust/descriptor.ts';
+import { decodeDescriptor } from '../robust/format.ts';
+import { storedTerms } from '../robust/index-terms.ts';
+import { SEGMENT_BITS } from '../robust/rule.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 
@@ -46,7 +46,7 @@ export interface PostDocument {
   comments: number;
   commented_by: number[];
   /**
-   * docs/decisions.md §16: the robust descriptor's 16-bit segment terms (src/hashing/robust/index-terms.ts):
+   * docs/decisions.md §16: the robust descriptor's 16-bit segment terms (src/robust/index-terms.ts):
    * its full hash's, and those of the full hash and every window. Empty while it is not computed,
    * and for a picture too flat to match (quality below MIN_QUALITY).
    */

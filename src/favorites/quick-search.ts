@@ -1,7 +1,8 @@
 import type { Config } from '../config.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import type { FavoriteRepository } from './favorite-repository.ts';
 import { toImageSearchImage } from '../kernel/views.ts';
-import { MAX_IMAGE_LIMIT } from '../search/image-search/schema.ts';
+import { MAX_IMAGE_LIMIT } from '../search/image-search/schemas.ts';
 import type { ImageSearchResult, ImageSearchService } from '../search/image-search/service.ts';
 
 /**
@@ -14,6 +15,7 @@ export class QuickSearch {
   constructor(
     private readonly deps: {
       postRepository: PostRepository;
+      favorites: Pick<FavoriteRepository, 'byShortcutPrefix'>;
       imageSearch: ImageSearchService;
       config: Pick<Config, 'mediaUrl'>;
     },
@@ -21,7 +23,7 @@ export class QuickSearch {
 
   async search(userId: number, q: string): Promise<ImageSearchResult> {
     const { postRepository: posts, imageSearch, config } = this.deps;
-    const favorites = posts.getManyBySeq(posts.favorites.byShortcutPrefix(userId, q, MAX_IMAGE_LIMIT));
+    const favorites = posts.getManyBySeq(this.deps.favorites.byShortcutPrefix(userId, q, MAX_IMAGE_LIMIT));
     const matched = await imageSearch.search(
       { conditions: [{ type: 'textMatch', value: q }], orderBy: 'relevance', order: 'desc' },
       { offset: 0, limit: MAX_IMAGE_LIMIT },

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import type { FavoriteRepository } from './favorite-repository.ts';
 import { nowIso } from '../db/sqlite.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
@@ -6,6 +7,8 @@ import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 
 export interface FavoriteDeps {
   postRepository: PostRepository;
+  /** the favorites table, written inside the unit of work's transaction */
+  favorites: FavoriteRepository;
   unitOfWork: UnitOfWork;
   /** a post by UUID or number, or 404 (the posts feature's rule) */
   findPost: (ref: string) => PostRecord;
@@ -22,24 +25,24 @@ export class FavoriteService {
 
   /** Idempotent: favoriting twice leaves one favorite (and may set or change its shortcut). */
   async favorite(userId: number, ref: string, shortcut: string | undefined): Promise<void> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     const seq = this.deps.findPost(ref).seq;
     await unitOfWork.write((tx) => {
       if (shortcut !== undefined) {
-        const holder = posts.favorites.shortcutOwner(userId, shortcut);
+        const holder = this.deps.favorites.shortcutOwner(userId, shortcut);
         if (holder !== undefined && holder !== seq)
           throw new AppError('conflict', `you already use the shortcut "${shortcut}" for another favorite`);
       }
-      if (posts.favorites.put(userId, seq, shortcut, nowIso())) this.reindex(tx, seq);
+      if (this.deps.favorites.put(userId, seq, shortcut, nowIso())) this.reindex(tx, seq);
     });
   }
 
   /** Idempotent: unfavoriting what is not a favorite is no error. */
   async unfavorite(userId: number, ref: string): Promise<void> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     const seq = this.deps.findPost(ref).seq;
     await unitOfWork.write((tx) => {
-      if (posts.favorites.remove(userId, seq)) this.reindex(tx, seq);
+      if (this.deps.favorites.remove(userId, seq)) this.reindex(tx, seq);
     });
   }
 
@@ -61,14 +64,14 @@ export class FavoriteService {
     const from = posts.getById(fromPostId);
     const into = posts.getById(intoPostId);
     if (!from || !into || from.favorites === 0) return;
-    posts.favorites.move(from.seq, into.seq);
+    this.deps.favorites.move(from.seq, into.seq);
     this.reindex(tx, into.seq);
   }
 
   /** The caller's favorites, newest first. */
   list(userId: number, offset: number, limit: number): { count: number; posts: PostRecord[] } {
     const { postRepository: posts } = this.deps;
-    const page = limit === 0 ? [] : posts.favorites.listOf(userId, offset, limit);
-    return { count: posts.favorites.countOf(userId), posts: posts.getManyBySeq(page.map((f) => f.postSeq)) };
+    const page = limit === 0 ? [] : this.deps.favorites.listOf(userId, offset, limit);
+    return { count: this.deps.favorites.countOf(userId), posts: posts.getManyBySeq(page.map((f) => f.postSeq)) };
   }
 }

@@ -4,7 +4,7 @@
  * (a worker is an entry point, at the top of the layer list) and the worker imports its contract.
  */
 import type { Transform } from './dihedral.ts';
-import type { Cells } from './robust/cells.ts';
+import type { Cells } from '../robust/cells.ts';
 
 /**
  * Error subclasses do not survive the worker boundary, so the worker marks a failure caused by the
@@ -14,7 +14,7 @@ export const INVALID_PREFIX = 'IMAGE_INVALID: ';
 
 export interface ImageInfo {
   /**
-   * One of the keys of IMAGE_FORMATS (src/media/store/formats.ts); a plain string here because hashing
+   * One of the keys of IMAGE_FORMATS (src/media-store/formats.ts); a plain string here because hashing
    * sits below media in the layer list. The worker sets it from that table.
    */
   format: string;
@@ -41,7 +41,7 @@ export interface ThumbnailRequest {
   path: string;
   /** one WebP per entry, at most `size` pixels on the long side */
   outputs: { size: number; path: string }[];
-  /** also the robust descriptor, from the small thumbnail's decode (src/hashing/robust/raster.ts) */
+  /** also the robust descriptor, from the small thumbnail's decode (src/robust/raster.ts) */
   descriptor?: boolean;
 }
 
@@ -64,7 +64,7 @@ export interface RobustRequest {
 }
 
 /**
- * The descriptor of src/hashing/robust/descriptor.ts as it crosses the worker boundary; an image the
+ * The descriptor of src/robust/descriptor.ts as it crosses the worker boundary; an image the
  * worker could not decode comes back as quality 0 and no hashes (computed, never matching).
  */
 export interface RobustResult {

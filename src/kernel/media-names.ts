@@ -1,4 +1,4 @@
-import { DESCRIPTOR_SOURCE } from '../hashing/robust/grey.ts';
+import { DESCRIPTOR_SOURCE } from '../robust/grey.ts';
 import type { PostRecord } from './post-record.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/sqlite.ts';
-import { DeliveryTable } from '../webhooks/store/deliveries.ts';
-import type { PostEventKind } from '../webhooks/store/events.ts';
+import { DeliveryTable } from '../webhook-store/deliveries.ts';
+import type { PostEventKind } from '../webhook-store/events.ts';
 import type { PostRecord, Rating } from './post-record.ts';
 
 export type { PostEventKind };

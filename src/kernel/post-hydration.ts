@@ -1,8 +1,7 @@
 import type { Statement } from '../db/statements.ts';
 import type { PostRecord, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
-import type { FavoriteRepository } from './favorite-repository.ts';
-import type { CommentRepository } from './comment-repository.ts';
+import type { Commenters, Favoriters } from './post-people.ts';
 import type { PoolMembership } from './pool-membership.ts';
 import { TAG_ORDER } from './tag-category.ts';
 
@@ -19,8 +18,8 @@ export const POST_SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime,
 /** What a record holds besides its row: the tables the hydration reads once per page of rows. */
 export interface RecordParts {
   users: UserNames;
-  favorites: FavoriteRepository;
-  comments: CommentRepository;
+  favorites: Favoriters;
+  comments: Commenters;
   pools: PoolMembership;
 }
 

@@ -18,6 +18,8 @@ export interface PoolPlace {
 
 /** The longest source a post may carry (docs/decisions.md §19). */
 export const MAX_SOURCE = 2048;
+/** Tag names are 1 to 64 characters (code points) without whitespace or control characters (docs/decisions.md §4). */
+export const MAX_TAG_LENGTH = 64;
 
 export const RATINGS = ['none', 'moderate', 'violent'] as const;
 export type Rating = (typeof RATINGS)[number];

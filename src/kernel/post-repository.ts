@@ -3,10 +3,8 @@ import { statementCache, type Statement } from '../db/statements.ts';
 import { TagRules } from './tag-rules.ts';
 import type { ImageItemRow, PostRecord, Rating } from './post-record.ts';
 import type { UserNames } from './user-names.ts';
-import { FavoriteRepository } from './favorite-repository.ts';
-import { CommentRepository } from './comment-repository.ts';
-import { VoteRepository } from './vote-repository.ts';
-import { RobustDescriptors } from './robust-descriptors.ts';
+import type { Commenters, Favoriters, PostPeople, Voters } from './post-people.ts';
+import { RobustDescriptors } from '../robust/descriptor-table.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
 import { FileFacts } from './file-facts.ts';
@@ -23,10 +21,10 @@ export class PostRepository {
   /** A post read is in nearly every request: its statements are prepared once. */
   private readonly stmt: (sql: string) => Statement;
   /** a post's favoriters are part of its record (the search document's `favorited_by`) */
-  readonly favorites: FavoriteRepository;
+  readonly favorites: Favoriters;
   /** docs/decisions.md §18: a post's commenters and vote counts are part of its record too */
-  readonly comments: CommentRepository;
-  readonly votes: VoteRepository;
+  readonly comments: Commenters;
+  readonly votes: Voters;
   /** Aliases and implications: every tag set is resolved through them before it is stored. */
   readonly tagRules: TagRules;
   /**
@@ -49,11 +47,13 @@ export class PostRepository {
     private readonly db: Db,
     /** uploaders' names (the users table is the accounts') */
     users: UserNames,
+    /** favoriters, commenters and voters (their tables are the features') */
+    people: PostPeople,
   ) {
     this.stmt = statementCache(db);
-    this.favorites = new FavoriteRepository(db);
-    this.comments = new CommentRepository(db);
-    this.votes = new VoteRepository(db);
+    this.favorites = people.favorites;
+    this.comments = people.comments;
+    this.votes = people.votes;
     this.tagRules = new TagRules(db);
     this.robust = new RobustDescriptors(db);
     this.pools = new PoolMembership(db);

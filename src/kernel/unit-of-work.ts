@@ -13,7 +13,7 @@
  * src/roles/wiring.ts subscribes them to the events.
  */
 import type { Db } from '../db/sqlite.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 import { diffVersions, isEmptyDiff, metadataOf, sortedTags, versionedFieldsOf } from './diff.ts';
 import { EVENT_ORDER, KernelEvents, type KernelEventMap } from './events.ts';
 import { imageName } from './media-names.ts';

@@ -7,11 +7,11 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import { createThrottle } from '../util/byte-rate.ts';
 import { copyStreamHashed, hashStream } from '../util/hashed-stream.ts';
 import type { Progress } from '../util/progress.ts';
-import { MIME_BY_EXT } from './store/formats.ts';
-import { locatorPrefix, mediaKey, type MediaStore } from './store/media-store.ts';
-import type { PendingFiles } from './store/pending-files.ts';
-import type { MediaStoreStates } from './store/store-state.ts';
-import type { MediaStores } from './store/stores.ts';
+import { MIME_BY_EXT } from '../media-store/formats.ts';
+import { locatorPrefix, mediaKey, type MediaStore } from '../media-store/media-store.ts';
+import type { PendingFiles } from '../media-store/pending-files.ts';
+import type { MediaStoreStates } from '../media-store/store-state.ts';
+import type { MediaStores } from '../media-store/stores.ts';
 
 /**
  * `imgpost media migrate --to <store>` (issue 26): moves every post's image and thumbnails to
@@ -19,7 +19,7 @@ import type { MediaStores } from './store/stores.ts';
  *
  * Switch first, then copy. The first step, one write transaction, records the new store as the
  * active one in `media_store` with the old one as `migrating_from`. The server reads that row on
- * every media operation (src/media/store/stores.ts), so from then on it writes new objects to the
+ * every media operation (src/media-store/stores.ts), so from then on it writes new objects to the
  * new store only, reads the new store first and falls back to the old one, and deletes from both:
  * nothing written during the copy can be left behind in the old store. Then every post numbered up
  * to the switch is copied (source sha256 checked against the bytes read back from the destination),

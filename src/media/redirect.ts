@@ -1,9 +1,9 @@
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { MIME_BY_EXT } from './store/formats.ts';
-import { mediaKey, type MediaStore } from './store/media-store.ts';
-import type { MediaStores } from './store/stores.ts';
+import { MIME_BY_EXT } from '../media-store/formats.ts';
+import { mediaKey, type MediaStore } from '../media-store/media-store.ts';
+import type { MediaStores } from '../media-store/stores.ts';
 
 export interface MediaRedirectDeps {
   /**

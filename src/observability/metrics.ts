@@ -6,9 +6,9 @@ import type { EsClient } from '../elasticsearch/client.ts';
 import type { HashPool } from '../hashing/pool.ts';
 import type { AppState } from '../http/context.ts';
 import type { Outbox } from '../kernel/outbox.ts';
-import type { OutboxRelay } from '../outbox/relay.ts';
+import type { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
-import type { RobustDescriptors } from '../kernel/robust-descriptors.ts';
+import type { RobustDescriptors } from '../robust/descriptor-table.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { RequestRecord } from './request-log.ts';
 

@@ -1,42 +1,21 @@
 /**
- * Every endpoint, described once, in the order the document lists them; one file per area under
- * ./operations/. Request schemas are the very zod schemas the routes validate with (imported,
- * never copied), response schemas come from ./schemas.ts. The registry turns this list into the
- * OpenAPI document; the contract test validates recorded responses against it.
+ * Every operation the document lists: each feature's endpoints (declared with their handlers, src/features.ts)
+ * and the service's own. The registry turns this list into the OpenAPI document; the contract test
+ * validates recorded responses against it.
  */
+import { FEATURES } from '../features.ts';
 import type { Operation } from './operation-kit.ts';
-import { ACCOUNT_OPERATIONS } from './operations/accounts.ts';
-import { BOORU_OPERATIONS } from './operations/booru.ts';
-import { CONVERSATION_OPERATIONS } from './operations/conversation.ts';
-import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
-import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
-import { MEDIA_OPERATIONS } from './operations/media.ts';
-import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { ORGANIZATION_OPERATIONS } from './operations/organization.ts';
-import { PASSKEY_OPERATIONS } from './operations/passkeys.ts';
-import { PEOPLE_OPERATIONS } from './operations/people.ts';
-import { POST_OPERATIONS } from './operations/posts.ts';
-import { SEARCH_OPERATIONS } from './operations/search.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
-import { TAG_OPERATIONS } from './operations/tags.ts';
-import { WEBHOOK_OPERATIONS } from './operations/webhooks.ts';
 export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
 
-// The order is the document's: paths, and the components first reached from them, follow it.
+/**
+ * The features' operations in their order, with the service's own (health, readiness, metrics and
+ * this document, ./operations/service.ts) after the media feature's, where the document has always
+ * listed them.
+ */
+const mediaAt = FEATURES.findIndex((f) => f.name === 'media');
 export const OPERATIONS: Operation[] = [
-  ...ACCOUNT_OPERATIONS,
-  ...POST_OPERATIONS,
-  ...TAG_OPERATIONS,
-  ...SEARCH_OPERATIONS,
-  ...IMAGE_SEARCH_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
-  ...MEDIA_OPERATIONS,
+  ...FEATURES.slice(0, mediaAt + 1).flatMap((f) => f.endpoints),
   ...SERVICE_OPERATIONS,
-  ...PEOPLE_OPERATIONS,
-  ...CONVERSATION_OPERATIONS,
-  ...MODERATION_OPERATIONS,
-  ...PASSKEY_OPERATIONS,
-  ...DIRECT_UPLOAD_OPERATIONS,
-  ...ORGANIZATION_OPERATIONS,
-  ...BOORU_OPERATIONS,
+  ...FEATURES.slice(mediaAt + 1).flatMap((f) => f.endpoints),
 ];

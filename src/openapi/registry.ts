@@ -7,7 +7,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { OPERATIONS, type Operation, type Reply } from './operations.ts';
 import { toOpenApi30 } from './openapi-3.0.ts';
 import * as S from './schemas.ts';
-import { z } from './zod.ts';
+import { z } from '../util/zod.ts';
 
 type Document = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 

@@ -6,7 +6,8 @@
  * (say, a leaked passwordHash) fails the test instead of slipping through.
  */
 // The shared fields (isoTime, uuid, ...) stay out of S: they are building blocks, not responses.
-export { ErrorBody, Rating, ValidationIssues } from './schemas/common.ts';
+export { ErrorBody, ValidationIssues } from '../http/shapes.ts';
+export { Rating } from '../kernel/shapes.ts';
 export * from './schemas/accounts.ts';
 export * from './schemas/tags.ts';
 export * from './schemas/posts.ts';

@@ -2,39 +2,9 @@ import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { foldTag, prefixUpperBound } from '../kernel/tag-fold.ts';
 import { namesFor, type UserNames } from '../kernel/user-names.ts';
+import type { PoolAction, PoolChangeRecord, PoolChanges, PoolRecord } from './schemas.ts';
 
-/** A pool as stored, with its post count. */
-export interface PoolRecord {
-  id: number;
-  name: string;
-  description: string;
-  postCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type PoolAction = 'create' | 'edit' | 'delete' | 'post-deleted' | 'post-merged';
-
-export interface Change<T> {
-  old: T;
-  new: T;
-}
-
-/** What one change of a pool altered; post ids are UUIDs (they read after a post is gone). */
-export interface PoolChanges {
-  name?: Change<string>;
-  description?: Change<string>;
-  postIds?: Change<string[]>;
-}
-
-export interface PoolChangeRecord {
-  id: number;
-  poolId: number;
-  action: PoolAction;
-  user: { id: number; name: string } | null;
-  changes: PoolChanges;
-  createdAt: string;
-}
+export type { PoolAction, PoolChangeRecord, PoolChanges, PoolRecord } from './schemas.ts';
 
 const SELECT = `SELECT p.id, p.name, p.description, p.created_at AS createdAt, p.updated_at AS updatedAt,
   (SELECT count(*) FROM pool_posts pp WHERE pp.pool_id = p.id) AS postCount FROM pools p`;

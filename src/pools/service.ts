@@ -5,18 +5,9 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { Initiator, UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import type { PoolChanges, PoolChangeRecord, PoolRecord, PoolRepository } from './pool-repository.ts';
-import type { CreatePool, PatchPool } from './schemas.ts';
+import type { CreatePool, PatchPool, PoolDetail, PoolPlaceView } from './schemas.ts';
 
-/** A pool with its posts (UUIDs) in order. */
-export type PoolDetail = PoolRecord & { postIds: string[] };
-
-/** A pool a post is in, with the posts before and after it (the post page's previous/next). */
-export interface PoolPlaceView {
-  pool: PoolRecord;
-  position: number;
-  previous: string | null;
-  next: string | null;
-}
+export type { PoolDetail, PoolPlaceView } from './schemas.ts';
 
 const notFound = () => new AppError('not_found', 'pool not found');
 const now = () => new Date().toISOString();

@@ -9,7 +9,7 @@
 import type { PostRepository } from '../kernel/post-repository.ts';
 import { imageName } from '../kernel/media-names.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import { fileMd5 } from '../util/file-md5.ts';
 import { Loop } from '../util/loop.ts';
 

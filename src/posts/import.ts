@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
-import { IMPORTABLE_FILE } from '../media/store/formats.ts';
+import { IMPORTABLE_FILE } from '../media-store/formats.ts';
 import type { Progress } from '../util/progress.ts';
 import type { PostService } from './service.ts';
 

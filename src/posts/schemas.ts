@@ -5,7 +5,8 @@ import { MAX_SOURCE, RATINGS } from '../kernel/post-record.ts';
 export const MAX_TEXT = 10_000;
 export const MAX_TAGS = 64;
 
-export const MAX_TAG_LENGTH = 64;
+export { MAX_TAG_LENGTH } from '../kernel/post-record.ts';
+import { MAX_TAG_LENGTH } from '../kernel/post-record.ts';
 /**
  * The tag-name rule on the raw value as one pattern (ECMA-262, `u` flag; quantifiers count code
  * points like JSON Schema's lengths), for the OpenAPI document: `tagName` below enforces the same.

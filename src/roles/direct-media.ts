@@ -5,7 +5,7 @@ import { UploadGrantRepository } from '../posts/direct-upload/grant-repository.t
 import { bodyCapFor } from '../http/body.ts';
 import { MediaRedirect } from '../media/redirect.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import type { PostParts } from './post-parts.ts';
 
 /**

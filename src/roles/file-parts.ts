@@ -1,9 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { createHashPool, type HashPool } from '../hashing/pool.ts';
-import { ImageStore } from '../media/store/image-store.ts';
+import { ImageStore } from '../media-store/image-store.ts';
 import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
-import { DescriptorRunner } from '../robust/descriptor-runner.ts';
+import { DescriptorRunner } from '../thumbnails/descriptor-runner.ts';
 import { wireMediaStores } from './media-stores.ts';
 import type { PostParts } from './post-parts.ts';
 

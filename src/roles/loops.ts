@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { ClusterWatcher } from '../health/cluster-watcher.ts';
 import type { Logger } from '../log.ts';
-import type { Retention } from '../retention/retention.ts';
+import type { Retention } from '../webhooks/retention.ts';
 import { IndexRetirement } from '../search/retirement.ts';
 import { Loop } from '../util/loop.ts';
 import type { Core } from './wiring.ts';

@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { LocalMediaStore } from '../media/store/local-store.ts';
-import type { MediaStore } from '../media/store/media-store.ts';
-import { S3MediaStore } from '../media/store/s3-store.ts';
-import { MediaStoreStates } from '../media/store/store-state.ts';
-import { MediaStores } from '../media/store/stores.ts';
+import { LocalMediaStore } from '../media-store/local-store.ts';
+import type { MediaStore } from '../media-store/media-store.ts';
+import { S3MediaStore } from '../media-store/s3-store.ts';
+import { MediaStoreStates } from '../media-store/store-state.ts';
+import { MediaStores } from '../media-store/stores.ts';
 
-/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media/store/store-state.ts spells it). */
+/** MEDIA_STORE's store name: `local` or `s3://bucket/prefix/` (as src/media-store/store-state.ts spells it). */
 export const configuredStoreName = (config: Config): string =>
   config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : 'local';
 

@@ -1,13 +1,14 @@
 import type { Db } from '../db/sqlite.ts';
+import { postPeopleOn, type PostPeopleTables } from '../posts/post-tables.ts';
 import type { Logger } from '../log.ts';
 import { KernelEvents } from '../kernel/events.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { Outbox } from '../kernel/outbox.ts';
-import { OutboxRelay } from '../outbox/relay.ts';
+import { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import { PostRepository } from '../kernel/post-repository.ts';
 import { VersionRepository } from '../kernel/version-repository.ts';
 import { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
-import { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 import { UserRepository } from '../accounts/user-repository.ts';
 import type { SearchParts } from './search-parts.ts';
 
@@ -18,6 +19,8 @@ import type { SearchParts } from './search-parts.ts';
 export interface PostParts {
   db: Db;
   postRepository: PostRepository;
+  /** the favorites', comments' and votes' tables */
+  people: PostPeopleTables;
   outbox: Outbox;
   versions: VersionRepository;
   webhookRepository: WebhookRepository;
@@ -28,7 +31,9 @@ export interface PostParts {
 export function wirePosts(db: Db, log?: Logger): PostParts {
   // Posts and versions show users' names; the users table is the accounts' to read.
   const userNames = new UserRepository(db);
-  const postRepository = new PostRepository(db, userNames);
+  // Favoriters, commenters and voters are read by the kernel but written by their features.
+  const people = postPeopleOn(db);
+  const postRepository = new PostRepository(db, userNames, people);
   const outbox = new Outbox(db);
   const versions = new VersionRepository(db, userNames);
   const webhookRepository = new WebhookRepository(db);
@@ -45,7 +50,7 @@ export function wirePosts(db: Db, log?: Logger): PostParts {
     thumbnails: thumbnailQueue,
     events,
   });
-  return { db, postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
+  return { db, postRepository, people, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork };
 }
 
 /** The post tables with the relay that applies their outbox to the search index. */

@@ -1,8 +1,8 @@
 import { loadConfig, type Config } from '../config.ts';
-import { acquireOwnerLock, type OwnerLock } from '../data-dir/owner-lock.ts';
+import { acquireOwnerLock, type OwnerLock } from '../db/owner-lock.ts';
 import { openDatabase } from '../db/sqlite.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { Retention } from '../retention/retention.ts';
+import { Retention } from '../webhooks/retention.ts';
 import { readPostsMapping } from '../elasticsearch/posts-index.ts';
 import { claimantGone } from '../thumbnails/thumbnailer.ts';
 import { relyingParty } from '../passkeys/service.ts';

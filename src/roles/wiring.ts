@@ -1,11 +1,12 @@
 import { FileFactsRunner } from '../posts/file-facts-runner.ts';
 import { LeanPostRows } from '../kernel/lean-post-rows.ts';
+import type { PostPeopleTables } from '../posts/post-tables.ts';
 import { BooruService } from '../booru/service.ts';
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
-import { OutboxRelay } from '../outbox/relay.ts';
+import { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { TagRepository } from '../kernel/tag-repository.ts';
@@ -17,9 +18,9 @@ import type { ImplicationRunner } from '../tags/implication-runner.ts';
 import { ImageSearchService } from '../search/image-search/service.ts';
 import { PostSearchService } from '../search/post-search/service.ts';
 import { SimilarService } from '../search/similar/service.ts';
-import type { DescriptorRunner } from '../robust/descriptor-runner.ts';
+import type { DescriptorRunner } from '../thumbnails/descriptor-runner.ts';
 import { DispatcherThread } from '../webhooks/dispatcher-thread.ts';
-import type { WebhookRepository } from '../webhooks/store/webhook-repository.ts';
+import type { WebhookRepository } from '../webhook-store/webhook-repository.ts';
 import { WebhookService } from '../webhooks/service.ts';
 import { PreferenceStore } from '../accounts/preferences.ts';
 import { UserAdmin } from '../accounts/user-admin.ts';
@@ -53,6 +54,8 @@ import { wireTags } from './tag-parts.ts';
  */
 export interface Core extends SearchParts, AppServices {
   postRepository: PostRepository;
+  /** the favorites', comments' and votes' tables */
+  people: PostPeopleTables;
   /** every post write runs as one */
   unitOfWork: UnitOfWork;
   tagRepository: TagRepository;
@@ -126,13 +129,25 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const { tagRepository, tags, tagGovernance, implicationRunner } = wireTags(posts, log);
   const webhooks = new WebhookService({ repo: webhookRepository, config, dispatcher: webhookDispatcher });
   const engine = { ...search, postRepository, config };
-  const favorites = new FavoriteService({ postRepository, unitOfWork, findPost: (ref) => postService.find(ref) });
+  const favorites = new FavoriteService({
+    postRepository,
+    favorites: posts.people.favorites,
+    unitOfWork,
+    findPost: (ref) => postService.find(ref),
+  });
   const userIdOf = (name: string) => accounts.users.getByName(name)?.id;
   const imageSearch = new ImageSearchService({ ...engine, userIdOf });
   // docs/decisions.md §18: comments and votes, which a merge moves too
   const findPost = (ref: string) => postService.find(ref);
-  const comments = new CommentService({ postRepository, unitOfWork, findPost, users: accounts.users, userIdOf });
-  const votes = new VoteService({ postRepository, unitOfWork, findPost });
+  const comments = new CommentService({
+    postRepository,
+    comments: posts.people.comments,
+    unitOfWork,
+    findPost,
+    users: accounts.users,
+    userIdOf,
+  });
+  const votes = new VoteService({ postRepository, votes: posts.people.votes, unitOfWork, findPost });
 
   // Who reacts to what a committed write set off (src/kernel/events.ts).
   const { events } = unitOfWork;
@@ -148,6 +163,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     db,
     ...search,
     postRepository,
+    people: posts.people,
     outbox,
     unitOfWork,
     relay,
@@ -194,7 +210,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     preferences: new PreferenceStore(db),
     userAdmin: new UserAdmin(accounts),
     favorites,
-    quickSearch: new QuickSearch({ postRepository, imageSearch, config }),
+    quickSearch: new QuickSearch({ postRepository, favorites: posts.people.favorites, imageSearch, config }),
     comments,
     votes,
     similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),

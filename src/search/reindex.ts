@@ -3,7 +3,7 @@ import { replicaSettings, TARGETS_TTL_MS, type PostsIndex } from '../elasticsear
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
 import type { Outbox } from '../kernel/outbox.ts';
-import type { OutboxRelay } from '../outbox/relay.ts';
+import type { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import { silentProgress, type Progress } from '../util/progress.ts';
 import { IndexRetirement } from './retirement.ts';

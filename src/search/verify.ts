@@ -5,7 +5,7 @@ import type { Outbox } from '../kernel/outbox.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import type { OutboxRelay } from '../outbox/relay.ts';
+import type { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import { silentProgress, type Progress } from '../util/progress.ts';
 
 export interface VerifyDeps {

@@ -1,4 +1,4 @@
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { Progress } from '../util/progress.ts';

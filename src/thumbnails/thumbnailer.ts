@@ -1,3 +1,15 @@
+/**
+ * The thumbnails' home: the thumbnailer loop (this file), `rethumb` (rethumb.ts) and the robust
+ * descriptor runner, which rides on the thumbnails' decode (descriptor-runner.ts).
+ *
+ * Two pieces live lower down, on purpose. The job table (src/kernel/thumbnail-jobs.ts) stays in the
+ * kernel because every post write queues its job inside the unit of work's one transaction: the
+ * kernel writes it, so the kernel owns its SQL, and this folder only claims and settles jobs through
+ * the `ThumbnailQueue` it is handed. The file names (src/kernel/media-names.ts) are the kernel's
+ * because a post write names its files. The resize itself is a task of the hash worker pool
+ * (src/hashing/tasks.ts, workers/hash-worker.ts), which runs hashes, thumbnails and descriptors on
+ * one decode off the event loop; splitting the worker by feature would decode each upload twice.
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -5,7 +17,7 @@ import type { HashPool } from '../hashing/pool.ts';
 import type { RobustResult } from '../hashing/tasks.ts';
 import type { PoolPriority } from '../hashing/priority-queue.ts';
 import type { Logger } from '../log.ts';
-import type { ImageStore } from '../media/store/image-store.ts';
+import type { ImageStore } from '../media-store/image-store.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
@@ -20,7 +32,7 @@ export interface ThumbnailerDeps {
   log: Logger;
   /** background jobs at once; one worker is always left to hashing (default 1) */
   parallel?: number;
-  /** a post still without a robust descriptor gets it from its thumbnails' decode (src/robust/descriptor-runner.ts) */
+  /** a post still without a robust descriptor gets it from its thumbnails' decode (descriptor-runner.ts) */
   descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
   /** uploads under way in this process: queued jobs wait for a pause in them (see `deferMs`) */
   uploads?: Pick<Activity, 'busy'>;

@@ -1,22 +1,18 @@
 import { nowIso } from '../db/sqlite.ts';
+import type { VoteRepository } from './vote-repository.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
-import type { VoteValue } from '../kernel/vote-repository.ts';
+import type { VoteValue } from './vote-repository.ts';
+import type { MyVote, VoteResult } from './vote-shapes.ts';
 
 export interface VoteDeps {
   postRepository: PostRepository;
+  /** the votes table, written inside the unit of work's transaction */
+  votes: VoteRepository;
   unitOfWork: UnitOfWork;
   /** a post by UUID or number, or 404 (the posts feature's rule) */
   findPost: (ref: string) => PostRecord;
-}
-
-/** `PUT /api/post/[id]/vote`'s answer: the post's counts after the vote, and the caller's vote. */
-export interface VoteResult {
-  score: number;
-  upvotes: number;
-  downvotes: number;
-  value: VoteValue;
 }
 
 /**
@@ -32,7 +28,7 @@ export class VoteService {
     const { unitOfWork, postRepository: posts } = this.deps;
     const seq = this.deps.findPost(ref).seq;
     const post = await unitOfWork.write((tx) => {
-      if (posts.votes.put(userId, seq, value, nowIso())) this.reindex(tx, seq);
+      if (this.deps.votes.put(userId, seq, value, nowIso())) this.reindex(tx, seq);
       return posts.getBySeq(seq)!;
     });
     return { score: post.upvotes - post.downvotes, upvotes: post.upvotes, downvotes: post.downvotes, value };
@@ -40,16 +36,16 @@ export class VoteService {
 
   /** Idempotent: taking back a vote that is not there is no error. */
   async unvote(userId: number, ref: string): Promise<void> {
-    const { unitOfWork, postRepository: posts } = this.deps;
+    const { unitOfWork } = this.deps;
     const seq = this.deps.findPost(ref).seq;
     await unitOfWork.write((tx) => {
-      if (posts.votes.remove(userId, seq)) this.reindex(tx, seq);
+      if (this.deps.votes.remove(userId, seq)) this.reindex(tx, seq);
     });
   }
 
   /** The caller's vote on the post, 0 when none. */
-  valueOf(userId: number, ref: string): { value: VoteValue | 0 } {
-    return { value: this.deps.postRepository.votes.valueOf(userId, this.deps.findPost(ref).seq) };
+  valueOf(userId: number, ref: string): MyVote {
+    return { value: this.deps.votes.valueOf(userId, this.deps.findPost(ref).seq) };
   }
 
   /**
@@ -61,7 +57,7 @@ export class VoteService {
     const from = posts.getById(fromPostId);
     const into = posts.getById(intoPostId);
     if (!from || !into || from.upvotes + from.downvotes === 0) return;
-    posts.votes.move(from.seq, into.seq);
+    this.deps.votes.move(from.seq, into.seq);
     this.reindex(tx, into.seq);
   }
 

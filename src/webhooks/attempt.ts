@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { OutboxRow } from '../kernel/outbox.ts';
 import type { EventBodies } from './event-bodies.ts';
-import type { DeliveryRow, DeliveryTarget } from './store/webhook-repository.ts';
+import type { DeliveryRow, DeliveryTarget } from '../webhook-store/webhook-repository.ts';
 import { SendTimeoutError, type PostWebhook } from './send.ts';
 import { checkUrlShape, type TargetAgents } from './ssrf.ts';
 

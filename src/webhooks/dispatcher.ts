@@ -28,7 +28,7 @@ import { Loop } from '../util/loop.ts';
 import type { AttemptContext } from './attempt.ts';
 import { EventBodies } from './event-bodies.ts';
 import { type Lane, type LaneContext, runLane } from './lane.ts';
-import type { DeliveryResult, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
+import type { DeliveryResult, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
 import { ResultWriter } from './result-writer.ts';
 import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';

@@ -8,7 +8,7 @@ import type { OutboxRow } from '../kernel/outbox.ts';
 import type { Rating } from '../kernel/post-record.ts';
 import { payloadRating, toWebhookPost, type PayloadRating, type WebhookPostFacts } from '../kernel/views.ts';
 import { payloadValue, type PayloadJSON } from './payload-types.ts';
-import type { PostEventKind } from './store/events.ts';
+import type { PostEventKind } from '../webhook-store/events.ts';
 import type { Value } from '../../lib/go-template/index.ts';
 
 /**

@@ -7,7 +7,7 @@ import type { EventBodies } from './event-bodies.ts';
 import type { ResultWriter } from './result-writer.ts';
 import type { PostWebhook } from './send.ts';
 import type { TargetAgents } from './ssrf.ts';
-import type { AttemptRow, DeliveryRow, WebhookRepository } from './store/webhook-repository.ts';
+import type { AttemptRow, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
 const LEASE_MARGIN_MS = 5_000;

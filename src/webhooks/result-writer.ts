@@ -9,7 +9,7 @@
  * once allows: those deliveries are sent again with the same id.
  */
 import type { Logger } from '../log.ts';
-import type { DeliveryResult, WebhookRepository } from './store/webhook-repository.ts';
+import type { DeliveryResult, WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 export const SUSPEND_AFTER_FAILURES = 3;
 

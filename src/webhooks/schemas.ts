@@ -1,6 +1,7 @@
 /** Request bodies of the webhook management endpoints (docs/decisions.md §8). Unknown keys are 400. */
-import { z } from 'zod';
-import { EVENT_KINDS } from './store/events.ts';
+import { isoTime, uuid } from '../kernel/shapes.ts';
+import { z } from '../util/zod.ts';
+import { EVENT_KINDS } from '../webhook-store/events.ts';
 import { TEMPLATE_LIMITS } from '../../lib/go-template/index.ts';
 
 export const MAX_URL_LENGTH = 2048;
@@ -35,3 +36,30 @@ export type PatchWebhook = z.infer<typeof PatchWebhook>;
 
 export const PreviewWebhook = z.object({ template: fields.template.optional(), event: EventKind }).strict();
 export type PreviewWebhook = z.infer<typeof PreviewWebhook>;
+
+// The responses, declared once (the document shows them; the service is typed by them).
+export const Webhook = z
+  .object({
+    id: uuid,
+    label: z.string().nullable(),
+    url: z.string().url(),
+    events: z.array(z.enum(EVENT_KINDS)),
+    state: z.enum(['active', 'suspended']),
+    failureCount: z.number().int().min(0),
+    lastDeliveryAt: isoTime.nullable(),
+    lastResponseStatus: z.number().int().nullable(),
+    createdAt: isoTime,
+    template: z.string().nullable().openapi({ description: 'null: the default template' }),
+  })
+  .strict()
+  .openapi('Webhook', { description: 'A webhook registration; the secret is write-only and never returned' });
+
+export const WebhookPreview = z
+  .object({ body: z.string() })
+  .strict()
+  .openapi('WebhookPreview', { description: 'the template rendered on sample data' });
+
+/** The record as the API returns it: everything but the owner and the secret. */
+export type WebhookView = z.infer<typeof Webhook>;
+
+export { DeliveryAttempt } from '../webhook-store/attempts.ts';

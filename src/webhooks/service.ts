@@ -7,8 +7,8 @@ import { AppError, invalid, notFound } from '../errors.ts';
 import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-data.ts';
-import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from './store/webhook-repository.ts';
-import type { CreateWebhook, PatchWebhook, PreviewWebhook } from './schemas.ts';
+import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from '../webhook-store/webhook-repository.ts';
+import type { CreateWebhook, PatchWebhook, PreviewWebhook, WebhookView } from './schemas.ts';
 import { checkUrlOnSave, ForbiddenTargetError, type Resolver } from './ssrf.ts';
 import {
   compileTemplate,
@@ -20,19 +20,7 @@ import {
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 
-/** The record as the API returns it: everything but the owner and the secret. */
-export interface WebhookView {
-  id: string;
-  label: string | null;
-  url: string;
-  events: PostEventKind[];
-  state: WebhookRow['state'];
-  failureCount: number;
-  lastDeliveryAt: string | null;
-  lastResponseStatus: number | null;
-  createdAt: string;
-  template: string | null;
-}
+export type { WebhookView } from './schemas.ts';
 
 export const toWebhookView = (w: WebhookRow): WebhookView => ({
   id: w.id,

@@ -8,7 +8,7 @@ import { AccountService } from '../../src/accounts/service.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { PasskeyRepository } from '../../src/passkeys/repository.ts';
-import { PostRepository } from '../../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../../src/posts/post-tables.ts';
 import { tempDir } from '../helpers/app.ts';
 import { CLI_JS } from '../helpers/compiled.ts';
 
@@ -121,7 +121,7 @@ test('user add / list / set-permission / reset-key / remove', async (t) => {
     const db = openDatabase(dir);
     const accounts = new AccountService({
       db,
-      posts: new PostRepository(db, new UserRepository(db)),
+      posts: postRepositoryOn(db, new UserRepository(db)),
       unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
     });
     t.is(accounts.authenticateKey(self.accessKey), undefined, 'old key no longer works');
@@ -168,7 +168,7 @@ test("user keys shows an account's app keys (and passkeys where the table exists
   const db = openDatabase(dir);
   const accounts = new AccountService({
     db,
-    posts: new PostRepository(db, new UserRepository(db)),
+    posts: postRepositoryOn(db, new UserRepository(db)),
     unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
   });
   const owner = accounts.users.getByName('keyholder')!;

@@ -11,7 +11,7 @@ import { LoginThrottle } from '../../src/accounts/throttle.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
 import { AppError } from '../../src/errors.ts';
 import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
-import { PostRepository } from '../../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../../src/posts/post-tables.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const SECRET = 'a'.repeat(40);
@@ -125,7 +125,7 @@ test('remove: posts become disowned, each gets a new version and a reindex outbo
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const posts = new PostRepository(db, new UserRepository(db));
+  const posts = postRepositoryOn(db, new UserRepository(db));
   const accounts = new AccountService({ db, posts, unitOfWork: unitOfWorkOn(db, new UserRepository(db)) });
   const owner = await accounts.createUser({ name: 'owner', password: 'password1' });
   const other = await accounts.createUser({ name: 'other', password: 'password1' });
@@ -177,7 +177,7 @@ test('createUser: validation, unique names without regard to case, Self without 
   });
   const accounts = new AccountService({
     db,
-    posts: new PostRepository(db, new UserRepository(db)),
+    posts: postRepositoryOn(db, new UserRepository(db)),
     unitOfWork: unitOfWorkOn(db, new UserRepository(db)),
   });
   const self = await accounts.createUser({ name: 'Carol_9', password: '12345678', email: 'c@example.org' });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { acquireOwnerLock } from '../../src/data-dir/owner-lock.ts';
+import { acquireOwnerLock } from '../../src/db/owner-lock.ts';
 import { cli } from '../reliability/child-server.ts';
 import { destDir, isolatedEnv } from './env.ts';
 import { startSource } from './source.ts';

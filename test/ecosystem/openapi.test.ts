@@ -207,6 +207,10 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('PUT', '/api/post/01900000-0000-7000-8000-000000000000', { headers: as(user), json: {} });
   await call('PUT', `/api/post/${created.id}`, { json: { text: 'anonymous' } });
 
+  // thumbnails
+  await call('GET', `/api/post/${created.id}/thumbnails`);
+  await call('GET', '/api/post/999999/thumbnails');
+
   // post history
   await call('GET', `/api/post/${created.id}/versions`);
   await call('GET', `/api/post/${created.id}/versions?offset=1&limit=1`);

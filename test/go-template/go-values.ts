@@ -14,7 +14,7 @@ import {
   type Value,
 } from '../../lib/go-template/index.ts';
 import { sampleEventData } from '../../src/webhooks/event-data.ts';
-import type { PostEventKind } from '../../src/webhooks/store/events.ts';
+import type { PostEventKind } from '../../src/webhook-store/events.ts';
 
 const ANY_SLICE = sliceOf(T.any);
 const ANY_MAP = mapOf('map[string]interface {}', T.string, T.any);

@@ -1,12 +1,12 @@
 /**
- * The caption band (src/hashing/robust/band.ts, issue 25): found above or below a picture when it
+ * The caption band (src/robust/band.ts, issue 25): found above or below a picture when it
  * holds text, never for a plain band (the trim's job) or a photograph alone; its box is the picture.
  */
 import test from 'ava';
 import sharp, { type Sharp } from 'sharp';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
-import { captionBand } from '../../src/hashing/robust/band.ts';
-import { BASE, type Grey } from '../../src/hashing/robust/grey.ts';
+import { captionBand } from '../../src/robust/band.ts';
+import { BASE, type Grey } from '../../src/robust/grey.ts';
 
 const PHOTO = new URL('../fixtures/photos/coffee.jpg', import.meta.url).pathname;
 

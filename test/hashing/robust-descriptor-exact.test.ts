@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { syntheticRasters } from '../../bench/robust/synthetic-rasters.ts';
 import { createHashPool } from '../../src/hashing/pool.ts';
-import { robustDescriptor, WINDOW_SETS } from '../../src/hashing/robust/descriptor.ts';
-import { integral } from '../../src/hashing/robust/grey.ts';
-import { medianOf, toHex } from '../../src/hashing/robust/pdq.ts';
-import { phashOfBox } from '../../src/hashing/robust/phash-box.ts';
+import { robustDescriptor, WINDOW_SETS } from '../../src/robust/descriptor.ts';
+import { integral } from '../../src/robust/grey.ts';
+import { medianOf, toHex } from '../../src/robust/pdq.ts';
+import { phashOfBox } from '../../src/hashing/phash-box.ts';
 
 /**
  * Stored descriptors carry no version of the code that made them (the format names only the raster,
  * the trim and the windows), so any change to the descriptor's code must reproduce them bit for bit.
  * The expected values are never regenerated to make a change pass: ROBUST_EXACT_WRITE=1 rewrites
- * them, for a deliberate format bump (last: format 3, the cells of src/hashing/robust/cells.ts; before
+ * them, for a deliberate format bump (last: format 3, the cells of src/robust/cells.ts; before
  * it format 2, the raster from the small thumbnail's size and the caption band's window).
  * The whole evaluation set is checked by bench/robust/descriptor-exact.ts; this is the cheap guard.
  */

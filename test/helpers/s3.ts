@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createBucketIfMissing, s3ClientFor, type S3StoreConfig } from '../../src/media/store/s3-client.ts';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import { createBucketIfMissing, s3ClientFor, type S3StoreConfig } from '../../src/media-store/s3-client.ts';
+import { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import {
   LOCAL_REGION,
   mediaStoreEnv,

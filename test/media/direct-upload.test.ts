@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm, vector, type UploadOptions } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';

@@ -1,13 +1,13 @@
 /**
- * The local media store (src/media/store/local-store.ts) answers as the S3 store does
+ * The local media store (src/media-store/local-store.ts) answers as the S3 store does
  * (test/media/store-contract.ts), in the layout of today's DATA_DIR/images.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { LocalMediaStore } from '../../src/media/store/local-store.ts';
-import { mediaKey, type MediaStore } from '../../src/media/store/media-store.ts';
+import { LocalMediaStore } from '../../src/media-store/local-store.ts';
+import { mediaKey, type MediaStore } from '../../src/media-store/media-store.ts';
 import { postId, storeContract } from './store-contract.ts';
 
 const roots: string[] = [];

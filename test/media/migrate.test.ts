@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { destDir, isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { bucketNameOf, bucketStore, sharedS3Env } from '../helpers/s3.ts';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import type { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import type { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy, type FaultProxy } from '../helpers/s3-fault-proxy.ts';

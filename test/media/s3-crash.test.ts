@@ -6,7 +6,7 @@
  * After the restart: no orphan object, every acknowledged post complete (image and thumbnails).
  */
 import test from 'ava';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { faultProxy } from '../helpers/s3-fault-proxy.ts';

@@ -1,5 +1,5 @@
 /**
- * The S3 media store (src/media/store/s3-store.ts) against a real S3 server: S3Proxy with its
+ * The S3 media store (src/media-store/s3-store.ts) against a real S3 server: S3Proxy with its
  * filesystem backend, fetched from Maven Central and run by tools/dev-services/s3proxy (test/helpers/s3.ts),
  * no mocks. What every store does (test/media/store-contract.ts: put from a buffer and from a file,
  * get whole and by range, head, delete, list by prefix), then what only S3 does: sha256 metadata and
@@ -17,9 +17,9 @@ import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import test from 'ava';
 import { AppError } from '../../src/errors.ts';
-import { StoreUnavailableError, mediaKey, type StoreFailure } from '../../src/media/store/media-store.ts';
+import { StoreUnavailableError, mediaKey, type StoreFailure } from '../../src/media-store/media-store.ts';
 import { parseS3Location, s3StoreConfigFromEnv } from '../../src/config.ts';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { faultProxy } from '../helpers/s3-fault-proxy.ts';
 import { dedicatedS3, testS3, type TestS3 } from '../helpers/s3.ts';
 import { keysOf as keys, postId as id, readAll, sha256, storeContract } from './store-contract.ts';

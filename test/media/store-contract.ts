@@ -1,5 +1,5 @@
 /**
- * What every MediaStore does, whichever its kind (src/media/store/media-store.ts): registered by
+ * What every MediaStore does, whichever its kind (src/media-store/media-store.ts): registered by
  * s3-store.test.ts against a real S3Proxy and by local-store.test.ts against a directory, so both
  * implementations answer alike.
  */
@@ -14,7 +14,7 @@ import {
   RangeNotSatisfiableError,
   mediaKey,
   type MediaStore,
-} from '../../src/media/store/media-store.ts';
+} from '../../src/media-store/media-store.ts';
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 export async function readAll(body: Readable): Promise<Buffer> {

@@ -8,7 +8,7 @@ import anyTest, { type TestFn } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import { openBrowser, type BrowserSession } from '../gallery/browser.ts';
-import { jsonInit } from '../people/helpers.ts';
+import { jsonInit } from '../helpers/quick-users.ts';
 import { addVirtualAuthenticator, createCredential, getAssertion } from './authenticator.ts';
 
 interface Context {

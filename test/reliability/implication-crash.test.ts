@@ -9,7 +9,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.ts';
 import { DATABASE_FILE, openDatabase } from '../../src/db/sqlite.ts';
-import { PostRepository } from '../../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../../src/posts/post-tables.ts';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
 import { seedPosts } from '../../tools/seed/seed.ts';
@@ -31,7 +31,7 @@ test('kill -9 mid-implication: the job resumes; one implied tag, one version and
   // 20,000 posts through the kernel's batch seeding; few tags, so `tag_0` is on thousands of them.
   const db = openDatabase(dataDir);
   seedPosts(db, { count: POSTS, seed: 24_024, tags: 6, users: 3, clusters: 0 });
-  new PostRepository(db, new UserRepository(db)).ensureTags(['implied_z']);
+  postRepositoryOn(db, new UserRepository(db)).ensureTags(['implied_z']);
   const carrying = db
     .prepare("SELECT count(*) FROM post_tags WHERE tag_id = (SELECT id FROM tags WHERE name = 'tag_0')")
     .pluck()

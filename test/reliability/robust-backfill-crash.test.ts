@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
-import { CELL_COUNT } from '../../src/hashing/robust/cells.ts';
+import { CELL_COUNT } from '../../src/robust/cells.ts';
 import { openAccountsJob } from '../../src/roles/jobs.ts';
 import { isolatedEnv } from '../backup/env.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { s3StoreConfigFromEnv } from '../../src/config.ts';
-import { S3MediaStore } from '../../src/media/store/s3-store.ts';
+import { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { ensureJar, jarPath, s3Home } from '../../tools/dev-services/s3proxy/distribution.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { fastParseImageSearch } from '../../src/search/image-search/fast-parse.ts';
-import { parseImageSearch } from '../../src/search/image-search/schema.ts';
+import { parseImageSearch } from '../../src/search/image-search/schemas.ts';
 
 // The zod-free reading of /image/search requests (issue 28) must give what the schema gives, or
 // step aside: generated bodies and queries, valid and not, each read both ways.

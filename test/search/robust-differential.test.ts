@@ -2,7 +2,7 @@
  * Differential check of the robust lookup (docs/decisions.md §16, issue 25): for a few hundred posts, what
  * GET /api/post/{id}/similar?robust=1 answers (the index's candidates, then the rule on their
  * stored descriptors) is exactly what a linear scan of SQLite under the same rule returns
- * (src/hashing/robust/rule.ts), in the same order. The descriptors are variants of real ones
+ * (src/robust/rule.ts), in the same order. The descriptors are variants of real ones
  * (photographs of test/fixtures/photos and copies of them) with bits flipped segment by segment,
  * so pairs fall on both sides of each condition: shared segments and distance. Some segments keep
  * their value but for one bit (shared only through the lookup's probes) or two (never shared under
@@ -21,10 +21,10 @@ import {
   CELL_WORDS,
   CELLS_NEEDED,
   type Cells,
-} from '../../src/hashing/robust/cells.ts';
-import { matchDescriptors, robustDescriptor } from '../../src/hashing/robust/descriptor.ts';
-import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
-import { BASE } from '../../src/hashing/robust/grey.ts';
+} from '../../src/robust/cells.ts';
+import { matchDescriptors, robustDescriptor } from '../../src/robust/descriptor.ts';
+import { encodeDescriptor } from '../../src/robust/format.ts';
+import { BASE } from '../../src/robust/grey.ts';
 import {
   MIN_SHARED,
   PROBE_RADIUS,
@@ -33,8 +33,8 @@ import {
   sharedTerms,
   THRESHOLD,
   type Descriptor,
-} from '../../src/hashing/robust/rule.ts';
-import { hamming256 } from '../../src/hashing/robust/pdq.ts';
+} from '../../src/robust/rule.ts';
+import { hamming256 } from '../../src/robust/pdq.ts';
 import type { PostRecord } from '../../src/kernel/post-record.ts';
 import { findRobust, scanRobust } from '../../src/search/similar/robust-lookup.ts';
 import { Random } from '../../tools/seed/random.ts';
@@ -209,7 +209,7 @@ test('the pairs straddle both conditions of the rule, and the probes decide some
   t.true(cellsShort > 10, `${cellsShort} pairs not near by their hashes have one agreeing cell too few`);
   t.true(termsFromCells > 10, `${termsFromCells} matching pairs meet condition 2 only with their cells' terms`);
   t.is(hamming256(planted[0].d.hashes, planted[0].d.hashes), 0);
-  // the captioned copies carry the caption band's window (src/hashing/robust/band.ts), the photographs not
+  // the captioned copies carry the caption band's window (src/robust/band.ts), the photographs not
   const sizes = new Set(planted.map((p) => p.d.hashes.length / 8));
   t.deepEqual([...sizes].sort(), [21, 22]);
 });

@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import test from 'ava';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
-import { encodeDescriptor } from '../../src/hashing/robust/format.ts';
+import { encodeDescriptor } from '../../src/robust/format.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { uploadForm } from '../helpers/fixtures.ts';

@@ -15,10 +15,10 @@ import { createLogger } from '../../src/log.ts';
 import { KernelEvents } from '../../src/kernel/events.ts';
 import { unitOfWorkOn } from '../../src/kernel/unit-of-work.ts';
 import { Outbox } from '../../src/kernel/outbox.ts';
-import { PostRepository } from '../../src/kernel/post-repository.ts';
+import { postRepositoryOn } from '../../src/posts/post-tables.ts';
 import { seedPosts } from '../../tools/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
+import { WebhookRepository } from '../../src/webhook-store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';
 import { eventually, loopbackHostsName, signatureValid, startReceiver } from './receiver.ts';
 
@@ -26,7 +26,7 @@ function setup(t: ExecutionContext) {
   const dir = tempDir('imgpost-lanes');
   const db = openDatabase(dir);
   const seed = seedPosts(db, { count: 150, seed: 3, users: 2 });
-  const posts = new PostRepository(db, new UserRepository(db)).list(0, 150);
+  const posts = postRepositoryOn(db, new UserRepository(db)).list(0, 150);
   const outbox = new Outbox(db);
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };

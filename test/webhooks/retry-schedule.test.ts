@@ -5,7 +5,7 @@ import path from 'node:path';
 import test from 'ava';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
-import { NEXT_RETRY_SQL, WebhookRepository } from '../../src/webhooks/store/webhook-repository.ts';
+import { NEXT_RETRY_SQL, WebhookRepository } from '../../src/webhook-store/webhook-repository.ts';
 
 test('the earliest retry of an active webhook, found through the retry index', (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-retry-'));

@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import type { Db } from '../../src/db/sqlite.ts';
-import { encodeDescriptor, UNREADABLE } from '../../src/hashing/robust/format.ts';
+import { encodeDescriptor, UNREADABLE } from '../../src/robust/format.ts';
 import { unitOfWorkOn, type SeededPost } from '../../src/kernel/unit-of-work.ts';
 import { RATINGS, type Rating } from '../../src/kernel/post-record.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
-import { IMAGE_FORMATS } from '../../src/media/store/formats.ts';
+import { postPeopleOn, type PostPeopleTables } from '../../src/posts/post-tables.ts';
+import { IMAGE_FORMATS } from '../../src/media-store/formats.ts';
 import { Random } from './random.ts';
 import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';
@@ -110,7 +111,7 @@ function makeText(rnd: Random): string {
  * after every post (so the posts of a seed do not change with these options). The counts follow by trigger.
  */
 function seedConversation(
-  posts: PostRepository,
+  people: Pick<PostPeopleTables, 'votes' | 'comments'>,
   rnd: Random,
   users: { id: number }[],
   firstSeq: number,
@@ -120,7 +121,7 @@ function seedConversation(
   const postAt = (): number => firstSeq + rnd.skewed(opts.count, 1.2);
   const userAt = () => users[rnd.int(0, users.length - 1)].id;
   const at = (): string => new Date(Date.parse('2024-01-01T00:00:00Z') + rnd.int(0, 365 * 86_400_000)).toISOString();
-  posts.votes.insertMany(
+  people.votes.insertMany(
     (function* () {
       for (let i = 0; i < (opts.votes ?? 0); i++)
         yield {
@@ -131,7 +132,7 @@ function seedConversation(
         };
     })(),
   );
-  posts.comments.insertMany(
+  people.comments.insertMany(
     (function* () {
       for (let i = 0; i < (opts.comments ?? 0); i++)
         yield { postSeq: postAt(), authorId: userAt(), body: makeText(rnd) || 'first', createdAt: at() };
@@ -195,7 +196,8 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   for (let i = 1; i < times.length; i++) times[i] = Math.max(times[i], times[i - 1]);
 
   const userTable = new UserRepository(db);
-  const postTable = new PostRepository(db, userTable);
+  const people = postPeopleOn(db);
+  const postTable = new PostRepository(db, userTable, people);
   const unitOfWork = unitOfWorkOn(db, userTable);
   let users: { id: number; name: string }[] = [];
   // One unit of work: no outbox rows and no events (the caller reindexes afterwards).
@@ -285,7 +287,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         count: opts.count,
         at: new Date(from).toISOString(),
       });
-    seedConversation(postTable, rnd, users, firstSeq, opts);
+    seedConversation(people, rnd, users, firstSeq, opts);
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

@@ -387,6 +387,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/post/{id}/thumbnails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's thumbnails: each size (its longer side, in pixels) and its URL, smallest first */
+        get: operations["getPostThumbnails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1618,6 +1635,17 @@ export interface components {
              * @example 2024-05-01T10:00:00.000Z
              */
             attemptedAt: string;
+        };
+        /** @description WebP thumbnails of the post, smallest first */
+        PostThumbnails: {
+            /** Format: uuid */
+            postId: string;
+            thumbnails: {
+                /** @description the thumbnail's longer side, in pixels */
+                size: number;
+                /** Format: uri */
+                url: string;
+            }[];
         };
         Health: {
             /** @enum {string} */
@@ -4332,6 +4360,64 @@ export interface operations {
                 headers: {
                     /** @description seconds until a retry may succeed */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPostThumbnails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the post's thumbnails */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostThumbnails"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no post with this id (UUID or number); malformed ids too */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,7 @@
  * A file picker that also takes a dropped file: a real <input type="file"> inside its <label>
  * (keyboard and screen readers use it as usual), the label being the drop zone. Shows a preview.
  */
-import { IMAGE_MIMES } from '../../media/store/formats.ts';
+import { IMAGE_MIMES } from '../../media-store/formats.ts';
 import { h, replace } from './dom.ts';
 
 export interface DropZone {

@@ -1,44 +1,8 @@
 /** Webhooks, their delivery attempts, and the body receivers get by default (docs/decisions.md §8). */
-import { EVENT_KINDS } from '../../webhooks/store/events.ts';
-import { z } from '../zod.ts';
-import { isoTime, uuid } from './common.ts';
+import { EVENT_KINDS } from '../../webhook-store/events.ts';
+import { z } from '../../util/zod.ts';
 
-export const Webhook = z
-  .object({
-    id: uuid,
-    label: z.string().nullable(),
-    url: z.string().url(),
-    events: z.array(z.enum(EVENT_KINDS)),
-    state: z.enum(['active', 'suspended']),
-    failureCount: z.number().int().min(0),
-    lastDeliveryAt: isoTime.nullable(),
-    lastResponseStatus: z.number().int().nullable(),
-    createdAt: isoTime,
-    template: z.string().nullable().openapi({ description: 'null: the default template' }),
-  })
-  .strict()
-  .openapi('Webhook', { description: 'A webhook registration; the secret is write-only and never returned' });
-
-export const WebhookPreview = z
-  .object({ body: z.string() })
-  .strict()
-  .openapi('WebhookPreview', { description: 'the template rendered on sample data' });
-
-export const DeliveryAttempt = z
-  .object({
-    deliveryId: uuid.openapi({
-      description: 'as sent in X-Webhook-Delivery; repeated attempts of one delivery share it',
-    }),
-    event: z.enum(EVENT_KINDS),
-    postId: uuid,
-    outcome: z.enum(['success', 'failure']),
-    responseStatus: z.number().int().nullable(),
-    error: z.string().nullable(),
-    durationMs: z.number().int().min(0),
-    attemptedAt: isoTime,
-  })
-  .strict()
-  .openapi('DeliveryAttempt');
+export { DeliveryAttempt, Webhook, WebhookPreview } from '../../webhooks/schemas.ts';
 
 /** The default webhook body (no template): what receivers get unless the owner wrote their own. */
 const person = z.object({ id: z.number().int(), username: z.string() });

@@ -5,8 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, invalid } from '../../errors.ts';
 import type { AuthUser } from '../../http/context.ts';
 import type { Logger } from '../../log.ts';
-import { StoreUnavailableError, type MediaStore } from '../../media/store/media-store.ts';
-import type { UploadedFile } from '../../upload/multipart.ts';
+import { StoreUnavailableError, type MediaStore } from '../../media-store/media-store.ts';
+import type { UploadedFile } from '../../http/multipart.ts';
 import { UUID_PATTERN, uuidv7 } from '../../util/uuid.ts';
 import type { UploadGrantRepository } from './grant-repository.ts';
 

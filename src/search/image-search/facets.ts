@@ -1,16 +1,10 @@
 import { RATINGS, type Rating } from '../../kernel/post-record.ts';
-import type { Facet } from './schema.ts';
+import { TOP_TAGS, TOP_UPLOADERS, type Facets } from './result-shapes.ts';
+import type { Facet } from './schemas.ts';
 
 /** `/image/search` facets (docs/decisions.md §11): counts over the whole result, from aggregations. */
 
-export const TOP_TAGS = 20;
-export const TOP_UPLOADERS = 10;
-
-export interface Facets {
-  tags?: { name: string; count: number }[];
-  rating?: Record<Rating, number>;
-  uploader?: { id: number; name: string; count: number }[];
-}
+export { TOP_TAGS, TOP_UPLOADERS, type Facets } from './result-shapes.ts';
 
 /**
  * The aggregations for the requested facets. Exact because the posts index has one primary shard

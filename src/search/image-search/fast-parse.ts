@@ -15,7 +15,7 @@ import {
   type Facet,
   type ImageOrderBy,
   type ImageSearchRequest,
-} from './schema.ts';
+} from './schemas.ts';
 import { parseQueryCondition, spellingOf } from './query-condition.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { term } from '../clauses.ts';
 import type { SortClause } from '../engine.ts';
 import { and, not, or, type Query } from '../query/model.ts';
-import type { Condition, ImageSearchRequest } from './schema.ts';
+import type { Condition, ImageSearchRequest } from './schemas.ts';
 
 /** One condition in the query model (docs/decisions.md §7, §20). */
 function conditionQuery(c: Condition): Query {

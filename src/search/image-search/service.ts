@@ -1,16 +1,12 @@
-import { imageSearchItem, type ImageSearchImage } from '../../kernel/views.ts';
+import { imageSearchItem } from '../../kernel/views.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
 import { findQueryPage } from '../query/run.ts';
-import { facetAggregations, readFacets, type Facets } from './facets.ts';
+import { facetAggregations, readFacets } from './facets.ts';
 import { buildImageSort, conditionsQuery, requiredTags } from './query.ts';
-import type { ImageSearchRequest } from './schema.ts';
+import type { ImageSearchResult } from './result-shapes.ts';
+import type { ImageSearchRequest } from './schemas.ts';
 
-export interface ImageSearchResult {
-  total: number;
-  images: ImageSearchImage[];
-  /** only when the request named facets */
-  facets?: Facets;
-}
+export type { ImageSearchResult } from './result-shapes.ts';
 
 /**
  * `/image/search` (docs/decisions.md §7): the engine finds the page of post numbers, SQLite (the

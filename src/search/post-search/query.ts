@@ -1,7 +1,7 @@
 import type { SortClause } from '../engine.ts';
 import { and, not, type Query } from '../query/model.ts';
 import { dateBounds } from './dates.ts';
-import type { OrderItem, Selector } from './schema.ts';
+import type { OrderItem, Selector } from './schemas.ts';
 
 /** One selector in the query model (docs/decisions.md §6, §20). */
 export function selectorQuery(s: Selector): Query {

@@ -2,7 +2,7 @@ import { toPostView, type PostView } from '../../kernel/views.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
 import { findQueryPage } from '../query/run.ts';
 import { buildSort, selectorsQuery } from './query.ts';
-import type { SearchRequest } from './schema.ts';
+import type { SearchRequest } from './schemas.ts';
 
 /** `/api/post/search` (docs/decisions.md §6). */
 export class PostSearchService {

@@ -1,6 +1,6 @@
 /**
  * The robust lookup (docs/decisions.md §16): every stored post that matches a descriptor under THE rule of
- * src/hashing/robust/rule.ts, found through the index and decided on the stored descriptors.
+ * src/robust/rule.ts, found through the index and decided on the stored descriptors.
  *
  *  1. Candidates: the posts whose document shares at least MIN_SHARED terms with the query
  *     (a bool of 32 clauses and one per counted cell, at least MIN_SHARED of them by `min_score`, per segment the
@@ -17,10 +17,10 @@
  * differential test compares them), as long as the index holds every stored descriptor's terms.
  */
 import type { PostsIndex } from '../../elasticsearch/posts-index.ts';
-import type { RobustMatch } from '../../hashing/robust/descriptor.ts';
-import { decodeDescriptor } from '../../hashing/robust/format.ts';
-import { cellTerms } from '../../hashing/robust/cells.ts';
-import { querySegments } from '../../hashing/robust/index-terms.ts';
+import type { RobustMatch } from '../../robust/descriptor.ts';
+import { decodeDescriptor } from '../../robust/format.ts';
+import { cellTerms } from '../../robust/cells.ts';
+import { querySegments } from '../../robust/index-terms.ts';
 import {
   byShared,
   INDEX_CONDITION,
@@ -31,9 +31,9 @@ import {
   sharedTerms,
   type Descriptor,
   type IndexCondition,
-} from '../../hashing/robust/rule.ts';
-import { MIN_QUALITY } from '../../hashing/robust/descriptor.ts';
-import type { RobustDescriptors, StoredDescriptor } from '../../kernel/robust-descriptors.ts';
+} from '../../robust/rule.ts';
+import { MIN_QUALITY } from '../../robust/descriptor.ts';
+import type { RobustDescriptors, StoredDescriptor } from '../../robust/descriptor-table.ts';
 import { translateEsError } from '../engine.ts';
 
 export interface RobustHit extends RobustMatch {
