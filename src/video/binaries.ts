@@ -14,8 +14,8 @@ export interface FfmpegTools {
   source: 'setting' | 'system' | 'npm';
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+function onPath(name: string, searchPath: string | undefined): string | undefined {
+  for (const dir of (searchPath ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     try {
@@ -40,17 +40,19 @@ function fromNpm(pkg: '@ffmpeg-installer/ffmpeg' | '@ffprobe-installer/ffprobe')
 
 export function locateFfmpeg(
   settings: { ffmpegPath?: string | undefined; ffprobePath?: string | undefined },
-  env: NodeJS.ProcessEnv = process.env,
+  /** the `PATH` to search (the caller's configuration reads the environment) */
+  searchPath: string | undefined,
 ): FfmpegTools {
   if (settings.ffmpegPath || settings.ffprobePath) {
     return {
-      ffmpeg: settings.ffmpegPath ?? onPath('ffmpeg', env) ?? fromNpm('@ffmpeg-installer/ffmpeg') ?? 'ffmpeg',
-      ffprobe: settings.ffprobePath ?? onPath('ffprobe', env) ?? fromNpm('@ffprobe-installer/ffprobe') ?? 'ffprobe',
+      ffmpeg: settings.ffmpegPath ?? onPath('ffmpeg', searchPath) ?? fromNpm('@ffmpeg-installer/ffmpeg') ?? 'ffmpeg',
+      ffprobe:
+        settings.ffprobePath ?? onPath('ffprobe', searchPath) ?? fromNpm('@ffprobe-installer/ffprobe') ?? 'ffprobe',
       source: 'setting',
     };
   }
-  const ffmpeg = onPath('ffmpeg', env);
-  const ffprobe = onPath('ffprobe', env);
+  const ffmpeg = onPath('ffmpeg', searchPath);
+  const ffprobe = onPath('ffprobe', searchPath);
   if (ffmpeg && ffprobe) return { ffmpeg, ffprobe, source: 'system' };
   const npmFfmpeg = fromNpm('@ffmpeg-installer/ffmpeg');
   const npmFfprobe = fromNpm('@ffprobe-installer/ffprobe');

@@ -12,7 +12,7 @@ import { type MediaKind, MediaProber } from '../../src/video/probe.ts';
 import { MediaRunner } from '../../src/video/runner.ts';
 
 const run = promisify(execFile);
-const tools = locateFfmpeg({});
+const tools = locateFfmpeg({}, process.env.PATH);
 const runner = new MediaRunner({ timeoutMs: 20_000, memoryMb: 1024, inFlight: 2 });
 const limits = {
   maxImageBytes: 4 * 1024 * 1024,
@@ -53,17 +53,17 @@ async function refusedWith(t: import('ava').ExecutionContext, file: string, code
 }
 
 test('ffmpeg is found by its setting, then on PATH, then from the npm packages', (t) => {
-  t.deepEqual(locateFfmpeg({ ffmpegPath: '/opt/ff/ffmpeg', ffprobePath: '/opt/ff/ffprobe' }), {
+  t.deepEqual(locateFfmpeg({ ffmpegPath: '/opt/ff/ffmpeg', ffprobePath: '/opt/ff/ffprobe' }, '/usr/bin'), {
     ffmpeg: '/opt/ff/ffmpeg',
     ffprobe: '/opt/ff/ffprobe',
     source: 'setting',
   });
-  t.deepEqual(locateFfmpeg({}, { PATH: '/usr/bin' }), {
+  t.deepEqual(locateFfmpeg({}, '/usr/bin'), {
     ffmpeg: '/usr/bin/ffmpeg',
     ffprobe: '/usr/bin/ffprobe',
     source: 'system',
   });
-  const npm = locateFfmpeg({}, { PATH: '' });
+  const npm = locateFfmpeg({}, '');
   t.is(npm.source, 'npm');
   t.regex(npm.ffmpeg, /@ffmpeg-installer/);
   t.regex(npm.ffprobe, /@ffprobe-installer/);
