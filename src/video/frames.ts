@@ -66,7 +66,7 @@ export class FrameReader {
     const duration = info.duration ?? 0;
     const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) => (duration * (i + 0.5)) / SPREAD_FRAMES);
     const start = Math.min(1, duration * 0.1);
-    const [first, ...frames] = await Promise.all([start, ...spreadAt].map((at) => this.frame(file, info, at)));
+    const [first, ...frames] = await this.frameHashes(file, info, [start, ...spreadAt]);
     const poster = [first, ...frames.filter((f) => f.at > start)].find((f) => !f.blank) ?? first;
     return { poster: poster as FrameHash, frames };
   }
@@ -95,32 +95,44 @@ export class FrameReader {
     return ['-v', 'error', '-nostdin', '-threads', '1', '-ss', at.toFixed(3), '-i', file];
   }
 
-  private async frame(file: string, info: MediaInfo, at: number): Promise<FrameHash> {
+  /** Frames at the given instants: one ffmpeg run with an input seeked to each, their frames concatenated. */
+  private async frameHashes(file: string, info: MediaInfo, times: number[]): Promise<FrameHash[]> {
     if (info.decoder === 'sharp') {
-      const { data, info: got } = await sharp(file, { page: this.page(info, at) })
-        .greyscale()
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      return hashGrey(data, got.width, got.height, at);
+      return Promise.all(
+        times.map(async (at) => {
+          const { data, info: got } = await sharp(file, { page: this.page(info, at) })
+            .greyscale()
+            .raw()
+            .toBuffer({ resolveWithObject: true });
+          return hashGrey(data, got.width, got.height, at);
+        }),
+      );
     }
     const scale = Math.min(1, SMALL_SIDE / Math.max(info.width, info.height));
     const width = Math.max(2, Math.round(info.width * scale));
     const height = Math.max(2, Math.round(info.height * scale));
+    // One decoding thread per input keeps nine decoders inside the run's address-space cap.
+    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', at.toFixed(3), '-i', file]);
+    const picks = times.map(
+      (_, i) => `[${i}:v:0]trim=end_frame=1,scale=${width}:${height}:flags=area,format=gray,setpts=PTS-STARTPTS[f${i}]`,
+    );
+    const joined = `${times.map((_, i) => `[f${i}]`).join('')}concat=n=${times.length}:v=1:a=0,setpts=N[out]`;
+    const frameBytes = width * height;
     const { stdout } = await this.runner.run(
       this.tools.ffmpeg,
       [
-        ...this.inputArgs(file, at),
-        ...['-frames:v', '1', '-vf', `scale=${width}:${height}:flags=area,format=gray`],
-        ...['-f', 'rawvideo', 'pipe:1'],
+        ...['-v', 'error', '-nostdin', '-filter_complex_threads', '1', ...inputs],
+        ...['-filter_complex', `${picks.join(';')};${joined}`, '-map', '[out]'],
+        // one output frame per picked frame: no frames repeated to fill the gaps between their instants
+        ...['-vsync', '0', '-f', 'rawvideo', 'pipe:1'],
       ],
-      width * height * 2,
+      frameBytes * (times.length + 1),
     );
-    if (stdout.length !== width * height)
-      throw new AppError(
-        'unsupported_media',
-        `the frame at ${at.toFixed(2)} s cannot be decoded (truncated or corrupt)`,
-      );
-    return hashGrey(stdout, width, height, at);
+    if (stdout.length !== frameBytes * times.length)
+      throw new AppError('unsupported_media', 'frames of the file cannot be decoded (truncated or corrupt)');
+    return Promise.all(
+      times.map((at, i) => hashGrey(stdout.subarray(i * frameBytes, (i + 1) * frameBytes), width, height, at)),
+    );
   }
 }
 
