@@ -4,9 +4,9 @@
  * validates recorded responses against it.
  */
 import { FEATURES } from '../features.ts';
-import type { Operation } from './operation-kit.ts';
+import type { Operation } from '../http/endpoint.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
-export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
+export type { Method, Operation, Reply } from '../http/endpoint.ts';
 
 /**
  * The features' operations in their order, with the service's own (health, readiness, metrics and
