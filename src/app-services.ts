@@ -2,6 +2,7 @@
 import type { DirectUploads } from './posts/direct-upload/direct-uploads.ts';
 import type { BooruService } from './booru/service.ts';
 import type { Db } from './db/sqlite.ts';
+import type { FfmpegTools } from './video/binaries.ts';
 import type { PostsIndex } from './elasticsearch/posts-index.ts';
 import type { Logger } from './log.ts';
 import type { AccountService } from './accounts/service.ts';
@@ -64,4 +65,6 @@ export interface AppServices extends MetricsDeps {
   /** docs/decisions.md §19 */
   pools: PoolService;
   children: PostChildren;
+  /** docs/decisions.md §21: the ffmpeg and ffprobe in use, named by /readyz */
+  ffmpeg: FfmpegTools;
 }

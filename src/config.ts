@@ -90,6 +90,8 @@ function assemble(values: Values<typeof SETTINGS>, env: NodeJS.ProcessEnv) {
      */
     s3At: (location: string, setting = 'the recorded media store'): S3Settings =>
       s3StoreConfigAt(location, env, setting),
+    /** The `PATH` searched for ffmpeg and ffprobe when FFMPEG_PATH/FFPROBE_PATH are unset (src/video/binaries.ts). */
+    searchPath: env.PATH,
   };
 }
 

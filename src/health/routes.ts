@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Db } from '../db/sqlite.ts';
 import { postsHealth, type EsClient } from '../elasticsearch/client.ts';
 import type { AppState } from '../http/context.ts';
+import type { FfmpegTools } from '../video/binaries.ts';
 
 /**
  * /healthz: the process answers. /readyz: it can do its work, i.e. SQLite answers and every shard
@@ -9,7 +10,12 @@ import type { AppState } from '../http/context.ts';
  * say after losing a node) or red because of some other index still serves: the cluster's own
  * status is reported beside it for operators, but does not make the service unready.
  */
-export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string }): Router<AppState> {
+export function healthRoutes(deps: {
+  db: Db;
+  es: EsClient;
+  postsAlias: string;
+  ffmpeg: FfmpegTools;
+}): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -29,6 +35,8 @@ export function healthRoutes(deps: { db: Db; es: EsClient; postsAlias: string })
       sqlite: sqlite ? 'up' : 'down',
       elasticsearch: elasticsearch ? 'up' : 'down',
       cluster: health.cluster ?? 'unreachable',
+      // docs/decisions.md §21: which ffmpeg reads uploads (docs/operations/ffmpeg.md prefers a patched one)
+      ffmpeg: { ffmpeg: deps.ffmpeg.ffmpeg, ffprobe: deps.ffmpeg.ffprobe, source: deps.ffmpeg.source },
     };
   });
   return router;

@@ -39,6 +39,7 @@ import { Activity } from '../util/activity.ts';
 import { wireAccounts } from './account-parts.ts';
 import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
 import { wireTags } from './tag-parts.ts';
+import { locateFfmpeg } from '../video/binaries.ts';
 
 /**
  * The composition root of every service both roles run (src/roles/server.ts, src/roles/jobs.ts):
@@ -161,6 +162,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     config,
     log,
     db,
+    ffmpeg: locateFfmpeg(config.video, config.searchPath),
     ...search,
     postRepository,
     people: posts.people,

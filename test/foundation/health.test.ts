@@ -14,6 +14,11 @@ test('readyz reports SQLite and Elasticsearch up; unknown routes are JSON 404', 
   t.like(body, { status: 'ready', sqlite: 'up', elasticsearch: 'up' });
   // The shared test node is one node: green, or yellow if some other test's index wants a replica.
   t.regex(body.cluster, /^(green|yellow)$/);
+  // docs/decisions.md §21: the ffmpeg in use is named, and where it was found (the test app's
+  // environment decides which: test/video/media.test.ts checks the order).
+  t.regex(body.ffmpeg.ffmpeg, /ffmpeg$/);
+  t.regex(body.ffmpeg.ffprobe, /ffprobe$/);
+  t.regex(body.ffmpeg.source, /^(setting|system|npm)$/);
   const missing = await app.request('/nope');
   t.is(missing.status, 404);
   t.deepEqual(await missing.json(), { error: 'not found' });

@@ -1666,6 +1666,13 @@ export interface components {
              * @enum {string}
              */
             cluster: "green" | "yellow" | "red" | "unreachable";
+            /** @description the ffmpeg and ffprobe that read animations and videos, and where they were found: FFMPEG_PATH/FFPROBE_PATH, the system (PATH) or the npm builds */
+            ffmpeg: {
+                ffmpeg: string;
+                ffprobe: string;
+                /** @enum {string} */
+                source: "setting" | "system" | "npm";
+            };
         };
         /** @description An OpenAPI 3.1 document (this one), or its 3.0 rendering */
         OpenApiDocument: {

@@ -26,6 +26,17 @@ export const Readiness = z
       description:
         'the Elasticsearch cluster as a whole: yellow (a replica missing) and red (some other index lacks a primary) do not make the service unready by themselves',
     }),
+    ffmpeg: z
+      .object({
+        ffmpeg: z.string(),
+        ffprobe: z.string(),
+        source: z.enum(['setting', 'system', 'npm']),
+      })
+      .strict()
+      .openapi({
+        description:
+          'the ffmpeg and ffprobe that read animations and videos, and where they were found: FFMPEG_PATH/FFPROBE_PATH, the system (PATH) or the npm builds',
+      }),
   })
   .strict()
   .openapi('Readiness');
