@@ -11,6 +11,8 @@ import type { FavoriteService } from './favorites/service.ts';
 import type { QuickSearch } from './favorites/quick-search.ts';
 import type { CommentService } from './comments/service.ts';
 import type { VoteService } from './votes/service.ts';
+import type { WikiService } from './wiki/service.ts';
+import type { NoteService } from './notes/service.ts';
 import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media-store/image-store.ts';
 import type { MediaRedirect } from './media/redirect.ts';
@@ -64,4 +66,7 @@ export interface AppServices extends MetricsDeps {
   /** docs/decisions.md §19 */
   pools: PoolService;
   children: PostChildren;
+  /** docs/decisions.md §23 */
+  wiki: WikiService;
+  notes: NoteService;
 }

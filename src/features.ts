@@ -17,6 +17,8 @@ import { childrenFeature } from './posts/parents/children-routes.ts';
 import { tagCategoriesFeature } from './tags/tag-category-routes.ts';
 import { tagsFeature } from './tags/tag-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
+import { notesFeature } from './notes/note-routes.ts';
+import { wikiFeature } from './wiki/wiki-routes.ts';
 import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
 export const FEATURES: readonly Feature<AppServices>[] = [
@@ -33,4 +35,6 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   sessionFeature,
   accountSettingsFeature,
   userAdminFeature,
+  wikiFeature,
+  notesFeature,
 ];
