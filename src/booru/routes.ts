@@ -3,7 +3,7 @@ import type { AppState } from '../http/context.ts';
 import { booruErrors } from '../http/errors.ts';
 import { notFound } from '../errors.ts';
 import { atomFeed } from './atom.ts';
-import { booruLimit, booruPage, booruTags, feedSpelling, searchParam } from './params.ts';
+import { booruLimit, booruOnly, booruPage, booruTags, feedSpelling, searchParam } from './params.ts';
 import type { BooruService } from './service.ts';
 import { invalid } from '../errors.ts';
 
@@ -19,19 +19,31 @@ export function booruRoutes(deps: {
 }): Router<AppState> {
   const router = new Router<AppState>();
   router.use(
-    ['/posts.json', '/posts/:file', '/counts/posts.json', '/tags.json', '/posts.atom', '/pools.json', '/pools/:file'],
+    [
+      '/posts.json',
+      '/posts/:file',
+      '/counts/posts.json',
+      '/tags.json',
+      '/posts.atom',
+      '/pools.json',
+      '/pools/:file',
+      '/notes.json',
+      '/wiki_pages.json',
+      '/wiki_pages/:file',
+    ],
     booruErrors(),
   );
 
   router.get('/posts.json', async (ctx) => {
     const tags = booruTags(ctx.query.tags);
-    ctx.body = await deps.booru.posts(tags, booruLimit(ctx.query.limit), booruPage(ctx.query.page));
+    const only = booruOnly(ctx.query.only);
+    ctx.body = await deps.booru.posts(tags, booruLimit(ctx.query.limit), booruPage(ctx.query.page), only);
   });
 
   router.get('/posts/:file', (ctx) => {
     const m = /^(\d{1,15})\.json$/.exec(ctx.params.file);
     if (!m) throw notFound('no post has that number');
-    ctx.body = deps.booru.post(Number(m[1]));
+    ctx.body = deps.booru.post(Number(m[1]), booruOnly(ctx.query.only));
   });
 
   router.get('/counts/posts.json', async (ctx) => {
@@ -64,6 +76,27 @@ export function booruRoutes(deps: {
     const m = /^([1-9]\d{0,15})\.json$/.exec(ctx.params.file);
     if (!m) throw notFound('no pool has that number');
     ctx.body = deps.booru.pool(Number(m[1]));
+  });
+
+  // docs/decisions.md §23: notes and wiki pages
+  router.get('/notes.json', (ctx) => {
+    const post = searchParam(ctx.query, 'post_id');
+    if (post === undefined || !/^\d{1,15}$/.test(post))
+      throw invalid(['search[post_id]'], 'search[post_id] names a post by number');
+    ctx.body = deps.booru.notes(Number(post));
+  });
+
+  router.get('/wiki_pages.json', (ctx) => {
+    const limit = booruLimit(ctx.query.limit, 20, MAX_TAG_LIMIT);
+    const page = booruPage(ctx.query.page);
+    if (page.kind !== 'page') throw invalid(['page'], 'wiki pages are paged by number');
+    ctx.body = deps.booru.wikiPages(searchParam(ctx.query, 'title'), (page.n - 1) * limit, limit);
+  });
+
+  router.get('/wiki_pages/:file', (ctx) => {
+    const m = /^(.+)\.json$/s.exec(ctx.params.file);
+    if (!m) throw notFound('no wiki page has that title');
+    ctx.body = deps.booru.wikiPage(m[1]);
   });
 
   router.get('/posts.atom', async (ctx) => {

@@ -500,6 +500,19 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('PATCH', `/api/note/${note.id}`, { headers: as(user), json: { x: 1, version: 1 } });
   await call('GET', `/api/note/${note.id}/history`);
   await call('POST', `/api/note/${note.id}/revert`, { headers: as(user), json: { version: 1 } });
+  const [{ id: notedNumber }] = await json(await app.request('/posts.json?tags=contract_wiki'));
+  await call('POST', `/api/post/${noted.id}/note`, {
+    headers: as(user),
+    json: { x: 0, y: 0, width: 1, height: 1, body: 'b' },
+  });
+  await call('GET', `/notes.json?search[post_id]=${notedNumber}`);
+  await call('GET', '/notes.json');
+  await call('GET', '/posts.json?tags=contract_wiki&only=notes,children,parent,uploader,artist_commentary,id');
+  await call('GET', `/posts/${notedNumber}.json?only=notes,id,tag_string`);
+  await call('GET', '/wiki_pages.json?search[title]=contract_wiki');
+  await call('GET', '/wiki_pages.json');
+  await call('GET', '/wiki_pages/contract_wiki.json');
+  await call('GET', '/wiki_pages/no_such_page.json');
   await call('DELETE', `/api/note/${note.id}`, { headers: as(user) });
 
   // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator

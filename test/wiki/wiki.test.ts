@@ -145,3 +145,20 @@ test.serial('deleting an account keeps its edits, by nobody', async (t) => {
   t.like(after, { body: 'written by one who leaves', editor: null });
   t.is((await json('/api/wiki/talk/history', 'GET')).body[0].editor, null);
 });
+
+test.serial('the Danbooru API: /wiki_pages.json, /wiki_pages/{title}.json, /notes.json', async (t) => {
+  const [editor] = quickUsers(app, 1, EDIT);
+  await put('talk', editor, { body: 'Danbooru reads [[talk]].', otherNames: ['おしゃべり'] });
+  const [page] = (await json('/wiki_pages.json?search[title]=talk', 'GET')).body;
+  t.like(page, { title: 'talk', body: 'Danbooru reads [[talk]].', other_names: ['おしゃべり'], is_deleted: false });
+  t.regex(page.updated_at, /\+00:00$/);
+  t.deepEqual((await json('/wiki_pages/talk.json', 'GET')).body, page);
+  const missing = await json('/wiki_pages/no_such_tag.json', 'GET');
+  t.is(missing.status, 404);
+  t.is(missing.body.success, false);
+  t.deepEqual((await json('/wiki_pages.json?search[title]=no_such_tag', 'GET')).body, []);
+  t.true((await json('/wiki_pages.json?limit=1', 'GET')).body.length === 1);
+  t.is((await json('/wiki_pages.json?page=b1', 'GET')).status, 400);
+  t.is((await json('/notes.json', 'GET')).status, 400);
+  t.deepEqual((await json('/notes.json?search[post_id]=999999', 'GET')).body, []);
+});

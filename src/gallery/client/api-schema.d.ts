@@ -1180,6 +1180,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notes.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's notes, oldest first */
+        get: operations["booruNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wiki_pages.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Wiki pages: the one of a title (an alias finds its target’s), or the most recently changed */
+        get: operations["booruWikiPages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wiki_pages/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One wiki page: /wiki_pages/{title}.json */
+        get: operations["booruWikiPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wiki": {
         parameters: {
             query?: never;
@@ -2066,10 +2117,85 @@ export interface components {
             parent_id: number | null;
             has_children: boolean;
             pool_string: string;
+            /** @description when its newest note was written; null without notes */
+            last_noted_at: string | null;
             is_deleted: boolean;
             is_pending: boolean;
             is_flagged: boolean;
             is_banned: boolean;
+        };
+        /** @description a note over the image, in image pixels (docs/decisions.md §23) */
+        BooruNote: {
+            id: number;
+            post_id: number;
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+            body: string;
+            /** @enum {boolean} */
+            is_active: true;
+            version: number;
+            created_at: string;
+            updated_at: string;
+        };
+        /** @description a post reduced to the fields `only` names */
+        BooruPostFields: {
+            /** @description the post number */
+            id?: number;
+            /** @description ISO 8601 with an offset */
+            created_at?: string;
+            updated_at?: string;
+            uploader_id?: number | null;
+            score?: number;
+            up_score?: number;
+            down_score?: number;
+            fav_count?: number;
+            source?: string;
+            /** @description of the stored file; null until the backfill reached an old post */
+            md5?: string | null;
+            /**
+             * @description g is none, q moderate, e violent
+             * @enum {string}
+             */
+            rating?: "g" | "q" | "e";
+            image_width?: number;
+            image_height?: number;
+            file_ext?: string;
+            file_size?: number | null;
+            file_url?: string;
+            large_file_url?: string;
+            preview_file_url?: string;
+            /** @description tag names separated by spaces */
+            tag_string?: string;
+            tag_string_general?: string;
+            tag_string_artist?: string;
+            tag_string_copyright?: string;
+            tag_string_character?: string;
+            tag_string_meta?: string;
+            tag_count?: number;
+            tag_count_general?: number;
+            tag_count_artist?: number;
+            tag_count_copyright?: number;
+            tag_count_character?: number;
+            tag_count_meta?: number;
+            parent_id?: number | null;
+            has_children?: boolean;
+            pool_string?: string;
+            /** @description when its newest note was written; null without notes */
+            last_noted_at?: string | null;
+            is_deleted?: boolean;
+            is_pending?: boolean;
+            is_flagged?: boolean;
+            is_banned?: boolean;
+            notes?: components["schemas"]["BooruNote"][];
+            children?: components["schemas"]["BooruPost"][];
+            parent?: components["schemas"]["BooruPost"] | null;
+            uploader?: {
+                id: number;
+                name: string;
+            } | null;
+            artist_commentary?: null;
         };
         /** @description Danbooru's error shape, with the status the rest of the API would use */
         BooruError: {
@@ -2096,6 +2222,17 @@ export interface components {
             category: "series";
             /** @enum {boolean} */
             is_active: true;
+            /** @enum {boolean} */
+            is_deleted: false;
+            created_at: string;
+            updated_at: string;
+        };
+        BooruWikiPage: {
+            id: number;
+            title: string;
+            body: string;
+            other_names: string[];
+            is_locked: boolean;
             /** @enum {boolean} */
             is_deleted: false;
             created_at: string;
@@ -8186,6 +8323,7 @@ export interface operations {
                 tags?: string;
                 limit?: string;
                 page?: string;
+                only?: string;
             };
             header?: never;
             path?: never;
@@ -8199,7 +8337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BooruPost"][];
+                    "application/json": components["schemas"]["BooruPost"][] | components["schemas"]["BooruPostFields"][];
                 };
             };
             /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
@@ -8253,7 +8391,9 @@ export interface operations {
     };
     booruPost: {
         parameters: {
-            query?: never;
+            query?: {
+                only?: string;
+            };
             header?: never;
             path: {
                 file: string;
@@ -8268,7 +8408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BooruPost"];
+                    "application/json": components["schemas"]["BooruPost"] | components["schemas"]["BooruPostFields"];
                 };
             };
             /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
@@ -8603,6 +8743,182 @@ export interface operations {
                 };
             };
             /** @description no pool has that number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruNotes: {
+        parameters: {
+            query: {
+                "search[post_id]": string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its notes (none for an unknown post) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruNote"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruWikiPages: {
+        parameters: {
+            query?: {
+                "search[title]"?: string;
+                limit?: string;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruWikiPage"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruWikiPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruWikiPage"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no wiki page has that title */
             404: {
                 headers: {
                     [name: string]: unknown;
