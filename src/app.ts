@@ -8,23 +8,16 @@ import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
-import { postRoutes } from './posts/routes.ts';
-import { versionRoutes } from './posts/versions/routes.ts';
-import { postSearchRoutes } from './search/post-search/routes.ts';
-import { imageSearchRoutes } from './search/image-search/routes.ts';
-import { booruRoutes } from './booru/routes.ts';
-import { similarRoutes } from './search/similar/routes.ts';
 import { createMetrics } from './observability/metrics.ts';
 import type { AppServices } from './app-services.ts';
 import { FEATURES } from './features.ts';
 import { featureRouter, type AuthGate } from './http/endpoint.ts';
 import { requireAccount, requireAuth } from './accounts/permissions.ts';
-
-export type { AppServices } from './app-services.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
-import { moderationRoutes } from './moderation/routes.ts';
+
+export type { AppServices } from './app-services.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -54,21 +47,15 @@ export function createApp(services: AppServices): Koa<AppState> {
   // After authentication, so writes count per user as well as per address.
   app.use(rateLimit(services.config.rateLimit));
 
-  // Each router's middleware matches the path against all of its routes before passing it on, so
-  // the busiest paths come first: a page view is one search and 24 thumbnails (issue 28). No two
-  // routers share a path, so the order changes nothing else.
+  // Every feature's endpoints (src/features.ts), then the service's own routes. Each router's middleware
+  // matches the path against all of its routes before passing it on, so the busiest features come first:
+  // a page view is one search and 24 thumbnails (issue 28). No two routers share a path, so the order
+  // changes nothing else.
   const mounted = (names: 'busy' | 'rest') =>
     FEATURES.filter((f) => (f.busy === true) === (names === 'busy')).map((f) => featureRouter(f, services, gate));
   const routers: Router<AppState>[] = [
     ...mounted('busy'),
-    imageSearchRoutes(services),
     healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    postRoutes({ ...services, tmpDir: services.images.tmpDir, selfOf: (user) => services.accounts.selfFor(user) }),
-    versionRoutes(services),
-    moderationRoutes(services),
-    postSearchRoutes(services),
-    similarRoutes({ ...services, tmpDir: services.images.tmpDir }),
-    booruRoutes(services),
     ...mounted('rest'),
     metrics.routes(),
     openApiRoutes(services),

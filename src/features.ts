@@ -7,13 +7,21 @@ import { accountSettingsFeature } from './accounts/account-routes.ts';
 import { sessionFeature } from './accounts/session-routes.ts';
 import { userAdminFeature } from './accounts/user-routes.ts';
 import type { AppServices } from './app-services.ts';
+import { booruFeature } from './booru/booru-routes.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
+import { moderationFeature } from './moderation/moderation-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
+import { imageSearchFeature } from './search/image-search/image-search-routes.ts';
+import { postSearchFeature } from './search/post-search/post-search-routes.ts';
+import { similarFeature } from './search/similar/similar-routes.ts';
+import { directUploadFeature } from './posts/direct-upload/upload-url-routes.ts';
 import { childrenFeature } from './posts/parents/children-routes.ts';
+import { postsFeature } from './posts/post-routes.ts';
+import { versionsFeature } from './posts/versions/version-routes.ts';
 import { tagCategoriesFeature } from './tags/tag-category-routes.ts';
 import { tagsFeature } from './tags/tag-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
@@ -21,20 +29,30 @@ import { notesFeature } from './notes/note-routes.ts';
 import { wikiFeature } from './wiki/wiki-routes.ts';
 import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
+// In the order the OpenAPI document lists them (its components follow that order, so a reordering
+// changes the document); the router mounts the `busy` ones first.
 export const FEATURES: readonly Feature<AppServices>[] = [
+  sessionFeature,
+  postsFeature,
+  versionsFeature,
+  tagsFeature,
+  postSearchFeature,
+  similarFeature,
+  imageSearchFeature,
+  webhooksFeature,
   mediaFeature,
+  accountSettingsFeature,
+  favoritesFeature,
+  userAdminFeature,
   commentsFeature,
   votesFeature,
-  poolsFeature,
-  favoritesFeature,
-  webhooksFeature,
+  moderationFeature,
   passkeysFeature,
-  tagsFeature,
+  directUploadFeature,
+  poolsFeature,
   childrenFeature,
   tagCategoriesFeature,
-  sessionFeature,
-  accountSettingsFeature,
-  userAdminFeature,
+  booruFeature,
   wikiFeature,
   notesFeature,
 ];

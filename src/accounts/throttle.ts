@@ -122,14 +122,7 @@ export class LoginThrottle {
       this.addresses.blockedFor(address, now),
       this.usernames.blockedFor(user, now),
     );
-    if (wait > 0) {
-      throw new AppError(
-        'rate_limited',
-        'too many failed logins; try again later',
-        undefined,
-        Math.max(1, Math.ceil(wait / 1000)),
-      );
-    }
+    if (wait > 0) throw rateLimited('too many failed logins; try again later', wait);
     this.pairs.add(pair, now);
     this.addresses.add(address, now);
     this.usernames.add(user, now);
@@ -147,6 +140,10 @@ export class LoginThrottle {
     return { pairs: this.pairs.size, addresses: this.addresses.size, usernames: this.usernames.size };
   }
 }
+
+/** A 429 whose Retry-After is the wait, in whole seconds (at least 1). */
+const rateLimited = (message: string, waitMs: number): AppError =>
+  new AppError('rate_limited', message, undefined, Math.max(1, Math.ceil(waitMs / 1000)));
 
 /**
  * Sign-ups per client address (docs/decisions.md §14: throttled like login): every attempt counts, made or
@@ -169,13 +166,7 @@ export class SignupThrottle {
   begin(address: string): void {
     const now = this.now();
     const wait = this.window.blockedFor(address, now);
-    if (wait > 0)
-      throw new AppError(
-        'rate_limited',
-        'too many sign-ups from this address; try again later',
-        undefined,
-        Math.max(1, Math.ceil(wait / 1000)),
-      );
+    if (wait > 0) throw rateLimited('too many sign-ups from this address; try again later', wait);
     this.window.add(address, now);
   }
 }

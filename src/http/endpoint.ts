@@ -73,8 +73,11 @@ export interface Feature<D> {
 /** What a credential requirement becomes in the router (the accounts feature gives it: src/app.ts). */
 export type AuthGate = (auth: Operation['auth']) => Koa.Middleware<AppState>[];
 
-/** `/api/post/{id}/vote` as koa-router writes it: `/api/post/:id/vote`. */
-export const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+/**
+ * `/api/post/{id}/vote` as koa-router writes it: `/api/post/:id/vote`. A trailing slash goes (`/api/post/`
+ * is routed as `/api/post`, which takes both): the route is the label of the request log and the metrics.
+ */
+export const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1').replace(/(.)\/$/, '$1');
 
 /** A router serving a feature's endpoints, each behind the gate its `auth` names. */
 export function featureRouter<D>(feature: Feature<D>, deps: D, gate: AuthGate): Router<AppState> {

@@ -1,54 +1,21 @@
 /**
- * Every endpoint, described once, in the order the document lists them; one file per area under
- * ./operations/. Request schemas are the very zod schemas the routes validate with (imported,
- * never copied), response schemas come from ./schemas.ts. The registry turns this list into the
- * OpenAPI document; the contract test validates recorded responses against it.
+ * Every operation the document lists: each feature's endpoints (declared with their handlers, src/features.ts)
+ * and the service's own. The registry turns this list into the OpenAPI document; the contract test
+ * validates recorded responses against it.
  */
 import { FEATURES } from '../features.ts';
-import type { Operation } from './operation-kit.ts';
-import { BOORU_OPERATIONS } from './operations/booru.ts';
-import { DIRECT_UPLOAD_OPERATIONS } from './operations/direct-upload.ts';
-import { IMAGE_SEARCH_OPERATIONS } from './operations/image-search.ts';
-import { MODERATION_OPERATIONS } from './operations/moderation.ts';
-import { POST_OPERATIONS } from './operations/posts.ts';
-import { SEARCH_OPERATIONS } from './operations/search.ts';
+import type { Operation } from '../http/endpoint.ts';
 import { SERVICE_OPERATIONS } from './operations/service.ts';
-export { documentedQuery, type Method, type Operation, type Reply } from './operation-kit.ts';
+export type { Method, Operation, Reply } from '../http/endpoint.ts';
 
-/** A feature's operations at its place in the document; features not placed below come last. */
-const placed = new Set<string>();
-function feature(name: string): Operation[] {
-  const found = FEATURES.find((f) => f.name === name);
-  if (!found) throw new Error(`no feature ${name} in src/features.ts`);
-  placed.add(name);
-  return [...found.endpoints];
-}
-
-// The order is the document's: paths, and the components first reached from them, follow it.
-const AREAS: Operation[] = [
-  ...feature('session'),
-  ...POST_OPERATIONS,
-  ...feature('tags'),
-  ...SEARCH_OPERATIONS,
-  ...IMAGE_SEARCH_OPERATIONS,
-  ...feature('webhooks'),
-  ...feature('media'),
-  ...SERVICE_OPERATIONS,
-  ...feature('account-settings'),
-  ...feature('favorites'),
-  ...feature('user-admin'),
-  ...feature('comments'),
-  ...feature('votes'),
-  ...MODERATION_OPERATIONS,
-  ...feature('passkeys'),
-  ...DIRECT_UPLOAD_OPERATIONS,
-  ...feature('pools'),
-  ...feature('children'),
-  ...feature('tag-categories'),
-  ...BOORU_OPERATIONS,
-];
-
+/**
+ * The features' operations in their order, with the service's own (health, readiness, metrics and
+ * this document, ./operations/service.ts) after the media feature's, where the document has always
+ * listed them.
+ */
+const mediaAt = FEATURES.findIndex((f) => f.name === 'media');
 export const OPERATIONS: Operation[] = [
-  ...AREAS,
-  ...FEATURES.filter((f) => !placed.has(f.name)).flatMap((f) => f.endpoints),
+  ...FEATURES.slice(0, mediaAt + 1).flatMap((f) => f.endpoints),
+  ...SERVICE_OPERATIONS,
+  ...FEATURES.slice(mediaAt + 1).flatMap((f) => f.endpoints),
 ];

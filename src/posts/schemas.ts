@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { queryInt } from '../http/validate.ts';
 import { MAX_SOURCE, RATINGS } from '../kernel/post-record.ts';
 
 export const MAX_TEXT = 10_000;
@@ -76,8 +75,5 @@ export const UploadUrlRequest = z
   .strict();
 export type UploadUrlRequest = z.infer<typeof UploadUrlRequest>;
 
-export const ListQuery = z.object({
-  offset: queryInt({ min: 0, default: 0 }),
-  // A limit above 1000 is lowered, not refused (docs/decisions.md §4).
-  limit: queryInt({ min: 0, default: 24 }).transform((n) => Math.min(n, 1000)),
-});
+/** GET /api/post/'s paging: every list's (a limit above 1000 is lowered, not refused: docs/decisions.md §4). */
+export { listQuery as ListQuery } from '../search/paging-params.ts';

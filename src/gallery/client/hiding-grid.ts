@@ -4,7 +4,8 @@
  */
 import { isBlacklisted, readBlacklist, rulesOf } from './blacklist.ts';
 import { h, replace, type Child } from './dom.ts';
-import { grid, type GridItem } from './grid.ts';
+import type { Post } from './api.ts';
+import { describePost, grid, type GridItem } from './grid.ts';
 
 export interface HidingGridOptions<T> {
   tagsOf: (item: T) => string[];
@@ -13,6 +14,17 @@ export interface HidingGridOptions<T> {
   /** shown when there is nothing at all */
   empty: Child;
 }
+
+/** The posts of a page of posts (the newest, a person's favorites): their tag names and their cells. */
+export const postCells: Pick<HidingGridOptions<Post>, 'tagsOf' | 'toItem'> = {
+  tagsOf: (p) => p.tags.map((t) => t.name),
+  toItem: (p) => ({
+    href: `/post/${p.id}`,
+    thumbnail: p.thumbnails['320'],
+    alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
+    tags: p.tags,
+  }),
+};
 
 export async function hidingGrid<T>(items: T[], opts: HidingGridOptions<T>): Promise<HTMLElement> {
   const rules = rulesOf(await readBlacklist().catch(() => []));

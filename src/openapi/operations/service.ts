@@ -1,5 +1,20 @@
 /** The `operations` tag: health, readiness, metrics and this document. */
-import { error, operationsGet, type Operation } from '../operation-kit.ts';
+import { always, error, type Operation, type Reply } from '../../http/endpoint.ts';
+
+/** The service's endpoints are plain GETs: one line each rather than one block each. */
+const operationsGet = (
+  path: string,
+  operationId: string,
+  summary: string,
+  responses: Record<number, Reply>,
+): Operation => ({
+  method: 'get',
+  path,
+  operationId,
+  tag: 'operations',
+  summary,
+  responses: { ...always, ...responses },
+});
 import * as S from '../schemas.ts';
 
 export const SERVICE_OPERATIONS: Operation[] = [

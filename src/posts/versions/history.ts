@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { PostVersion } from '../../kernel/shapes.ts';
 /**
  * Post history (docs/decisions.md §9): every change of a post's text, rating or tags is kept as a version
  * and can be undone. Versions are recorded by the commit step of each change (src/kernel/unit-of-work.ts),
@@ -7,26 +9,18 @@ import type { Db } from '../../db/sqlite.ts';
 import { AppError } from '../../errors.ts';
 import type { AuthUser } from '../../http/context.ts';
 import { diffVersions, sortedTags, type VersionDiff } from '../../kernel/diff.ts';
-import type { PostRecord, Rating } from '../../kernel/post-record.ts';
+import type { PostRecord } from '../../kernel/post-record.ts';
 import type { VersionRepository } from '../../kernel/version-repository.ts';
 import type { PostService } from '../service.ts';
 
 export type VersionChanges = VersionDiff;
 
-/** A version as the API returns it. `changes` is absent on version 1. */
-export interface VersionView {
-  version: number;
-  text: string;
-  rating: Rating;
-  /** sorted */
-  tags: string[];
-  editor: { id: number; name: string } | null;
-  createdAt: string;
-  /** docs/decisions.md §19: the source and the parent (its UUID; it may have been deleted since) */
-  source: string;
-  parentId: string | null;
-  changes?: VersionChanges;
-}
+/**
+ * A version as the API returns it: the stored one with its number as `version` and its tags sorted
+ * (the parent is a UUID, which may have been deleted since). `changes` is absent on version 1.
+ */
+/** A version as the API shows it (declared once: src/kernel/shapes.ts). */
+export type VersionView = z.infer<typeof PostVersion>;
 
 export class PostHistory {
   constructor(private readonly deps: { db: Db; versions: VersionRepository; postService: PostService }) {}

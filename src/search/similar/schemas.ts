@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { RobustItem, SimilarItem } from '../../kernel/shapes.ts';
+import { z } from '../../util/zod.ts';
 import { queryInt } from '../../http/validate.ts';
 import { MAX_DIFF } from './find-similar.ts';
 
@@ -18,3 +19,18 @@ export type SimilarQuery = z.output<typeof query>;
 export const postQuery = query.omit({ transforms: true });
 
 export type PostSimilarQuery = z.output<typeof postQuery>;
+
+/** The answer of both similar lookups (docs/decisions.md §5, §16), declared once. */
+export const SimilarResult = z
+  .object({
+    hash: z.string().regex(/^[01]{64}$/),
+    similar: z.array(SimilarItem),
+    robust: z.array(RobustItem).optional().openapi({
+      description:
+        'only with robust=1 (docs/decisions.md §16): posts judged the same picture by the robust method, not already in `similar`, best first',
+    }),
+  })
+  .strict()
+  .openapi('SimilarResult', { description: 'matches within maxDiff bits, closest first, then newest' });
+/** `robust` only when asked for (robust=1). */
+export type SimilarAnswer = z.infer<typeof SimilarResult>;

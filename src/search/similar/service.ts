@@ -2,11 +2,11 @@ import type { HashPool } from '../../hashing/pool.ts';
 import { decodeDescriptor } from '../../robust/format.ts';
 import type { Descriptor } from '../../robust/rule.ts';
 import type { PostRecord } from '../../kernel/post-record.ts';
-import { toRobustItem, toSimilarItem, type RobustItem, type SimilarItem } from '../../kernel/views.ts';
+import { toRobustItem, toSimilarItem } from '../../kernel/views.ts';
 import { findWithin, findWithinDihedral, type SimilarMatch, type TransformedMatch } from './find-similar.ts';
 import { findRobust } from './robust-lookup.ts';
 import type { SearchDeps } from '../page-of-posts.ts';
-import type { PostSimilarQuery, SimilarQuery } from './schemas.ts';
+import type { PostSimilarQuery, SimilarAnswer, SimilarQuery } from './schemas.ts';
 
 /** The engine is reached through postsIndex's client. */
 export interface SimilarDeps extends Omit<SearchDeps, 'es'> {
@@ -15,12 +15,7 @@ export interface SimilarDeps extends Omit<SearchDeps, 'es'> {
   findPost: (ref: string) => PostRecord;
 }
 
-export interface SimilarAnswer {
-  hash: string;
-  similar: SimilarItem[];
-  /** only when asked for (robust=1) */
-  robust?: RobustItem[];
-}
+export type { SimilarAnswer } from './schemas.ts';
 
 /** `/api/post/similar` (docs/decisions.md §5, §16): the posts whose image is near an upload's or a post's. */
 export class SimilarService {

@@ -1,8 +1,8 @@
 /** `/favorites`: the caller's favorites, newest favorite first (GET /api/account/favorites). */
 import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
-import { currentPage, describePost, pager } from '../grid.ts';
-import { hidingGrid } from '../hiding-grid.ts';
+import { currentPage, pager } from '../grid.ts';
+import { hidingGrid, postCells } from '../hiding-grid.ts';
 import { currentUser } from '../session.ts';
 import { categoryLegend } from '../tag-colors.ts';
 
@@ -24,13 +24,7 @@ export async function favoritesPage(): Promise<void> {
   );
   // docs/decisions.md §18: blacklisted posts are left out, with a switch to show them.
   const shownGrid = await hidingGrid(result.data, {
-    tagsOf: (p) => p.tags.map((t) => t.name),
-    toItem: (p) => ({
-      href: `/post/${p.id}`,
-      thumbnail: p.thumbnails['320'],
-      alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
-      tags: p.tags,
-    }),
+    ...postCells,
     label: 'Favorites, newest first',
     empty: h('p', {}, 'No favorites yet: the ☆ button on a post keeps it here.'),
   });

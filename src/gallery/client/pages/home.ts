@@ -1,8 +1,8 @@
 /** `/`: the newest posts as a grid, paged (GET /api/post/). */
 import { api, ok } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
-import { currentPage, describePost, pager } from '../grid.ts';
-import { hidingGrid } from '../hiding-grid.ts';
+import { currentPage, pager } from '../grid.ts';
+import { hidingGrid, postCells } from '../hiding-grid.ts';
 import { categoryLegend } from '../tag-colors.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
 
@@ -17,13 +17,7 @@ export async function homePage(): Promise<void> {
   const { shown, hidden } = applyRatings(result.data, await visibleRatings());
   // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
   const shownGrid = await hidingGrid(shown, {
-    tagsOf: (p) => p.tags.map((t) => t.name),
-    toItem: (p) => ({
-      href: `/post/${p.id}`,
-      thumbnail: p.thumbnails['320'],
-      alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
-      tags: p.tags,
-    }),
+    ...postCells,
     label: 'Posts, newest first',
     empty: h('p', {}, 'No posts yet. ', h('a', { href: '/upload' }, 'Upload the first one.')),
   });

@@ -2,6 +2,7 @@
  * `/login`: a password (POST /api/account/login) or a passkey (docs/decisions.md §14) sets the session
  * cookie; then back to where the person came from.
  */
+import { onSubmit } from '../submit.ts';
 import { api, errorText, ok, type Self } from '../api.ts';
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { features } from '../features.ts';
@@ -57,18 +58,16 @@ export async function loginPage(): Promise<void> {
     h('button', { type: 'submit' }, 'Log in'),
     msg.el,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    msg.info('Logging in…');
-    try {
+  onSubmit(
+    form,
+    msg,
+    'Logging in…',
+    async () =>
       signedIn(
         await ok(api.POST('/api/account/login', { body: { username: username.value, password: password.value } })),
-      );
-    } catch (err) {
-      msg.error(errorText(err));
-      password.select();
-    }
-  });
+      ),
+    () => password.select(),
+  );
   const { passkeys, registration } = features();
   replace(
     main(),

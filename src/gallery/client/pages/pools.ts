@@ -2,7 +2,8 @@
  * `/pools`: every pool by name, filtered by the start of a name; holders of the edit bit create one
  * here, or from a search's results (makePoolButton, on the search page). docs/decisions.md §19.
  */
-import { api, can, errorText, ok, PERMISSION, type Self } from '../api.ts';
+import { onSubmit } from '../submit.ts';
+import { api, can, ok, PERMISSION, type Self } from '../api.ts';
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { currentPage, pager } from '../grid.ts';
 import { currentUser } from '../session.ts';
@@ -20,15 +21,9 @@ export function newPoolForm(id: string, button: string, postIds: () => string[])
     h('button', { type: 'submit' }, button),
     msg.el,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    msg.info('Creating…');
-    try {
-      const pool = await ok(api.POST('/api/pool', { body: { name: name.value, postIds: postIds() } }));
-      location.assign(`/pool/${pool.id}`);
-    } catch (err) {
-      msg.error(errorText(err));
-    }
+  onSubmit(form, msg, 'Creating…', async () => {
+    const pool = await ok(api.POST('/api/pool', { body: { name: name.value, postIds: postIds() } }));
+    location.assign(`/pool/${pool.id}`);
   });
   return form;
 }

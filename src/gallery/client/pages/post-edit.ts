@@ -1,4 +1,5 @@
 /** The editor's form (PUT /api/post/<id>) and the deleter's two-step delete (DELETE). */
+import { onSubmit } from '../submit.ts';
 import { api, errorText, ok, type Post, type Rating } from '../api.ts';
 import { field, h, messageBox, type Child } from '../dom.ts';
 import { attachTagSuggestions } from '../suggest.ts';
@@ -75,19 +76,13 @@ export function editForm(post: Post, changed: (post: Post) => void): HTMLElement
     h('button', { type: 'submit' }, 'Save changes'),
     msg.el,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    msg.info('Saving…');
-    try {
-      const updated = await ok(api.PUT('/api/post/{id}', { params: { path: { id: post.id } }, body: fields.values() }));
-      changed(updated);
-      // The page was drawn anew with the saved post: say so in the new form.
-      const again = document.querySelector('#edit-h')?.parentElement;
-      again?.querySelector('.message')?.replaceChildren(h('p', { class: 'info', role: 'status' }, 'Saved.'));
-      again?.querySelector<HTMLButtonElement>('button[type=submit]')?.focus();
-    } catch (err) {
-      msg.error(errorText(err));
-    }
+  onSubmit(form, msg, 'Saving…', async () => {
+    const updated = await ok(api.PUT('/api/post/{id}', { params: { path: { id: post.id } }, body: fields.values() }));
+    changed(updated);
+    // The page was drawn anew with the saved post: say so in the new form.
+    const again = document.querySelector('#edit-h')?.parentElement;
+    again?.querySelector('.message')?.replaceChildren(h('p', { class: 'info', role: 'status' }, 'Saved.'));
+    again?.querySelector<HTMLButtonElement>('button[type=submit]')?.focus();
   });
   return form;
 }

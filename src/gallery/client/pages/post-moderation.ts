@@ -2,6 +2,7 @@
  * The post page's moderation controls (docs/decisions.md §15): "Request deletion" with a reason for anyone
  * signed in, and "Merge into this" beside each near-duplicate for holders of 0x2000.
  */
+import { onSubmit } from '../submit.ts';
 import { api, errorText, ok, type Post } from '../api.ts';
 import { field, h, messageBox } from '../dom.ts';
 
@@ -33,22 +34,16 @@ export function deletionRequestForm(post: Post): HTMLElement {
     open.setAttribute('aria-expanded', String(!form.hidden));
     if (!form.hidden) reason.focus();
   });
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    msg.info('Sending…');
-    try {
-      await ok(
-        api.POST('/api/post/{id}/deletion-request', {
-          params: { path: { id: post.id } },
-          body: { reason: reason.value },
-        }),
-      );
-      form.hidden = true;
-      open.remove();
-      msg.info('Your request was sent to the moderators.');
-    } catch (err) {
-      msg.error(errorText(err));
-    }
+  onSubmit(form, msg, 'Sending…', async () => {
+    await ok(
+      api.POST('/api/post/{id}/deletion-request', {
+        params: { path: { id: post.id } },
+        body: { reason: reason.value },
+      }),
+    );
+    form.hidden = true;
+    open.remove();
+    msg.info('Your request was sent to the moderators.');
   });
   return h(
     'section',

@@ -2,7 +2,8 @@
  * `/signup` (docs/decisions.md §14): POST /api/account/register when the operator opened sign-up; it signs the person
  * in.
  */
-import { api, errorText, ok } from '../api.ts';
+import { onSubmit } from '../submit.ts';
+import { api, ok } from '../api.ts';
 import { features } from '../features.ts';
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { markSignedIn } from '../session.ts';
@@ -52,20 +53,14 @@ export async function signupPage(): Promise<void> {
     h('button', { type: 'submit' }, 'Create account'),
     msg.el,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    msg.info('Creating the account…');
-    try {
-      const self = await ok(
-        api.POST('/api/account/register', {
-          body: { username: username.value, password: password.value, ...(email.value ? { email: email.value } : {}) },
-        }),
-      );
-      markSignedIn(self);
-      location.assign('/account');
-    } catch (err) {
-      msg.error(errorText(err));
-    }
+  onSubmit(form, msg, 'Creating the account…', async () => {
+    const self = await ok(
+      api.POST('/api/account/register', {
+        body: { username: username.value, password: password.value, ...(email.value ? { email: email.value } : {}) },
+      }),
+    );
+    markSignedIn(self);
+    location.assign('/account');
   });
   replace(
     main(),
