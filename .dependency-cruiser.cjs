@@ -36,7 +36,8 @@ const layers = [
   ['src/thumbnails', 'src/video'],
   ['src/accounts'],
   ['src/tags', 'src/search', 'src/media', 'src/webhooks', 'src/passkeys', 'src/pools'],
-  ['src/favorites', 'src/comments', 'src/votes'],
+  // tag wiki pages and notes over images (docs/decisions.md §23)
+  ['src/favorites', 'src/comments', 'src/votes', 'src/wiki', 'src/notes'],
   // the posts feature builds a post repository with its favoriters, commenters and voters
   ['src/posts'],
   // deletion requests and merging duplicates: built on the posts' write steps

@@ -12,6 +12,8 @@ import type { FavoriteService } from './favorites/service.ts';
 import type { QuickSearch } from './favorites/quick-search.ts';
 import type { CommentService } from './comments/service.ts';
 import type { VoteService } from './votes/service.ts';
+import type { WikiService } from './wiki/service.ts';
+import type { NoteService } from './notes/service.ts';
 import type { PasskeyService } from './passkeys/service.ts';
 import type { ImageStore } from './media-store/image-store.ts';
 import type { MediaRedirect } from './media/redirect.ts';
@@ -67,4 +69,7 @@ export interface AppServices extends MetricsDeps {
   children: PostChildren;
   /** docs/decisions.md §21: the ffmpeg and ffprobe in use, named by /readyz */
   ffmpeg: FfmpegTools;
+  /** docs/decisions.md §23 */
+  wiki: WikiService;
+  notes: NoteService;
 }

@@ -25,6 +25,8 @@ import { versionsFeature } from './posts/versions/version-routes.ts';
 import { tagCategoriesFeature } from './tags/tag-category-routes.ts';
 import { tagsFeature } from './tags/tag-routes.ts';
 import { votesFeature } from './votes/vote-routes.ts';
+import { notesFeature } from './notes/note-routes.ts';
+import { wikiFeature } from './wiki/wiki-routes.ts';
 import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
 // In the order the OpenAPI document lists them (its components follow that order, so a reordering
@@ -51,4 +53,6 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   childrenFeature,
   tagCategoriesFeature,
   booruFeature,
+  wikiFeature,
+  notesFeature,
 ];

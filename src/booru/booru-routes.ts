@@ -3,7 +3,16 @@ import { always, searchDown, type Feature, type Reply } from '../http/endpoint.t
 import { booruErrors } from '../http/errors.ts';
 import { z } from '../util/zod.ts';
 import { atomFeed } from './atom.ts';
-import { booruLimit, booruPage, booruTags, feedSpelling, MAX_BOORU_LIMIT, MAX_PAGE, searchParam } from './params.ts';
+import {
+  booruLimit,
+  booruOnly,
+  booruPage,
+  booruTags,
+  feedSpelling,
+  MAX_BOORU_LIMIT,
+  MAX_PAGE,
+  searchParam,
+} from './params.ts';
 import type { BooruService } from './service.ts';
 
 const TAG_ORDERS = ['count', 'name', 'date'] as const;
@@ -60,6 +69,7 @@ const BooruPost = z
     parent_id: int.nullable(),
     has_children: z.boolean(),
     pool_string: str,
+    last_noted_at: str.nullable().openapi({ description: 'when its newest note was written; null without notes' }),
     is_deleted: z.boolean(),
     is_pending: z.boolean(),
     is_flagged: z.boolean(),
@@ -67,6 +77,54 @@ const BooruPost = z
   })
   .strict()
   .openapi('BooruPost', { description: "a post in Danbooru's shape with imgpost's values" });
+
+const BooruNote = z
+  .object({
+    id: int,
+    post_id: int,
+    x: int,
+    y: int,
+    width: int,
+    height: int,
+    body: str,
+    is_active: z.literal(true),
+    version: int,
+    created_at: str,
+    updated_at: str,
+  })
+  .strict()
+  .openapi('BooruNote', { description: 'a note over the image, in image pixels (docs/decisions.md §23)' });
+
+const BooruWikiPage = z
+  .object({
+    id: int,
+    title: str,
+    body: str,
+    other_names: z.array(str),
+    is_locked: z.boolean(),
+    is_deleted: z.literal(false),
+    created_at: str,
+    updated_at: str,
+  })
+  .strict()
+  .openapi('BooruWikiPage');
+
+// Danbooru's only=: each post as the named fields alone (docs/decisions.md §23)
+const BooruPostFields = BooruPost.partial()
+  .extend({
+    notes: z.array(BooruNote).optional(),
+    children: z.array(BooruPost).optional(),
+    parent: z.union([BooruPost, z.null()]).optional(),
+    uploader: z.object({ id: int, name: str }).strict().nullable().optional(),
+    artist_commentary: z.null().optional(),
+  })
+  .strict()
+  .openapi('BooruPostFields', { description: 'a post reduced to the fields `only` names' });
+const only = str.optional().openapi({
+  description:
+    'comma-separated field names: each post as those alone; notes, children, parent and uploader nested ' +
+    "as Danbooru does (gallery-dl's metadata option)",
+});
 
 const BooruTag = z
   .object({
@@ -115,13 +173,19 @@ export const booruFeature: Feature<{ booru: BooruService; config: { mediaUrl: st
       operationId: 'booruPosts',
       tag: 'booru',
       summary: "Danbooru's post search",
-      request: { query: z.object({ tags, limit: limit(MAX_BOORU_LIMIT, 20), page }) },
-      responses: { ...always, ...searchDown, 200: { description: 'the page', schema: z.array(BooruPost) }, 400: bad },
+      request: { query: z.object({ tags, limit: limit(MAX_BOORU_LIMIT, 20), page, only }) },
+      responses: {
+        ...always,
+        ...searchDown,
+        200: { description: 'the page', schema: z.union([z.array(BooruPost), z.array(BooruPostFields)]) },
+        400: bad,
+      },
       before: [booruErrors()],
       handle: ({ booru }) => [
         async (ctx) => {
           const tags = booruTags(ctx.query.tags);
-          ctx.body = await booru.posts(tags, booruLimit(ctx.query.limit), booruPage(ctx.query.page));
+          const only = booruOnly(ctx.query.only);
+          ctx.body = await booru.posts(tags, booruLimit(ctx.query.limit), booruPage(ctx.query.page), only);
         },
       ],
     },
@@ -131,10 +195,13 @@ export const booruFeature: Feature<{ booru: BooruService; config: { mediaUrl: st
       operationId: 'booruPost',
       tag: 'booru',
       summary: 'One post by number: /posts/{N}.json',
-      request: { params: z.object({ file: str.regex(/^\d+\.json$/).openapi({ description: 'N.json' }) }) },
+      request: {
+        params: z.object({ file: str.regex(/^\d+\.json$/).openapi({ description: 'N.json' }) }),
+        query: z.object({ only }),
+      },
       responses: {
         ...always,
-        200: { description: 'the post', schema: BooruPost },
+        200: { description: 'the post', schema: z.union([BooruPost, BooruPostFields]) },
         404: booruError('no post has that number'),
       },
       before: [booruErrors()],
@@ -142,7 +209,7 @@ export const booruFeature: Feature<{ booru: BooruService; config: { mediaUrl: st
         (ctx) => {
           const m = /^(\d{1,15})\.json$/.exec(ctx.params.file);
           if (!m) throw notFound('no post has that number');
-          ctx.body = booru.post(Number(m[1]));
+          ctx.body = booru.post(Number(m[1]), booruOnly(ctx.query.only));
         },
       ],
     },
@@ -285,6 +352,74 @@ export const booruFeature: Feature<{ booru: BooruService; config: { mediaUrl: st
           const m = /^([1-9]\d{0,15})\.json$/.exec(ctx.params.file);
           if (!m) throw notFound('no pool has that number');
           ctx.body = booru.pool(Number(m[1]));
+        },
+      ],
+    },
+    // docs/decisions.md §23: notes and wiki pages
+    {
+      method: 'get',
+      path: '/notes.json',
+      operationId: 'booruNotes',
+      tag: 'booru',
+      summary: "A post's notes, oldest first",
+      request: { query: z.object({ 'search[post_id]': str.openapi({ description: 'the post number' }) }) },
+      responses: {
+        ...always,
+        200: { description: 'its notes (none for an unknown post)', schema: z.array(BooruNote) },
+        400: bad,
+      },
+      before: [booruErrors()],
+      handle: ({ booru }) => [
+        (ctx) => {
+          const post = searchParam(ctx.query, 'post_id');
+          if (post === undefined || !/^\d{1,15}$/.test(post))
+            throw invalid(['search[post_id]'], 'search[post_id] names a post by number');
+          ctx.body = booru.notes(Number(post));
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/wiki_pages.json',
+      operationId: 'booruWikiPages',
+      tag: 'booru',
+      summary: 'Wiki pages: the one of a title (an alias finds its target’s), or the most recently changed',
+      request: {
+        query: z.object({
+          'search[title]': str.optional().openapi({ description: 'a tag name (_ or space)' }),
+          limit: limit(1000, 20),
+          page: str.optional().openapi({ description: `1 to ${MAX_PAGE}` }),
+        }),
+      },
+      responses: { ...always, 200: { description: 'the pages', schema: z.array(BooruWikiPage) }, 400: bad },
+      before: [booruErrors()],
+      handle: ({ booru }) => [
+        (ctx) => {
+          const limit = booruLimit(ctx.query.limit, 20, MAX_TAG_LIMIT);
+          const page = booruPage(ctx.query.page);
+          if (page.kind !== 'page') throw invalid(['page'], 'wiki pages are paged by number');
+          ctx.body = booru.wikiPages(searchParam(ctx.query, 'title'), (page.n - 1) * limit, limit);
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/wiki_pages/{file}',
+      operationId: 'booruWikiPage',
+      tag: 'booru',
+      summary: 'One wiki page: /wiki_pages/{title}.json',
+      request: { params: z.object({ file: str.openapi({ description: 'the title, then .json' }) }) },
+      responses: {
+        ...always,
+        200: { description: 'the page', schema: BooruWikiPage },
+        404: booruError('no wiki page has that title'),
+      },
+      before: [booruErrors()],
+      handle: ({ booru }) => [
+        (ctx) => {
+          const m = /^(.+)\.json$/s.exec(ctx.params.file);
+          if (!m) throw notFound('no wiki page has that title');
+          ctx.body = booru.wikiPage(m[1]);
         },
       ],
     },

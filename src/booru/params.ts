@@ -54,3 +54,15 @@ export const searchParam = (query: Record<string, unknown>, name: string): strin
   const v = one(query[`search[${name}]`]);
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
+
+/**
+ * Danbooru's `only=`: the fields each post is reduced to, comma-separated (gallery-dl's `metadata`
+ * option sends `artist_commentary,children,notes,parent,uploader,id`); absent: the whole post.
+ */
+export function booruOnly(raw: unknown): string[] | undefined {
+  const v = one(raw);
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string' || v.length > 1000 || !/^[a-z_]+(,[a-z_]+)*$/.test(v))
+    throw invalid(['only'], 'only is a comma-separated list of field names');
+  return [...new Set(v.split(','))];
+}

@@ -13,13 +13,49 @@ import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
 import type { LeanPostRows } from '../kernel/lean-post-rows.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
+import type { UserNames } from '../kernel/user-names.ts';
+import type { NoteService } from '../notes/service.ts';
+import type { NoteRow } from '../notes/note-repository.ts';
+import type { WikiService } from '../wiki/service.ts';
+import type { WikiRow } from '../wiki/wiki-repository.ts';
 
 export interface BooruDeps extends SearchDeps {
   tagRepository: TagRepository;
   pools: Pick<PoolService, 'list' | 'get'>;
   userIdOf: (name: string) => number | undefined;
   rows: LeanPostRows;
+  /** docs/decisions.md §23: notes (only=notes, /notes.json) and wiki pages (/wiki_pages.json) */
+  notes: Pick<NoteService, 'ofPosts'>;
+  wiki: Pick<WikiService, 'find' | 'search' | 'rows'>;
+  users: UserNames;
 }
+
+/** A note as Danbooru's `/notes.json` shows it (docs/decisions.md §23). */
+export const booruNote = (n: NoteRow, postNumber: number) => ({
+  id: n.id,
+  post_id: postNumber,
+  x: n.x,
+  y: n.y,
+  width: n.width,
+  height: n.height,
+  body: n.body,
+  is_active: true as const,
+  version: n.version,
+  created_at: booruTime(n.createdAt),
+  updated_at: booruTime(n.updatedAt),
+});
+
+/** A wiki page as Danbooru's `/wiki_pages.json` shows it (docs/decisions.md §23). */
+export const booruWikiPage = (w: WikiRow) => ({
+  id: w.id,
+  title: w.tag,
+  body: w.body,
+  other_names: w.otherNames,
+  is_locked: w.locked,
+  is_deleted: false as const,
+  created_at: booruTime(w.createdAt),
+  updated_at: booruTime(w.updatedAt),
+});
 
 const DESC = { order: 'desc' } as const;
 const NEWEST: SortClause[] = [{ seq: DESC }];
@@ -69,7 +105,7 @@ export class BooruService {
    * (`aN`) a post number, newest first whatever the order. Post numbers only grow, so a client walking
    * `bN` pages sees every post that existed when it started exactly once, whatever is uploaded meanwhile.
    */
-  async posts(tags: string, limit: number, page: BooruPage): Promise<BooruPost[]> {
+  async posts(tags: string, limit: number, page: BooruPage, only?: string[]): Promise<Record<string, unknown>[]> {
     const { query, order } = parseDanbooru(tags);
     const run = (q: Query, sort: SortClause[], offset: number) =>
       findQueryPage(
@@ -89,7 +125,69 @@ export class BooruService {
       const above: Query = { kind: 'range', field: 'seq', bounds: { gte: page.seq + 1 } };
       seqs = (await run(and([query, above]), [{ seq: { order: 'asc' } }], 0)).keys.map(Number).reverse();
     }
-    return this.views(seqs);
+    return this.only(this.views(seqs), only);
+  }
+
+  /**
+   * Danbooru's `only=`: each post as the named fields alone, `notes`, `children`, `parent` and
+   * `uploader` included as Danbooru nests them (`artist_commentary` is null: there is none here);
+   * unknown names are left out.
+   */
+  private only(posts: BooruPost[], only: string[] | undefined): Record<string, unknown>[] {
+    if (!only) return posts;
+    const seqs = posts.map((p) => p.id);
+    const want = new Set(only);
+    const notes = want.has('notes') ? this.deps.notes.ofPosts(seqs) : new Map<number, NoteRow[]>();
+    const children = new Map<number, BooruPost[]>(
+      want.has('children') ? seqs.map((s) => [s, this.views(this.deps.postRepository.links.childSeqs(s, 0, 200))]) : [],
+    );
+    const parents = new Map<number, BooruPost>(
+      want.has('parent')
+        ? this.views([...new Set(posts.flatMap((p) => (p.parent_id === null ? [] : [p.parent_id])))]).map((p) => [
+            p.id,
+            p,
+          ])
+        : [],
+    );
+    const names = want.has('uploader')
+      ? this.deps.users.namesOf(posts.flatMap((p) => (p.uploader_id === null ? [] : [p.uploader_id])))
+      : new Map<number, string>();
+    return posts.map((p) => {
+      const out: Record<string, unknown> = {};
+      for (const field of only) {
+        if (field === 'notes') out.notes = (notes.get(p.id) ?? []).map((n) => booruNote(n, p.id));
+        else if (field === 'children') out.children = children.get(p.id) ?? [];
+        else if (field === 'parent') out.parent = p.parent_id === null ? null : (parents.get(p.parent_id) ?? null);
+        else if (field === 'uploader') {
+          const name = p.uploader_id === null ? undefined : names.get(p.uploader_id);
+          out.uploader = p.uploader_id !== null && name !== undefined ? { id: p.uploader_id, name } : null;
+        } else if (field === 'artist_commentary') out.artist_commentary = null;
+        else if (Object.hasOwn(p, field)) out[field] = p[field as keyof BooruPost];
+      }
+      return out;
+    });
+  }
+
+  /** `/notes.json?search[post_id]=N`: the post's notes, oldest first (every post's newest without it). */
+  notes(postNumber: number): ReturnType<typeof booruNote>[] {
+    return (this.deps.notes.ofPosts([postNumber]).get(postNumber) ?? []).map((n) => booruNote(n, postNumber));
+  }
+
+  /** `/wiki_pages.json?search[title]=…`: the page of that title (through aliases), else the newest pages. */
+  wikiPages(title: string | undefined, offset: number, limit: number): ReturnType<typeof booruWikiPage>[] {
+    if (title !== undefined) {
+      const page = this.deps.wiki.find(title.replace(/ /g, '_')) ?? this.deps.wiki.find(title);
+      return page && offset === 0 ? [booruWikiPage(page)] : [];
+    }
+    const { data } = this.deps.wiki.search(undefined, offset, limit);
+    return this.deps.wiki.rows(data.map((p) => p.tag)).map(booruWikiPage);
+  }
+
+  /** `/wiki_pages/{title}.json` */
+  wikiPage(title: string): ReturnType<typeof booruWikiPage> {
+    const page = this.deps.wiki.find(title);
+    if (!page) throw notFound('no wiki page has that title');
+    return booruWikiPage(page);
   }
 
   /** The newest `limit` matching posts as records (the Atom feed); `gallery`: tags in the gallery's spelling. */
@@ -106,10 +204,10 @@ export class BooruService {
   }
 
   /** `/posts/{N}.json` */
-  post(seq: number): BooruPost {
+  post(seq: number, only?: string[]): Record<string, unknown> {
     const [view] = this.views([seq]);
     if (!view) throw notFound('no post has that number');
-    return view;
+    return this.only([view], only)[0];
   }
 
   /** `/tags.json`: `{ id, name, post_count, category }`. */

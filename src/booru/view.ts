@@ -63,6 +63,7 @@ export function toBooruPost(p: BooruSource, mediaUrl: string) {
     tag_count_meta: meta.length,
     parent_id: p.parentSeq,
     has_children: p.hasChildren,
+    last_noted_at: p.lastNotedAt === null ? null : booruTime(p.lastNotedAt),
     pool_string: p.pools.map((x) => `pool:${x.pool}`).join(' '),
     is_deleted: false,
     is_pending: false,

@@ -26,6 +26,7 @@ const PAGES: Record<string, string> = {
   '/comments': 'Recent comments',
   '/pools': 'Pools',
   '/pool/:id': 'Pool',
+  '/wiki/:tag': 'Wiki',
 };
 
 const originOf = (url: string) => {

@@ -27,6 +27,8 @@ export type LeanPost = Pick<
   md5: string | null;
   fileSize: number | null;
   hasChildren: boolean;
+  /** docs/decisions.md §23: when its newest note was written; null without notes */
+  lastNotedAt: string | null;
 };
 
 /**
@@ -47,7 +49,7 @@ export class LeanPostRows {
     const rows = this.stmt(
       `SELECT p.seq, p.id, p.ext, p.rating, p.width, p.height, p.uploader_id AS uploaderId,
          p.created_at AS createdAt, p.updated_at AS updatedAt, p.favorites, p.upvotes, p.downvotes,
-         p.source, p.parent_seq AS parentSeq, p.md5, p.file_size AS fileSize,
+         p.source, p.parent_seq AS parentSeq, p.md5, p.file_size AS fileSize, p.last_noted_at AS lastNotedAt,
          EXISTS (SELECT 1 FROM posts c WHERE c.parent_seq = p.seq) AS hasChildren,
          (SELECT json_group_array(json_array(t.name, t.category) ORDER BY ${TAG_ORDER})
             FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags,

@@ -27,6 +27,10 @@ import { UserAdmin } from '../accounts/user-admin.ts';
 import { FavoriteService } from '../favorites/service.ts';
 import { QuickSearch } from '../favorites/quick-search.ts';
 import { CommentService } from '../comments/service.ts';
+import { NoteRepository } from '../notes/note-repository.ts';
+import { NoteService } from '../notes/service.ts';
+import { WikiRepository } from '../wiki/wiki-repository.ts';
+import { WikiService } from '../wiki/service.ts';
 import { VoteService } from '../votes/service.ts';
 import { PasskeyService } from '../passkeys/service.ts';
 import { PoolRepository } from '../pools/pool-repository.ts';
@@ -149,6 +153,21 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     userIdOf,
   });
   const votes = new VoteService({ postRepository, votes: posts.people.votes, unitOfWork, findPost });
+  // docs/decisions.md §23: tag wiki pages, and notes over images, which a merge moves too
+  const wiki = new WikiService({
+    db,
+    wiki: new WikiRepository(db),
+    rules: postRepository.tagRules,
+    tags: tagRepository,
+    users: accounts.users,
+  });
+  const notes = new NoteService({
+    postRepository,
+    notes: new NoteRepository(db),
+    unitOfWork,
+    findPost,
+    users: accounts.users,
+  });
 
   // Who reacts to what a committed write set off (src/kernel/events.ts).
   const { events } = unitOfWork;
@@ -186,7 +205,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       postService,
       posts: postRepository,
       favorites,
-      conversation: [comments, votes],
+      conversation: [comments, votes, notes],
       pools,
     }),
     pools,
@@ -208,6 +227,9 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       pools,
       userIdOf: (name) => accounts.users.getByName(name)?.id,
       rows: new LeanPostRows(db),
+      notes,
+      wiki,
+      users: accounts.users,
     }),
     preferences: new PreferenceStore(db),
     userAdmin: new UserAdmin(accounts),
@@ -215,6 +237,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     quickSearch: new QuickSearch({ postRepository, favorites: posts.people.favorites, imageSearch, config }),
     comments,
     votes,
+    wiki,
+    notes,
     similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };

@@ -468,6 +468,53 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   await call('DELETE', `/api/pool/${poolMade.id}`, { headers: as(user) });
   await call('GET', `/api/pool/${poolMade.id}/history`);
 
+  // wiki pages and notes (docs/decisions.md §23)
+  const noted = await json(
+    await app.request('/api/post/', {
+      method: 'POST',
+      headers: as(user),
+      body: uploadForm({ image: await randomImage(9392), metadata: { tags: ['contract_wiki'] } }),
+    }),
+  );
+  await call('PUT', '/api/wiki/contract_wiki', { headers: as(user), json: { body: 'see [[contract_wiki]]' } });
+  await call('PUT', '/api/wiki/contract_wiki', { headers: as(user), json: { body: 'again', version: 1 } });
+  await call('PUT', '/api/wiki/contract_wiki', { headers: as(user), json: { body: 'stale', version: 1 } }); // 409
+  await call('GET', '/api/wiki/contract_wiki');
+  await call('GET', '/api/wiki?query=again');
+  await call('GET', '/api/wiki/contract_wiki/history');
+  await call('POST', '/api/wiki/contract_wiki/revert', { headers: as(user), json: { version: 1 } });
+  await call('PUT', '/api/wiki/contract_wiki/lock', { headers: as(admin), json: { locked: true } });
+  await call('PUT', '/api/wiki/contract_wiki', { headers: as(user), json: { body: 'locked' } }); // 403
+  const note = await json(
+    await app.request(`/api/post/${noted.id}/note`, {
+      method: 'POST',
+      headers: { ...as(user), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ x: 0, y: 0, width: 2, height: 2, body: 'a note' }),
+    }),
+  );
+  await call('POST', `/api/post/${noted.id}/note`, {
+    headers: as(user),
+    json: { x: 0, y: 0, width: 99999, height: 1, body: 'x' },
+  });
+  await call('GET', `/api/post/${noted.id}/note`);
+  await call('PATCH', `/api/note/${note.id}`, { headers: as(user), json: { x: 1, version: 1 } });
+  await call('GET', `/api/note/${note.id}/history`);
+  await call('POST', `/api/note/${note.id}/revert`, { headers: as(user), json: { version: 1 } });
+  const [{ id: notedNumber }] = await json(await app.request('/posts.json?tags=contract_wiki'));
+  await call('POST', `/api/post/${noted.id}/note`, {
+    headers: as(user),
+    json: { x: 0, y: 0, width: 1, height: 1, body: 'b' },
+  });
+  await call('GET', `/notes.json?search[post_id]=${notedNumber}`);
+  await call('GET', '/notes.json');
+  await call('GET', '/posts.json?tags=contract_wiki&only=notes,children,parent,uploader,artist_commentary,id');
+  await call('GET', `/posts/${notedNumber}.json?only=notes,id,tag_string`);
+  await call('GET', '/wiki_pages.json?search[title]=contract_wiki');
+  await call('GET', '/wiki_pages.json');
+  await call('GET', '/wiki_pages/contract_wiki.json');
+  await call('GET', '/wiki_pages/no_such_page.json');
+  await call('DELETE', `/api/note/${note.id}`, { headers: as(user) });
+
   // passkeys (docs/decisions.md §14): an IP address as PUBLIC_URL is 409; with a domain, a software authenticator
   // answers
   await call('POST', '/api/account/passkey/options', { headers: as(user) });

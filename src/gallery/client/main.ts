@@ -18,12 +18,15 @@ import { adminUsersPage } from './pages/admin-users.ts';
 import { commentsPage } from './pages/comments.ts';
 import { poolPage } from './pages/pool.ts';
 import { poolsPage } from './pages/pools.ts';
+import { wikiPage } from './pages/wiki.ts';
 
 function route(path: string): (() => Promise<void>) | undefined {
   const post = /^\/post\/([^/]+)$/.exec(path);
   if (post) return () => postPage(decodeURIComponent(post[1]));
   const tag = /^\/tag\/([^/]+)$/.exec(path);
   if (tag) return () => tagPage(decodeURIComponent(tag[1]));
+  const wiki = /^\/wiki\/([^/]+)$/.exec(path);
+  if (wiki) return () => wikiPage(decodeURIComponent(wiki[1]));
   const pool = /^\/pool\/([^/]+)$/.exec(path);
   if (pool) return () => poolPage(decodeURIComponent(pool[1]));
   const pages: Record<string, () => Promise<void>> = {

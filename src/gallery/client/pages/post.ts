@@ -14,6 +14,7 @@ import { postActions } from './post-actions.ts';
 import { commentsSection } from './post-comments.ts';
 import { childrenSection, parentValue, poolsSection, sourceValue } from './post-organization.ts';
 import { categoryLegend, categoryLink } from '../tag-colors.ts';
+import { notesLayer } from '../post-notes.ts';
 
 const searchLink = (segment: string, text: string) =>
   h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
@@ -152,9 +153,10 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
       ? `${post.text.slice(0, 57)}…`
       : post.text
     : `Post ${post.id.slice(0, 8)}`;
-  const figure = h(
-    'figure',
-    { class: 'post-image' },
+  // docs/decisions.md §23: the notes over the image, and their panel below it
+  const notes = notesLayer(
+    post,
+    self,
     h(
       'a',
       { href: post.imageURL },
@@ -165,7 +167,13 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
         height: 768,
       }),
     ),
+  );
+  const figure = h(
+    'figure',
+    { class: 'post-image' },
+    notes.frame,
     h('figcaption', {}, h('a', { href: post.imageURL }, 'Full-size image')),
+    notes.panel,
   );
   const editing = can(self, PERMISSION.edit);
   const content = h(

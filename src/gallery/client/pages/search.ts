@@ -5,6 +5,7 @@
  */
 import { api, ApiError, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
+import { singleTag, wikiExcerpt } from '../wiki-text.ts';
 import { currentPage, describePost, pager } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
 import { withSegment } from '../query.ts';
@@ -151,6 +152,7 @@ export async function searchPage(): Promise<void> {
   replace(
     main(),
     pageHeading(q ? `Search: ${q}` : 'Search'),
+    singleTag(q) ? wikiExcerpt(singleTag(q)!) : null,
     h(
       'p',
       { class: 'count', role: 'status' },

@@ -7,6 +7,7 @@ import { api, ApiError, can, errorText, ok, PERMISSION, type Self } from '../api
 import { field, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { describePost, grid } from '../grid.ts';
 import { currentUser } from '../session.ts';
+import { wikiExcerpt } from '../wiki-text.ts';
 import { CATEGORIES, categoryClass, categoryLegend, type TagCategory } from '../tag-colors.ts';
 
 /** docs/decisions.md §19: the tag's category, set by holders of 0x1000. */
@@ -151,6 +152,7 @@ export async function tagPage(name: string, note?: string): Promise<void> {
     h('h1', { class: categoryClass(tag.category) }, `Tag ${tag.name}`),
     h('p', { class: 'tag-category' }, `Category: ${tag.category}`),
     categoryLegend(),
+    wikiExcerpt(tag.name),
     h(
       'p',
       { class: 'count' },

@@ -1,0 +1,241 @@
+/**
+ * Notes over a post's image (docs/decisions.md §23). Each box is placed in percentages of the image's drawn
+ * area (the image is letterboxed in a 4:3 frame, so that area is placed in percentages of the frame too):
+ * nothing is measured in pixels on screen, so the boxes stay in place at every width without redrawing.
+ * A note is a focusable button whose text shows on hover or focus, always on touch screens, and the whole
+ * layer is toggled by a button. Holders of 0x4 draw a box to add one (or type its numbers: the keyboard way),
+ * and edit one in place: its text, its place and size (numbers, so the keyboard can move and resize it),
+ * saved at the version read; or delete it. Bodies render as comments do (./comment-text.ts): text only.
+ */
+import { api, can, errorText, ok, PERMISSION, type Post, type Schemas, type Self } from './api.ts';
+import { commentText } from './comment-text.ts';
+import { h, messageBox, replace } from './dom.ts';
+
+type Note = Schemas['Note'];
+interface Size {
+  width: number;
+  height: number;
+}
+
+/** The image's real size in pixels, read from the full-size image (the page shows a thumbnail). */
+function imageSize(post: Post): Promise<Size> {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => resolve({ width: img.naturalWidth, height: img.naturalHeight });
+    img.onerror = () => reject(new Error('the image did not load'));
+    img.src = post.imageURL;
+  });
+}
+
+const pct = (n: number) => `${n}%`;
+
+/** Places `el` at a box given in image pixels, in percentages of the stage (the image's drawn area). */
+function place(el: HTMLElement, box: { x: number; y: number; width: number; height: number }, size: Size) {
+  el.style.left = pct((box.x / size.width) * 100);
+  el.style.top = pct((box.y / size.height) * 100);
+  el.style.width = pct((box.width / size.width) * 100);
+  el.style.height = pct((box.height / size.height) * 100);
+}
+
+function numberField(id: string, label: string, value: number, max: number): [HTMLLabelElement, HTMLInputElement] {
+  const input = h('input', { id, type: 'number', min: 0, max, step: 1, value }) as HTMLInputElement;
+  return [h('label', { for: id }, label), input];
+}
+
+/** The figure's image wrapped with the notes layer, and the panel below it (toggle, add, edit). */
+export function notesLayer(
+  post: Post,
+  self: Self | undefined,
+  image: HTMLElement,
+): { frame: HTMLElement; panel: HTMLElement } {
+  const stage = h('div', { class: 'note-stage', 'aria-label': 'Notes' });
+  const frame = h('div', { class: 'note-frame' }, image, stage);
+  const msg = messageBox();
+  const toggle = h(
+    'button',
+    { type: 'button', class: 'secondary', 'aria-pressed': 'true', id: 'notes-toggle' },
+    'Hide notes',
+  );
+  toggle.addEventListener('click', () => {
+    const hidden = frame.classList.toggle('notes-hidden');
+    toggle.setAttribute('aria-pressed', String(!hidden));
+    toggle.textContent = hidden ? 'Show notes' : 'Hide notes';
+  });
+  const editor = h('div', { class: 'note-editor' });
+  const editing = can(self, PERMISSION.edit);
+  const addButton = editing ? h('button', { type: 'button', id: 'note-add' }, 'Add a note') : null;
+  const panel = h(
+    'div',
+    { class: 'notes-panel' },
+    h('p', { class: 'notes-actions' }, toggle, ' ', addButton),
+    msg.el,
+    editor,
+  );
+
+  void (async () => {
+    let size: Size;
+    try {
+      size = await imageSize(post);
+    } catch {
+      return;
+    }
+    // the stage covers the image's drawn area inside the 4:3 frame (object-fit: contain)
+    const aspect = size.width / size.height;
+    if (aspect >= 4 / 3) {
+      const h100 = (4 / 3 / aspect) * 100;
+      stage.style.left = '0';
+      stage.style.width = '100%';
+      stage.style.top = pct((100 - h100) / 2);
+      stage.style.height = pct(h100);
+    } else {
+      const w100 = (aspect / (4 / 3)) * 100;
+      stage.style.top = '0';
+      stage.style.height = '100%';
+      stage.style.left = pct((100 - w100) / 2);
+      stage.style.width = pct(w100);
+    }
+    const draw = async () => {
+      const notes = await ok(api.GET('/api/post/{id}/note', { params: { path: { id: post.id } } }));
+      replace(
+        stage,
+        notes.map((n) => {
+          const box = h(
+            'button',
+            { type: 'button', class: 'note', 'data-note': n.id, 'aria-label': `Note: ${n.body.slice(0, 80)}` },
+            h('span', { class: 'note-body' }, commentText(n.body)),
+          );
+          place(box, n, size);
+          // a note on the right half opens its text leftwards, so it stays on the page at any width
+          if (n.x + n.width / 2 > size.width / 2) box.classList.add('note-right');
+          if (editing) box.addEventListener('click', () => edit(n));
+          return box;
+        }),
+      );
+      stage.dataset.ready = '1';
+    };
+
+    /** The form for a note: its text and numbers; new when `note` is undefined. */
+    const form = (note: Note | undefined, start: { x: number; y: number; width: number; height: number }) => {
+      const text = h('textarea', { id: 'note-body', rows: 3, maxlength: 10000 }) as HTMLTextAreaElement;
+      text.value = note?.body ?? '';
+      const [lx, x] = numberField('note-x', 'Left', start.x, size.width - 1);
+      const [ly, y] = numberField('note-y', 'Top', start.y, size.height - 1);
+      const [lw, w] = numberField('note-width', 'Width', start.width, size.width);
+      const [lh, hh] = numberField('note-height', 'Height', start.height, size.height);
+      const f = h(
+        'form',
+        { class: 'note-form', 'aria-label': note ? 'Edit the note' : 'New note' },
+        h('label', { for: 'note-body' }, 'Note text'),
+        text,
+        h('div', { class: 'note-numbers' }, lx, x, ly, y, lw, w, lh, hh),
+        h('button', { type: 'submit' }, note ? 'Save the note' : 'Add the note'),
+        note
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: () =>
+                  void ok(api.DELETE('/api/note/{id}', { params: { path: { id: String(note.id) } } }))
+                    .then(() => {
+                      editor.replaceChildren();
+                      return draw();
+                    })
+                    .catch((err: unknown) => msg.error(errorText(err))),
+              },
+              'Delete the note',
+            )
+          : null,
+        h('button', { type: 'button', class: 'secondary', onclick: () => editor.replaceChildren() }, 'Cancel'),
+      );
+      f.addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const values = {
+          x: Number(x.value),
+          y: Number(y.value),
+          width: Number(w.value),
+          height: Number(hh.value),
+          body: text.value,
+        };
+        try {
+          if (note)
+            await ok(
+              api.PATCH('/api/note/{id}', {
+                params: { path: { id: String(note.id) } },
+                body: { ...values, version: note.version },
+              }),
+            );
+          else await ok(api.POST('/api/post/{id}/note', { params: { path: { id: post.id } }, body: values }));
+          editor.replaceChildren();
+          msg.clear();
+          await draw();
+        } catch (err) {
+          msg.error(errorText(err));
+        }
+      });
+      replace(editor, f);
+      text.focus();
+    };
+    const edit = (n: Note) => form(n, n);
+
+    if (addButton) {
+      // Draw a box with the pointer, or press the button twice (keyboard): a box in the middle to adjust.
+      addButton.addEventListener('click', () => {
+        if (frame.classList.contains('drawing')) {
+          frame.classList.remove('drawing');
+          form(undefined, {
+            x: Math.floor(size.width / 4),
+            y: Math.floor(size.height / 4),
+            width: Math.max(1, Math.floor(size.width / 2)),
+            height: Math.max(1, Math.floor(size.height / 2)),
+          });
+          return;
+        }
+        frame.classList.add('drawing');
+        frame.classList.remove('notes-hidden');
+        msg.info('Draw the box over the picture, or press “Add a note” again to type its numbers.');
+      });
+      let start: { x: number; y: number } | undefined;
+      const draft = h('div', { class: 'note draft' });
+      const at = (e: PointerEvent) => {
+        const r = stage.getBoundingClientRect();
+        return {
+          x: Math.min(size.width, Math.max(0, ((e.clientX - r.left) / r.width) * size.width)),
+          y: Math.min(size.height, Math.max(0, ((e.clientY - r.top) / r.height) * size.height)),
+        };
+      };
+      const boxOf = (a: { x: number; y: number }, b: { x: number; y: number }) => {
+        const x = Math.floor(Math.min(a.x, b.x));
+        const y = Math.floor(Math.min(a.y, b.y));
+        return {
+          x,
+          y,
+          width: Math.max(1, Math.min(size.width - x, Math.round(Math.abs(a.x - b.x)))),
+          height: Math.max(1, Math.min(size.height - y, Math.round(Math.abs(a.y - b.y)))),
+        };
+      };
+      stage.addEventListener('pointerdown', (e) => {
+        if (!frame.classList.contains('drawing')) return;
+        e.preventDefault();
+        start = at(e);
+        stage.setPointerCapture(e.pointerId);
+        place(draft, { ...start, width: 0, height: 0 }, size);
+        stage.append(draft);
+      });
+      stage.addEventListener('pointermove', (e) => {
+        if (start) place(draft, boxOf(start, at(e)), size);
+      });
+      stage.addEventListener('pointerup', (e) => {
+        if (!start) return;
+        const box = boxOf(start, at(e));
+        start = undefined;
+        draft.remove();
+        frame.classList.remove('drawing');
+        msg.clear();
+        form(undefined, box);
+      });
+    }
+    await draw();
+  })().catch((err: unknown) => msg.error(errorText(err)));
+  return { frame, panel };
+}
