@@ -154,6 +154,12 @@ test('hostile and unsupported files are refused, each naming what was wrong', as
   const zipped = path.join(dir, 'zipped.webm');
   await writeFile(zipped, Buffer.concat([bytes, Buffer.from('PK\x05\x06'), Buffer.alloc(18)]));
   await refusedWith(t, zipped, 'unsupported_media', /zip/);
+  const zip = path.join(dir, 'archive.mp4');
+  await writeFile(
+    zip,
+    Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(26), Buffer.from('PK\x05\x06'), Buffer.alloc(18)]),
+  );
+  await refusedWith(t, zip, 'unsupported_media', /zip/);
   const truncated = path.join(dir, 'truncated.webm');
   await writeFile(truncated, bytes.subarray(0, Math.floor(bytes.length / 3)));
   await refusedWith(t, truncated, 'unsupported_media', /cannot be decoded|truncated|corrupt/);
