@@ -410,6 +410,7 @@ async function sections(names: string[], quick: boolean, sizes: number[] | undef
     try {
       const report = await runSection(section, { quick, sizes, log: (line) => log(`${name}: ${line}`) }, command);
       const files = writeSection(report, quick);
+      if (!quick) writeDashboard();
       log(`section ${name}: wrote ${path.relative(ROOT, files.md)} and ${path.relative(ROOT, files.json)}`);
     } catch (err) {
       ok = false;

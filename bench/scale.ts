@@ -10,8 +10,6 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { ROOT } from './lib/env.ts';
 import { fmt } from './lib/stats.ts';
-import { writeDashboard } from './dashboard.ts';
-import { runIfMain } from './lib/standalone.ts';
 import type { PageViewRun } from './load/page-views-report.ts';
 import type { RunResults, SizeResults } from './results.ts';
 import { pageViewFigure } from './scale-figures.ts';
@@ -371,17 +369,3 @@ function costParagraph(): string[] {
     );
   return [section, ''];
 }
-
-// `npx tsx bench/scale.ts --page-views LABEL`: records that kept page-view run into its size, then redraws.
-runIfMain(import.meta.url, async () => {
-  const i = process.argv.indexOf('--page-views');
-  const label = process.argv[i + 1];
-  if (i < 0 || !label) throw new Error('usage: npx tsx bench/scale.ts --page-views LABEL');
-  const runs = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as {
-    runs: Record<string, PageViewRun>;
-  };
-  if (!runs.runs[label]) throw new Error(`bench/load/pageviews.json holds no run labelled ${label}`);
-  recordPageViews(runs.runs[label]);
-  await writePlots();
-  writeDashboard();
-});

@@ -13,7 +13,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeDashboard } from '../dashboard.ts';
 import { gitCommit, ROOT } from './env.ts';
 
 export type Verdict = 'met' | 'missed' | 'none';
@@ -89,8 +88,8 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
 }
 
 /**
- * Writes the section's JSON and replaces (or appends) its block in bench/notes/NAME.md, then rewrites
- * the dashboard; with --quick, the JSON under sections-quick/ and the block in RESULTS.quick.md.
+ * Writes the section's JSON and replaces (or appends) its block in bench/notes/NAME.md (the caller then
+ * rewrites the dashboard); with --quick, the JSON under sections-quick/ and the block in RESULTS.quick.md.
  */
 export function writeSection(r: SectionReport, quick: boolean): { md: string; json: string } {
   const dir = path.join(ROOT, 'bench', quick ? 'sections-quick' : 'sections');
@@ -105,7 +104,6 @@ export function writeSection(r: SectionReport, quick: boolean): { md: string; js
     ? previous.replace(existing, () => block)
     : `${previous.trimEnd()}\n\n${block}\n`.trimStart();
   fs.writeFileSync(md, next);
-  if (!quick) writeDashboard();
   return { md, json };
 }
 
