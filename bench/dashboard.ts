@@ -26,6 +26,7 @@ import { rowsFor, sizeRows, type Row } from './report.ts';
 import type { RunResults } from './results.ts';
 import { renderScale } from './scale.ts';
 import type { SectionReport } from './lib/section.ts';
+import { isMain, parseCli } from './lib/cli.ts';
 
 export type Met = 'met' | 'missed' | 'none' | 'failed' | 'ref-met' | 'ref-missed';
 
@@ -417,7 +418,8 @@ export function recordRows(rows: DashboardRow[], file = RECORDED): void {
   fs.writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
+  parseCli({ usage: 'Usage: npx tsx bench/dashboard.ts   (rewrites bench/RESULTS.md from the data)\n' });
   const file = writeDashboard();
   process.stderr.write(`wrote ${path.relative(process.cwd(), file)}\n`);
 }

@@ -12,7 +12,6 @@
  * uploader_name), switched on the live index between windows. --corpus DIR uses a kept corpus
  * (bench/load/corpus.ts) instead of seeding; --only names the variants to run (with "plain" always).
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
@@ -26,8 +25,10 @@ import { median } from './lib/stats.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openCorpus } from './load/corpus.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     posts: { type: 'string', default: '100000' },
     corpus: { type: 'string' },

@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
@@ -24,8 +23,10 @@ import { facetsOnlyRows, recordRows, writeDashboard } from './dashboard.ts';
 import { benchEnv, gitCommit, tempDir } from './lib/env.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     posts: { type: 'string', default: '100000' },
     corpus: { type: 'string' },

@@ -17,25 +17,26 @@
  *
  * Prints a JSON result and Markdown rows.
  */
-import { parseArgs } from 'node:util';
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, skewedFavorites } from './lib/corpus.ts';
 import { call, check, imageSearch, type Figure } from './lib/figures.ts';
 import { closedLoop, sampleLatency } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
+import { headerOf, numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 const log = (line: string) =>
   process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: headerOf(import.meta.url),
     options: { posts: { type: 'string' }, fans: { type: 'string' }, ms: { type: 'string' }, keep: { type: 'boolean' } },
   });
-  const posts = Number(values.posts ?? 100_000);
-  const fans = Number(values.fans ?? 500);
-  const ms = Number(values.ms ?? 10_000);
+  const posts = numberArg(values.posts, 100_000);
+  const fans = numberArg(values.fans, 500);
+  const ms = numberArg(values.ms, 10_000);
   await standalone('favorites', values.keep ?? false, async ({ dataDir, services, startServer }) => {
     log(`seeding ${posts} posts and ${fans} accounts with favorites in ${dataDir}`);
     const t0 = nowMs();

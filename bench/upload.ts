@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
 import { seedPosts } from '../src/seed/seed.ts';
@@ -11,8 +10,9 @@ import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { generateImages, type BenchImage } from './lib/images.ts';
 import { closedLoop, HttpError } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { standalone } from './lib/standalone.ts';
 import { appendAll, fmt, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 /**
  * Upload throughput end to end: 8 concurrent clients POST a 1-megapixel JPEG to /api/post/ and then
@@ -250,23 +250,19 @@ const USAGE = `Usage: npx tsx bench/upload.ts [--posts N] [--reps N] [--rep-ms N
  * upload, and the thumbnail backlog each window left and how long it took to drain.
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: USAGE,
     options: {
       posts: { type: 'string' },
       reps: { type: 'string' },
       'rep-ms': { type: 'string' },
       keep: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const posts = Number(values.posts ?? 100_000);
+  const posts = numberArg(values.posts, 100_000);
   const opts: UploadOptions = {
-    reps: Number(values.reps ?? 5),
-    repMs: Number(values['rep-ms'] ?? 10_000),
+    reps: numberArg(values.reps, 5),
+    repMs: numberArg(values['rep-ms'], 10_000),
     concurrency: 8,
   };
   const log = (line: string) =>

@@ -55,11 +55,11 @@ export const numberArg = (value: string | boolean | undefined, fallback: number)
 export const headerOf = (moduleUrl: string): string =>
   `${fs.readFileSync(new URL(moduleUrl), 'utf8').split('*/')[0]}*/\n`;
 
-/** The command line as typed after `prefix`, for the reports that name how they were made. */
+/** The command line as typed after `prefix` (`npm run bench --`), for the reports that name how they were made. */
 export const commandLine = (prefix: string): string =>
   `${prefix}${process.argv
     .slice(2)
-    .map((a) => ` ${a}`)
+    .map((a) => ` ${/[\s'"]/.test(a) ? `'${a}'` : a}`)
     .join('')}`;
 
 /** Runs `main` when the file is the process's entry point; a failure prints its stack and exits 1. */
