@@ -2,7 +2,8 @@ import { Random } from '../src/seed/random.ts';
 import type { SeedResult } from '../src/seed/seed.ts';
 import { replay, type EngineCall } from './anchors/engine-direct.ts';
 import { CpuTally, cpuWindow, type CpuSplit } from './lib/cpu.ts';
-import { closedLoop, postJson } from './lib/http-load.ts';
+import { closedLoop } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
 import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**

@@ -25,8 +25,8 @@ import { S3MediaStore } from '../src/media/store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../src/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
-import { check } from './lib/figures.ts';
-import { closedLoop, HttpError } from './lib/http-load.ts';
+import { check, closedLoop } from './lib/http-load.ts';
+import { HttpError, json } from './lib/requests.ts';
 import { generateImages } from './lib/images.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
@@ -77,11 +77,10 @@ async function upload(server: Server, bytes: Bytes, i: number): Promise<void> {
 }
 
 async function direct(server: Server, bytes: Bytes, i: number): Promise<void> {
-  const grantRes = await fetch(`${server.url}/api/post/upload-url`, {
-    method: 'POST',
-    headers: { ...server.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ contentType: 'image/jpeg', size: bytes.length }),
-  });
+  const grantRes = await fetch(
+    `${server.url}/api/post/upload-url`,
+    json('POST', { contentType: 'image/jpeg', size: bytes.length }, server.headers),
+  );
   const grant = JSON.parse(await expect(grantRes, 200, 'upload-url')) as {
     key: string;
     url: string;

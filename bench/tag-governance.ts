@@ -9,7 +9,8 @@
  */
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { postJson, sampleLatency } from './lib/http-load.ts';
+import { sampleLatency } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
 import { standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
 import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
