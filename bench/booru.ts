@@ -9,6 +9,7 @@
  */
 import { seedPosts } from '../src/seed/seed.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { sectionParams } from './params.ts';
 import { call, postsJson, tagSearch } from './lib/requests.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
@@ -64,9 +65,7 @@ export const section: BenchSection = {
   summary: 'the Danbooru read API (/posts.json, 2 tags) against /image/search at 1M posts (issue 39)',
   async run({ quick, sizes, log }) {
     const { posts, size } = sectionScale({ quick, sizes });
-    // Its own samples and windows: four endpoints take turns in three rounds (more samples, shorter windows).
-    const samples = quick ? 300 : 1200;
-    const ms = quick ? 2000 : 5000;
+    const { samples, ms } = sectionParams(quick).booru;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('booru', false, async (s) => {
       const { top } = await corpus(s, posts, log);

@@ -13,6 +13,7 @@
 import { Random } from '../src/seed/random.ts';
 import { seedPosts } from '../src/seed/seed.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
+import { sectionParams } from './params.ts';
 import { ratio, show, type Figure } from './lib/figures.ts';
 import { check, sampleLatency } from './lib/http-load.ts';
 import { call, json } from './lib/requests.ts';
@@ -101,7 +102,7 @@ export const section: BenchSection = {
   summary: "pools at 1M posts: a pool's page by orderBy pool, a 1,000-post reorder (issue 38)",
   async run({ quick, sizes, log }) {
     const { posts, samples, ms, size } = sectionScale({ quick, sizes });
-    const reorders = quick ? 5 : 10;
+    const { reorders } = sectionParams(quick).organization;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('organization', false, async (s) => {
       const c = await corpus(s, posts, log);

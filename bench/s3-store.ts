@@ -25,6 +25,7 @@ import { S3MediaStore } from '../src/media/store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../src/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
+import { sectionParams } from './params.ts';
 import { check, closedLoop } from './lib/http-load.ts';
 import { HttpError, json } from './lib/requests.ts';
 import { generateImages } from './lib/images.ts';
@@ -137,11 +138,7 @@ export const section: BenchSection = {
   summary:
     'uploads/s and GET /media with the S3 store against the local store; 20 MB direct uploads against multipart (issue 26)',
   async run({ quick, log }) {
-    // Many short alternating windows: other sessions load the shared box unevenly, and alternation spreads that over
-    // both stores.
-    const ms = quick ? 4000 : 5000;
-    const reps = quick ? 2 : 6;
-    const bigN = quick ? 3 : 5;
+    const { ms, reps, bigUploads: bigN } = sectionParams(quick).s3Store;
     const s3 = await startManagedS3({});
     const bucket = `bench-${Date.now().toString(36)}`;
     const client = s3ClientFor({

@@ -38,7 +38,8 @@ import { mergeRss, readRss, sampleRss, type RssSummary } from './memory.ts';
 import { benchReindex } from './reindex.ts';
 import { writeDashboard } from './dashboard.ts';
 import { renderReport, withForeignSections } from './report.ts';
-import type { RunParams, RunResults, SizeResults } from './results.ts';
+import type { RunResults, SizeResults } from './results.ts';
+import { coreParams, defaults, robustSamples, type RunParams } from './params.ts';
 import { benchSearch } from './search.ts';
 import { benchSimilar } from './similar.ts';
 import { benchTags } from './tags.ts';
@@ -49,7 +50,7 @@ import { runSection, writeSection } from './lib/section.ts';
 import { SECTIONS } from './sections.ts';
 import { recordScale, writePlots } from './scale.ts';
 import { COMMANDS } from './commands.ts';
-import { commandLine, parseCli, usageError } from './lib/cli.ts';
+import { commandLine, numberArg, parseCli, usageError } from './lib/cli.ts';
 
 const USAGE = `Usage: npm run bench -- [--sizes 100000,1000000] [--quick] [--keep] [--only NAME] [--drain-deliveries N]
                        [--drain-reps N] [--drain-node-fetch] [--corpus-root DIR] [--page-view-seconds N]
@@ -103,9 +104,10 @@ function parse() {
     },
   });
   const quick = values.quick ?? false;
-  const sizes = (values.sizes ?? (quick ? '20000' : '100000,1000000'))
-    .split(',')
-    .map((s) => Number(s.trim().replace(/_/g, '')));
+  const sizes =
+    values.sizes === undefined
+      ? defaults(quick).sizes
+      : values.sizes.split(',').map((s) => Number(s.trim().replace(/_/g, '')));
   if (sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 20_000_000 || (n > 250_000 && n % 250_000 !== 0))) {
     usageError(
       USAGE,
@@ -116,7 +118,7 @@ function parse() {
   if (only !== undefined && only !== 'webhook-drain' && only !== 'core' && !(only in SECTIONS)) {
     usageError(HELP, '--only: expected webhook-drain, core, a section or one of the figures run on their own');
   }
-  const drainDeliveries = Number((values['drain-deliveries'] ?? (quick ? '10000' : '50000')).replace(/_/g, ''));
+  const drainDeliveries = numberArg(values['drain-deliveries'], defaults(quick).drainDeliveries);
   if (!Number.isInteger(drainDeliveries) || drainDeliveries < 100 || drainDeliveries > 1_000_000) {
     usageError(USAGE, '--drain-deliveries: expected a count from 100 to 1000000');
   }
@@ -143,52 +145,6 @@ function parse() {
     pageViewSeconds,
     carrySizeFree: values['carry-size-free'] ?? false,
   };
-}
-
-/** The seeder's tags are `tag_N`: 1-7 characters type anything from every tag ("t") to a handful ("tag_12"). */
-const TAG_PREFIX_CHARS = { min: 1, max: 7 };
-
-function params(quick: boolean, sizes: number[], drainDeliveries: number): RunParams {
-  // Reindexing 1M posts takes minutes: one run each there (ours is the fill), three below that.
-  const reindexReps = Object.fromEntries(sizes.map((n) => [String(n), quick ? 2 : n > 300_000 ? 1 : 3]));
-  return quick
-    ? {
-        hashing: { reps: 3, passes: 3, jpegs: 12, pngs: 4 },
-        reindexReps,
-        similar: { samples: 300, scanBudgetMs: 10_000, maxDiffs: [8, 3] },
-        search: { samples: 300, sqlBudgetMs: 10_000, reps: 2, repMs: 3000, concurrency: 8 },
-        imageSearch: { reps: 2, repMs: 3000, concurrency: 50 },
-        facets: { samples: 150, reps: 2, repMs: 3000, concurrency: 50 },
-        tags: { samples: 300, plainBudgetMs: 10_000, prefixChars: TAG_PREFIX_CHARS },
-        upload: { reps: 2, repMs: 4000, concurrency: 8 },
-        webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 1 },
-      }
-    : sizes.every((n) => n >= 1_000_000)
-      ? // Millions of posts only: building and indexing the corpus take most of the run, so fewer repetitions.
-        {
-          hashing: { reps: 3, passes: 10, jpegs: 12, pngs: 4 },
-          reindexReps,
-          similar: { samples: 500, scanBudgetMs: 45_000, maxDiffs: [8, 3] },
-          search: { samples: 500, sqlBudgetMs: 45_000, reps: 3, repMs: 10_000, concurrency: 8 },
-          imageSearch: { reps: 3, repMs: 10_000, concurrency: 50 },
-          facets: { samples: 300, reps: 4, repMs: 10_000, concurrency: 50 },
-          tags: { samples: 1000, plainBudgetMs: 45_000, prefixChars: TAG_PREFIX_CHARS },
-          upload: { reps: 3, repMs: 10_000, concurrency: 8 },
-          webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
-        }
-      : {
-          hashing: { reps: 5, passes: 10, jpegs: 12, pngs: 4 },
-          reindexReps,
-          similar: { samples: 1000, scanBudgetMs: 60_000, maxDiffs: [8, 3] },
-          search: { samples: 1000, sqlBudgetMs: 60_000, reps: 5, repMs: 10_000, concurrency: 8 },
-          imageSearch: { reps: 5, repMs: 10_000, concurrency: 50 },
-          // Alternating windows: with the median of 3 each, drift on the box hits both variants alike.
-          facets: { samples: 500, reps: 6, repMs: 10_000, concurrency: 50 },
-          tags: { samples: 2000, plainBudgetMs: 60_000, prefixChars: TAG_PREFIX_CHARS },
-          upload: { reps: 5, repMs: 10_000, concurrency: 8 },
-          // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
-          webhookDrain: { deliveries: drainDeliveries, receivers: 5, reps: 2 },
-        };
 }
 
 /** Undo steps, run in reverse on success, failure and Ctrl-C alike. */
@@ -340,9 +296,6 @@ async function benchSize(
   return out;
 }
 
-/** Scans of every descriptor take seconds each from 1M posts on: fewer of them at the larger sizes. */
-const robustSamples = (size: number) => ({ samples: 300, scans: size >= 5_000_000 ? 3 : size >= 500_000 ? 8 : 30 });
-
 const resultFiles = (quick: boolean) =>
   quick
     ? { md: path.join(ROOT, 'bench', 'RESULTS.quick.md'), json: path.join(ROOT, 'bench', 'results.quick.json') }
@@ -473,7 +426,7 @@ async function main(): Promise<void> {
     carrySizeFree,
   } = parse();
   const started = Date.now();
-  const p = params(quick, sizes, drainDeliveries);
+  const p = coreParams(quick, sizes, drainDeliveries);
   if (drainReps !== undefined) p.webhookDrain!.reps = drainReps;
   if (only === 'webhook-drain') return drainOnly(quick, p, drainCompare);
   if (only !== undefined && only !== 'core')
