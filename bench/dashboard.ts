@@ -79,15 +79,20 @@ const withCorpus = (figure: string, corpus: string) =>
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 const MB = 2 ** 20 / 1e6;
 
+/** A report row's cells as the dashboard shows them. */
+const cellsOf = (r: Row) => ({
+  key: r.key,
+  figure: withCorpus(r.figure, r.corpus),
+  ours: r.ours,
+  anchor: r.anchors,
+  ratio: r.ratio,
+  goal: r.goal,
+  met: VERDICT[r.verdict],
+});
+
 export function coreRows(results: RunResults): DashboardRow[] {
   return rowsFor(results).map((r) => ({
-    key: r.key,
-    figure: withCorpus(r.figure, r.corpus),
-    ours: r.ours,
-    anchor: r.anchors,
-    ratio: r.ratio,
-    goal: r.goal,
-    met: VERDICT[r.verdict],
+    ...cellsOf(r),
     date:
       results.carried?.[r.key]?.date ??
       ((r.key === 'webhook-drain' && results.webhookDrain?.measuredAt) || results.startedAt),
@@ -232,16 +237,7 @@ export function facetsOnlyRows(f: FacetsResult, posts: number, date: string, com
   const base = { date, commit, notes: 'notes/image-search.md' };
   const rows: DashboardRow[] = sizeRows({ posts, seedSeconds: 0, facets: f })
     .filter((r) => r.key.startsWith('facets@') || r.key.startsWith('image-search-vs-engine@'))
-    .map((r) => ({
-      ...base,
-      key: r.key,
-      figure: withCorpus(r.figure, r.corpus),
-      ours: r.ours,
-      anchor: r.anchors,
-      ratio: r.ratio,
-      goal: r.goal,
-      met: VERDICT[r.verdict],
-    }));
+    .map((r) => ({ ...base, ...cellsOf(r) }));
   const t = f.withoutThroughput;
   rows.push({
     ...base,

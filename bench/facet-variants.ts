@@ -17,8 +17,8 @@ import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../src/seed/seed.ts';
-import { captureEngineCalls, replay, type EngineCall } from './anchors/engine-direct.ts';
-import { ALL_FACETS, bodies } from './image-search.ts';
+import { replay, type EngineCall } from './anchors/engine-direct.ts';
+import { facetsAnchor } from './image-search.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { closedLoop } from './lib/http-load.ts';
 import { median } from './lib/stats.ts';
@@ -52,12 +52,7 @@ let writer: { stop(): Promise<number> } | undefined;
 try {
   const seed = kept ?? seedPosts(services.db, { count: Number(a.posts), seed: 1 });
   if (!kept) await reindex(services, { settleMs: 0, retire: 'now' });
-  const list = bodies(seed, 300);
-  const plain = await captureEngineCalls(services, list);
-  const faceted = await captureEngineCalls(
-    services,
-    list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
-  );
+  const { plain, faceted } = await facetsAnchor(services, seed, esUrl);
   const index = services.postsIndex.alias;
   // Global ordinals are built for keyword fields only (uploader_id is a long; its name sub-aggregation reads
   // uploader_name).

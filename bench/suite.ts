@@ -27,8 +27,7 @@ import {
   storageFigures,
   type PageViewFigure,
 } from './scale-figures.ts';
-import { captureEngineCalls } from './anchors/engine-direct.ts';
-import { ALL_FACETS, benchFacets, benchImageSearch, bodies } from './image-search.ts';
+import { benchFacets, benchImageSearch, facetsAnchor } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
 import { machineInfo, ROOT, scrubPaths, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
@@ -253,15 +252,7 @@ async function benchSize(
     out.memory = { ...mergeRss([searchRss, imageRss]), idleMiB: (idle?.rss ?? Number.NaN) / 2 ** 20 };
     log(`${size}: /image/search with facets against without`);
     // The raw-engine anchor: the endpoint's own engine calls for the same bodies, straight to Elasticsearch.
-    const facetBodies = bodies(seed, 300);
-    const anchor = {
-      esUrl,
-      plain: await captureEngineCalls(services, facetBodies),
-      faceted: await captureEngineCalls(
-        services,
-        facetBodies.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
-      ),
-    };
+    const anchor = await facetsAnchor(services, seed, esUrl);
     out.facets = await benchFacets(seed, server.url, { ...p.facets!, anchor, cpuOf: { serverPid: server.pid, esPid } });
     out.esHeap = await heap.stop();
     log(`${size}: tag autocomplete against its SQL and a plain count`);
@@ -412,22 +403,11 @@ function carryOver(results: RunResults): void {
 }
 
 async function main(): Promise<void> {
-  const {
-    quick,
-    sizes,
-    givenSizes,
-    keep,
-    only,
-    drainDeliveries,
-    drainReps,
-    drainCompare,
-    corpusRoot,
-    pageViewSeconds,
-    carrySizeFree,
-  } = parse();
+  const o = parse();
+  const { quick, sizes, givenSizes, only, drainCompare } = o;
   const started = Date.now();
-  const p = coreParams(quick, sizes, drainDeliveries);
-  if (drainReps !== undefined) p.webhookDrain!.reps = drainReps;
+  const p = coreParams(quick, sizes, o.drainDeliveries);
+  if (o.drainReps !== undefined) p.webhookDrain!.reps = o.drainReps;
   if (only === 'webhook-drain') return drainOnly(quick, p, drainCompare);
   if (only !== undefined && only !== 'core')
     process.exit((await sections([only], quick, givenSizes ? sizes : undefined)) ? 0 : 1);
@@ -461,10 +441,10 @@ async function main(): Promise<void> {
   cleanups.push(() => fs.rmSync(imageDir, { recursive: true, force: true }));
   const images = await generateImages(imageDir, p.hashing.jpegs, p.hashing.pngs);
   try {
-    if (carrySizeFree) carryOver(results);
+    if (o.carrySizeFree) carryOver(results);
     else await measureSizeFree(results, images, p, drainCompare);
     for (const size of sizes) {
-      results.sizes.push(await benchSize(size, p, esUrl, images, { keep, corpusRoot, pageViewSeconds }));
+      results.sizes.push(await benchSize(size, p, esUrl, images, o));
       // Written after every size, so a long run that dies later still leaves its earlier figures.
       write(results, quick);
       if (!quick) await writePlots();
