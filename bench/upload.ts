@@ -9,7 +9,7 @@ import { reindexCorpus } from './lib/corpus.ts';
 import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { generateImages, type BenchImage } from './lib/images.ts';
-import { closedLoop } from './lib/http-load.ts';
+import { check, closedLoop } from './lib/http-load.ts';
 import { HttpError } from './lib/requests.ts';
 import { standalone } from './lib/standalone.ts';
 import { appendAll, fmt, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
@@ -138,31 +138,15 @@ export async function benchUpload(
     const drainSeconds: number[] = [];
     await drainThumbnails(processes); // the warm-up's
     for (let r = 0; r < opts.reps; r++) {
-      const h = await closedLoop({
-        concurrency: opts.concurrency,
-        durationMs: opts.repMs,
-        maxRequests: 1_000_000,
-        task: hash,
-      });
-      if (h.errors > 0) throw new Error(`hashing failed: ${h.firstError}`);
+      const window = { concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000 };
+      const h = check(await closedLoop({ ...window, task: hash }), 'hashing');
       hashing.push(h.rps);
       if (hashAndThumbs) {
-        const t = await closedLoop({
-          concurrency: opts.concurrency,
-          durationMs: opts.repMs,
-          maxRequests: 1_000_000,
-          task: hashAndThumbs,
-        });
-        if (t.errors > 0) throw new Error(`thumbnails failed: ${t.firstError}`);
+        const t = check(await closedLoop({ ...window, task: hashAndThumbs }), 'thumbnails');
         withThumbs.push(t.rps);
       }
       const spent = cpuWindow({ server: processes.serverPid, elasticsearch: processes.esPid });
-      const u = await closedLoop({
-        concurrency: opts.concurrency,
-        durationMs: opts.repMs,
-        maxRequests: 1_000_000,
-        task: (i) => upload(r * 100_000 + i),
-      });
+      const u = await closedLoop({ ...window, task: (i) => upload(r * 100_000 + i) });
       cpu.add(spent(), u.requests - u.errors);
       if (processes.thumbnailBacklog) {
         backlogJobs.push(processes.thumbnailBacklog());
