@@ -8,23 +8,19 @@
  * take turns in short windows (interleaved), so a change in the box's load falls on all of them alike.
  */
 import { seedPosts } from '../tools/seed/seed.ts';
-import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
-import { call, check, type Figure as PlainFigure } from './lib/figures.ts';
-import { closedLoop, sampleLatency } from './lib/http-load.ts';
+import { sectionParams } from './params.ts';
+import { call, postsJson, tagSearch } from './lib/requests.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { appendAll, fmt, maxOf, median, minOf, nowMs, summarize } from './lib/stats.ts';
+import { fmt, maxOf, median, minOf, nowMs } from './lib/stats.ts';
+import { endpointsTakingTurns, type TurnFigure } from './lib/turns.ts';
 
 const CLIENTS = 50;
 /** the most used tags the pairs are drawn from */
 const TOP = 40;
 const ROUNDS = 3;
 const PAIRS = 64;
-
-export interface Figure extends PlainFigure {
-  cpuMs: { server: number; elasticsearch: number };
-}
 
 /** Seeded posts with an MD5 and a size each (as uploads have; the seeder records none), one reindex. */
 async function corpus(s: Standalone, posts: number, log: (line: string) => void) {
@@ -60,65 +56,7 @@ async function popularPairs(url: string, top: string[]): Promise<{ pair: string[
   return all.sort((a, b) => b.matches - a.matches).slice(0, PAIRS);
 }
 
-interface Endpoint {
-  name: string;
-  task: (i: number) => Promise<void>;
-}
-
-/**
- * Every endpoint's p50/p99 one request at a time, then its req/s with `CLIENTS` clients, in `ROUNDS`
- * rounds where each takes its turn: samples and windows summed per endpoint.
- */
-export async function interleaved(
-  s: Pick<Standalone, 'serverPid' | 'env'>,
-  endpoints: Endpoint[],
-  samples: number,
-  ms: number,
-  log: (line: string) => void,
-): Promise<Map<string, Figure>> {
-  const esPid = await elasticsearchPid(s.env.ELASTICSEARCH_URL);
-  const latencies = new Map(endpoints.map((e) => [e.name, [] as number[]]));
-  const loads = new Map(endpoints.map((e) => [e.name, { requests: 0, ms: 0 }]));
-  const cpu = new Map(endpoints.map((e) => [e.name, new CpuTally<'server' | 'elasticsearch'>()]));
-  for (const e of endpoints) {
-    check(await sampleLatency(Math.min(100, samples), 30_000, e.task), `${e.name} warm-up`);
-    check(await closedLoop({ concurrency: CLIENTS, durationMs: 1000, task: e.task }), `${e.name} warm-up`);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    log(`round ${round + 1} of ${ROUNDS}`);
-    for (const e of endpoints) {
-      const one = check(await sampleLatency(Math.ceil(samples / ROUNDS), ms * 3, e.task), e.name);
-      appendAll(latencies.get(e.name)!, one.latencies);
-    }
-    for (const e of endpoints) {
-      const stop = cpuWindow({ server: s.serverPid(), elasticsearch: esPid });
-      const r = check(
-        await closedLoop({ concurrency: CLIENTS, durationMs: ms, task: (i) => e.task(i + 1_000_000 * (round + 1)) }),
-        e.name,
-      );
-      cpu.get(e.name)!.add(stop(), r.requests);
-      const load = loads.get(e.name)!;
-      load.requests += r.requests;
-      load.ms += r.ms;
-    }
-  }
-  return new Map(
-    endpoints.map((e) => {
-      const load = loads.get(e.name)!;
-      const tally = cpu.get(e.name)!;
-      return [
-        e.name,
-        {
-          latency: summarize(latencies.get(e.name)!),
-          rps: (load.requests / load.ms) * 1000,
-          cpuMs: { server: tally.perRequestMs('server'), elasticsearch: tally.perRequestMs('elasticsearch') },
-        },
-      ];
-    }),
-  );
-}
-
-const show = (f: Figure) =>
+const show = (f: TurnFigure) =>
   `p50 ${fmt(f.latency.p50)} ms, p99 ${fmt(f.latency.p99)} ms (1 client); ${fmt(f.rps)} req/s (${CLIENTS} clients); ` +
   `CPU per request: server ${fmt(f.cpuMs.server)} ms, Elasticsearch ${fmt(f.cpuMs.elasticsearch)} ms`;
 
@@ -127,9 +65,7 @@ export const section: BenchSection = {
   summary: 'the Danbooru read API (/posts.json, 2 tags) against /image/search at 1M posts (issue 39)',
   async run({ quick, sizes, log }) {
     const { posts, size } = sectionScale({ quick, sizes });
-    // Its own samples and windows: four endpoints take turns in three rounds (more samples, shorter windows).
-    const samples = quick ? 300 : 1200;
-    const ms = quick ? 2000 : 5000;
+    const { samples, ms } = sectionParams(quick).booru;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('booru', false, async (s) => {
       const { top } = await corpus(s, posts, log);
@@ -137,22 +73,8 @@ export const section: BenchSection = {
       const chosen = await popularPairs(url, top);
       const pairs = chosen.map((x) => x.pair);
       const pair = (i: number) => pairs[i % pairs.length];
-      const booru = (limit: number) => (i: number) =>
-        call(`${url}/posts.json?tags=${encodeURIComponent(pair(i).join(' '))}&limit=${limit}`, {}, 200);
-      const search = (limit: number) => (i: number) =>
-        call(
-          `${url}/image/search?limit=${limit}`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              conditions: pair(i).map((value) => ({ type: 'tagInclude', value })),
-              orderBy: 'id',
-              order: 'desc',
-            }),
-          },
-          200,
-        );
+      const booru = (limit: number) => (i: number) => postsJson(url, pair(i), limit);
+      const search = (limit: number) => (i: number) => tagSearch(url, pair(i), limit);
 
       // The same query: both answer the same posts in the same order (a Danbooru id is the post number).
       for (let i = 0; i < pairs.length; i++) {
@@ -165,7 +87,7 @@ export const section: BenchSection = {
       const full = matches.filter((n) => n >= 200).length;
       log(`${pairs.length} queries, ${full} with at least 200 matches; measuring`);
 
-      const figures = await interleaved(
+      const figures = await endpointsTakingTurns(
         s,
         [
           { name: 'booru20', task: async (i) => void (await booru(20)(i)) },
@@ -173,9 +95,7 @@ export const section: BenchSection = {
           { name: 'booru200', task: async (i) => void (await booru(200)(i)) },
           { name: 'search24', task: async (i) => void (await search(24)(i)) },
         ],
-        samples,
-        ms,
-        log,
+        { samples, ms, clients: CLIENTS, rounds: ROUNDS, log },
       );
       const f = (name: string) => figures.get(name)!;
       const at20 = f('booru20').rps / f('search20').rps;

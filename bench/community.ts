@@ -14,8 +14,9 @@ import { Random } from '../tools/seed/random.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, sectionScale, skewedFavorites } from './lib/corpus.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
-import { call, check, cpuText, cpuTimed, figure, imageSearch, ratio, show } from './lib/figures.ts';
-import { sampleLatency } from './lib/http-load.ts';
+import { cpuText, cpuTimed, figure, ratio, show } from './lib/figures.ts';
+import { call, editText, favorite, imageSearch, onOff } from './lib/requests.ts';
+import { check, sampleLatency } from './lib/http-load.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
@@ -77,28 +78,13 @@ export const section: BenchSection = {
       );
 
       log('favorite toggles against post edits');
-      const state = new Map<string, boolean>();
+      const flip = onOff();
       const toggle = async (i: number) => {
         const fan = c.fans[i % c.fans.length];
         const post = c.ids[(i * 7919) % c.ids.length];
-        const on = !(state.get(`${fan.id}:${post}`) ?? false);
-        state.set(`${fan.id}:${post}`, on);
-        await call(
-          `${url}/api/post/${post}/favorite`,
-          { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': fan.key } },
-          204,
-        );
+        await favorite(url, post, fan.key, flip(`${fan.id}:${post}`));
       };
-      const edit = async (i: number) =>
-        call(
-          `${url}/api/post/${c.ids[(i * 7919) % c.ids.length]}`,
-          {
-            method: 'PUT',
-            headers: { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' },
-            body: JSON.stringify({ text: `edit ${i}` }),
-          },
-          200,
-        );
+      const edit = async (i: number) => editText(url, c.ids[(i * 7919) % c.ids.length], c.admin.accessKey, `edit ${i}`);
       // Each loop warmed up first and timed with the CPU it cost the server and the engine (cpuTimed).
       const pids = { server: s.serverPid()!, elasticsearch: await elasticsearchPid(s.env.ELASTICSEARCH_URL) };
       const toggles = await cpuTimed(pids, 'toggles', toggle, ms);

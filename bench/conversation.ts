@@ -14,17 +14,8 @@ import { readPostsMapping } from '../src/elasticsearch/posts-index.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, sectionScale } from './lib/corpus.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
-import {
-  call,
-  cpuText,
-  cpuTimedAlternating,
-  figure,
-  imageSearch,
-  ratio,
-  show,
-  type CpuTimed,
-  type Figure,
-} from './lib/figures.ts';
+import { cpuText, cpuTimedAlternating, figure, ratio, show, type CpuTimed, type Figure } from './lib/figures.ts';
+import { call, favorite, imageSearch, onOff, vote } from './lib/requests.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
@@ -109,18 +100,11 @@ export const section: BenchSection = {
       log('vote toggles against favorite toggles');
       const pids = { server: s.serverPid()!, elasticsearch: await elasticsearchPid(s.env.ELASTICSEARCH_URL) };
       const toggler = (what: 'vote' | 'favorite') => {
-        const state = new Map<string, boolean>();
+        const flip = onOff();
         return async (i: number) => {
           const key = c.clients[i % c.clients.length];
           const post = c.ids[(i * 7919) % c.ids.length];
-          const on = !(state.get(`${key}:${post}`) ?? false);
-          state.set(`${key}:${post}`, on);
-          const headers = { 'X-Access-Key': key, 'content-type': 'application/json' };
-          if (what === 'favorite')
-            return call(`${url}/api/post/${post}/favorite`, { method: on ? 'PUT' : 'DELETE', headers }, 204);
-          return on
-            ? call(`${url}/api/post/${post}/vote`, { method: 'PUT', headers, body: JSON.stringify({ value: 1 }) }, 200)
-            : call(`${url}/api/post/${post}/vote`, { method: 'DELETE', headers }, 204);
+          return (what === 'favorite' ? favorite : vote)(url, post, key, flip(`${key}:${post}`));
         };
       };
       // Alternating windows: the first loop after the reindex otherwise pays the engine's merges (at 1M, votes

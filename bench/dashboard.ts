@@ -26,6 +26,7 @@ import { rowsFor, sizeRows, type Row } from './report.ts';
 import type { RunResults } from './results.ts';
 import { renderScale } from './scale.ts';
 import type { SectionReport } from './lib/section.ts';
+import { isMain, parseCli } from './lib/cli.ts';
 
 export type Met = 'met' | 'missed' | 'none' | 'failed' | 'ref-met' | 'ref-missed';
 
@@ -78,15 +79,20 @@ const withCorpus = (figure: string, corpus: string) =>
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 const MB = 2 ** 20 / 1e6;
 
+/** A report row's cells as the dashboard shows them. */
+const cellsOf = (r: Row) => ({
+  key: r.key,
+  figure: withCorpus(r.figure, r.corpus),
+  ours: r.ours,
+  anchor: r.anchors,
+  ratio: r.ratio,
+  goal: r.goal,
+  met: VERDICT[r.verdict],
+});
+
 export function coreRows(results: RunResults): DashboardRow[] {
   return rowsFor(results).map((r) => ({
-    key: r.key,
-    figure: withCorpus(r.figure, r.corpus),
-    ours: r.ours,
-    anchor: r.anchors,
-    ratio: r.ratio,
-    goal: r.goal,
-    met: VERDICT[r.verdict],
+    ...cellsOf(r),
     date:
       results.carried?.[r.key]?.date ??
       ((r.key === 'webhook-drain' && results.webhookDrain?.measuredAt) || results.startedAt),
@@ -231,16 +237,7 @@ export function facetsOnlyRows(f: FacetsResult, posts: number, date: string, com
   const base = { date, commit, notes: 'notes/image-search.md' };
   const rows: DashboardRow[] = sizeRows({ posts, seedSeconds: 0, facets: f })
     .filter((r) => r.key.startsWith('facets@') || r.key.startsWith('image-search-vs-engine@'))
-    .map((r) => ({
-      ...base,
-      key: r.key,
-      figure: withCorpus(r.figure, r.corpus),
-      ours: r.ours,
-      anchor: r.anchors,
-      ratio: r.ratio,
-      goal: r.goal,
-      met: VERDICT[r.verdict],
-    }));
+    .map((r) => ({ ...base, ...cellsOf(r) }));
   const t = f.withoutThroughput;
   rows.push({
     ...base,
@@ -417,7 +414,8 @@ export function recordRows(rows: DashboardRow[], file = RECORDED): void {
   fs.writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
+  parseCli({ usage: 'Usage: npx tsx bench/dashboard.ts   (rewrites bench/RESULTS.md from the data)\n' });
   const file = writeDashboard();
   process.stderr.write(`wrote ${path.relative(process.cwd(), file)}\n`);
 }

@@ -12,22 +12,23 @@
  * uploader_name), switched on the live index between windows. --corpus DIR uses a kept corpus
  * (bench/load/corpus.ts) instead of seeding; --only names the variants to run (with "plain" always).
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
-import { captureEngineCalls, replay, type EngineCall } from './anchors/engine-direct.ts';
-import { ALL_FACETS, bodies } from './image-search.ts';
+import { replay, type EngineCall } from './anchors/engine-direct.ts';
+import { facetsAnchor } from './image-search.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { closedLoop } from './lib/http-load.ts';
 import { median } from './lib/stats.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openCorpus } from './load/corpus.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     posts: { type: 'string', default: '100000' },
     corpus: { type: 'string' },
@@ -51,12 +52,7 @@ let writer: { stop(): Promise<number> } | undefined;
 try {
   const seed = kept ?? seedPosts(services.db, { count: Number(a.posts), seed: 1 });
   if (!kept) await reindex(services, { settleMs: 0, retire: 'now' });
-  const list = bodies(seed, 300);
-  const plain = await captureEngineCalls(services, list);
-  const faceted = await captureEngineCalls(
-    services,
-    list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
-  );
+  const { plain, faceted } = await facetsAnchor(services, seed, esUrl);
   const index = services.postsIndex.alias;
   // Global ordinals are built for keyword fields only (uploader_id is a long; its name sub-aggregation reads
   // uploader_name).

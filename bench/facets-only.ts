@@ -11,21 +11,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
-import { captureEngineCalls } from './anchors/engine-direct.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { ALL_FACETS, benchFacets, bodies } from './image-search.ts';
+import { benchFacets, facetsAnchor } from './image-search.ts';
 import { facetsOnlyRows, recordRows, writeDashboard } from './dashboard.ts';
 import { benchEnv, gitCommit, tempDir } from './lib/env.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     posts: { type: 'string', default: '100000' },
     corpus: { type: 'string' },
@@ -67,15 +67,7 @@ try {
     before = await startServerProcess(env2, a.before);
   }
   if (before) servers.push(before);
-  const list = bodies(seed, 300);
-  const anchor = {
-    esUrl,
-    plain: await captureEngineCalls(services, list),
-    faceted: await captureEngineCalls(
-      services,
-      list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
-    ),
-  };
+  const anchor = await facetsAnchor(services, seed, esUrl);
   const cpu = measureCpu(server.pid, await elasticsearchPid(esUrl));
   const measuredAt = new Date().toISOString();
   const result = await benchFacets(seed, server.url, {

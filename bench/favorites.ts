@@ -17,25 +17,27 @@
  *
  * Prints a JSON result and Markdown rows.
  */
-import { parseArgs } from 'node:util';
 import { Random } from '../tools/seed/random.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { keyedAccounts, reindexCorpus, skewedFavorites } from './lib/corpus.ts';
-import { call, check, imageSearch, type Figure } from './lib/figures.ts';
-import { closedLoop, sampleLatency } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import type { Figure } from './lib/figures.ts';
+import { editText, favorite, imageSearch, onOff } from './lib/requests.ts';
+import { check, closedLoop, sampleLatency } from './lib/http-load.ts';
+import { standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
+import { headerOf, numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 const log = (line: string) =>
   process.stderr.write(`[bench favorites ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: headerOf(import.meta.url),
     options: { posts: { type: 'string' }, fans: { type: 'string' }, ms: { type: 'string' }, keep: { type: 'boolean' } },
   });
-  const posts = Number(values.posts ?? 100_000);
-  const fans = Number(values.fans ?? 500);
-  const ms = Number(values.ms ?? 10_000);
+  const posts = numberArg(values.posts, 100_000);
+  const fans = numberArg(values.fans, 500);
+  const ms = numberArg(values.ms, 10_000);
   await standalone('favorites', values.keep ?? false, async ({ dataDir, services, startServer }) => {
     log(`seeding ${posts} posts and ${fans} accounts with favorites in ${dataDir}`);
     const t0 = nowMs();
@@ -51,30 +53,14 @@ async function main(): Promise<void> {
     const url = await startServer();
 
     // Favorite toggles: account i toggles post j; each pair alternates PUT and DELETE.
-    const state = new Map<string, boolean>();
+    const flip = onOff();
     const toggle = async (i: number) => {
       const a = accounts[i % accounts.length];
       const post = ids[(i * 7919) % ids.length];
-      const k = `${a.id}:${post}`;
-      const on = !(state.get(k) ?? false);
-      state.set(k, on);
-      await call(
-        `${url}/api/post/${post}/favorite`,
-        { method: on ? 'PUT' : 'DELETE', headers: { 'X-Access-Key': a.key } },
-        204,
-      );
+      await favorite(url, post, a.key, flip(`${a.id}:${post}`));
     };
     const editor = accounts[0];
-    const edit = async (i: number) =>
-      call(
-        `${url}/api/post/${ids[(i * 7919) % ids.length]}`,
-        {
-          method: 'PUT',
-          headers: { 'X-Access-Key': editor.key, 'content-type': 'application/json' },
-          body: JSON.stringify({ text: `edit ${i}` }),
-        },
-        200,
-      );
+    const edit = async (i: number) => editText(url, ids[(i * 7919) % ids.length], editor.key, `edit ${i}`);
     log('favorite toggles vs post edits');
     await closedLoop({ concurrency: 8, durationMs: 1000, task: toggle });
     const toggles = check(

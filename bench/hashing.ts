@@ -9,6 +9,7 @@ import { originalPhash } from './anchors/sharp-phash-original.ts';
 import type { BenchImage } from './lib/images.ts';
 import { closedLoop } from './lib/http-load.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
+import { isMain, numberArg, parseCli } from './lib/cli.ts';
 
 /**
  * Hashing throughput (images/s) on the generated 1-megapixel JPEGs and PNGs, three ways, each with
@@ -163,14 +164,18 @@ export async function benchHashing(images: BenchImage[], opts: HashingOptions): 
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
+  const { positionals: args } = parseCli({
+    usage: 'Usage: npx tsx bench/hashing.ts [REPS=3] [PASSES=2]   (12 JPEG + 4 PNG images, pool of 2)\n',
+    positionals: true,
+  });
   const { generateImages } = await import('./lib/images.ts');
   const { tempDir } = await import('./lib/env.ts');
   const dir = tempDir('hashing');
   try {
     const r = await benchHashing(await generateImages(dir, 12, 4), {
-      reps: Number(process.argv[2] ?? 3),
-      passes: Number(process.argv[3] ?? 2),
+      reps: numberArg(args[0], 3),
+      passes: numberArg(args[1], 2),
     });
     const f = (x: Repeated) => `${x.median.toFixed(1)} img/s`;
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);

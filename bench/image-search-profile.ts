@@ -8,15 +8,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { ALL_FACETS, bodies } from './image-search.ts';
 import { cpuSeconds } from './lib/cpu.ts';
-import { closedLoop, postJson } from './lib/http-load.ts';
+import { closedLoop } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
 import { summarize } from './lib/profile-summary.ts';
 import { startServerProcess } from './lib/server-process.ts';
 import { openCorpus } from './load/corpus.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     corpus: { type: 'string' },
     posts: { type: 'string', default: '20000' },

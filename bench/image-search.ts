@@ -1,8 +1,10 @@
 import { Random } from '../tools/seed/random.ts';
 import type { SeedResult } from '../tools/seed/seed.ts';
-import { replay, type EngineCall } from './anchors/engine-direct.ts';
+import type { ToolJob } from '../src/roles/jobs.ts';
+import { captureEngineCalls, replay, type EngineCall } from './anchors/engine-direct.ts';
 import { CpuTally, cpuWindow, type CpuSplit } from './lib/cpu.ts';
-import { closedLoop, postJson } from './lib/http-load.ts';
+import { closedLoop } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
 import { appendAll, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**
@@ -139,6 +141,26 @@ export async function benchImageSearch(
  * alternating closed-loop windows at `concurrency` clients.
  */
 export const ALL_FACETS = ['tags', 'rating', 'uploader'] as const;
+
+/**
+ * The facets figure's raw-engine anchor: the endpoint's own engine calls for 300 bodies of the request mix,
+ * without and with facets, captured in process to be sent straight to Elasticsearch.
+ */
+export async function facetsAnchor(
+  services: ToolJob,
+  seed: Pick<SeedResult, 'tags' | 'users'>,
+  esUrl: string,
+): Promise<NonNullable<FacetsOptions['anchor']>> {
+  const list = bodies(seed, 300);
+  return {
+    esUrl,
+    plain: await captureEngineCalls(services, list),
+    faceted: await captureEngineCalls(
+      services,
+      list.map((q) => ({ ...q, body: { ...(q.body as object), facets: ALL_FACETS } })),
+    ),
+  };
+}
 
 export interface FacetsOptions {
   /**

@@ -13,8 +13,11 @@
 import { Random } from '../tools/seed/random.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { reindexCorpus, sectionScale } from './lib/corpus.ts';
-import { call, check, ratio, show, type Figure } from './lib/figures.ts';
-import { interleaved, sampleLatency } from './lib/http-load.ts';
+import { sectionParams } from './params.ts';
+import { ratio, show, type Figure } from './lib/figures.ts';
+import { check, sampleLatency } from './lib/http-load.ts';
+import { call, json } from './lib/requests.ts';
+import { pairTakingTurns } from './lib/turns.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
 import { fmt, maxOf, median, nowMs, summarize } from './lib/stats.ts';
@@ -99,26 +102,22 @@ export const section: BenchSection = {
   summary: "pools at 1M posts: a pool's page by orderBy pool, a 1,000-post reorder (issue 38)",
   async run({ quick, sizes, log }) {
     const { posts, samples, ms, size } = sectionScale({ quick, sizes });
-    const reorders = quick ? 5 : 10;
+    const { reorders } = sectionParams(quick).organization;
     let out: Awaited<ReturnType<BenchSection['run']>> | undefined;
     await standalone('organization', false, async (s) => {
       const c = await corpus(s, posts, log);
       const url = await s.startServer();
       const search = async (body: unknown, offset: number) =>
-        JSON.parse(
-          await call(
-            `${url}/image/search?limit=${PAGE}&offset=${offset}`,
-            { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-            200,
-          ),
-        ) as { data: { total: number; images: { id: number }[] } };
+        JSON.parse(await call(`${url}/image/search?limit=${PAGE}&offset=${offset}`, json('POST', body), 200)) as {
+          data: { total: number; images: { id: number }[] };
+        };
       const poolBody = (pool: number) => ({ conditions: [{ type: 'pool', value: String(pool) }], orderBy: 'pool' });
       const tagBody = (tag: string) => ({ conditions: [{ type: 'tagInclude', value: tag }], orderBy: 'uploadDate' });
       // Any page of the pool (or of the tag's posts), as a reader paging through it.
       const pageOf = (i: number, n: number) => ((i * 7919) % Math.ceil(n / PAGE)) * PAGE;
 
       log(`pool pages against tag-search pages: ${c.pairs.length} pairs`);
-      const [pooled, tagged] = await interleaved(
+      const [pooled, tagged] = await pairTakingTurns(
         [
           async (i) => {
             const p = c.pairs[i % c.pairs.length];
@@ -138,11 +137,10 @@ export const section: BenchSection = {
       const db = s.services.db;
       const rnd = new Random(380);
       const members = shuffle(db.prepare('SELECT seq FROM posts').pluck().all() as number[], rnd).slice(0, POOL_MAX);
-      const headers = { 'X-Access-Key': c.admin.accessKey, 'content-type': 'application/json' };
       const write = async (method: 'POST' | 'PATCH', path: string, body: unknown, expect: number) => {
         const t0 = nowMs();
         const res = JSON.parse(
-          await call(`${url}${path}`, { method, headers, body: JSON.stringify(body) }, expect),
+          await call(`${url}${path}`, json(method, body, { 'X-Access-Key': c.admin.accessKey }), expect),
         ) as {
           id: number;
         };

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { mergesToOne, reindex } from '../src/search/reindex.ts';
 import { IndexRetirement } from '../src/search/retirement.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
 import { prepareBulk, rawBulk } from './anchors/raw-bulk.ts';
 import { tempDir } from './lib/env.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { standalone } from './lib/standalone.ts';
 import { nowMs, repeated, type Repeated } from './lib/stats.ts';
+import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 /**
  * Reindex throughput (docs/s): reindex() exactly as `imgpost reindex` calls it (batch 1000, the
@@ -173,11 +173,12 @@ export async function benchReindex(services: Core, opts: ReindexOptions): Promis
  * (seeded as the core run seeds it), with its own DATA_DIR and index prefix; prints the result as JSON.
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: 'Usage: npx tsx bench/reindex.ts [--posts N=1000000] [--reps N=2] [--keep]\n',
     options: { posts: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' } },
   });
-  const posts = Number(values.posts ?? 1_000_000);
-  const reps = Number(values.reps ?? 2);
+  const posts = numberArg(values.posts, 1_000_000);
+  const reps = numberArg(values.reps, 2);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   await standalone('reindex', values.keep ?? false, async ({ services }) => {
     const t0 = nowMs();

@@ -10,8 +10,10 @@ import { writeDashboard } from './dashboard.ts';
 import { ROOT } from './lib/env.ts';
 import { renderReport, withForeignSections } from './report.ts';
 import type { RunResults } from './results.ts';
+import { headerOf, parseCli } from './lib/cli.ts';
 
-const file = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench', 'results.json'));
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const file = path.resolve(args[0] ?? path.join(ROOT, 'bench', 'results.json'));
 const results = JSON.parse(fs.readFileSync(file, 'utf8')) as RunResults;
 if (results.mode === 'quick') {
   const md = path.join(path.dirname(file), 'RESULTS.quick.md');

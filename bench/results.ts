@@ -1,4 +1,5 @@
 import type { HashingResult } from './hashing.ts';
+import type { RunParams } from './params.ts';
 import type {
   HeapSummary,
   PageViewFigure,
@@ -41,20 +42,6 @@ export interface SizeResults {
   esHeap?: HeapSummary;
   pageViews?: PageViewFigure;
   error?: string;
-}
-
-export interface RunParams {
-  hashing: { reps: number; passes: number; jpegs: number; pngs: number };
-  reindexReps: Record<string, number>;
-  similar: { samples: number; scanBudgetMs: number; maxDiffs: number[] };
-  search: { samples: number; sqlBudgetMs: number; reps: number; repMs: number; concurrency: number };
-  imageSearch: { reps: number; repMs: number; concurrency: number };
-  upload: { reps: number; repMs: number; concurrency: number };
-  /** optional: results files from before these figures existed lack them */
-  facets?: { samples: number; reps: number; repMs: number; concurrency: number };
-  tags?: { samples: number; plainBudgetMs: number; prefixChars: { min: number; max: number } };
-  /** optional: results files from before the figure existed lack it */
-  webhookDrain?: { deliveries: number; receivers: number; reps: number };
 }
 
 export interface RunResults {

@@ -37,6 +37,7 @@ import { Random } from '../tools/seed/random.ts';
 import { DIR, pickQueries, realDescriptors, SEED, skipCorpus, unrelated as unrelatedOf } from './robust/corpus.ts';
 import { benchEnv, tempDir } from './lib/env.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
+import { headerOf, numberArg, parseCli } from './lib/cli.ts';
 
 /** condition 2 before issue 25's probes: 2 segments, exactly equal */
 const EXACT: IndexCondition = { needed: 2, radius: 0 };
@@ -46,8 +47,9 @@ const exactLookup = (
   q: Descriptor,
 ) => findRobust(postsIndex, store, q, MAX_CANDIDATES, EXACT);
 
-const posts = Number(process.argv[2] ?? 100_000);
-const queries = Number(process.argv[3] ?? 100);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const posts = numberArg(args[0], 100_000);
+const queries = numberArg(args[1], 100);
 const log = (line: string) =>
   process.stderr.write(`[robust-lookup ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const rnd = new Random(SEED);

@@ -25,8 +25,9 @@ import { S3MediaStore } from '../src/media-store/s3-store.ts';
 import { mediaStoreEnv, startManagedS3 } from '../tools/dev-services/s3proxy/managed-s3.ts';
 import { CpuTally, cpuWindow } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
-import { check } from './lib/figures.ts';
-import { closedLoop, HttpError } from './lib/http-load.ts';
+import { sectionParams } from './params.ts';
+import { check, closedLoop } from './lib/http-load.ts';
+import { HttpError, json } from './lib/requests.ts';
 import { generateImages } from './lib/images.ts';
 import type { BenchSection, SectionRow } from './lib/section.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
@@ -77,11 +78,10 @@ async function upload(server: Server, bytes: Bytes, i: number): Promise<void> {
 }
 
 async function direct(server: Server, bytes: Bytes, i: number): Promise<void> {
-  const grantRes = await fetch(`${server.url}/api/post/upload-url`, {
-    method: 'POST',
-    headers: { ...server.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ contentType: 'image/jpeg', size: bytes.length }),
-  });
+  const grantRes = await fetch(
+    `${server.url}/api/post/upload-url`,
+    json('POST', { contentType: 'image/jpeg', size: bytes.length }, server.headers),
+  );
   const grant = JSON.parse(await expect(grantRes, 200, 'upload-url')) as {
     key: string;
     url: string;
@@ -138,11 +138,7 @@ export const section: BenchSection = {
   summary:
     'uploads/s and GET /media with the S3 store against the local store; 20 MB direct uploads against multipart (issue 26)',
   async run({ quick, log }) {
-    // Many short alternating windows: other sessions load the shared box unevenly, and alternation spreads that over
-    // both stores.
-    const ms = quick ? 4000 : 5000;
-    const reps = quick ? 2 : 6;
-    const bigN = quick ? 3 : 5;
+    const { ms, reps, bigUploads: bigN } = sectionParams(quick).s3Store;
     const s3 = await startManagedS3({});
     const bucket = `bench-${Date.now().toString(36)}`;
     const client = s3ClientFor({

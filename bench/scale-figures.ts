@@ -11,9 +11,9 @@ import { DATABASE_FILE } from '../src/db/sqlite.ts';
 import type { Core } from '../src/roles/wiring.ts';
 import { Random } from '../tools/seed/random.ts';
 import { findRobust, scanRobust } from '../src/search/similar/robust-lookup.ts';
-import { interleaved, type Figure } from './booru.ts';
 import { rssFlatness, type PageViewRun } from './load/page-views-report.ts';
-import { call } from './lib/figures.ts';
+import { postsJson, tagSearch } from './lib/requests.ts';
+import { endpointsTakingTurns, type TurnFigure } from './lib/turns.ts';
 import { nowMs, summarize, type LatencySummary } from './lib/stats.ts';
 
 export interface RobustScaleResult {
@@ -82,8 +82,8 @@ export async function benchRobustScale(
 }
 
 export interface PostsJsonResult {
-  booru: Figure;
-  search: Figure;
+  booru: TurnFigure;
+  search: TurnFigure;
   /** req/s of /posts.json ÷ req/s of /image/search */
   ratio: number;
   pairs: number;
@@ -91,7 +91,7 @@ export interface PostsJsonResult {
 
 /**
  * `/posts.json?tags=a b&limit=20` against `/image/search` with the same two tagInclude conditions, ordered by id,
- * 20 a page, taking turns (bench/booru.ts's `interleaved`); the pairs are of the 40 most used tags.
+ * 20 a page, taking turns as in the booru section (lib/turns.ts); the pairs are of the 40 most used tags.
  */
 export async function benchPostsJson(
   services: Core,
@@ -112,31 +112,16 @@ export async function benchPostsJson(
     return [top[a], top[b]];
   });
   const pair = (i: number) => pairs[i % pairs.length];
-  const booru = (i: number) =>
-    call(`${url}/posts.json?tags=${encodeURIComponent(pair(i).join(' '))}&limit=20`, {}, 200);
-  const search = (i: number) =>
-    call(
-      `${url}/image/search?limit=20`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          conditions: pair(i).map((value) => ({ type: 'tagInclude', value })),
-          orderBy: 'id',
-          order: 'desc',
-        }),
-      },
-      200,
-    );
-  const figures = await interleaved(
+  const booru = (i: number) => postsJson(url, pair(i), 20);
+  const search = (i: number) => tagSearch(url, pair(i), 20);
+  const figures = await endpointsTakingTurns(
     pids,
     [
       { name: 'booru', task: async (i) => void (await booru(i)) },
       { name: 'search', task: async (i) => void (await search(i)) },
     ],
-    opts.samples,
-    opts.ms,
-    opts.log,
+    // As the booru section measures it: 50 clients, three rounds.
+    { samples: opts.samples, ms: opts.ms, clients: 50, rounds: 3, log: opts.log },
   );
   const f = (name: string) => figures.get(name)!;
   return { booru: f('booru'), search: f('search'), ratio: f('booru').rps / f('search').rps, pairs: pairs.length };

@@ -3,7 +3,8 @@ import { parseSearchBody } from '../src/search/post-search/schemas.ts';
 import { Random } from '../tools/seed/random.ts';
 import type { SeedResult } from '../tools/seed/seed.ts';
 import { SqlSearch, type SearchSpec } from './anchors/sql-search.ts';
-import { closedLoop, postJson, sampleLatency } from './lib/http-load.ts';
+import { closedLoop, sampleLatency } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
 import { median, percentile, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
 
 /**

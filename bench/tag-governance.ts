@@ -7,17 +7,21 @@
  * Seeds through the kernel's batch seeding and indexes with the real reindex, then measures the
  * server as a child process. Prints JSON and a Markdown row for a study in bench/notes/.
  */
-import { parseArgs } from 'node:util';
 import { reindex } from '../src/search/reindex.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
-import { postJson, sampleLatency } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { sampleLatency } from './lib/http-load.ts';
+import { postJson } from './lib/requests.ts';
+import { standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize } from './lib/stats.ts';
+import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { posts: { type: 'string' }, samples: { type: 'string' } } });
-  const posts = Number(values.posts ?? 20_000);
-  const samples = Number(values.samples ?? 300);
+  const { values } = parseCli({
+    usage: 'Usage: npx tsx bench/tag-governance.ts [--posts N=20000] [--samples N=300]\n',
+    options: { posts: { type: 'string' }, samples: { type: 'string' } },
+  });
+  const posts = numberArg(values.posts, 20_000);
+  const samples = numberArg(values.samples, 300);
   const log = (line: string) =>
     process.stderr.write(`[bench tag-governance ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
   await standalone('tag-governance', false, async ({ services, startServer }) => {

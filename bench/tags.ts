@@ -14,14 +14,15 @@
  * Prints a JSON result and a Markdown row. `npm run bench` measures the same figure (benchTags) on
  * its seeded corpus of each size; this script builds its own, with 100k tags.
  */
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../src/db/sqlite.ts';
 import { Random } from '../tools/seed/random.ts';
 import { foldTag, prefixUpperBound } from '../src/kernel/tag-fold.ts';
 import { TagRepository } from '../src/kernel/tag-repository.ts';
 import { sampleLatency } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
+import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 export interface TagBenchOptions {
   posts: number;
@@ -237,23 +238,19 @@ const USAGE = `Usage: npx tsx bench/tags.ts [--posts N] [--tags N] [--samples N]
 `;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: USAGE,
     options: {
       posts: { type: 'string' },
       tags: { type: 'string' },
       samples: { type: 'string' },
       keep: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
   const opts: TagBenchOptions = {
-    posts: Number(values.posts ?? 1_000_000),
-    tags: Number(values.tags ?? 100_000),
-    samples: Number(values.samples ?? 2000),
+    posts: numberArg(values.posts, 1_000_000),
+    tags: numberArg(values.tags, 100_000),
+    samples: numberArg(values.samples, 2000),
     plainBudgetMs: 60_000,
   };
   const log = (line: string) =>

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Core } from '../src/roles/wiring.ts';
 import { createHashPool } from '../src/hashing/pool.ts';
 import { seedPosts } from '../tools/seed/seed.ts';
@@ -10,9 +9,11 @@ import { reindexCorpus } from './lib/corpus.ts';
 import { CpuTally, cpuWindow, elasticsearchPid } from './lib/cpu.ts';
 import { tempDir } from './lib/env.ts';
 import { generateImages, type BenchImage } from './lib/images.ts';
-import { closedLoop, HttpError } from './lib/http-load.ts';
-import { runIfMain, standalone } from './lib/standalone.ts';
+import { check, closedLoop } from './lib/http-load.ts';
+import { HttpError } from './lib/requests.ts';
+import { standalone } from './lib/standalone.ts';
 import { appendAll, fmt, nowMs, repeated, summarize, type LatencySummary, type Repeated } from './lib/stats.ts';
+import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 
 /**
  * Upload throughput end to end: 8 concurrent clients POST a 1-megapixel JPEG to /api/post/ and then
@@ -137,31 +138,15 @@ export async function benchUpload(
     const drainSeconds: number[] = [];
     await drainThumbnails(processes); // the warm-up's
     for (let r = 0; r < opts.reps; r++) {
-      const h = await closedLoop({
-        concurrency: opts.concurrency,
-        durationMs: opts.repMs,
-        maxRequests: 1_000_000,
-        task: hash,
-      });
-      if (h.errors > 0) throw new Error(`hashing failed: ${h.firstError}`);
+      const window = { concurrency: opts.concurrency, durationMs: opts.repMs, maxRequests: 1_000_000 };
+      const h = check(await closedLoop({ ...window, task: hash }), 'hashing');
       hashing.push(h.rps);
       if (hashAndThumbs) {
-        const t = await closedLoop({
-          concurrency: opts.concurrency,
-          durationMs: opts.repMs,
-          maxRequests: 1_000_000,
-          task: hashAndThumbs,
-        });
-        if (t.errors > 0) throw new Error(`thumbnails failed: ${t.firstError}`);
+        const t = check(await closedLoop({ ...window, task: hashAndThumbs }), 'thumbnails');
         withThumbs.push(t.rps);
       }
       const spent = cpuWindow({ server: processes.serverPid, elasticsearch: processes.esPid });
-      const u = await closedLoop({
-        concurrency: opts.concurrency,
-        durationMs: opts.repMs,
-        maxRequests: 1_000_000,
-        task: (i) => upload(r * 100_000 + i),
-      });
+      const u = await closedLoop({ ...window, task: (i) => upload(r * 100_000 + i) });
       cpu.add(spent(), u.requests - u.errors);
       if (processes.thumbnailBacklog) {
         backlogJobs.push(processes.thumbnailBacklog());
@@ -250,23 +235,19 @@ const USAGE = `Usage: npx tsx bench/upload.ts [--posts N] [--reps N] [--rep-ms N
  * upload, and the thumbnail backlog each window left and how long it took to drain.
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: USAGE,
     options: {
       posts: { type: 'string' },
       reps: { type: 'string' },
       'rep-ms': { type: 'string' },
       keep: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const posts = Number(values.posts ?? 100_000);
+  const posts = numberArg(values.posts, 100_000);
   const opts: UploadOptions = {
-    reps: Number(values.reps ?? 5),
-    repMs: Number(values['rep-ms'] ?? 10_000),
+    reps: numberArg(values.reps, 5),
+    repMs: numberArg(values['rep-ms'], 10_000),
     concurrency: 8,
   };
   const log = (line: string) =>

@@ -14,9 +14,9 @@
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { postWebhookNodeFetch } from './lib/send-node-fetch.ts';
 import { benchWebhookDrain } from './webhook-drain.ts';
+import { headerOf, numberArg, parseCli } from './lib/cli.ts';
 
 interface ProfileNode {
   id: number;
@@ -74,7 +74,8 @@ function selfTimes(profiles: Profile[]) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: headerOf(import.meta.url),
     options: {
       deliveries: { type: 'string' },
       reps: { type: 'string' },
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
       'ours-only': { type: 'boolean' },
     },
   });
-  const deliveries = Number(values.deliveries ?? 10_000);
+  const deliveries = numberArg(values.deliveries, 10_000);
   const out = values.out ?? '/tmp/webhook-profiles';
   fs.mkdirSync(out, { recursive: true });
   const session = new Session();
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
   const result = await benchWebhookDrain({
     deliveries,
     receivers: 5,
-    reps: Number(values.reps ?? 2),
+    reps: numberArg(values.reps, 2),
     compare: values['ours-only'] ? undefined : { label: 'node-fetch', send: postWebhookNodeFetch },
     log: (line) => process.stderr.write(`${line}\n`),
     onDrain: async (label) => {

@@ -11,10 +11,13 @@
  */
 import os from 'node:os';
 import { benchWebhookDrain, type DrainRun } from './webhook-drain.ts';
+import { headerOf, numberArg, parseCli } from './lib/cli.ts';
 
-const [deliveries = 20_000, reps = 3] = process.argv.slice(2, 4).map(Number);
-const tag = process.argv[4] ?? '';
-const threads = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const deliveries = numberArg(args[0], 20_000);
+const reps = numberArg(args[1], 3);
+const tag = args[2] ?? '';
+const threads = args[3] === undefined ? undefined : numberArg(args[3], 0);
 const r = await benchWebhookDrain({ deliveries, receivers: 5, reps, threads });
 const each = (runs: DrainRun[], f: (x: DrainRun) => number) => runs.map((x) => Math.round(f(x))).join(' ');
 console.log(

@@ -8,6 +8,7 @@ import type { Db } from '../../src/db/sqlite.ts';
 import type { ToolJob } from '../../src/roles/jobs.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import type { Random } from '../../tools/seed/random.ts';
+import { sectionParams } from '../params.ts';
 import type { SectionContext } from './section.ts';
 
 /**
@@ -15,9 +16,9 @@ import type { SectionContext } from './section.ts';
  * the length of an 8-client window (ms) and the corpus as the rows name it (`1M`, `20k`).
  */
 export function sectionScale({ quick, sizes }: Pick<SectionContext, 'quick' | 'sizes'>) {
-  const posts = sizes?.[0] ?? (quick ? 20_000 : 1_000_000);
-  const samples = quick ? 200 : 1000;
-  const ms = quick ? 3000 : 10_000;
+  const scale = sectionParams(quick).scale;
+  const posts = sizes?.[0] ?? scale.posts;
+  const { samples, ms } = scale;
   const size = posts >= 1_000_000 ? `${posts / 1_000_000}M` : `${posts / 1000}k`;
   return { posts, samples, ms, size };
 }

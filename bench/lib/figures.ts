@@ -4,41 +4,15 @@
  * 8 clients; every helper throws on the first failed request.
  */
 import { measureCpu } from './cpu.ts';
-import { closedLoop, sampleLatency, type LoadResult } from './http-load.ts';
+import { check, closedLoop, sampleLatency, type LoadResult } from './http-load.ts';
 import { fmt, summarize, type LatencySummary } from './stats.ts';
+import { takeTurns } from './turns.ts';
 
 /** A measured figure: latency one request at a time, req/s with 8 clients. */
 export interface Figure {
   latency: LatencySummary;
   rps: number;
 }
-
-/** A load run as it came, throwing (named `what`) when any of its requests failed. */
-export function check(r: LoadResult, what: string): LoadResult {
-  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-  return r;
-}
-
-/** One request, its answer read and returned as text; throws unless the status is `expect`. */
-export async function call(url: string, init: RequestInit, expect: number): Promise<string> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== expect)
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-  return text;
-}
-
-/** A task for the loops: `POST {url}/image/search?limit=24` with the body `body(i)`, 200 expected. */
-export const imageSearch =
-  (url: string) =>
-  (body: (i: number) => unknown) =>
-  async (i: number): Promise<void> => {
-    await call(
-      `${url}/image/search?limit=24`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) },
-      200,
-    );
-  };
 
 /** p50/p99 one request at a time (after a warm-up), then req/s with 8 clients. */
 export async function figure(
@@ -96,9 +70,10 @@ export async function cpuTimedAlternating(
   rounds = 3,
 ): Promise<CpuTimed[]> {
   const windows: CpuTimed[][] = loops.map(() => []);
-  for (let round = 0; round < rounds; round++)
-    for (const [k, [what, task]] of loops.entries())
-      windows[k].push(await cpuTimed(pids, what, (i) => task(i + round * 1_000_000), ms / rounds));
+  await takeTurns(rounds, loops, [
+    async ([what, task], round, k) =>
+      windows[k].push(await cpuTimed(pids, what, (i) => task(i + round * 1_000_000), ms / rounds)),
+  ]);
   return windows.map((ws) => {
     const requests = ws.reduce((a, w) => a + w.requests, 0);
     const wall = ws.reduce((a, w) => a + w.ms, 0);

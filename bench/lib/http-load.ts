@@ -68,45 +68,8 @@ function describe(err: unknown): string {
   return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
 }
 
-export class HttpError extends Error {}
-
-/** POSTs JSON and drains the answer; any status but `expect` is an error. */
-export async function postJson(url: string, body: unknown, expect = 200): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== expect) throw new HttpError(`POST ${new URL(url).pathname}: ${res.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text) as unknown;
-}
-
-/**
- * Two kinds of request measured interleaved, so the load other work puts on the box falls on both
- * alike: latencies one request at a time alternating the two (after a warm-up of both), then req/s
- * with `concurrency` clients in four windows of `durationMs / 2`, alternating. Any error throws.
- */
-export async function interleaved(
-  tasks: [(i: number) => Promise<unknown>, (i: number) => Promise<unknown>],
-  opts: { samples: number; durationMs: number; concurrency: number },
-): Promise<[{ latencies: number[]; rps: number }, { latencies: number[]; rps: number }]> {
-  await sampleLatency(Math.min(100, opts.samples), 30_000, (i) => tasks[i % 2](i >> 1));
-  const latencies: [number[], number[]] = [[], []];
-  for (let i = 0; i < opts.samples * 2; i++) {
-    const t0 = nowMs();
-    await tasks[i % 2](i >> 1);
-    latencies[i % 2].push(nowMs() - t0);
-  }
-  const windows: [LoadResult[], LoadResult[]] = [[], []];
-  for (let w = 0; w < 4; w++) {
-    const r = await closedLoop({ concurrency: opts.concurrency, durationMs: opts.durationMs / 2, task: tasks[w % 2] });
-    if (r.errors > 0) throw new Error(`${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
-    windows[w % 2].push(r);
-  }
-  const rps = (rs: LoadResult[]) => (rs.reduce((a, r) => a + r.requests, 0) / rs.reduce((a, r) => a + r.ms, 0)) * 1000;
-  return [
-    { latencies: latencies[0], rps: rps(windows[0]) },
-    { latencies: latencies[1], rps: rps(windows[1]) },
-  ];
+/** A load run as it came, throwing (named `what`) when any of its requests failed. */
+export function check(r: LoadResult, what: string): LoadResult {
+  if (r.errors > 0) throw new Error(`${what}: ${r.errors} errors of ${r.requests}, first: ${r.firstError}`);
+  return r;
 }

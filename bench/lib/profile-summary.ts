@@ -4,7 +4,7 @@
  * internals, garbage collection, idle) and the top functions. Used for the "what bounds it" notes.
  */
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { headerOf, isMain, parseCli } from './cli.ts';
 
 interface Node {
   id: number;
@@ -67,9 +67,10 @@ export function summarize(file: string, top = 25): string {
   return lines.join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
+if (isMain(import.meta.url)) {
+  const { values, positionals } = parseCli({
+    usage: headerOf(import.meta.url),
+    positionals: true,
     options: { top: { type: 'string', default: '25' } },
   });
   for (const f of positionals) process.stdout.write(`${summarize(f, Number(values.top))}\n\n`);

@@ -88,9 +88,8 @@ export function renderSection(r: SectionReport, dir = 'sections'): string {
 }
 
 /**
- * Writes the section's JSON and replaces (or appends) its block in bench/notes/NAME.md (the caller
- * rewrites the dashboard, bench/dashboard.ts, which reads them); with --quick, the JSON under
- * sections-quick/ and the block in RESULTS.quick.md.
+ * Writes the section's JSON and replaces (or appends) its block in bench/notes/NAME.md (the caller then
+ * rewrites the dashboard); with --quick, the JSON under sections-quick/ and the block in RESULTS.quick.md.
  */
 export function writeSection(r: SectionReport, quick: boolean): { md: string; json: string } {
   const dir = path.join(ROOT, 'bench', quick ? 'sections-quick' : 'sections');

@@ -45,12 +45,3 @@ export async function standalone(name: string, keep: boolean, body: (s: Standalo
     if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-/** Runs `main` when the file is the process's entry point; a failure prints its stack and exits 1. */
-export function runIfMain(moduleUrl: string, main: () => Promise<void>): void {
-  if (moduleUrl !== `file://${process.argv[1]}`) return;
-  main().catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
-}

@@ -14,14 +14,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob } from '../../src/roles/jobs.ts';
 import { reindex } from '../../src/search/reindex.ts';
 import { buildChunks } from './corpus-build.ts';
 import { benchEnv, tempDir } from '../lib/env.ts';
-import { runIfMain } from '../lib/standalone.ts';
+import { headerOf, parseCli, runIfMain } from '../lib/cli.ts';
 
 export interface Corpus {
   dir: string;
@@ -141,7 +140,8 @@ export async function temporaryCorpus(
 }
 
 runIfMain(import.meta.url, async () => {
-  const { values } = parseArgs({
+  const { values } = parseCli({
+    usage: headerOf(import.meta.url),
     options: {
       dir: { type: 'string' },
       posts: { type: 'string', default: '1000000' },

@@ -17,7 +17,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { cpuWindow, elasticsearchPid, type CpuSpent } from '../lib/cpu.ts';
 import { writeDashboard } from '../dashboard.ts';
@@ -29,8 +28,10 @@ import { openCorpus, temporaryCorpus, type Corpus } from './corpus.ts';
 import { DEFAULT_MIX, Person, PAGE_VIEWS, type ActionKind, type World } from './person.ts';
 import { queryUniverse, Zipf } from './queries.ts';
 import { renderPageViews, writePageViews, type MinuteRow, type PageViewRun } from './page-views-report.ts';
+import { commandLine, headerOf, parseCli } from '../lib/cli.ts';
 
-const { values: a } = parseArgs({
+const { values: a } = parseCli({
+  usage: headerOf(import.meta.url),
   options: {
     corpus: { type: 'string' },
     posts: { type: 'string', default: '100000' },
@@ -41,13 +42,8 @@ const { values: a } = parseArgs({
     label: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'no-append': { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
   },
 });
-if (a.help) {
-  process.stdout.write(`${fs.readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]}*/\n`);
-  process.exit(0);
-}
 const SECONDS = Number(a.seconds);
 const CLIENTS = Number(a.clients);
 const THINK_MS = Number(a['think-ms']);
@@ -259,10 +255,7 @@ async function main(): Promise<number> {
     for (const k of PAGE_VIEWS) pages.merge(total.get(k)!);
     const run: PageViewRun = {
       label: a.label ?? `${CLIENTS} people, ${SECONDS} s`,
-      command: `npx tsx bench/load/page-views.ts ${process.argv
-        .slice(2)
-        .map((x) => (/[\s'"]/.test(x) ? `'${x}'` : x))
-        .join(' ')}`.trim(),
+      command: commandLine('npx tsx bench/load/page-views.ts'),
       startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
       machine,
       loadAverageEnd: os.loadavg().map((n) => Math.round(n * 100) / 100),

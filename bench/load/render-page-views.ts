@@ -7,6 +7,9 @@ import path from 'node:path';
 import { writeDashboard } from '../dashboard.ts';
 import { ROOT } from '../lib/env.ts';
 import { writePageViews, type PageViewRun } from './page-views-report.ts';
+import { headerOf, parseCli } from '../lib/cli.ts';
+
+parseCli({ usage: headerOf(import.meta.url) });
 
 const kept = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/load/pageviews.json'), 'utf8')) as {
   runs: Record<string, PageViewRun>;

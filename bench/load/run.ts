@@ -15,7 +15,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { openToolJob } from '../../src/roles/jobs.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -30,6 +29,7 @@ import { startServerProcess, type ServerProcess } from '../lib/server-process.ts
 import { maxOf, percentile } from '../lib/stats.ts';
 import { readRss } from '../memory.ts';
 import { renderLoad, type LoadReport } from './report.ts';
+import { parseCli } from '../lib/cli.ts';
 
 const USAGE = `Usage: npx tsx bench/load/run.ts [--seconds 300] [--clients 50] [--posts 100000] [--webhooks 5] [--no-append] [--keep]
 
@@ -42,9 +42,9 @@ const USAGE = `Usage: npx tsx bench/load/run.ts [--seconds 300] [--clients 50] [
 
 Exit status 1 when a request failed or a webhook delivery did not arrive.
 `;
-const { values: args } = parseArgs({
+const { values: args } = parseCli({
+  usage: USAGE,
   options: {
-    help: { type: 'boolean', short: 'h', default: false },
     seconds: { type: 'string', default: '300' },
     clients: { type: 'string', default: '50' },
     posts: { type: 'string', default: '100000' },
@@ -53,10 +53,6 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-if (args.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const POSTS = Number(args.posts);

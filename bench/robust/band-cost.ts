@@ -8,9 +8,11 @@
  */
 import { robustDescriptor } from '../../src/robust/descriptor.ts';
 import { evaluationRasters } from './descriptor-exact.ts';
+import { headerOf, numberArg, parseCli } from '../lib/cli.ts';
 
-const rounds = Number(process.argv[2] ?? 6);
-const part = process.argv[3] ?? 'band';
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const rounds = numberArg(args[0], 6);
+const part = args[1] ?? 'band';
 if (part !== 'band' && part !== 'cells') throw new Error('the part: band or cells');
 const rasters = (await evaluationRasters()).map(([, g]) => g);
 const ms = { without: [] as number[], with: [] as number[] };

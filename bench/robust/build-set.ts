@@ -17,6 +17,7 @@ import sharp from 'sharp';
 import { CACHE, MANIFEST, ORIGINALS, DERIVED, type ManifestEntry, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
 import { dctHash } from '../../src/hashing/phash.ts';
+import { headerOf, parseCli } from '../lib/cli.ts';
 
 /** The packages, in selection order; `pick` chooses which extracted files are photographs. */
 const PACKAGES: { name: string; pick: (rel: string) => boolean; max?: number }[] = [
@@ -204,9 +205,13 @@ async function derive(manifest: Manifest): Promise<void> {
   );
 }
 
-const verify = process.argv.includes('--verify');
+const { values: args } = parseCli({
+  usage: headerOf(import.meta.url),
+  options: { verify: { type: 'boolean' }, reselect: { type: 'boolean' } },
+});
+const verify = args.verify ?? false;
 let manifest: Manifest;
-if (verify || (existsSync(MANIFEST) && !process.argv.includes('--reselect'))) {
+if (verify || (existsSync(MANIFEST) && !args.reselect)) {
   manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
 } else {
   manifest = await select();

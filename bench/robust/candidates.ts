@@ -16,9 +16,11 @@ import { MIN_SHARED, PROBE_RADIUS, probes, sharedSegments, THRESHOLD, type Descr
 import { Random } from '../../tools/seed/random.ts';
 import { loadDescriptor, realDescriptors, SEED, seg, unrelated as unrelatedOf } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
+import { headerOf, numberArg, parseCli } from '../lib/cli.ts';
 
-const sample = Number(process.argv[2] ?? 100_000);
-const levels = (process.argv[3] ?? '0,4,8,12,16,24,32,48,64').split(',').map(Number);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const sample = numberArg(args[0], 100_000);
+const levels = (args[1] ?? '0,4,8,12,16,24,32,48,64').split(',').map(Number);
 
 // ---- value frequencies: in how many of the 4,800 real descriptors a value occurs at any segment of any hash
 const { files, real, copies } = realDescriptors();

@@ -14,9 +14,11 @@ import { join } from 'node:path';
 import { descriptorFromHex, matchDescriptors, WINDOWS, WINDOW_SETS } from '../../src/robust/descriptor.ts';
 import { queryTerms, storedTerms } from '../../src/robust/index-terms.ts';
 import { HASH_DIR as HASH_CACHE, MANIFEST, type Manifest } from './paths.ts';
+import { headerOf, numberArg, parseCli } from '../lib/cli.ts';
 
-const threshold = Number(process.argv[2] ?? 64);
-const bits = Number(process.argv[3] ?? 8);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const threshold = numberArg(args[0], 64);
+const bits = numberArg(args[1], 8);
 const ALL = WINDOW_SETS.w32;
 const pick = [0, ...WINDOWS.map((w) => 1 + ALL.findIndex((a) => a.name === w.name))];
 const manifest: Manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));

@@ -20,6 +20,7 @@ import { phashOfBox } from '../../src/hashing/phash-box.ts';
 import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
 import { CACHE, DERIVED, ORIGINALS } from './paths.ts';
 import { syntheticRasters } from './synthetic-rasters.ts';
+import { headerOf, isMain, parseCli, usageError } from '../lib/cli.ts';
 
 const RASTERS = join(CACHE, `rasters-${DESCRIPTOR_SOURCE}-${BASE}.bin`);
 
@@ -93,10 +94,10 @@ export function snapshotOf(list: [string, Grey][]): Snapshot {
   return out;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [mode, file] = process.argv.slice(2);
-  if ((mode !== 'save' && mode !== 'check') || !file)
-    throw new Error('usage: descriptor-exact.ts save|check <file.json>');
+if (isMain(import.meta.url)) {
+  const usage = headerOf(import.meta.url);
+  const [mode, file] = parseCli({ usage, positionals: true }).positionals;
+  if ((mode !== 'save' && mode !== 'check') || !file) usageError(usage, 'expected: save|check <file.json>');
   const list = [...(await evaluationRasters()), ...syntheticRasters()];
   const t0 = performance.now();
   const now = snapshotOf(list);

@@ -38,6 +38,9 @@ import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
 import { trimBorders } from '../../src/robust/trim.ts';
 import { DERIVED, HASH_DIR, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
+import { headerOf, parseCli } from '../lib/cli.ts';
+
+parseCli({ usage: headerOf(import.meta.url) });
 
 sharp.concurrency(1); // 2-core box shared with others: two images in flight, one libvips thread each
 

@@ -19,10 +19,12 @@ import { Random } from '../../tools/seed/random.ts';
 import { benchEnv } from '../lib/env.ts';
 import { fmt, nowMs, summarize } from '../lib/stats.ts';
 import { pickQueries, realDescriptors, SEED, skipCorpus } from './corpus.ts';
+import { headerOf, numberArg, parseCli } from '../lib/cli.ts';
 
-const posts = Number(process.argv[2] ?? 1_000_000);
-const queries = Number(process.argv[3] ?? 100);
-const rounds = Number(process.argv[4] ?? 3);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const posts = numberArg(args[0], 1_000_000);
+const queries = numberArg(args[1], 100);
+const rounds = numberArg(args[2], 3);
 const keep = process.env.ROBUST_LOOKUP_KEEP!;
 const esUrl = process.env.ELASTICSEARCH_URL!;
 // Only a build of this descriptor format (bench/robust-lookup.ts's marker): opening another would

@@ -17,9 +17,11 @@ import { MIN_SHARED, sharedTerms, THRESHOLD } from '../../src/robust/rule.ts';
 import { loadDescriptor as load } from './corpus.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
+import { headerOf, parseCli } from '../lib/cli.ts';
 
 const { photos } = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Manifest;
-for (const name of (process.argv[2] ?? 'caption,watermark').split(',')) {
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+for (const name of (args[0] ?? 'caption,watermark').split(',')) {
   const t = TRANSFORMS.find((x) => x.name === name);
   if (!t) throw new Error(`no transform ${name}`);
   const classes = { found: 0, flat: 0, tooFar: 0, fewTerms: 0, both: 0 };

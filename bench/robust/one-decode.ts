@@ -37,9 +37,11 @@ import { closedLoop } from '../lib/http-load.ts';
 import { generateImages } from '../lib/images.ts';
 import { repeated } from '../lib/stats.ts';
 import { DERIVED, ORIGINALS } from './paths.ts';
+import { headerOf, numberArg, parseCli } from '../lib/cli.ts';
 
-const reps = Number(process.argv[2] ?? 3);
-const passes = Number(process.argv[3] ?? 2);
+const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
+const reps = numberArg(args[0], 3);
+const passes = numberArg(args[1], 2);
 const SHARP = { limitInputPixels: 100_000_000, failOn: 'none', autoOrient: true } as const;
 const inside = { fit: 'inside', withoutEnlargement: true } as const;
 

@@ -13,6 +13,9 @@ import { robustMatch, type Descriptor } from '../../src/robust/rule.ts';
 import { evaluationRasters } from './descriptor-exact.ts';
 import { MANIFEST, type Manifest } from './paths.ts';
 import { TRANSFORMS } from './transforms.ts';
+import { headerOf, parseCli } from '../lib/cli.ts';
+
+parseCli({ usage: headerOf(import.meta.url) });
 
 const R = Number(process.env.R ?? 1);
 
