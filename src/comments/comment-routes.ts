@@ -17,7 +17,7 @@ import {
 } from '../http/endpoint.ts';
 import { parse } from '../http/validate.ts';
 import { z } from '../util/zod.ts';
-import { listQuery, parseListPaging } from '../search/paging-params.ts';
+import { documentedListQuery, PAGING_WORDS, parseListPaging } from '../search/paging-params.ts';
 import { COMMENT_ID, Comment, CommentBody, CommentPage, MAX_COMMENT, NewestCommentsQuery } from './schemas.ts';
 import type { CommentActor, CommentService } from './service.ts';
 
@@ -43,10 +43,6 @@ const Body = json(
 );
 const commentIdParam = z.object({ id: z.string().openapi({ description: "the comment's number" }) });
 const commentNotFound = error('no comment with this number');
-const listPaging = documentedQuery(listQuery, {
-  offset: 'results to skip',
-  limit: 'page size; above 1000 lowered to 1000',
-});
 
 /** Comments (docs/decisions.md §18): everyone reads; 0x4000 writes; the author edits; the author or 0x2000 deletes. */
 export const commentsFeature: Feature<{ comments: CommentService }> = {
@@ -58,7 +54,7 @@ export const commentsFeature: Feature<{ comments: CommentService }> = {
       operationId: 'listComments',
       tag: 'posts',
       summary: "A post's comments, oldest first",
-      request: { params: postId, query: listPaging },
+      request: { params: postId, query: documentedListQuery() },
       responses: {
         ...always,
         200: { description: 'a page of comments', schema: CommentPage },
@@ -106,8 +102,7 @@ export const commentsFeature: Feature<{ comments: CommentService }> = {
       summary: 'The newest comments site-wide, or of one author',
       request: {
         query: documentedQuery(NewestCommentsQuery, {
-          offset: 'results to skip',
-          limit: 'page size; above 1000 lowered to 1000',
+          ...PAGING_WORDS,
           author: 'a username; an unknown one has no comments',
         }),
       },

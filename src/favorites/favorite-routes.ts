@@ -2,23 +2,13 @@ import { z } from 'zod';
 import { currentUser } from '../accounts/permissions.ts';
 import type { Config } from '../config.ts';
 import { jsonBody, optionalBody } from '../http/body.ts';
-import {
-  always,
-  documentedQuery,
-  error,
-  issues,
-  json,
-  postId,
-  postNotFound,
-  searchDown,
-  type Feature,
-} from '../http/endpoint.ts';
+import { always, error, issues, json, postId, postNotFound, searchDown, type Feature } from '../http/endpoint.ts';
 import { messageErrors } from '../http/errors.ts';
 import { parse } from '../http/validate.ts';
 import { PostPage } from '../kernel/shapes.ts';
 import { toPostView } from '../kernel/views.ts';
 import { ImageSearchResult } from '../search/image-search/result-shapes.ts';
-import { listQuery, parseListPaging } from '../search/paging-params.ts';
+import { documentedListQuery, parseListPaging } from '../search/paging-params.ts';
 import type { QuickSearch } from './quick-search.ts';
 import type { FavoriteService } from './service.ts';
 
@@ -51,10 +41,7 @@ export const favoritesFeature: Feature<{
       auth: true,
       summary: "The caller's favorites, newest favorite first",
       request: {
-        query: documentedQuery(listQuery, {
-          offset: 'results to skip',
-          limit: 'page size; above 1000 lowered to 1000',
-        }),
+        query: documentedListQuery(),
       },
       responses: {
         ...always,

@@ -1,3 +1,4 @@
+import { PAGING_WORDS } from '../search/paging-params.ts';
 import { PERMISSION, currentUser, hasPermission, requirePermission } from '../accounts/permissions.ts';
 import { AppError } from '../errors.ts';
 import { jsonBody, requestBody } from '../http/body.ts';
@@ -153,7 +154,7 @@ export const moderationFeature: Feature<ModerationDeps> = {
         query: documentedQuery(DeletionRequestListQuery, {
           status: 'only requests in this state',
           offset: 'requests to skip',
-          limit: 'page size; above 1000 lowered to 1000',
+          limit: PAGING_WORDS.limit,
         }),
       },
       responses: {

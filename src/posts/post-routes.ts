@@ -1,3 +1,4 @@
+import { documentedListQuery } from '../search/paging-params.ts';
 import { Self } from '../accounts/account-shapes.ts';
 import { PERMISSION, currentUser, requirePermission } from '../accounts/permissions.ts';
 import type { AccountService } from '../accounts/service.ts';
@@ -7,7 +8,6 @@ import { bodyCapFor, jsonBody, optionalBody } from '../http/body.ts';
 import {
   always,
   binary,
-  documentedQuery,
   error,
   forbidden,
   issues,
@@ -83,10 +83,7 @@ export const postsFeature: Feature<PostDeps> = {
       tag: 'posts',
       summary: 'List posts, newest first',
       request: {
-        query: documentedQuery(ListQuery, {
-          offset: 'results to skip',
-          limit: 'page size; above 1000 lowered to 1000',
-        }),
+        query: documentedListQuery(),
       },
       responses: {
         ...always,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentedQuery } from '../http/endpoint.ts';
 import { parse, queryInt } from '../http/validate.ts';
 
 /** A limit above this is lowered to it, not refused (docs/decisions.md §4). */
@@ -13,3 +14,12 @@ export const listQuery = z.object({
 export function parseListPaging(query: unknown): { offset: number; limit: number } {
   return parse(listQuery, query);
 }
+
+/** How the document words the paging fields every list shares. */
+export const PAGING_WORDS = {
+  offset: 'results to skip',
+  limit: `page size; above ${MAX_LIMIT} lowered to ${MAX_LIMIT}`,
+} as const;
+
+/** The list paging as the document shows it: integers with the route's ranges and defaults. */
+export const documentedListQuery = () => documentedQuery(listQuery, PAGING_WORDS);

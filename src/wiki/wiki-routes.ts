@@ -1,3 +1,4 @@
+import { PAGING_WORDS } from '../search/paging-params.ts';
 import { PERMISSION, currentUser, hasPermission, requirePermission } from '../accounts/permissions.ts';
 import { jsonBody, requestBody } from '../http/body.ts';
 import type { AppContext } from '../http/context.ts';
@@ -33,8 +34,7 @@ export const wikiFeature: Feature<{ wiki: WikiService }> = {
       request: {
         query: documentedQuery(WikiQuery, {
           query: 'text to look for; absent: every page',
-          offset: 'results to skip',
-          limit: 'page size; above 1000 lowered to 1000',
+          ...PAGING_WORDS,
         }),
       },
       responses: { ...always, 200: { description: 'a page of wiki pages', schema: WikiPageList }, 400: issues() },

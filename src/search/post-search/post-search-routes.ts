@@ -1,8 +1,8 @@
 import { jsonBody, requestBody } from '../../http/body.ts';
-import { always, documentedQuery, issues, json, searchDown, type Feature } from '../../http/endpoint.ts';
+import { always, issues, json, searchDown, type Feature } from '../../http/endpoint.ts';
 import { PostPage } from '../../kernel/shapes.ts';
 import { z } from '../../util/zod.ts';
-import { listQuery, parseListPaging } from '../paging-params.ts';
+import { documentedListQuery, parseListPaging } from '../paging-params.ts';
 import { body as PostSearchBody, selector as PostSearchSelector, parseSearchBody } from './schemas.ts';
 import type { PostSearchService } from './service.ts';
 
@@ -17,10 +17,7 @@ export const postSearchFeature: Feature<{ postSearch: PostSearchService }> = {
       tag: 'search',
       summary: 'Search posts with filters (all must hold) and ordering',
       request: {
-        query: documentedQuery(listQuery, {
-          offset: 'results to skip',
-          limit: 'page size; above 1000 lowered to 1000',
-        }),
+        query: documentedListQuery(),
         // The route checks selectors one by one (for relative issue paths); the document shows them in place.
         body: {
           required: false,
