@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import test from 'ava';
-import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { galleryDl as galleryDlInto } from '../helpers/gallery-dl.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { pool } from '../helpers/search-fixture.ts';
 import { createUser } from '../helpers/users.ts';
@@ -13,7 +12,6 @@ import { createUser } from '../helpers/users.ts';
 // it) mirrors a tag search of more than one page (it asks for 200 a page and walks on with page=bN)
 // and a single post; every file must come back byte for byte, with its tags, rating and date.
 
-const run = promisify(execFile);
 const TAGGED = 250;
 const RATINGS = ['none', 'moderate', 'violent'] as const;
 const LETTER = { none: 'g', moderate: 'q', violent: 'e' } as const;
@@ -58,34 +56,7 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-/** gallery-dl with imgpost configured as a Danbooru instance (its `extractor.Danbooru` instance entries). */
-async function galleryDl(url: string): Promise<string> {
-  const dir = tempDir('gallery-dl');
-  const host = new URL(app.url).host;
-  const config = path.join(dir, 'config.json');
-  const instance = { root: app.url, pattern: host.replace(/[.]/g, '\\.') };
-  fs.writeFileSync(config, JSON.stringify({ extractor: { Danbooru: { imgpost: instance } } }));
-  const out = path.join(dir, 'files');
-  await run(
-    'gallery-dl',
-    [
-      '--config-ignore',
-      '-c',
-      config,
-      '--sleep-request',
-      '0',
-      '--no-part',
-      '--write-metadata',
-      '-D',
-      out,
-      '-f',
-      '{id}.{extension}',
-      url,
-    ],
-    { timeout: 120_000, env: { ...process.env, HOME: dir } },
-  );
-  return out;
-}
+const galleryDl = (url: string) => galleryDlInto(app.url, url, 'gallery-dl');
 
 /** Each downloaded file: identical to an upload, its metadata carrying the upload's tags, rating and date. */
 function checkDownloads(t: import('ava').ExecutionContext, dir: string): string[] {

@@ -3,16 +3,14 @@
  * server writes each post's notes, children, parent and uploader into its metadata files, for a tag search and
  * for a single post.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import test from 'ava';
-import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { galleryDl as galleryDlInto } from '../helpers/gallery-dl.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
-const run = promisify(execFile);
 let app: TestApp;
 let user: TestUser;
 let parent: { id: string; number: number };
@@ -42,30 +40,7 @@ test.before(async () => {
 });
 test.after.always(() => app?.close());
 
-async function galleryDl(url: string): Promise<string> {
-  const dir = tempDir('gallery-dl-notes');
-  const host = new URL(app.url).host;
-  const config = path.join(dir, 'config.json');
-  const instance = { root: app.url, pattern: host.replace(/[.]/g, '\\.') };
-  fs.writeFileSync(config, JSON.stringify({ extractor: { Danbooru: { imgpost: instance } } }));
-  const out = path.join(dir, 'files');
-  await run(
-    'gallery-dl',
-    [
-      '--config-ignore',
-      '-c',
-      config,
-      '--sleep-request',
-      '0',
-      '--no-part',
-      '--write-metadata',
-      '-o',
-      'metadata=true',
-    ].concat(['-D', out, '-f', '{id}.{extension}', url]),
-    { timeout: 120_000, env: { ...process.env, HOME: dir } },
-  );
-  return out;
-}
+const galleryDl = (url: string) => galleryDlInto(app.url, url, 'gallery-dl-notes', ['-o', 'metadata=true']);
 
 const meta = (dir: string, n: number) =>
   JSON.parse(fs.readFileSync(path.join(dir, `${n}.png.json`), 'utf8')) as Record<string, any>;
