@@ -64,7 +64,11 @@ export class FrameReader {
   /** The poster and the spread frames' hashes; a frame that cannot be decoded refuses the file. */
   async hashes(file: string, info: MediaInfo): Promise<MovingPictureHashes> {
     const duration = info.duration ?? 0;
-    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) => (duration * (i + 0.5)) / SPREAD_FRAMES);
+    // No later than the last frame's start: a seek past it finds no frame (an animation of few frames).
+    const last = info.frames ? duration * (1 - 1 / info.frames) : duration;
+    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) =>
+      Math.min(last, (duration * (i + 0.5)) / SPREAD_FRAMES),
+    );
     const start = Math.min(1, duration * 0.1);
     const [first, ...frames] = await this.frameHashes(file, info, [start, ...spreadAt]);
     const poster = [first, ...frames.filter((f) => f.at > start)].find((f) => !f.blank) ?? first;
