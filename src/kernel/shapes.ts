@@ -194,9 +194,9 @@ export const RobustItem = z
       description:
         "1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256)",
     }),
-    kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
+    kind: z.enum(['similar', 'crop', 'border', 'overlay', 'frames']).openapi({
       description:
-        "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match",
+        "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match; `frames`: a frame of the image asked about (a still, or a frame of an animation or video) is a frame of this post's animation or video (docs/decisions.md §21; `score` is then 1 - differing bits / 64)",
     }),
   })
   .strict();

@@ -241,7 +241,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     votes,
     wiki,
     notes,
-    similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
+    similar: new SimilarService({ ...engine, hashPool, moving: video, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };
 }

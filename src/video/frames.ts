@@ -158,3 +158,18 @@ export function sameMovingPicture(a: MovingPictureHashes, b: MovingPictureHashes
   });
   return informative > 0 && matched >= Math.ceil(informative * MOST);
 }
+
+/**
+ * The `frames` match of `similar` (docs/decisions.md §21): the fewest differing bits between a frame
+ * of the query (a still's own hash, or a moving picture's poster and spread frames) and the poster or a
+ * spread frame of a stored moving picture, blank frames left out; undefined beyond FRAME_THRESHOLD.
+ */
+export function framesDistance(query: readonly FrameHash[], stored: MovingPictureHashes): number | undefined {
+  let best = Number.POSITIVE_INFINITY;
+  for (const q of query) {
+    if (q.blank) continue;
+    for (const s of [stored.poster, ...stored.frames])
+      if (!s.blank) best = Math.min(best, hammingDistance(q.hash, s.hash));
+  }
+  return best <= FRAME_THRESHOLD ? best : undefined;
+}

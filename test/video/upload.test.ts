@@ -3,7 +3,17 @@ import path from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
-import { CLIPS, clipsDir, ffmpegClip, lavfi, picture, removeClips, tone } from '../helpers/clips.ts';
+import {
+  CLIPS,
+  clipsDir,
+  ffmpegClip,
+  introClip,
+  lavfi,
+  picture,
+  removeClips,
+  shotsClip,
+  tone,
+} from '../helpers/clips.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
@@ -206,3 +216,61 @@ test.serial('hostile and unsupported files are refused with a clear 400 and noth
   }
   t.truthy(clipsDir());
 });
+
+test.serial(
+  'a re-encoded, rescaled copy is a 409 unless forced; clips sharing black and a title card are not copies; a frame and a GIF cut from a video find it',
+  async (t) => {
+    const original = await shotsClip();
+    const first = await (await upload(fs.readFileSync(original), 'video/webm')).json();
+    t.is(first.media.kind, 'video');
+    const copy = fs.readFileSync(
+      await ffmpegClip('shots-copy.mp4', [
+        ...['-i', original, '-vf', 'scale=120:90', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30'],
+      ]),
+    );
+    const refused = await upload(copy, 'video/mp4');
+    t.is(refused.status, 409);
+    // §4's body: the near-duplicates, each with its image, URL, id and hash
+    t.deepEqual(await refused.json(), [
+      { image: first.image, imageURL: first.imageURL, id: first.id, imageHash: first.imageHash },
+    ]);
+    const forced = await upload(copy, 'video/mp4', '1');
+    t.is(forced.status, 201);
+    t.like((await forced.json()).media, { kind: 'video', mime: 'video/mp4', width: 120, height: 90 });
+
+    const a = await upload(fs.readFileSync(await introClip('intro-a.webm', 'testsrc2=s=160x120:r=25')), 'video/webm');
+    const b = await upload(fs.readFileSync(await introClip('intro-b.webm', 'mandelbrot=s=160x120:r=25')), 'video/webm');
+    t.is(a.status, 201, 'the first clip with the intro');
+    t.is(b.status, 201, 'the second clip with the same intro is no copy');
+    // Their posters are the same title card: §4's hash alone would have called them copies.
+    const [ha, hb] = [(await a.json()).imageHash as string, (await b.json()).imageHash as string];
+    t.true([...ha].filter((c, i) => c !== hb[i]).length < 4, `${ha} ${hb}`);
+
+    // A still frame and a 1-s GIF cut from the middle of the video find it among the robust matches.
+    const still = await ffmpegClip('shots-middle.png', ['-ss', '2', '-i', original, '-frames:v', '1']);
+    const gif = await ffmpegClip('shots-middle.gif', ['-ss', '1.5', '-t', '1', '-i', original, '-r', '10']);
+    for (const [what, file, type] of [
+      ['a still frame', still, 'image/png'],
+      ['a GIF cut from it', gif, 'image/gif'],
+    ] as const) {
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(fs.readFileSync(file))], { type }));
+      const res = await app.request('/api/post/similar?robust=1', { method: 'POST', body: form });
+      t.is(res.status, 200, what);
+      const body = await res.json();
+      t.false(
+        body.similar.some((s: { id: string }) => s.id === first.id),
+        `${what}: not the poster`,
+      );
+      const found = body.robust.find((r: { id: string }) => r.id === first.id);
+      t.like(found, { kind: 'frames', image: first.image }, `${what}: ${JSON.stringify(body)}`);
+      t.true(found.score > 0.8, String(found.score));
+    }
+    // And the video itself, asked about by its post, finds its forced copy by its frames or hash.
+    const own = await (await app.request(`/api/post/${first.id}/similar?robust=1`)).json();
+    const copyId = (await app.services.postRepository.list(0, 100)).find(
+      (p) => p.mime === 'video/mp4' && p.width === 120,
+    )!.id;
+    t.true([...own.similar, ...own.robust].some((m: { id: string }) => m.id === copyId));
+  },
+);

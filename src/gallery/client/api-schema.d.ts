@@ -1769,10 +1769,10 @@ export interface components {
                 /** @description 1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256) */
                 score: number;
                 /**
-                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match
+                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match; `frames`: a frame of the image asked about (a still, or a frame of an animation or video) is a frame of this post's animation or video (docs/decisions.md §21; `score` is then 1 - differing bits / 64)
                  * @enum {string}
                  */
-                kind: "similar" | "crop" | "border" | "overlay";
+                kind: "similar" | "crop" | "border" | "overlay" | "frames";
             }[];
         };
         /** @description only when the request names `facets`: counts over the whole result, not the page */
