@@ -40,7 +40,8 @@ export function createApp(services: AppServices): Koa<AppState> {
   const metrics = createMetrics(services);
   app.use(requestLog(services.log, [metrics.observeRequest]));
   app.use(errorHandler(services.log));
-  app.use(bodyCap(bodyCapFor(services.config.maxImageBytes)));
+  // The largest upload there is: a video (docs/decisions.md §21); each route caps its own body below it.
+  app.use(bodyCap(bodyCapFor(Math.max(services.config.maxImageBytes, services.config.video.maxVideoBytes))));
   // Before every router: an invalid X-Access-Key is 401 even on public endpoints (docs/decisions.md §2).
   app.use(authenticate(services));
   // After authentication, so writes count per user as well as per address.
