@@ -3,10 +3,11 @@ import type { PostRecord, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import type { Commenters, Favoriters } from './post-people.ts';
 import type { PoolMembership } from './pool-membership.ts';
+import type { PostOrigins } from './post-origins.ts';
 import { TAG_ORDER } from './tag-category.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-export type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools'>;
+export type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools' | 'origins'>;
 
 /** Every post read starts here, then adds its WHERE/ORDER BY; the rows go through PostHydration.hydrate. */
 export const POST_SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
@@ -21,6 +22,7 @@ export interface RecordParts {
   favorites: Favoriters;
   comments: Commenters;
   pools: PoolMembership;
+  origins: PostOrigins;
 }
 
 /** Post rows made whole records: one read per table for the whole page, never one per post. */
@@ -53,6 +55,7 @@ export class PostHydration {
     const favoriters = this.parts.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
     const commenters = this.parts.comments.commentersOf(rows.filter((r) => r.comments > 0).map((r) => r.seq));
     const places = this.parts.pools.placesOf(rows.map((r) => r.seq));
+    const origins = this.parts.origins.of(rows.map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
     return rows.map(
       ({
@@ -86,6 +89,7 @@ export class PostHydration {
         parentSeq,
         parentId,
         pools: places.get(r.seq) ?? [],
+        origins: origins.get(r.seq) ?? [],
       }),
     );
   }

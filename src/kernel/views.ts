@@ -36,6 +36,9 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     parentId: p.parentId,
   };
   if (p.aggr !== null) view.aggr = p.aggr;
+  // Outbox rows written before docs/decisions.md §22 carry no origins.
+  const origin = p.origins?.[0];
+  if (origin) view.origin = { ...origin };
   return view;
 }
 

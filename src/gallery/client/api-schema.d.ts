@@ -1497,6 +1497,14 @@ export interface components {
             /** Format: uri */
             1024: string;
         };
+        /** @description only on imported posts: where the post was first imported from */
+        PostOrigin: {
+            site: string;
+            id: string;
+            url: string;
+            /** @description the uploader's name there; null when the site gave none */
+            uploader: string | null;
+        };
         Post: {
             /** Format: uuid */
             id: string;
@@ -1545,6 +1553,7 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description `count` is the total; `data` is the requested slice */
         PostPage: {
@@ -1599,6 +1608,7 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description existing posts within 3 differing bits, closest first */
         DuplicateMatches: {
@@ -1939,6 +1949,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             edited: boolean;
+            /** @description only on an imported comment: its author's name on the board it came from */
+            originAuthor?: string;
         };
         /** @description `count` is the total; `data` is the requested slice */
         CommentPage: {
@@ -3951,7 +3963,7 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy" | "originSite";
                         /** @description trimmed; must not be empty */
                         value: string;
                     } | {
