@@ -51,7 +51,8 @@ export function recordOf(meta: Meta): ImportRecord {
   const known = family.sites[site];
   const root = known ?? (/[.:]/.test(site) ? rootOfHost(site) : '');
   const unknownFields = Object.keys(meta).filter(
-    (k) => !k.startsWith('_') && !family.known.has(k) && !GALLERY_DL_FIELDS.includes(k),
+    // gallery-dl's `tags_<category>` fields are read whatever the category's name.
+    (k) => !k.startsWith('_') && !k.startsWith('tags_') && !family.known.has(k) && !GALLERY_DL_FIELDS.includes(k),
   );
   return { family: family.name, site, url: root ? root + family.postPath(read.id) : '', unknownFields, ...read };
 }
