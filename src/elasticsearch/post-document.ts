@@ -63,6 +63,8 @@ export interface PostDocument {
   parent: number | null;
   pool_ids: number[];
   pools: { id: number; position: number }[];
+  /** docs/decisions.md §22: the sites it was imported from (originSite, origin:SITE), lower-cased */
+  origin_sites: string[];
 }
 
 /**
@@ -133,5 +135,7 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     parent: p.parentSeq,
     pool_ids: p.pools.map((x) => x.pool),
     pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
+    // Outbox rows written before docs/decisions.md §22 carry no origins.
+    origin_sites: [...new Set((p.origins ?? []).map((o) => o.site.toLowerCase()))],
   };
 }

@@ -62,7 +62,7 @@ export interface ProgressLine {
 
 /** The progress lines for `label` ("import", "reindex loading", ...) on stderr, in order. */
 export function progressLines(stderr: string, label: string): ProgressLine[] {
-  const re = /^(.+?) \[[# ]{30}\] (\d+)% (\d+)\/(\d+) \d+ (\w+)\/s$/;
+  const re = /^(.+?) \[[# ]{30}\] (\d+)% (\d+)\/(\d+) \d+ (\w+)\/s(?:, \w+ left)?$/;
   const out: ProgressLine[] = [];
   for (const line of stderr.split('\n')) {
     const m = re.exec(line);

@@ -120,7 +120,7 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   t.true([0, 1].includes(jobs.verify.code), jobs.verify.stderr);
   t.is(jobs.reindex.code, 0, jobs.reindex.stderr);
   t.is(jobs.import.code, 0, jobs.import.stderr);
-  t.regex(jobs.import.stderr, new RegExp(`imported ${IMPORTED},`));
+  t.regex(jobs.import.stderr, new RegExp(`bare files ${IMPORTED} `));
   t.is(jobs.rethumb.code, 0, jobs.rethumb.stderr);
 
   // Every acknowledged image, byte for byte, and both its thumbnails.

@@ -35,6 +35,8 @@ export const CONDITION_TYPES = [
   'pool',
   'childOf',
   'sourceContains',
+  // docs/decisions.md §22
+  'originSite',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -55,7 +57,9 @@ export type Condition =
   // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
-  | { type: 'sourceContains'; value: string };
+  | { type: 'sourceContains'; value: string }
+  // docs/decisions.md §22: the site an imported post came from
+  | { type: 'originSite'; value: string };
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);

@@ -114,6 +114,8 @@ const METATAGS = new Map<string, Meta>([
     },
   ],
   ['source', (value) => ({ kind: 'sourceContains', value })],
+  // docs/decisions.md §22
+  ['origin', (value) => ({ kind: 'originSite', value })],
 ]);
 
 /** Extra metatags (features that add fields register theirs here, docs/decisions.md §20). */
