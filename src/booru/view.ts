@@ -1,6 +1,7 @@
 import { imageUrl, SMALL_THUMBNAIL, thumbnailUrl } from '../kernel/media-names.ts';
 import type { Rating, TagCategory } from '../kernel/post-record.ts';
 import type { LeanPost } from '../kernel/lean-post-rows.ts';
+import type { BooruPost } from './schemas.ts';
 
 /** docs/decisions.md §20: none is g, moderate is q, violent is e. */
 export const BOORU_RATING: Record<Rating, 'g' | 'q' | 'e'> = { none: 'g', moderate: 'q', violent: 'e' };
@@ -21,7 +22,7 @@ export type BooruSource = LeanPost;
 export const booruTime = (iso: string): string => iso.replace(/Z$/, '+00:00');
 
 /** A post as Danbooru's `/posts.json` shows it, with our values (docs/decisions.md §20). */
-export function toBooruPost(p: BooruSource, mediaUrl: string) {
+export function toBooruPost(p: BooruSource, mediaUrl: string): BooruPost {
   const names = p.tags.map((t) => t.name);
   const of = (c: TagCategory) => p.tags.filter((t) => t.category === c).map((t) => t.name);
   const [general, artist, copyright, character, meta] = (
@@ -71,4 +72,3 @@ export function toBooruPost(p: BooruSource, mediaUrl: string) {
     is_banned: false,
   };
 }
-export type BooruPost = ReturnType<typeof toBooruPost>;

@@ -33,6 +33,22 @@ export const MAX_SOURCE = 2048;
 export const MAX_TAG_LENGTH = 64;
 
 export const RATINGS = ['none', 'moderate', 'violent'] as const;
+
+/** What a post's file is (docs/decisions.md §21): a still image, an animation or a video. */
+export const MEDIA_KINDS = ['image', 'animation', 'video'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
+/** A post's moving-picture facts, read from its bytes at upload (docs/decisions.md §21). */
+export interface PostMedia {
+  kind: MediaKind;
+  /** seconds; null for a still image */
+  duration: number | null;
+  /** null for a still image, or where the container does not say */
+  frames: number | null;
+  hasAudio: boolean;
+  /** the stored file's size; null while the file-facts backfill has not reached the post */
+  bytes: number | null;
+}
 export type Rating = (typeof RATINGS)[number];
 
 /** A post as SQLite holds it, with its tag names (sorted) and its uploader's name joined in. */
@@ -71,6 +87,8 @@ export interface PostRecord {
   parentId: string | null;
   /** the pools the post is in, by pool id (docs/decisions.md §19) */
   pools: PoolPlace[];
+  /** docs/decisions.md §21 */
+  media: PostMedia;
   /** where it was imported from, first import first; empty for a post uploaded here (docs/decisions.md §22) */
   origins: PostOrigin[];
 }

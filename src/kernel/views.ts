@@ -34,6 +34,16 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     comments: p.comments,
     source: p.source,
     parentId: p.parentId,
+    media: {
+      kind: p.media.kind,
+      mime: p.mime,
+      width: p.width,
+      height: p.height,
+      bytes: p.media.bytes,
+      duration: p.media.duration,
+      frames: p.media.frames,
+      hasAudio: p.media.hasAudio,
+    },
   };
   if (p.aggr !== null) view.aggr = p.aggr;
   // Outbox rows written before docs/decisions.md §22 carry no origins.

@@ -64,7 +64,11 @@ export class FrameReader {
   /** The poster and the spread frames' hashes; a frame that cannot be decoded refuses the file. */
   async hashes(file: string, info: MediaInfo): Promise<MovingPictureHashes> {
     const duration = info.duration ?? 0;
-    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) => (duration * (i + 0.5)) / SPREAD_FRAMES);
+    // No later than the last frame's start: a seek past it finds no frame (an animation of few frames).
+    const last = info.frames ? duration * (1 - 1 / info.frames) : duration;
+    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) =>
+      Math.min(last, (duration * (i + 0.5)) / SPREAD_FRAMES),
+    );
     const start = Math.min(1, duration * 0.1);
     const [first, ...frames] = await this.frameHashes(file, info, [start, ...spreadAt]);
     const poster = [first, ...frames.filter((f) => f.at > start)].find((f) => !f.blank) ?? first;
@@ -153,4 +157,19 @@ export function sameMovingPicture(a: MovingPictureHashes, b: MovingPictureHashes
     if (near.some((f) => hammingDistance(fa.hash, f.hash) <= FRAME_THRESHOLD)) matched++;
   });
   return informative > 0 && matched >= Math.ceil(informative * MOST);
+}
+
+/**
+ * The `frames` match of `similar` (docs/decisions.md §21): the fewest differing bits between a frame
+ * of the query (a still's own hash, or a moving picture's poster and spread frames) and the poster or a
+ * spread frame of a stored moving picture, blank frames left out; undefined beyond FRAME_THRESHOLD.
+ */
+export function framesDistance(query: readonly FrameHash[], stored: MovingPictureHashes): number | undefined {
+  let best = Number.POSITIVE_INFINITY;
+  for (const q of query) {
+    if (q.blank) continue;
+    for (const s of [stored.poster, ...stored.frames])
+      if (!s.blank) best = Math.min(best, hammingDistance(q.hash, s.hash));
+  }
+  return best <= FRAME_THRESHOLD ? best : undefined;
 }

@@ -1490,12 +1490,33 @@ export interface components {
             name: string;
             category: components["schemas"]["TagCategory"];
         };
-        /** @description WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame) */
+        /** @description WebP thumbnails by their long side in pixels (never upscaled); an animation's or a video's show its poster frame */
         Thumbnails: {
             /** Format: uri */
             320: string;
             /** Format: uri */
             1024: string;
+        };
+        Media: {
+            /**
+             * @description a still image, an animation (GIF, APNG, WebP) or a video
+             * @enum {string}
+             */
+            kind: "image" | "animation" | "video";
+            /**
+             * @description the stored file's type
+             * @example video/webm
+             */
+            mime: string;
+            width: number;
+            height: number;
+            /** @description the stored file's size; null until measured (posts stored before it was recorded) */
+            bytes: number | null;
+            /** @description seconds; null for a still image */
+            duration: number | null;
+            /** @description null for a still image, or where the file does not say */
+            frames: number | null;
+            hasAudio: boolean;
         };
         /** @description only on imported posts: where the post was first imported from */
         PostOrigin: {
@@ -1553,6 +1574,7 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            media: components["schemas"]["Media"];
             origin?: components["schemas"]["PostOrigin"];
         };
         /** @description `count` is the total; `data` is the requested slice */
@@ -1608,6 +1630,7 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            media: components["schemas"]["Media"];
             origin?: components["schemas"]["PostOrigin"];
         };
         /** @description existing posts within 3 differing bits, closest first */
@@ -1756,10 +1779,10 @@ export interface components {
                 /** @description 1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256) */
                 score: number;
                 /**
-                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match
+                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match; `frames`: a frame of the image asked about (a still, or a frame of an animation or video) is a frame of this post's animation or video (docs/decisions.md §21; `score` is then 1 - differing bits / 64)
                  * @enum {string}
                  */
-                kind: "similar" | "crop" | "border" | "overlay";
+                kind: "similar" | "crop" | "border" | "overlay" | "frames";
             }[];
         };
         /** @description only when the request names `facets`: counts over the whole result, not the page */
@@ -2576,7 +2599,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; required unless `key` is sent
+                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; or an animation (GIF, APNG, animated WebP, smaller than 4 MiB) or a video (WebM with VP8, VP9 or AV1; MP4 with H.264 or AV1; below MAX_VIDEO_BYTES, at most MAX_VIDEO_SECONDS long), read from its bytes (docs/decisions.md §21); required unless `key` is sent
                      */
                     image?: string;
                     /**
@@ -2613,7 +2636,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPost"];
                 };
             };
-            /** @description not an accepted image, bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key` */
+            /** @description not an accepted image, animation or video (`unsupported_media`, or `media_too_complex` when reading it ran over its time or memory), bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4648,6 +4671,8 @@ export interface operations {
                     "image/gif": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "video/webm": string;
+                    "video/mp4": string;
                 };
             };
             /** @description the requested range */
@@ -4661,6 +4686,8 @@ export interface operations {
                     "image/gif": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "video/webm": string;
+                    "video/mp4": string;
                 };
             };
             /** @description with MEDIA_REDIRECT=presigned: the file is at Location, a presigned URL of the bucket that expires (MEDIA_REDIRECT_EXPIRES_S); Range and validators then apply there */
