@@ -63,6 +63,11 @@ export interface PostDocument {
   parent: number | null;
   pool_ids: number[];
   pools: { id: number; position: number }[];
+  /** docs/decisions.md §21: what the file is (mediaKind, Danbooru's filetype:, duration:, sound) */
+  media_kind: string;
+  file_ext: string;
+  duration: number | null;
+  has_audio: boolean;
 }
 
 /**
@@ -133,5 +138,9 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     parent: p.parentSeq,
     pool_ids: p.pools.map((x) => x.pool),
     pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
+    media_kind: p.media.kind,
+    file_ext: p.ext,
+    duration: p.media.duration,
+    has_audio: p.media.hasAudio,
   };
 }
