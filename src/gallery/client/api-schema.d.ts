@@ -1812,6 +1812,13 @@ export interface components {
                      */
                     thumbnailUrl: string;
                     tags: string[];
+                    /** @description only on an animation or a video (docs/decisions.md §21): what it is and how long */
+                    media?: {
+                        /** @enum {string} */
+                        kind: "animation" | "video";
+                        /** @description seconds */
+                        duration: number | null;
+                    };
                 }[];
                 facets?: components["schemas"]["ImageSearchFacets"];
             };
