@@ -65,6 +65,11 @@ export interface PostDocument {
   pools: { id: number; position: number }[];
   /** docs/decisions.md §22: the sites it was imported from (originSite, origin:SITE), lower-cased */
   origin_sites: string[];
+  /** docs/decisions.md §21: what the file is (mediaKind, Danbooru's filetype:, duration:, sound) */
+  media_kind: string;
+  file_ext: string;
+  duration: number | null;
+  has_audio: boolean;
 }
 
 /**
@@ -137,5 +142,9 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
     // Outbox rows written before docs/decisions.md §22 carry no origins.
     origin_sites: [...new Set((p.origins ?? []).map((o) => o.site.toLowerCase()))],
+    media_kind: p.media.kind,
+    file_ext: p.ext,
+    duration: p.media.duration,
+    has_audio: p.media.hasAudio,
   };
 }

@@ -94,4 +94,7 @@ export interface PostRecord {
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */
-export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] };
+export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & {
+  tagNames: string[];
+  media?: Pick<PostMedia, 'kind' | 'duration'>;
+};
