@@ -80,7 +80,7 @@ test.serial('imgpost import takes the videos of a directory; --version names ffm
   );
   const imported = await imgpost(app, 'import', dir, '--json');
   t.is(imported.code, 0, imported.stderr);
-  t.like(JSON.parse(imported.stdout), { imported: 1, duplicates: 0, invalid: [] });
+  t.like(JSON.parse(imported.stdout), { bare: 1, bareDuplicates: 0, refused: [] });
   const db = app.services.db;
   t.is(db.prepare("SELECT count(*) FROM posts WHERE media_kind = 'video'").pluck().get(), 2);
 
