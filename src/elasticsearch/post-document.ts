@@ -63,6 +63,12 @@ export interface PostDocument {
   parent: number | null;
   pool_ids: number[];
   pools: { id: number; position: number }[];
+  /**
+   * docs/decisions.md §23: the note count (hasNotes, Danbooru's is:noted) and the newest note's time
+   * (order:note), brought here by 'reindex' outbox rows as comments are
+   */
+  notes: number;
+  last_noted_at: string | null;
 }
 
 /**
@@ -133,5 +139,7 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     parent: p.parentSeq,
     pool_ids: p.pools.map((x) => x.pool),
     pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
+    notes: p.notes,
+    last_noted_at: p.lastNotedAt,
   };
 }

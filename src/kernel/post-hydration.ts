@@ -12,7 +12,8 @@ export type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' |
 export const POST_SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
   p.upvotes, p.downvotes, p.comments,
-  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId
+  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId,
+  p.notes, p.last_noted_at AS lastNotedAt
   FROM posts p`;
 
 /** What a record holds besides its row: the tables the hydration reads once per page of rows. */
@@ -67,6 +68,8 @@ export class PostHydration {
         source,
         parentSeq,
         parentId,
+        notes,
+        lastNotedAt,
         ...r
       }) => ({
         ...r,
@@ -86,6 +89,8 @@ export class PostHydration {
         parentSeq,
         parentId,
         pools: places.get(r.seq) ?? [],
+        notes,
+        lastNotedAt,
       }),
     );
   }

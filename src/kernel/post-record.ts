@@ -60,6 +60,9 @@ export interface PostRecord {
   parentId: string | null;
   /** the pools the post is in, by pool id (docs/decisions.md §19) */
   pools: PoolPlace[];
+  /** docs/decisions.md §23: how many notes it has and when the newest was written (kept by SQLite triggers) */
+  notes: number;
+  lastNotedAt: string | null;
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */

@@ -3685,6 +3685,10 @@ export interface operations {
                         type: "system";
                         /** @enum {string} */
                         op: "untagged" | "disowned";
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        value: boolean;
                     })[];
                     order?: {
                         /** @enum {string} */
@@ -3988,6 +3992,11 @@ export interface operations {
                         /** @enum {string} */
                         type: "textMatch";
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        /** @description true: posts with notes; false: posts without (any case) */
                         value: string;
                     })[];
                     /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */

@@ -6,6 +6,7 @@ import {
   MAX_MATCH_LENGTH,
   orderByOf,
   childOfCondition,
+  hasNotesCondition,
   poolOrderIsValid,
   positiveId,
   ratingNamed,
@@ -74,6 +75,8 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'childOf':
       return childOfCondition(value);
+    case 'hasNotes':
+      return hasNotesCondition(value);
     default:
       return { type, value } as Condition;
   }

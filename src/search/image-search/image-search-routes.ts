@@ -85,6 +85,14 @@ const ImageSearchCondition = z.union([
     type: z.literal('textMatch'),
     value: nonBlank.openapi({ description: `trimmed; 1 to ${MAX_MATCH_LENGTH} characters (UTF-16 code units)` }),
   }),
+  // docs/decisions.md §23
+  z.object({
+    type: z.literal('hasNotes'),
+    value: z
+      .string()
+      .regex(new RegExp(`^\\s*(?:${caseless('true')}|${caseless('false')})\\s*$`, 'u'))
+      .openapi({ description: 'true: posts with notes; false: posts without (any case)' }),
+  }),
 ]);
 
 /** POST /image/search (docs/decisions.md §7). Public. */

@@ -38,6 +38,9 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'parent', seq: c.parentSeq ?? 0 };
     case 'sourceContains':
       return { kind: 'sourceContains', value: c.value };
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return c.has ? { kind: 'hasNotes' } : not({ kind: 'hasNotes' });
   }
 }
 

@@ -35,6 +35,8 @@ export const CONDITION_TYPES = [
   'pool',
   'childOf',
   'sourceContains',
+  // docs/decisions.md §23
+  'hasNotes',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -55,12 +57,20 @@ export type Condition =
   // docs/decisions.md §19: a pool id; a post (number or UUID; the service finds a UUID's number); a substring
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
-  | { type: 'sourceContains'; value: string };
+  | { type: 'sourceContains'; value: string }
+  // docs/decisions.md §23: "true" (has notes) or "false" (has none)
+  | { type: 'hasNotes'; value: string; has: boolean };
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
 /** A known orderBy, or uploadDate for anything else (docs/decisions.md §7). */
 export const orderByOf = (v: unknown): ImageOrderBy => (ORDERS.has(v) ? (v as ImageOrderBy) : 'uploadDate');
+
+/** `hasNotes`'s value: true or false, in any case; undefined for anything else. */
+export const hasNotesCondition = (value: string): Condition | undefined => {
+  const v = value.toLowerCase();
+  return v === 'true' || v === 'false' ? { type: 'hasNotes', value: v, has: v === 'true' } : undefined;
+};
 
 /** A score bound's value: an integer as decimal digits with an optional sign, at most 9 digits (§18). */
 export const SCORE_BOUND = /^[+-]?\d{1,9}$/;
@@ -196,6 +206,14 @@ const condition = z
         const parsed = childOfCondition(c.value);
         if (!parsed) {
           ctx.addIssue({ code: 'custom', path: ['value'], message: 'childOf names a post (its number or UUID)' });
+          return z.NEVER;
+        }
+        return parsed;
+      }
+      case 'hasNotes': {
+        const parsed = hasNotesCondition(c.value);
+        if (!parsed) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'hasNotes is "true" or "false"' });
           return z.NEVER;
         }
         return parsed;

@@ -114,5 +114,7 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       return term('tag_count', 0);
     case 'disowned':
       return not({ exists: { field: 'uploader_id' } });
+    case 'hasNotes':
+      return { range: { notes: { gte: 1 } } };
   }
 }

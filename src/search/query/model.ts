@@ -50,10 +50,23 @@ export type Query =
   /** case-insensitive substring of the source */
   | { kind: 'sourceContains'; value: string }
   | { kind: 'untagged' }
-  | { kind: 'disowned' };
+  | { kind: 'disowned' }
+  /** docs/decisions.md §23: has at least one note */
+  | { kind: 'hasNotes' };
 
 /** The orders a query can name (Danbooru's `order:`); the endpoints have their own order fields besides. */
-export type QueryOrder = 'id' | 'id_desc' | 'score' | 'score_asc' | 'favcount' | 'comment_count' | 'change' | 'random';
+export type QueryOrder =
+  | 'id'
+  | 'id_desc'
+  | 'score'
+  | 'score_asc'
+  | 'favcount'
+  | 'comment_count'
+  | 'change'
+  | 'random'
+  /** docs/decisions.md §23: by the newest note's time, posts without notes last (note) or first (note_asc) */
+  | 'note'
+  | 'note_asc';
 
 export const all: Query = { kind: 'all' };
 export const and = (of: Query[]): Query => (of.length === 1 ? of[0] : { kind: 'and', of });
