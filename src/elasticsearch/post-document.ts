@@ -70,6 +70,12 @@ export interface PostDocument {
   file_ext: string;
   duration: number | null;
   has_audio: boolean;
+  /**
+   * docs/decisions.md §23: the note count (hasNotes, Danbooru's is:noted) and the newest note's time
+   * (order:note), brought here by 'reindex' outbox rows as comments are
+   */
+  notes: number;
+  last_noted_at: string | null;
 }
 
 /**
@@ -146,5 +152,7 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     file_ext: p.ext,
     duration: p.media.duration,
     has_audio: p.media.hasAudio,
+    notes: p.notes,
+    last_noted_at: p.lastNotedAt,
   };
 }

@@ -3753,6 +3753,10 @@ export interface operations {
                         type: "system";
                         /** @enum {string} */
                         op: "untagged" | "disowned";
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        value: boolean;
                     })[];
                     order?: {
                         /** @enum {string} */
@@ -4071,6 +4075,11 @@ export interface operations {
                         /** @enum {string} */
                         type: "hasAudio";
                         /** @description true or false (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        /** @description true: posts with notes; false: posts without (any case) */
                         value: string;
                     })[];
                     /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */

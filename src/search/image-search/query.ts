@@ -50,6 +50,9 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'range', field: 'duration', bounds: { lt: c.bound + 1e-6 } };
     case 'hasAudio':
       return { kind: 'hasAudio', value: c.audio };
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return c.has ? { kind: 'hasNotes' } : not({ kind: 'hasNotes' });
   }
 }
 

@@ -27,6 +27,8 @@ export const ORDERS: readonly QueryOrder[] = [
   'comment_count',
   'change',
   'random',
+  'note',
+  'note_asc',
 ];
 
 const RATING_LETTERS: Record<string, Rating | null> = {
@@ -132,6 +134,14 @@ const METATAGS = new Map<string, Meta>([
       const list = secondsRange(value);
       if (!list) throw bad(term, `malformed duration "${value}" (seconds: n, >n, >=n, <n, <=n, a..b or a,b)`);
       return ranges('duration', list);
+    },
+  ],
+  // docs/decisions.md §23: `is:noted` (the one `is:` value this board has)
+  [
+    'is',
+    (value, term) => {
+      if (value.toLowerCase() !== 'noted') throw bad(term, `unknown value "${value}" of is: (noted)`);
+      return { kind: 'hasNotes' };
     },
   ],
 ]);
