@@ -78,9 +78,7 @@ export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchI
   imageUrl: imageUrl(mediaUrl, p),
   thumbnailUrl: thumbnailUrl(mediaUrl, p.id, SMALL_THUMBNAIL),
   tags: p.tagNames,
-  ...(p.media && p.media.kind !== 'image'
-    ? { media: { kind: p.media.kind, duration: p.media.duration } }
-    : {}),
+  ...(p.media && p.media.kind !== 'image' ? { media: { kind: p.media.kind, duration: p.media.duration } } : {}),
 });
 
 export function toSimilarItem(
