@@ -59,8 +59,9 @@ export const Force = z
 
 /**
  * POST /api/post/upload-url (issue 26). `contentType` is signed into the URL (the PUT must send it;
- * image/*, video/* (docs/decisions.md §21) or octet-stream, as a multipart image part may declare); `size`, when given, too (the PUT
- * must be exactly that long, so a bucket never holds more than was allowed). `expiresIn` (seconds)
+ * image/*, video/* (docs/decisions.md §21) or octet-stream, as a multipart image part may declare);
+ * `size`, when given, too (the PUT must be exactly that long, so a bucket never holds more than was
+ * allowed). `expiresIn` (seconds)
  * asks for a shorter life than DIRECT_UPLOAD_EXPIRES_S; a longer one is lowered to it.
  */
 export const UploadUrlRequest = z
