@@ -28,7 +28,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./reindex-command.ts'),
   },
   import: {
-    summary: 'import a directory of images as legacy posts (no owner), with progress',
+    summary: "import another board's archive (gallery-dl metadata) or bare images, resumably, with progress",
     load: () => import('./import-command.ts'),
   },
   rethumb: {

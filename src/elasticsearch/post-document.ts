@@ -68,6 +68,8 @@ export interface PostDocument {
   file_ext: string;
   duration: number | null;
   has_audio: boolean;
+  /** docs/decisions.md §22: the sites it was imported from (originSite, origin:SITE), lower-cased */
+  origin_sites: string[];
 }
 
 /**
@@ -142,5 +144,7 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     file_ext: p.ext,
     duration: p.media.duration,
     has_audio: p.media.hasAudio,
+    // Outbox rows written before docs/decisions.md §22 carry no origins.
+    origin_sites: [...new Set((p.origins ?? []).map((o) => o.site.toLowerCase()))],
   };
 }

@@ -3,10 +3,14 @@ import type { PostMedia, PostRecord, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import type { Commenters, Favoriters } from './post-people.ts';
 import type { PoolMembership } from './pool-membership.ts';
+import type { PostOrigins } from './post-origins.ts';
 import { TAG_ORDER } from './tag-category.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-export type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools' | 'media'> & {
+export type PostRow = Omit<
+  PostRecord,
+  'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools' | 'media' | 'origins'
+> & {
   mediaKind: PostMedia['kind'];
   duration: number | null;
   frameCount: number | null;
@@ -28,6 +32,7 @@ export interface RecordParts {
   favorites: Favoriters;
   comments: Commenters;
   pools: PoolMembership;
+  origins: PostOrigins;
 }
 
 /** Post rows made whole records: one read per table for the whole page, never one per post. */
@@ -60,6 +65,7 @@ export class PostHydration {
     const favoriters = this.parts.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
     const commenters = this.parts.comments.commentersOf(rows.filter((r) => r.comments > 0).map((r) => r.seq));
     const places = this.parts.pools.placesOf(rows.map((r) => r.seq));
+    const origins = this.parts.origins.of(rows.map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
     return rows.map(
       ({
@@ -99,6 +105,7 @@ export class PostHydration {
         parentId,
         pools: places.get(r.seq) ?? [],
         media: { kind: mediaKind, duration, frames: frameCount, hasAudio: hasAudio === 1, bytes: fileSize },
+        origins: origins.get(r.seq) ?? [],
       }),
     );
   }

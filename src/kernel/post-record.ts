@@ -16,6 +16,17 @@ export interface PoolPlace {
   position: number;
 }
 
+/**
+ * Where an imported post came from (docs/decisions.md §22): the site (gallery-dl's category, or the host),
+ * the post's id there, its address, and its uploader's name there (null when the site gave none).
+ */
+export interface PostOrigin {
+  site: string;
+  id: string;
+  url: string;
+  uploader: string | null;
+}
+
 /** The longest source a post may carry (docs/decisions.md §19). */
 export const MAX_SOURCE = 2048;
 /** Tag names are 1 to 64 characters (code points) without whitespace or control characters (docs/decisions.md §4). */
@@ -78,6 +89,8 @@ export interface PostRecord {
   pools: PoolPlace[];
   /** docs/decisions.md §21 */
   media: PostMedia;
+  /** where it was imported from, first import first; empty for a post uploaded here (docs/decisions.md §22) */
+  origins: PostOrigin[];
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */

@@ -106,6 +106,17 @@ export class PostWrites {
     for (const name of names) create.run(name, foldTag(name));
   }
 
+  /**
+   * Creates the tags among `tags` that do not exist yet with the category given (docs/decisions.md §22: an
+   * existing tag keeps the board's own category).
+   */
+  ensureTagsWithCategory(tags: Iterable<{ name: string; category: string }>): void {
+    const create = this.stmt(
+      'INSERT INTO tags (name, folded, category) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    );
+    for (const t of tags) create.run(t.name, foldTag(t.name), t.category);
+  }
+
   /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */
   setTags(seq: number, names: string[]): void {
     this.stmt('DELETE FROM post_tags WHERE post_seq = ?').run(seq);

@@ -56,6 +56,16 @@ export const Media = z
   })
   .strict()
   .openapi('Media');
+/** docs/decisions.md §22: the site (gallery-dl category or host), the post id and address there, its uploader there. */
+export const PostOriginShape = z
+  .object({
+    site: z.string(),
+    id: z.string(),
+    url: z.string(),
+    uploader: z.string().nullable().openapi({ description: "the uploader's name there; null when the site gave none" }),
+  })
+  .strict()
+  .openapi('PostOrigin');
 
 export const postFields = {
   id: uuid,
@@ -89,6 +99,10 @@ export const postFields = {
   parentId: uuid.nullable().openapi({ description: "the parent post's UUID, or null" }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
   media: Media,
+  // docs/decisions.md §22
+  origin: PostOriginShape.optional().openapi({
+    description: 'only on imported posts: where the post was first imported from',
+  }),
 };
 
 export const Post = z.object(postFields).strict().openapi('Post');

@@ -46,6 +46,9 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     },
   };
   if (p.aggr !== null) view.aggr = p.aggr;
+  // Outbox rows written before docs/decisions.md §22 carry no origins.
+  const origin = p.origins?.[0];
+  if (origin) view.origin = { ...origin };
   return view;
 }
 

@@ -72,6 +72,18 @@ export interface CreatePostInput {
   /** null for legacy imports */
   uploader: AuthUser | null;
   aggr?: number | null;
+  /**
+   * An import's post (docs/decisions.md §22): its creation date there, and what the import writes in
+   * the same unit of work, before the insert (the new tags' categories) and after it (the origin, the
+   * comments), so the post and where it came from commit together or not at all.
+   */
+  imported?: ImportedPart;
+}
+
+export interface ImportedPart {
+  createdAt: string;
+  beforeInsert(): void;
+  afterInsert(seq: number): void;
 }
 
 export class PostService {
@@ -190,7 +202,8 @@ export class PostService {
       // Only SQLite inside: the write lock is held for a millisecond, not a store or index round trip.
       created = await this.deps.unitOfWork.write((tx) => {
         refuseDuplicates();
-        const now = new Date().toISOString();
+        const now = input.imported?.createdAt ?? new Date().toISOString();
+        input.imported?.beforeInsert();
         const seq = this.deps.posts.insert({
           id,
           text: input.metadata.text ?? '',
@@ -212,6 +225,7 @@ export class PostService {
         });
         if (read.moving) this.deps.moving!.frames.set(seq, read.moving.hashes);
         this.deps.images.settle(image);
+        input.imported?.afterInsert(seq);
         const post = this.deps.posts.getBySeq(seq)!;
         // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §4), never lost.
         tx.created(post, input.uploader);
@@ -263,7 +277,8 @@ export class PostService {
     tx: WriteTransaction,
     ref: string,
     patch: PostMetadata,
-    initiator: AuthUser,
+    /** null: an import's enrichment (docs/decisions.md §22) */
+    initiator: AuthUser | null,
   ): { row: OutboxRow; after: PostRecord } {
     const { posts } = this.deps;
     const before = this.find(ref);

@@ -1518,6 +1518,14 @@ export interface components {
             frames: number | null;
             hasAudio: boolean;
         };
+        /** @description only on imported posts: where the post was first imported from */
+        PostOrigin: {
+            site: string;
+            id: string;
+            url: string;
+            /** @description the uploader's name there; null when the site gave none */
+            uploader: string | null;
+        };
         Post: {
             /** Format: uuid */
             id: string;
@@ -1567,6 +1575,7 @@ export interface components {
             /** @description only on imported legacy posts that have one */
             aggr?: number;
             media: components["schemas"]["Media"];
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description `count` is the total; `data` is the requested slice */
         PostPage: {
@@ -1622,6 +1631,7 @@ export interface components {
             /** @description only on imported legacy posts that have one */
             aggr?: number;
             media: components["schemas"]["Media"];
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description existing posts within 3 differing bits, closest first */
         DuplicateMatches: {
@@ -1969,6 +1979,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             edited: boolean;
+            /** @description only on an imported comment: its author's name on the board it came from */
+            originAuthor?: string;
         };
         /** @description `count` is the total; `data` is the requested slice */
         CommentPage: {
@@ -4007,7 +4019,7 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy" | "originSite";
                         /** @description trimmed; must not be empty */
                         value: string;
                     } | {

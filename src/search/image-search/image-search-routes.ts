@@ -30,6 +30,7 @@ const ImageSearchCondition = z.union([
       'favoritedBy',
       'sourceContains',
       'commentedBy',
+      'originSite',
     ]),
     value: nonBlank,
   }),

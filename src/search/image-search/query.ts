@@ -47,6 +47,9 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'range', field: 'duration', bounds: { lt: c.bound + 1e-6 } };
     case 'hasAudio':
       return { kind: 'hasAudio', value: c.audio };
+    // docs/decisions.md §22
+    case 'originSite':
+      return { kind: 'originSite', value: c.value };
   }
 }
 

@@ -40,6 +40,8 @@ export const CONDITION_TYPES = [
   'durationGte',
   'durationLte',
   'hasAudio',
+  // docs/decisions.md §22
+  'originSite',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -61,6 +63,8 @@ export type Condition =
   | { type: 'pool'; value: string; poolId: number }
   | { type: 'childOf'; value: string; parentSeq?: number }
   | { type: 'sourceContains'; value: string }
+  // docs/decisions.md §22: the site an imported post came from
+  | { type: 'originSite'; value: string }
   // docs/decisions.md §21: kinds as a comma list; a bound in seconds; true or false
   | { type: 'mediaKind'; value: string; kinds: MediaKind[] }
   | { type: 'durationGte' | 'durationLte'; value: string; bound: number }

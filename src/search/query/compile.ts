@@ -110,6 +110,8 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       return q.value === ''
         ? { match_all: {} }
         : { wildcard: { source_lc: { value: `*${escapeWildcard(q.value.toLowerCase())}*` } } };
+    case 'originSite':
+      return term('origin_sites', q.value.trim().toLowerCase());
     case 'untagged':
       return term('tag_count', 0);
     case 'disowned':

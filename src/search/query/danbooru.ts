@@ -132,6 +132,8 @@ const METATAGS = new Map<string, Meta>([
       return ranges('duration', list);
     },
   ],
+  // docs/decisions.md §22
+  ['origin', (value) => ({ kind: 'originSite', value })],
 ]);
 
 /** `filetype:` values (docs/decisions.md §21) to the stored extensions. */

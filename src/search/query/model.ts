@@ -58,6 +58,8 @@ export type Query =
   | { kind: 'parent'; seq: number | 'none' }
   /** case-insensitive substring of the source */
   | { kind: 'sourceContains'; value: string }
+  // docs/decisions.md §22: imported from this site (gallery-dl's category or the host), case-insensitively
+  | { kind: 'originSite'; value: string }
   | { kind: 'untagged' }
   | { kind: 'disowned' }
   /** docs/decisions.md §21: what the file is, its stored extension, whether it has sound */

@@ -12,7 +12,7 @@ import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
 import { postActions } from './post-actions.ts';
 import { commentsSection } from './post-comments.ts';
-import { childrenSection, parentValue, poolsSection, sourceValue } from './post-organization.ts';
+import { childrenSection, originValue, parentValue, poolsSection, sourceValue } from './post-organization.ts';
 import { categoryLegend, categoryLink } from '../tag-colors.ts';
 import { notesLayer } from '../post-notes.ts';
 import { mediaMark } from '../grid.ts';
@@ -59,6 +59,7 @@ function details(post: Post): HTMLElement {
       : [],
     row('Rating', searchLink(`rating:${post.rating}`, post.rating)),
     row('Source', sourceValue(post.source)),
+    post.origin ? row('Origin', originValue(post.origin)) : [],
     row('Parent', parentValue(post)),
     row(
       'Uploader',
