@@ -7672,7 +7672,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description image/* or application/octet-stream (default); the PUT must send it */
+                    /** @description image/*, video/* or application/octet-stream (default); the PUT must send it */
                     contentType?: string;
                     /** @description bytes; when given the PUT must be exactly this long, and an image too large is refused here (400) */
                     size?: number;
@@ -7691,7 +7691,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description contentType not an image type, size not an integer or too large, or an unknown field */
+            /** @description contentType not an image or video type, size not an integer or too large, or an unknown field */
             400: {
                 headers: {
                     [name: string]: unknown;
