@@ -107,14 +107,6 @@ export const SETTINGS = {
       'the server keeps one hash worker and starts the others when images overlap; each leaves after this long ' +
       'without work (CLI jobs keep all of theirs)',
   }),
-  thumbnailDeferMs: uploads({
-    env: 'THUMBNAIL_DEFER_MS',
-    type: wholeNumber(0, 86_400_000),
-    default: '60000',
-    doc:
-      'while uploads keep arriving, queued thumbnails wait for a pause in them, at most this long after their ' +
-      'upload (a thumbnail asked for meanwhile is made at once); `0`: made beside the uploads',
-  }),
   hashQueueLimit: uploads({
     env: 'HASH_QUEUE_LIMIT',
     type: wholeNumber(0, 100_000),
