@@ -43,7 +43,7 @@ import { Activity } from '../util/activity.ts';
 import { wireAccounts } from './account-parts.ts';
 import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
 import { wireTags } from './tag-parts.ts';
-import { locateFfmpeg } from '../video/binaries.ts';
+import { wireVideo } from './video-parts.ts';
 
 /**
  * The composition root of every service both roles run (src/roles/server.ts, src/roles/jobs.ts):
@@ -86,6 +86,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   });
   const files = wireImages(config, log, posts, true);
   const { images, hashPool } = files;
+  const video = wireVideo(config, db, hashPool);
   const descriptors = wireDescriptors(config, log, posts, files);
   // Uploads under way: background thumbnails wait for a pause in them (THUMBNAIL_DEFER_MS).
   const uploads = new Activity();
@@ -118,6 +119,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     unitOfWork,
   });
   const postService = new PostService({
+    moving: video,
     pools,
     posts: postRepository,
     outbox,
@@ -181,7 +183,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     config,
     log,
     db,
-    ffmpeg: locateFfmpeg(config.video, config.searchPath),
+    ffmpeg: video.pictures.tools,
     ...search,
     postRepository,
     people: posts.people,
@@ -239,7 +241,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     votes,
     wiki,
     notes,
-    similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
+    similar: new SimilarService({ ...engine, hashPool, moving: video, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };
 }

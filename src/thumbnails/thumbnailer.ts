@@ -38,6 +38,11 @@ export interface ThumbnailerDeps {
   uploads?: Pick<Activity, 'busy'>;
   /** THUMBNAIL_DEFER_MS: the longest a job waits for uploads to pause (0: jobs run beside uploads) */
   deferMs?: number;
+  /**
+   * docs/decisions.md §21: an animation's or a video's thumbnails are of its poster frame, which this
+   * cuts from the stored file into a still one (a still image's file is passed on as it is)
+   */
+  posters?: { withPoster<T>(postId: string, file: string, use: (still: string) => Promise<T>): Promise<T> };
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -115,13 +120,16 @@ export class Thumbnailer {
       const descriptors = this.deps.descriptors;
       const descriptor = descriptors?.wants(postId) ?? false;
       // S3: the image is fetched to a temp file for the workers (and removed after).
-      const made = await images.withLocalFile(image, (file) =>
+      const resize = (file: string) =>
         hashPool.thumbnails(
           file,
           temps.map((t) => ({ size: t.size, path: t.tempPath })),
           priority,
           { descriptor },
-        ),
+        );
+      const posters = this.deps.posters;
+      const made = await images.withLocalFile(image, (file) =>
+        posters ? posters.withPoster(postId, file, resize) : resize(file),
       );
       const kept = await images.replaceThumbnails(image, postId, temps);
       // Before the job is done: the descriptor runner passes over posts whose job is still queued.

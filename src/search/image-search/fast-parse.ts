@@ -6,6 +6,7 @@ import {
   MAX_MATCH_LENGTH,
   orderByOf,
   childOfCondition,
+  mediaCondition,
   hasNotesCondition,
   poolOrderIsValid,
   positiveId,
@@ -75,6 +76,13 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'childOf':
       return childOfCondition(value);
+    case 'mediaKind':
+    case 'durationGte':
+    case 'durationLte':
+    case 'hasAudio': {
+      const parsed = mediaCondition(type, value);
+      return typeof parsed === 'string' ? undefined : parsed;
+    }
     case 'hasNotes':
       return hasNotesCondition(value);
     default:
