@@ -41,7 +41,7 @@ const layers = [
   // the posts feature builds a post repository with its favoriters, commenters and voters
   ['src/posts'],
   // deletion requests and merging duplicates: built on the posts' write steps
-  ['src/moderation', 'src/booru'],
+  ['src/moderation', 'src/booru', 'src/import'],
   ['src/backup', 'src/health', 'src/observability'],
   // what the app is built from, and the one list of features declared with their endpoints
   ['src/app-services.ts'],

@@ -29,7 +29,7 @@ import type { SimilarService } from './search/similar/service.ts';
 import type { WebhookService } from './webhooks/service.ts';
 import type { PoolService } from './pools/service.ts';
 import type { PostChildren } from './posts/parents/children.ts';
-import type { MetricsDeps } from './observability/metrics.ts';
+import type { AppMetrics, MetricsDeps } from './observability/metrics.ts';
 
 /**
  * What the app is built from: the services its routes and middleware call. A role wires them
@@ -72,4 +72,13 @@ export interface AppServices extends MetricsDeps {
   /** docs/decisions.md §23 */
   wiki: WikiService;
   notes: NoteService;
+}
+
+/**
+ * What the endpoints are served with: the services, and what the app makes for itself (its metrics
+ * registry, one per app, and the builders of the document that lists every endpoint).
+ */
+export interface AppDeps extends AppServices {
+  metrics: AppMetrics;
+  openApi: { v31(publicUrl: string): object; v30(publicUrl: string): object };
 }

@@ -6,14 +6,13 @@ import { bodyCap, bodyCapFor } from './http/body.ts';
 import { methodGuard } from './http/method-guard.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import type { AppState } from './http/context.ts';
-import { healthRoutes } from './health/routes.ts';
 import { authenticate } from './accounts/auth-middleware.ts';
 import { createMetrics } from './observability/metrics.ts';
-import type { AppServices } from './app-services.ts';
-import { FEATURES } from './features.ts';
+import type { AppDeps, AppServices } from './app-services.ts';
 import { featureRouter, type AuthGate } from './http/endpoint.ts';
 import { requireAccount, requireAuth } from './accounts/permissions.ts';
-import { openApiRoutes } from './openapi/routes.ts';
+import { SERVED } from './openapi/operations.ts';
+import { openApi30Document, openApiDocument } from './openapi/registry.ts';
 import { requestLog } from './observability/request-log.ts';
 import { galleryRoutes } from './gallery/routes.ts';
 
@@ -41,26 +40,21 @@ export function createApp(services: AppServices): Koa<AppState> {
   const metrics = createMetrics(services);
   app.use(requestLog(services.log, [metrics.observeRequest]));
   app.use(errorHandler(services.log));
-  app.use(bodyCap(bodyCapFor(services.config.maxImageBytes)));
+  // The largest upload there is: a video (docs/decisions.md §21); each route caps its own body below it.
+  app.use(bodyCap(bodyCapFor(Math.max(services.config.maxImageBytes, services.config.video.maxVideoBytes))));
   // Before every router: an invalid X-Access-Key is 401 even on public endpoints (docs/decisions.md §2).
   app.use(authenticate(services));
   // After authentication, so writes count per user as well as per address.
   app.use(rateLimit(services.config.rateLimit));
 
-  // Every feature's endpoints (src/features.ts), then the service's own routes. Each router's middleware
-  // matches the path against all of its routes before passing it on, so the busiest features come first:
-  // a page view is one search and 24 thumbnails (issue 28). No two routers share a path, so the order
-  // changes nothing else.
-  const mounted = (names: 'busy' | 'rest') =>
-    FEATURES.filter((f) => (f.busy === true) === (names === 'busy')).map((f) => featureRouter(f, services, gate));
-  const routers: Router<AppState>[] = [
-    ...mounted('busy'),
-    healthRoutes({ ...services, postsAlias: services.postsIndex.alias }),
-    ...mounted('rest'),
-    metrics.routes(),
-    openApiRoutes(services),
-    galleryRoutes(services),
-  ];
+  // Every endpoint (src/openapi/operations.ts), then the gallery's pages. Each router's middleware matches
+  // the path against all of its routes before passing it on, so the busiest features come first: a page
+  // view is one search and 24 thumbnails (issue 28). No two routers share a path, so the order changes
+  // nothing else.
+  const deps: AppDeps = { ...services, metrics, openApi: { v31: openApiDocument, v30: openApi30Document } };
+  const mounted = (busy: boolean) =>
+    SERVED.filter((f) => (f.busy === true) === busy).map((f) => featureRouter(f, deps, gate));
+  const routers: Router<AppState>[] = [...mounted(true), ...mounted(false), galleryRoutes(services)];
   // koa-router answers 501 to a method it does not implement (PROPFIND, SEARCH...) on a known path and
   // leaves 405 bodies empty: both are the client's mistake, so 405 with the Allow header and a JSON body.
   app.use(async (ctx, next) => {

@@ -6,12 +6,14 @@
 import { accountSettingsFeature } from './accounts/account-routes.ts';
 import { sessionFeature } from './accounts/session-routes.ts';
 import { userAdminFeature } from './accounts/user-routes.ts';
-import type { AppServices } from './app-services.ts';
+import type { AppDeps } from './app-services.ts';
 import { booruFeature } from './booru/booru-routes.ts';
 import { commentsFeature } from './comments/comment-routes.ts';
 import { favoritesFeature } from './favorites/favorite-routes.ts';
 import type { Feature } from './http/endpoint.ts';
 import { mediaFeature } from './media/media-routes.ts';
+import { healthFeature } from './health/health-routes.ts';
+import { metricsFeature } from './observability/metrics-routes.ts';
 import { moderationFeature } from './moderation/moderation-routes.ts';
 import { passkeysFeature } from './passkeys/passkey-routes.ts';
 import { poolsFeature } from './pools/pool-routes.ts';
@@ -31,7 +33,7 @@ import { webhooksFeature } from './webhooks/webhook-routes.ts';
 
 // In the order the OpenAPI document lists them (its components follow that order, so a reordering
 // changes the document); the router mounts the `busy` ones first.
-export const FEATURES: readonly Feature<AppServices>[] = [
+export const FEATURES: readonly Feature<AppDeps>[] = [
   sessionFeature,
   postsFeature,
   versionsFeature,
@@ -41,6 +43,8 @@ export const FEATURES: readonly Feature<AppServices>[] = [
   imageSearchFeature,
   webhooksFeature,
   mediaFeature,
+  healthFeature,
+  metricsFeature,
   accountSettingsFeature,
   favoritesFeature,
   userAdminFeature,

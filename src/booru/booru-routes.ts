@@ -13,7 +13,11 @@ import {
   MAX_PAGE,
   searchParam,
 } from './params.ts';
+import { BooruError, BooruNote, BooruPool, BooruPost, BooruPostFields, BooruTag, BooruWikiPage } from './schemas.ts';
 import type { BooruService } from './service.ts';
+
+const str = z.string();
+const int = z.number().int();
 
 const TAG_ORDERS = ['count', 'name', 'date'] as const;
 /** Danbooru's `/tags.json` allows 1,000 a page. */
@@ -26,131 +30,12 @@ const FEED_SIZE = 20;
  * Danbooru's `{ success: false, message }`.
  */
 
-const BooruError = z
-  .object({ success: z.literal(false), message: z.string() })
-  .strict()
-  .openapi('BooruError', { description: "Danbooru's error shape, with the status the rest of the API would use" });
 const booruError = (description: string): Reply => ({ description, schema: BooruError });
-
-const str = z.string();
-const int = z.number().int();
-const BooruPost = z
-  .object({
-    id: int.openapi({ description: 'the post number' }),
-    created_at: str.openapi({ description: 'ISO 8601 with an offset' }),
-    updated_at: str,
-    uploader_id: int.nullable(),
-    score: int,
-    up_score: int,
-    down_score: int,
-    fav_count: int,
-    source: str,
-    md5: str.nullable().openapi({ description: 'of the stored file; null until the backfill reached an old post' }),
-    rating: z.enum(['g', 'q', 'e']).openapi({ description: 'g is none, q moderate, e violent' }),
-    image_width: int,
-    image_height: int,
-    file_ext: str,
-    file_size: int.nullable(),
-    file_url: str,
-    large_file_url: str,
-    preview_file_url: str,
-    tag_string: str.openapi({ description: 'tag names separated by spaces' }),
-    tag_string_general: str,
-    tag_string_artist: str,
-    tag_string_copyright: str,
-    tag_string_character: str,
-    tag_string_meta: str,
-    tag_count: int,
-    tag_count_general: int,
-    tag_count_artist: int,
-    tag_count_copyright: int,
-    tag_count_character: int,
-    tag_count_meta: int,
-    parent_id: int.nullable(),
-    has_children: z.boolean(),
-    pool_string: str,
-    last_noted_at: str.nullable().openapi({ description: 'when its newest note was written; null without notes' }),
-    is_deleted: z.boolean(),
-    is_pending: z.boolean(),
-    is_flagged: z.boolean(),
-    is_banned: z.boolean(),
-  })
-  .strict()
-  .openapi('BooruPost', { description: "a post in Danbooru's shape with imgpost's values" });
-
-const BooruNote = z
-  .object({
-    id: int,
-    post_id: int,
-    x: int,
-    y: int,
-    width: int,
-    height: int,
-    body: str,
-    is_active: z.literal(true),
-    version: int,
-    created_at: str,
-    updated_at: str,
-  })
-  .strict()
-  .openapi('BooruNote', { description: 'a note over the image, in image pixels (docs/decisions.md §23)' });
-
-const BooruWikiPage = z
-  .object({
-    id: int,
-    title: str,
-    body: str,
-    other_names: z.array(str),
-    is_locked: z.boolean(),
-    is_deleted: z.literal(false),
-    created_at: str,
-    updated_at: str,
-  })
-  .strict()
-  .openapi('BooruWikiPage');
-
-// Danbooru's only=: each post as the named fields alone (docs/decisions.md §23)
-const BooruPostFields = BooruPost.partial()
-  .extend({
-    notes: z.array(BooruNote).optional(),
-    children: z.array(BooruPost).optional(),
-    parent: z.union([BooruPost, z.null()]).optional(),
-    uploader: z.object({ id: int, name: str }).strict().nullable().optional(),
-    artist_commentary: z.null().optional(),
-  })
-  .strict()
-  .openapi('BooruPostFields', { description: 'a post reduced to the fields `only` names' });
 const only = str.optional().openapi({
   description:
     'comma-separated field names: each post as those alone; notes, children, parent and uploader nested ' +
     "as Danbooru does (gallery-dl's metadata option)",
 });
-
-const BooruTag = z
-  .object({
-    id: int,
-    name: str,
-    post_count: int,
-    category: int.openapi({ description: '0 general, 1 artist, 3 copyright, 4 character, 5 meta' }),
-  })
-  .strict()
-  .openapi('BooruTag');
-
-const BooruPool = z
-  .object({
-    id: int,
-    name: str.openapi({ description: 'spaces shown as _' }),
-    description: str,
-    post_ids: z.array(int).openapi({ description: "post numbers in the pool's order" }),
-    post_count: int,
-    category: z.literal('series'),
-    is_active: z.literal(true),
-    is_deleted: z.literal(false),
-    created_at: str,
-    updated_at: str,
-  })
-  .strict()
-  .openapi('BooruPool');
 
 const tags = str.optional().openapi({
   description:

@@ -12,7 +12,8 @@ import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
 import type { LeanPostRows } from '../kernel/lean-post-rows.ts';
-import { BOORU_CATEGORY, booruTime, toBooruPost, type BooruPost } from './view.ts';
+import type { BooruNote, BooruPool, BooruPost, BooruTag, BooruWikiPage } from './schemas.ts';
+import { BOORU_CATEGORY, booruTime, toBooruPost } from './view.ts';
 import type { UserNames } from '../kernel/user-names.ts';
 import type { NoteService } from '../notes/service.ts';
 import type { NoteRow } from '../notes/note-repository.ts';
@@ -31,7 +32,7 @@ export interface BooruDeps extends SearchDeps {
 }
 
 /** A note as Danbooru's `/notes.json` shows it (docs/decisions.md §23). */
-export const booruNote = (n: NoteRow, postNumber: number) => ({
+export const booruNote = (n: NoteRow, postNumber: number): BooruNote => ({
   id: n.id,
   post_id: postNumber,
   x: n.x,
@@ -39,20 +40,20 @@ export const booruNote = (n: NoteRow, postNumber: number) => ({
   width: n.width,
   height: n.height,
   body: n.body,
-  is_active: true as const,
+  is_active: true,
   version: n.version,
   created_at: booruTime(n.createdAt),
   updated_at: booruTime(n.updatedAt),
 });
 
 /** A wiki page as Danbooru's `/wiki_pages.json` shows it (docs/decisions.md §23). */
-export const booruWikiPage = (w: WikiRow) => ({
+export const booruWikiPage = (w: WikiRow): BooruWikiPage => ({
   id: w.id,
   title: w.tag,
   body: w.body,
   other_names: w.otherNames,
   is_locked: w.locked,
-  is_deleted: false as const,
+  is_deleted: false,
   created_at: booruTime(w.createdAt),
   updated_at: booruTime(w.updatedAt),
 });
@@ -78,6 +79,11 @@ function sortFor(order: QueryOrder | undefined): SortClause[] {
       return [countSort('score', 'asc'), ...NEWEST];
     case 'comment_count':
       return [countSort('comments', 'desc'), ...NEWEST];
+    // docs/decisions.md §23: as Danbooru, by the newest note's time, posts without notes last (first ascending)
+    case 'note':
+      return [{ last_noted_at: { order: 'desc', missing: '_last' } }, ...NEWEST];
+    case 'note_asc':
+      return [{ last_noted_at: { order: 'asc', missing: '_first' } }, ...NEWEST];
     default:
       return NEWEST;
   }
@@ -169,12 +175,12 @@ export class BooruService {
   }
 
   /** `/notes.json?search[post_id]=N`: the post's notes, oldest first (every post's newest without it). */
-  notes(postNumber: number): ReturnType<typeof booruNote>[] {
+  notes(postNumber: number): BooruNote[] {
     return (this.deps.notes.ofPosts([postNumber]).get(postNumber) ?? []).map((n) => booruNote(n, postNumber));
   }
 
   /** `/wiki_pages.json?search[title]=…`: the page of that title (through aliases), else the newest pages. */
-  wikiPages(title: string | undefined, offset: number, limit: number): ReturnType<typeof booruWikiPage>[] {
+  wikiPages(title: string | undefined, offset: number, limit: number): BooruWikiPage[] {
     if (title !== undefined) {
       const page = this.deps.wiki.find(title.replace(/ /g, '_')) ?? this.deps.wiki.find(title);
       return page && offset === 0 ? [booruWikiPage(page)] : [];
@@ -184,7 +190,7 @@ export class BooruService {
   }
 
   /** `/wiki_pages/{title}.json` */
-  wikiPage(title: string): ReturnType<typeof booruWikiPage> {
+  wikiPage(title: string): BooruWikiPage {
     const page = this.deps.wiki.find(title);
     if (!page) throw notFound('no wiki page has that title');
     return booruWikiPage(page);
@@ -211,14 +217,14 @@ export class BooruService {
   }
 
   /** `/tags.json`: `{ id, name, post_count, category }`. */
-  tags(pattern: string | undefined, order: 'count' | 'name' | 'date', offset: number, limit: number) {
+  tags(pattern: string | undefined, order: 'count' | 'name' | 'date', offset: number, limit: number): BooruTag[] {
     return this.deps.tagRepository
       .matching(pattern, order, offset, limit)
       .map((t) => ({ id: t.id, name: t.name, post_count: t.count, category: BOORU_CATEGORY[t.category] }));
   }
 
   /** `/pools/{N}.json` */
-  pool(id: number) {
+  pool(id: number): BooruPool {
     const detail = this.deps.pools.get(id);
     const seqs = this.deps.postRepository.links.seqsOfIds(detail.postIds);
     return {
@@ -227,7 +233,7 @@ export class BooruService {
       description: detail.description,
       post_ids: detail.postIds.flatMap((uuid) => seqs.get(uuid) ?? []),
       post_count: detail.postCount,
-      category: 'series' as const,
+      category: 'series',
       is_active: true,
       is_deleted: false,
       created_at: booruTime(detail.createdAt),
@@ -239,7 +245,7 @@ export class BooruService {
    * `/pools.json`: pools whose name matches `pattern` (case-insensitive, `*` any run, `_` a space or an
    * underscore), by name; the pools starting with the part before the first `*` are read, then matched.
    */
-  pools(pattern: string | undefined, offset: number, limit: number) {
+  pools(pattern: string | undefined, offset: number, limit: number): BooruPool[] {
     const p = (pattern ?? '*').toLowerCase();
     const prefix = p.split('*')[0].replace(/_/g, ' ');
     const re = new RegExp(

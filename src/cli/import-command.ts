@@ -2,53 +2,131 @@ import fs from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { jobsRole } from './jobs-role.ts';
-import { importDirectory } from '../posts/import.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
+import type { ImportSummary } from '../import/importer.ts';
 
-const USAGE = `Usage: imgpost import DIR [--force] [--json]
+const USAGE = `Usage: imgpost import DIR [--dry-run] [--map-users] [--force] [--json]
+       imgpost import --history [--json]
 
-Imports every JPEG, PNG, GIF, WebP and AVIF file under DIR (recursively) as a legacy post with no
-owner. Files are copied; DIR is left as it was. Near-duplicates of existing posts are skipped.
-Safe beside a running server; their thumbnails are queued for the server to make (or made when
-first requested; \`imgpost rethumb --missing\` makes them without a server).
+Imports another board's archive (docs/decisions.md §22). Every file under DIR (recursively) with
+gallery-dl's metadata beside it (gallery-dl --write-metadata: FILE.EXT.json) becomes a post with its
+tags and their categories, rating, source, creation date, parent, pools, comments and origin (the site
+and the post's id there). Understood: Danbooru and the boards speaking its API (imgpost among them),
+e621/e926, Gelbooru and Gelbooru 0.2 boards, Moebooru boards (yande.re, Konachan), szurubooru,
+Philomena (Derpibooru) and Shimmie2; a board of its own is recognised by its metadata's shape.
+Image files without metadata are imported bare, as legacy posts with no owner.
+
+The same origin post is never imported twice: an import run again, or killed and run again, brings
+only what is missing. A near-duplicate of a post here enriches that post (the tags it lacked, the
+origin) instead of being stored again. Files are copied; DIR is left as it was. Safe beside a running
+server: its uploads and searches go on; thumbnails are queued for the server to make.
 
 Options:
-  --force   import near-duplicates too
-  --json    print a JSON summary on stdout
-  --help    this text
+  --dry-run    read and map everything, write nothing; print the mapping it would apply (sites,
+               tags of each category, ratings, fields it does not know)
+  --map-users  a post whose uploader's name is an account here is owned by it (else it is a legacy
+               post keeping the name in its origin)
+  --force      store near-duplicates as posts of their own too
+  --json       print the summary as JSON on stdout
+  --history    list the past imports (what, when, how many)
+  --help       this text
 
-Progress goes to stderr. Exit status: 0 done, 1 some files were not images, 2 usage error.
+Progress (posts, posts a second, time left) goes to stderr, then the summary and every file refused
+with its reason. Exit status: 0 done, 1 some files were refused, 2 usage error.
 `;
 
 export async function run(args: string[]): Promise<number> {
   const parsed = parseCommand('import', USAGE, {
     args,
     allowPositionals: true,
-    options: { force: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      force: { type: 'boolean' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      'map-users': { type: 'boolean' },
+      history: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const dir = positionals[0];
-  if (positionals.length !== 1 || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    process.stderr.write(`imgpost import: give one existing directory\n\n${USAGE}`);
+  if (values.history ? positionals.length !== 0 : positionals.length !== 1 || !isDirectory(dir)) {
+    process.stderr.write(`imgpost import: give one existing directory (or --history alone)\n\n${USAGE}`);
     return 2;
   }
   const config = loadConfig();
   const { openToolJob } = await jobsRole();
   const services = await openToolJob(config, createLogger(config.logLevel === 'debug' ? 'debug' : 'warn'));
   try {
-    const result = await importDirectory(services.postService, services.images.tmpDir, dir, {
-      force: Boolean(values.force),
-      progress: (total) => createProgress('import', total, { unit: 'files' }),
-    });
-    process.stderr.write(
-      `imported ${result.imported}, skipped ${result.duplicates} near-duplicates, ${result.invalid.length} not images\n`,
+    const { ImportRuns } = await import('../import/import-runs.ts');
+    const runs = new ImportRuns(services.db);
+    if (values.history) {
+      const list = runs.list();
+      if (values.json) process.stdout.write(`${JSON.stringify(list)}\n`);
+      else
+        for (const r of list)
+          process.stdout.write(
+            `${r.startedAt}  ${r.finishedAt ? 'finished' : 'unfinished'}  imported ${r.imported}, merged ${r.merged}, already ${r.already}, refused ${r.refused}  ${r.source}\n`,
+          );
+      return 0;
+    }
+    const { importArchive } = await import('../import/importer.ts');
+    const summary = await importArchive(
+      {
+        postService: services.postService,
+        posts: services.postRepository,
+        unitOfWork: services.unitOfWork,
+        pools: services.pools,
+        comments: services.people.comments,
+        users: services.accounts.users,
+        runs,
+        tmpDir: services.images.tmpDir,
+      },
+      dir,
+      {
+        force: Boolean(values.force),
+        dryRun: Boolean(values['dry-run']),
+        mapUsers: Boolean(values['map-users']),
+        progress: (total) => createProgress('import', total, { unit: 'posts', timeLeft: true }),
+      },
     );
-    for (const bad of result.invalid) process.stderr.write(`  ${bad.file}: ${bad.reason}\n`);
-    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    return result.invalid.length > 0 ? 1 : 0;
+    report(summary);
+    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return summary.refused.length > 0 ? 1 : 0;
   } finally {
     await services.close();
   }
+}
+
+const isDirectory = (dir: string | undefined) =>
+  dir !== undefined && fs.existsSync(dir) && fs.statSync(dir).isDirectory();
+
+function report(s: ImportSummary): void {
+  const out = (line: string) => process.stderr.write(`${line}\n`);
+  if (s.dryRun) {
+    out('dry run: nothing was written. The mapping it would apply:');
+    for (const [site, { family, posts }] of Object.entries(s.mapping.sites))
+      out(`  site ${site} (read as ${family}): ${posts} posts`);
+    out(
+      `  tags: ${Object.entries(s.mapping.tags)
+        .map(([c, n]) => `${n} ${c}`)
+        .join(', ')}`,
+    );
+    for (const [rating, n] of Object.entries(s.mapping.ratings)) out(`  rating ${rating}: ${n} posts`);
+    const unknown = Object.entries(s.mapping.unknownFields);
+    out(
+      unknown.length
+        ? `  fields not read: ${unknown.map(([f, n]) => `${f} (${n})`).join(', ')}`
+        : '  fields not read: none',
+    );
+    out(`  already imported: ${s.alreadyImported}`);
+  } else
+    out(
+      `imported ${s.imported}, merged into existing posts ${s.merged}, already imported ${s.alreadyImported}, ` +
+        `bare files ${s.bare} (near-duplicates skipped ${s.bareDuplicates}), parents set ${s.parentsSet}, ` +
+        `pools ${s.pools}, comments ${s.comments}, refused ${s.refused.length}`,
+    );
+  for (const bad of s.refused) out(`  refused ${bad.file}: ${bad.reason}`);
 }

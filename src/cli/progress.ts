@@ -13,6 +13,16 @@ export interface ProgressOptions {
   silent?: boolean;
   /** what is counted, for the rate: "docs" (default), "files", "posts" */
   unit?: string;
+  /** show the time left at the rate so far (import, docs/decisions.md §22) */
+  timeLeft?: boolean;
+}
+
+/** Seconds as `42s`, `3m05s`, `2h07m`. */
+export function duration(secs: number): string {
+  const s = Math.round(secs);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 const WIDTH = 30;
@@ -36,7 +46,8 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
     const filled = Math.round(pct * WIDTH);
     const secs = (Date.now() - started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
-    return `${phase} [${'#'.repeat(filled)}${' '.repeat(WIDTH - filled)}] ${Math.floor(pct * 100)}% ${done}/${total} ${rate} ${unit}/s`;
+    const left = opts.timeLeft && done > 0 && done < total ? `, ${duration(((total - done) * secs) / done)} left` : '';
+    return `${phase} [${'#'.repeat(filled)}${' '.repeat(WIDTH - filled)}] ${Math.floor(pct * 100)}% ${done}/${total} ${rate} ${unit}/s${left}`;
   };
   const draw = (force = false) => {
     if (opts.silent) return;

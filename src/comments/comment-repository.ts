@@ -13,10 +13,12 @@ export interface CommentRow {
   createdAt: string;
   updatedAt: string;
   edited: boolean;
+  /** docs/decisions.md §22: the author's name on the board an import brought the comment from */
+  originAuthor: string | null;
 }
 
 const SELECT = `SELECT c.id, c.post_seq AS postSeq, p.id AS postId, c.author_id AS authorId, c.body,
-  c.created_at AS createdAt, c.updated_at AS updatedAt, c.edited
+  c.created_at AS createdAt, c.updated_at AS updatedAt, c.edited, c.origin_author AS originAuthor
   FROM comments c JOIN posts p ON p.seq = c.post_seq`;
 
 type Raw = Omit<CommentRow, 'edited'> & { edited: number };
@@ -51,6 +53,17 @@ export class CommentRepository implements Commenters {
       'INSERT INTO comments (post_seq, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     ).run(postSeq, authorId, body, at, at);
     return Number(info.lastInsertRowid);
+  }
+
+  /**
+   * A comment an import brought (docs/decisions.md §22): by nobody here, its author's name there kept as
+   * text, its date there; `key` (site and comment id) makes a second import of it do nothing.
+   */
+  insertImported(postSeq: number, c: { key: string; author: string | null; body: string; createdAt: string }): void {
+    this.stmt(
+      `INSERT INTO comments (post_seq, author_id, body, created_at, updated_at, origin_author, origin_key)
+       VALUES (?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ).run(postSeq, c.body, c.createdAt, c.createdAt, c.author, c.key);
   }
 
   /** Comments written in bulk (the seeder); the counts follow by trigger. */

@@ -49,6 +49,11 @@ export const Comment = z
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
     edited: z.boolean(),
+    // docs/decisions.md §22
+    originAuthor: z
+      .string()
+      .optional()
+      .openapi({ description: "only on an imported comment: its author's name on the board it came from" }),
   })
   .strict()
   .openapi('Comment');

@@ -150,6 +150,7 @@ export class CommentService {
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
         edited: r.edited,
+        ...(r.originAuthor !== null ? { originAuthor: r.originAuthor } : {}),
       };
     });
   }

@@ -61,6 +61,10 @@ function bodyFor(err: AppError, asMessage: boolean, asBooru = false): unknown {
       return err.details;
     case 'login_failed':
       return err.message;
+    // docs/decisions.md §21: a refused file is an issue of the `image` part, its code naming why
+    case 'unsupported_media':
+    case 'media_too_complex':
+      return [{ code: err.code, expected: '', received: '', path: ['image'], message: err.message }];
     default:
       return { error: err.message };
   }

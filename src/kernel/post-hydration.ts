@@ -1,18 +1,30 @@
 import type { Statement } from '../db/statements.ts';
-import type { PostRecord, Tag } from './post-record.ts';
+import type { PostMedia, PostRecord, Tag } from './post-record.ts';
 import { namesFor, type UserNames } from './user-names.ts';
 import type { Commenters, Favoriters } from './post-people.ts';
 import type { PoolMembership } from './pool-membership.ts';
+import type { PostOrigins } from './post-origins.ts';
 import { TAG_ORDER } from './tag-category.ts';
 
 /** A post row as read: the record without its uploader's name and tags, columns named as the record names them. */
-export type PostRow = Omit<PostRecord, 'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools'>;
+export type PostRow = Omit<
+  PostRecord,
+  'uploaderName' | 'tags' | 'favoritedBy' | 'commentedBy' | 'pools' | 'media' | 'origins'
+> & {
+  mediaKind: PostMedia['kind'];
+  duration: number | null;
+  frameCount: number | null;
+  hasAudio: number;
+  fileSize: number | null;
+};
 
 /** Every post read starts here, then adds its WHERE/ORDER BY; the rows go through PostHydration.hydrate. */
 export const POST_SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime, p.width, p.height, p.hash, p.uploader_id AS uploaderId,
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
   p.upvotes, p.downvotes, p.comments,
-  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId
+  p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId,
+  p.media_kind AS mediaKind, p.duration, p.frame_count AS frameCount, p.has_audio AS hasAudio, p.file_size AS fileSize,
+  p.notes, p.last_noted_at AS lastNotedAt
   FROM posts p`;
 
 /** What a record holds besides its row: the tables the hydration reads once per page of rows. */
@@ -21,6 +33,7 @@ export interface RecordParts {
   favorites: Favoriters;
   comments: Commenters;
   pools: PoolMembership;
+  origins: PostOrigins;
 }
 
 /** Post rows made whole records: one read per table for the whole page, never one per post. */
@@ -53,6 +66,7 @@ export class PostHydration {
     const favoriters = this.parts.favorites.favoritersOf(rows.filter((r) => r.favorites > 0).map((r) => r.seq));
     const commenters = this.parts.comments.commentersOf(rows.filter((r) => r.comments > 0).map((r) => r.seq));
     const places = this.parts.pools.placesOf(rows.map((r) => r.seq));
+    const origins = this.parts.origins.of(rows.map((r) => r.seq));
     // Field order as the record declares it: records are stored as JSON in outbox rows.
     return rows.map(
       ({
@@ -67,6 +81,13 @@ export class PostHydration {
         source,
         parentSeq,
         parentId,
+        mediaKind,
+        duration,
+        frameCount,
+        hasAudio,
+        fileSize,
+        notes,
+        lastNotedAt,
         ...r
       }) => ({
         ...r,
@@ -86,6 +107,10 @@ export class PostHydration {
         parentSeq,
         parentId,
         pools: places.get(r.seq) ?? [],
+        media: { kind: mediaKind, duration, frames: frameCount, hasAudio: hasAudio === 1, bytes: fileSize },
+        origins: origins.get(r.seq) ?? [],
+        notes,
+        lastNotedAt,
       }),
     );
   }

@@ -16,12 +16,39 @@ export interface PoolPlace {
   position: number;
 }
 
+/**
+ * Where an imported post came from (docs/decisions.md §22): the site (gallery-dl's category, or the host),
+ * the post's id there, its address, and its uploader's name there (null when the site gave none).
+ */
+export interface PostOrigin {
+  site: string;
+  id: string;
+  url: string;
+  uploader: string | null;
+}
+
 /** The longest source a post may carry (docs/decisions.md §19). */
 export const MAX_SOURCE = 2048;
 /** Tag names are 1 to 64 characters (code points) without whitespace or control characters (docs/decisions.md §4). */
 export const MAX_TAG_LENGTH = 64;
 
 export const RATINGS = ['none', 'moderate', 'violent'] as const;
+
+/** What a post's file is (docs/decisions.md §21): a still image, an animation or a video. */
+export const MEDIA_KINDS = ['image', 'animation', 'video'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
+/** A post's moving-picture facts, read from its bytes at upload (docs/decisions.md §21). */
+export interface PostMedia {
+  kind: MediaKind;
+  /** seconds; null for a still image */
+  duration: number | null;
+  /** null for a still image, or where the container does not say */
+  frames: number | null;
+  hasAudio: boolean;
+  /** the stored file's size; null while the file-facts backfill has not reached the post */
+  bytes: number | null;
+}
 export type Rating = (typeof RATINGS)[number];
 
 /** A post as SQLite holds it, with its tag names (sorted) and its uploader's name joined in. */
@@ -60,7 +87,17 @@ export interface PostRecord {
   parentId: string | null;
   /** the pools the post is in, by pool id (docs/decisions.md §19) */
   pools: PoolPlace[];
+  /** docs/decisions.md §21 */
+  media: PostMedia;
+  /** where it was imported from, first import first; empty for a post uploaded here (docs/decisions.md §22) */
+  origins: PostOrigin[];
+  /** docs/decisions.md §23: how many notes it has and when the newest was written (kept by SQLite triggers) */
+  notes: number;
+  lastNotedAt: string | null;
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */
-export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & { tagNames: string[] };
+export type ImageItemRow = Pick<PostRecord, 'seq' | 'id' | 'text' | 'rating' | 'ext'> & {
+  tagNames: string[];
+  media?: Pick<PostMedia, 'kind' | 'duration'>;
+};

@@ -1,13 +1,14 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { TagRules } from './tag-rules.ts';
-import type { ImageItemRow, PostRecord, Rating } from './post-record.ts';
+import type { ImageItemRow, PostMedia, PostRecord, Rating, TagCategory } from './post-record.ts';
 import type { UserNames } from './user-names.ts';
 import type { Commenters, Favoriters, PostPeople, Voters } from './post-people.ts';
 import { RobustDescriptors } from '../robust/descriptor-table.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
 import { FileFacts } from './file-facts.ts';
+import { PostOrigins } from './post-origins.ts';
 import { POST_SELECT as SELECT, PostHydration, type PostRow } from './post-hydration.ts';
 import { PostWrites, type NewPost } from './post-writes.ts';
 
@@ -37,6 +38,8 @@ export class PostRepository {
   readonly links: PostLinks;
   /** the stored files' MD5 and size (docs/decisions.md §20) */
   readonly files: FileFacts;
+  /** where imported posts came from (docs/decisions.md §22) */
+  readonly origins: PostOrigins;
 
   /** post rows made records */
   private readonly records: PostHydration;
@@ -59,11 +62,13 @@ export class PostRepository {
     this.pools = new PoolMembership(db);
     this.links = new PostLinks(db);
     this.files = new FileFacts(db);
+    this.origins = new PostOrigins(db);
     this.records = new PostHydration(this.stmt, {
       users,
       favorites: this.favorites,
       comments: this.comments,
       pools: this.pools,
+      origins: this.origins,
     });
     this.writes = new PostWrites(db, this.stmt, this.tagRules);
   }
@@ -106,10 +111,14 @@ export class PostRepository {
   imageItemsBySeq(seqs: number[]): ImageItemRow[] {
     if (seqs.length === 0) return [];
     const rows = this.stmt(
-      `SELECT p.seq, p.id, p.text, p.rating, p.ext,
+      `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.media_kind AS mediaKind, p.duration,
          (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags
        FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
-    ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames'> & { tags: string })[];
+    ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames' | 'media'> & {
+      tags: string;
+      mediaKind: PostMedia['kind'];
+      duration: number | null;
+    })[];
     return rows.map((r) => ({
       seq: r.seq,
       id: r.id,
@@ -117,6 +126,7 @@ export class PostRepository {
       rating: r.rating,
       ext: r.ext,
       tagNames: JSON.parse(r.tags) as string[],
+      ...(r.mediaKind === 'image' ? {} : { media: { kind: r.mediaKind, duration: r.duration } }),
     }));
   }
 
@@ -243,6 +253,11 @@ export class PostRepository {
   /** Creates the tags among `names` that do not exist yet, in the order given (their ids follow it). */
   ensureTags(names: Iterable<string>): void {
     this.writes.ensureTags(names);
+  }
+
+  /** Creates the tags among `tags` that do not exist yet, with their category (docs/decisions.md §22). */
+  ensureTagsWithCategory(tags: Iterable<{ name: string; category: TagCategory }>): void {
+    this.writes.ensureTagsWithCategory(tags);
   }
 
   /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */

@@ -2,7 +2,7 @@ import type { Db } from '../db/sqlite.ts';
 import type { Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 import type { TagRules } from './tag-rules.ts';
-import type { PostRecord } from './post-record.ts';
+import type { PostMedia, PostRecord } from './post-record.ts';
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
 export type NewPost = Pick<
@@ -17,6 +17,8 @@ export type NewPost = Pick<
   /** the stored file's MD5 (hex) and size (docs/decisions.md §20); a backfill fills them when absent */
   md5?: string;
   fileSize?: number;
+  /** docs/decisions.md §21: absent for a still image */
+  media?: Omit<PostMedia, 'bytes'>;
 };
 
 /**
@@ -35,8 +37,8 @@ export class PostWrites {
     const info = this.db
       .prepare(
         `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-           source, parent_seq, md5, file_size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+           source, parent_seq, md5, file_size, media_kind, duration, frame_count, has_audio)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         post.id,
@@ -55,6 +57,10 @@ export class PostWrites {
         post.parentSeq ?? null,
         post.md5 ?? null,
         post.fileSize ?? null,
+        post.media?.kind ?? 'image',
+        post.media?.duration ?? null,
+        post.media?.frames ?? null,
+        post.media?.hasAudio ? 1 : 0,
       );
     const seq = Number(info.lastInsertRowid);
     this.addTags(seq, post.tags);
@@ -98,6 +104,17 @@ export class PostWrites {
     // folded: the case-insensitive key the tag autocomplete searches (src/tags).
     const create = this.stmt('INSERT INTO tags (name, folded) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
     for (const name of names) create.run(name, foldTag(name));
+  }
+
+  /**
+   * Creates the tags among `tags` that do not exist yet with the category given (docs/decisions.md §22: an
+   * existing tag keeps the board's own category).
+   */
+  ensureTagsWithCategory(tags: Iterable<{ name: string; category: string }>): void {
+    const create = this.stmt(
+      'INSERT INTO tags (name, folded, category) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    );
+    for (const t of tags) create.run(t.name, foldTag(t.name), t.category);
   }
 
   /** Makes the post's tags exactly `names` (resolved), creating tags that do not exist yet. */

@@ -4,7 +4,7 @@
  * strict, so the contract test catches a field the document does not name.
  */
 import { THUMBNAIL_SIZES } from './media-names.ts';
-import { MAX_SOURCE, RATINGS, TAG_CATEGORIES } from './post-record.ts';
+import { MAX_SOURCE, MEDIA_KINDS, RATINGS, TAG_CATEGORIES } from './post-record.ts';
 import { TRANSFORMS } from '../hashing/dihedral.ts';
 import { z } from '../util/zod.ts';
 
@@ -30,8 +30,42 @@ export const Thumbnails = z
   )
   .strict()
   .openapi('Thumbnails', {
-    description: 'WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame)',
+    description:
+      "WebP thumbnails by their long side in pixels (never upscaled); an animation's or a video's show its poster frame",
   });
+
+/** docs/decisions.md §21: what the post's file is, read from its bytes. */
+export const Media = z
+  .object({
+    kind: z.enum(MEDIA_KINDS).openapi({ description: 'a still image, an animation (GIF, APNG, WebP) or a video' }),
+    mime: z.string().openapi({ description: "the stored file's type", example: 'video/webm' }),
+    width: z.number().int(),
+    height: z.number().int(),
+    bytes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "the stored file's size; null until measured (posts stored before it was recorded)" }),
+    duration: z.number().nullable().openapi({ description: 'seconds; null for a still image' }),
+    frames: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'null for a still image, or where the file does not say' }),
+    hasAudio: z.boolean(),
+  })
+  .strict()
+  .openapi('Media');
+/** docs/decisions.md §22: the site (gallery-dl category or host), the post id and address there, its uploader there. */
+export const PostOriginShape = z
+  .object({
+    site: z.string(),
+    id: z.string(),
+    url: z.string(),
+    uploader: z.string().nullable().openapi({ description: "the uploader's name there; null when the site gave none" }),
+  })
+  .strict()
+  .openapi('PostOrigin');
 
 export const postFields = {
   id: uuid,
@@ -64,6 +98,11 @@ export const postFields = {
   source: z.string().max(MAX_SOURCE).openapi({ description: "where the picture came from; '' when unknown" }),
   parentId: uuid.nullable().openapi({ description: "the parent post's UUID, or null" }),
   aggr: z.number().optional().openapi({ description: 'only on imported legacy posts that have one' }),
+  media: Media,
+  // docs/decisions.md §22
+  origin: PostOriginShape.optional().openapi({
+    description: 'only on imported posts: where the post was first imported from',
+  }),
 };
 
 export const Post = z.object(postFields).strict().openapi('Post');
@@ -131,6 +170,14 @@ export const ImageSearchImage = z
       .url()
       .openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
     tags: z.array(z.string()),
+    media: z
+      .object({
+        kind: z.enum(['animation', 'video']),
+        duration: z.number().nullable().openapi({ description: 'seconds' }),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: 'only on an animation or a video (docs/decisions.md §21): what it is and how long' }),
   })
   .strict();
 export type ImageSearchImage = z.infer<typeof ImageSearchImage>;
@@ -169,9 +216,9 @@ export const RobustItem = z
       description:
         "1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256)",
     }),
-    kind: z.enum(['similar', 'crop', 'border', 'overlay']).openapi({
+    kind: z.enum(['similar', 'crop', 'border', 'overlay', 'frames']).openapi({
       description:
-        "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match",
+        "`crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match; `frames`: a frame of the image asked about (a still, or a frame of an animation or video) is a frame of this post's animation or video (docs/decisions.md §21; `score` is then 1 - differing bits / 64)",
     }),
   })
   .strict();

@@ -84,9 +84,10 @@ export class WriteTransaction {
   /**
    * An edit (a revert is one) from `before` to `after`. An edit that changed nothing still fires
    * its event, but is no new version. The webhook's Changes are the metadata's; a version also
-   * records a change of source or parent (docs/decisions.md §19).
+   * records a change of source or parent (docs/decisions.md §19). No initiator: an import's change
+   * (docs/decisions.md §22), a version by nobody.
    */
-  updated(before: PostRecord, after: PostRecord, initiator: Initiator): OutboxRow {
+  updated(before: PostRecord, after: PostRecord, initiator: Initiator | null): OutboxRow {
     this.inTransaction('updated');
     const previous = metadataOf(before);
     // The history's diff: a source or parent change is a version too (docs/decisions.md §19).

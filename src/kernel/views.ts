@@ -34,8 +34,21 @@ export function toPostView(p: PostRecord, mediaUrl: string): PostView {
     comments: p.comments,
     source: p.source,
     parentId: p.parentId,
+    media: {
+      kind: p.media.kind,
+      mime: p.mime,
+      width: p.width,
+      height: p.height,
+      bytes: p.media.bytes,
+      duration: p.media.duration,
+      frames: p.media.frames,
+      hasAudio: p.media.hasAudio,
+    },
   };
   if (p.aggr !== null) view.aggr = p.aggr;
+  // Outbox rows written before docs/decisions.md §22 carry no origins.
+  const origin = p.origins?.[0];
+  if (origin) view.origin = { ...origin };
   return view;
 }
 
@@ -48,7 +61,15 @@ export const toDuplicateMatch = (p: PostRecord, mediaUrl: string): DuplicateMatc
 
 export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearchImage =>
   imageSearchItem(
-    { seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) },
+    {
+      seq: p.seq,
+      id: p.id,
+      text: p.text,
+      rating: p.rating,
+      ext: p.ext,
+      tagNames: p.tags.map((t) => t.name),
+      ...(p.media.kind === 'image' ? {} : { media: { kind: p.media.kind, duration: p.media.duration } }),
+    },
     mediaUrl,
   );
 
@@ -60,6 +81,7 @@ export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchI
   imageUrl: imageUrl(mediaUrl, p),
   thumbnailUrl: thumbnailUrl(mediaUrl, p.id, SMALL_THUMBNAIL),
   tags: p.tagNames,
+  ...(p.media && p.media.kind !== 'image' ? { media: { kind: p.media.kind, duration: p.media.duration } } : {}),
 });
 
 export function toSimilarItem(

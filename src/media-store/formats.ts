@@ -18,6 +18,19 @@ export type ImageFormat = keyof typeof IMAGE_FORMATS;
 
 const formats = Object.values(IMAGE_FORMATS);
 
+/** Videos (docs/decisions.md §21): stored extension and Content-Type; animations keep their image types. */
+export const VIDEO_FORMATS = {
+  webm: { mime: 'video/webm', ext: 'webm', otherMimes: [], fileExts: ['webm'] },
+  mp4: { mime: 'video/mp4', ext: 'mp4', otherMimes: [], fileExts: ['mp4', 'm4v'] },
+} as const;
+
+const videoFormats = Object.values(VIDEO_FORMATS);
+
+export const VIDEO_MIMES: string[] = videoFormats.map((f) => f.mime);
+
+/** Every stored original's extension: images' and videos'. */
+export const MEDIA_EXTS: string[] = [...formats, ...videoFormats].map((f) => f.ext);
+
 /** The canonical MIME types, e.g. for the OpenAPI document. */
 export const IMAGE_MIMES: string[] = formats.map((f) => f.mime);
 
@@ -31,11 +44,14 @@ const lookup = (entries: Iterable<readonly [string, string]>): Record<string, st
 
 /** A declared Content-Type (canonical or a common alias) to the stored extension. */
 export const EXT_BY_MIME: Record<string, string> = lookup(
-  formats.flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])),
+  [...formats, ...videoFormats].flatMap((f) => [f.mime, ...f.otherMimes].map((m) => [m, f.ext])),
 );
 
 /** Stored extension to Content-Type; thumbnails are `.webp` too. */
-export const MIME_BY_EXT: Record<string, string> = lookup(formats.map((f) => [f.ext, f.mime]));
+export const MIME_BY_EXT: Record<string, string> = lookup([...formats, ...videoFormats].map((f) => [f.ext, f.mime]));
 
-/** File names `imgpost import` treats as images. */
-export const IMPORTABLE_FILE = new RegExp(`\\.(?:${formats.flatMap((f) => f.fileExts).join('|')})$`, 'i');
+/** File names `imgpost import` picks up: images, animations and videos. */
+export const IMPORTABLE_FILE = new RegExp(
+  `\\.(?:${[...formats, ...videoFormats].flatMap((f) => f.fileExts).join('|')})$`,
+  'i',
+);

@@ -5,7 +5,7 @@ import { z } from '../util/zod.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
 import { THUMBNAIL_SIZES, thumbnailUrl } from '../kernel/media-names.ts';
 import type { Thumbnailer } from '../thumbnails/thumbnailer.ts';
-import { IMAGE_EXTS, IMAGE_MIMES, MIME_BY_EXT } from '../media-store/formats.ts';
+import { IMAGE_MIMES, MEDIA_EXTS, MIME_BY_EXT, VIDEO_MIMES } from '../media-store/formats.ts';
 import type { MediaRedirect } from './redirect.ts';
 import type { ImageStore } from '../media-store/image-store.ts';
 import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from '../media-store/media-store.ts';
@@ -13,7 +13,7 @@ import { RangeNotSatisfiableError, type ByteRange, type ObjectRead } from '../me
 // Only names the service itself issues: a UUID and a known extension, or a UUID, a thumbnail size
 // and webp. Anything else (.., %2F, NUL) is 404.
 const IMAGE_NAME = new RegExp(
-  `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:${IMAGE_EXTS.join('|')}|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
+  `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:${MEDIA_EXTS.join('|')}|(?:${THUMBNAIL_SIZES.join('|')})\\.webp)$`,
 );
 
 /** Parses a single `bytes=` range; undefined means "serve it all" (or a form we do not take), null unsatisfiable. */
@@ -68,8 +68,8 @@ export const mediaFeature: Feature<MediaDeps> = {
       },
       responses: {
         ...always,
-        200: { description: 'the file', contentTypes: IMAGE_MIMES },
-        206: { description: 'the requested range', contentTypes: IMAGE_MIMES },
+        200: { description: 'the file', contentTypes: [...IMAGE_MIMES, ...VIDEO_MIMES] },
+        206: { description: 'the requested range', contentTypes: [...IMAGE_MIMES, ...VIDEO_MIMES] },
         // MEDIA_REDIRECT=presigned (S3 store): the bytes come from the bucket; the redirect may be kept
         // only for the private max-age it states (below the URL's life).
         302: {

@@ -1,10 +1,7 @@
-import Router from '@koa/router';
 import client from 'prom-client';
-import { metricsAccess } from './metrics-access.ts';
 import type { Config } from '../config.ts';
 import type { EsClient } from '../elasticsearch/client.ts';
 import type { HashPool } from '../hashing/pool.ts';
-import type { AppState } from '../http/context.ts';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
@@ -29,7 +26,8 @@ export interface AppMetrics {
   readonly registry: client.Registry;
   /** Feeds the latency histogram; the request-log middleware calls it once per request. */
   observeRequest(record: RequestRecord): void;
-  routes(): Router<AppState>;
+  /** The exposition a scrape gets (./metrics-routes.ts serves it). */
+  scrape(): Promise<{ contentType: string; text: string }>;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -174,14 +172,8 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
         r.durationMs / 1000,
       );
     },
-    routes() {
-      const router = new Router<AppState>();
-      router.get('/metrics', metricsAccess(deps.config), async (ctx) => {
-        ctx.set('Cache-Control', 'no-store');
-        ctx.type = registry.contentType;
-        ctx.body = await registry.metrics();
-      });
-      return router;
+    async scrape() {
+      return { contentType: registry.contentType, text: await registry.metrics() };
     },
   };
 }

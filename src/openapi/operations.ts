@@ -1,21 +1,20 @@
 /**
- * Every operation the document lists: each feature's endpoints (declared with their handlers, src/features.ts)
- * and the service's own. The registry turns this list into the OpenAPI document; the contract test
- * validates recorded responses against it.
+ * Every endpoint the app serves, in the order the OpenAPI document lists them: the features
+ * (src/features.ts) with the document's own endpoints (./openapi-routes.ts) after the service's
+ * health and metrics, where the document has always listed them. The app mounts this list and the
+ * registry turns it into the document; the contract test validates recorded responses against it.
  */
+import type { AppDeps } from '../app-services.ts';
 import { FEATURES } from '../features.ts';
-import type { Operation } from '../http/endpoint.ts';
-import { SERVICE_OPERATIONS } from './operations/service.ts';
+import type { Feature, Operation } from '../http/endpoint.ts';
+import { openApiFeature } from './openapi-routes.ts';
 export type { Method, Operation, Reply } from '../http/endpoint.ts';
 
-/**
- * The features' operations in their order, with the service's own (health, readiness, metrics and
- * this document, ./operations/service.ts) after the media feature's, where the document has always
- * listed them.
- */
-const mediaAt = FEATURES.findIndex((f) => f.name === 'media');
-export const OPERATIONS: Operation[] = [
-  ...FEATURES.slice(0, mediaAt + 1).flatMap((f) => f.endpoints),
-  ...SERVICE_OPERATIONS,
-  ...FEATURES.slice(mediaAt + 1).flatMap((f) => f.endpoints),
+const metricsAt = FEATURES.findIndex((f) => f.name === 'metrics');
+export const SERVED: readonly Feature<AppDeps>[] = [
+  ...FEATURES.slice(0, metricsAt + 1),
+  openApiFeature,
+  ...FEATURES.slice(metricsAt + 1),
 ];
+
+export const OPERATIONS: Operation[] = SERVED.flatMap((f) => f.endpoints);

@@ -13,4 +13,4 @@ export * from './schemas/tags.ts';
 export * from './schemas/posts.ts';
 export * from './schemas/search.ts';
 export * from './schemas/webhooks.ts';
-export * from './schemas/service.ts';
+export * from '../health/schemas.ts';

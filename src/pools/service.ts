@@ -5,7 +5,7 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { Initiator, UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
 import type { PoolChanges, PoolChangeRecord, PoolRecord, PoolRepository } from './pool-repository.ts';
-import type { CreatePool, PatchPool, PoolDetail, PoolPlaceView } from './schemas.ts';
+import { MAX_POOL_POSTS, type CreatePool, type PatchPool, type PoolDetail, type PoolPlaceView } from './schemas.ts';
 
 export type { PoolDetail, PoolPlaceView } from './schemas.ts';
 
@@ -133,6 +133,43 @@ export class PoolService {
       if (count === 0) throw notFound();
       return { count, data: limit === 0 ? [] : pools.history(id, offset, limit) };
     })();
+  }
+
+  /**
+   * An imported pool (docs/decisions.md §22), by nobody: the pool of that name (created when none exists)
+   * holds `seqs` first, in their order, then the posts it held besides them. Nothing changes when it holds
+   * them so already, so an import run again writes nothing. Returns the pool's id.
+   */
+  async importOrder(name: string, description: string, seqs: readonly number[]): Promise<number> {
+    const { pools, unitOfWork } = this.deps;
+    return unitOfWork.write((tx) => {
+      const at = now();
+      const id = pools.idNamed(name);
+      if (id === undefined) {
+        if (seqs.length > MAX_POOL_POSTS) throw invalid(['postIds'], `a pool holds at most ${MAX_POOL_POSTS} posts`);
+        const poolId = pools.insert(name, description, at);
+        this.membership.replace(poolId, [...seqs]);
+        this.reindex(tx, seqs);
+        const changes = {
+          name: { old: '', new: name },
+          description: { old: '', new: description },
+          postIds: { old: [], new: this.idsOf(seqs) },
+        };
+        pools.record(poolId, 'create', null, changes, at);
+        return poolId;
+      }
+      const before = this.membership.orderOf(id).map((p) => p.seq);
+      const wanted = new Set(seqs);
+      const after = [...seqs, ...before.filter((s) => !wanted.has(s))];
+      const moved = after.filter((s, i) => before[i] !== s);
+      if (moved.length === 0 && after.length === before.length) return id;
+      if (after.length > MAX_POOL_POSTS) throw invalid(['postIds'], `a pool holds at most ${MAX_POOL_POSTS} posts`);
+      this.membership.replace(id, after);
+      this.reindex(tx, moved);
+      pools.touch(id, at);
+      pools.record(id, 'edit', null, { postIds: { old: this.idsOf(before), new: this.idsOf(after) } }, at);
+      return id;
+    });
   }
 
   /** The pools `post` is in, each with its neighbours in the pool's order. */

@@ -3,7 +3,7 @@ import { Self } from '../accounts/account-shapes.ts';
 import { PERMISSION, currentUser, requirePermission } from '../accounts/permissions.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { Config } from '../config.ts';
-import { invalid } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 import { bodyCapFor, jsonBody, optionalBody } from '../http/body.ts';
 import {
   always,
@@ -24,7 +24,7 @@ import { multipart, partsOf } from '../http/multipart.ts';
 import { parse } from '../http/validate.ts';
 import { DuplicateMatches, Post, PostPage, postFields } from '../kernel/shapes.ts';
 import { toPostView } from '../kernel/views.ts';
-import { IMAGE_MIMES } from '../media-store/formats.ts';
+import { IMAGE_MIMES, VIDEO_MIMES } from '../media-store/formats.ts';
 import { z } from '../util/zod.ts';
 import { Force, ListQuery, MAX_TAGS, MAX_TEXT, PostMetadata, TAG_NAME_PATTERN } from './schemas.ts';
 import type { PostService } from './service.ts';
@@ -33,7 +33,7 @@ interface PostDeps {
   postService: PostService;
   accounts: Pick<AccountService, 'selfFor'>;
   images: { tmpDir: string };
-  config: Pick<Config, 'mediaUrl' | 'maxImageBytes'>;
+  config: Pick<Config, 'mediaUrl' | 'maxImageBytes' | 'video'>;
 }
 
 function parseMetadataPart(raw: string | undefined): PostMetadata {
@@ -112,7 +112,7 @@ export const postsFeature: Feature<PostDeps> = {
             'multipart/form-data': {
               schema: z.object({
                 image: binary(
-                  'JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; required unless `key` is sent',
+                  'JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; or an animation (GIF, APNG, animated WebP, smaller than 4 MiB) or a video (WebM with VP8, VP9 or AV1; MP4 with H.264 or AV1; below MAX_VIDEO_BYTES, at most MAX_VIDEO_SECONDS long), read from its bytes (docs/decisions.md §21); required unless `key` is sent',
                 ).optional(),
                 key: z.string().uuid().optional().openapi({
                   description:
@@ -122,7 +122,7 @@ export const postsFeature: Feature<PostDeps> = {
                 force: Force.openapi({ description: '1 or true: store even when near-duplicates exist' }),
               }),
               encoding: {
-                image: { contentType: IMAGE_MIMES.join(', ') },
+                image: { contentType: [...IMAGE_MIMES, ...VIDEO_MIMES, 'application/octet-stream'].join(', ') },
                 metadata: { contentType: 'application/json' },
               },
             },
@@ -141,7 +141,7 @@ export const postsFeature: Feature<PostDeps> = {
         },
         201: { description: 'created', schema: CreatedPost },
         400: issues(
-          "not an accepted image, bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key`",
+          "not an accepted image, animation or video (`unsupported_media`, or `media_too_complex` when reading it ran over its time or memory), bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key`",
         ),
         403: forbidden,
         409: {
@@ -151,11 +151,19 @@ export const postsFeature: Feature<PostDeps> = {
       },
       handle: (deps) => [
         requirePermission(PERMISSION.createPost),
-        multipart(deps.images.tmpDir, ['image'], bodyCapFor(deps.config.maxImageBytes)),
+        multipart(
+          deps.images.tmpDir,
+          ['image'],
+          bodyCapFor(Math.max(deps.config.maxImageBytes, deps.config.video.maxVideoBytes)),
+        ),
         async (ctx) => {
           const { files, fields } = partsOf(ctx);
           // The image itself, or `key`: the key of a direct upload the caller put in the bucket.
           const file = files.image;
+          // A part declared an image keeps the still images' body cap (§4's 413); videos have their own.
+          const imageCap = bodyCapFor(deps.config.maxImageBytes);
+          if (file && file.size > imageCap && file.mimetype?.toLowerCase().startsWith('image/'))
+            throw new AppError('too_large', `request body larger than ${imageCap} bytes`);
           const key = fields.key;
           if (file && key !== undefined) throw invalid(['key'], 'send either an image part or a key, not both');
           if (!file && key === undefined)

@@ -2,7 +2,7 @@ import { fileMd5 } from '../util/file-md5.ts';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../config.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import { AppError, invalid } from '../errors.ts';
-import type { HashPool } from '../hashing/pool.ts';
+import type { HashPool, ImageInfo } from '../hashing/pool.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
 import { EXT_BY_MIME } from '../media-store/formats.ts';
@@ -20,6 +20,9 @@ import type { PostRepository } from '../kernel/post-repository.ts';
 import type { PostMetadata } from './schemas.ts';
 import { imageTooBig, type DirectUploads } from './direct-upload/direct-uploads.ts';
 import { orphanChildren, resolveParent } from './parents/lineage.ts';
+import type { MovingPictures, MovingRead } from '../video/moving-pictures.ts';
+import type { PostFrames } from '../video/frame-table.ts';
+import { sameMovingPicture } from '../video/frames.ts';
 
 /**
  * What a post's delete does to the pools holding it (docs/decisions.md §19): src/pools implements it and
@@ -28,6 +31,8 @@ import { orphanChildren, resolveParent } from './parents/lineage.ts';
 export interface PoolsOfDeletedPost {
   removeDeletedPost(tx: WriteTransaction, post: PostRecord, initiator: AuthUser): void;
 }
+
+const declaredType = (file: UploadedFile): string => file.mimetype?.toLowerCase().split(';')[0].trim() ?? '';
 
 /** Uploads must be smaller than this (docs/decisions.md §4) unless UPLOAD_MAX_BYTES says otherwise. */
 export const MAX_IMAGE_BYTES = DEFAULT_MAX_IMAGE_BYTES;
@@ -42,8 +47,10 @@ export interface PostServiceDeps {
   hashPool: HashPool;
   images: ImageStore;
   log: Logger;
-  /** read at call time: MEDIA_URL for the 409 body, UPLOAD_MAX_BYTES */
-  config: { mediaUrl: string; maxImageBytes?: number };
+  /** read at call time: MEDIA_URL for the 409 body, UPLOAD_MAX_BYTES, MAX_VIDEO_BYTES */
+  config: { mediaUrl: string; maxImageBytes?: number; video?: { maxVideoBytes: number } };
+  /** docs/decisions.md §21: animations and videos (absent: still images only) */
+  moving?: { pictures: MovingPictures; frames: PostFrames };
   /** creates naming a direct upload's key (absent: every key is unknown) */
   directUploads?: DirectUploads;
   /** the pools hook; absent until pools exist */
@@ -70,6 +77,18 @@ export interface CreatePostInput {
   /** null for legacy imports */
   uploader: AuthUser | null;
   aggr?: number | null;
+  /**
+   * An import's post (docs/decisions.md §22): its creation date there, and what the import writes in
+   * the same unit of work, before the insert (the new tags' categories) and after it (the origin, the
+   * comments), so the post and where it came from commit together or not at all.
+   */
+  imported?: ImportedPart;
+}
+
+export interface ImportedPart {
+  createdAt: string;
+  beforeInsert(): void;
+  afterInsert(seq: number): void;
 }
 
 export class PostService {
@@ -99,21 +118,53 @@ export class PostService {
     return { count: this.deps.posts.count(), posts: limit === 0 ? [] : this.deps.posts.list(offset, limit) };
   }
 
-  async create(input: CreatePostInput): Promise<PostRecord> {
-    const { file } = input;
+  /**
+   * What the file is (docs/decisions.md §21): a moving picture's facts and frame hashes, or a still
+   * image's analysis; the byte limits of each. The declared type and the name decide nothing.
+   */
+  private async readFile(file: UploadedFile): Promise<{ moving?: MovingRead; still?: ImageInfo }> {
     const max = this.deps.config.maxImageBytes ?? MAX_IMAGE_BYTES;
-    if (file.size >= max) throw imageTooBig(['image'], file.size, max);
+    const moving = this.deps.moving?.pictures;
+    const maxVideo = moving ? (this.deps.config.video?.maxVideoBytes ?? max) : max;
+    if (file.size >= Math.max(max, maxVideo)) throw imageTooBig(['image'], file.size, Math.max(max, maxVideo));
+    if (file.size >= max && !(await moving?.isVideo(file.path))) throw imageTooBig(['image'], file.size, max);
     if (file.size === 0) throw invalid(['image'], 'image is empty');
-    const declared = file.mimetype?.toLowerCase().split(';')[0].trim() ?? '';
-    if (declared && !declared.startsWith('image/') && declared !== 'application/octet-stream')
+    const declared = declaredType(file);
+    const accepted = moving ? ['image/', 'video/'] : ['image/'];
+    if (declared && !accepted.some((a) => declared.startsWith(a)) && declared !== 'application/octet-stream')
       throw invalid(
         ['image'],
-        `image part has content type ${declared}; expected image/*`,
+        `image part has content type ${declared}; expected ${accepted.map((a) => `${a}*`).join(' or ')}`,
         'invalid_type',
-        'image/*',
+        accepted.map((a) => `${a}*`).join(', '),
         declared,
       );
-    const info = await this.deps.hashPool.analyse(file.path);
+    const read = await moving?.read(file.path, declared);
+    if (read) return { moving: read };
+    return { still: await this.deps.hashPool.analyse(file.path) };
+  }
+
+  /**
+   * The near-duplicates that count for the 409 (docs/decisions.md §21): a still image is refused by
+   * still images within §4's threshold; a moving picture by moving pictures whose posters are within it
+   * and whose spread frames agree (so clips sharing black frames or a title card are not copies).
+   */
+  private copiesOf(existing: PostRecord[], moving: MovingRead | undefined): PostRecord[] {
+    if (!moving) return existing.filter((p) => p.media.kind === 'image');
+    const stored = this.deps.moving!.frames.of(existing.map((p) => p.seq));
+    return existing.filter((p) => {
+      const frames = stored.get(p.seq);
+      return frames !== undefined && sameMovingPicture(moving.hashes, frames);
+    });
+  }
+
+  async create(input: CreatePostInput): Promise<PostRecord> {
+    const { file } = input;
+    const read = await this.readFile(file);
+    const declared = declaredType(file);
+    const info = read.moving
+      ? { ...read.moving.info, hash: read.moving.hashes.poster.hash }
+      : (read.still as ImageInfo);
     // The stored file is these bytes: its MD5 and size for the Danbooru API (docs/decisions.md §20).
     const facts = await fileMd5(file.path);
     // The declared type names the extension unless the bytes are another accepted format.
@@ -127,7 +178,7 @@ export class PostService {
     const refuseDuplicates = () => {
       const matches = nearDuplicates.since(lookup, this.deps.posts, info.hash);
       if (matches.length > 0 && !input.force) {
-        const existing = this.deps.posts.getManyById(matches.map((m) => m.postId));
+        const existing = this.copiesOf(this.deps.posts.getManyById(matches.map((m) => m.postId)), read.moving);
         if (existing.length > 0) {
           const body = existing.map((p) => toDuplicateMatch(p, this.deps.config.mediaUrl));
           throw new AppError('duplicate_image', 'a near-duplicate image exists', body);
@@ -140,8 +191,9 @@ export class PostService {
     // both commit. The store write stays outside the transaction, so a slow store never serialises
     // uploads. A store failure is a 503 with nothing committed (adopt undoes its writes).
     refuseDuplicates();
-    // Whole at the answer (docs/decisions.md §4): thumbnails and descriptor before the insert.
-    const made = await this.deps.withUpload?.make(file.path);
+    // Whole at the answer (docs/decisions.md §4): a still image's thumbnails and descriptor before the
+    // insert. A moving picture's are of its poster frame (§21): its thumbnail job makes them right after.
+    const made = read.moving ? undefined : await this.deps.withUpload?.make(file.path);
     let created: PostRecord;
     try {
       await this.deps.images.adopt(file.path, image, id, made?.thumbnails);
@@ -154,7 +206,8 @@ export class PostService {
       // Only SQLite inside: the write lock is held for a millisecond, not a store or index round trip.
       created = await this.deps.unitOfWork.write((tx) => {
         refuseDuplicates();
-        const now = new Date().toISOString();
+        const now = input.imported?.createdAt ?? new Date().toISOString();
+        input.imported?.beforeInsert();
         const seq = this.deps.posts.insert({
           id,
           text: input.metadata.text ?? '',
@@ -172,9 +225,12 @@ export class PostService {
           createdAt: now,
           source: input.metadata.source ?? '',
           parentSeq: resolveParent(this.deps.posts, undefined, input.metadata.parentId ?? null),
+          ...(read.moving ? { media: read.moving.info } : {}),
         });
+        if (read.moving) this.deps.moving!.frames.set(seq, read.moving.hashes);
         if (made?.robust) this.deps.posts.robust.storeWithInsert(seq, made.robust);
         this.deps.images.settle(image);
+        input.imported?.afterInsert(seq);
         const post = this.deps.posts.getBySeq(seq)!;
         // What was not made with the upload is queued here, made after the response and never lost.
         tx.created(post, input.uploader, {
@@ -231,7 +287,8 @@ export class PostService {
     tx: WriteTransaction,
     ref: string,
     patch: PostMetadata,
-    initiator: AuthUser,
+    /** null: an import's enrichment (docs/decisions.md §22) */
+    initiator: AuthUser | null,
   ): { row: OutboxRow; after: PostRecord } {
     const { posts } = this.deps;
     const before = this.find(ref);

@@ -6,6 +6,7 @@ import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts'
 import { DescriptorRunner } from '../thumbnails/descriptor-runner.ts';
 import { UploadWork } from '../thumbnails/with-upload.ts';
 import { wireMediaStores } from './media-stores.ts';
+import { wirePosters } from './video-parts.ts';
 import type { PostParts } from './post-parts.ts';
 
 /** The image files and the worker pool. */
@@ -51,6 +52,7 @@ export function wireThumbnailer(
 ): Thumbnailer {
   return new Thumbnailer({
     ...files,
+    posters: wirePosters(config, posts, { hashPool: files.hashPool, tmpDir: files.images.tmpDir }),
     queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,

@@ -42,7 +42,7 @@ import { wireDescriptors, wireImages, wireThumbnailer, wireUploadWork } from './
 import { wireAccounts } from './account-parts.ts';
 import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
 import { wireTags } from './tag-parts.ts';
-import { locateFfmpeg } from '../video/binaries.ts';
+import { wireVideo } from './video-parts.ts';
 
 /**
  * The composition root of every service both roles run (src/roles/server.ts, src/roles/jobs.ts):
@@ -85,6 +85,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   });
   const files = wireImages(config, log, posts, true);
   const { images, hashPool } = files;
+  const video = wireVideo(config, db, hashPool);
   const descriptors = wireDescriptors(config, log, posts, files);
   const thumbnailer = wireThumbnailer(
     config,
@@ -114,6 +115,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     unitOfWork,
   });
   const postService = new PostService({
+    moving: video,
     pools,
     posts: postRepository,
     outbox,
@@ -177,7 +179,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     config,
     log,
     db,
-    ffmpeg: locateFfmpeg(config.video, config.searchPath),
+    ffmpeg: video.pictures.tools,
     ...search,
     postRepository,
     people: posts.people,
@@ -235,7 +237,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     votes,
     wiki,
     notes,
-    similar: new SimilarService({ ...engine, hashPool, findPost: (ref) => postService.find(ref) }),
+    similar: new SimilarService({ ...engine, hashPool, moving: video, findPost: (ref) => postService.find(ref) }),
     passkeys: new PasskeyService({ accounts, config, log }),
   };
 }

@@ -33,6 +33,11 @@ export interface ThumbnailerDeps {
   parallel?: number;
   /** a post still without a robust descriptor gets it from its thumbnails' decode (descriptor-runner.ts) */
   descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
+  /**
+   * docs/decisions.md §21: an animation's or a video's thumbnails are of its poster frame, which this
+   * cuts from the stored file into a still one (a still image's file is passed on as it is)
+   */
+  posters?: { withPoster<T>(postId: string, file: string, use: (still: string) => Promise<T>): Promise<T> };
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -104,13 +109,16 @@ export class Thumbnailer {
       const descriptors = this.deps.descriptors;
       const descriptor = descriptors?.wants(postId) ?? false;
       // S3: the image is fetched to a temp file for the workers (and removed after).
-      const made = await images.withLocalFile(image, (file) =>
+      const resize = (file: string) =>
         hashPool.thumbnails(
           file,
           temps.map((t) => ({ size: t.size, path: t.tempPath })),
           priority,
           { descriptor },
-        ),
+        );
+      const posters = this.deps.posters;
+      const made = await images.withLocalFile(image, (file) =>
+        posters ? posters.withPoster(postId, file, resize) : resize(file),
       );
       const kept = await images.replaceThumbnails(image, postId, temps);
       // Before the job is done: the descriptor runner passes over posts whose job is still queued.

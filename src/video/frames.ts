@@ -55,6 +55,18 @@ async function hashGrey(grey: Buffer, width: number, height: number, at: number)
   return { at, hash: dctHash(new Uint8Array(small)), blank: mean <= BLANK_MEAN || spread < BLANK_SPREAD };
 }
 
+/**
+ * Where to seek for the frame shown at `at`: ffmpeg's input seek keeps the first frame that starts at
+ * or after the instant, so it is asked for a little before the start of the frame shown then (at the
+ * average frame length; an animation of three frames shows its first at 10 % of its duration).
+ */
+function seekTo(info: MediaInfo, at: number): number {
+  if (!info.frames || !info.duration) return at;
+  const length = info.duration / info.frames;
+  const start = Math.floor(at / length + 1e-6) * length;
+  return Math.max(0, start - length / 4);
+}
+
 export class FrameReader {
   constructor(
     private readonly runner: MediaRunner,
@@ -64,7 +76,11 @@ export class FrameReader {
   /** The poster and the spread frames' hashes; a frame that cannot be decoded refuses the file. */
   async hashes(file: string, info: MediaInfo): Promise<MovingPictureHashes> {
     const duration = info.duration ?? 0;
-    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) => (duration * (i + 0.5)) / SPREAD_FRAMES);
+    // No later than the last frame's start: a seek past it finds no frame (an animation of few frames).
+    const last = info.frames ? duration * (1 - 1 / info.frames) : duration;
+    const spreadAt = Array.from({ length: SPREAD_FRAMES }, (_, i) =>
+      Math.min(last, (duration * (i + 0.5)) / SPREAD_FRAMES),
+    );
     const start = Math.min(1, duration * 0.1);
     const [first, ...frames] = await this.frameHashes(file, info, [start, ...spreadAt]);
     const poster = [first, ...frames.filter((f) => f.at > start)].find((f) => !f.blank) ?? first;
@@ -78,7 +94,7 @@ export class FrameReader {
         .png()
         .toBuffer();
     const { stdout } = await this.runner.run(this.tools.ffmpeg, [
-      ...this.inputArgs(file, at),
+      ...this.inputArgs(file, seekTo(info, at)),
       ...['-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'],
     ]);
     if (stdout.length === 0) throw new AppError('unsupported_media', 'a frame of the file cannot be decoded');
@@ -112,7 +128,7 @@ export class FrameReader {
     const width = Math.max(2, Math.round(info.width * scale));
     const height = Math.max(2, Math.round(info.height * scale));
     // One decoding thread per input keeps nine decoders inside the run's address-space cap.
-    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', at.toFixed(3), '-i', file]);
+    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', seekTo(info, at).toFixed(3), '-i', file]);
     const picks = times.map(
       (_, i) => `[${i}:v:0]trim=end_frame=1,scale=${width}:${height}:flags=area,format=gray,setpts=PTS-STARTPTS[f${i}]`,
     );
@@ -153,4 +169,19 @@ export function sameMovingPicture(a: MovingPictureHashes, b: MovingPictureHashes
     if (near.some((f) => hammingDistance(fa.hash, f.hash) <= FRAME_THRESHOLD)) matched++;
   });
   return informative > 0 && matched >= Math.ceil(informative * MOST);
+}
+
+/**
+ * The `frames` match of `similar` (docs/decisions.md §21): the fewest differing bits between a frame
+ * of the query (a still's own hash, or a moving picture's poster and spread frames) and the poster or a
+ * spread frame of a stored moving picture, blank frames left out; undefined beyond FRAME_THRESHOLD.
+ */
+export function framesDistance(query: readonly FrameHash[], stored: MovingPictureHashes): number | undefined {
+  let best = Number.POSITIVE_INFINITY;
+  for (const q of query) {
+    if (q.blank) continue;
+    for (const s of [stored.poster, ...stored.frames])
+      if (!s.blank) best = Math.min(best, hammingDistance(q.hash, s.hash));
+  }
+  return best <= FRAME_THRESHOLD ? best : undefined;
 }

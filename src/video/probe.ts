@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import sharp from 'sharp';
-import { AppError } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 import type { FfmpegTools } from './binaries.ts';
 import type { MediaRunner } from './runner.ts';
 
@@ -34,7 +34,7 @@ export interface MediaLimits {
   maxVideoSide: number;
 }
 
-type Signature = 'webm' | 'mp4' | 'gif' | 'png' | 'webp' | 'jpeg' | 'avif';
+export type Signature = 'webm' | 'mp4' | 'gif' | 'png' | 'webp' | 'jpeg' | 'avif';
 
 const VIDEO_CODECS: Record<'webm' | 'mp4', { video: string[]; audio: string[]; mime: string }> = {
   webm: { video: ['vp8', 'vp9', 'av1'], audio: ['vorbis', 'opus'], mime: 'video/webm' },
@@ -46,7 +46,7 @@ const MAX_TOTAL_PIXELS = 600 * 7680 * 4320;
 
 const unsupported = (message: string) => new AppError('unsupported_media', message);
 
-async function readHeadAndTail(file: string, size: number): Promise<{ head: Buffer; tail: Buffer }> {
+export async function readHeadAndTail(file: string, size: number): Promise<{ head: Buffer; tail: Buffer }> {
   const fh = await open(file, 'r');
   try {
     const head = Buffer.alloc(Math.min(size, 4096));
@@ -60,7 +60,7 @@ async function readHeadAndTail(file: string, size: number): Promise<{ head: Buff
   }
 }
 
-function signatureOf(head: Buffer): Signature | undefined {
+export function signatureOf(head: Buffer): Signature | undefined {
   if (head.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))) return 'webm';
   if (head.subarray(4, 8).toString('latin1') === 'ftyp') {
     const brand = head.subarray(8, 12).toString('latin1');
@@ -75,7 +75,7 @@ function signatureOf(head: Buffer): Signature | undefined {
 }
 
 /** A file that is also a page or an archive (a polyglot) is refused whatever else it is. */
-function polyglotOf(head: Buffer, tail: Buffer): string | undefined {
+export function polyglotOf(head: Buffer, tail: Buffer): string | undefined {
   const text = head.toString('latin1').toLowerCase();
   if (/<(html|script|svg|body|iframe|!doctype)/.test(text)) return 'HTML';
   if (tail.includes(Buffer.from([0x50, 0x4b, 0x05, 0x06]))) return 'a zip archive';
@@ -243,8 +243,15 @@ export class MediaProber {
       );
     const bytesLimit = info.kind === 'video' ? this.limits.maxVideoBytes : this.limits.maxImageBytes;
     const limitName = info.kind === 'video' ? 'MAX_VIDEO_BYTES' : 'MAX_IMAGE_BYTES';
+    // §4's size-limit body, naming the limit
     if (info.bytes >= bytesLimit)
-      throw new AppError('too_large', `the file must be smaller than ${limitName} (${bytesLimit} bytes)`);
+      throw invalid(
+        ['image'],
+        `image must be smaller than ${bytesLimit} bytes (${limitName})`,
+        'too_big',
+        `< ${bytesLimit} bytes`,
+        `${info.bytes} bytes`,
+      );
     const duration = info.duration ?? 0;
     if (duration > this.limits.maxVideoSeconds)
       throw unsupported(`${Math.round(duration)} s long: at most MAX_VIDEO_SECONDS (${this.limits.maxVideoSeconds})`);

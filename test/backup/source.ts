@@ -18,7 +18,7 @@ let seed = 70_000;
 export async function startSource(t: ExecutionContext): Promise<Source> {
   // Backups here follow the uploads at once and count every thumbnail: none waits for uploads to pause
   // (that is test/operations/thumbnails-deferred.test.ts's to prove).
-  const app = await startTestApp({ THUMBNAIL_DEFER_MS: '0' });
+  const app = await startTestApp();
   t.teardown(() => app.close());
   const user = await createUser(app, 0x2 | 0x4 | 0x2000 | 0x4000);
   return {

@@ -41,9 +41,10 @@ test.serial(
   async (t) => {
     const r = await imgpost(app, 'import', source, '--json');
     t.is(r.code, 0, r.stderr);
-    t.deepEqual(JSON.parse(r.stdout), { imported: IMAGES, duplicates: 0, invalid: [] });
-    t.is(progressProblem(r, 'import', IMAGES, 'files'), undefined);
-    t.regex(r.stderr, new RegExp(`^imported ${IMAGES}, skipped 0 near-duplicates, 0 not images$`, 'm'));
+    const summary = JSON.parse(r.stdout);
+    t.deepEqual([summary.bare, summary.bareDuplicates, summary.refused], [IMAGES, 0, []]);
+    t.is(progressProblem(r, 'import', IMAGES, 'posts'), undefined);
+    t.regex(r.stderr, new RegExp(`bare files ${IMAGES} \\(near-duplicates skipped 0\\).* refused 0$`, 'm'));
     t.is(app.services.postRepository.count(), IMAGES);
     for (const post of posts()) {
       t.is(post.uploaderId, null, 'legacy posts have no owner');
@@ -53,8 +54,9 @@ test.serial(
     // Again: every file is now a near-duplicate of a post, and the summary says so.
     const again = await imgpost(app, 'import', source, '--json');
     t.is(again.code, 0, again.stderr);
-    t.deepEqual(JSON.parse(again.stdout), { imported: 0, duplicates: IMAGES, invalid: [] });
-    t.is(progressProblem(again, 'import', IMAGES, 'files'), undefined);
+    const second = JSON.parse(again.stdout);
+    t.deepEqual([second.bare, second.bareDuplicates, second.refused], [0, IMAGES, []]);
+    t.is(progressProblem(again, 'import', IMAGES, 'posts'), undefined);
     t.is(app.services.postRepository.count(), IMAGES);
   },
 );

@@ -91,7 +91,7 @@ test.serial(
     });
     t.truthy(imported, 'the import ran inside the window');
     t.is(imported!.code, 0, imported!.stderr);
-    t.like(JSON.parse(imported!.stdout), { imported: 1, duplicates: 0 });
+    t.like(JSON.parse(imported!.stdout), { bare: 1, bareDuplicates: 0 });
     const body = await res.text();
     t.is(res.status, 409, body);
     const importedPost = [...app.services.postRepository.batches(100)].flat().find((p) => p.uploaderId === null);

@@ -1490,12 +1490,41 @@ export interface components {
             name: string;
             category: components["schemas"]["TagCategory"];
         };
-        /** @description WebP thumbnails by their long side in pixels (never upscaled; animations give their first frame) */
+        /** @description WebP thumbnails by their long side in pixels (never upscaled); an animation's or a video's show its poster frame */
         Thumbnails: {
             /** Format: uri */
             320: string;
             /** Format: uri */
             1024: string;
+        };
+        Media: {
+            /**
+             * @description a still image, an animation (GIF, APNG, WebP) or a video
+             * @enum {string}
+             */
+            kind: "image" | "animation" | "video";
+            /**
+             * @description the stored file's type
+             * @example video/webm
+             */
+            mime: string;
+            width: number;
+            height: number;
+            /** @description the stored file's size; null until measured (posts stored before it was recorded) */
+            bytes: number | null;
+            /** @description seconds; null for a still image */
+            duration: number | null;
+            /** @description null for a still image, or where the file does not say */
+            frames: number | null;
+            hasAudio: boolean;
+        };
+        /** @description only on imported posts: where the post was first imported from */
+        PostOrigin: {
+            site: string;
+            id: string;
+            url: string;
+            /** @description the uploader's name there; null when the site gave none */
+            uploader: string | null;
         };
         Post: {
             /** Format: uuid */
@@ -1545,6 +1574,8 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            media: components["schemas"]["Media"];
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description `count` is the total; `data` is the requested slice */
         PostPage: {
@@ -1599,6 +1630,8 @@ export interface components {
             parentId: string | null;
             /** @description only on imported legacy posts that have one */
             aggr?: number;
+            media: components["schemas"]["Media"];
+            origin?: components["schemas"]["PostOrigin"];
         };
         /** @description existing posts within 3 differing bits, closest first */
         DuplicateMatches: {
@@ -1746,10 +1779,10 @@ export interface components {
                 /** @description 1 - differing bits / 256 of the best compared pair of robust hashes (for a match by the picture's cells, their differing bits scaled from 64 to 256) */
                 score: number;
                 /**
-                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match
+                 * @description `crop`: the image asked about is this post's picture cropped; `overlay`: it is this post's picture with something added (a band, a caption, a larger frame, a watermark over part of it); `similar`: the whole pictures match; `frames`: a frame of the image asked about (a still, or a frame of an animation or video) is a frame of this post's animation or video (docs/decisions.md §21; `score` is then 1 - differing bits / 64)
                  * @enum {string}
                  */
-                kind: "similar" | "crop" | "border" | "overlay";
+                kind: "similar" | "crop" | "border" | "overlay" | "frames";
             }[];
         };
         /** @description only when the request names `facets`: counts over the whole result, not the page */
@@ -1789,6 +1822,13 @@ export interface components {
                      */
                     thumbnailUrl: string;
                     tags: string[];
+                    /** @description only on an animation or a video (docs/decisions.md §21): what it is and how long */
+                    media?: {
+                        /** @enum {string} */
+                        kind: "animation" | "video";
+                        /** @description seconds */
+                        duration: number | null;
+                    };
                 }[];
                 facets?: components["schemas"]["ImageSearchFacets"];
             };
@@ -1939,6 +1979,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             edited: boolean;
+            /** @description only on an imported comment: its author's name on the board it came from */
+            originAuthor?: string;
         };
         /** @description `count` is the total; `data` is the requested slice */
         CommentPage: {
@@ -2114,6 +2156,7 @@ export interface components {
             tag_string_artist: string;
             tag_string_copyright: string;
             tag_string_character: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta: string;
             tag_count: number;
             tag_count_general: number;
@@ -2130,6 +2173,18 @@ export interface components {
             is_pending: boolean;
             is_flagged: boolean;
             is_banned: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
         };
         /** @description a note over the image, in image pixels (docs/decisions.md §23) */
         BooruNote: {
@@ -2179,6 +2234,7 @@ export interface components {
             tag_string_artist?: string;
             tag_string_copyright?: string;
             tag_string_character?: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta?: string;
             tag_count?: number;
             tag_count_general?: number;
@@ -2195,6 +2251,18 @@ export interface components {
             is_pending?: boolean;
             is_flagged?: boolean;
             is_banned?: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset?: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
             notes?: components["schemas"]["BooruNote"][];
             children?: components["schemas"]["BooruPost"][];
             parent?: components["schemas"]["BooruPost"] | null;
@@ -2564,7 +2632,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; required unless `key` is sent
+                     * @description JPEG, PNG, GIF, WebP or AVIF, smaller than 4 MiB and at most 100 megapixels; or an animation (GIF, APNG, animated WebP, smaller than 4 MiB) or a video (WebM with VP8, VP9 or AV1; MP4 with H.264 or AV1; below MAX_VIDEO_BYTES, at most MAX_VIDEO_SECONDS long), read from its bytes (docs/decisions.md §21); required unless `key` is sent
                      */
                     image?: string;
                     /**
@@ -2601,7 +2669,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPost"];
                 };
             };
-            /** @description not an accepted image, bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key` */
+            /** @description not an accepted image, animation or video (`unsupported_media`, or `media_too_complex` when reading it ran over its time or memory), bad metadata or force; a `key` that is not the caller's, has expired, holds nothing or is being made into a post by another request; both or neither of `image` and `key` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3685,6 +3753,10 @@ export interface operations {
                         type: "system";
                         /** @enum {string} */
                         op: "untagged" | "disowned";
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        value: boolean;
                     })[];
                     order?: {
                         /** @enum {string} */
@@ -3951,7 +4023,7 @@ export interface operations {
                      */
                     conditions?: ({
                         /** @enum {string} */
-                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy";
+                        type: "tagInclude" | "tagExclude" | "tagAny" | "textContains" | "uploadedBy" | "favoritedBy" | "sourceContains" | "commentedBy" | "originSite";
                         /** @description trimmed; must not be empty */
                         value: string;
                     } | {
@@ -3988,6 +4060,26 @@ export interface operations {
                         /** @enum {string} */
                         type: "textMatch";
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "mediaKind";
+                        /** @description image, animation or video, or a comma list of them (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "durationGte" | "durationLte";
+                        /** @description seconds (at most 6 decimals); a still image has no duration and never matches */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasAudio";
+                        /** @description true or false (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        /** @description true: posts with notes; false: posts without (any case) */
                         value: string;
                     })[];
                     /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */
@@ -4636,6 +4728,8 @@ export interface operations {
                     "image/gif": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "video/webm": string;
+                    "video/mp4": string;
                 };
             };
             /** @description the requested range */
@@ -4649,6 +4743,8 @@ export interface operations {
                     "image/gif": string;
                     "image/webp": string;
                     "image/avif": string;
+                    "video/webm": string;
+                    "video/mp4": string;
                 };
             };
             /** @description with MEDIA_REDIRECT=presigned: the file is at Location, a presigned URL of the bucket that expires (MEDIA_REDIRECT_EXPIRES_S); Range and validators then apply there */
@@ -7576,7 +7672,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description image/* or application/octet-stream (default); the PUT must send it */
+                    /** @description image/*, video/* or application/octet-stream (default); the PUT must send it */
                     contentType?: string;
                     /** @description bytes; when given the PUT must be exactly this long, and an image too large is refused here (400) */
                     size?: number;
@@ -7595,7 +7691,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description contentType not an image type, size not an integer or too large, or an unknown field */
+            /** @description contentType not an image or video type, size not an integer or too large, or an unknown field */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -22,7 +22,9 @@ function byline(c: Comment, showPost: boolean): HTMLElement {
     { class: 'comment-meta' },
     c.author
       ? h('a', { href: `/comments?author=${encodeURIComponent(c.author.name)}`, class: 'author' }, c.author.name)
-      : h('span', { class: 'author muted' }, 'a deleted account'),
+      : c.originAuthor !== undefined
+        ? h('span', { class: 'author' }, `${c.originAuthor} (imported)`)
+        : h('span', { class: 'author muted' }, 'a deleted account'),
     ' · ',
     h('time', { datetime: c.createdAt }, formatDate(c.createdAt)),
     c.edited ? h('span', { class: 'muted', title: `edited ${formatDate(c.updatedAt)}` }, ' · edited') : null,

@@ -21,6 +21,25 @@ export function sourceValue(source: string): HTMLElement {
   return h('span', { class: 'source' }, source);
 }
 
+/**
+ * Where an imported post came from (docs/decisions.md §22): the site and the post's number there, linked
+ * as a source is, with its uploader's name there; all of it text from elsewhere, so set as text.
+ */
+export function originValue(origin: NonNullable<Post['origin']>): HTMLElement {
+  const label = `${origin.site} #${origin.id}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(origin.url);
+  } catch {
+    url = undefined;
+  }
+  const what =
+    url && (url.protocol === 'http:' || url.protocol === 'https:')
+      ? h('a', { href: url.href, rel: 'nofollow noopener ugc', class: 'origin' }, label)
+      : h('span', { class: 'origin' }, label);
+  return h('span', {}, what, origin.uploader ? ` uploaded by ${origin.uploader}` : '');
+}
+
 export function parentValue(post: Post): HTMLElement {
   return post.parentId
     ? h('a', { href: `/post/${post.parentId}`, rel: 'up' }, `Post ${post.parentId.slice(0, 8)}`)

@@ -1,5 +1,5 @@
-/** The `operations` tag's bodies: health, readiness and this document. */
-import { z } from '../../util/zod.ts';
+/** The `operations` tag's bodies: health, readiness and the OpenAPI document. */
+import { z } from '../util/zod.ts';
 
 export const OpenApiDocument = z
   .object({
