@@ -59,6 +59,8 @@ export function claimantGone(claimant: string): boolean {
   }
 }
 const IDLE_POLL_MS = 2_000;
+/** The longest a queued job waits for the hashes queued in the pool before it is handed to the pool anyway. */
+const HASHES_FIRST_MS = 1_000;
 /** A thumbnail file name: `<uuid>.<size>.webp`. */
 const THUMBNAIL_FILE = /^([0-9a-f-]{36})\.(\d+)\.webp$/;
 
@@ -157,9 +159,9 @@ export class Thumbnailer {
   }
 
   /**
-   * Starts working through queued jobs, `parallel` at a time and only while no hash waits for a
-   * worker; a hash that arrives meanwhile waits for at most one thumbnail task (the jobs are rows in
-   * SQLite, so a restart meanwhile loses none of them).
+   * Starts working through queued jobs, `parallel` at a time, while no hash waits for a worker or
+   * once a job has waited HASHES_FIRST_MS for them; a hash that arrives meanwhile waits for at most
+   * one thumbnail task (the jobs are rows in SQLite, so a restart meanwhile loses none of them).
    */
   start(): void {
     this.loop.start();
@@ -178,12 +180,16 @@ export class Thumbnailer {
   /** Does due jobs until none is left (or the runner stops). */
   private async drain(): Promise<void> {
     const { queue, hashPool, log } = this.deps;
+    let waitingSince: number | undefined;
     while (this.loop.running) {
-      // Hashing first: uploads are waiting on it, thumbnails can wait.
-      if (hashPool.queueSize > 0) {
+      // Hashing first: uploads are waiting on it, thumbnails can wait, but not for as long as uploads
+      // keep coming (a moving picture's thumbnails come from its job, docs/decisions.md §4): after
+      // HASHES_FIRST_MS the job goes to the pool anyway, where a hash still runs before it.
+      if (hashPool.queueSize > 0 && Date.now() - (waitingSince ??= Date.now()) < HASHES_FIRST_MS) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
+      waitingSince = undefined;
       let job;
       try {
         [job] = queue.claim(this.claimant, 1, LEASE_MS);
