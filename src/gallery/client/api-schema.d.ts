@@ -3890,6 +3890,7 @@ export interface operations {
             query?: {
                 maxDiff?: number;
                 limit?: number;
+                transforms?: "dihedral";
                 robust?: "0" | "1";
             };
             header?: never;
