@@ -119,27 +119,47 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
   const runId = opts.dryRun ? undefined : deps.runs.start(path.resolve(dir));
   const progress = opts.progress(records.length + bare.length);
   let done = 0;
+  const lanes = new Lanes(IMPORTS_IN_FLIGHT);
+  // A post's parent, when it is in this archive and under way, is waited for: the child then names it
+  // at once instead of in an edit afterwards.
+  const underWay = new Map<string, Promise<void>>();
   for (const { record, file } of records) {
-    if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
-    else if (!opts.dryRun) {
-      const outcome = await importOne(deps, record, file, opts);
-      if (typeof outcome === 'string') summary.refused.push({ file, reason: outcome });
-      else {
-        summary[outcome.kind]++;
-        summary.comments += outcome.comments;
+    const key = `${record.site}\0${record.id}`;
+    const parent = record.parent === null ? undefined : underWay.get(`${record.site}\0${record.parent}`);
+    if (parent) await parent;
+    // The same origin post twice in one archive (mirrored by a search and by a pool): one after the other.
+    const same = underWay.get(key);
+    if (same) await same;
+    const work = lanes.run(async () => {
+      if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
+      else if (!opts.dryRun) {
+        const outcome = await importOne(deps, record, file, opts);
+        if (typeof outcome === 'string') summary.refused.push({ file, reason: outcome });
+        else {
+          summary[outcome.kind]++;
+          summary.comments += outcome.comments;
+        }
       }
-    }
-    progress.update(++done);
+      progress.update(++done);
+    });
+    underWay.set(key, work);
+    await lanes.room();
   }
-  for (const file of bare) {
-    if (!opts.dryRun) {
-      const outcome = await importBare(deps, file, opts.force);
-      if (outcome === 'imported') summary.bare++;
-      else if (outcome === 'duplicate') summary.bareDuplicates++;
-      else summary.refused.push({ file, reason: outcome.refused });
-    }
-    progress.update(++done);
+  await lanes.all();
+  underWay.clear();
+  for (const [i, file] of bare.entries()) {
+    await lanes.room();
+    void lanes.run(async () => {
+      if (!opts.dryRun) {
+        const outcome = await importBare(deps, file, i, opts.force);
+        if (outcome === 'imported') summary.bare++;
+        else if (outcome === 'duplicate') summary.bareDuplicates++;
+        else summary.refused.push({ file, reason: outcome.refused });
+      }
+      progress.update(++done);
+    });
   }
+  await lanes.all();
   progress.done();
   if (!opts.dryRun) {
     summary.parentsSet = await linkParents(deps, records, summary.refused);
@@ -153,6 +173,43 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
       refused: summary.refused.length,
     });
   return summary;
+}
+
+/**
+ * Posts under way at once: each waits mostly on something else (the hash worker, the index's
+ * near-duplicate lookup, the store, the index's refresh), so a few in flight keep every one of them busy.
+ * Near-duplicates among them are still caught: the upload checks again inside its transaction.
+ */
+const IMPORTS_IN_FLIGHT = 16;
+
+/** At most `size` tasks at once; the first failure is thrown by all() (the rest finish first). */
+class Lanes {
+  private readonly running = new Set<Promise<void>>();
+  private failure: unknown;
+
+  constructor(private readonly size: number) {}
+
+  run(task: () => Promise<void>): Promise<void> {
+    const p = task().catch((err: unknown) => {
+      this.failure ??= err;
+    });
+    const tracked = p.finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+    return tracked;
+  }
+
+  /** Resolves once fewer than `size` run; throws a failure as soon as one happened. */
+  async room(): Promise<void> {
+    while (this.running.size >= this.size) await Promise.race(this.running);
+    if (this.failure !== undefined) {
+      await this.all();
+    }
+  }
+
+  async all(): Promise<void> {
+    await Promise.all(this.running);
+    if (this.failure !== undefined) throw this.failure;
+  }
 }
 
 /** By site, then by the number there (ids that are not numbers after those that are, as text). */
@@ -293,9 +350,10 @@ async function enrich(
 async function importBare(
   deps: ImportDeps,
   file: string,
+  n: number,
   force: boolean,
 ): Promise<'imported' | 'duplicate' | { refused: string }> {
-  const copy = path.join(deps.tmpDir, `import-${process.pid}-bare`);
+  const copy = path.join(deps.tmpDir, `import-${process.pid}-bare-${n}`);
   try {
     fs.copyFileSync(file, copy);
     await deps.postService.create({

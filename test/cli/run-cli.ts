@@ -3,7 +3,7 @@
  * prefix, with stderr a pipe (not a TTY), as in CI logs and cron jobs. Also parses the progress
  * lines the commands print there.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApp } from '../helpers/app.ts';
@@ -26,8 +26,8 @@ export interface CliResult {
   ms: number;
 }
 
-export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<CliResult> {
-  const env = {
+function cliEnv(app: TestApp | undefined): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     ...(app
       ? { DATA_DIR: app.dataDir, ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix }
@@ -37,6 +37,15 @@ export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<Cl
     HASH_WORKERS: '1',
     PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
   };
+}
+
+/** The command as a child process the caller holds (to kill it in the middle, say); output ignored. */
+export function spawnImgpost(app: TestApp | undefined, ...args: string[]): ChildProcess {
+  return spawn(process.execPath, [CLI_JS, ...args], { cwd: ROOT, env: cliEnv(app), stdio: 'ignore' });
+}
+
+export function imgpost(app: TestApp | undefined, ...args: string[]): Promise<CliResult> {
+  const env = cliEnv(app);
   const started = Date.now();
   return new Promise((resolve) => {
     // The compiled CLI on this very node rather than npx, so npm's notices do not mix into stderr.

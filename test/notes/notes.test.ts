@@ -22,6 +22,33 @@ const EDIT = 0x4;
 const box = { x: 10, y: 8, width: 20, height: 10 };
 const add = (post: string, who: { headers: Record<string, string> }, body: unknown) =>
   json(`/api/post/${post}/note`, 'POST', who.headers, body);
+/** Whether Danbooru's is:noted, /api/post/search's and /image/search's hasNotes find the post (§23). */
+const foundAsNoted = async (post: { id: string; seq: number }) => {
+  const booru = (await json(`/posts.json?tags=${encodeURIComponent(`is:noted id:${post.seq}`)}`, 'GET')).body;
+  const search = await json(
+    '/api/post/search',
+    'POST',
+    {},
+    {
+      filter: [
+        { type: 'hasNotes', value: true },
+        { type: 'id', op: 'contains', value: post.id },
+      ],
+    },
+  );
+  const images = await json(
+    '/image/search',
+    'POST',
+    {},
+    {
+      conditions: [
+        { type: 'hasNotes', value: 'true' },
+        { type: 'query', value: `id:${post.seq}` },
+      ],
+    },
+  );
+  return [booru.length, search.body.count, images.body.data.total];
+};
 const lastNoted = (seq: number) =>
   app.services.db.prepare('SELECT last_noted_at FROM posts WHERE seq = ?').pluck().get(seq) as string | null;
 
@@ -78,6 +105,7 @@ test.serial('add, list, move and resize with versions, history, revert, delete; 
     author: { name: alice.name },
   });
   t.truthy(lastNoted(post.seq));
+  t.deepEqual(await foundAsNoted(post), [1, 1, 1], 'searchable as noted once the response is sent');
   const second = (await add(String(post.seq), bob, { x: 0, y: 0, width: 5, height: 5, body: 'by number' })).body;
   t.deepEqual(
     (await json(`/api/post/${post.id}/note`, 'GET')).body.map((n: { id: number }) => n.id),
@@ -117,6 +145,7 @@ test.serial('add, list, move and resize with versions, history, revert, delete; 
   t.is((await api(`/api/note/${id}`, 'DELETE', alice.headers)).status, 204);
   t.deepEqual((await json(`/api/post/${post.id}/note`, 'GET')).body, []);
   t.is(lastNoted(post.seq), null, 'no notes, no last note time');
+  t.deepEqual(await foundAsNoted(post), [0, 0, 0], 'no longer noted');
 });
 
 test.serial(

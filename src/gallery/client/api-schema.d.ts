@@ -1822,6 +1822,13 @@ export interface components {
                      */
                     thumbnailUrl: string;
                     tags: string[];
+                    /** @description only on an animation or a video (docs/decisions.md §21): what it is and how long */
+                    media?: {
+                        /** @enum {string} */
+                        kind: "animation" | "video";
+                        /** @description seconds */
+                        duration: number | null;
+                    };
                 }[];
                 facets?: components["schemas"]["ImageSearchFacets"];
             };
@@ -2149,6 +2156,7 @@ export interface components {
             tag_string_artist: string;
             tag_string_copyright: string;
             tag_string_character: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta: string;
             tag_count: number;
             tag_count_general: number;
@@ -2165,6 +2173,18 @@ export interface components {
             is_pending: boolean;
             is_flagged: boolean;
             is_banned: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
         };
         /** @description a note over the image, in image pixels (docs/decisions.md §23) */
         BooruNote: {
@@ -2214,6 +2234,7 @@ export interface components {
             tag_string_artist?: string;
             tag_string_copyright?: string;
             tag_string_character?: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta?: string;
             tag_count?: number;
             tag_count_general?: number;
@@ -2230,6 +2251,18 @@ export interface components {
             is_pending?: boolean;
             is_flagged?: boolean;
             is_banned?: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset?: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
             notes?: components["schemas"]["BooruNote"][];
             children?: components["schemas"]["BooruPost"][];
             parent?: components["schemas"]["BooruPost"] | null;
@@ -3720,6 +3753,10 @@ export interface operations {
                         type: "system";
                         /** @enum {string} */
                         op: "untagged" | "disowned";
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        value: boolean;
                     })[];
                     order?: {
                         /** @enum {string} */
@@ -4024,6 +4061,26 @@ export interface operations {
                         /** @enum {string} */
                         type: "textMatch";
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "mediaKind";
+                        /** @description image, animation or video, or a comma list of them (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "durationGte" | "durationLte";
+                        /** @description seconds (at most 6 decimals); a still image has no duration and never matches */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasAudio";
+                        /** @description true or false (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        /** @description true: posts with notes; false: posts without (any case) */
                         value: string;
                     })[];
                     /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */

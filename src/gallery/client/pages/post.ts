@@ -22,6 +22,7 @@ import { commentsSection } from './post-comments.ts';
 import { childrenSection, originValue, parentValue, poolsSection, sourceValue } from './post-organization.ts';
 import { categoryLegend, categoryLink } from '../tag-colors.ts';
 import { notesLayer } from '../post-notes.ts';
+import { mediaMark } from '../grid.ts';
 
 const searchLink = (segment: string, text: string) =>
   h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
@@ -133,6 +134,27 @@ function possibleDuplicatesSection(post: Post, self: Self | undefined, lookup: L
   return section;
 }
 
+/**
+ * docs/decisions.md §21: a video plays in place, from its poster frame, muted until the viewer unmutes
+ * it, looping, inline on phones; only its metadata is read until it plays (seeking asks for ranges).
+ */
+function player(post: Post): HTMLVideoElement {
+  const video = h('video', {
+    src: post.imageURL,
+    poster: post.thumbnails['1024'],
+    controls: true,
+    muted: true,
+    loop: true,
+    playsinline: true,
+    preload: 'metadata',
+    width: post.media.width,
+    height: post.media.height,
+    'aria-label': post.text.trim() || `Video of post ${post.id.slice(0, 8)}`,
+  });
+  video.muted = true;
+  return video;
+}
+
 export async function postPage(id: string): Promise<void> {
   let post: Post;
   try {
@@ -170,22 +192,30 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
   const notes = notesLayer(
     post,
     self,
-    h(
-      'a',
-      { href: post.imageURL },
-      h('img', {
-        src: post.thumbnails['1024'],
-        alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`,
-        width: 1024,
-        height: 768,
-      }),
-    ),
+    post.media.kind === 'video'
+      ? player(post)
+      : h(
+          'a',
+          { href: post.imageURL },
+          h('img', {
+            // docs/decisions.md §21: an animation plays as itself (its thumbnails show the poster frame)
+            src: post.media.kind === 'animation' ? post.imageURL : post.thumbnails['1024'],
+            alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`,
+            width: post.media.kind === 'animation' ? post.media.width : 1024,
+            height: post.media.kind === 'animation' ? post.media.height : 768,
+          }),
+        ),
   );
   const figure = h(
     'figure',
     { class: 'post-image' },
     notes.frame,
-    h('figcaption', {}, h('a', { href: post.imageURL }, 'Full-size image')),
+    h(
+      'figcaption',
+      {},
+      h('a', { href: post.imageURL }, post.media.kind === 'image' ? 'Full-size image' : 'Original file'),
+      post.media.kind === 'image' ? null : ` · ${mediaMark(post.media)}`,
+    ),
     notes.panel,
   );
   const editing = can(self, PERMISSION.edit);

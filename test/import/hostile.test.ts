@@ -1,0 +1,143 @@
+/**
+ * Hostile archives and idempotence (docs/decisions.md §22): unreadable JSON, metadata naming a missing
+ * file, an absurd date, a 100,000-tag post, a tag name with control characters, links leading out of DIR:
+ * each reported with its reason and skipped, the rest imported. The same import again adds nothing; a
+ * near-duplicate of a post here enriches it (its tags, the origin) in one version instead of being stored.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
+import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { createUser } from '../helpers/users.ts';
+import { imgpost } from '../cli/run-cli.ts';
+
+let app: TestApp;
+let archive: string;
+let outside: string;
+let existingId: string;
+
+const meta = (id: number, extra: object = {}) => ({
+  id,
+  created_at: '2022-02-02T02:02:02.000+00:00',
+  md5: '0'.repeat(32),
+  rating: 'g',
+  source: '',
+  tag_string: `plain hostile_${id}`,
+  tag_string_general: `plain hostile_${id}`,
+  parent_id: null,
+  category: 'hostilebooru',
+  ...extra,
+});
+
+async function write(name: string, seed: number | Buffer, m: object | string) {
+  fs.writeFileSync(path.join(archive, name), typeof seed === 'number' ? await randomImage(seed, 20, 15) : seed);
+  fs.writeFileSync(path.join(archive, `${name}.json`), typeof m === 'string' ? m : JSON.stringify(m));
+}
+
+test.before(async () => {
+  app = await startTestApp({ LOG_LEVEL: 'warn' });
+  archive = tempDir('imgpost-hostile');
+  outside = tempDir('imgpost-outside');
+  const user = await createUser(app);
+  const mine = await randomImage(71_500, 20, 15);
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: mine, metadata: { tags: ['mine'], rating: 'none' } }),
+  });
+  existingId = ((await res.json()) as { id: string }).id;
+
+  await write('good1.png', 71_001, meta(1));
+  await write('good2.png', 71_002, meta(2, { parent_id: 1 }));
+  await write('good3.png', 71_003, meta(3));
+  // The same picture as the post already here: it enriches that post.
+  await write('same.png', mine, meta(4, { tag_string: 'theirs', tag_string_artist: 'theirs' }));
+  await write('broken.png', 71_005, '{"id": 5, "tag_string": ');
+  fs.writeFileSync(path.join(archive, 'gone.png.json'), JSON.stringify(meta(6)));
+  await write('future.png', 71_007, meta(7, { created_at: '9999-12-31T00:00:00Z' }));
+  await write('ancient.png', 71_008, meta(8, { created_at: '0001-01-01T00:00:00Z' }));
+  const many = Array.from({ length: 100_000 }, (_, i) => `t${i}`).join(' ');
+  await write('many.png', 71_009, meta(9, { tag_string: many, tag_string_general: many }));
+  await write(
+    'control.png',
+    71_010,
+    meta(10, { tag_string: 'fine bad\u0007tag', tag_string_general: 'fine bad\u0007tag' }),
+  );
+  // Links out of DIR: to a file, and to a directory holding a post with its metadata.
+  fs.writeFileSync(path.join(outside, 'secret.png'), await randomImage(71_011, 20, 15));
+  fs.writeFileSync(path.join(outside, 'secret.png.json'), JSON.stringify(meta(11)));
+  fs.symlinkSync(path.join(outside, 'secret.png'), path.join(archive, 'escape.png'));
+  fs.writeFileSync(path.join(archive, 'escape.png.json'), JSON.stringify(meta(12)));
+  fs.symlinkSync(outside, path.join(archive, 'elsewhere'));
+});
+test.after.always(async () => {
+  await app?.close();
+  for (const dir of [archive, outside]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const reasons = (refused: { file: string; reason: string }[]) =>
+  Object.fromEntries(refused.map((r) => [path.relative(archive, r.file), r.reason]));
+
+test.serial('each hostile file is reported and skipped, the rest imported', async (t) => {
+  const versionBefore = app.services.postRepository.getById(existingId)!.version;
+  const r = await imgpost(app, 'import', archive, '--json');
+  t.is(r.code, 1, 'some files were refused');
+  const s = JSON.parse(r.stdout);
+  t.is(s.imported, 3);
+  t.is(s.merged, 1);
+  const why = reasons(s.refused);
+  t.deepEqual(Object.keys(why).sort(), [
+    'ancient.png.json',
+    'broken.png.json',
+    'control.png.json',
+    'elsewhere',
+    'escape.png',
+    'future.png.json',
+    'gone.png.json',
+    'many.png.json',
+  ]);
+  t.regex(why['broken.png.json'], /^unreadable JSON/);
+  t.is(why['gone.png.json'], 'the metadata names a missing file: gone.png');
+  t.regex(why['future.png.json'], /^absurd creation date: 9999/);
+  t.regex(why['ancient.png.json'], /^absurd creation date: 0001/);
+  t.is(why['many.png.json'], '100000 tags; at most 1000');
+  t.regex(why['control.png.json'], /control characters/);
+  t.is(why['escape.png'], 'path escapes DIR');
+  t.is(why.elsewhere, 'path escapes DIR');
+  for (const bad of Object.keys(why)) t.true(r.stderr.includes(`refused ${path.join(archive, bad)}: `), bad);
+
+  // The near-duplicate: the post here gained the tag and the origin, in one version, and was not stored twice.
+  const enriched = app.services.postRepository.getById(existingId)!;
+  t.deepEqual(
+    enriched.tags.map((x) => [x.name, x.category]),
+    [
+      ['theirs', 'artist'],
+      ['hostile_4', 'general'],
+      ['mine', 'general'],
+      ['plain', 'general'],
+    ],
+  );
+  t.is(enriched.version, versionBefore + 1);
+  t.deepEqual(
+    enriched.origins.map((o) => o.id),
+    ['4'],
+  );
+  t.is(app.services.postRepository.count(), 4);
+  const [p1, p2] = ['1', '2'].map(
+    (id) => [...app.services.postRepository.batches(100)].flat().find((p) => p.origins[0]?.id === id)!,
+  );
+  t.is(p2.parentId, p1.id);
+});
+
+test.serial('the same import again adds nothing', async (t) => {
+  const state = () => [...app.services.postRepository.batches(100)].flat().map((p) => [p.id, p.version, p.tags.length]);
+  const before = state();
+  const r = await imgpost(app, 'import', archive, '--json');
+  const s = JSON.parse(r.stdout);
+  t.is(s.imported, 0);
+  t.is(s.merged, 0);
+  t.is(s.alreadyImported, 4);
+  t.is(s.refused.length, 8);
+  t.deepEqual(state(), before);
+});
