@@ -68,6 +68,11 @@ export class DihedralHashes {
     return this.stmt('SELECT count(*) FROM posts WHERE dihedral IS NULL').pluck().get() as number;
   }
 
+  /** Records every post above `afterSeq` still without its set as having none (the seeder's posts have no files). */
+  markNoneAbove(afterSeq: number): number {
+    return this.stmt("UPDATE posts SET dihedral = x'' WHERE dihedral IS NULL AND seq > ?").run(afterSeq).changes;
+  }
+
   /**
    * Records a post's set (undefined: it has none). Not part of the post's record: no version, no index change.
    * False when the post is gone.
