@@ -1580,6 +1580,11 @@ export interface components {
         /** @description `count` is the total; `data` is the requested slice */
         PostPage: {
             count: number;
+            /**
+             * @description /api/post/search only (docs/decisions.md §24): present when the count stopped at SEARCH_TOTAL_BOUND (10,000 by default); there are at least `count` matches
+             * @enum {boolean}
+             */
+            countIsEstimate?: true;
             data: components["schemas"]["Post"][];
         };
         /** @description A Post whose uploader is the caller, as Self */
@@ -1809,6 +1814,11 @@ export interface components {
             error: null;
             data: {
                 total: number;
+                /**
+                 * @description docs/decisions.md §24: present when a search without facets counted no further than SEARCH_TOTAL_BOUND (10,000 by default): `total` is that bound and there are at least as many matches
+                 * @enum {boolean}
+                 */
+                totalIsEstimate?: true;
                 images: {
                     text: string;
                     rating: components["schemas"]["Rating"];
@@ -3771,7 +3781,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description matching posts; count is exact */
+            /** @description matching posts; count is exact unless countIsEstimate */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,6 +3937,7 @@ export interface operations {
             query?: {
                 maxDiff?: number;
                 limit?: number;
+                transforms?: "dihedral";
                 robust?: "0" | "1";
             };
             header?: never;
@@ -4092,7 +4103,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a page of images; total is exact */
+            /** @description a page of images; total is exact unless totalIsEstimate */
             200: {
                 headers: {
                     [name: string]: unknown;
