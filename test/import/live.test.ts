@@ -6,6 +6,7 @@
  * is added.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import test from 'ava';
 import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -143,3 +144,42 @@ test.serial('--from again adds nothing, and downloads nothing already here', asy
   t.is(s.comments, 0);
   t.deepEqual(state(), before);
 });
+
+test.serial(
+  '--from is polite: a 429 waits as Retry-After says; --login and --api-key go as Basic authentication',
+  async (t) => {
+    const seen: { path: string; at: number; auth: string | undefined }[] = [];
+    const proxy = http.createServer(async (req, res) => {
+      seen.push({ path: req.url!, at: Date.now(), auth: req.headers.authorization });
+      if (seen.length === 1) {
+        res.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'application/json' });
+        res.end('{"success":false,"message":"slow down"}');
+        return;
+      }
+      const upstream = await fetch(first.url + req.url!);
+      res.writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => proxy.close());
+    const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const r = await imgpost(
+      second,
+      'import',
+      '--from',
+      url,
+      '--dry-run',
+      '--login',
+      'me',
+      '--api-key',
+      'k3y',
+      '--json',
+    );
+    t.is(r.code, 0, r.stderr);
+    t.is(JSON.parse(r.stdout).mapping.sites[new URL(url).host].posts, 7);
+    t.true(seen.length >= 2);
+    t.is(seen[1].path, seen[0].path, 'the same request again');
+    t.true(seen[1].at - seen[0].at >= 1000, `waited ${seen[1].at - seen[0].at} ms`);
+    t.true(seen.every((s) => s.auth === `Basic ${Buffer.from('me:k3y').toString('base64')}`));
+  },
+);
