@@ -16,6 +16,7 @@ export const COMMANDS: Record<string, string> = {
   reindex: 'reindex throughput against a raw _bulk',
   upload: 'uploads/s against hashing alone',
   tags: 'tag autocomplete against its SQL and a plain count',
+  import: 'posts/s importing a gallery-dl archive against the same files bare; /image/search p99 before and during',
   // Studies kept in bench/notes/.
   favorites: 'favorite toggles and favorites sorts against edits and the upload-date sort',
   'tag-governance': 'an implication applied in the background job; tagAny against tagInclude',
