@@ -207,14 +207,14 @@ export const FIGURES: ScaleFigure[] = [
   },
   {
     key: 'upload',
-    label: 'Uploads, 8 clients, against hashing alone',
+    label: 'Sustained whole uploads, 8 clients, against the same image work alone',
     unit: 'per s',
     series: [
       { name: 'ours', pick: (s) => n(s.upload?.uploads.median) },
-      { name: 'hashing alone', pick: (s) => n(s.upload?.hashing.median) },
+      { name: 'image work alone', pick: (s) => n(s.upload?.hashing.median) },
     ],
-    cell: (v) => `${fmt(v.ours)}/s; hashing ${fmt(v['hashing alone'])}/s: ${pct(v.ours / v['hashing alone'])}`,
-    goal: { text: '≥ 60 % of hashing alone', met: (v) => v.ours / v['hashing alone'] >= 0.6 },
+    cell: (v) => `${fmt(v.ours)}/s; image work ${fmt(v['image work alone'])}/s: ${pct(v.ours / v['image work alone'])}`,
+    goal: { text: '≥ 60 % of the image work alone', met: (v) => v.ours / v['image work alone'] >= 0.6 },
   },
 ];
 

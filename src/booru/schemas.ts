@@ -38,7 +38,9 @@ export const BooruPost = z
     tag_string_artist: str,
     tag_string_copyright: str,
     tag_string_character: str,
-    tag_string_meta: str,
+    tag_string_meta: str.openapi({
+      description: 'with the tags Danbooru adds by itself, computed from the file: animated, video, sound',
+    }),
     tag_count: int,
     tag_count_general: int,
     tag_count_artist: int,
@@ -53,6 +55,18 @@ export const BooruPost = z
     is_pending: z.boolean(),
     is_flagged: z.boolean(),
     is_banned: z.boolean(),
+    media_asset: z
+      .object({
+        id: int.openapi({ description: 'the post number (one file per post)' }),
+        md5: str.nullable(),
+        file_ext: str,
+        file_size: int.nullable(),
+        image_width: int,
+        image_height: int,
+        duration: z.number().nullable().openapi({ description: 'seconds; null for a still image' }),
+      })
+      .strict()
+      .openapi({ description: "the stored file (docs/decisions.md §21), as Danbooru's media asset" }),
   })
   .strict()
   .openapi('BooruPost', { description: "a post in Danbooru's shape with imgpost's values" });

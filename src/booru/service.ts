@@ -82,6 +82,11 @@ function sortFor(order: QueryOrder | undefined): SortClause[] {
       return [countSort('score', 'asc'), ...NEWEST];
     case 'comment_count':
       return [countSort('comments', 'desc'), ...NEWEST];
+    // docs/decisions.md §23: as Danbooru, by the newest note's time, posts without notes last (first ascending)
+    case 'note':
+      return [{ last_noted_at: { order: 'desc', missing: '_last' } }, ...NEWEST];
+    case 'note_asc':
+      return [{ last_noted_at: { order: 'asc', missing: '_first' } }, ...NEWEST];
     default:
       return NEWEST;
   }

@@ -25,9 +25,17 @@ export const booruTime = (iso: string): string => iso.replace(/Z$/, '+00:00');
 export function toBooruPost(p: BooruSource, mediaUrl: string): BooruPost {
   const names = p.tags.map((t) => t.name);
   const of = (c: TagCategory) => p.tags.filter((t) => t.category === c).map((t) => t.name);
-  const [general, artist, copyright, character, meta] = (
+  const [general, artist, copyright, character, stored] = (
     ['general', 'artist', 'copyright', 'character', 'meta'] as const
   ).map(of);
+  // docs/decisions.md §21: Danbooru's own tags of a moving picture, computed, never stored
+  const computed = [
+    ...(p.mediaKind !== 'image' ? ['animated'] : []),
+    ...(p.hasAudio ? ['sound'] : []),
+    ...(p.mediaKind === 'video' ? ['video'] : []),
+  ].filter((t) => !stored.includes(t));
+  const meta = [...stored, ...computed].sort();
+  names.push(...computed);
   const file = imageUrl(mediaUrl, p);
   return {
     id: p.seq,
@@ -70,5 +78,14 @@ export function toBooruPost(p: BooruSource, mediaUrl: string): BooruPost {
     is_pending: false,
     is_flagged: false,
     is_banned: false,
+    media_asset: {
+      id: p.seq,
+      md5: p.md5 || null,
+      file_ext: p.ext,
+      file_size: p.md5 ? p.fileSize : null,
+      image_width: p.width,
+      image_height: p.height,
+      duration: p.duration,
+    },
   };
 }

@@ -73,7 +73,7 @@ Exit status:
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}   ${c.summary}`);
-  return `Usage: imgpost <command> [args]\n\nCommands:\n${lines.join('\n')}\n\nRun \`imgpost <command> --help\` for a command's options.\n${EXIT_CODES}`;
+  return `Usage: imgpost <command> [args]\n\nCommands:\n${lines.join('\n')}\n\nRun \`imgpost <command> --help\` for a command's options; \`imgpost --version\` names this release and its ffmpeg.\n${EXIT_CODES}`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -82,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return 0;
   }
+  // This release and the ffmpeg in use (docs/decisions.md §21).
+  if (name === '--version' || name === '-V') return (await import('./version-command.ts')).run();
   const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     process.stderr.write(name === undefined ? usage() : `imgpost: unknown command "${name}"\n\n${usage()}`);

@@ -49,6 +49,8 @@ function contentSecurityPolicy(mediaUrl: string, redirectOrigin?: string): strin
     "default-src 'self'",
     `img-src 'self' ${media} blob: data:`,
     `connect-src 'self' ${media}`,
+    // docs/decisions.md §21: videos from the media origin only; blob: for a picked video's preview
+    `media-src 'self' ${media} blob:`,
     "script-src 'self'",
     "style-src 'self'",
     "object-src 'none'",

@@ -1,7 +1,7 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
 import { TagRules } from './tag-rules.ts';
-import type { ImageItemRow, PostRecord, Rating, TagCategory } from './post-record.ts';
+import type { ImageItemRow, PostMedia, PostRecord, Rating, TagCategory } from './post-record.ts';
 import type { UserNames } from './user-names.ts';
 import type { Commenters, Favoriters, PostPeople, Voters } from './post-people.ts';
 import { RobustDescriptors } from '../robust/descriptor-table.ts';
@@ -111,10 +111,14 @@ export class PostRepository {
   imageItemsBySeq(seqs: number[]): ImageItemRow[] {
     if (seqs.length === 0) return [];
     const rows = this.stmt(
-      `SELECT p.seq, p.id, p.text, p.rating, p.ext,
+      `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.media_kind AS mediaKind, p.duration,
          (SELECT json_group_array(t.name ORDER BY t.name) FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_seq = p.seq) AS tags
        FROM json_each(?) j JOIN posts p ON p.seq = j.value ORDER BY j.key`,
-    ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames'> & { tags: string })[];
+    ).all(JSON.stringify(seqs)) as (Omit<ImageItemRow, 'tagNames' | 'media'> & {
+      tags: string;
+      mediaKind: PostMedia['kind'];
+      duration: number | null;
+    })[];
     return rows.map((r) => ({
       seq: r.seq,
       id: r.id,
@@ -122,6 +126,7 @@ export class PostRepository {
       rating: r.rating,
       ext: r.ext,
       tagNames: JSON.parse(r.tags) as string[],
+      ...(r.mediaKind === 'image' ? {} : { media: { kind: r.mediaKind, duration: r.duration } }),
     }));
   }
 

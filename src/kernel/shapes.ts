@@ -170,6 +170,14 @@ export const ImageSearchImage = z
       .url()
       .openapi({ description: `the ${THUMBNAIL_SIZES[0]} px WebP thumbnail` }),
     tags: z.array(z.string()),
+    media: z
+      .object({
+        kind: z.enum(['animation', 'video']),
+        duration: z.number().nullable().openapi({ description: 'seconds' }),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: 'only on an animation or a video (docs/decisions.md §21): what it is and how long' }),
   })
   .strict();
 export type ImageSearchImage = z.infer<typeof ImageSearchImage>;

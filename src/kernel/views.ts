@@ -61,7 +61,15 @@ export const toDuplicateMatch = (p: PostRecord, mediaUrl: string): DuplicateMatc
 
 export const toImageSearchImage = (p: PostRecord, mediaUrl: string): ImageSearchImage =>
   imageSearchItem(
-    { seq: p.seq, id: p.id, text: p.text, rating: p.rating, ext: p.ext, tagNames: p.tags.map((t) => t.name) },
+    {
+      seq: p.seq,
+      id: p.id,
+      text: p.text,
+      rating: p.rating,
+      ext: p.ext,
+      tagNames: p.tags.map((t) => t.name),
+      ...(p.media.kind === 'image' ? {} : { media: { kind: p.media.kind, duration: p.media.duration } }),
+    },
     mediaUrl,
   );
 
@@ -73,6 +81,7 @@ export const imageSearchItem = (p: ImageItemRow, mediaUrl: string): ImageSearchI
   imageUrl: imageUrl(mediaUrl, p),
   thumbnailUrl: thumbnailUrl(mediaUrl, p.id, SMALL_THUMBNAIL),
   tags: p.tagNames,
+  ...(p.media && p.media.kind !== 'image' ? { media: { kind: p.media.kind, duration: p.media.duration } } : {}),
 });
 
 export function toSimilarItem(

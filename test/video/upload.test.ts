@@ -15,6 +15,7 @@ import {
   tone,
 } from '../helpers/clips.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
+import { galleryDl } from '../helpers/gallery-dl.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
 /** docs/decisions.md §21 through POST /api/post/: moving pictures stored as uploaded, hostile ones refused. */
@@ -274,3 +275,80 @@ test.serial(
     t.true([...own.similar, ...own.robust].some((m: { id: string }) => m.id === copyId));
   },
 );
+
+test.serial('search conditions, the Danbooru spelling and API, and gallery-dl carry moving pictures', async (t) => {
+  type Listed = { id: string; image: string; media: { kind: string; duration: number | null; hasAudio: boolean } };
+  const { data: posts } = (await (await app.request('/api/post/?limit=100')).json()) as { data: Listed[] };
+  const seqOf = new Map(app.services.postRepository.list(0, 100).map((p) => [p.id, p.seq]));
+  const seqs = (keep: (p: Listed) => boolean) =>
+    posts
+      .filter(keep)
+      .map((p) => seqOf.get(p.id)!)
+      .sort((a, b) => a - b);
+  const search = async (conditions: object[]) => {
+    const res = await app.request('/image/search?limit=24', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conditions }),
+    });
+    t.is(res.status, 200, JSON.stringify(conditions));
+    return ((await res.json()).data.images as { id: number }[]).map((i) => i.id).sort((a, b) => a - b);
+  };
+  const ext = (p: Listed) => p.image.split('.')[1];
+  const cases: [object[], (p: Listed) => boolean][] = [
+    [[{ type: 'mediaKind', value: 'video' }], (p) => p.media.kind === 'video'],
+    [[{ type: 'mediaKind', value: 'image,animation' }], (p) => p.media.kind !== 'video'],
+    [[{ type: 'durationGte', value: '3.5' }], (p) => (p.media.duration ?? -1) >= 3.5],
+    [[{ type: 'durationLte', value: '2.02' }], (p) => p.media.duration !== null && p.media.duration <= 2.02],
+    [[{ type: 'hasAudio', value: 'true' }], (p) => p.media.hasAudio],
+    [
+      [
+        { type: 'hasAudio', value: 'false' },
+        { type: 'mediaKind', value: 'video' },
+      ],
+      (p) => p.media.kind === 'video' && !p.media.hasAudio,
+    ],
+    [[{ type: 'query', value: 'filetype:mp4,gif' }], (p) => ['mp4', 'gif'].includes(ext(p))],
+    [[{ type: 'query', value: 'duration:>3.5' }], (p) => (p.media.duration ?? -1) > 3.5],
+    [[{ type: 'query', value: 'animated -video' }], (p) => p.media.kind === 'animation'],
+    [[{ type: 'query', value: 'sound' }], (p) => p.media.hasAudio],
+  ];
+  for (const [conditions, keep] of cases) {
+    const want = seqs(keep);
+    t.true(want.length > 0, JSON.stringify(conditions));
+    t.deepEqual(await search(conditions), want, JSON.stringify(conditions));
+  }
+  const bad = await app.request('/image/search', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ conditions: [{ type: 'query', value: 'filetype:avi' }] }),
+  });
+  t.is(bad.status, 400);
+
+  // The Danbooru API: file_ext, media_asset and Danbooru's own tags, computed.
+  const video = posts.find((p) => p.media.kind === 'video' && p.media.hasAudio && ext(p) === 'webm')!;
+  const seq = seqOf.get(video.id)!;
+  const booru = await (await app.request(`/posts/${seq}.json`)).json();
+  t.is(booru.file_ext, 'webm');
+  t.like(booru.media_asset, { id: seq, file_ext: 'webm', image_width: 160, image_height: 120 });
+  t.true(Math.abs(booru.media_asset.duration - (video.media.duration ?? 0)) < 1e-6);
+  t.is(booru.media_asset.file_size, booru.file_size);
+  t.deepEqual(booru.tag_string_meta.split(' '), ['animated', 'sound', 'video']);
+  const listed = (await (await app.request('/posts.json?tags=video+sound&limit=100')).json()) as { id: number }[];
+  t.deepEqual(
+    listed.map((p) => p.id).sort((a, b) => a - b),
+    seqs((p) => p.media.kind === 'video' && p.media.hasAudio),
+  );
+
+  // gallery-dl downloads the video with its metadata, as it does an image.
+  const dir = await galleryDl(app.url, `${app.url}/posts/${seq}`, 'imgpost-gdl-video');
+  try {
+    const stored = Buffer.from(await (await app.request(`/media/${video.image}`)).arrayBuffer());
+    t.true(fs.readFileSync(path.join(dir, `${seq}.webm`)).equals(stored));
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, `${seq}.webm.json`), 'utf8'));
+    t.like(meta, { id: seq, file_ext: 'webm', extension: 'webm' });
+    t.like(meta.media_asset, { file_ext: 'webm', image_width: 160 });
+  } finally {
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  }
+});

@@ -1839,6 +1839,13 @@ export interface components {
                      */
                     thumbnailUrl: string;
                     tags: string[];
+                    /** @description only on an animation or a video (docs/decisions.md §21): what it is and how long */
+                    media?: {
+                        /** @enum {string} */
+                        kind: "animation" | "video";
+                        /** @description seconds */
+                        duration: number | null;
+                    };
                 }[];
                 facets?: components["schemas"]["ImageSearchFacets"];
             };
@@ -2166,6 +2173,7 @@ export interface components {
             tag_string_artist: string;
             tag_string_copyright: string;
             tag_string_character: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta: string;
             tag_count: number;
             tag_count_general: number;
@@ -2182,6 +2190,18 @@ export interface components {
             is_pending: boolean;
             is_flagged: boolean;
             is_banned: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
         };
         /** @description a note over the image, in image pixels (docs/decisions.md §23) */
         BooruNote: {
@@ -2231,6 +2251,7 @@ export interface components {
             tag_string_artist?: string;
             tag_string_copyright?: string;
             tag_string_character?: string;
+            /** @description with the tags Danbooru adds by itself, computed from the file: animated, video, sound */
             tag_string_meta?: string;
             tag_count?: number;
             tag_count_general?: number;
@@ -2247,6 +2268,18 @@ export interface components {
             is_pending?: boolean;
             is_flagged?: boolean;
             is_banned?: boolean;
+            /** @description the stored file (docs/decisions.md §21), as Danbooru's media asset */
+            media_asset?: {
+                /** @description the post number (one file per post) */
+                id: number;
+                md5: string | null;
+                file_ext: string;
+                file_size: number | null;
+                image_width: number;
+                image_height: number;
+                /** @description seconds; null for a still image */
+                duration: number | null;
+            };
             notes?: components["schemas"]["BooruNote"][];
             children?: components["schemas"]["BooruPost"][];
             parent?: components["schemas"]["BooruPost"] | null;
@@ -3756,6 +3789,10 @@ export interface operations {
                         type: "system";
                         /** @enum {string} */
                         op: "untagged" | "disowned";
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        value: boolean;
                     })[];
                     order?: {
                         /** @enum {string} */
@@ -4059,6 +4096,26 @@ export interface operations {
                         /** @enum {string} */
                         type: "textMatch";
                         /** @description trimmed; 1 to 1024 characters (UTF-16 code units) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "mediaKind";
+                        /** @description image, animation or video, or a comma list of them (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "durationGte" | "durationLte";
+                        /** @description seconds (at most 6 decimals); a still image has no duration and never matches */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasAudio";
+                        /** @description true or false (any case) */
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "hasNotes";
+                        /** @description true: posts with notes; false: posts without (any case) */
                         value: string;
                     })[];
                     /** @description id, uploadDate, relevance, favorites, score or comments (the highest count first with order desc) or pool (the order of the pool named by the one pool condition; 400 without exactly one); anything else means uploadDate; absent, a gallery-spelled query's sort: decides, else uploadDate */
@@ -7651,7 +7708,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description image/* or application/octet-stream (default); the PUT must send it */
+                    /** @description image/*, video/* or application/octet-stream (default); the PUT must send it */
                     contentType?: string;
                     /** @description bytes; when given the PUT must be exactly this long, and an image too large is refused here (400) */
                     size?: number;
@@ -7670,7 +7727,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description contentType not an image type, size not an integer or too large, or an unknown field */
+            /** @description contentType not an image or video type, size not an integer or too large, or an unknown field */
             400: {
                 headers: {
                     [name: string]: unknown;

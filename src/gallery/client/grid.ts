@@ -17,6 +17,20 @@ export interface GridItem {
   tags?: readonly GridTag[];
   /** the same tags with their categories, when `tags` come without them */
   categorised?: Promise<readonly GridTag[]>;
+  /** docs/decisions.md §21: an animation or a video, marked on its cell with its duration */
+  media?: { kind: string; duration: number | null };
+}
+
+/** `m:ss`, as players show a duration. */
+export function clock(seconds: number): string {
+  const s = Math.round(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** "Video 0:04", "Animation 0:02": what a moving picture is and how long it runs. */
+export function mediaMark(media: { kind: string; duration: number | null }): string {
+  const kind = media.kind === 'video' ? 'Video' : 'Animation';
+  return media.duration === null ? kind : `${kind} ${clock(media.duration)}`;
 }
 
 /** A non-empty description of a post for `alt` (its text, else its tags). */
@@ -40,6 +54,9 @@ export function grid(items: GridItem[], label: string): HTMLElement {
           'a',
           { href: item.href, 'aria-describedby': peek?.id },
           h('img', { src: item.thumbnail, alt: item.alt, loading: 'lazy', decoding: 'async', width: 320, height: 320 }),
+          item.media && item.media.kind !== 'image'
+            ? h('span', { class: `media-mark ${item.media.kind}` }, mediaMark(item.media))
+            : null,
           item.caption ? h('span', { class: 'caption' }, item.caption) : null,
         ),
         peek,

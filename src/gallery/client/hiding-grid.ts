@@ -23,6 +23,7 @@ export const postCells: Pick<HidingGridOptions<Post>, 'tagsOf' | 'toItem'> = {
     thumbnail: p.thumbnails['320'],
     alt: describePost({ text: p.text, tags: p.tags.map((t) => t.name) }, `Post from ${p.createdAt.slice(0, 10)}`),
     tags: p.tags,
+    media: p.media,
   }),
 };
 

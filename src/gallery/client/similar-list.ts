@@ -61,6 +61,7 @@ const KIND_WORDS: Record<RobustMatch['kind'], string> = {
   crop: 'cropped',
   border: 'with borders',
   overlay: 'with something added',
+  frames: 'a frame of it',
 };
 
 /**

@@ -6,6 +6,8 @@ import {
   MAX_MATCH_LENGTH,
   orderByOf,
   childOfCondition,
+  mediaCondition,
+  hasNotesCondition,
   poolOrderIsValid,
   positiveId,
   ratingNamed,
@@ -74,6 +76,15 @@ function condition(raw: unknown): Condition | undefined {
     }
     case 'childOf':
       return childOfCondition(value);
+    case 'mediaKind':
+    case 'durationGte':
+    case 'durationLte':
+    case 'hasAudio': {
+      const parsed = mediaCondition(type, value);
+      return typeof parsed === 'string' ? undefined : parsed;
+    }
+    case 'hasNotes':
+      return hasNotesCondition(value);
     default:
       return { type, value } as Condition;
   }

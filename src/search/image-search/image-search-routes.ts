@@ -86,6 +86,38 @@ const ImageSearchCondition = z.union([
     type: z.literal('textMatch'),
     value: nonBlank.openapi({ description: `trimmed; 1 to ${MAX_MATCH_LENGTH} characters (UTF-16 code units)` }),
   }),
+  // docs/decisions.md §21: moving pictures
+  z.object({
+    type: z.literal('mediaKind'),
+    value: z
+      .string()
+      .regex(
+        /^\s*(?:[Ii][Mm][Aa][Gg][Ee]|[Aa][Nn][Ii][Mm][Aa][Tt][Ii][Oo][Nn]|[Vv][Ii][Dd][Ee][Oo])(?:,(?:[Ii][Mm][Aa][Gg][Ee]|[Aa][Nn][Ii][Mm][Aa][Tt][Ii][Oo][Nn]|[Vv][Ii][Dd][Ee][Oo]))*\s*$/u,
+      )
+      .openapi({ description: 'image, animation or video, or a comma list of them (any case)' }),
+  }),
+  z.object({
+    type: z.enum(['durationGte', 'durationLte']),
+    value: z
+      .string()
+      .regex(/^\s*\d{1,9}(?:\.\d{1,6})?\s*$/u)
+      .openapi({ description: 'seconds (at most 6 decimals); a still image has no duration and never matches' }),
+  }),
+  z.object({
+    type: z.literal('hasAudio'),
+    value: z
+      .string()
+      .regex(/^\s*(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])\s*$/u)
+      .openapi({ description: 'true or false (any case)' }),
+  }),
+  // docs/decisions.md §23
+  z.object({
+    type: z.literal('hasNotes'),
+    value: z
+      .string()
+      .regex(new RegExp(`^\\s*(?:${caseless('true')}|${caseless('false')})\\s*$`, 'u'))
+      .openapi({ description: 'true: posts with notes; false: posts without (any case)' }),
+  }),
 ]);
 
 /** POST /image/search (docs/decisions.md §7). Public. */

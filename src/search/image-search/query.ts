@@ -41,6 +41,18 @@ function conditionQuery(c: Condition): Query {
     // docs/decisions.md §22
     case 'originSite':
       return { kind: 'originSite', value: c.value };
+    // docs/decisions.md §21
+    case 'mediaKind':
+      return { kind: 'mediaKind', values: c.kinds };
+    case 'durationGte':
+      return { kind: 'range', field: 'duration', bounds: { gte: c.bound } };
+    case 'durationLte':
+      return { kind: 'range', field: 'duration', bounds: { lt: c.bound + 1e-6 } };
+    case 'hasAudio':
+      return { kind: 'hasAudio', value: c.audio };
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return c.has ? { kind: 'hasNotes' } : not({ kind: 'hasNotes' });
   }
 }
 

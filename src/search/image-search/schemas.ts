@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parse, queryInt } from '../../http/validate.ts';
-import { RATINGS, type Rating } from '../../kernel/post-record.ts';
+import { MEDIA_KINDS, RATINGS, type MediaKind, type Rating } from '../../kernel/post-record.ts';
 import {
   parseQueryCondition,
   spellingOf,
@@ -37,6 +37,13 @@ export const CONDITION_TYPES = [
   'sourceContains',
   // docs/decisions.md §22
   'originSite',
+  // docs/decisions.md §21
+  'mediaKind',
+  'durationGte',
+  'durationLte',
+  'hasAudio',
+  // docs/decisions.md §23
+  'hasNotes',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -59,12 +66,45 @@ export type Condition =
   | { type: 'childOf'; value: string; parentSeq?: number }
   | { type: 'sourceContains'; value: string }
   // docs/decisions.md §22: the site an imported post came from
-  | { type: 'originSite'; value: string };
+  | { type: 'originSite'; value: string }
+  // docs/decisions.md §21: kinds as a comma list; a bound in seconds; true or false
+  | { type: 'mediaKind'; value: string; kinds: MediaKind[] }
+  | { type: 'durationGte' | 'durationLte'; value: string; bound: number }
+  | { type: 'hasAudio'; value: string; audio: boolean }
+  // docs/decisions.md §23: "true" (has notes) or "false" (has none)
+  | { type: 'hasNotes'; value: string; has: boolean };
+
+/** docs/decisions.md §21's condition values read, or the 400 message. */
+export function mediaCondition(
+  type: 'mediaKind' | 'durationGte' | 'durationLte' | 'hasAudio',
+  value: string,
+): Condition | string {
+  if (type === 'mediaKind') {
+    const kinds = value.toLowerCase().split(',');
+    if (!kinds.every((k) => (MEDIA_KINDS as readonly string[]).includes(k)))
+      return `mediaKind is a comma list of ${MEDIA_KINDS.join(', ')}`;
+    return { type, value, kinds: kinds as MediaKind[] };
+  }
+  if (type === 'hasAudio') {
+    const v = value.toLowerCase();
+    if (v !== 'true' && v !== 'false') return 'hasAudio is true or false';
+    return { type, value, audio: v === 'true' };
+  }
+  if (!SECONDS.test(value)) return `${type} values are seconds (digits, at most 6 decimals)`;
+  return { type, value, bound: Number(value) };
+}
+const SECONDS = /^\d{1,9}(?:\.\d{1,6})?$/;
 
 export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'pool' | 'score' | 'comments';
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
 /** A known orderBy, or uploadDate for anything else (docs/decisions.md §7). */
 export const orderByOf = (v: unknown): ImageOrderBy => (ORDERS.has(v) ? (v as ImageOrderBy) : 'uploadDate');
+
+/** `hasNotes`'s value: true or false, in any case; undefined for anything else. */
+export const hasNotesCondition = (value: string): Condition | undefined => {
+  const v = value.toLowerCase();
+  return v === 'true' || v === 'false' ? { type: 'hasNotes', value: v, has: v === 'true' } : undefined;
+};
 
 /** A score bound's value: an integer as decimal digits with an optional sign, at most 9 digits (§18). */
 export const SCORE_BOUND = /^[+-]?\d{1,9}$/;
@@ -200,6 +240,25 @@ const condition = z
         const parsed = childOfCondition(c.value);
         if (!parsed) {
           ctx.addIssue({ code: 'custom', path: ['value'], message: 'childOf names a post (its number or UUID)' });
+          return z.NEVER;
+        }
+        return parsed;
+      }
+      case 'mediaKind':
+      case 'durationGte':
+      case 'durationLte':
+      case 'hasAudio': {
+        const parsed = mediaCondition(c.type, c.value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      }
+      case 'hasNotes': {
+        const parsed = hasNotesCondition(c.value);
+        if (!parsed) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'hasNotes is "true" or "false"' });
           return z.NEVER;
         }
         return parsed;

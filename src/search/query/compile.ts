@@ -116,5 +116,17 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       return term('tag_count', 0);
     case 'disowned':
       return not({ exists: { field: 'uploader_id' } });
+    // docs/decisions.md §21: a document indexed before these fields existed is a still image without sound
+    case 'mediaKind': {
+      const kinds = [...new Set(q.values)];
+      const clause: Clause = { terms: { media_kind: kinds } };
+      return kinds.includes('image') ? anyOf([clause, not({ exists: { field: 'media_kind' } })]) : clause;
+    }
+    case 'fileExt':
+      return { terms: { file_ext: [...new Set(q.values)] } };
+    case 'hasAudio':
+      return q.value ? { term: { has_audio: true } } : not({ term: { has_audio: true } });
+    case 'hasNotes':
+      return { range: { notes: { gte: 1 } } };
   }
 }

@@ -1,7 +1,7 @@
 import { invalid } from '../../errors.ts';
 import type { Rating } from '../../kernel/post-record.ts';
 import { and, not, or, type Bounds, type NumericField, type Query, type QueryOrder } from './model.ts';
-import { dateRange, intRange } from './ranges.ts';
+import { dateRange, intRange, secondsRange } from './ranges.ts';
 
 /**
  * The Danbooru spelling of a query (docs/decisions.md §20): terms separated by spaces, all
@@ -27,6 +27,8 @@ export const ORDERS: readonly QueryOrder[] = [
   'comment_count',
   'change',
   'random',
+  'note',
+  'note_asc',
 ];
 
 const RATING_LETTERS: Record<string, Rating | null> = {
@@ -116,7 +118,55 @@ const METATAGS = new Map<string, Meta>([
   ['source', (value) => ({ kind: 'sourceContains', value })],
   // docs/decisions.md §22
   ['origin', (value) => ({ kind: 'originSite', value })],
+  // docs/decisions.md §21
+  [
+    'filetype',
+    (value, term) => {
+      const exts = value.toLowerCase().split(',');
+      for (const e of exts)
+        if (!(e in FILE_TYPES)) throw bad(term, `unknown file type "${e}" (${Object.keys(FILE_TYPES).join(', ')})`);
+      return { kind: 'fileExt', values: exts.map((e) => FILE_TYPES[e]!) };
+    },
+  ],
+  [
+    'duration',
+    (value, term) => {
+      const list = secondsRange(value);
+      if (!list) throw bad(term, `malformed duration "${value}" (seconds: n, >n, >=n, <n, <=n, a..b or a,b)`);
+      return ranges('duration', list);
+    },
+  ],
+  // docs/decisions.md §23: `is:noted` (the one `is:` value this board has)
+  [
+    'is',
+    (value, term) => {
+      if (value.toLowerCase() !== 'noted') throw bad(term, `unknown value "${value}" of is: (noted)`);
+      return { kind: 'hasNotes' };
+    },
+  ],
 ]);
+
+/** `filetype:` values (docs/decisions.md §21) to the stored extensions. */
+const FILE_TYPES: Record<string, string> = Object.assign(Object.create(null), {
+  jpg: 'jpg',
+  jpeg: 'jpg',
+  png: 'png',
+  gif: 'gif',
+  webp: 'webp',
+  avif: 'avif',
+  webm: 'webm',
+  mp4: 'mp4',
+});
+
+/**
+ * The tags Danbooru adds to a post by itself (docs/decisions.md §21), here computed from the file and
+ * never stored: a term naming one searches the file's facts.
+ */
+export const COMPUTED_TAGS: Readonly<Record<string, Query>> = Object.assign(Object.create(null), {
+  animated: { kind: 'mediaKind', values: ['animation', 'video'] },
+  video: { kind: 'mediaKind', values: ['video'] },
+  sound: { kind: 'hasAudio', value: true },
+});
 
 /** Extra metatags (features that add fields register theirs here, docs/decisions.md §20). */
 export function registerMetatag(name: string, meta: Meta): void {
@@ -177,7 +227,8 @@ function termQuery(body: string, term: string): Query | QueryOrder {
     return meta(value, term);
   }
   if (body.endsWith('*') && !body.endsWith('\\*')) return { kind: 'tagPrefix', prefix: unescape(body.slice(0, -1)) };
-  return { kind: 'tag', name: unescape(body) };
+  const name = unescape(body);
+  return COMPUTED_TAGS[name.toLowerCase()] ?? { kind: 'tag', name };
 }
 
 export function parseDanbooru(input: string): ParsedDanbooru {

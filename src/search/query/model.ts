@@ -1,4 +1,4 @@
-import type { Rating } from '../../kernel/post-record.ts';
+import type { MediaKind, Rating } from '../../kernel/post-record.ts';
 
 /**
  * The one query model (docs/decisions.md §20). `/image/search` conditions, `/api/post/search`
@@ -9,7 +9,16 @@ import type { Rating } from '../../kernel/post-record.ts';
  * they stand for, user names to ids, md5 values to post numbers. A node is a pure value.
  */
 /** `score` (docs/decisions.md §18): a document indexed before the field existed counts as 0. */
-export type NumericField = 'seq' | 'width' | 'height' | 'favorites' | 'score' | 'created_at' | 'updated_at';
+export type NumericField =
+  | 'seq'
+  | 'width'
+  | 'height'
+  | 'favorites'
+  | 'score'
+  | 'created_at'
+  | 'updated_at'
+  /** docs/decisions.md §21: seconds; a still image has none and never matches a duration */
+  | 'duration';
 
 /** A half-open interval [gte, lt); a missing bound is open. Dates are epoch milliseconds. */
 export interface Bounds {
@@ -52,10 +61,27 @@ export type Query =
   // docs/decisions.md §22: imported from this site (gallery-dl's category or the host), case-insensitively
   | { kind: 'originSite'; value: string }
   | { kind: 'untagged' }
-  | { kind: 'disowned' };
+  | { kind: 'disowned' }
+  /** docs/decisions.md §21: what the file is, its stored extension, whether it has sound */
+  | { kind: 'mediaKind'; values: MediaKind[] }
+  | { kind: 'fileExt'; values: string[] }
+  | { kind: 'hasAudio'; value: boolean }
+  /** docs/decisions.md §23: has at least one note */
+  | { kind: 'hasNotes' };
 
 /** The orders a query can name (Danbooru's `order:`); the endpoints have their own order fields besides. */
-export type QueryOrder = 'id' | 'id_desc' | 'score' | 'score_asc' | 'favcount' | 'comment_count' | 'change' | 'random';
+export type QueryOrder =
+  | 'id'
+  | 'id_desc'
+  | 'score'
+  | 'score_asc'
+  | 'favcount'
+  | 'comment_count'
+  | 'change'
+  | 'random'
+  /** docs/decisions.md §23: by the newest note's time, posts without notes last (note) or first (note_asc) */
+  | 'note'
+  | 'note_asc';
 
 export const all: Query = { kind: 'all' };
 export const and = (of: Query[]): Query => (of.length === 1 ? of[0] : { kind: 'and', of });

@@ -56,6 +56,15 @@ const readInt = (s: string): number | undefined => (INTEGER.test(s) ? Number(s) 
 export const intRange = (value: string): Bounds[] | undefined =>
   parseRange(value, readInt, (n) => ({ start: n, end: n + 1 }));
 
+const DECIMAL = /^\d{1,9}(?:\.\d{1,6})?$/;
+const readDecimal = (s: string): number | undefined => (DECIMAL.test(s) ? Number(s) : undefined);
+/** Below any difference of two durations a file states: a bare value is that instant, `<=v` includes it. */
+const INSTANT = 1e-6;
+
+/** Seconds, decimals allowed (docs/decisions.md §21's `duration:`): `5` is exactly 5 s, `<=5` includes it. */
+export const secondsRange = (value: string): Bounds[] | undefined =>
+  parseRange(value, readDecimal, (n) => ({ start: n, end: n + INSTANT }));
+
 /** `YYYY-MM-DD`, a whole UTC day. */
 export const dateRange = (value: string): Bounds[] | undefined =>
   parseRange(

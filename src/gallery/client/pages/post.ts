@@ -15,6 +15,7 @@ import { commentsSection } from './post-comments.ts';
 import { childrenSection, originValue, parentValue, poolsSection, sourceValue } from './post-organization.ts';
 import { categoryLegend, categoryLink } from '../tag-colors.ts';
 import { notesLayer } from '../post-notes.ts';
+import { mediaMark } from '../grid.ts';
 
 const searchLink = (segment: string, text: string) =>
   h('a', { href: `/search?q=${encodeURIComponent(segment)}` }, text);
@@ -82,7 +83,9 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
   msg.info('Looking for similar images, mirrored and rotated copies too…');
   void (async () => {
     try {
-      const image = await fetch(post.imageURL).then((r) => {
+      // A moving picture is looked up by its poster frame, which its large thumbnail shows.
+      const source = post.media.kind === 'image' ? post.imageURL : post.thumbnails['1024'];
+      const image = await fetch(source).then((r) => {
         if (!r.ok) throw new ApiError(r.status, `The image could not be loaded (status ${r.status}).`);
         return r.blob();
       });
@@ -127,6 +130,27 @@ function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElem
   return section;
 }
 
+/**
+ * docs/decisions.md §21: a video plays in place, from its poster frame, muted until the viewer unmutes
+ * it, looping, inline on phones; only its metadata is read until it plays (seeking asks for ranges).
+ */
+function player(post: Post): HTMLVideoElement {
+  const video = h('video', {
+    src: post.imageURL,
+    poster: post.thumbnails['1024'],
+    controls: true,
+    muted: true,
+    loop: true,
+    playsinline: true,
+    preload: 'metadata',
+    width: post.media.width,
+    height: post.media.height,
+    'aria-label': post.text.trim() || `Video of post ${post.id.slice(0, 8)}`,
+  });
+  video.muted = true;
+  return video;
+}
+
 export async function postPage(id: string): Promise<void> {
   let post: Post;
   try {
@@ -158,22 +182,30 @@ function render(post: Post, self: Self | undefined, similar: HTMLElement[]): voi
   const notes = notesLayer(
     post,
     self,
-    h(
-      'a',
-      { href: post.imageURL },
-      h('img', {
-        src: post.thumbnails['1024'],
-        alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`,
-        width: 1024,
-        height: 768,
-      }),
-    ),
+    post.media.kind === 'video'
+      ? player(post)
+      : h(
+          'a',
+          { href: post.imageURL },
+          h('img', {
+            // docs/decisions.md §21: an animation plays as itself (its thumbnails show the poster frame)
+            src: post.media.kind === 'animation' ? post.imageURL : post.thumbnails['1024'],
+            alt: post.text.trim() || `Picture of post ${post.id.slice(0, 8)}`,
+            width: post.media.kind === 'animation' ? post.media.width : 1024,
+            height: post.media.kind === 'animation' ? post.media.height : 768,
+          }),
+        ),
   );
   const figure = h(
     'figure',
     { class: 'post-image' },
     notes.frame,
-    h('figcaption', {}, h('a', { href: post.imageURL }, 'Full-size image')),
+    h(
+      'figcaption',
+      {},
+      h('a', { href: post.imageURL }, post.media.kind === 'image' ? 'Full-size image' : 'Original file'),
+      post.media.kind === 'image' ? null : ` · ${mediaMark(post.media)}`,
+    ),
     notes.panel,
   );
   const editing = can(self, PERMISSION.edit);

@@ -138,6 +138,7 @@ export async function searchPage(): Promise<void> {
       // A result names its tags only: the names at once, their categories (and order) once read.
       tags: img.tags.map((name) => ({ name })),
       categorised: img.tags.length ? tagsOf(postIdOf(img.imageUrl) ?? String(img.id)) : undefined,
+      media: img.media,
     }),
     label: 'Search results',
     empty: h(
