@@ -131,6 +131,8 @@ test.serial(
     t.like(wiki, { body: 'A painter. See [[saga_l]].', otherNames: ['Painter L'] });
     const notes = (await (await second.request(`/api/post/${mapped.get(4)!.id}/note`)).json()) as object[];
     t.like(notes[0], { x: 2, y: 3, width: 10, height: 8, body: 'a note' });
+    const verify = await imgpost(second, 'verify');
+    t.is(verify.code, 0, verify.stdout + verify.stderr);
   },
 );
 
