@@ -231,6 +231,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       rows: new LeanPostRows(db),
       notes,
       wiki,
+      comments,
       users: accounts.users,
     }),
     preferences: new PreferenceStore(db),
