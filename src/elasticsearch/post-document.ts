@@ -63,13 +63,19 @@ export interface PostDocument {
   parent: number | null;
   pool_ids: number[];
   pools: { id: number; position: number }[];
+  /** docs/decisions.md §22: the sites it was imported from (originSite, origin:SITE), lower-cased */
+  origin_sites: string[];
   /** docs/decisions.md §21: what the file is (mediaKind, Danbooru's filetype:, duration:, sound) */
   media_kind: string;
   file_ext: string;
   duration: number | null;
   has_audio: boolean;
-  /** docs/decisions.md §22: the sites it was imported from (originSite, origin:SITE), lower-cased */
-  origin_sites: string[];
+  /**
+   * docs/decisions.md §23: the note count (hasNotes, Danbooru's is:noted) and the newest note's time
+   * (order:note), brought here by 'reindex' outbox rows as comments are
+   */
+  notes: number;
+  last_noted_at: string | null;
 }
 
 /**
@@ -140,11 +146,13 @@ export function toPostDocument(p: PostRecord, robust?: Uint8Array): PostDocument
     parent: p.parentSeq,
     pool_ids: p.pools.map((x) => x.pool),
     pools: p.pools.map((x) => ({ id: x.pool, position: x.position })),
+    // Outbox rows written before docs/decisions.md §22 carry no origins.
+    origin_sites: [...new Set((p.origins ?? []).map((o) => o.site.toLowerCase()))],
     media_kind: p.media.kind,
     file_ext: p.ext,
     duration: p.media.duration,
     has_audio: p.media.hasAudio,
-    // Outbox rows written before docs/decisions.md §22 carry no origins.
-    origin_sites: [...new Set((p.origins ?? []).map((o) => o.site.toLowerCase()))],
+    notes: p.notes,
+    last_noted_at: p.lastNotedAt,
   };
 }

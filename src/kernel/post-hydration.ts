@@ -23,7 +23,8 @@ export const POST_SELECT = `SELECT p.seq, p.id, p.text, p.rating, p.ext, p.mime,
   p.aggr, p.created_at AS createdAt, p.updated_at AS updatedAt, p.version, p.favorites,
   p.upvotes, p.downvotes, p.comments,
   p.source, p.parent_seq AS parentSeq, (SELECT pp.id FROM posts pp WHERE pp.seq = p.parent_seq) AS parentId,
-  p.media_kind AS mediaKind, p.duration, p.frame_count AS frameCount, p.has_audio AS hasAudio, p.file_size AS fileSize
+  p.media_kind AS mediaKind, p.duration, p.frame_count AS frameCount, p.has_audio AS hasAudio, p.file_size AS fileSize,
+  p.notes, p.last_noted_at AS lastNotedAt
   FROM posts p`;
 
 /** What a record holds besides its row: the tables the hydration reads once per page of rows. */
@@ -85,6 +86,8 @@ export class PostHydration {
         frameCount,
         hasAudio,
         fileSize,
+        notes,
+        lastNotedAt,
         ...r
       }) => ({
         ...r,
@@ -106,6 +109,8 @@ export class PostHydration {
         pools: places.get(r.seq) ?? [],
         media: { kind: mediaKind, duration, frames: frameCount, hasAudio: hasAudio === 1, bytes: fileSize },
         origins: origins.get(r.seq) ?? [],
+        notes,
+        lastNotedAt,
       }),
     );
   }

@@ -91,6 +91,9 @@ export interface PostRecord {
   media: PostMedia;
   /** where it was imported from, first import first; empty for a post uploaded here (docs/decisions.md §22) */
   origins: PostOrigin[];
+  /** docs/decisions.md §23: how many notes it has and when the newest was written (kept by SQLite triggers) */
+  notes: number;
+  lastNotedAt: string | null;
 }
 
 /** What an `/image/search` item shows of a post, read without building the record (PostRepository.imageItemsBySeq). */

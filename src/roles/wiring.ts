@@ -1,4 +1,5 @@
 import { FileFactsRunner } from '../posts/file-facts-runner.ts';
+import { DihedralBackfill } from '../search/similar/dihedral-backfill.ts';
 import { LeanPostRows } from '../kernel/lean-post-rows.ts';
 import type { PostPeopleTables } from '../posts/post-tables.ts';
 import { BooruService } from '../booru/service.ts';
@@ -38,8 +39,7 @@ import { PoolService } from '../pools/service.ts';
 import { PostChildren } from '../posts/parents/children.ts';
 import { openSearch, type SearchParts } from './search-parts.ts';
 import { wirePosts } from './post-parts.ts';
-import { wireDescriptors, wireImages, wireThumbnailer } from './file-parts.ts';
-import { Activity } from '../util/activity.ts';
+import { wireDescriptors, wireImages, wireThumbnailer, wireUploadWork } from './file-parts.ts';
 import { wireAccounts } from './account-parts.ts';
 import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
 import { wireTags } from './tag-parts.ts';
@@ -71,6 +71,8 @@ export interface Core extends SearchParts, AppServices {
   descriptors: DescriptorRunner;
   /** the stored files' MD5 and size for posts from before migration 020 (docs/decisions.md §20) */
   fileFacts: FileFactsRunner;
+  /** the eight symmetries' hashes of posts from before migration 025 (docs/decisions.md §24) */
+  dihedralHashes: DihedralBackfill;
 }
 
 /**
@@ -88,8 +90,6 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const { images, hashPool } = files;
   const video = wireVideo(config, db, hashPool);
   const descriptors = wireDescriptors(config, log, posts, files);
-  // Uploads under way: background thumbnails wait for a pause in them (THUMBNAIL_DEFER_MS).
-  const uploads = new Activity();
   const thumbnailer = wireThumbnailer(
     config,
     log,
@@ -97,7 +97,6 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     files,
     true,
     config.robustDescriptors.enabled ? descriptors : undefined,
-    uploads,
   );
   const webhookDispatcher = new DispatcherThread({
     dataDir: config.dataDir,
@@ -130,7 +129,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     config,
     directUploads,
-    uploads,
+    withUpload: wireUploadWork(config, files),
   });
   const history = new PostHistory({ db, versions, postService });
   const { tagRepository, tags, tagGovernance, implicationRunner } = wireTags(posts, log);
@@ -219,6 +218,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhookRepository,
     descriptors,
     fileFacts: new FileFactsRunner({ posts: postRepository, images, log }),
+    dihedralHashes: new DihedralBackfill({ posts: postRepository, images, hashPool, log }),
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
@@ -231,6 +231,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       rows: new LeanPostRows(db),
       notes,
       wiki,
+      comments,
       users: accounts.users,
     }),
     preferences: new PreferenceStore(db),

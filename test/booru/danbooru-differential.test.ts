@@ -23,7 +23,8 @@ async function getJson(path: string): Promise<{ status: number; body: any }> {
 }
 
 test.before(async () => {
-  fx = await startSeededApp({ count: 1500, seed: SEED, users: 15, sources: 0.3, parents: 0.2 });
+  // Notes (docs/decisions.md §23): is:noted, order:note and order:note_asc.
+  fx = await startSeededApp({ count: 1500, seed: SEED, users: 15, sources: 0.3, parents: 0.2, notes: 200 });
   const r = new Random(SEED);
   // Posts with stored files (md5:) and favorites (fav:, favcount:), written through the API.
   const fans: TestUser[] = [];

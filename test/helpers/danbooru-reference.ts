@@ -105,6 +105,7 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
     ['source', 1],
     ['parent', 1],
     ['pool', 1],
+    ['noted', 1],
   ] as const);
   switch (kind) {
     case 'tag': {
@@ -175,6 +176,9 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
       const pool = p.pools.length ? r.pick(p.pools).pool : 1;
       return { spelling: `pool:${pool}`, holds: (q) => q.pools.some((x) => x.pool === pool) };
     }
+    // docs/decisions.md §23
+    case 'noted':
+      return { spelling: r.pick(['is:noted', 'is:NOTED']), holds: (q) => q.notes > 0 };
     case 'text': {
       const words = p.text.split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
       if (words.length >= 2 && r.chance(0.5)) {
@@ -191,7 +195,17 @@ export function randomTerm(r: Random, f: Facts): RefTerm {
   }
 }
 
-export type RefOrder = 'id' | 'id_desc' | 'favcount' | 'change' | 'score' | 'score_asc' | 'comment_count' | undefined;
+export type RefOrder =
+  | 'id'
+  | 'id_desc'
+  | 'favcount'
+  | 'change'
+  | 'score'
+  | 'score_asc'
+  | 'comment_count'
+  | 'note'
+  | 'note_asc'
+  | undefined;
 
 /** A random query: 0 to 4 required terms (some negated), an optional OR group, an optional order. */
 export function randomQuery(r: Random, f: Facts): { tags: string; holds: (p: PostRecord) => boolean; order: RefOrder } {
@@ -222,6 +236,8 @@ export function randomQuery(r: Random, f: Facts): { tags: string; holds: (p: Pos
     'score',
     'score_asc',
     'comment_count',
+    'note',
+    'note_asc',
   ] as RefOrder[]);
   if (order) parts.push(`order:${order}`);
   // The terms' order does not matter.
@@ -242,6 +258,17 @@ export function refSort(matched: PostRecord[], order: RefOrder): PostRecord[] {
     if (order === 'score') return score(b) - score(a) || bySeq(a, b);
     if (order === 'score_asc') return score(a) - score(b) || bySeq(a, b);
     if (order === 'comment_count') return b.comments - a.comments || bySeq(a, b);
+    // Danbooru's: the newest note's time, posts without notes last (note) or first (note_asc)
+    const noted = (x: PostRecord) => (x.lastNotedAt === null ? null : Date.parse(x.lastNotedAt));
+    if (order === 'note' || order === 'note_asc') {
+      const [ta, tb] = [noted(a), noted(b)];
+      const nullsFirst = order === 'note_asc';
+      if (ta === null || tb === null)
+        return (ta === null ? 1 : 0) - (tb === null ? 1 : 0) === 0
+          ? bySeq(a, b)
+          : (nullsFirst ? -1 : 1) * ((ta === null ? 1 : 0) - (tb === null ? 1 : 0));
+      return (order === 'note' ? tb - ta : ta - tb) || bySeq(a, b);
+    }
     if (order === 'change') return (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0) || bySeq(a, b);
     return bySeq(a, b);
   });

@@ -10,7 +10,8 @@ export type RefSelector =
   | { type: 'tag'; op: 'include' | 'exclude'; value: string }
   | { type: 'rating'; value: string }
   | { type: 'createdAt' | 'updatedAt'; op: string; value: string }
-  | { type: 'system'; op: 'untagged' | 'disowned' };
+  | { type: 'system'; op: 'untagged' | 'disowned' }
+  | { type: 'hasNotes'; value: boolean };
 
 export interface RefOrder {
   key: 'createdAt' | 'uploaderId' | 'id';
@@ -66,6 +67,9 @@ export function selectorHolds(p: PostRecord, s: RefSelector): boolean {
       return dateHolds(p.updatedAt, s.op, s.value);
     case 'system':
       return s.op === 'untagged' ? p.tags.length === 0 : p.uploaderId === null;
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return p.notes > 0 === s.value;
   }
 }
 
@@ -187,6 +191,9 @@ function conditionHolds(p: PostRecord, c: RefCondition, users: RefUsers): boolea
       return /^[1-9][0-9]*$/.test(v) ? p.parentSeq === Number(v) : p.parentId === v.toLowerCase();
     case 'sourceContains':
       return p.source.toLowerCase().includes(v.toLowerCase());
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return p.notes > 0 === (v.toLowerCase() === 'true');
     default:
       throw new Error(`reference: condition ${c.type}`);
   }

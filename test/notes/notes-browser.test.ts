@@ -1,7 +1,9 @@
 /**
  * Notes over the image in a real Chromium (docs/decisions.md §23), one browser for the file: hostile note
- * bodies stay text on the post page; at phone and desktop widths a person draws a note, writes it, resizes it
- * with the keyboard, sees it in the same place of the picture after the window changes width, and deletes it.
+ * bodies stay text on the post page, and show without hover on a touch screen; at phone and desktop widths a
+ * person draws a note, writes it, resizes it by its corner and moves it by dragging (past the edge: it stops
+ * inside the picture), moves and resizes it with the arrow keys, each a new version, edits it in its form,
+ * sees it in the same place of the picture after the window changes width, and deletes it.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
@@ -132,12 +134,31 @@ test.serial('hostile note bodies stay text on the post page', async (t) => {
   t.deepEqual(session.takeErrors(), []);
 });
 
+test.serial('on a touch screen every note shows its text without hover or focus', async (t) => {
+  const { app, session, posts } = t.context;
+  const browser = session.page.context().browser()!;
+  const touch = await browser.newContext({ baseURL: app.url, viewport: PHONE, hasTouch: true, isMobile: true });
+  try {
+    const page = await touch.newPage();
+    await page.goto(`/post/${posts[0]}`);
+    await ready(page);
+    await page.locator('.note-stage[data-ready="1"]').waitFor({ state: 'attached' });
+    t.true(await page.evaluate(() => matchMedia('(hover: none)').matches), 'a screen without hover');
+    const shown = await page
+      .locator('.note-body')
+      .evaluateAll((bodies) => bodies.map((b) => getComputedStyle(b).display !== 'none'));
+    t.deepEqual(shown, [true, true, true, true]);
+  } finally {
+    await touch.close();
+  }
+});
+
 for (const [width, size, other, index] of [
   ['phone', PHONE, DESKTOP, 1],
   ['desktop', DESKTOP, PHONE, 2],
 ] as const)
   test.serial(
-    `at ${width} width: draw a note, write it, resize it, see it in place at another width, delete it`,
+    `at ${width} width: draw a note, resize and move it by pointer and by keys, edit it, see it in place at another width, delete it`,
     async (t) => {
       const { app, session, posts } = t.context;
       const { page } = session;
@@ -170,8 +191,50 @@ for (const [width, size, other, index] of [
       ])
         t.true(Math.abs(got - want) <= 3, `${got} ≈ ${want}`);
 
-      // edit in place with the keyboard: focus the note, Enter opens its form, the numbers move and resize it
-      await page.locator('.note').first().focus();
+      // resize by the corner handle: a quarter of the picture wider and higher
+      const drag = async (selector: string, dx: number, dy: number) => {
+        // hovering first scrolls it into view and waits until it stands still
+        await page.locator(selector).hover();
+        const from = (await page.locator(selector).boundingBox())!;
+        const [x, y] = [from.x + from.width / 2, from.y + from.height / 2];
+        await page.mouse.move(x, y);
+        await page.mouse.down();
+        await page.mouse.move(x + dx / 2, y + dy / 2, { steps: 3 });
+        await page.mouse.move(x + dx, y + dy, { steps: 3 });
+        await page.mouse.up();
+      };
+      await drag('.note .note-handle', stage.width / 4, stage.height / 4);
+      await page.locator('.note[data-version="2"]').waitFor({ state: 'attached' });
+      const resized = (await notesOf(app, post))[0];
+      t.true(Math.abs(resized.width - 200) <= 3 && Math.abs(resized.height - 100) <= 3, JSON.stringify(resized));
+      t.like(resized, { x: made.x, y: made.y });
+      // drag it a whole picture right and down: it stops at the image's corner, its size kept
+      await drag('.note', stage.width, stage.height);
+      await page.locator('.note[data-version="3"]').waitFor({ state: 'attached' });
+      const cornered = (await notesOf(app, post))[0];
+      t.like(cornered, {
+        x: 400 - resized.width,
+        y: 200 - resized.height,
+        width: resized.width,
+        height: resized.height,
+      });
+      // the keyboard: arrows move by a hundredth of the image (4 px here), Shift+arrows resize; one version
+      await page.locator('.note').focus();
+      for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'Shift+ArrowUp']) await page.keyboard.press(key);
+      await page.locator('.note[data-version="4"]:focus').waitFor({ state: 'attached' });
+      t.like((await notesOf(app, post))[0], {
+        x: cornered.x - 12,
+        y: cornered.y,
+        width: cornered.width,
+        height: cornered.height - 4,
+      });
+      const history = (await (await app.request(`/api/note/${made.id}/history`)).json()) as { version: number }[];
+      t.deepEqual(
+        history.map((v) => v.version),
+        [4, 3, 2, 1],
+      );
+
+      // edit in place with the keyboard: Enter on the focused note opens its form, the numbers move and resize it
       await page.keyboard.press('Enter');
       await page.getByLabel('Width').fill('200');
       await page.getByLabel('Note text').fill('resized');

@@ -22,6 +22,33 @@ const EDIT = 0x4;
 const box = { x: 10, y: 8, width: 20, height: 10 };
 const add = (post: string, who: { headers: Record<string, string> }, body: unknown) =>
   json(`/api/post/${post}/note`, 'POST', who.headers, body);
+/** Whether Danbooru's is:noted, /api/post/search's and /image/search's hasNotes find the post (§23). */
+const foundAsNoted = async (post: { id: string; seq: number }) => {
+  const booru = (await json(`/posts.json?tags=${encodeURIComponent(`is:noted id:${post.seq}`)}`, 'GET')).body;
+  const search = await json(
+    '/api/post/search',
+    'POST',
+    {},
+    {
+      filter: [
+        { type: 'hasNotes', value: true },
+        { type: 'id', op: 'contains', value: post.id },
+      ],
+    },
+  );
+  const images = await json(
+    '/image/search',
+    'POST',
+    {},
+    {
+      conditions: [
+        { type: 'hasNotes', value: 'true' },
+        { type: 'query', value: `id:${post.seq}` },
+      ],
+    },
+  );
+  return [booru.length, search.body.count, images.body.data.total];
+};
 const lastNoted = (seq: number) =>
   app.services.db.prepare('SELECT last_noted_at FROM posts WHERE seq = ?').pluck().get(seq) as string | null;
 
@@ -56,6 +83,10 @@ test('refusals: 401, 403 without 0x4, 400 outside the image or a bad body, 404 u
   t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { x: 1 })).status, 400, 'moved out of the image');
   t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { body: '' })).status, 400);
   t.is((await api(`/api/note/${id}`, 'DELETE', reader.headers)).status, 403);
+  t.is((await json(`/api/note/${id}/revert`, 'POST', reader.headers, { version: 1 })).status, 403);
+  t.is((await json(`/api/note/${id}/revert`, 'POST', {}, { version: 1 })).status, 401);
+  t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { version: 1, x: 0, width: 65 })).status, 400);
+  t.like((await json(`/api/post/${post}/note`, 'GET')).body[0], { x: 0, width: 64, version: 1 }, 'unchanged');
   for (const ref of ['999999', 'x', '0'])
     t.is((await json(`/api/note/${ref}`, 'PATCH', editor.headers, { x: 1 })).status, 404, ref);
   t.is((await json('/api/note/999999/history', 'GET')).status, 404);
@@ -78,6 +109,7 @@ test.serial('add, list, move and resize with versions, history, revert, delete; 
     author: { name: alice.name },
   });
   t.truthy(lastNoted(post.seq));
+  t.deepEqual(await foundAsNoted(post), [1, 1, 1], 'searchable as noted once the response is sent');
   const second = (await add(String(post.seq), bob, { x: 0, y: 0, width: 5, height: 5, body: 'by number' })).body;
   t.deepEqual(
     (await json(`/api/post/${post.id}/note`, 'GET')).body.map((n: { id: number }) => n.id),
@@ -117,6 +149,7 @@ test.serial('add, list, move and resize with versions, history, revert, delete; 
   t.is((await api(`/api/note/${id}`, 'DELETE', alice.headers)).status, 204);
   t.deepEqual((await json(`/api/post/${post.id}/note`, 'GET')).body, []);
   t.is(lastNoted(post.seq), null, 'no notes, no last note time');
+  t.deepEqual(await foundAsNoted(post), [0, 0, 0], 'no longer noted');
 });
 
 test.serial(

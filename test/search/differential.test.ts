@@ -38,6 +38,8 @@ test.before(async () => {
     pools: { count: 30, maxSize: 80 },
     votes: 6000,
     comments: 2500,
+    // docs/decisions.md §23: hasNotes
+    notes: 400,
   });
   posts = fx.posts();
   users = new Map(fx.seed.users.map((u) => [u.name.toLowerCase(), u.id]));
@@ -87,6 +89,7 @@ function randomSelector(r: Random): RefSelector {
     ['createdAt', 3],
     ['updatedAt', 2],
     ['system', 1],
+    ['hasNotes', 1],
   ] as const);
   switch (kind) {
     case 'text': {
@@ -115,6 +118,8 @@ function randomSelector(r: Random): RefSelector {
     }
     case 'system':
       return { type: 'system', op: r.chance(0.5) ? 'untagged' : 'disowned' };
+    case 'hasNotes':
+      return { type: 'hasNotes', value: r.chance(0.5) };
   }
 }
 
@@ -213,6 +218,7 @@ function randomCondition(r: Random): RefCondition {
     ['pool', 2],
     ['childOf', 2],
     ['sourceContains', 2],
+    ['hasNotes', 1],
   ] as const);
   const pad = (v: string) => (r.chance(0.2) ? `  ${v}\t` : v);
   switch (type) {
@@ -230,6 +236,8 @@ function randomCondition(r: Random): RefCondition {
       ] as const);
       return { type, value: pad(value) };
     }
+    case 'hasNotes':
+      return { type, value: pad(r.pick(['true', 'false', 'TRUE', 'False'])) };
     case 'sourceContains': {
       const value = needle(r, r.pick(posts.filter((p) => p.source !== '')).source, 10).trim();
       return { type, value: pad(value === '' ? 'example' : value) };
@@ -325,13 +333,13 @@ test.serial('POST /image/search agrees with a plain evaluation over SQLite', asy
   const started = Date.now();
   const results = await searchAll('/image/search', queries);
   t.log(`${QUERIES} image searches in ${Date.now() - started} ms`);
-  // docs/decisions.md §19's conditions and order were drawn often enough to mean something.
+  // docs/decisions.md §19's and §23's conditions and order were drawn often enough to mean something.
   const drawn = (type: string) => queries.filter((q) => q.body.conditions.some((c) => c.type === type)).length;
   const byPool = queries.filter((q) => q.body.orderBy === 'pool').length;
   t.log(
-    `pool ${drawn('pool')}, childOf ${drawn('childOf')}, sourceContains ${drawn('sourceContains')}, orderBy pool ${byPool}`,
+    `pool ${drawn('pool')}, childOf ${drawn('childOf')}, sourceContains ${drawn('sourceContains')}, orderBy pool ${byPool}, hasNotes ${drawn('hasNotes')}`,
   );
-  t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), byPool) >= 10);
+  t.true(Math.min(drawn('pool'), drawn('childOf'), drawn('sourceContains'), drawn('hasNotes'), byPool) >= 10);
   const bySeq = new Map(posts.map((p) => [p.seq, p]));
   let nonEmpty = 0;
   const covered: Record<string, number> = { scoreGte: 0, scoreLte: 0, commentedBy: 0, score: 0, comments: 0 };

@@ -7,6 +7,7 @@ import { RATINGS, type Rating } from '../../src/kernel/post-record.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { postPeopleOn, type PostPeopleTables } from '../../src/posts/post-tables.ts';
 import { IMAGE_FORMATS } from '../../src/media-store/formats.ts';
+import { NoteRepository } from '../../src/notes/note-repository.ts';
 import { Random } from './random.ts';
 import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';
@@ -39,6 +40,8 @@ export interface SeedOptions {
   family?: { parent: number; from: number; count: number };
   /** pools of 1 to `maxSize` of the seeded posts (default none) */
   pools?: { count: number; maxSize: number };
+  /** docs/decisions.md §23: notes by the seeded accounts on random posts, small boxes near a corner (default none) */
+  notes?: number;
 }
 
 export interface SeedResult {
@@ -138,6 +141,29 @@ function seedConversation(
         yield { postSeq: postAt(), authorId: userAt(), body: makeText(rnd) || 'first', createdAt: at() };
     })(),
   );
+}
+
+/**
+ * Notes on random posts (drawn after everything else, so older seeds keep their posts), written in time
+ * order as a board writes them. Seeded images are at least 64 pixels wide and high: a box within the
+ * first 64 always lies inside. The post's note count and last note time follow by trigger.
+ */
+function seedNotes(notes: NoteRepository, rnd: Random, users: { id: number }[], firstSeq: number, opts: SeedOptions) {
+  if (users.length === 0 || !opts.notes) return;
+  const start = Date.parse('2024-06-01T00:00:00Z');
+  for (let i = 0; i < opts.notes; i++) {
+    const x = rnd.int(0, 31);
+    const y = rnd.int(0, 31);
+    const box = { x, y, width: rnd.int(1, 64 - x), height: rnd.int(1, 64 - y) };
+    const at = new Date(start + i * 60_000 + rnd.int(0, 59_999)).toISOString();
+    notes.insert(
+      firstSeq + rnd.int(0, opts.count - 1),
+      box,
+      makeText(rnd) || 'note',
+      users[rnd.int(0, users.length - 1)].id,
+      at,
+    );
+  }
 }
 
 /**
@@ -279,6 +305,9 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
     // Nor an MD5 or a size (docs/decisions.md §20): recorded as gone here, or the server's backfill
     // would find that out one post at a time, as above.
     postTable.files.markGoneAbove(before);
+    // Nor the eight symmetries' hashes (docs/decisions.md §24): their own hash stands for all, as the backfill
+    // would record one file at a time.
+    postTable.dihedral.markNoneAbove(before);
     if (opts.pools)
       seedPools(db, postTable, userTable, rnd, {
         pools: opts.pools.count,
@@ -288,6 +317,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
         at: new Date(from).toISOString(),
       });
     seedConversation(people, rnd, users, firstSeq, opts);
+    seedNotes(new NoteRepository(db), rnd, users, firstSeq, opts);
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }

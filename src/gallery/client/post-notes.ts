@@ -4,8 +4,10 @@
  * nothing is measured in pixels on screen, so the boxes stay in place at every width without redrawing.
  * A note is a focusable button whose text shows on hover or focus, always on touch screens, and the whole
  * layer is toggled by a button. Holders of 0x4 draw a box to add one (or type its numbers: the keyboard way),
- * and edit one in place: its text, its place and size (numbers, so the keyboard can move and resize it),
- * saved at the version read; or delete it. Bodies render as comments do (./comment-text.ts): text only.
+ * move a note by dragging it and resize it by its corner handle, or with the arrow keys while it has focus
+ * (Shift resizes), the box kept inside the image; each move is saved as a new version, at the version read.
+ * A click or Enter opens its form: text, place and size (numbers), or delete. Bodies render as comments do
+ * (./comment-text.ts): text only.
  */
 import { api, can, errorText, ok, PERMISSION, type Post, type Schemas, type Self } from './api.ts';
 import { commentText } from './comment-text.ts';
@@ -16,16 +18,38 @@ interface Size {
   width: number;
   height: number;
 }
-
-/** The image's real size in pixels, read from the full-size image (the page shows a thumbnail). */
-function imageSize(post: Post): Promise<Size> {
-  return new Promise((resolve, reject) => {
-    const img = new Image();
-    img.onload = () => resolve({ width: img.naturalWidth, height: img.naturalHeight });
-    img.onerror = () => reject(new Error('the image did not load'));
-    img.src = post.imageURL;
-  });
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
+
+const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, Math.round(n)));
+
+/** `b` moved (or, `resize`, its size changed) by (dx, dy) image pixels, kept inside the image. */
+function shifted(b: Box, dx: number, dy: number, resize: boolean, size: Size): Box {
+  return resize
+    ? { ...b, width: clamp(b.width + dx, 1, size.width - b.x), height: clamp(b.height + dy, 1, size.height - b.y) }
+    : { ...b, x: clamp(b.x + dx, 0, size.width - b.width), y: clamp(b.y + dy, 0, size.height - b.height) };
+}
+
+const ARROWS: Record<string, [number, number]> = {
+  ArrowLeft: [-1, 0],
+  ArrowRight: [1, 0],
+  ArrowUp: [0, -1],
+  ArrowDown: [0, 1],
+};
+/** A burst of arrow keys is one change: saved once the keys pause this long. */
+const KEY_SAVE_MS = 500;
+/** A press that moves less than this (screen pixels) is a click, not a drag. */
+const DRAG_SLOP = 4;
+
+/**
+ * The image's real size in pixels, as the post states it (the page shows a thumbnail; the full-size file is
+ * never downloaded for its size, docs/decisions.md §24).
+ */
+const imageSize = (post: Post): Size => ({ width: post.media.width, height: post.media.height });
 
 const pct = (n: number) => `${n}%`;
 
@@ -68,17 +92,20 @@ export function notesLayer(
     'div',
     { class: 'notes-panel' },
     h('p', { class: 'notes-actions' }, toggle, ' ', addButton),
+    editing
+      ? h(
+          'p',
+          { class: 'notes-hint', id: 'notes-hint' },
+          'Drag a note to move it, its corner to resize it; or focus it and use the arrow keys (with Shift to resize).',
+        )
+      : null,
     msg.el,
     editor,
   );
 
   void (async () => {
-    let size: Size;
-    try {
-      size = await imageSize(post);
-    } catch {
-      return;
-    }
+    const size = imageSize(post);
+    if (!size.width || !size.height) return;
     // the stage covers the image's drawn area inside the 4:3 frame (object-fit: contain)
     const aspect = size.width / size.height;
     if (aspect >= 4 / 3) {
@@ -96,22 +123,105 @@ export function notesLayer(
     }
     const draw = async () => {
       const notes = await ok(api.GET('/api/post/{id}/note', { params: { path: { id: post.id } } }));
+      // the note that had focus keeps it (a keyboard move redraws the layer)
+      const focused = stage.contains(document.activeElement)
+        ? (document.activeElement as HTMLElement).dataset.note
+        : '';
       replace(
         stage,
         notes.map((n) => {
           const box = h(
             'button',
-            { type: 'button', class: 'note', 'data-note': n.id, 'aria-label': `Note: ${n.body.slice(0, 80)}` },
+            {
+              type: 'button',
+              class: 'note',
+              'data-note': n.id,
+              'data-version': n.version,
+              'aria-label': `Note: ${n.body.slice(0, 80)}`,
+              'aria-describedby': editing ? 'notes-hint' : undefined,
+            },
             h('span', { class: 'note-body' }, commentText(n.body)),
           );
           place(box, n, size);
           // a note on the right half opens its text leftwards, so it stays on the page at any width
           if (n.x + n.width / 2 > size.width / 2) box.classList.add('note-right');
-          if (editing) box.addEventListener('click', () => edit(n));
+          if (editing) movable(box, n);
           return box;
         }),
       );
+      if (focused) (stage.querySelector(`[data-note="${focused}"]`) as HTMLElement | null)?.focus();
       stage.dataset.ready = '1';
+    };
+
+    /** A new version of the note with this box, at the version shown; then the layer as stored. */
+    const save = async (n: Note, box: Box) => {
+      try {
+        const { x, y, width, height } = box;
+        await ok(
+          api.PATCH('/api/note/{id}', {
+            params: { path: { id: String(n.id) } },
+            body: { x, y, width, height, version: n.version },
+          }),
+        );
+        msg.clear();
+      } catch (err) {
+        msg.error(errorText(err));
+      }
+      await draw();
+    };
+
+    /** Dragging moves the note, its handle resizes it, arrow keys do either; a click opens its form. */
+    const movable = (el: HTMLElement, n: Note) => {
+      el.append(h('span', { class: 'note-handle', 'aria-hidden': 'true' }));
+      let dragged = false;
+      el.addEventListener('pointerdown', (e) => {
+        if (frame.classList.contains('drawing') || e.button !== 0) return;
+        dragged = false;
+        const resize = (e.target as Element).classList.contains('note-handle');
+        const r = stage.getBoundingClientRect();
+        const from = { x: e.clientX, y: e.clientY };
+        let now: Box = n;
+        el.setPointerCapture(e.pointerId);
+        const onMove = (m: PointerEvent) => {
+          if (!dragged && Math.hypot(m.clientX - from.x, m.clientY - from.y) < DRAG_SLOP) return;
+          dragged = true;
+          const dx = ((m.clientX - from.x) / r.width) * size.width;
+          const dy = ((m.clientY - from.y) / r.height) * size.height;
+          now = shifted(n, dx, dy, resize, size);
+          place(el, now, size);
+        };
+        const onUp = () => {
+          el.removeEventListener('pointermove', onMove);
+          el.removeEventListener('pointerup', onUp);
+          el.removeEventListener('pointercancel', onUp);
+          if (dragged) void save(n, now);
+        };
+        el.addEventListener('pointermove', onMove);
+        el.addEventListener('pointerup', onUp);
+        el.addEventListener('pointercancel', onUp);
+      });
+      // the click that ends a drag is no click
+      el.addEventListener('click', () => {
+        if (dragged) dragged = false;
+        else edit(n);
+      });
+      let pending: Box | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      el.addEventListener('keydown', (e) => {
+        const arrow = ARROWS[e.key];
+        if (!arrow || e.ctrlKey || e.metaKey) return;
+        e.preventDefault();
+        // a hundredth of the image per press; with Alt, one pixel
+        const unit = e.altKey ? 1 : Math.max(1, Math.round(Math.max(size.width, size.height) / 100));
+        pending = shifted(pending ?? n, arrow[0] * unit, arrow[1] * unit, e.shiftKey, size);
+        place(el, pending, size);
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const box = pending!;
+          pending = undefined;
+          void save(n, box);
+        }, KEY_SAVE_MS);
+      });
     };
 
     /** The form for a note: its text and numbers; new when `note` is undefined. */

@@ -7,6 +7,7 @@ import {
   orderByOf,
   childOfCondition,
   mediaCondition,
+  hasNotesCondition,
   poolOrderIsValid,
   positiveId,
   ratingNamed,
@@ -82,6 +83,8 @@ function condition(raw: unknown): Condition | undefined {
       const parsed = mediaCondition(type, value);
       return typeof parsed === 'string' ? undefined : parsed;
     }
+    case 'hasNotes':
+      return hasNotesCondition(value);
     default:
       return { type, value } as Condition;
   }

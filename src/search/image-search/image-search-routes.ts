@@ -110,6 +110,14 @@ const ImageSearchCondition = z.union([
       .regex(/^\s*(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])\s*$/u)
       .openapi({ description: 'true or false (any case)' }),
   }),
+  // docs/decisions.md §23
+  z.object({
+    type: z.literal('hasNotes'),
+    value: z
+      .string()
+      .regex(new RegExp(`^\\s*(?:${caseless('true')}|${caseless('false')})\\s*$`, 'u'))
+      .openapi({ description: 'true: posts with notes; false: posts without (any case)' }),
+  }),
 ]);
 
 /** POST /image/search (docs/decisions.md §7). Public. */
@@ -161,7 +169,7 @@ export const imageSearchFeature: Feature<{ imageSearch: ImageSearchService }> = 
       responses: {
         ...always,
         ...searchDown,
-        200: { description: 'a page of images; total is exact', schema: ImageSearchResult },
+        200: { description: 'a page of images; total is exact unless totalIsEstimate', schema: ImageSearchResult },
         400: error('invalid conditions or paging'),
       },
       // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.

@@ -38,6 +38,9 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'parent', seq: c.parentSeq ?? 0 };
     case 'sourceContains':
       return { kind: 'sourceContains', value: c.value };
+    // docs/decisions.md §22
+    case 'originSite':
+      return { kind: 'originSite', value: c.value };
     // docs/decisions.md §21
     case 'mediaKind':
       return { kind: 'mediaKind', values: c.kinds };
@@ -47,9 +50,9 @@ function conditionQuery(c: Condition): Query {
       return { kind: 'range', field: 'duration', bounds: { lt: c.bound + 1e-6 } };
     case 'hasAudio':
       return { kind: 'hasAudio', value: c.audio };
-    // docs/decisions.md §22
-    case 'originSite':
-      return { kind: 'originSite', value: c.value };
+    // docs/decisions.md §23
+    case 'hasNotes':
+      return c.has ? { kind: 'hasNotes' } : not({ kind: 'hasNotes' });
   }
 }
 

@@ -35,13 +35,15 @@ export const CONDITION_TYPES = [
   'pool',
   'childOf',
   'sourceContains',
+  // docs/decisions.md §22
+  'originSite',
   // docs/decisions.md §21
   'mediaKind',
   'durationGte',
   'durationLte',
   'hasAudio',
-  // docs/decisions.md §22
-  'originSite',
+  // docs/decisions.md §23
+  'hasNotes',
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 export const MAX_CONDITIONS = 50;
@@ -68,7 +70,9 @@ export type Condition =
   // docs/decisions.md §21: kinds as a comma list; a bound in seconds; true or false
   | { type: 'mediaKind'; value: string; kinds: MediaKind[] }
   | { type: 'durationGte' | 'durationLte'; value: string; bound: number }
-  | { type: 'hasAudio'; value: string; audio: boolean };
+  | { type: 'hasAudio'; value: string; audio: boolean }
+  // docs/decisions.md §23: "true" (has notes) or "false" (has none)
+  | { type: 'hasNotes'; value: string; has: boolean };
 
 /** docs/decisions.md §21's condition values read, or the 400 message. */
 export function mediaCondition(
@@ -95,6 +99,12 @@ export type ImageOrderBy = 'id' | 'uploadDate' | 'relevance' | 'favorites' | 'po
 const ORDERS: ReadonlySet<unknown> = new Set(['id', 'relevance', 'favorites', 'pool', 'score', 'comments']);
 /** A known orderBy, or uploadDate for anything else (docs/decisions.md §7). */
 export const orderByOf = (v: unknown): ImageOrderBy => (ORDERS.has(v) ? (v as ImageOrderBy) : 'uploadDate');
+
+/** `hasNotes`'s value: true or false, in any case; undefined for anything else. */
+export const hasNotesCondition = (value: string): Condition | undefined => {
+  const v = value.toLowerCase();
+  return v === 'true' || v === 'false' ? { type: 'hasNotes', value: v, has: v === 'true' } : undefined;
+};
 
 /** A score bound's value: an integer as decimal digits with an optional sign, at most 9 digits (§18). */
 export const SCORE_BOUND = /^[+-]?\d{1,9}$/;
@@ -241,6 +251,14 @@ const condition = z
         const parsed = mediaCondition(c.type, c.value);
         if (typeof parsed === 'string') {
           ctx.addIssue({ code: 'custom', path: ['value'], message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      }
+      case 'hasNotes': {
+        const parsed = hasNotesCondition(c.value);
+        if (!parsed) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'hasNotes is "true" or "false"' });
           return z.NEVER;
         }
         return parsed;

@@ -27,6 +27,8 @@ export function selectorQuery(s: Selector): Query {
     }
     case 'system':
       return { kind: s.op === 'untagged' ? 'untagged' : 'disowned' };
+    case 'hasNotes':
+      return s.value ? { kind: 'hasNotes' } : not({ kind: 'hasNotes' });
   }
 }
 

@@ -24,6 +24,8 @@ export const selector = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rating'), op: z.literal('eq').optional(), value: z.enum(RATINGS) }).strict(),
   z.object({ type: z.enum(['createdAt', 'updatedAt']), op: z.enum(DATE_OPS), value: dateValue }).strict(),
   z.object({ type: z.literal('system'), op: z.enum(['untagged', 'disowned']) }).strict(),
+  // docs/decisions.md §23: has notes (true) or none (false)
+  z.object({ type: z.literal('hasNotes'), value: z.boolean() }).strict(),
 ]);
 export type Selector = z.output<typeof selector>;
 

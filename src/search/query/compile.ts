@@ -126,5 +126,7 @@ function clause(q: Query, resolved?: NeedleMatches): Clause {
       return { terms: { file_ext: [...new Set(q.values)] } };
     case 'hasAudio':
       return q.value ? { term: { has_audio: true } } : not({ term: { has_audio: true } });
+    case 'hasNotes':
+      return { range: { notes: { gte: 1 } } };
   }
 }

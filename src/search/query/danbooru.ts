@@ -27,6 +27,8 @@ export const ORDERS: readonly QueryOrder[] = [
   'comment_count',
   'change',
   'random',
+  'note',
+  'note_asc',
 ];
 
 const RATING_LETTERS: Record<string, Rating | null> = {
@@ -114,6 +116,8 @@ const METATAGS = new Map<string, Meta>([
     },
   ],
   ['source', (value) => ({ kind: 'sourceContains', value })],
+  // docs/decisions.md §22
+  ['origin', (value) => ({ kind: 'originSite', value })],
   // docs/decisions.md §21
   [
     'filetype',
@@ -132,8 +136,14 @@ const METATAGS = new Map<string, Meta>([
       return ranges('duration', list);
     },
   ],
-  // docs/decisions.md §22
-  ['origin', (value) => ({ kind: 'originSite', value })],
+  // docs/decisions.md §23: `is:noted` (the one `is:` value this board has)
+  [
+    'is',
+    (value, term) => {
+      if (value.toLowerCase() !== 'noted') throw bad(term, `unknown value "${value}" of is: (noted)`);
+      return { kind: 'hasNotes' };
+    },
+  ],
 ]);
 
 /** `filetype:` values (docs/decisions.md §21) to the stored extensions. */

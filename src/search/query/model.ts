@@ -65,10 +65,23 @@ export type Query =
   /** docs/decisions.md §21: what the file is, its stored extension, whether it has sound */
   | { kind: 'mediaKind'; values: MediaKind[] }
   | { kind: 'fileExt'; values: string[] }
-  | { kind: 'hasAudio'; value: boolean };
+  | { kind: 'hasAudio'; value: boolean }
+  /** docs/decisions.md §23: has at least one note */
+  | { kind: 'hasNotes' };
 
 /** The orders a query can name (Danbooru's `order:`); the endpoints have their own order fields besides. */
-export type QueryOrder = 'id' | 'id_desc' | 'score' | 'score_asc' | 'favcount' | 'comment_count' | 'change' | 'random';
+export type QueryOrder =
+  | 'id'
+  | 'id_desc'
+  | 'score'
+  | 'score_asc'
+  | 'favcount'
+  | 'comment_count'
+  | 'change'
+  | 'random'
+  /** docs/decisions.md §23: by the newest note's time, posts without notes last (note) or first (note_asc) */
+  | 'note'
+  | 'note_asc';
 
 export const all: Query = { kind: 'all' };
 export const and = (of: Query[]): Query => (of.length === 1 ? of[0] : { kind: 'and', of });
