@@ -22,6 +22,7 @@ import { ROOT } from './lib/env.ts';
 import { fmt } from './lib/stats.ts';
 import { rssFlatness, type PageViewRun } from './load/page-views-report.ts';
 import type { FacetsResult } from './image-search.ts';
+import type { UploadResult } from './upload.ts';
 import { rowsFor, sizeRows, type Row } from './report.ts';
 import type { RunResults } from './results.ts';
 import { renderScale } from './scale.ts';
@@ -252,6 +253,13 @@ export function facetsOnlyRows(f: FacetsResult, posts: number, date: string, com
     met: t.median >= 500 && f.errors === 0 ? 'met' : 'missed',
   });
   return rows;
+}
+
+/** The upload figure measured on its own (`npm run bench -- whole-uploads --record`): its row, for recorded.json. */
+export function uploadRows(u: UploadResult, posts: number, date: string, commit: string): DashboardRow[] {
+  return sizeRows({ posts, seedSeconds: 0, upload: u })
+    .filter((r) => r.key.startsWith('upload@'))
+    .map((r) => ({ date, commit, notes: 'notes/whole-uploads.md', ...cellsOf(r) }));
 }
 
 /** Every row the data holds, in reading order; several may share a key. */

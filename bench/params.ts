@@ -14,7 +14,7 @@ export interface RunParams {
   similar: { samples: number; scanBudgetMs: number; maxDiffs: number[] };
   search: { samples: number; sqlBudgetMs: number; reps: number; repMs: number; concurrency: number };
   imageSearch: { reps: number; repMs: number; concurrency: number };
-  upload: { reps: number; repMs: number; concurrency: number };
+  upload: { sustainMs: number; floorMs: number; concurrency: number };
   /** optional: results files from before these figures existed lack them */
   facets?: { samples: number; reps: number; repMs: number; concurrency: number };
   tags?: { samples: number; plainBudgetMs: number; prefixChars: { min: number; max: number } };
@@ -53,7 +53,7 @@ const TABLE = {
     // Alternating windows: with the median of 3 each, drift on the box hits both variants alike.
     facets: { samples: by(150, 300, 500), reps: by(2, 4, 6), repMs: by(3000, 10_000), concurrency: 50 },
     tags: { samples: by(300, 1000, 2000), plainBudgetMs: by(10_000, 45_000, 60_000), prefixChars: TAG_PREFIX_CHARS },
-    upload: { reps: by(2, 3, 5), repMs: by(4000, 10_000), concurrency: 8 },
+    upload: { sustainMs: by(30_000, 180_000), floorMs: by(10_000, 60_000), concurrency: 8 },
     // Two drains between three anchors: the medians are then the lower drain and the middle anchor.
     webhookDrain: { receivers: 5, reps: by(1, 2) },
   },

@@ -226,20 +226,31 @@ export function sizeRows(s: SizeResults): Row[] {
     });
   } else if (s.error) rows.push(failed('tag-autocomplete', 'Tag autocomplete', tagGoal));
 
-  const upGoal = '≥ 60 % of hashing alone';
-  if (s.upload) {
+  const upGoal = '≥ 60 % of the same image work alone; answer to whole p99 ≤ 5 s';
+  if (s.upload && s.upload.toWhole === undefined) {
+    // Recorded before issue 50: a burst of uploads against hashing alone, the thumbnails put off.
     const x = s.upload;
     rows.push({
       key: `upload@${corpus}`,
-      figure: `Upload end to end (1-MP JPEG, ${x.concurrency} clients, read-after-write)`,
+      figure: 'Upload end to end, before issue 50 (a burst, thumbnails put off; 1-MP JPEG, 8 clients)',
       corpus,
       ours: `${rep(x.uploads, 'uploads/s')}, ${x.errors} errors; ${lat(x.latency)}`,
-      anchors:
-        `hashing alone (same JPEGs, pool of 2): ${rep(x.hashing, 'img/s')}` +
-        (x.hashingAndThumbnails ? `; diagnostic, hashing + thumbnails: ${rep(x.hashingAndThumbnails, 'img/s')}` : ''),
+      anchors: `hashing alone (same JPEGs, pool of 2): ${rep(x.hashing, 'img/s')}`,
+      ratio: pct(x.ratio),
+      goal: '≥ 60 % of hashing alone (the goal then)',
+      verdict: judge(x.ratio >= 0.6 && x.errors === 0, s.posts, false),
+    });
+  } else if (s.upload) {
+    const x = s.upload;
+    rows.push({
+      key: `upload@${corpus}`,
+      figure: `Sustained whole uploads (1-MP JPEG, ${x.concurrency} clients, ${fmt(x.sustainSeconds)} s; whole: thumbnails, descriptor, searchable)`,
+      corpus,
+      ours: `${fmt(x.uploads.median)} whole uploads/s, ${x.errors} errors; answer ${lat(x.latency)}; answer to whole p50 ${fmt(x.toWhole.p50)} ms, p99 ${fmt(x.toWhole.p99)} ms`,
+      anchors: `the same image work in a plain loop (hash, thumbnails and descriptor, file write; pool of 2, no HTTP, SQLite or Elasticsearch), before and after: ${x.hashing.runs.map((v) => fmt(v)).join(' and ')} img/s (the ratio against the faster)`,
       ratio: pct(x.ratio),
       goal: upGoal,
-      verdict: judge(x.ratio >= 0.6 && x.errors === 0, s.posts, false),
+      verdict: judge(x.ratio >= 0.6 && x.toWhole.p99 <= 5000 && x.errors === 0, s.posts, false),
     });
   } else rows.push(failed('upload', 'Upload end to end', upGoal));
 

@@ -207,14 +207,21 @@ export const FIGURES: ScaleFigure[] = [
   },
   {
     key: 'upload',
-    label: 'Uploads, 8 clients, against hashing alone',
+    // Runs before issue 50 measured a burst against hashing alone; since, sustained whole uploads
+    // against the same image work alone (the faster of its two windows).
+    label: 'Uploads, 8 clients, against their anchor (before issue 50: a burst against hashing alone)',
     unit: 'per s',
     series: [
       { name: 'ours', pick: (s) => n(s.upload?.uploads.median) },
-      { name: 'hashing alone', pick: (s) => n(s.upload?.hashing.median) },
+      {
+        name: 'anchor',
+        pick: (s) => n(s.upload && (s.upload.toWhole === undefined ? s.upload.hashing.median : s.upload.hashing.max)),
+      },
     ],
-    cell: (v) => `${fmt(v.ours)}/s; hashing ${fmt(v['hashing alone'])}/s: ${pct(v.ours / v['hashing alone'])}`,
-    goal: { text: '≥ 60 % of hashing alone', met: (v) => v.ours / v['hashing alone'] >= 0.6 },
+    // Sizes recorded before issue 50 kept their anchor as 'hashing alone'.
+    cell: (v) =>
+      `${fmt(v.ours)}/s; anchor ${fmt(v.anchor ?? v['hashing alone'])}/s: ${pct(v.ours / (v.anchor ?? v['hashing alone']))}`,
+    goal: { text: '≥ 60 % of the anchor', met: (v) => v.ours / (v.anchor ?? v['hashing alone']) >= 0.6 },
   },
 ];
 

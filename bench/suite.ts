@@ -265,12 +265,8 @@ async function benchSize(
       { serverPid: () => running.pid, env },
       { samples: p.search.samples, ms: p.search.repMs / 2, log },
     );
-    log(`${size}: uploads with ${p.upload.concurrency} clients against hashing alone`);
-    out.upload = await benchUpload(services, server.url, images, p.upload, {
-      serverPid,
-      esPid,
-      thumbnailBacklog: () => services!.thumbnailQueue.size(),
-    });
+    log(`${size}: sustained whole uploads with ${p.upload.concurrency} clients against the same image work alone`);
+    out.upload = await benchUpload(services, server.url, images, p.upload, { serverPid, esPid });
     await server.stop();
     server = undefined;
     if (o.pageViewSeconds > 0) {

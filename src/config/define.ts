@@ -27,7 +27,12 @@ export const GROUPS = {
   },
   uploads: {
     title: 'Uploads and hashing',
-    intro: 'Image size, direct uploads, the hash workers and robust descriptors.',
+    intro:
+      'Image size, direct uploads, the hash workers and robust descriptors. An upload is whole when it is ' +
+      'answered: the 201 comes once its image, both thumbnails and its robust descriptor are stored and the ' +
+      'post is searchable, by its text and tags and by `similar?robust=1`, and its webhook deliveries are ' +
+      "queued (docs/decisions.md §4). A moving picture's thumbnails and descriptor, of its poster frame, " +
+      'are made by its job within seconds after. No setting puts part of it off.',
   },
   retention: { title: 'Retention', intro: 'How long settled outbox rows, deliveries and webhook attempts are kept.' },
   accounts: { title: 'Accounts', intro: 'Sessions and sign-up.' },

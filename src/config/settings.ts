@@ -105,7 +105,9 @@ export const SETTINGS = {
     type: wholeNumber(1, 64),
     default: () => String(Math.max(1, os.availableParallelism())),
     shownDefault: 'the number of cores',
-    doc: "the worker pool's size (hashing, and thumbnails at a lower priority)",
+    doc:
+      "the worker pool's size: an upload's hash, thumbnails and robust descriptor (all made before its answer), " +
+      "and older posts' work at a lower priority",
   }),
   hashWorkerIdleMs: uploads({
     env: 'HASH_WORKER_IDLE_MS',
@@ -114,14 +116,6 @@ export const SETTINGS = {
     doc:
       'the server keeps one hash worker and starts the others when images overlap; each leaves after this long ' +
       'without work (CLI jobs keep all of theirs)',
-  }),
-  thumbnailDeferMs: uploads({
-    env: 'THUMBNAIL_DEFER_MS',
-    type: wholeNumber(0, 86_400_000),
-    default: '60000',
-    doc:
-      'while uploads keep arriving, queued thumbnails wait for a pause in them, at most this long after their ' +
-      'upload (a thumbnail asked for meanwhile is made at once); `0`: made beside the uploads',
   }),
   hashQueueLimit: uploads({
     env: 'HASH_QUEUE_LIMIT',
@@ -199,14 +193,14 @@ export const SETTINGS = {
       type: flag,
       default: '1',
       doc:
-        '`0`: compute no robust descriptors, after uploads or for older posts; `robust` answers stay empty ' +
+        '`0`: compute no robust descriptors, with uploads or for older posts; `robust` answers stay empty ' +
         'for posts without one',
     }),
     pauseMs: uploads({
       env: 'ROBUST_PAUSE_MS',
       type: wholeNumber(0, 60_000),
       default: '0',
-      doc: "a pause after each robust descriptor the server computes, to leave a busy server's CPU to requests",
+      doc: "a pause after each older post's robust descriptor the server computes, to leave a busy server's CPU to requests",
     }),
   },
   registration: accounts({

@@ -23,7 +23,7 @@ export const TEST_SETTINGS = {
     env: 'BACKGROUND_THUMBNAILS',
     type: flag,
     default: '1',
-    doc: 'with `0`, queued thumbnails are left to first requests and the next start',
+    doc: 'with `0`, uploads leave their thumbnails queued (not made before the answer) and queued thumbnails are left to first requests and the next start',
   }),
   relayMaxBackoffMs: tests({
     env: 'RELAY_MAX_BACKOFF_MS',

@@ -62,12 +62,21 @@ export class WriteTransaction {
     private readonly setOff: SetOff,
   ) {}
 
-  /** A new post, as `posts.getBySeq` reads it back after its insert. */
-  created(post: PostRecord, initiator: Initiator | null): OutboxRow {
+  /**
+   * A new post, as `posts.getBySeq` reads it back after its insert. `made`: what its upload already
+   * made (thumbnails in the store, descriptor stored); the rest is queued for the background.
+   */
+  created(
+    post: PostRecord,
+    initiator: Initiator | null,
+    made: { thumbnails?: boolean; descriptor?: boolean } = {},
+  ): OutboxRow {
     this.inTransaction('created');
-    this.deps.thumbnails.enqueue(post.id, imageName(post));
-    this.setOff.thumbnails.push(post.id);
-    this.setOff.descriptors.push(post.id);
+    if (!made.thumbnails) {
+      this.deps.thumbnails.enqueue(post.id, imageName(post));
+      this.setOff.thumbnails.push(post.id);
+    }
+    if (!made.descriptor) this.setOff.descriptors.push(post.id);
     this.recordVersion(post, initiator, post.createdAt);
     return this.append('create', { post }, initiator);
   }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
+import { historyCheckSql, historyProblem, type HistoryBreak, type TableProblem } from '../db/table-problem.ts';
 
 /** A box over a post's image, in the image's pixels (docs/decisions.md §23). */
 export interface Box {
@@ -64,7 +65,7 @@ export class NoteRepository {
     return out;
   }
 
-  insert(postSeq: number, box: Box, body: string, authorId: number, at: string): number {
+  insert(postSeq: number, box: Box, body: string, authorId: number | null, at: string): number {
     const info = this.stmt(
       `INSERT INTO notes (post_seq, x, y, width, height, body, author_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -99,7 +100,45 @@ export class NoteRepository {
     return this.stmt('UPDATE notes SET post_seq = ? WHERE post_seq = ?').run(into, from).changes;
   }
 
-  private addVersion(id: number, version: number, box: Box, body: string, editorId: number, at: string): void {
+  /**
+   * What `imgpost verify` reports of these tables: notes on posts that do not exist, histories that are not
+   * exactly 1..version ending in the note as it stands, versions of notes that do not exist, and posts
+   * whose note count or last note time (posts.notes, posts.last_noted_at, kept by trigger) disagree with
+   * their notes. A box outside its image is none: a merge keeps boxes on a smaller image (§23).
+   */
+  problems(): TableProblem[] {
+    const out: TableProblem[] = [];
+    for (const r of this.stmt(
+      'SELECT n.id, n.post_seq AS seq FROM notes n WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.seq = n.post_seq)',
+    ).all() as { id: number; seq: number }[])
+      out.push({ table: 'notes', row: String(r.id), problem: `on post number ${r.seq}, which does not exist` });
+    for (const b of this.stmt(
+      historyCheckSql('notes', 'note_versions', 'note_id', ['x', 'y', 'width', 'height', 'body']),
+    ).all() as HistoryBreak[])
+      out.push({ table: 'note_versions', row: String(b.id), problem: historyProblem(b) });
+    for (const id of this.stmt(
+      'SELECT DISTINCT v.note_id FROM note_versions v WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.id = v.note_id)',
+    )
+      .pluck()
+      .all() as number[])
+      out.push({ table: 'note_versions', row: String(id), problem: 'versions of a note that does not exist' });
+    for (const r of this.stmt(
+      `SELECT p.id, p.notes, coalesce(n.c, 0) AS counted, p.last_noted_at AS lastNotedAt FROM posts p
+       LEFT JOIN (SELECT post_seq, count(*) AS c FROM notes GROUP BY post_seq) n ON n.post_seq = p.seq
+       WHERE p.notes <> coalesce(n.c, 0) OR (coalesce(n.c, 0) = 0) <> (p.last_noted_at IS NULL)`,
+    ).all() as { id: string; notes: number; counted: number; lastNotedAt: string | null }[])
+      out.push({
+        table: 'posts',
+        row: r.id,
+        problem:
+          r.notes !== r.counted
+            ? `counts ${r.notes} notes, has ${r.counted}`
+            : `last note time ${r.lastNotedAt ?? 'none'} with ${r.counted} notes`,
+      });
+    return out;
+  }
+
+  private addVersion(id: number, version: number, box: Box, body: string, editorId: number | null, at: string): void {
     this.stmt(
       `INSERT INTO note_versions (note_id, version, x, y, width, height, body, editor_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

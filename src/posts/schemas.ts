@@ -59,15 +59,19 @@ export const Force = z
 
 /**
  * POST /api/post/upload-url (issue 26). `contentType` is signed into the URL (the PUT must send it;
- * image/* or octet-stream, as a multipart image part may declare); `size`, when given, too (the PUT
- * must be exactly that long, so a bucket never holds more than was allowed). `expiresIn` (seconds)
+ * image/*, video/* (docs/decisions.md §21) or octet-stream, as a multipart image part may declare);
+ * `size`, when given, too (the PUT must be exactly that long, so a bucket never holds more than was
+ * allowed). `expiresIn` (seconds)
  * asks for a shorter life than DIRECT_UPLOAD_EXPIRES_S; a longer one is lowered to it.
  */
 export const UploadUrlRequest = z
   .object({
     contentType: z
       .string()
-      .regex(/^(image\/[\w.+-]+|application\/octet-stream)$/i, 'contentType is image/* or application/octet-stream')
+      .regex(
+        /^(image\/[\w.+-]+|video\/[\w.+-]+|application\/octet-stream)$/i,
+        'contentType is image/*, video/* or application/octet-stream',
+      )
       .optional(),
     size: z.number().int().positive().optional(),
     expiresIn: z.number().int().positive().optional(),

@@ -6,7 +6,7 @@ import type { HashPool, ImageInfo } from '../hashing/pool.ts';
 import type { AuthUser } from '../http/context.ts';
 import type { Logger } from '../log.ts';
 import { EXT_BY_MIME } from '../media-store/formats.ts';
-import type { ImageStore } from '../media-store/image-store.ts';
+import type { ImageStore, TempThumbnail } from '../media-store/image-store.ts';
 import { diffVersions, isEmptyDiff, versionedFieldsOf } from '../kernel/diff.ts';
 import type { Outbox, OutboxRow } from '../kernel/outbox.ts';
 import type { UnitOfWork, WriteTransaction } from '../kernel/unit-of-work.ts';
@@ -55,8 +55,13 @@ export interface PostServiceDeps {
   directUploads?: DirectUploads;
   /** the pools hook; absent until pools exist */
   pools?: PoolsOfDeletedPost;
-  /** told of every create while it runs (background thumbnails give way to uploads) */
-  uploads?: { begin(): () => void };
+  /**
+   * the image work done before the answer (src/thumbnails/with-upload.ts): thumbnails to temp files
+   * and the robust descriptor; absent, both are left to the background (a job queued with the post)
+   */
+  withUpload?: {
+    make(file: string): Promise<{ thumbnails: TempThumbnail[]; robust?: Buffer; discard(): void }>;
+  };
 }
 
 /** Points in the upload path where a test can make the time between two steps wide. */
@@ -113,15 +118,6 @@ export class PostService {
     return { count: this.deps.posts.count(), posts: limit === 0 ? [] : this.deps.posts.list(offset, limit) };
   }
 
-  async create(input: CreatePostInput): Promise<PostRecord> {
-    const ended = this.deps.uploads?.begin();
-    try {
-      return await this.createNow(input);
-    } finally {
-      ended?.();
-    }
-  }
-
   /**
    * What the file is (docs/decisions.md §21): a moving picture's facts and frame hashes, or a still
    * image's analysis; the byte limits of each. The declared type and the name decide nothing.
@@ -163,7 +159,7 @@ export class PostService {
     });
   }
 
-  private async createNow(input: CreatePostInput): Promise<PostRecord> {
+  async create(input: CreatePostInput): Promise<PostRecord> {
     const { file } = input;
     const read = await this.readFile(file);
     const declared = declaredType(file);
@@ -196,8 +192,16 @@ export class PostService {
     // both commit. The store write stays outside the transaction, so a slow store never serialises
     // uploads. A store failure is a 503 with nothing committed (adopt undoes its writes).
     refuseDuplicates();
-    await this.deps.images.adopt(file.path, image, id);
+    // Whole at the answer (docs/decisions.md §4): a still image's thumbnails and descriptor before the
+    // insert. A moving picture's are of its poster frame (§21): its thumbnail job makes them right after.
+    const made = read.moving ? undefined : await this.deps.withUpload?.make(file.path);
     let created: PostRecord;
+    try {
+      await this.deps.images.adopt(file.path, image, id, made?.thumbnails);
+    } catch (err) {
+      made?.discard();
+      throw err;
+    }
     try {
       await this.hooks.beforeInsert?.();
       // Only SQLite inside: the write lock is held for a millisecond, not a store or index round trip.
@@ -226,17 +230,23 @@ export class PostService {
           ...(read.still?.dihedral ? { dihedral: read.still.dihedral } : {}),
         });
         if (read.moving) this.deps.moving!.frames.set(seq, read.moving.hashes);
+        if (made?.robust) this.deps.posts.robust.storeWithInsert(seq, made.robust);
         this.deps.images.settle(image);
         input.imported?.afterInsert(seq);
         const post = this.deps.posts.getBySeq(seq)!;
-        // Queues the thumbnail job too: thumbnails are made after the response (docs/decisions.md §4), never lost.
-        tx.created(post, input.uploader);
+        // What was not made with the upload is queued here, made after the response and never lost.
+        tx.created(post, input.uploader, {
+          thumbnails: (made?.thumbnails.length ?? 0) > 0,
+          descriptor: made?.robust !== undefined,
+        });
         return post;
       });
     } catch (err) {
       // Nothing committed: the objects go (or stay journaled for the sweep when the store is down).
       await this.deps.images.discard(image);
       throw err;
+    } finally {
+      made?.discard();
     }
     // As for update: a delete that raced the index write does not undo this answer.
     return this.deps.posts.getById(id) ?? created;

@@ -64,6 +64,14 @@ export class RobustDescriptors {
   }
 
   /**
+   * Stores a new post's descriptor in its insert's transaction (made with the upload): the post is
+   * indexed for the first time after this commit, so its version stays.
+   */
+  storeWithInsert(seq: number, robust: Buffer): void {
+    this.stmt('UPDATE posts SET robust = ? WHERE seq = ?').run(robust, seq);
+  }
+
+  /**
    * Stores `robust` for every post above `afterSeq` that has none, without raising index versions:
    * for posts written in bulk before they are first indexed (the seeder's, which have no image files).
    */

@@ -24,6 +24,8 @@ export function wireDirectUploads(config: Config, log: Logger, posts: PostParts,
       expiresInS: config.directUploadExpiresS,
       maxImageBytes: config.maxImageBytes,
       maxBodyBytes: bodyCapFor(config.maxImageBytes),
+      // docs/decisions.md §21: videos put straight to the bucket too
+      video: { maxBytes: config.video.maxVideoBytes, maxBodyBytes: bodyCapFor(config.video.maxVideoBytes) },
     },
   });
 }

@@ -4,6 +4,7 @@ import { createHashPool, type HashPool } from '../hashing/pool.ts';
 import { ImageStore } from '../media-store/image-store.ts';
 import { Thumbnailer, type ThumbnailerDeps } from '../thumbnails/thumbnailer.ts';
 import { DescriptorRunner } from '../thumbnails/descriptor-runner.ts';
+import { UploadWork } from '../thumbnails/with-upload.ts';
 import { wireMediaStores } from './media-stores.ts';
 import { wirePosters } from './video-parts.ts';
 import type { PostParts } from './post-parts.ts';
@@ -37,9 +38,9 @@ export function wireImages(config: Config, log: Logger, posts: PostParts, servin
 }
 
 /**
- * The thumbnail maker. `serving`: thumbnails made on all workers but one, which stays free for
- * uploads, and put off while `uploads` are under way (THUMBNAIL_DEFER_MS). `descriptors`: new posts' robust descriptors
- * come with their thumbnails (one decode).
+ * The thumbnail maker for posts whose upload did not make them (imports, posts acknowledged before a
+ * crash). `serving`: made on all workers but one, which stays free for uploads. `descriptors`: such
+ * posts' robust descriptors come with their thumbnails (one decode).
  */
 export function wireThumbnailer(
   config: Config,
@@ -48,7 +49,6 @@ export function wireThumbnailer(
   files: ImageParts,
   serving: boolean,
   descriptors?: ThumbnailerDeps['descriptors'],
-  uploads?: ThumbnailerDeps['uploads'],
 ): Thumbnailer {
   return new Thumbnailer({
     ...files,
@@ -56,7 +56,7 @@ export function wireThumbnailer(
     queue: posts.thumbnailQueue,
     posts: posts.postRepository,
     log,
-    ...(serving ? { parallel: config.hashWorkers - 1, uploads, deferMs: config.thumbnailDeferMs } : {}),
+    ...(serving ? { parallel: config.hashWorkers - 1 } : {}),
     descriptors,
   });
 }
@@ -66,6 +66,18 @@ export function wireFiles(config: Config, log: Logger, posts: PostParts): FilePa
   const files = wireImages(config, log, posts, false);
   return { ...files, thumbnailer: wireThumbnailer(config, log, posts, files, false) };
 }
+
+/**
+ * The image work an upload does before its answer (docs/decisions.md §4): its thumbnails (unless
+ * BACKGROUND_THUMBNAILS=0 leaves them queued) and its robust descriptor.
+ */
+export const wireUploadWork = (config: Config, files: ImageParts): UploadWork =>
+  new UploadWork({
+    hashPool: files.hashPool,
+    tmpDir: files.images.tmpDir,
+    thumbnails: config.backgroundThumbnails,
+    descriptor: config.robustDescriptors.enabled,
+  });
 
 /** Robust descriptors after uploads and for older posts (docs/decisions.md §16). */
 export function wireDescriptors(config: Config, log: Logger, posts: PostParts, files: ImageParts): DescriptorRunner {

@@ -18,6 +18,9 @@ import { closeCore, openCore, type Core } from './wiring.ts';
 import { wireIndex, wirePosts, type IndexParts, type PostParts } from './post-parts.ts';
 import { wireFiles, wireImageStore, type FileParts } from './file-parts.ts';
 import { wireAccounts } from './account-parts.ts';
+import type { TableProblem } from '../db/table-problem.ts';
+import { NoteRepository } from '../notes/note-repository.ts';
+import { WikiRepository } from '../wiki/wiki-repository.ts';
 
 /**
  * The job role (docs/decisions.md §13): what a CLI command wires; commands get their services here and
@@ -38,6 +41,8 @@ export interface IndexJob extends IndexParts {
    * demand (only then are the media stores reached); closed with the job
    */
   fileFacts(): FileFactsRunner;
+  /** verify: the wiki and note rows that break their tables' rules (docs/decisions.md §23) */
+  knowledgeProblems(): TableProblem[];
   close(): Promise<void>;
 }
 
@@ -52,6 +57,9 @@ export async function openIndexJob(config: Config, log: Logger): Promise<IndexJo
     fileFacts() {
       images ??= wireImageStore(config, log, parts);
       return new FileFactsRunner({ posts: parts.postRepository, images, log });
+    },
+    knowledgeProblems() {
+      return [...new WikiRepository(parts.db).problems(), ...new NoteRepository(parts.db).problems()];
     },
     async close() {
       await search.es.close();
@@ -69,7 +77,7 @@ export interface RestoredJob {
   /** the thumbnail maker (worker threads: only when thumbnails are missing); its close() ends the workers */
   files(): Omit<FilesJob, 'db'>;
   /** what the rebuild of the index works on; the caller closes `search` */
-  index(search: SearchParts): Omit<IndexJob, 'close' | 'fileFacts'>;
+  index(search: SearchParts): Omit<IndexJob, 'close' | 'fileFacts' | 'knowledgeProblems'>;
   close(): void;
 }
 

@@ -39,8 +39,7 @@ import { PoolService } from '../pools/service.ts';
 import { PostChildren } from '../posts/parents/children.ts';
 import { openSearch, type SearchParts } from './search-parts.ts';
 import { wirePosts } from './post-parts.ts';
-import { wireDescriptors, wireImages, wireThumbnailer } from './file-parts.ts';
-import { Activity } from '../util/activity.ts';
+import { wireDescriptors, wireImages, wireThumbnailer, wireUploadWork } from './file-parts.ts';
 import { wireAccounts } from './account-parts.ts';
 import { wireDirectUploads, wireMediaRedirect } from './direct-media.ts';
 import { wireTags } from './tag-parts.ts';
@@ -91,8 +90,6 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const { images, hashPool } = files;
   const video = wireVideo(config, db, hashPool);
   const descriptors = wireDescriptors(config, log, posts, files);
-  // Uploads under way: background thumbnails wait for a pause in them (THUMBNAIL_DEFER_MS).
-  const uploads = new Activity();
   const thumbnailer = wireThumbnailer(
     config,
     log,
@@ -100,7 +97,6 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     files,
     true,
     config.robustDescriptors.enabled ? descriptors : undefined,
-    uploads,
   );
   const webhookDispatcher = new DispatcherThread({
     dataDir: config.dataDir,
@@ -133,7 +129,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     log,
     config,
     directUploads,
-    uploads,
+    withUpload: wireUploadWork(config, files),
   });
   const history = new PostHistory({ db, versions, postService });
   const { tagRepository, tags, tagGovernance, implicationRunner } = wireTags(posts, log);
@@ -235,6 +231,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       rows: new LeanPostRows(db),
       notes,
       wiki,
+      comments,
       users: accounts.users,
     }),
     preferences: new PreferenceStore(db),

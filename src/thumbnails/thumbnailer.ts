@@ -21,7 +21,6 @@ import type { ImageStore } from '../media-store/image-store.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
 import type { ThumbnailQueue } from '../kernel/thumbnail-jobs.ts';
 import { imageName, THUMBNAIL_SIZES, thumbnailName } from '../kernel/media-names.ts';
-import type { Activity } from '../util/activity.ts';
 import { Loop } from '../util/loop.ts';
 
 export interface ThumbnailerDeps {
@@ -34,10 +33,6 @@ export interface ThumbnailerDeps {
   parallel?: number;
   /** a post still without a robust descriptor gets it from its thumbnails' decode (descriptor-runner.ts) */
   descriptors?: { wants(postId: string): boolean; storeComputed(postId: string, descriptor: RobustResult): boolean };
-  /** uploads under way in this process: queued jobs wait for a pause in them (see `deferMs`) */
-  uploads?: Pick<Activity, 'busy'>;
-  /** THUMBNAIL_DEFER_MS: the longest a job waits for uploads to pause (0: jobs run beside uploads) */
-  deferMs?: number;
   /**
    * docs/decisions.md §21: an animation's or a video's thumbnails are of its poster frame, which this
    * cuts from the stored file into a still one (a still image's file is passed on as it is)
@@ -64,21 +59,17 @@ export function claimantGone(claimant: string): boolean {
   }
 }
 const IDLE_POLL_MS = 2_000;
-/**
- * Uploads count as under way this long after the last one ended: a client sending several sends
- * its next at once, and a thumbnail task started in between would hold a worker it then waits for.
- */
-const UPLOAD_QUIET_MS = 1_000;
-/** How often a deferred runner looks again whether uploads paused or a job waited its longest. */
-const DEFERRED_POLL_MS = 250;
+/** The longest a queued job waits for the hashes queued in the pool before it is handed to the pool anyway. */
+const HASHES_FIRST_MS = 1_000;
 /** A thumbnail file name: `<uuid>.<size>.webp`. */
 const THUMBNAIL_FILE = /^([0-9a-f-]{36})\.(\d+)\.webp$/;
 
 /**
- * Makes a post's thumbnails, from three places: the server's background runner (queued jobs, at
- * background priority), a request for a thumbnail that does not exist yet (at once, urgent), and
- * the jobs that regenerate them. Work on one post in one process is shared, so a burst of requests
- * for a new post's thumbnails makes them once.
+ * Makes a post's thumbnails when its upload did not (with-upload.ts makes them before the answer;
+ * jobs still queue for posts written otherwise, and from before that), from three places: the
+ * server's background runner (queued jobs, at background priority), a request for a thumbnail that
+ * does not exist yet (at once, urgent), and the jobs that regenerate them. Work on one post in one
+ * process is shared, so a burst of requests for a post's missing thumbnails makes them once.
  */
 export class Thumbnailer {
   private readonly inFlight = new Map<string, Promise<boolean>>();
@@ -168,11 +159,9 @@ export class Thumbnailer {
   }
 
   /**
-   * Starts working through queued jobs, `parallel` at a time and only while no hash waits for a
-   * worker; a hash that arrives meanwhile waits for at most one thumbnail task. While uploads are
-   * under way, a job waits for them to pause, up to `deferMs` after it was queued: a burst of
-   * uploads gets the cores (a thumbnail task costs several times a hash), and the thumbnails
-   * follow (the jobs are rows in SQLite, so a restart meanwhile loses none of them).
+   * Starts working through queued jobs, `parallel` at a time, while no hash waits for a worker or
+   * once a job has waited HASHES_FIRST_MS for them; a hash that arrives meanwhile waits for at most
+   * one thumbnail task (the jobs are rows in SQLite, so a restart meanwhile loses none of them).
    */
   start(): void {
     this.loop.start();
@@ -191,21 +180,19 @@ export class Thumbnailer {
   /** Does due jobs until none is left (or the runner stops). */
   private async drain(): Promise<void> {
     const { queue, hashPool, log } = this.deps;
+    let waitingSince: number | undefined;
     while (this.loop.running) {
-      // Hashing first: uploads are waiting on it, thumbnails can wait.
-      if (hashPool.queueSize > 0) {
+      // Hashing first: uploads are waiting on it, thumbnails can wait, but not for as long as uploads
+      // keep coming (a moving picture's thumbnails come from its job, docs/decisions.md §4): after
+      // HASHES_FIRST_MS the job goes to the pool anyway, where a hash still runs before it.
+      if (hashPool.queueSize > 0 && Date.now() - (waitingSince ??= Date.now()) < HASHES_FIRST_MS) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      const deferMs = this.deps.deferMs && this.deps.uploads?.busy(UPLOAD_QUIET_MS) ? this.deps.deferMs : 0;
+      waitingSince = undefined;
       let job;
       try {
-        [job] = queue.claim(this.claimant, 1, LEASE_MS, deferMs);
-        // Jobs wait for the uploads: look again soon (a kick would come only with the next upload).
-        if (!job && deferMs > 0 && queue.hasDue()) {
-          await new Promise((r) => setTimeout(r, DEFERRED_POLL_MS));
-          continue;
-        }
+        [job] = queue.claim(this.claimant, 1, LEASE_MS);
       } catch (err) {
         log.warn('thumbnail queue busy', { err: (err as Error).message });
         return;

@@ -55,6 +55,18 @@ async function hashGrey(grey: Buffer, width: number, height: number, at: number)
   return { at, hash: dctHash(new Uint8Array(small)), blank: mean <= BLANK_MEAN || spread < BLANK_SPREAD };
 }
 
+/**
+ * Where to seek for the frame shown at `at`: ffmpeg's input seek keeps the first frame that starts at
+ * or after the instant, so it is asked for a little before the start of the frame shown then (at the
+ * average frame length; an animation of three frames shows its first at 10 % of its duration).
+ */
+function seekTo(info: MediaInfo, at: number): number {
+  if (!info.frames || !info.duration) return at;
+  const length = info.duration / info.frames;
+  const start = Math.floor(at / length + 1e-6) * length;
+  return Math.max(0, start - length / 4);
+}
+
 export class FrameReader {
   constructor(
     private readonly runner: MediaRunner,
@@ -82,7 +94,7 @@ export class FrameReader {
         .png()
         .toBuffer();
     const { stdout } = await this.runner.run(this.tools.ffmpeg, [
-      ...this.inputArgs(file, at),
+      ...this.inputArgs(file, seekTo(info, at)),
       ...['-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'],
     ]);
     if (stdout.length === 0) throw new AppError('unsupported_media', 'a frame of the file cannot be decoded');
@@ -116,7 +128,7 @@ export class FrameReader {
     const width = Math.max(2, Math.round(info.width * scale));
     const height = Math.max(2, Math.round(info.height * scale));
     // One decoding thread per input keeps nine decoders inside the run's address-space cap.
-    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', at.toFixed(3), '-i', file]);
+    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', seekTo(info, at).toFixed(3), '-i', file]);
     const picks = times.map(
       (_, i) => `[${i}:v:0]trim=end_frame=1,scale=${width}:${height}:flags=area,format=gray,setpts=PTS-STARTPTS[f${i}]`,
     );

@@ -1,5 +1,6 @@
 import type { Db } from '../db/sqlite.ts';
 import { statementCache, type Statement } from '../db/statements.ts';
+import { historyCheckSql, historyProblem, type HistoryBreak, type TableProblem } from '../db/table-problem.ts';
 
 /** A wiki page as stored (docs/decisions.md §23). */
 export interface WikiRow {
@@ -120,6 +121,29 @@ export class WikiRepository {
         JSON.stringify(titles),
       ) as Raw[]
     ).map(row);
+  }
+
+  /**
+   * What `imgpost verify` reports of these tables: pages whose history is not exactly 1..version ending
+   * in the page as it stands (a page without its current version among them), and versions of pages that
+   * do not exist.
+   */
+  problems(): TableProblem[] {
+    const tags = new Map(
+      (this.stmt('SELECT id, tag FROM wiki_pages').all() as { id: number; tag: string }[]).map((r) => [r.id, r.tag]),
+    );
+    const out: TableProblem[] = [];
+    for (const b of this.stmt(
+      historyCheckSql('wiki_pages', 'wiki_versions', 'page_id', ['body', 'other_names']),
+    ).all() as HistoryBreak[])
+      out.push({ table: 'wiki_versions', row: tags.get(b.id) ?? String(b.id), problem: historyProblem(b) });
+    for (const id of this.stmt(
+      'SELECT DISTINCT v.page_id FROM wiki_versions v WHERE NOT EXISTS (SELECT 1 FROM wiki_pages p WHERE p.id = v.page_id)',
+    )
+      .pluck()
+      .all() as number[])
+      out.push({ table: 'wiki_versions', row: String(id), problem: 'versions of a page that does not exist' });
+    return out;
   }
 
   private addVersion(id: number, version: number, body: string, names: string, editorId: number | null, at: string) {

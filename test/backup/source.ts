@@ -16,9 +16,9 @@ export interface Source {
 let seed = 70_000;
 
 export async function startSource(t: ExecutionContext): Promise<Source> {
-  // Backups here follow the uploads at once and count every thumbnail: none waits for uploads to pause
-  // (that is test/operations/thumbnails-deferred.test.ts's to prove).
-  const app = await startTestApp({ THUMBNAIL_DEFER_MS: '0' });
+  // Backups here follow the uploads at once and count every thumbnail: an upload is whole at its
+  // answer (docs/decisions.md §4).
+  const app = await startTestApp();
   t.teardown(() => app.close());
   const user = await createUser(app, 0x2 | 0x4 | 0x2000 | 0x4000);
   return {

@@ -44,7 +44,7 @@ test('backup during an upload-and-edit storm, restored elsewhere: every earlier 
   const auth = { 'X-Access-Key': await cliUser(source, 'backup_user', 0x2 | 0x4 | 0x2000) };
   // Thumbnails beside the uploads rather than after them: the storm never pauses, and a thumbnail
   // not made yet when the backup runs is another test's case (edges.test.ts).
-  const server = await startChild({ ...source, THUMBNAIL_DEFER_MS: '0' });
+  const server = await startChild(source);
   servers.push(server);
 
   const upload = async (seed: number, text: string) => {

@@ -1,9 +1,9 @@
 /**
  * Notes over the image in a real Chromium (docs/decisions.md §23), one browser for the file: hostile note
- * bodies stay text on the post page; at phone and desktop widths a person draws a note, writes it, resizes it
- * by its corner and moves it by dragging (past the edge: it stops inside the picture), moves and resizes it
- * with the arrow keys, each a new version, edits it in its form, sees it in the same place of the picture
- * after the window changes width, and deletes it.
+ * bodies stay text on the post page, and show without hover on a touch screen; at phone and desktop widths a
+ * person draws a note, writes it, resizes it by its corner and moves it by dragging (past the edge: it stops
+ * inside the picture), moves and resizes it with the arrow keys, each a new version, edits it in its form,
+ * sees it in the same place of the picture after the window changes width, and deletes it.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
@@ -132,6 +132,25 @@ test.serial('hostile note bodies stay text on the post page', async (t) => {
   await page.setViewportSize(DESKTOP);
   t.deepEqual(dialogs, []);
   t.deepEqual(session.takeErrors(), []);
+});
+
+test.serial('on a touch screen every note shows its text without hover or focus', async (t) => {
+  const { app, session, posts } = t.context;
+  const browser = session.page.context().browser()!;
+  const touch = await browser.newContext({ baseURL: app.url, viewport: PHONE, hasTouch: true, isMobile: true });
+  try {
+    const page = await touch.newPage();
+    await page.goto(`/post/${posts[0]}`);
+    await ready(page);
+    await page.locator('.note-stage[data-ready="1"]').waitFor({ state: 'attached' });
+    t.true(await page.evaluate(() => matchMedia('(hover: none)').matches), 'a screen without hover');
+    const shown = await page
+      .locator('.note-body')
+      .evaluateAll((bodies) => bodies.map((b) => getComputedStyle(b).display !== 'none'));
+    t.deepEqual(shown, [true, true, true, true]);
+  } finally {
+    await touch.close();
+  }
 });
 
 for (const [width, size, other, index] of [

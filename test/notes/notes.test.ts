@@ -83,6 +83,10 @@ test('refusals: 401, 403 without 0x4, 400 outside the image or a bad body, 404 u
   t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { x: 1 })).status, 400, 'moved out of the image');
   t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { body: '' })).status, 400);
   t.is((await api(`/api/note/${id}`, 'DELETE', reader.headers)).status, 403);
+  t.is((await json(`/api/note/${id}/revert`, 'POST', reader.headers, { version: 1 })).status, 403);
+  t.is((await json(`/api/note/${id}/revert`, 'POST', {}, { version: 1 })).status, 401);
+  t.is((await json(`/api/note/${id}`, 'PATCH', editor.headers, { version: 1, x: 0, width: 65 })).status, 400);
+  t.like((await json(`/api/post/${post}/note`, 'GET')).body[0], { x: 0, width: 64, version: 1 }, 'unchanged');
   for (const ref of ['999999', 'x', '0'])
     t.is((await json(`/api/note/${ref}`, 'PATCH', editor.headers, { x: 1 })).status, 404, ref);
   t.is((await json('/api/note/999999/history', 'GET')).status, 404);

@@ -1,8 +1,9 @@
 /**
- * Thumbnails after the response (docs/decisions.md §13): the upload's 201 does not wait for them, a
- * thumbnail asked for straight after is made on demand, the background runner makes the rest at a
- * priority below hashing, and a crash between the 201 and the thumbnail work (a real kill -9)
- * still ends with thumbnails after the restart.
+ * Thumbnails of posts whose upload left them queued (docs/decisions.md §4: an upload makes its own
+ * before its answer; BACKGROUND_THUMBNAILS=0 stages posts that did not, as posts from before that
+ * rule are): a thumbnail asked for is made on demand, the background runner makes the rest at a
+ * priority below hashing, and a kill -9 while they are queued still ends with thumbnails after the
+ * restart.
  */
 import fs from 'node:fs';
 import path from 'node:path';

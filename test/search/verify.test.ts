@@ -8,8 +8,9 @@ import { CLI_JS } from '../helpers/compiled.ts';
 
 let fx: SeededApp;
 test.before(async () => {
-  // with votes and comments (docs/decisions.md §18): their counts and commenters are in every document
-  fx = await startSeededApp({ count: 300, seed: 23, votes: 500, comments: 200 });
+  // with votes and comments (docs/decisions.md §18): their counts and commenters are in every document;
+  // notes (§23): their count and time too, and the wiki and note tables verify checks
+  fx = await startSeededApp({ count: 300, seed: 23, votes: 500, comments: 200, notes: 40 });
 });
 test.after.always(async () => fx?.app.close());
 
@@ -165,4 +166,81 @@ test.serial('verify --help and bad arguments', async (t) => {
   t.is(help.code, 0);
   t.regex(help.stdout, /Usage: imgpost verify/);
   t.is((await cli('--nope')).code, 2);
+});
+
+test.serial('verify checks the wiki and note tables and names each row that breaks their rules', async (t) => {
+  const { db } = fx.app.services;
+  const clean = await cli('--json');
+  t.is(clean.code, 0, clean.stderr);
+  t.deepEqual(JSON.parse(clean.stdout).knowledge, []);
+  t.regex(clean.stderr, /the wiki and note tables: 0 problems/);
+
+  // Broken behind the service, as a hand-edited database or a bad restore could leave them.
+  const [noted, counted] = fx.posts().filter((p) => p.notes > 0);
+  const noteId = db.prepare('SELECT min(id) FROM notes WHERE post_seq = ?').pluck().get(noted.seq) as number;
+  const at = new Date().toISOString();
+  db.pragma('foreign_keys = OFF');
+  let strayId: number;
+  try {
+    strayId = Number(
+      db
+        .prepare(
+          `INSERT INTO notes (post_seq, x, y, width, height, body, created_at, updated_at)
+           VALUES (999999, 0, 0, 1, 1, 'stray', ?, ?)`,
+        )
+        .run(at, at).lastInsertRowid,
+    );
+    db.prepare(
+      `INSERT INTO note_versions (note_id, version, x, y, width, height, body, created_at)
+       VALUES (?, 1, 0, 0, 1, 1, 'stray', ?), (888888, 1, 0, 0, 1, 1, 'orphan', ?)`,
+    ).run(strayId, at, at);
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
+  // a history with a gap: versions 1 and 3 of a note at version 3
+  db.prepare(
+    `INSERT INTO note_versions SELECT note_id, 3, x, y, width, height, body, editor_id, created_at
+     FROM note_versions WHERE note_id = ? AND version = 1`,
+  ).run(noteId);
+  db.prepare('UPDATE notes SET version = 3 WHERE id = ?').run(noteId);
+  // a page with no versions, and a page whose stored version 2 is not what it says
+  const page = db.prepare(
+    "INSERT INTO wiki_pages (tag, body, version, created_at, updated_at) VALUES (?, 'now', ?, ?, ?)",
+  );
+  page.run('verify_bare', 1, at, at);
+  const changed = Number(page.run('verify_changed', 2, at, at).lastInsertRowid);
+  db.prepare(
+    "INSERT INTO wiki_versions (page_id, version, body, other_names, created_at) VALUES (?, 1, 'a', '[]', ?), (?, 2, 'b', '[]', ?)",
+  ).run(changed, at, changed, at);
+  db.prepare('UPDATE posts SET notes = notes + 1 WHERE seq = ?').run(counted.seq);
+
+  const found = await cli('--json');
+  t.is(found.code, 1, found.stderr);
+  const knowledge = (JSON.parse(found.stdout) as { knowledge: { table: string; row: string; problem: string }[] })
+    .knowledge;
+  t.deepEqual(
+    knowledge.map((p) => `${p.table} ${p.row}: ${p.problem}`),
+    [
+      'wiki_versions verify_bare: at version 1 with no versions stored',
+      'wiki_versions verify_changed: its current version 2 is not the one stored',
+      `notes ${strayId}: on post number 999999, which does not exist`,
+      `note_versions ${noteId}: at version 3, its versions out of order: 2 stored, 1 to 3`,
+      'note_versions 888888: versions of a note that does not exist',
+      `posts ${counted.id}: counts ${counted.notes + 1} notes, has ${counted.notes}`,
+    ],
+  );
+  t.regex(found.stderr, /the wiki and note tables: 6 problems/);
+  t.regex(found.stderr, /notes \d+: on post number 999999/);
+
+  // Put right again: clean.
+  db.prepare('UPDATE posts SET notes = notes - 1 WHERE seq = ?').run(counted.seq);
+  db.prepare("DELETE FROM wiki_pages WHERE tag IN ('verify_bare', 'verify_changed')").run();
+  db.prepare('DELETE FROM note_versions WHERE note_id IN (?, 888888) OR (note_id = ? AND version = 3)').run(
+    strayId,
+    noteId,
+  );
+  db.prepare('DELETE FROM notes WHERE id = ?').run(strayId);
+  db.prepare('UPDATE notes SET version = 1 WHERE id = ?').run(noteId);
+  const after = await cli();
+  t.is(after.code, 0, after.stderr);
 });

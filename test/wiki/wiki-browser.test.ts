@@ -1,6 +1,7 @@
 /**
  * Wiki pages in a real Chromium (docs/decisions.md §23), one browser for the file: hostile page bodies stay
- * text on the wiki page, the tag page and above a single-tag search, at phone and desktop widths; a person
+ * text on the wiki page (its body, other names and history), the tag page and above a single-tag search, at
+ * phone and desktop widths; a person
  * writes a page, edits it, sees its excerpt above the search, and reverts it from the history, at both widths.
  */
 import anyTest, { type TestFn } from 'ava';
@@ -74,17 +75,19 @@ async function wikiStaysText(page: Page): Promise<{ texts: string[]; strays: str
   });
 }
 
-const put = (app: TestApp, who: TestUser, tag: string, body: string) =>
+const put = (app: TestApp, who: TestUser, tag: string, body: string, otherNames?: string[]) =>
   app.request(`/api/wiki/${tag}`, {
     method: 'PUT',
     headers: { ...who.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ body }),
+    body: JSON.stringify({ body, otherNames }),
   });
+const HOSTILE_NAME = '<img src=x onerror=alert(8)>';
 
 test.serial('hostile wiki bodies stay text on the wiki page, the tag page and above the search', async (t) => {
   const { app, editor, session, dialogs } = t.context;
   const { page } = session;
-  t.is((await put(app, editor, 'kittens', HOSTILE)).status, 200);
+  t.is((await put(app, editor, 'kittens', 'before', [HOSTILE_NAME])).status, 200);
+  t.is((await put(app, editor, 'kittens', HOSTILE, [HOSTILE_NAME])).status, 200);
   const line = 'W'.repeat(50_000);
   t.is((await put(app, editor, 'spiders', line)).status, 200);
   const cases: [string, string, string][] = [
@@ -113,6 +116,15 @@ test.serial('hostile wiki bodies stay text on the wiki page, the tag page and ab
   await page.goto('/wiki/kittens');
   await ready(page);
   await page.locator('.wiki-body a.wiki-link').first().waitFor();
+  // its other names and its history (each version beside the one before) are text too
+  t.is(await page.locator('.wiki-other-names').textContent(), `Other names: ${HOSTILE_NAME}`);
+  await page.locator('.wiki-history details').first().locator('summary').click();
+  t.deepEqual(await page.locator('.wiki-history li').first().locator('.wiki-diff pre').allTextContents(), [
+    HOSTILE,
+    'before',
+  ]);
+  t.is(await page.locator('.wiki-history *:not(li, strong, details, summary, div, pre, button)').count(), 0);
+  t.is(await page.locator('main img[src="x"], main svg').count(), 0);
   const hrefs = await page.locator('.wiki-body a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
   t.deepEqual(hrefs, [
     '/wiki/javascript%3Aalert(3)',

@@ -1180,6 +1180,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/comments.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Posts' comments, oldest first, post by post */
+        get: operations["booruComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notes.json": {
         parameters: {
             query?: never;
@@ -2311,6 +2328,25 @@ export interface components {
             is_deleted: false;
             created_at: string;
             updated_at: string;
+        };
+        /** @description a post's comment (docs/decisions.md §22) */
+        BooruComment: {
+            id: number;
+            post_id: number;
+            /** @description null once the account is deleted, and for an imported comment */
+            creator_id: number | null;
+            /** @description the author's name (an imported comment's author there) */
+            creator_name: string | null;
+            body: string;
+            score: number;
+            created_at: string;
+            updated_at: string;
+            /** @enum {boolean} */
+            is_deleted: false;
+            /** @enum {boolean} */
+            is_sticky: false;
+            /** @enum {boolean} */
+            do_not_bump_post: false;
         };
         BooruWikiPage: {
             id: number;
@@ -7683,7 +7719,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description image/* or application/octet-stream (default); the PUT must send it */
+                    /** @description image/*, video/* or application/octet-stream (default); the PUT must send it */
                     contentType?: string;
                     /** @description bytes; when given the PUT must be exactly this long, and an image too large is refused here (400) */
                     size?: number;
@@ -7702,7 +7738,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description contentType not an image type, size not an integer or too large, or an unknown field */
+            /** @description contentType not an image or video type, size not an integer or too large, or an unknown field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,6 +8899,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruComments: {
+        parameters: {
+            query: {
+                "search[post_id]": string;
+                group_by?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description their comments (none for an unknown post) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruComment"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description request body over the hard cap (5 MiB) */

@@ -33,6 +33,21 @@ export interface DirectUploadSettings {
   maxImageBytes: number;
   /** an object larger than this is 413, as a multipart body past the cap */
   maxBodyBytes: number;
+  /**
+   * docs/decisions.md §21: an upload not declared an image may be a video, below this (and its
+   * body cap); absent, every upload keeps the image limits
+   */
+  video?: { maxBytes: number; maxBodyBytes: number };
+}
+
+/** The limits of an upload declared `contentType`: an image's, or (anything else) a video's. */
+function limitsFor(settings: DirectUploadSettings, contentType: string): { max: number; body: number } {
+  if (!settings.video || contentType.toLowerCase().startsWith('image/'))
+    return { max: settings.maxImageBytes, body: settings.maxBodyBytes };
+  return {
+    max: Math.max(settings.maxImageBytes, settings.video.maxBytes),
+    body: Math.max(settings.maxBodyBytes, settings.video.maxBodyBytes),
+  };
 }
 
 export interface UploadUrl {
@@ -85,13 +100,13 @@ export class DirectUploads {
         'conflict',
         'direct uploads need an S3 media store (MEDIA_STORE=s3://...); this server keeps images locally: send the image to POST /api/post/ as multipart/form-data',
       );
-    if (request.size !== undefined && request.size >= settings.maxImageBytes)
-      throw imageTooBig(['size'], request.size, settings.maxImageBytes);
+    const contentType = request.contentType ?? 'application/octet-stream';
+    const { max } = limitsFor(settings, contentType);
+    if (request.size !== undefined && request.size >= max) throw imageTooBig(['size'], request.size, max);
     const id = uuidv7();
     const now = Date.now();
     const expiresIn = Math.min(request.expiresIn ?? settings.expiresInS, settings.expiresInS);
     const expiresAt = now + expiresIn * 1000;
-    const contentType = request.contentType ?? 'application/octet-stream';
     // Journaled before the URL exists: no object can be put under a key the sweep does not know.
     grants.insert({ id, userId: user.id, contentType, size: request.size ?? null, createdAt: now, expiresAt });
     // Signing is local, but credentials from the SDK's default chain may need a lookup that fails: 503, never 500.
@@ -145,9 +160,9 @@ export class DirectUploads {
     try {
       const head = await store.head(objectKey(id));
       if (!head) throw refuse('nothing was uploaded under this key yet', 'invalid_type');
-      if (head.size > settings.maxBodyBytes)
-        throw new AppError('too_large', `request body larger than ${settings.maxBodyBytes} bytes`);
-      if (head.size >= settings.maxImageBytes) throw imageTooBig(['image'], head.size, settings.maxImageBytes);
+      const limits = limitsFor(settings, grants.get(id)!.contentType);
+      if (head.size > limits.body) throw new AppError('too_large', `request body larger than ${limits.body} bytes`);
+      if (head.size >= limits.max) throw imageTooBig(['image'], head.size, limits.max);
       const read = await store.get(objectKey(id));
       if (!read) throw refuse('nothing was uploaded under this key yet', 'invalid_type');
       await pipeline(read.body, fs.createWriteStream(temp)).catch((err: unknown) => {

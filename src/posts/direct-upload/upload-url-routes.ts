@@ -28,7 +28,7 @@ const UploadUrl = z
 
 const Request = UploadUrlRequest.extend({
   contentType: UploadUrlRequest.shape.contentType.openapi({
-    description: 'image/* or application/octet-stream (default); the PUT must send it',
+    description: 'image/*, video/* or application/octet-stream (default); the PUT must send it',
   }),
   size: UploadUrlRequest.shape.size.openapi({
     description: 'bytes; when given the PUT must be exactly this long, and an image too large is refused here (400)',
@@ -55,7 +55,7 @@ export const directUploadFeature: Feature<{ directUploads: DirectUploads }> = {
         ...always,
         ...limited,
         200: { description: 'the URL, its headers and the key', schema: UploadUrl },
-        400: issues('contentType not an image type, size not an integer or too large, or an unknown field'),
+        400: issues('contentType not an image or video type, size not an integer or too large, or an unknown field'),
         403: forbidden,
         409: error(
           'the server keeps images locally (MEDIA_STORE=local): upload with POST /api/post/ as multipart/form-data',
