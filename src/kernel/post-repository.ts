@@ -143,9 +143,8 @@ export class PostRepository {
     );
   }
 
-  /** Kept by migration 025's triggers (docs/decisions.md §24): no walk over every post. */
   count(): number {
-    return this.stmt('SELECT n FROM post_total WHERE id = 1').pluck().get() as number;
+    return this.stmt('SELECT count(*) FROM posts').pluck().get() as number;
   }
 
   /** Newest first, then id (docs/decisions.md §4). */

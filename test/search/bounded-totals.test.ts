@@ -1,12 +1,10 @@
 /**
  * Searches that stop counting (docs/decisions.md §24): without facets a total above SEARCH_TOTAL_BOUND is the
  * bound, marked `totalIsEstimate` (`countIsEstimate` for /api/post/search); with facets, or at most the bound,
- * it stays exact; the pages are the same either way. The gallery shows "N+" and the page's tags. The newest-first
- * list counts from the triggers' total, which follows inserts and deletes.
+ * it stays exact; the pages are the same either way. The gallery shows "N+" and the page's tags.
  */
 import anyTest, { type TestFn } from 'ava';
 import { postJson, startSeededApp, type SeededApp } from '../helpers/search-fixture.ts';
-import { createUser } from '../helpers/users.ts';
 import { browserHooks, openBrowser, ready, type BrowserSession } from '../gallery/browser.ts';
 
 const test = anyTest as TestFn<{ fx: SeededApp; app: SeededApp['app']; session: BrowserSession }>;
@@ -73,17 +71,6 @@ test.serial(
     t.deepEqual([few.count, few.countIsEstimate], [tags.at(-1)![1], undefined]);
   },
 );
-
-test.serial('the newest-first list counts every post, through uploads and deletes', async (t) => {
-  const { fx, app } = t.context;
-  const count = async () => ((await (await app.request('/api/post/?limit=1')).json()) as { count: number }).count;
-  t.is(await count(), fx.posts().length);
-  const admin = await createUser(app, 0xffff);
-  const victim = fx.posts()[3];
-  t.is((await app.request(`/api/post/${victim.id}`, { method: 'DELETE', headers: admin.headers })).status, 204);
-  t.is(await count(), fx.posts().length);
-  t.is(await count(), 149);
-});
 
 test.serial(
   'the gallery shows "60+" and the tags of the page for a broad search, exact counts for a narrow one',
