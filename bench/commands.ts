@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, string> = {
   'whole-uploads': 'sustained whole uploads/s against the same image work alone (--corpus-root for a kept corpus)',
   tags: 'tag autocomplete against its SQL and a plain count',
   video: "reading a 30-s 720p clip (probe, frames, poster hash) against ffprobe and one frame's decode (REPS)",
+  import: 'posts/s importing a gallery-dl archive against the same files bare; /image/search p99 before and during',
   // Studies kept in bench/notes/.
   favorites: 'favorite toggles and favorites sorts against edits and the upload-date sort',
   'tag-governance': 'an implication applied in the background job; tagAny against tagInclude',

@@ -112,10 +112,14 @@ export function coreParams(quick: boolean, sizes: readonly number[], drainDelive
   };
 }
 
-/** Scans of every descriptor take seconds each from 1M posts on: fewer of them at the larger sizes. */
+/**
+ * A scan of every descriptor reads one per post since the corpus has one on every post (issue 49; about 0.13 ms
+ * each here, bench/notes/scale.md): some ten seconds at 100k, minutes at 1M, twenty at 10M. Fewer scans at
+ * the larger sizes, enough to check the lookup's answers against.
+ */
 export const robustSamples = (size: number): { samples: number; scans: number } => ({
   samples: 300,
-  scans: size >= 5_000_000 ? 3 : size >= 500_000 ? 8 : 30,
+  scans: size >= 5_000_000 ? 1 : size >= 500_000 ? 3 : 10,
 });
 
 /** The sections' parameters (`quick` or `full`). */

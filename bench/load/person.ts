@@ -3,8 +3,8 @@
  * browser do (src/gallery/client/pages): the page's HTML, its script and style on the first visit
  * (versioned, immutable afterwards), the page's API call, then the 24 thumbnails six at a time, with
  * If-None-Match for the ones seen before. Now and then a post page: the post, its 1024 thumbnail,
- * the original image posted back for similar images (as the page does), its possible duplicates and
- * its history. 5 % of actions are writes: edits of a post the person saw, and uploads.
+ * its similar images and possible duplicates in one request (as the page asks them) and its history.
+ * 5 % of actions are writes: edits of a post the person saw, and uploads.
  */
 import { Random } from '../../tools/seed/random.ts';
 import { fetchAll, multipart, request, ValidatorCache, type FetchCounts } from './browser.ts';
@@ -116,15 +116,22 @@ export class Person {
     const query = this.w.queries[this.w.zipf.draw(this.rnd.next())];
     const page = this.pageNo();
     await this.page(`/search?q=${encodeURIComponent(query.q)}${page > 1 ? `&page=${page}` : ''}`);
-    const body = facets ? { ...query.body, facets: ['tags', 'rating', 'uploader'] } : query.body;
-    const res = json(
-      await request(this.w.base, 'POST', `/image/search?offset=${(page - 1) * 24}&limit=24`, {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    );
+    const ask = async (body: object) =>
+      json(
+        await request(this.w.base, 'POST', `/image/search?offset=${(page - 1) * 24}&limit=24`, {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    // As the gallery's search page (docs/decisions.md §24): the page first; the facets only for a search that
+    // counted to its end (a broader one lists the tags of the page, from the same answer).
+    let res = await ask(query.body);
+    const first = res.data as { total: number; totalIsEstimate?: boolean };
+    const counted = !first.totalIsEstimate && first.total > 0;
+    if (facets && counted) res = await ask({ ...query.body, facets: ['tags', 'rating', 'uploader'] });
     const data = res.data as { images: { id: number; imageUrl: string; thumbnailUrl: string }[]; facets?: unknown };
-    if (facets && data.facets === undefined) throw new Error(`/image/search answered without facets for ${query.q}`);
+    if (facets && counted && data.facets === undefined)
+      throw new Error(`/image/search answered without facets for ${query.q}`);
     await fetchAll(
       this.w.base,
       data.images.map((i) => mediaPath(i.thumbnailUrl)),
@@ -140,19 +147,14 @@ export class Person {
     const reply = await request(this.w.base, 'GET', `/api/post/${id}`, { expect: [200, 404] });
     if (reply.status === 404) return; // deleted since it was listed: the page says so
     const post = json(reply) as { imageURL: string; image: string; thumbnails: Record<string, string> };
-    const similar = async () => {
-      // The page fetches the image and posts it back (src/gallery/client/pages/post.ts).
-      const image = await request(this.w.base, 'GET', mediaPath(post.imageURL));
-      const form = multipart([
-        { name: 'image', value: image.body, filename: post.image, type: 'application/octet-stream' },
-      ]);
+    // The page asks once for both lists, from the post's stored hashes (docs/decisions.md §24), then shows
+    // their thumbnails.
+    const lists = async () => {
       const found = json(
-        await request(this.w.base, 'POST', '/api/post/similar?transforms=dihedral&maxDiff=8&limit=24', {
-          headers: { 'content-type': form.contentType },
-          body: form.body,
-        }),
+        await request(this.w.base, 'GET', `/api/post/${id}/similar?transforms=dihedral&robust=1&limit=24`),
       );
-      const matches = (found.similar as { id: string; imageURL: string }[]).filter((m) => m.id !== id);
+      type Match = { id: string; imageURL: string };
+      const matches = [...((found.similar ?? []) as Match[]), ...((found.robust ?? []) as Match[])];
       await fetchAll(
         this.w.base,
         matches.map((m) => `${mediaPath(m.imageURL).replace(/[^/]*$/, '')}${m.id}.320.webp`),
@@ -162,8 +164,7 @@ export class Person {
     };
     await Promise.all([
       fetchAll(this.w.base, [mediaPath(post.thumbnails['1024'])], this.cache, this.w.counts),
-      similar(),
-      request(this.w.base, 'GET', `/api/post/${id}/similar?robust=1&limit=24`),
+      lists(),
       request(this.w.base, 'GET', `/api/post/${id}/versions?limit=100`),
     ]);
   }

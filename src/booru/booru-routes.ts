@@ -13,7 +13,16 @@ import {
   MAX_PAGE,
   searchParam,
 } from './params.ts';
-import { BooruError, BooruNote, BooruPool, BooruPost, BooruPostFields, BooruTag, BooruWikiPage } from './schemas.ts';
+import {
+  BooruComment,
+  BooruError,
+  BooruNote,
+  BooruPool,
+  BooruPost,
+  BooruPostFields,
+  BooruTag,
+  BooruWikiPage,
+} from './schemas.ts';
 import type { BooruService } from './service.ts';
 
 const str = z.string();
@@ -237,6 +246,37 @@ export const booruFeature: Feature<{ booru: BooruService; config: { mediaUrl: st
           const m = /^([1-9]\d{0,15})\.json$/.exec(ctx.params.file);
           if (!m) throw notFound('no pool has that number');
           ctx.body = booru.pool(Number(m[1]));
+        },
+      ],
+    },
+    // docs/decisions.md §22: comments, which `imgpost import --from` brings
+    {
+      method: 'get',
+      path: '/comments.json',
+      operationId: 'booruComments',
+      tag: 'booru',
+      summary: "Posts' comments, oldest first, post by post",
+      request: {
+        query: z.object({
+          'search[post_id]': str.openapi({ description: 'post numbers separated by commas (at most 200)' }),
+          group_by: str.optional().openapi({ description: "Danbooru's `comment` (the only grouping here)" }),
+          limit: limit(1000, 100),
+        }),
+      },
+      responses: {
+        ...always,
+        200: { description: 'their comments (none for an unknown post)', schema: z.array(BooruComment) },
+        400: bad,
+      },
+      before: [booruErrors()],
+      handle: ({ booru }) => [
+        (ctx) => {
+          const posts = searchParam(ctx.query, 'post_id');
+          if (posts === undefined || !/^\d{1,15}(,\d{1,15}){0,199}$/.test(posts))
+            throw invalid(['search[post_id]'], 'search[post_id] names posts by number, separated by commas');
+          const raw = typeof ctx.query.limit === 'string' ? Number(ctx.query.limit) : 100;
+          const n = Number.isInteger(raw) && raw > 0 ? Math.min(raw, 1000) : 100;
+          ctx.body = booru.comments(posts.split(',').map(Number), n);
         },
       ],
     },

@@ -71,6 +71,26 @@ export const BooruPost = z
   .strict()
   .openapi('BooruPost', { description: "a post in Danbooru's shape with imgpost's values" });
 
+/** docs/decisions.md §22: a comment as Danbooru's /comments.json shows it, with its author's name. */
+export const BooruComment = z
+  .object({
+    id: int,
+    post_id: int,
+    creator_id: int
+      .nullable()
+      .openapi({ description: 'null once the account is deleted, and for an imported comment' }),
+    creator_name: str.nullable().openapi({ description: "the author's name (an imported comment's author there)" }),
+    body: str,
+    score: int,
+    created_at: str,
+    updated_at: str,
+    is_deleted: z.literal(false),
+    is_sticky: z.literal(false),
+    do_not_bump_post: z.literal(false),
+  })
+  .strict()
+  .openapi('BooruComment', { description: "a post's comment (docs/decisions.md §22)" });
+
 export const BooruNote = z
   .object({
     id: int,
@@ -141,6 +161,7 @@ export const BooruPool = z
 
 export type BooruPost = z.infer<typeof BooruPost>;
 export type BooruNote = z.infer<typeof BooruNote>;
+export type BooruComment = z.infer<typeof BooruComment>;
 export type BooruWikiPage = z.infer<typeof BooruWikiPage>;
 export type BooruTag = z.infer<typeof BooruTag>;
 export type BooruPool = z.infer<typeof BooruPool>;

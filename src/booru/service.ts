@@ -12,12 +12,13 @@ import { countSort } from '../search/image-search/query.ts';
 import { notFound } from '../errors.ts';
 import type { BooruPage } from './params.ts';
 import type { LeanPostRows } from '../kernel/lean-post-rows.ts';
-import type { BooruNote, BooruPool, BooruPost, BooruTag, BooruWikiPage } from './schemas.ts';
+import type { BooruComment, BooruNote, BooruPool, BooruPost, BooruTag, BooruWikiPage } from './schemas.ts';
 import { BOORU_CATEGORY, booruTime, toBooruPost } from './view.ts';
 import type { UserNames } from '../kernel/user-names.ts';
 import type { NoteService } from '../notes/service.ts';
 import type { NoteRow } from '../notes/note-repository.ts';
 import type { WikiService } from '../wiki/service.ts';
+import type { CommentService } from '../comments/service.ts';
 import type { WikiRow } from '../wiki/wiki-repository.ts';
 
 export interface BooruDeps extends SearchDeps {
@@ -27,6 +28,8 @@ export interface BooruDeps extends SearchDeps {
   rows: LeanPostRows;
   /** docs/decisions.md §23: notes (only=notes, /notes.json) and wiki pages (/wiki_pages.json) */
   notes: Pick<NoteService, 'ofPosts'>;
+  /** docs/decisions.md §22: comments (/comments.json), which `imgpost import --from` reads */
+  comments: Pick<CommentService, 'ofPost'>;
   wiki: Pick<WikiService, 'find' | 'search' | 'rows'>;
   users: UserNames;
 }
@@ -177,6 +180,38 @@ export class BooruService {
   /** `/notes.json?search[post_id]=N`: the post's notes, oldest first (every post's newest without it). */
   notes(postNumber: number): BooruNote[] {
     return (this.deps.notes.ofPosts([postNumber]).get(postNumber) ?? []).map((n) => booruNote(n, postNumber));
+  }
+
+  /**
+   * `/comments.json?search[post_id]=N[,M...]`: the posts' comments, oldest first, at most `limit` in all;
+   * a number no post has has none.
+   */
+  comments(postNumbers: readonly number[], limit: number): BooruComment[] {
+    const out: BooruComment[] = [];
+    for (const n of postNumbers) {
+      let page;
+      try {
+        page = this.deps.comments.ofPost(String(n), 0, limit - out.length);
+      } catch {
+        continue;
+      }
+      for (const c of page.data)
+        out.push({
+          id: c.id,
+          post_id: n,
+          creator_id: c.author?.id ?? null,
+          creator_name: c.author?.name ?? c.originAuthor ?? null,
+          body: c.body,
+          score: 0,
+          created_at: booruTime(c.createdAt),
+          updated_at: booruTime(c.updatedAt),
+          is_deleted: false,
+          is_sticky: false,
+          do_not_bump_post: false,
+        });
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   /** `/wiki_pages.json?search[title]=…`: the page of that title (through aliases), else the newest pages. */

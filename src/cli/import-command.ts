@@ -7,6 +7,8 @@ import { parseCommand } from './args.ts';
 import type { ImportSummary } from '../import/importer.ts';
 
 const USAGE = `Usage: imgpost import DIR [--dry-run] [--map-users] [--force] [--json]
+       imgpost import --from URL [--tags QUERY] [--login NAME --api-key KEY] [--limit N] [--rate R]
+                      [--dry-run] [--map-users] [--force] [--json]
        imgpost import --history [--json]
 
 Imports another board's archive (docs/decisions.md §22). Every file under DIR (recursively) with
@@ -22,7 +24,17 @@ only what is missing. A near-duplicate of a post here enriches that post (the ta
 origin) instead of being stored again. Files are copied; DIR is left as it was. Safe beside a running
 server: its uploads and searches go on; thumbnails are queued for the server to make.
 
+--from URL reads a live board that speaks Danbooru's API (imgpost is one): its posts newest first,
+page by post number, each file checked against its md5; then the pools and comments of what it
+imported, the wiki pages of their tags and the notes of their posts. An import run again (or after
+a kill) downloads only what is missing.
+
 Options:
+  --from URL   the board's address (http or https)
+  --tags Q     only the posts this search finds there (Danbooru spelling)
+  --login NAME, --api-key KEY   for boards that need an account
+  --limit N    at most N posts (the newest)
+  --rate R     at most R requests a second (default 2); a 429 or 503 waits as Retry-After says
   --dry-run    read and map everything, write nothing; print the mapping it would apply (sites,
                tags of each category, ratings, fields it does not know)
   --map-users  a post whose uploader's name is an account here is owned by it (else it is a legacy
@@ -46,14 +58,34 @@ export async function run(args: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       'map-users': { type: 'boolean' },
       history: { type: 'boolean' },
+      from: { type: 'string' },
+      tags: { type: 'string' },
+      login: { type: 'string' },
+      'api-key': { type: 'string' },
+      limit: { type: 'string' },
+      rate: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const dir = positionals[0];
-  if (values.history ? positionals.length !== 0 : positionals.length !== 1 || !isDirectory(dir)) {
-    process.stderr.write(`imgpost import: give one existing directory (or --history alone)\n\n${USAGE}`);
+  const from = values.from;
+  if (values.history || from !== undefined ? positionals.length !== 0 : positionals.length !== 1 || !isDirectory(dir)) {
+    process.stderr.write(`imgpost import: give one existing directory, or --from URL, or --history\n\n${USAGE}`);
+    return 2;
+  }
+  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  const rate = values.rate === undefined ? 2 : Number(values.rate);
+  const badUrl = from !== undefined && !/^https?:\/\/[^/]/.test(from);
+  if (badUrl || !(limit > 0 && (limit === Infinity || Number.isInteger(limit))) || !(rate > 0 && rate <= 1000)) {
+    process.stderr.write(
+      `imgpost import: --from is an http(s) address, --limit a positive integer, --rate a number of requests a second (0 to 1000)\n\n${USAGE}`,
+    );
+    return 2;
+  }
+  if ((values.login === undefined) !== (values['api-key'] === undefined)) {
+    process.stderr.write(`imgpost import: --login and --api-key go together\n\n${USAGE}`);
     return 2;
   }
   const config = loadConfig();
@@ -72,26 +104,41 @@ export async function run(args: string[]): Promise<number> {
           );
       return 0;
     }
-    const { importArchive } = await import('../import/importer.ts');
-    const summary = await importArchive(
-      {
-        postService: services.postService,
-        posts: services.postRepository,
-        unitOfWork: services.unitOfWork,
-        pools: services.pools,
-        comments: services.people.comments,
-        users: services.accounts.users,
-        runs,
-        tmpDir: services.images.tmpDir,
-      },
-      dir,
-      {
-        force: Boolean(values.force),
-        dryRun: Boolean(values['dry-run']),
-        mapUsers: Boolean(values['map-users']),
-        progress: (total) => createProgress('import', total, { unit: 'posts', timeLeft: true }),
-      },
-    );
+    const deps = {
+      postService: services.postService,
+      posts: services.postRepository,
+      unitOfWork: services.unitOfWork,
+      pools: services.pools,
+      comments: services.people.comments,
+      users: services.accounts.users,
+      runs,
+      tmpDir: services.images.tmpDir,
+    };
+    const common = {
+      force: Boolean(values.force),
+      dryRun: Boolean(values['dry-run']),
+      mapUsers: Boolean(values['map-users']),
+      progress: (total: number) => createProgress('import', total, { unit: 'posts', timeLeft: true }),
+    };
+    let summary: ImportSummary;
+    if (from !== undefined) {
+      const { importFromBoard } = await import('../import/live.ts');
+      summary = await importFromBoard(
+        {
+          ...deps,
+          commentService: services.comments,
+          knowledge: {
+            wikiPage: async (tag, page) => services.wiki.importPage(tag, page),
+            notes: (seq, notes) => services.notes.addImported(seq, notes),
+          },
+        },
+        from,
+        { ...common, tags: values.tags ?? '', login: values.login, apiKey: values['api-key'], limit, rate },
+      );
+    } else {
+      const { importArchive } = await import('../import/importer.ts');
+      summary = await importArchive(deps, dir, common);
+    }
     report(summary);
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     return summary.refused.length > 0 ? 1 : 0;

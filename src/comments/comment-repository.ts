@@ -59,11 +59,13 @@ export class CommentRepository implements Commenters {
    * A comment an import brought (docs/decisions.md §22): by nobody here, its author's name there kept as
    * text, its date there; `key` (site and comment id) makes a second import of it do nothing.
    */
-  insertImported(postSeq: number, c: { key: string; author: string | null; body: string; createdAt: string }): void {
-    this.stmt(
-      `INSERT INTO comments (post_seq, author_id, body, created_at, updated_at, origin_author, origin_key)
+  insertImported(postSeq: number, c: { key: string; author: string | null; body: string; createdAt: string }): boolean {
+    return (
+      this.stmt(
+        `INSERT INTO comments (post_seq, author_id, body, created_at, updated_at, origin_author, origin_key)
        VALUES (?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    ).run(postSeq, c.body, c.createdAt, c.createdAt, c.author, c.key);
+      ).run(postSeq, c.body, c.createdAt, c.createdAt, c.author, c.key).changes === 1
+    );
   }
 
   /** Comments written in bulk (the seeder); the counts follow by trigger. */

@@ -65,6 +65,21 @@ export class CommentService {
     return this.view(this.get(id));
   }
 
+  /**
+   * Comments an import brought for a post already here (docs/decisions.md §22): by nobody, with their
+   * authors' names there; one that was brought before is left alone. Returns how many were added.
+   */
+  async addImported(
+    seq: number,
+    comments: readonly { key: string; author: string | null; body: string; createdAt: string }[],
+  ): Promise<number> {
+    return this.deps.unitOfWork.write((tx) => {
+      const added = comments.filter((c) => this.deps.comments.insertImported(seq, c)).length;
+      if (added > 0) this.reindex(tx, seq);
+      return added;
+    });
+  }
+
   /** A post's comments, oldest first; 404 for an unknown post. */
   ofPost(ref: string, offset: number, limit: number): CommentPage {
     const post = this.deps.findPost(ref);

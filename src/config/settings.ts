@@ -86,6 +86,14 @@ export const SETTINGS = {
       ),
     }),
   },
+  searchTotalBound: elasticsearch({
+    env: 'SEARCH_TOTAL_BOUND',
+    type: wholeNumber(1, 1_000_000_000),
+    default: '10000',
+    doc:
+      'searches without facets count their matches up to this many; above it the total is this number, marked ' +
+      'an estimate, and the gallery shows "10,000+" (docs/decisions.md §24)',
+  }),
   sessionSecret: accounts({
     env: 'SESSION_SECRET',
     type: text(32, 'must be at least 32 characters'),

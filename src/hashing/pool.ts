@@ -23,8 +23,11 @@ import {
 export type { ImageInfo };
 
 export interface HashPool {
-  /** `dihedral`: also the hashes of the eight mirrored/rotated variants (`info.dihedral`) */
-  analyse(path: string, opts?: { dihedral?: boolean }): Promise<ImageInfo>;
+  /**
+   * `dihedral`: also the hashes of the eight mirrored/rotated variants (`info.dihedral`); `priority` `urgent` by
+   * default (an upload waits for it), `background` for a backfill
+   */
+  analyse(path: string, opts?: { dihedral?: boolean; priority?: PoolPriority }): Promise<ImageInfo>;
   /**
    * WebP thumbnails of an accepted image, written to the given paths (same pool), and with
    * `descriptor` its robust descriptor from the same decode. `background` work waits behind every
@@ -144,7 +147,12 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
   return {
     async analyse(path, opts) {
       try {
-        return (await run({ path, ...(opts?.dihedral ? { dihedral: true } : {}) }, {}, 'urgent')) as ImageInfo;
+        const priority = opts?.priority ?? 'urgent';
+        return (await run(
+          { path, ...(opts?.dihedral ? { dihedral: true } : {}), ...priorityOption(priority) },
+          {},
+          priority,
+        )) as ImageInfo;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));

@@ -77,10 +77,10 @@ export interface ImportSummary {
 }
 
 /** Imports an archive directory. */
-export async function importArchive(deps: ImportDeps, dir: string, opts: ImportOptions): Promise<ImportSummary> {
-  const scan = scanArchive(dir);
-  const summary: ImportSummary = {
-    dryRun: opts.dryRun,
+/** A summary with nothing counted yet. */
+export function emptySummary(dryRun: boolean, refused: RefusedFile[] = []): ImportSummary {
+  return {
+    dryRun,
     imported: 0,
     merged: 0,
     alreadyImported: 0,
@@ -89,7 +89,7 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
     parentsSet: 0,
     pools: 0,
     comments: 0,
-    refused: [...scan.refused],
+    refused,
     mapping: {
       sites: {},
       tags: { artist: 0, copyright: 0, character: 0, general: 0, meta: 0 },
@@ -97,8 +97,64 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
       unknownFields: {},
     },
   };
+}
+
+/** One origin post to import and its file (already here: in the archive, or downloaded). */
+export interface ImportItem {
+  record: ImportRecord;
+  file: string;
+}
+
+/**
+ * Imports the items (in origin order), a few at once, counting into the summary. A post's parent, when
+ * it is among the items and under way, is waited for: the child then names it at once instead of in an
+ * edit afterwards; the same origin post twice (mirrored by a search and by a pool) goes one after the other.
+ */
+export async function importItems(
+  deps: ImportDeps,
+  items: readonly ImportItem[],
+  opts: Omit<ImportOptions, 'progress'>,
+  summary: ImportSummary,
+  step: () => void,
+): Promise<void> {
+  const lanes = new Lanes(IMPORTS_IN_FLIGHT);
+  const underWay = new Map<string, Promise<void>>();
+  for (const { record, file } of items) {
+    const key = `${record.site}\0${record.id}`;
+    const parent = record.parent === null ? undefined : underWay.get(`${record.site}\0${record.parent}`);
+    if (parent) await parent;
+    const same = underWay.get(key);
+    if (same) await same;
+    const work = lanes.run(async () => {
+      if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
+      else if (!opts.dryRun) {
+        const outcome = await importOne(deps, record, file, opts);
+        if (typeof outcome === 'string') summary.refused.push({ file, reason: outcome });
+        else {
+          summary[outcome.kind]++;
+          summary.comments += outcome.comments;
+        }
+      }
+      step();
+    });
+    underWay.set(key, work);
+    await lanes.room();
+  }
+  await lanes.all();
+}
+
+/** Parents and pools, once the posts are in (docs/decisions.md §22). */
+export async function linkImported(deps: ImportDeps, records: readonly ImportItem[], summary: ImportSummary) {
+  summary.parentsSet = await linkParents(deps, records, summary.refused);
+  summary.pools = await fillPools(deps, records, summary.refused);
+}
+
+/** Imports an archive directory. */
+export async function importArchive(deps: ImportDeps, dir: string, opts: ImportOptions): Promise<ImportSummary> {
+  const scan = scanArchive(dir);
+  const summary = emptySummary(opts.dryRun, [...scan.refused]);
   // Every record first: parents and pools need them all, and posts go in by their number there.
-  const records: { record: ImportRecord; file: string }[] = [];
+  const records: ImportItem[] = [];
   const bare: string[] = [];
   for (const entry of scan.entries) {
     if (entry.meta === null) {
@@ -119,34 +175,8 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
   const runId = opts.dryRun ? undefined : deps.runs.start(path.resolve(dir));
   const progress = opts.progress(records.length + bare.length);
   let done = 0;
+  await importItems(deps, records, opts, summary, () => progress.update(++done));
   const lanes = new Lanes(IMPORTS_IN_FLIGHT);
-  // A post's parent, when it is in this archive and under way, is waited for: the child then names it
-  // at once instead of in an edit afterwards.
-  const underWay = new Map<string, Promise<void>>();
-  for (const { record, file } of records) {
-    const key = `${record.site}\0${record.id}`;
-    const parent = record.parent === null ? undefined : underWay.get(`${record.site}\0${record.parent}`);
-    if (parent) await parent;
-    // The same origin post twice in one archive (mirrored by a search and by a pool): one after the other.
-    const same = underWay.get(key);
-    if (same) await same;
-    const work = lanes.run(async () => {
-      if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
-      else if (!opts.dryRun) {
-        const outcome = await importOne(deps, record, file, opts);
-        if (typeof outcome === 'string') summary.refused.push({ file, reason: outcome });
-        else {
-          summary[outcome.kind]++;
-          summary.comments += outcome.comments;
-        }
-      }
-      progress.update(++done);
-    });
-    underWay.set(key, work);
-    await lanes.room();
-  }
-  await lanes.all();
-  underWay.clear();
   for (const [i, file] of bare.entries()) {
     await lanes.room();
     void lanes.run(async () => {
@@ -161,18 +191,18 @@ export async function importArchive(deps: ImportDeps, dir: string, opts: ImportO
   }
   await lanes.all();
   progress.done();
-  if (!opts.dryRun) {
-    summary.parentsSet = await linkParents(deps, records, summary.refused);
-    summary.pools = await fillPools(deps, records, summary.refused);
-  }
-  if (runId !== undefined)
-    deps.runs.finish(runId, {
-      imported: summary.imported + summary.bare,
-      merged: summary.merged,
-      already: summary.alreadyImported,
-      refused: summary.refused.length,
-    });
+  if (!opts.dryRun) await linkImported(deps, records, summary);
+  if (runId !== undefined) finishRun(deps, runId, summary);
   return summary;
+}
+
+export function finishRun(deps: ImportDeps, runId: number, summary: ImportSummary): void {
+  deps.runs.finish(runId, {
+    imported: summary.imported + summary.bare,
+    merged: summary.merged,
+    already: summary.alreadyImported,
+    refused: summary.refused.length,
+  });
 }
 
 /**
@@ -213,7 +243,7 @@ class Lanes {
 }
 
 /** By site, then by the number there (ids that are not numbers after those that are, as text). */
-function compareOrigins(a: ImportRecord, b: ImportRecord): number {
+export function compareOrigins(a: ImportRecord, b: ImportRecord): number {
   if (a.site !== b.site) return a.site < b.site ? -1 : 1;
   const [x, y] = [a.id, b.id];
   const [nx, ny] = [/^\d+$/.test(x), /^\d+$/.test(y)];
@@ -222,7 +252,7 @@ function compareOrigins(a: ImportRecord, b: ImportRecord): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function tally(m: ImportMapping, r: ImportRecord): void {
+export function tally(m: ImportMapping, r: ImportRecord): void {
   const site = (m.sites[r.site] ??= { family: r.family, posts: 0 });
   site.posts++;
   for (const t of r.tags) m.tags[t.category]++;
@@ -236,7 +266,7 @@ function tally(m: ImportMapping, r: ImportRecord): void {
  * tags cannot be names here is refused whole, since a post stripped of some of its tags would be
  * found by the wrong searches.
  */
-function checked(r: ImportRecord): ImportRecord {
+export function checked(r: ImportRecord): ImportRecord {
   if (r.tags.length > MAX_IMPORT_TAGS) throw new Refusal(`${r.tags.length} tags; at most ${MAX_IMPORT_TAGS}`);
   const seen = new Set<string>();
   const tags: ImportTag[] = [];
@@ -268,7 +298,12 @@ function refusalOf(err: unknown): string | undefined {
   return undefined;
 }
 
-async function importOne(deps: ImportDeps, r: ImportRecord, file: string, opts: ImportOptions): Promise<Outcome> {
+async function importOne(
+  deps: ImportDeps,
+  r: ImportRecord,
+  file: string,
+  opts: Omit<ImportOptions, 'progress'>,
+): Promise<Outcome> {
   const copy = path.join(
     deps.tmpDir,
     `import-${process.pid}-${r.site.replace(/[^\w.-]/g, '_')}-${r.id.replace(/[^\w.-]/g, '_')}`,
@@ -383,13 +418,9 @@ function* chunks<T>(list: readonly T[], size = 500): Generator<T[]> {
  * as a version, for the posts whose parent is not already the one mapped. Posts that enriched a post here
  * leave its parent alone.
  */
-async function linkParents(
-  deps: ImportDeps,
-  records: readonly { record: ImportRecord; file: string }[],
-  refused: RefusedFile[],
-): Promise<number> {
+async function linkParents(deps: ImportDeps, records: readonly ImportItem[], refused: RefusedFile[]): Promise<number> {
   let set = 0;
-  const bySite = new Map<string, { record: ImportRecord; file: string }[]>();
+  const bySite = new Map<string, ImportItem[]>();
   for (const x of records)
     if (x.record.parent !== null) bySite.set(x.record.site, [...(bySite.get(x.record.site) ?? []), x]);
   for (const [site, list] of bySite)
@@ -419,11 +450,7 @@ async function linkParents(
 }
 
 /** The archive's pools, each in its order there (the place the metadata gives, else the post numbers'). */
-async function fillPools(
-  deps: ImportDeps,
-  records: readonly { record: ImportRecord; file: string }[],
-  refused: RefusedFile[],
-): Promise<number> {
+async function fillPools(deps: ImportDeps, records: readonly ImportItem[], refused: RefusedFile[]): Promise<number> {
   const pools = new Map<string, { site: string; name: string; members: { id: string; position: number | null }[] }>();
   for (const { record } of records)
     for (const p of record.pools) {

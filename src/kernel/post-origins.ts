@@ -50,6 +50,11 @@ export class PostOrigins {
     );
   }
 
+  /** A merge (docs/decisions.md §15): the merged post's origins become the kept post's. */
+  move(fromSeq: number, intoSeq: number): void {
+    this.stmt('UPDATE post_origins SET post_seq = ? WHERE post_seq = ?').run(intoSeq, fromSeq);
+  }
+
   /** The origins of each post among `seqs`, first imported first (the record's `origins`). */
   of(seqs: readonly number[]): Map<number, PostOrigin[]> {
     const out = new Map<number, PostOrigin[]>();

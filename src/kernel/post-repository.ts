@@ -8,6 +8,7 @@ import { RobustDescriptors } from '../robust/descriptor-table.ts';
 import { PoolMembership } from './pool-membership.ts';
 import { PostLinks } from './post-links.ts';
 import { FileFacts } from './file-facts.ts';
+import { DihedralHashes } from './dihedral-hashes.ts';
 import { PostOrigins } from './post-origins.ts';
 import { POST_SELECT as SELECT, PostHydration, type PostRow } from './post-hydration.ts';
 import { PostWrites, type NewPost } from './post-writes.ts';
@@ -38,6 +39,8 @@ export class PostRepository {
   readonly links: PostLinks;
   /** the stored files' MD5 and size (docs/decisions.md §20) */
   readonly files: FileFacts;
+  /** the hashes under the eight symmetries the post page's similar list looks up (docs/decisions.md §24) */
+  readonly dihedral: DihedralHashes;
   /** where imported posts came from (docs/decisions.md §22) */
   readonly origins: PostOrigins;
 
@@ -62,6 +65,7 @@ export class PostRepository {
     this.pools = new PoolMembership(db);
     this.links = new PostLinks(db);
     this.files = new FileFacts(db);
+    this.dihedral = new DihedralHashes(db);
     this.origins = new PostOrigins(db);
     this.records = new PostHydration(this.stmt, {
       users,

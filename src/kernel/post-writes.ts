@@ -3,6 +3,7 @@ import type { Statement } from '../db/statements.ts';
 import { foldTag } from './tag-fold.ts';
 import type { TagRules } from './tag-rules.ts';
 import type { PostMedia, PostRecord } from './post-record.ts';
+import { encodeDihedral, type DihedralSet } from './dihedral-hashes.ts';
 
 /** A post to insert: what the uploader and the image give; number, version and times are the table's. */
 export type NewPost = Pick<
@@ -19,6 +20,8 @@ export type NewPost = Pick<
   fileSize?: number;
   /** docs/decisions.md §21: absent for a still image */
   media?: Omit<PostMedia, 'bytes'>;
+  /** docs/decisions.md §24: the hashes under the eight symmetries; absent, the backfill computes them */
+  dihedral?: DihedralSet;
 };
 
 /**
@@ -37,8 +40,8 @@ export class PostWrites {
     const info = this.db
       .prepare(
         `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-           source, parent_seq, md5, file_size, media_kind, duration, frame_count, has_audio)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           source, parent_seq, md5, file_size, media_kind, duration, frame_count, has_audio, dihedral)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         post.id,
@@ -61,6 +64,7 @@ export class PostWrites {
         post.media?.duration ?? null,
         post.media?.frames ?? null,
         post.media?.hasAudio ? 1 : 0,
+        post.dihedral ? encodeDihedral(post.dihedral) : null,
       );
     const seq = Number(info.lastInsertRowid);
     this.addTags(seq, post.tags);

@@ -146,7 +146,14 @@ export const PostVersionPage = z
   });
 
 export const PostPage = z
-  .object({ count: z.number().int(), data: z.array(Post) })
+  .object({
+    count: z.number().int(),
+    countIsEstimate: z.literal(true).optional().openapi({
+      description:
+        '/api/post/search only (docs/decisions.md §24): present when the count stopped at SEARCH_TOTAL_BOUND (10,000 by default); there are at least `count` matches',
+    }),
+    data: z.array(Post),
+  })
   .strict()
   .openapi('PostPage', { description: '`count` is the total; `data` is the requested slice' });
 

@@ -146,6 +146,8 @@ export class ModerationService {
       const tags = [...new Set([...into.tags, ...from.tags].map((t) => t.name))];
       if (tags.length > MAX_TAGS)
         throw invalid(['into'], `the merged post would carry ${tags.length} tags; at most ${MAX_TAGS}`);
+      // docs/decisions.md §22: the merged post's origins become the kept one's (before its edit, which records them).
+      this.deps.posts.origins.move(from.seq, into.seq);
       const result = postService.editWithin(tx, into.id, { tags }, moderator);
       favorites?.moveFavorites(tx, from.id, into.id);
       for (const mover of conversation) mover.moveConversation(tx, from.id, into.id);

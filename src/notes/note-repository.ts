@@ -65,7 +65,7 @@ export class NoteRepository {
     return out;
   }
 
-  insert(postSeq: number, box: Box, body: string, authorId: number, at: string): number {
+  insert(postSeq: number, box: Box, body: string, authorId: number | null, at: string): number {
     const info = this.stmt(
       `INSERT INTO notes (post_seq, x, y, width, height, body, author_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -138,7 +138,7 @@ export class NoteRepository {
     return out;
   }
 
-  private addVersion(id: number, version: number, box: Box, body: string, editorId: number, at: string): void {
+  private addVersion(id: number, version: number, box: Box, body: string, editorId: number | null, at: string): void {
     this.stmt(
       `INSERT INTO note_versions (note_id, version, x, y, width, height, body, editor_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

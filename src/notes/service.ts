@@ -45,6 +45,32 @@ export class NoteService {
     return this.view(this.get(id));
   }
 
+  /**
+   * Notes an import brought (docs/decisions.md §22): by nobody, only onto a post that has none yet (so an
+   * import run again adds none); a box outside the image, or a body that is not 1–10,000 characters, is
+   * left out. Returns how many were added.
+   */
+  async addImported(postSeq: number, notes: readonly (Box & { body: string })[]): Promise<number> {
+    return this.deps.unitOfWork.write((tx) => {
+      const post = this.deps.postRepository.getBySeq(postSeq);
+      if (!post || this.deps.notes.ofPost(postSeq).length > 0) return 0;
+      const at = nowIso();
+      const fit = notes.filter(
+        (n) =>
+          [n.x, n.y, n.width, n.height].every((v) => Number.isInteger(v) && v >= 0) &&
+          n.width > 0 &&
+          n.height > 0 &&
+          n.x + n.width <= post.width &&
+          n.y + n.height <= post.height &&
+          n.body.length >= 1 &&
+          n.body.length <= 10_000,
+      );
+      for (const n of fit) this.deps.notes.insert(postSeq, n, n.body, null, at);
+      if (fit.length > 0) this.reindex(tx, postSeq);
+      return fit.length;
+    });
+  }
+
   async change(editorId: number, id: number, input: NoteChangeInput): Promise<NoteView> {
     await this.deps.unitOfWork.write((tx) => {
       const note = this.get(id);

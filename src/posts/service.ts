@@ -141,7 +141,8 @@ export class PostService {
       );
     const read = await moving?.read(file.path, declared);
     if (read) return { moving: read };
-    return { still: await this.deps.hashPool.analyse(file.path) };
+    // docs/decisions.md §24: the eight symmetries' hashes too, stored for the post page's similar list.
+    return { still: await this.deps.hashPool.analyse(file.path, { dihedral: true }) };
   }
 
   /**
@@ -226,6 +227,7 @@ export class PostService {
           source: input.metadata.source ?? '',
           parentSeq: resolveParent(this.deps.posts, undefined, input.metadata.parentId ?? null),
           ...(read.moving ? { media: read.moving.info } : {}),
+          ...(read.still?.dihedral ? { dihedral: read.still.dihedral } : {}),
         });
         if (read.moving) this.deps.moving!.frames.set(seq, read.moving.hashes);
         if (made?.robust) this.deps.posts.robust.storeWithInsert(seq, made.robust);

@@ -52,6 +52,8 @@ export const LOOPS: readonly LoopSpec[] = [
   },
   // MD5 and size of posts from before migration 020 (posts.md5 IS NULL is its durable cursor).
   { name: 'file facts', make: (core) => loop('file facts', core.fileFacts) },
+  // The eight symmetries' hashes of posts from before migration 025 (posts.dihedral IS NULL is its durable cursor).
+  { name: 'dihedral hashes', make: (core) => loop('dihedral hashes', core.dihedralHashes) },
   // Resumes any implication job a crash or stop interrupted (its cursor is durable).
   { name: 'implication jobs', make: (core) => loop('implication jobs', core.implicationRunner.loop) },
   { name: 'retention', make: (core) => loop('retention', core.retention) },

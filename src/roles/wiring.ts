@@ -1,4 +1,5 @@
 import { FileFactsRunner } from '../posts/file-facts-runner.ts';
+import { DihedralBackfill } from '../search/similar/dihedral-backfill.ts';
 import { LeanPostRows } from '../kernel/lean-post-rows.ts';
 import type { PostPeopleTables } from '../posts/post-tables.ts';
 import { BooruService } from '../booru/service.ts';
@@ -70,6 +71,8 @@ export interface Core extends SearchParts, AppServices {
   descriptors: DescriptorRunner;
   /** the stored files' MD5 and size for posts from before migration 020 (docs/decisions.md §20) */
   fileFacts: FileFactsRunner;
+  /** the eight symmetries' hashes of posts from before migration 025 (docs/decisions.md §24) */
+  dihedralHashes: DihedralBackfill;
 }
 
 /**
@@ -215,6 +218,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
     webhookRepository,
     descriptors,
     fileFacts: new FileFactsRunner({ posts: postRepository, images, log }),
+    dihedralHashes: new DihedralBackfill({ posts: postRepository, images, hashPool, log }),
     webhooks,
     webhookDispatcher,
     postSearch: new PostSearchService(engine),
@@ -227,6 +231,7 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
       rows: new LeanPostRows(db),
       notes,
       wiki,
+      comments,
       users: accounts.users,
     }),
     preferences: new PreferenceStore(db),

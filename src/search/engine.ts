@@ -33,11 +33,18 @@ export interface PageRequest {
    * then asked alone, without the count beside it; `total` is -1 there
    */
   uncounted?: boolean;
+  /**
+   * docs/decisions.md §24: count at most this many matches (a request without aggregations inside the result
+   * window); above it `total` is the bound and `totalIsEstimate` is set. Absent: the exact total.
+   */
+  totalBound?: number;
 }
 
 export interface Page {
-  /** exact number of matches; -1 for an uncounted request answered inside the result window */
+  /** exact number of matches (a lower bound with totalIsEstimate); -1 for an uncounted page inside the window */
   total: number;
+  /** the count stopped at the request's totalBound: there are at least `total` matches */
+  totalIsEstimate?: boolean;
   /** the last sort value of each hit in the page, in order (the unique key) */
   keys: (string | number)[];
   /** the results of `aggs`, when asked for */
@@ -52,7 +59,7 @@ interface RawHit {
   sort?: (string | number | null)[];
 }
 interface RawResponse {
-  hits: { total?: { value: number } | number; hits?: RawHit[] };
+  hits: { total?: { value: number; relation?: 'eq' | 'gte' } | number; hits?: RawHit[] };
   pit_id?: string;
   aggregations?: Record<string, unknown>;
 }
@@ -120,7 +127,9 @@ const LEAN = {
  */
 async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
   const aggs = req.aggs;
-  const count = { query: req.query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) };
+  // Aggregations visit every match anyway, so their total stays exact; without them the count stops at the bound.
+  const bound = aggs === undefined && req.totalBound !== undefined ? req.totalBound : true;
+  const count = { query: req.query, size: 0, track_total_hits: bound, ...(aggs ? { aggs } : {}) };
   const page = {
     query: req.query,
     sort: req.sort,
@@ -155,8 +164,11 @@ async function fromSize(es: EsClient, req: PageRequest): Promise<Page> {
     });
   const counted = answers[answers.length - 1];
   const keys = req.limit === 0 ? [] : (answers[0].hits?.hits ?? []).map(keyOf);
+  const t = (counted as RawResponse).hits?.total;
+  const estimate = counting && typeof t === 'object' && t.relation === 'gte';
   return {
     total: counting ? totalOf(counted as RawResponse) : -1,
+    ...(estimate ? { totalIsEstimate: true } : {}),
     keys,
     ...(counted.aggregations ? { aggregations: counted.aggregations } : {}),
   };

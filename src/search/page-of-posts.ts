@@ -14,8 +14,11 @@ export interface SearchDeps {
   es: EsClient;
   postsIndex: PostsIndex;
   postRepository: PostRepository;
-  /** read per search: tests (and proxies) set mediaUrl after start-up */
-  config: Pick<Config, 'mediaUrl'>;
+  /**
+   * read per search: tests (and proxies) set mediaUrl after start-up; `totalBound` (docs/decisions.md §24) absent
+   * means exact totals
+   */
+  config: Pick<Config, 'mediaUrl'> & { searchTotalBound?: number };
 }
 
 /**

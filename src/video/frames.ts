@@ -127,8 +127,13 @@ export class FrameReader {
     const scale = Math.min(1, SMALL_SIDE / Math.max(info.width, info.height));
     const width = Math.max(2, Math.round(info.width * scale));
     const height = Math.max(2, Math.round(info.height * scale));
-    // One decoding thread per input keeps nine decoders inside the run's address-space cap.
-    const inputs = times.flatMap((at) => ['-threads', '1', '-ss', seekTo(info, at).toFixed(3), '-i', file]);
+    // One decoding thread per input, and each input read for a few frames only (`-t`): the concat
+    // takes its inputs in turn, and inputs read on meanwhile would queue decoded pictures past the
+    // run's address-space cap on a long clip.
+    const span = info.frames && info.duration ? Math.max(0.05, (3 * info.duration) / info.frames) : 1;
+    const inputs = times.flatMap((at) => [
+      ...['-threads', '1', '-ss', seekTo(info, at).toFixed(3), '-t', span.toFixed(3), '-i', file],
+    ]);
     const picks = times.map(
       (_, i) => `[${i}:v:0]trim=end_frame=1,scale=${width}:${height}:flags=area,format=gray,setpts=PTS-STARTPTS[f${i}]`,
     );

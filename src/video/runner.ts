@@ -55,7 +55,10 @@ export class MediaRunner {
   private spawnOnce(command: string, args: string[], maxOutputBytes: number): Promise<RunResult> {
     const kib = this.limits.memoryMb * 1024;
     return new Promise((resolve, reject) => {
-      const child = spawn('sh', ['-c', `ulimit -v ${kib} && exec "$0" "$@"`, command, ...args], {
+      // The cap is on address space: glibc's malloc reserves 64 MiB of it per thread's arena, and an
+      // ffmpeg reading nine inputs has a thread each, so the arenas are held to two.
+      const script = `ulimit -v ${kib} && MALLOC_ARENA_MAX=2 exec "$0" "$@"`;
+      const child = spawn('sh', ['-c', script, command, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const chunks: Buffer[] = [];

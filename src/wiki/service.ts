@@ -68,6 +68,22 @@ export class WikiService {
     return this.view(this.deps.wiki.get(written)!);
   }
 
+  /**
+   * A page an import brought (docs/decisions.md §22), by nobody: written only where the tag exists here
+   * and has no page yet (this board's own page wins, and an import run again writes nothing). True when written.
+   */
+  importPage(tag: string, input: { body: string; otherNames: string[] }): boolean {
+    return this.deps.db
+      .transaction(() => {
+        if (this.find(tag)) return false;
+        const title = this.deps.rules.canonical(tag);
+        if (!this.deps.tags.get(title)) return false;
+        this.deps.wiki.insert(title, input.body.slice(0, 50_000), input.otherNames, null, nowIso());
+        return true;
+      })
+      .immediate();
+  }
+
   history(tag: string): WikiVersionView[] {
     const rows = this.deps.wiki.versions(this.page(tag).id);
     const names = namesFor(

@@ -117,3 +117,17 @@ test.serial('silent, and silentProgress: no output at all', (t) => {
     silentProgress.done();
   });
 });
+
+test.serial('timeLeft (import): the time left at the rate so far, gone once done', (t) => {
+  const { stream, writes } = fakeStream(false);
+  const p = createProgress('import', 4000, { stream, unit: 'posts', timeLeft: true });
+  now += 20_000;
+  p.update(1000);
+  t.is(writes[0], `import [${'#'.repeat(8)}${' '.repeat(22)}] 25% 1000/4000 50 posts/s, 1m00s left\n`);
+  now += 3_600_000;
+  p.update(2000);
+  t.regex(writes[1], /, 1h00m left\n$/);
+  p.update(4000);
+  p.done();
+  t.regex(writes.at(-1)!, /^import \[#{30}\] 100% 4000\/4000 \d+ posts\/s\n$/);
+});

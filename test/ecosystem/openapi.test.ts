@@ -507,6 +507,10 @@ async function representativeRun(user: TestUser, weak: TestUser): Promise<void> 
   });
   await call('GET', `/notes.json?search[post_id]=${notedNumber}`);
   await call('GET', '/notes.json');
+  // docs/decisions.md §22: the comments `imgpost import --from` reads
+  await call('POST', `/api/post/${noted.id}/comment`, { headers: as(user), json: { body: 'contract' } });
+  await call('GET', `/comments.json?group_by=comment&search[post_id]=${notedNumber},1`);
+  await call('GET', '/comments.json?search[post_id]=x');
   await call('GET', '/posts.json?tags=contract_wiki&only=notes,children,parent,uploader,artist_commentary,id');
   await call('GET', `/posts/${notedNumber}.json?only=notes,id,tag_string`);
   await call('GET', '/wiki_pages.json?search[title]=contract_wiki');

@@ -6,8 +6,11 @@
  * thumbnail's tags in their colours on hover and keyboard focus, and on a touch screen without either.
  * Screenshots of the pool page at both widths go to docs/screenshots (pool).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
+import { imgpost } from '../cli/run-cli.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 import type { Page } from 'playwright-core';
@@ -222,5 +225,47 @@ test.serial(
     } finally {
       await phone.close();
     }
+  },
+);
+
+test.serial(
+  "an imported post's page shows its origin, linked, and its imported comment's author, as text",
+  async (t) => {
+    const { app, session } = t.context;
+    const { page } = session;
+    const dir = tempDir('imgpost-gallery-import');
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, '5.png'), await randomImage(3850, 320, 240));
+    fs.writeFileSync(
+      path.join(dir, '5.png.json'),
+      JSON.stringify({
+        id: 5,
+        created_at: '2021-01-02T03:04:05.000Z',
+        md5: '',
+        rating: 'g',
+        source: '',
+        tag_string: 'imported48',
+        tag_string_general: 'imported48',
+        uploader: { id: 3, name: '<b>up48</b>' },
+        comments: [
+          { id: 9, body: 'from <i>there</i>', creator_name: '<i>old48</i>', created_at: '2021-02-03T00:00:00Z' },
+        ],
+        category: 'danbooru',
+      }),
+    );
+    const r = await imgpost(app, 'import', dir, '--json');
+    t.is(r.code, 0, r.stderr);
+    const id = [...app.services.postRepository.batches(100)].flat().find((p) => p.origins.length > 0)!.id;
+    await page.goto(`/post/${id}`);
+    await ready(page);
+    const origin = page.locator('a.origin');
+    await origin.waitFor();
+    t.is(await origin.textContent(), 'danbooru #5');
+    t.is(await origin.getAttribute('href'), 'https://danbooru.donmai.us/posts/5');
+    t.is(await origin.getAttribute('rel'), 'nofollow noopener ugc');
+    t.true(await shows(page.getByText('uploaded by <b>up48</b>')));
+    t.true(await shows(page.getByText('<i>old48</i> (imported)')));
+    t.is(await page.locator('.details b, .comment-meta i').count(), 0, 'names from elsewhere are text');
+    t.deepEqual(session.takeErrors(), []);
   },
 );

@@ -141,3 +141,35 @@ test.serial('the same import again adds nothing', async (t) => {
   t.is(s.refused.length, 8);
   t.deepEqual(state(), before);
 });
+
+test.serial(
+  "a merge hands the merged post's origin to the kept post; an import again brings neither back",
+  async (t) => {
+    const moderator = await createUser(app, 0x2 | 0x2000);
+    const byOrigin = (id: string) =>
+      [...app.services.postRepository.batches(100)].flat().find((p) => p.origins.some((o) => o.id === id))!;
+    const [merged, kept] = [byOrigin('1'), byOrigin('3')];
+    const res = await app.request(`/api/post/${merged.id}/merge`, {
+      method: 'POST',
+      headers: { ...moderator.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ into: kept.id }),
+    });
+    t.is(res.status, 200, await res.text());
+    t.deepEqual(
+      app.services.postRepository
+        .getById(kept.id)!
+        .origins.map((o) => o.id)
+        .sort(),
+      ['1', '3'],
+    );
+    const search = await app.request('/image/search', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conditions: [{ type: 'originSite', value: 'hostilebooru' }] }),
+    });
+    t.is(((await search.json()) as { data: { total: number } }).data.total, 3);
+    const again = JSON.parse((await imgpost(app, 'import', archive, '--json')).stdout);
+    t.is(again.imported, 0);
+    t.is(again.alreadyImported, 4);
+  },
+);

@@ -144,7 +144,8 @@ test(`a burst of ${UPLOADS} uploads at ${CLIENTS} clients: each is whole at its 
     'posts without their thumbnails or descriptor at the answer',
   );
   t.deepEqual(
-    results.filter((r) => r.afterMs === undefined).map((r) => r.id),
+    // Found by a lookup that also answered within the time: its own latency counts.
+    results.filter((r) => r.afterMs === undefined || r.afterMs > WITHIN_MS).map((r) => r.id),
     [],
     `posts whose cropped copy was not found within ${WITHIN_MS} ms`,
   );

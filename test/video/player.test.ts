@@ -10,7 +10,7 @@ import { removeClips, shotsClip } from '../helpers/clips.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 import { createUser } from '../helpers/users.ts';
-import { openBrowser, ready, type BrowserSession } from '../gallery/browser.ts';
+import { logInByForm, openBrowser, ready, type BrowserSession } from '../gallery/browser.ts';
 
 let session: BrowserSession | undefined;
 const apps: TestApp[] = [];
@@ -103,6 +103,20 @@ for (const store of ['local', 's3'] as const) {
           const mark = page.locator(`.grid a[href="/post/${post.id}"] .media-mark`);
           await mark.waitFor();
           t.is(await mark.textContent(), 'Video 0:04', address);
+        }
+        if (store === 'local') {
+          // The upload page shows a picked video with its duration, and finds the post it copies by its poster.
+          await logInByForm(page, user.name, 'correct horse battery');
+          await page.goto(`${app.url}/upload`);
+          await ready(page);
+          await page.setInputFiles('input[type=file]', {
+            name: 'again.webm',
+            mimeType: 'video/webm',
+            buffer: fs.readFileSync(await shotsClip()),
+          });
+          await page.locator('.preview video').waitFor();
+          await page.locator('.preview p', { hasText: 'video 0:04' }).waitFor();
+          await page.locator(`.possible-duplicates .grid a[href="/post/${post.id}"]`).waitFor();
         }
         t.deepEqual(session.takeErrors(), []);
       } finally {

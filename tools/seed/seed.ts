@@ -361,6 +361,9 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
     // Nor an MD5 or a size (docs/decisions.md §20): recorded as gone here, or the server's backfill
     // would find that out one post at a time, as above.
     postTable.files.markGoneAbove(before);
+    // Nor the eight symmetries' hashes (docs/decisions.md §24): their own hash stands for all, as the backfill
+    // would record one file at a time.
+    postTable.dihedral.markNoneAbove(before);
     if (opts.pools)
       seedPools(db, postTable, userTable, rnd, {
         pools: opts.pools.count,

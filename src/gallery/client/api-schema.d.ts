@@ -1180,6 +1180,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/comments.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Posts' comments, oldest first, post by post */
+        get: operations["booruComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notes.json": {
         parameters: {
             query?: never;
@@ -1580,6 +1597,11 @@ export interface components {
         /** @description `count` is the total; `data` is the requested slice */
         PostPage: {
             count: number;
+            /**
+             * @description /api/post/search only (docs/decisions.md §24): present when the count stopped at SEARCH_TOTAL_BOUND (10,000 by default); there are at least `count` matches
+             * @enum {boolean}
+             */
+            countIsEstimate?: true;
             data: components["schemas"]["Post"][];
         };
         /** @description A Post whose uploader is the caller, as Self */
@@ -1809,6 +1831,11 @@ export interface components {
             error: null;
             data: {
                 total: number;
+                /**
+                 * @description docs/decisions.md §24: present when a search without facets counted no further than SEARCH_TOTAL_BOUND (10,000 by default): `total` is that bound and there are at least as many matches
+                 * @enum {boolean}
+                 */
+                totalIsEstimate?: true;
                 images: {
                     text: string;
                     rating: components["schemas"]["Rating"];
@@ -2301,6 +2328,25 @@ export interface components {
             is_deleted: false;
             created_at: string;
             updated_at: string;
+        };
+        /** @description a post's comment (docs/decisions.md §22) */
+        BooruComment: {
+            id: number;
+            post_id: number;
+            /** @description null once the account is deleted, and for an imported comment */
+            creator_id: number | null;
+            /** @description the author's name (an imported comment's author there) */
+            creator_name: string | null;
+            body: string;
+            score: number;
+            created_at: string;
+            updated_at: string;
+            /** @enum {boolean} */
+            is_deleted: false;
+            /** @enum {boolean} */
+            is_sticky: false;
+            /** @enum {boolean} */
+            do_not_bump_post: false;
         };
         BooruWikiPage: {
             id: number;
@@ -3771,7 +3817,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description matching posts; count is exact */
+            /** @description matching posts; count is exact unless countIsEstimate */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,6 +3973,7 @@ export interface operations {
             query?: {
                 maxDiff?: number;
                 limit?: number;
+                transforms?: "dihedral";
                 robust?: "0" | "1";
             };
             header?: never;
@@ -4092,7 +4139,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a page of images; total is exact */
+            /** @description a page of images; total is exact unless totalIsEstimate */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,6 +8899,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description request body over the hard cap (5 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a bug; the body never carries details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    booruComments: {
+        parameters: {
+            query: {
+                "search[post_id]": string;
+                group_by?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description their comments (none for an unknown post) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruComment"][];
+                };
+            };
+            /** @description a malformed term (unknown metatag, bad range), limit or page; the message names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooruError"];
+                };
+            };
+            /** @description X-Access-Key is invalid (on every endpoint, public ones too), or no valid credential where one is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description request body over the hard cap (5 MiB) */

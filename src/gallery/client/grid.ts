@@ -65,21 +65,32 @@ export function grid(items: GridItem[], label: string): HTMLElement {
   );
 }
 
-/** "Newer / Page n of m / Older" links; `hrefFor(page)` builds the address of a page. */
+/**
+ * A total as the page shows it: "10,000+" when the search counted no further (docs/decisions.md §24), so the
+ * number is a lower bound.
+ */
+export const totalText = (total: number, estimate?: boolean): string =>
+  estimate ? `${total.toLocaleString('en')}+` : String(total);
+
+/**
+ * "Newer / Page n of m / Older" links; `hrefFor(page)` builds the address of a page. With an estimated total
+ * (docs/decisions.md §24) the last page is not known: "Page n of m+", and older pages are always offered.
+ */
 export function pager(
   page: number,
   total: number,
   pageSize: number,
   hrefFor: (page: number) => string,
+  estimate?: boolean,
 ): HTMLElement | null {
   const pages = Math.max(1, Math.ceil(total / pageSize));
-  if (pages <= 1) return null;
+  if (pages <= 1 && !estimate) return null;
   return h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
     page > 1 ? h('a', { href: hrefFor(page - 1), rel: 'prev' }, '← Newer') : h('span', {}, ''),
-    h('span', { 'aria-current': 'page' }, `Page ${page} of ${pages}`),
-    page < pages ? h('a', { href: hrefFor(page + 1), rel: 'next' }, 'Older →') : h('span', {}, ''),
+    h('span', { 'aria-current': 'page' }, `Page ${page} of ${totalText(pages, estimate)}`),
+    page < pages || estimate ? h('a', { href: hrefFor(page + 1), rel: 'next' }, 'Older →') : h('span', {}, ''),
   );
 }
 

@@ -45,15 +45,11 @@ const KEY_SAVE_MS = 500;
 /** A press that moves less than this (screen pixels) is a click, not a drag. */
 const DRAG_SLOP = 4;
 
-/** The image's real size in pixels, read from the full-size image (the page shows a thumbnail). */
-function imageSize(post: Post): Promise<Size> {
-  return new Promise((resolve, reject) => {
-    const img = new Image();
-    img.onload = () => resolve({ width: img.naturalWidth, height: img.naturalHeight });
-    img.onerror = () => reject(new Error('the image did not load'));
-    img.src = post.imageURL;
-  });
-}
+/**
+ * The image's real size in pixels, as the post states it (the page shows a thumbnail; the full-size file is
+ * never downloaded for its size, docs/decisions.md §24).
+ */
+const imageSize = (post: Post): Size => ({ width: post.media.width, height: post.media.height });
 
 const pct = (n: number) => `${n}%`;
 
@@ -108,12 +104,8 @@ export function notesLayer(
   );
 
   void (async () => {
-    let size: Size;
-    try {
-      size = await imageSize(post);
-    } catch {
-      return;
-    }
+    const size = imageSize(post);
+    if (!size.width || !size.height) return;
     // the stage covers the image's drawn area inside the 4:3 frame (object-fit: contain)
     const aspect = size.width / size.height;
     if (aspect >= 4 / 3) {

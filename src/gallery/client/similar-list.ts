@@ -86,12 +86,18 @@ export async function findPossibleDuplicates(
   return { similar: result.similar, robust: result.robust ?? [] };
 }
 
-/** A stored post's robust matches (GET /api/post/{id}/similar?robust=1). */
-export async function postPossibleDuplicates(id: string): Promise<RobustMatch[]> {
+/**
+ * A stored post's similar images, mirrored and rotated copies too, and its robust matches, in one request
+ * (GET /api/post/{id}/similar?transforms=dihedral&robust=1): the server looks up the post's stored hashes
+ * (docs/decisions.md §24), so the page never downloads the picture to send it back.
+ */
+export async function postSimilar(id: string): Promise<{ similar: SimilarMatch[]; robust: RobustMatch[] }> {
   const result = await ok(
-    api.GET('/api/post/{id}/similar', { params: { path: { id }, query: { robust: '1', limit: 24 } } }),
+    api.GET('/api/post/{id}/similar', {
+      params: { path: { id }, query: { transforms: 'dihedral', robust: '1', limit: 24 } },
+    }),
   );
-  return result.robust ?? [];
+  return { similar: result.similar, robust: result.robust ?? [] };
 }
 
 export function robustGrid(matches: RobustMatch[], label: string): HTMLElement {

@@ -169,7 +169,7 @@ export const imageSearchFeature: Feature<{ imageSearch: ImageSearchService }> = 
       responses: {
         ...always,
         ...searchDown,
-        200: { description: 'a page of images; total is exact', schema: ImageSearchResult },
+        200: { description: 'a page of images; total is exact unless totalIsEstimate', schema: ImageSearchResult },
         400: error('invalid conditions or paging'),
       },
       // This endpoint answers every error as `{ error }` with the status, unlike the issue arrays elsewhere.

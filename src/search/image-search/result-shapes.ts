@@ -46,6 +46,10 @@ export const ImageSearchResult = z
     data: z
       .object({
         total: z.number().int(),
+        totalIsEstimate: z.literal(true).optional().openapi({
+          description:
+            'docs/decisions.md §24: present when a search without facets counted no further than SEARCH_TOTAL_BOUND (10,000 by default): `total` is that bound and there are at least as many matches',
+        }),
         images: z.array(ImageSearchImage),
         facets: ImageSearchFacets.optional().openapi({
           description: 'only when the request names `facets`: counts over the whole result, not the page',

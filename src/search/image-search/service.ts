@@ -39,6 +39,7 @@ export class ImageSearchService {
     const page = await findQueryPage(this.deps, conditionsQuery(request.conditions), {
       sort: buildImageSort(request),
       ...paging,
+      totalBound: config.searchTotalBound,
       ...(request.facets?.length
         ? {
             aggs: facetAggregations(
@@ -53,6 +54,7 @@ export class ImageSearchService {
       .map((p) => imageSearchItem(p, config.mediaUrl));
     return {
       total: page.total,
+      ...(page.totalIsEstimate ? { totalIsEstimate: true } : {}),
       images,
       ...(request.facets ? { facets: readFacets(request.facets, page.aggregations) } : {}),
     };

@@ -27,7 +27,7 @@ export const postSearchFeature: Feature<{ postSearch: PostSearchService }> = {
       responses: {
         ...always,
         ...searchDown,
-        200: { description: 'matching posts; count is exact', schema: PostPage },
+        200: { description: 'matching posts; count is exact unless countIsEstimate', schema: PostPage },
         400: issues(),
       },
       handle: ({ postSearch }) => [

@@ -15,7 +15,7 @@ export class PostSearchService {
   async search(
     asked: SearchRequest,
     paging: { offset: number; limit: number },
-  ): Promise<{ count: number; data: PostView[] }> {
+  ): Promise<{ count: number; countIsEstimate?: boolean; data: PostView[] }> {
     const { postRepository, config } = this.deps;
     // A tag selector naming an alias means its target (docs/decisions.md §15).
     const filter = asked.filter.map((s) =>
@@ -25,8 +25,13 @@ export class PostSearchService {
     const page = await findQueryPage(this.deps, selectorsQuery(request.filter), {
       sort: buildSort(request.order),
       ...paging,
+      totalBound: config.searchTotalBound,
     });
     const posts = postRepository.getManyById(page.keys.map(String));
-    return { count: page.total, data: posts.map((p) => toPostView(p, config.mediaUrl)) };
+    return {
+      count: page.total,
+      ...(page.totalIsEstimate ? { countIsEstimate: true } : {}),
+      data: posts.map((p) => toPostView(p, config.mediaUrl)),
+    };
   }
 }

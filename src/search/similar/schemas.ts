@@ -15,8 +15,11 @@ export const query = z.object({
 
 export type SimilarQuery = z.output<typeof query>;
 
-/** `GET /api/post/{id}/similar` query: as POST's, without transforms (a stored post has only its own hash). */
-export const postQuery = query.omit({ transforms: true });
+/**
+ * `GET /api/post/{id}/similar` query: as POST's; with transforms the stored post's eight symmetries' hashes
+ * (docs/decisions.md §24) are looked up, its own hash alone while they are not computed yet.
+ */
+export const postQuery = query;
 
 export type PostSimilarQuery = z.output<typeof postQuery>;
 

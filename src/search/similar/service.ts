@@ -49,9 +49,12 @@ export class SimilarService {
   }
 
   /** The same for a stored post (its own hash and descriptor); the post itself is left out. */
-  async findForPost(ref: string, { maxDiff, limit, robust }: PostSimilarQuery): Promise<SimilarAnswer> {
+  async findForPost(ref: string, { maxDiff, limit, robust, transforms }: PostSimilarQuery): Promise<SimilarAnswer> {
     const post = this.deps.findPost(ref);
-    const found = await findWithin(this.deps.postsIndex, post.hash, maxDiff);
+    const found =
+      transforms === 'dihedral'
+        ? await this.dihedralOf(post, maxDiff)
+        : await findWithin(this.deps.postsIndex, post.hash, maxDiff);
     // A post whose descriptor is not computed yet (just uploaded, or the backfill has not reached it) has no robust
     // matches yet.
     const descriptor =
@@ -65,6 +68,17 @@ export class SimilarService {
     const frames =
       robust === '1' ? (own ? [own.poster, ...own.frames] : [{ at: 0, hash: post.hash, blank: false }]) : undefined;
     return this.answer(post.hash, found, descriptor, limit, new Set([post.id]), frames);
+  }
+
+  /**
+   * docs/decisions.md §24: the stored hashes of the post's eight symmetries, never its file; a post without
+   * them (a moving picture, or one the backfill has not reached) is looked up by its own hash, as `none`.
+   */
+  private async dihedralOf(post: PostRecord, maxDiff: number): Promise<TransformedMatch[]> {
+    const stored = this.deps.postRepository.dihedral.of(post.seq);
+    if (stored && stored !== 'none') return findWithinDihedral(this.deps.postsIndex, stored, maxDiff);
+    const plain = await findWithin(this.deps.postsIndex, post.hash, maxDiff);
+    return plain.map((m) => ({ ...m, transform: 'none' }));
   }
 
   private async answer(

@@ -71,6 +71,8 @@ export const similarFeature: Feature<{ similar: SimilarService; images: { tmpDir
         query: documentedQuery(PostSimilarQuery, {
           maxDiff: 'most differing bits',
           limit: 'most matches returned (in each list)',
+          transforms:
+            "dihedral: also find mirrored and rotated (90/180/270) copies from the post's stored hashes (docs/decisions.md §24), each match then names its `transform`; absent: the plain lookup",
           robust:
             "1: also `robust` (docs/decisions.md §16); empty while the post's robust descriptor is not computed yet",
         }),

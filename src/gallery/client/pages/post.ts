@@ -6,7 +6,14 @@
 import { api, ApiError, can, errorText, ok, PERMISSION, type Post, type Self } from '../api.ts';
 import { formatDate, h, main, messageBox, pageHeading, replace } from '../dom.ts';
 import { currentUser } from '../session.ts';
-import { findSimilar, noMatches, postPossibleDuplicates, robustGrid, similarGrid } from '../similar-list.ts';
+import {
+  noMatches,
+  postSimilar,
+  robustGrid,
+  similarGrid,
+  type RobustMatch,
+  type SimilarMatch,
+} from '../similar-list.ts';
 import { deleteControl, editForm } from './post-edit.ts';
 import { historySection } from './post-history.ts';
 import { addMergeButtons, deletionRequestForm } from './post-moderation.ts';
@@ -72,7 +79,10 @@ function details(post: Post): HTMLElement {
   );
 }
 
-function similarSection(post: Post, self: Self | undefined): HTMLElement {
+type Lookup = Promise<{ similar: SimilarMatch[]; robust: RobustMatch[] }>;
+
+/** docs/decisions.md §11, §24: from the post's stored hashes, so the picture is never downloaded to be sent back. */
+function similarSection(post: Post, self: Self | undefined, lookup: Lookup): HTMLElement {
   const section = h(
     'section',
     { class: 'similar', 'aria-labelledby': 'similar-h' },
@@ -83,13 +93,7 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
   msg.info('Looking for similar images, mirrored and rotated copies too…');
   void (async () => {
     try {
-      // A moving picture is looked up by its poster frame, which its large thumbnail shows.
-      const source = post.media.kind === 'image' ? post.imageURL : post.thumbnails['1024'];
-      const image = await fetch(source).then((r) => {
-        if (!r.ok) throw new ApiError(r.status, `The image could not be loaded (status ${r.status}).`);
-        return r.blob();
-      });
-      const matches = (await findSimilar(image, post.image)).filter((m) => m.id !== post.id);
+      const matches = (await lookup).similar;
       msg.clear();
       const found = matches.length ? similarGrid(matches, 'Similar images') : noMatches();
       if (matches.length && can(self, PERMISSION.delete)) addMergeButtons(found, post);
@@ -105,7 +109,7 @@ function similarSection(post: Post, self: Self | undefined): HTMLElement {
  * docs/decisions.md §16: the posts the robust method judges the same picture (crops, borders, captions)
  * that the hash misses; "Merge into this" for moderators, as beside the near-duplicates.
  */
-function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElement {
+function possibleDuplicatesSection(post: Post, self: Self | undefined, lookup: Lookup): HTMLElement {
   const section = h(
     'section',
     { class: 'possible-duplicates', 'aria-labelledby': 'possible-h' },
@@ -115,7 +119,7 @@ function possibleDuplicatesSection(post: Post, self: Self | undefined): HTMLElem
   section.append(msg.el);
   void (async () => {
     try {
-      const matches = await postPossibleDuplicates(post.id);
+      const matches = (await lookup).robust;
       if (!matches.length) {
         section.append(h('p', { class: 'empty' }, 'No cropped, framed or captioned copies found.'));
         return;
@@ -168,7 +172,13 @@ export async function postPage(id: string): Promise<void> {
   }
   const self: Self | undefined = await currentUser().catch(() => undefined);
   // Looked up once: edits change metadata, never the image; the comments (docs/decisions.md §18) live on their own.
-  render(post, self, [commentsSection(post, self), similarSection(post, self), possibleDuplicatesSection(post, self)]);
+  // One request answers both lists (the robust ones leave out what the similar list shows).
+  const lookup = postSimilar(post.id);
+  render(post, self, [
+    commentsSection(post, self),
+    similarSection(post, self, lookup),
+    possibleDuplicatesSection(post, self, lookup),
+  ]);
 }
 
 function render(post: Post, self: Self | undefined, similar: HTMLElement[]): void {

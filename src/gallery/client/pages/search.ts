@@ -6,7 +6,7 @@
 import { api, ApiError, ok, postIdOf, type Schemas } from '../api.ts';
 import { h, main, pageHeading, replace } from '../dom.ts';
 import { singleTag, wikiExcerpt } from '../wiki-text.ts';
-import { currentPage, describePost, pager } from '../grid.ts';
+import { currentPage, describePost, pager, totalText } from '../grid.ts';
 import { hidingGrid } from '../hiding-grid.ts';
 import { withSegment } from '../query.ts';
 import { applyRatings, visibleRatings } from '../preferences.ts';
@@ -37,14 +37,28 @@ function facetList(title: string, entries: { label: string; count: number; href:
   );
 }
 
-function facetsAside(q: string, facets: Facets | undefined): HTMLElement {
+/**
+ * docs/decisions.md §24: a search of more than SEARCH_TOTAL_BOUND posts counts no facets over all of them (that
+ * would visit every match); its sidebar lists the tags of the posts shown, as Danbooru's does.
+ */
+function pageFacets(images: { tags: string[] }[]): Facets {
+  const counts = new Map<string, number>();
+  for (const img of images) for (const t of img.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const tags = [...counts]
+    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, 20)
+    .map(([name, count]) => ({ name, count }));
+  return { tags };
+}
+
+function facetsAside(q: string, facets: Facets | undefined, tagsTitle = 'Tags'): HTMLElement {
   if (!facets) return h('aside', { class: 'facets', 'aria-label': 'Refine' });
   const ratings = facets.rating ? (Object.entries(facets.rating) as [string, number][]).filter(([, n]) => n > 0) : [];
   return h(
     'aside',
     { class: 'facets', 'aria-label': 'Refine' },
     facetList(
-      'Tags',
+      tagsTitle,
       (facets.tags ?? []).map((t) => ({
         label: t.name,
         count: t.count,
@@ -108,13 +122,20 @@ export async function searchPage(): Promise<void> {
   const body = {
     // The box's order (its sort:, or relevance for words) applies as no orderBy is named.
     conditions: q.trim() ? [{ type: 'query' as const, value: q, spelling: 'gallery' as const }] : [],
-    facets: ['tags' as const, 'rating' as const, 'uploader' as const],
   };
+  const paging = { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } };
   let result;
   try {
-    result = await ok(
-      api.POST('/image/search', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } }, body }),
-    );
+    // docs/decisions.md §24: the page first, which stops early on a broad search; the facets, which visit every
+    // match, only for a search that counted to its end.
+    result = await ok(api.POST('/image/search', { ...paging, body }));
+    if (!result.data.totalIsEstimate && result.data.total > 0)
+      result = await ok(
+        api.POST('/image/search', {
+          ...paging,
+          body: { ...body, facets: ['tags' as const, 'rating' as const, 'uploader' as const] },
+        }),
+      );
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err;
     replace(
@@ -125,7 +146,7 @@ export async function searchPage(): Promise<void> {
     );
     return;
   }
-  const { total, images, facets } = result.data;
+  const { total, totalIsEstimate, images, facets } = result.data;
   const { shown, hidden } = applyRatings(images, await visibleRatings());
   // docs/decisions.md §18: blacklisted posts are left out too, with a switch to show them.
   const tagsOf = postTagReader();
@@ -157,13 +178,18 @@ export async function searchPage(): Promise<void> {
     h(
       'p',
       { class: 'count', role: 'status' },
-      `${total} ${total === 1 ? 'post matches' : 'posts match'}`,
+      `${totalText(total, totalIsEstimate)} ${total === 1 && !totalIsEstimate ? 'post matches' : 'posts match'}`,
       hidden ? ` · ${hidden} on this page hidden by your safe-browsing preferences` : '',
     ),
     makePoolButton(self, poolPosts),
-    h('div', { class: 'results' }, shownGrid, facetsAside(q, facets)),
+    h(
+      'div',
+      { class: 'results' },
+      shownGrid,
+      totalIsEstimate ? facetsAside(q, pageFacets(images), 'Tags on this page') : facetsAside(q, facets),
+    ),
     shown.length ? categoryLegend() : null,
-    pager(page, total, PAGE_SIZE, (n) => searchHref(q, n)),
+    pager(page, total, PAGE_SIZE, (n) => searchHref(q, n), totalIsEstimate),
     h('p', { class: 'feeds' }, feedLink(q)),
     syntaxHelp(),
   );

@@ -34,7 +34,7 @@ export async function uploadPage(): Promise<void> {
     return;
   }
   const msg = messageBox();
-  const drop = dropZone('image', 'Picture (JPEG, PNG, GIF, WebP or AVIF)');
+  const drop = dropZone('image', 'Picture (JPEG, PNG, GIF, WebP or AVIF), animation or video (WebM, MP4)');
   const fields = postFields('', 3);
   const duplicates = h('section', { class: 'duplicates', 'aria-live': 'polite' });
   const possible = h('section', { class: 'possible-duplicates', 'aria-live': 'polite' });
@@ -52,7 +52,10 @@ export async function uploadPage(): Promise<void> {
 
   async function showPossibleDuplicates(file: File, turn: number): Promise<void> {
     try {
-      const { similar, robust } = await findPossibleDuplicates(file, file.name);
+      // A video is looked up by its poster frame (the server reads a moving picture's frames too, but
+      // a video is larger than the lookup's body cap).
+      const poster = await drop.poster();
+      const { similar, robust } = await findPossibleDuplicates(poster ?? file, poster ? 'poster.png' : file.name);
       if (turn !== chosen) return;
       if (!similar.length && !robust.length) return;
       replace(
