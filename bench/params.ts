@@ -63,6 +63,9 @@ const TABLE = {
     // Four endpoints take turns in three rounds: more samples, shorter windows.
     booru: { samples: by(300, 1200), ms: by(2000, 5000) },
     organization: { reorders: by(5, 10) },
+    // Issue 51: notes on 5 % of the posts, 3,000 wiki pages at 1M posts (fewer, at least 50, below), over more tag
+    // names than pages so that some common tags have none.
+    knowledge: { tags: 10_000, notedShare: 0.05, notesPerPost: 8, wikiPagesPerMillion: 3000 },
     // Many short alternating windows: other sessions load the shared box unevenly, and alternation spreads that
     // over both stores.
     s3Store: { ms: by(4000, 5000), reps: by(2, 6), bigUploads: by(3, 5) },

@@ -11,6 +11,7 @@ export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   organization: () => import('./organization.ts').then((m) => m.section),
   's3-store': () => import('./s3-store.ts').then((m) => m.section),
   booru: () => import('./booru.ts').then((m) => m.section),
+  knowledge: () => import('./knowledge.ts').then((m) => m.section),
   'video-uploads': () => import('./video-uploads.ts').then((m) => m.section),
   'video-search': () => import('./video-search.ts').then((m) => m.section),
 };

@@ -69,3 +69,71 @@ export const vote = (url: string, post: string | number, key: string, on: boolea
 /** An edit of `post`'s text by the account with access key `key`. */
 export const editText = (url: string, post: string | number, key: string, text: string): Promise<string> =>
   call(`${url}/api/post/${post}`, json('PUT', { text }, { 'X-Access-Key': key }), 200);
+
+/**
+ * A post's page in the gallery as an anonymous reader loads it, one request after the other as the page's
+ * script makes them: the HTML page, the post (`/api/post/{id}`), then its notes (`/api/post/{id}/note`,
+ * asked for every image post, an empty list where there is none). The script and stylesheet (cached), the
+ * image itself and the comments and similar-posts sections are left out (an anonymous reader asks for no
+ * account).
+ */
+export async function postPage(url: string, id: string): Promise<void> {
+  await call(`${url}/post/${id}`, {}, 200);
+  await call(`${url}/api/post/${id}`, {}, 200);
+  await notesOf(url, id);
+}
+
+/** `/api/post/{id}/note`: the notes over a post's image, as its page reads them. */
+export const notesOf = (url: string, id: string): Promise<string> => call(`${url}/api/post/${id}/note`, {}, 200);
+
+/** `[[tag]]` links of a wiki text, as the gallery's wiki text finds them (src/gallery/client/wiki-text.ts). */
+const WIKI_LINKS = /\[\[([^\][\n]{1,255})\]\]|\{\{([^{}\n]{1,1000})\}\}/gu;
+/** the gallery looks up at most this many linked tags */
+const WIKI_LOOKUPS = 50;
+
+/**
+ * The wiki excerpt above a single-tag search as the gallery fills it: the tag's page through
+ * `/wiki_pages.json?search[title]=` (an empty list where there is none), then, for each distinct tag its first
+ * paragraph links (at most 50), that tag's `/tags.json` and `/wiki_pages.json` together (its colour and
+ * whether its page exists). Returns how many tags were looked up.
+ */
+export async function wikiExcerpt(url: string, tag: string): Promise<number> {
+  const page = (title: string) => call(`${url}/wiki_pages.json?search[title]=${encodeURIComponent(title)}`, {}, 200);
+  const found = JSON.parse(await page(tag)) as { body: string }[];
+  if (found.length === 0) return 0;
+  const first = found[0].body
+    .split(/\n\s*\n/u)[0]
+    .trim()
+    .slice(0, 2000);
+  const names = [
+    ...new Set(
+      [...first.matchAll(WIKI_LINKS)].filter((m) => m[1] !== undefined).map((m) => m[1].trim().replace(/ /g, '_')),
+    ),
+  ].slice(0, WIKI_LOOKUPS);
+  await Promise.all(
+    names.flatMap((name) => [
+      call(`${url}/tags.json?search[name_matches]=${encodeURIComponent(name)}`, {}, 200),
+      page(name),
+    ]),
+  );
+  return names.length;
+}
+
+/**
+ * A single-tag search page in the gallery as an anonymous reader loads it: the HTML page, its
+ * `/image/search` (the box's text as a gallery query, the first 24, with the tag, rating and uploader
+ * facets), then the wiki excerpt (`wikiExcerpt`). The script and stylesheet, the thumbnails and the results'
+ * tag categories are left out.
+ */
+export async function tagSearchPage(url: string, tag: string): Promise<void> {
+  await call(`${url}/search?q=${encodeURIComponent(tag)}`, {}, 200);
+  await call(
+    `${url}/image/search?offset=0&limit=24`,
+    json('POST', {
+      conditions: [{ type: 'query', value: tag, spelling: 'gallery' }],
+      facets: ['tags', 'rating', 'uploader'],
+    }),
+    200,
+  );
+  await wikiExcerpt(url, tag);
+}

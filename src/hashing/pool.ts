@@ -55,12 +55,16 @@ const WORKER = new URL('../../workers/hash-worker.ts', import.meta.url).href;
 
 type Tasks = AnalyseRequest | ThumbnailRequest | RobustRequest;
 
+/** piscina's refusals when its queue is full (or is 0 and every worker is busy). */
+const QUEUE_FULL = /queue is at limit|no task queue available/i;
+
 /** Tasks given to the first worker (running and waiting) from which an urgent one goes to the overflow pool. */
 const OVERFLOW_AT = 3;
 
 /** A piscina pool and the tasks given to it that have not settled yet (running or queued). */
 interface Lane {
   pool: Piscina<Tasks, ImageInfo>;
+  queue: PriorityTaskQueue;
   load: number;
   /** notes the pool's threads started since the last call (a task may start one) */
   watch(): void;
@@ -72,6 +76,7 @@ interface Lane {
 const READY = '_WORKER_READY';
 
 function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: number): Lane {
+  const queue = new PriorityTaskQueue();
   // Three tasks share the worker file: the default export (analyse) and the named `thumbnails` and `robust`.
   const pool = new Piscina<Tasks, ImageInfo>({
     filename: WORKER,
@@ -80,7 +85,7 @@ function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: 
     ...(idleMs === undefined ? {} : { idleTimeout: idleMs }),
     maxQueue,
     execArgv: workerExecArgv(WORKER),
-    taskQueue: new PriorityTaskQueue(),
+    taskQueue: queue,
   });
   // Terminating a worker while it still loads its modules can abort the whole process on Node 24
   // before 24.19 (a fatal error in the CommonJS export lexer, nodejs/node#63323; seen once in CI when
@@ -108,7 +113,7 @@ function lane(threads: { min: number; max: number }, maxQueue: number, idleMs?: 
     }
   };
   watch();
-  return { pool, load: 0, watch, loaded: async () => void (await Promise.all(loading.values())) };
+  return { pool, queue, load: 0, watch, loaded: async () => void (await Promise.all(loading.values())) };
 }
 
 /**
@@ -139,6 +144,9 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       const result = to.pool.run(task, options);
       to.watch();
       return await result;
+    } catch (err) {
+      if (QUEUE_FULL.test(err instanceof Error ? err.message : String(err))) to.queue.drop(task);
+      throw err;
     } finally {
       to.load--;
     }
@@ -158,7 +166,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
         // piscina rejects with these when maxQueue is reached (or is 0 and every worker is busy): shed load instead of
         // queueing forever.
-        if (/queue is at limit|no task queue available/i.test(message))
+        if (QUEUE_FULL.test(message))
           throw new AppError('unavailable', 'image analysis is busy, try again', undefined, 1);
         throw err;
       }
@@ -174,7 +182,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        if (/queue is at limit|no task queue available/i.test(message))
+        if (QUEUE_FULL.test(message))
           throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }
@@ -185,7 +193,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
         return made as RobustResult;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        if (/queue is at limit|no task queue available/i.test(message))
+        if (QUEUE_FULL.test(message))
           throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
         throw err;
       }

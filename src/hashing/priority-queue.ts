@@ -39,4 +39,16 @@ export class PriorityTaskQueue implements TaskQueue {
     const i = lane.indexOf(task);
     if (i >= 0) lane.splice(i, 1);
   }
+
+  /**
+   * Drops the queued task carrying this payload. piscina 5 refuses a task it can neither run nor
+   * queue (maxQueue 0, every worker busy) after it has put it here, and would run it later anyway:
+   * a refused upload's thumbnails would then appear in the temp directory after its 503.
+   */
+  drop(payload: unknown): void {
+    for (const lane of [this.urgent, this.background]) {
+      const i = lane.findIndex((t) => (t as { task?: unknown }).task === payload);
+      if (i >= 0) lane.splice(i, 1);
+    }
+  }
 }

@@ -8,10 +8,9 @@ import Database from 'better-sqlite3';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { DATABASE_FILE } from '../../src/db/sqlite.ts';
-import { importDirectory } from '../../src/posts/import.ts';
 import { VersionRepository, type VersionRecord } from '../../src/kernel/version-repository.ts';
-import { silentProgress } from '../../src/util/progress.ts';
 import { seedPosts } from '../../tools/seed/seed.ts';
+import { imgpost } from '../cli/run-cli.ts';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -311,11 +310,9 @@ test.serial('a removed account leaves its versions with no editor', async (t) =>
 test.serial('an import records version 1, by no editor', async (t) => {
   const dir = tempDir('history-import');
   fs.writeFileSync(path.join(dir, 'a.png'), await randomImage(seed++));
-  const result = await importDirectory(app.services.postService, app.services.images.tmpDir, dir, {
-    force: false,
-    progress: () => silentProgress,
-  });
-  t.is(result.imported, 1);
+  const result = await imgpost(app, 'import', dir, '--json');
+  t.is(result.code, 0, result.stderr);
+  t.like(JSON.parse(result.stdout), { bare: 1 });
   const id = (await call(null, 'GET', '/api/post/?limit=1')).body.data[0].id;
   const list = await versions(id);
   t.is(list.count, 1);

@@ -1,15 +1,14 @@
-import { execFile } from 'node:child_process';
+/**
+ * `imgpost import DIR` with bare files (no gallery-dl metadata beside them, docs/decisions.md §22): legacy
+ * posts without an owner, near-duplicates skipped unless --force, what is not an image reported, the
+ * directory left as it was.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import test from 'ava';
-import { importDirectory } from '../../src/posts/import.ts';
-import { silentProgress } from '../../src/util/progress.ts';
 import { startTestApp, tempDir } from '../helpers/app.ts';
 import { randomImage, vector } from '../helpers/fixtures.ts';
-import { CLI_JS } from '../helpers/compiled.ts';
-
-const run = promisify(execFile);
+import { imgpost } from '../cli/run-cli.ts';
 
 test('import: legacy posts without owner, near-duplicates skipped unless --force, files copied', async (t) => {
   const app = await startTestApp();
@@ -24,15 +23,12 @@ test('import: legacy posts without owner, near-duplicates skipped unless --force
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'ignored');
   const before = fs.readdirSync(dir);
 
-  const { services } = app;
-  const result = await importDirectory(services.postService, services.images.tmpDir, dir, {
-    force: false,
-    progress: () => silentProgress,
-  });
-  t.is(result.imported, 3);
-  t.is(result.duplicates, 1);
+  const first = await imgpost(app, 'import', dir, '--json');
+  t.is(first.code, 1, 'exit 1: one file was not an image');
+  const summary = JSON.parse(first.stdout);
+  t.like(summary, { bare: 3, bareDuplicates: 1 });
   t.deepEqual(
-    result.invalid.map((i) => path.basename(i.file)),
+    summary.refused.map((r: { file: string }) => path.basename(r.file)),
     ['e.png'],
   );
   t.deepEqual(fs.readdirSync(dir), before);
@@ -45,18 +41,9 @@ test('import: legacy posts without owner, near-duplicates skipped unless --force
     t.is((await fetch(post.imageURL)).status, 200);
   }
 
-  // The CLI, as an operator runs it: --force brings in the near-duplicate too.
-  const forced = await run(process.execPath, [CLI_JS, 'import', dir, '--force', '--json'], {
-    env: {
-      ...process.env,
-      DATA_DIR: app.dataDir,
-      ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
-      ELASTICSEARCH_INDEX_PREFIX: services.config.elasticsearch.indexPrefix,
-      LOG_LEVEL: 'warn',
-    },
-  }).catch((e) => e);
+  // --force brings in the near-duplicate too, and the same files once more.
+  const forced = await imgpost(app, 'import', dir, '--force', '--json');
   t.is(forced.code, 1, 'exit 1: one file was not an image');
-  // Bare files (no gallery-dl metadata beside them) are counted apart from a board's posts (docs/decisions.md §22).
   t.like(JSON.parse(forced.stdout), { bare: 4, bareDuplicates: 0 });
   t.is((await (await app.request('/api/post/')).json()).count, 7);
 });

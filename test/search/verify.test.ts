@@ -9,8 +9,8 @@ import { CLI_JS } from '../helpers/compiled.ts';
 let fx: SeededApp;
 test.before(async () => {
   // with votes and comments (docs/decisions.md §18): their counts and commenters are in every document;
-  // notes (§23): their count and time too, and the wiki and note tables verify checks
-  fx = await startSeededApp({ count: 300, seed: 23, votes: 500, comments: 200, notes: 40 });
+  // notes (§23): their count and time too, and the wiki and note tables verify checks (seeded pages among them)
+  fx = await startSeededApp({ count: 300, seed: 23, votes: 500, comments: 200, notes: 40, wiki: { pages: 20 } });
 });
 test.after.always(async () => fx?.app.close());
 

@@ -116,7 +116,8 @@ for (const store of ['local', 's3'] as const) {
           });
           await page.locator('.preview video').waitFor();
           await page.locator('.preview p', { hasText: 'video 0:04' }).waitFor();
-          await page.locator(`.possible-duplicates .grid a[href="/post/${post.id}"]`).waitFor();
+          // The lookup reads the clip with ffmpeg (probe, nine frames) on a box the suite keeps busy.
+          await page.locator(`.possible-duplicates .grid a[href="/post/${post.id}"]`).waitFor({ timeout: 60_000 });
         }
         t.deepEqual(session.takeErrors(), []);
       } finally {

@@ -8,6 +8,7 @@ import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { postPeopleOn, type PostPeopleTables } from '../../src/posts/post-tables.ts';
 import { IMAGE_FORMATS, VIDEO_FORMATS } from '../../src/media-store/formats.ts';
 import { NoteRepository } from '../../src/notes/note-repository.ts';
+import { WikiRepository } from '../../src/wiki/wiki-repository.ts';
 import { Random } from './random.ts';
 import { seedPools } from './pools.ts';
 import { WORDS } from './words.ts';
@@ -40,8 +41,17 @@ export interface SeedOptions {
   family?: { parent: number; from: number; count: number };
   /** pools of 1 to `maxSize` of the seeded posts (default none) */
   pools?: { count: number; maxSize: number };
-  /** docs/decisions.md §23: notes by the seeded accounts on random posts, small boxes near a corner (default none) */
-  notes?: number;
+  /**
+   * docs/decisions.md §23: notes by the seeded accounts, small boxes near a corner (default none): a number of
+   * them on random posts, or `posts` distinct random posts with 1 to `perPost` notes each.
+   */
+  notes?: number | { posts: number; perPost: number };
+  /**
+   * docs/decisions.md §23: wiki pages for `pages` distinct seeded tags, common tags more likely, written by the
+   * seeded accounts: one to four paragraphs of words with `[[tag]]` and `{{search}}` links and post numbers
+   * (default none).
+   */
+  wiki?: { pages: number };
   /**
    * docs/decisions.md §21: share of posts that are moving pictures (default none), two in three videos (WebM or
    * MP4, 1 s to 2 min, most with sound) and one in three animations (GIF, 0.5 to 10 s, silent). Drawn from a PRNG
@@ -178,16 +188,62 @@ function seedConversation(
 function seedNotes(notes: NoteRepository, rnd: Random, users: { id: number }[], firstSeq: number, opts: SeedOptions) {
   if (users.length === 0 || !opts.notes) return;
   const start = Date.parse('2024-06-01T00:00:00Z');
-  for (let i = 0; i < opts.notes; i++) {
+  let i = 0;
+  // The post is drawn after the box and the time (the order older seeds drew them in).
+  const note = (seq: () => number) => {
     const x = rnd.int(0, 31);
     const y = rnd.int(0, 31);
     const box = { x, y, width: rnd.int(1, 64 - x), height: rnd.int(1, 64 - y) };
-    const at = new Date(start + i * 60_000 + rnd.int(0, 59_999)).toISOString();
-    notes.insert(
-      firstSeq + rnd.int(0, opts.count - 1),
-      box,
-      makeText(rnd) || 'note',
-      users[rnd.int(0, users.length - 1)].id,
+    const at = new Date(start + i++ * 60_000 + rnd.int(0, 59_999)).toISOString();
+    notes.insert(seq(), box, makeText(rnd) || 'note', users[rnd.int(0, users.length - 1)].id, at);
+  };
+  if (typeof opts.notes === 'number') {
+    for (let n = 0; n < opts.notes; n++) note(() => firstSeq + rnd.int(0, opts.count - 1));
+    return;
+  }
+  const noted = new Set<number>();
+  const want = Math.min(opts.notes.posts, opts.count);
+  while (noted.size < want) noted.add(firstSeq + rnd.int(0, opts.count - 1));
+  for (const seq of noted) for (let k = rnd.int(1, opts.notes.perPost); k > 0; k--) note(() => seq);
+}
+
+/**
+ * Wiki pages for distinct tags, drawn as posts draw their tags (common ones more likely), in time order.
+ * Their text links other tags (with a page or not), searches and posts, as Danbooru's pages do.
+ */
+function seedWiki(
+  wiki: WikiRepository,
+  rnd: Random,
+  users: { id: number }[],
+  tagNames: readonly string[],
+  opts: SeedOptions,
+) {
+  if (!opts.wiki) return;
+  const pages = new Set<string>();
+  const want = Math.min(opts.wiki.pages, tagNames.length);
+  while (pages.size < want) pages.add(tagNames[rnd.skewed(tagNames.length)]);
+  const start = Date.parse('2023-01-01T00:00:00Z');
+  let i = 0;
+  for (const tag of pages) {
+    const paragraphs: string[] = [];
+    for (let p = rnd.int(1, 4); p > 0; p--) {
+      const words: string[] = [];
+      for (let w = rnd.int(8, 60); w > 0; w--) {
+        const r = rnd.next();
+        if (r < 0.06) words.push(`[[${tagNames[rnd.skewed(tagNames.length)]}]]`);
+        else if (r < 0.07) words.push(`{{${tagNames[rnd.skewed(tagNames.length)]} rating:g}}`);
+        else if (r < 0.075) words.push(`post #${rnd.int(1, Math.max(1, opts.count))}`);
+        else words.push(WORDS[rnd.skewed(WORDS.length, 1.4)]);
+      }
+      paragraphs.push(`${words.join(' ')}.`);
+    }
+    const otherNames = rnd.chance(0.3) ? [`${tag}_${rnd.pick(WORDS)}`] : [];
+    const at = new Date(start + i++ * 600_000 + rnd.int(0, 599_999)).toISOString();
+    wiki.insert(
+      tag,
+      paragraphs.join('\n\n'),
+      otherNames,
+      users.length ? users[rnd.int(0, users.length - 1)].id : null,
       at,
     );
   }
@@ -348,6 +404,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
       });
     seedConversation(people, rnd, users, firstSeq, opts);
     seedNotes(new NoteRepository(db), rnd, users, firstSeq, opts);
+    seedWiki(new WikiRepository(db), rnd, users, tagNames, opts);
   });
   return { count: opts.count, users, tags: tagNames, clusters };
 }
