@@ -69,6 +69,10 @@ const TABLE = {
     // Many short alternating windows: other sessions load the shared box unevenly, and alternation spreads that
     // over both stores.
     s3Store: { ms: by(4000, 5000), reps: by(2, 6), bigUploads: by(3, 5) },
+    // Every clip is uploaded once (none a duplicate), so a window is a count of uploads, not a time.
+    videoUploads: { perWindow: by(8, 12), rounds: by(2, 3) },
+    /** the share of the corpus that is moving pictures (issue 47 asks for 3 %) */
+    videoSearch: { moving: 0.03 },
   },
 };
 

@@ -12,4 +12,6 @@ export const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   's3-store': () => import('./s3-store.ts').then((m) => m.section),
   booru: () => import('./booru.ts').then((m) => m.section),
   knowledge: () => import('./knowledge.ts').then((m) => m.section),
+  'video-uploads': () => import('./video-uploads.ts').then((m) => m.section),
+  'video-search': () => import('./video-search.ts').then((m) => m.section),
 };

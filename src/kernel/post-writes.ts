@@ -78,8 +78,8 @@ export class PostWrites {
   insertSeeded(posts: Iterable<NewPost & { updatedAt: string; version: number }>): void {
     const insert = this.stmt(
       `INSERT INTO posts (id, text, rating, ext, mime, width, height, hash, uploader_id, aggr, created_at, updated_at, version,
-         source, parent_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         source, parent_seq, media_kind, duration, frame_count, has_audio)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const p of posts) {
       const info = insert.run(
@@ -98,6 +98,10 @@ export class PostWrites {
         p.version,
         p.source ?? '',
         p.parentSeq ?? null,
+        p.media?.kind ?? 'image',
+        p.media?.duration ?? null,
+        p.media?.frames ?? null,
+        p.media?.hasAudio ? 1 : 0,
       );
       this.addTags(Number(info.lastInsertRowid), p.tags);
     }

@@ -6,7 +6,7 @@ import { unitOfWorkOn, type SeededPost } from '../../src/kernel/unit-of-work.ts'
 import { RATINGS, type Rating } from '../../src/kernel/post-record.ts';
 import { PostRepository } from '../../src/kernel/post-repository.ts';
 import { postPeopleOn, type PostPeopleTables } from '../../src/posts/post-tables.ts';
-import { IMAGE_FORMATS } from '../../src/media-store/formats.ts';
+import { IMAGE_FORMATS, VIDEO_FORMATS } from '../../src/media-store/formats.ts';
 import { NoteRepository } from '../../src/notes/note-repository.ts';
 import { WikiRepository } from '../../src/wiki/wiki-repository.ts';
 import { Random } from './random.ts';
@@ -52,6 +52,12 @@ export interface SeedOptions {
    * (default none).
    */
   wiki?: { pages: number };
+  /**
+   * docs/decisions.md §21: share of posts that are moving pictures (default none), two in three videos (WebM or
+   * MP4, 1 s to 2 min, most with sound) and one in three animations (GIF, 0.5 to 10 s, silent). Drawn from a PRNG
+   * of their own, so the posts of a seed are otherwise the same with or without them.
+   */
+  moving?: number;
 }
 
 export interface SeedResult {
@@ -65,6 +71,27 @@ export interface SeedResult {
 const EXTS = (['jpeg', 'png', 'webp', 'gif'] as const).map(
   (f) => [IMAGE_FORMATS[f].ext, IMAGE_FORMATS[f].mime] as const,
 );
+const VIDEO_EXTS = (['webm', 'mp4'] as const).map((f) => [VIDEO_FORMATS[f].ext, VIDEO_FORMATS[f].mime] as const);
+
+/** A moving picture's file and media for one seeded post in `share`, or nothing for a still image. */
+function movingPicture(
+  rnd: Random,
+  share: number,
+): { ext: string; mime: string; media: NonNullable<SeededPost['media']> } | undefined {
+  if (!rnd.chance(share)) return undefined;
+  if (rnd.chance(1 / 3)) {
+    const duration = rnd.int(5, 100) / 10;
+    const media = { kind: 'animation' as const, duration, frames: Math.round(duration * 10), hasAudio: false };
+    return { ext: IMAGE_FORMATS.gif.ext, mime: IMAGE_FORMATS.gif.mime, media };
+  }
+  const [ext, mime] = rnd.pick(VIDEO_EXTS);
+  const duration = rnd.int(10, 1200) / 10;
+  return {
+    ext,
+    mime,
+    media: { kind: 'video', duration, frames: Math.round(duration * 30), hasAudio: rnd.chance(0.7) },
+  };
+}
 
 /** A UUID v7 from a timestamp and the PRNG, so ids sort roughly by creation time like real ones. */
 export function uuidV7(ms: number, rnd: Random): string {
@@ -256,6 +283,7 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
   const ownerless = opts.ownerless ?? 0.15;
   const from = Date.parse(opts.from ?? '2020-01-01T00:00:00Z');
   const span = (opts.years ?? 4) * 365.25 * 86_400_000;
+  const movingRnd = new Random((opts.seed ?? 1) * 7919 + 21);
 
   const tagNames = Array.from({ length: tagCount }, (_, i) => (i % 11 === 5 ? `Tag_${i}` : `tag_${i}`));
   const clusters: SeedResult['clusters'] = [];
@@ -305,7 +333,8 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
           [RATINGS[1], 25],
           [RATINGS[2], 15],
         ] as const);
-        const [ext, mime] = rnd.pick(EXTS);
+        const [stillExt, stillMime] = rnd.pick(EXTS);
+        const moving = opts.moving ? movingPicture(movingRnd, opts.moving) : undefined;
         const owner = rnd.chance(ownerless) || users.length === 0 ? null : users[rnd.skewed(users.length, 1.5)];
         const slot = slotAt.get(i);
         const hash = slot?.hash ?? rnd.bits64();
@@ -337,8 +366,9 @@ export function seedPosts(db: Db, opts: SeedOptions): SeedResult {
           id,
           text,
           rating,
-          ext,
-          mime,
+          ext: moving?.ext ?? stillExt,
+          mime: moving?.mime ?? stillMime,
+          ...(moving ? { media: moving.media } : {}),
           width,
           height,
           hash,
