@@ -29,7 +29,7 @@ import {
 } from './scale-figures.ts';
 import { benchFacets, benchImageSearch, facetsAnchor } from './image-search.ts';
 import { elasticsearchPid, measureCpu } from './lib/cpu.ts';
-import { machineInfo, ROOT, scrubPaths, tempDir } from './lib/env.ts';
+import { gitCommit, machineInfo, ROOT, scrubPaths, tempDir } from './lib/env.ts';
 import { generateImages } from './lib/images.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { maxOf, median } from './lib/stats.ts';
@@ -325,6 +325,11 @@ async function drainOnly(quick: boolean, p: RunParams, compare: WebhookDrainOpti
   try {
     results.webhookDrain = { ...(await benchWebhookDrain({ ...p.webhookDrain!, compare, log })), command, loadAverage };
     delete results.webhookDrainError;
+    // Its row is dated by this measurement and its commit, not by the run the rest of the file came from.
+    results.carried = {
+      ...results.carried,
+      'webhook-drain': { date: results.webhookDrain.measuredAt, commit: gitCommit() },
+    };
   } catch (err) {
     results.webhookDrainError = (err as Error).stack ?? String(err);
     log(`webhook drain FAILED: ${results.webhookDrainError}`);
