@@ -137,7 +137,17 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
   const overflow = elastic ? lane({ min: 0, max: opts.workers - 1 }, maxQueue, opts.idleMs) : undefined;
   const lanes = overflow ? [first, overflow] : [first];
 
-  const run = async (task: Tasks, options: { name?: string }, priority: PoolPriority): Promise<unknown> => {
+  /**
+   * Runs a task on its lane. A refusal of the worker's (INVALID_PREFIX) becomes a 400 where `as.invalid`
+   * says the task reads an upload; piscina's refusal when the queue is full (or is 0 and every worker is
+   * busy) becomes a 503 with `as.busy`, shedding load instead of queueing forever.
+   */
+  const run = async (
+    task: Tasks,
+    options: { name?: string },
+    priority: PoolPriority,
+    as: { busy: string; invalid: boolean },
+  ): Promise<unknown> => {
     const to = overflow && priority === 'urgent' && first.load >= OVERFLOW_AT ? overflow : first;
     to.load++;
     try {
@@ -145,58 +155,48 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       to.watch();
       return await result;
     } catch (err) {
-      if (QUEUE_FULL.test(err instanceof Error ? err.message : String(err))) to.queue.drop(task);
+      const message = err instanceof Error ? err.message : String(err);
+      if (as.invalid && message.startsWith(INVALID_PREFIX))
+        throw invalid(['image'], message.slice(INVALID_PREFIX.length));
+      if (QUEUE_FULL.test(message)) {
+        to.queue.drop(task);
+        throw new AppError('unavailable', as.busy, undefined, 1);
+      }
       throw err;
     } finally {
       to.load--;
     }
   };
+  const ANALYSIS = { busy: 'image analysis is busy, try again', invalid: true };
+  const PROCESSING = { busy: 'image processing is busy, try again', invalid: true };
+  // A descriptor is taken of files already read as images: its worker's errors pass through as they are.
+  const DESCRIPTOR = { ...PROCESSING, invalid: false };
 
   return {
     async analyse(path, opts) {
-      try {
-        const priority = opts?.priority ?? 'urgent';
-        return (await run(
-          { path, ...(opts?.dihedral ? { dihedral: true } : {}), ...priorityOption(priority) },
-          {},
-          priority,
-        )) as ImageInfo;
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        // piscina rejects with these when maxQueue is reached (or is 0 and every worker is busy): shed load instead of
-        // queueing forever.
-        if (QUEUE_FULL.test(message))
-          throw new AppError('unavailable', 'image analysis is busy, try again', undefined, 1);
-        throw err;
-      }
+      const priority = opts?.priority ?? 'urgent';
+      return (await run(
+        { path, ...(opts?.dihedral ? { dihedral: true } : {}), ...priorityOption(priority) },
+        {},
+        priority,
+        ANALYSIS,
+      )) as ImageInfo;
     },
     async thumbnails(path, outputs, priority = 'urgent', opts) {
-      try {
-        const made = await run(
-          { path, outputs, ...(opts?.descriptor ? { descriptor: true } : {}), ...priorityOption(priority) },
-          { name: 'thumbnails' },
-          priority,
-        );
-        return made as ThumbnailResult;
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        if (message.startsWith(INVALID_PREFIX)) throw invalid(['image'], message.slice(INVALID_PREFIX.length));
-        if (QUEUE_FULL.test(message))
-          throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
-        throw err;
-      }
+      return (await run(
+        { path, outputs, ...(opts?.descriptor ? { descriptor: true } : {}), ...priorityOption(priority) },
+        { name: 'thumbnails' },
+        priority,
+        PROCESSING,
+      )) as ThumbnailResult;
     },
     async robust(path, priority = 'background') {
-      try {
-        const made = await run({ path, ...priorityOption(priority) }, { name: 'robust' }, priority);
-        return made as RobustResult;
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        if (QUEUE_FULL.test(message))
-          throw new AppError('unavailable', 'image processing is busy, try again', undefined, 1);
-        throw err;
-      }
+      return (await run(
+        { path, ...priorityOption(priority) },
+        { name: 'robust' },
+        priority,
+        DESCRIPTOR,
+      )) as RobustResult;
     },
     get queueSize() {
       return lanes.reduce((n, l) => n + l.pool.queueSize, 0);

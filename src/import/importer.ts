@@ -76,7 +76,6 @@ export interface ImportSummary {
   mapping: ImportMapping;
 }
 
-/** Imports an archive directory. */
 /** A summary with nothing counted yet. */
 export function emptySummary(dryRun: boolean, refused: RefusedFile[] = []): ImportSummary {
   return {
