@@ -266,7 +266,7 @@ async function benchSize(
       { samples: p.search.samples, ms: p.search.repMs / 2, log },
     );
     log(`${size}: sustained whole uploads with ${p.upload.concurrency} clients against the same image work alone`);
-    out.upload = await benchUpload(services, server.url, images, p.upload, { serverPid, esPid });
+    out.upload = await benchUpload(services, server.url, p.upload, { serverPid, esPid });
     await server.stop();
     server = undefined;
     if (o.pageViewSeconds > 0) {

@@ -14,7 +14,6 @@ import { openCorpus } from './load/corpus.ts';
 import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
 import { elasticsearchPid } from './lib/cpu.ts';
 import { gitCommit, tempDir } from './lib/env.ts';
-import { generateImages } from './lib/images.ts';
 import { startServerProcess, type ServerProcess } from './lib/server-process.ts';
 import { fmt } from './lib/stats.ts';
 import { benchUpload, type UploadOptions } from './upload.ts';
@@ -56,17 +55,15 @@ async function main(): Promise<void> {
   const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
   const root = values['corpus-root'];
   const dir = root ? path.join(path.resolve(root), String(posts)) : tempDir(`upload-corpus-${posts}`);
-  const imageDir = tempDir('upload-images');
   let services: ToolJob | undefined;
   let server: ServerProcess | undefined;
   try {
-    const images = await generateImages(imageDir, 12, 0);
     log(`building (or reusing) the corpus of ${posts} posts in ${dir}`);
     const corpus = await openCorpus({ dir, posts, esUrl });
     services = await openToolJob(loadConfig(corpus.env), createLogger('warn'));
     server = await startServerProcess(corpus.env);
     log(`server on ${server.url}; floor ${opts.floorMs / 1000} s, uploads ${opts.sustainMs / 1000} s, floor again`);
-    const r = await benchUpload(services, server.url, images, opts, {
+    const r = await benchUpload(services, server.url, opts, {
       serverPid: server.pid,
       esPid: await elasticsearchPid(esUrl),
     });
@@ -87,7 +84,6 @@ async function main(): Promise<void> {
     await server?.stop();
     await services?.close();
     if (!root && !values.keep) fs.rmSync(dir, { recursive: true, force: true });
-    fs.rmSync(imageDir, { recursive: true, force: true });
   }
 }
 

@@ -23,6 +23,13 @@ export class OutboxRelay {
   private readonly loop: Loop;
   private readonly nowQueue: { row: OutboxRow; resolve: (applied: boolean) => void }[] = [];
   private nowFlushing = false;
+  /**
+   * Rows a waiting writer's group has queued or is applying. The loop leaves them to it: under a
+   * steady stream of writes there is nearly always one in flight, and applying it again costs a second
+   * bulk request and, as its version has just landed (a conflict), a second refresh. A group that
+   * fails hands its rows back (kick), and a crash leaves them unindexed in the outbox for the next pass.
+   */
+  private readonly inFlight = new Set<number>();
   readonly stats = { applied: 0, failed: 0 };
 
   constructor(
@@ -89,6 +96,7 @@ export class OutboxRelay {
       // The group still runs to the end (and marks the row indexed if it lands); only the wait is cut.
       const timer = setTimeout(() => resolve(false), APPLY_NOW_MAX_WAIT_MS);
       timer.unref();
+      this.inFlight.add(row.id);
       this.nowQueue.push({
         row,
         resolve: (applied) => {
@@ -116,9 +124,12 @@ export class OutboxRelay {
           outboxIds: group.map((g) => g.row.id),
           err: (err as Error).message,
         });
-        this.kick();
       }
-      for (const g of group) g.resolve(ok);
+      for (const g of group) {
+        this.inFlight.delete(g.row.id);
+        g.resolve(ok);
+      }
+      if (!ok) this.kick();
     }
     this.nowFlushing = false;
   }
@@ -156,9 +167,12 @@ export class OutboxRelay {
     return total;
   }
 
-  /** One pass of the loop: the next batch of pending rows; how many there were. */
+  /** One pass of the loop: the next batch of pending rows no waiting writer is applying; how many there were. */
   private async applyPending(): Promise<number> {
-    const rows = this.outbox.pending(BATCH);
+    const rows = this.outbox
+      .pending(BATCH + this.inFlight.size)
+      .filter((r) => !this.inFlight.has(r.id))
+      .slice(0, BATCH);
     await this.apply(rows);
     return rows.length;
   }
