@@ -189,7 +189,7 @@ function uploadNote(s: SizeResults): string {
   const cpu = x.cpuPerUploadMs;
   return (
     `- **Uploads (${n(s.posts)} posts).** An upload is whole at its answer (docs/decisions.md §4): multipart parsing, the pool's validation and hash, the near-duplicate query, one pool task for both WebP thumbnails and the robust descriptor (one decode), the image and thumbnails into the store, the SQLite transaction with the descriptor, indexing with an explicit refresh, the 201. ` +
-    `Over ${fmt(x.sustainSeconds)} s at ${x.concurrency} clients, ${fmt(x.uploads.median)} uploads/s were whole (thumbnails stored, descriptor stored, document indexed at the post's version), ${x.errors} errors; from answer to whole p50 ${fmt(x.toWhole.p50)} ms, p99 ${fmt(x.toWhole.p99)} ms (looked at straight after the answer). ` +
+    `Over ${fmt(x.sustainSeconds)} s at ${x.concurrency} clients, ${fmt(x.uploads.median)} uploads/s were whole (thumbnails stored, descriptor stored, document indexed at the post's version), ${x.errors} errors; from answer to whole p50 ${fmt(x.toWhole.p50)} ms, p99 ${fmt(x.toWhole.p99)} ms (one look every 100 ms for all uploads waiting, so an upper bound by up to that). ` +
     `The floor, the same image work in a plain loop on a pool of 2 (no HTTP, SQLite or Elasticsearch), ran at ${x.hashing.runs.map((v) => fmt(v)).join(' and ')} img/s before and after (the ratio is against the faster). ` +
     (cpu
       ? `Per upload the server process (hash workers included) spent ${fmt(cpu.server)} ms of CPU, Elasticsearch ${fmt(cpu.elasticsearch)} ms (the whole node) and the load generator ${fmt(cpu.loadGenerator)} ms. `
