@@ -125,7 +125,7 @@ export class SubscriptionTable {
    * instead of a row read and a new object.
    */
   target(id: string): DeliveryTarget | undefined {
-    // Two statements: one query of both took twice as long as the two.
+    // Two statements: a single query of both was slower.
     const version = this.stmt('PRAGMA data_version').pluck().get() as number;
     const changes = this.stmt('SELECT total_changes()').pluck().get() as number;
     if (version !== this.targetsVersion || changes !== this.targetsChanges || this.targets.size >= MAX_TARGETS) {

@@ -84,8 +84,9 @@ type WithSending = { [SENDING]?: Sending };
 /**
  * The requests under way per signal, with one abort listener per signal: a lane sends hundreds of
  * requests under one signal, and adding and removing an EventTarget listener for each cost more
- * than the rest of the request's bookkeeping. A list linked through the requests themselves: a Set
- * of them cost a fifth of a send's CPU in the drain bench (bench/notes/webhook-drain.md).
+ * than the rest of the request's bookkeeping. A list linked through the requests themselves, not
+ * a Set of them: adding each request to a Set and taking it out again cost a visible share of a
+ * send's CPU in the drain bench (bench/notes/webhook-drain.md).
  */
 interface UnderWay {
   head: Sending | undefined;
