@@ -11,20 +11,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommentService } from '../comments/service.ts';
 import type { Progress } from '../util/progress.ts';
-import {
-  checked,
-  emptySummary,
-  finishRun,
-  importItems,
-  linkImported,
-  tally,
-  type ImportDeps,
-  type ImportItem,
-  type ImportSummary,
-} from './importer.ts';
+import type { ImportDeps, ImportItem } from './deps.ts';
+import { checked } from './fit.ts';
+import { importItems } from './importer.ts';
+import { linkImported } from './link.ts';
 import { danbooruComments } from './sources/danbooru.ts';
 import { isObject, text, type Meta } from './sources/base.ts';
 import { recordOf, Refusal } from './sources/index.ts';
+import { emptySummary, finishRun, tally, type ImportSummary } from './summary.ts';
 
 export interface LiveOptions {
   tags: string;
@@ -190,7 +184,7 @@ export async function importFromBoard(deps: LiveDeps, url: string, opts: LiveOpt
   } finally {
     fs.rmSync(download, { recursive: true, force: true });
   }
-  if (runId !== undefined) finishRun(deps, runId, summary);
+  if (runId !== undefined) finishRun(deps.runs, runId, summary);
   return summary;
 }
 

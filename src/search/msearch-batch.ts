@@ -18,6 +18,7 @@ const MAX_BATCH = 32;
  * threads busy (each `_msearch` runs several of its searches at once) while one batch's answers
  * travel back.
  */
+// Not src/util/limit.ts: what waits here is folded into the next request, not run as a task of its own.
 const MAX_IN_FLIGHT = 2;
 
 /**
