@@ -177,8 +177,8 @@ function report(s: ImportSummary): void {
     out(
       `imported ${s.imported}, merged into existing posts ${s.merged}, already imported ${s.alreadyImported}, ` +
         `bare files ${s.bare} (near-duplicates skipped ${s.bareDuplicates}), parents set ${s.parentsSet}, ` +
-        `pools ${s.pools}, comments ${s.comments}, refused ${s.refused.length}, ` +
-        `posts with tags dropped ${s.tagsDropped.length}`,
+        `pools ${s.pools}, comments ${s.comments}, refused ${s.refused.length}` +
+        (s.tagsDropped.length > 0 ? `, posts with tags dropped ${s.tagsDropped.length}` : ''),
     );
   for (const bad of s.refused) out(`  refused ${bad.file}: ${bad.reason}`);
   for (const { file, tags } of s.tagsDropped)
