@@ -31,4 +31,6 @@ export interface ImportOptions {
 export interface ImportItem {
   record: ImportRecord;
   file: string;
+  /** what the report names it by, when not the file (a live board's post: its address there) */
+  label?: string;
 }

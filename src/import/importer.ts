@@ -38,7 +38,7 @@ export async function importItems(
 ): Promise<void> {
   const tasks = new TaskGroup(IMPORTS_IN_FLIGHT);
   const underWay = new Map<string, Promise<void>>();
-  for (const { record, file } of items) {
+  for (const { record, file, label = file } of items) {
     const key = `${record.site}\0${record.id}`;
     if (record.parent !== null) await underWay.get(`${record.site}\0${record.parent}`);
     await underWay.get(key);
@@ -46,11 +46,11 @@ export async function importItems(
       if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
       else if (!opts.dryRun) {
         const outcome = await importPost(deps, record, file, opts);
-        if (typeof outcome === 'string') summary.refused.push({ file, reason: outcome });
+        if (typeof outcome === 'string') summary.refused.push({ file: label, reason: outcome });
         else {
           summary[outcome.kind]++;
           summary.comments += outcome.comments;
-          if (outcome.tagsDropped.length > 0) summary.tagsDropped.push({ file, tags: outcome.tagsDropped });
+          if (outcome.tagsDropped.length > 0) summary.tagsDropped.push({ file: label, tags: outcome.tagsDropped });
         }
       }
       step();

@@ -99,7 +99,7 @@ export async function importFromBoard(deps: LiveDeps, url: string, opts: LiveOpt
           continue;
         }
         const file = await fetchChecked(board, meta, path.join(download, record.id));
-        if (typeof file === 'string') items.push({ record, file });
+        if (typeof file === 'string') items.push({ record, file, label: record.url });
         else {
           summary.refused.push({ file: record.url, reason: file.refused });
           progress.update(++done);
