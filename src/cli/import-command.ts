@@ -4,7 +4,8 @@ import { createLogger } from '../log.ts';
 import { jobsRole } from './jobs-role.ts';
 import { createProgress } from './progress.ts';
 import { parseCommand } from './args.ts';
-import type { ImportSummary } from '../import/importer.ts';
+import type { ImportSummary } from '../import/summary.ts';
+import { MAX_TAGS } from '../posts/schemas.ts';
 
 const USAGE = `Usage: imgpost import DIR [--dry-run] [--map-users] [--force] [--json]
        imgpost import --from URL [--tags QUERY] [--login NAME --api-key KEY] [--limit N] [--rate R]
@@ -21,8 +22,11 @@ Image files without metadata are imported bare, as legacy posts with no owner.
 
 The same origin post is never imported twice: an import run again, or killed and run again, brings
 only what is missing. A near-duplicate of a post here enriches that post (the tags it lacked, the
-origin) instead of being stored again. Files are copied; DIR is left as it was. Safe beside a running
-server: its uploads and searches go on; thumbnails are queued for the server to make.
+origin) instead of being stored again. A post holds at most ${MAX_TAGS} tags here: an imported or
+enriched post gains the origin's tags while it has room, artists, copyrights and characters first,
+then general and meta tags; the summary lists the tags dropped. Files are copied; DIR is left as it
+was. Safe beside a running server: its uploads and searches go on; thumbnails are queued for the
+server to make.
 
 --from URL reads a live board that speaks Danbooru's API (imgpost is one): its posts newest first,
 page by post number, each file checked against its md5; then the pools and comments of what it
@@ -173,7 +177,10 @@ function report(s: ImportSummary): void {
     out(
       `imported ${s.imported}, merged into existing posts ${s.merged}, already imported ${s.alreadyImported}, ` +
         `bare files ${s.bare} (near-duplicates skipped ${s.bareDuplicates}), parents set ${s.parentsSet}, ` +
-        `pools ${s.pools}, comments ${s.comments}, refused ${s.refused.length}`,
+        `pools ${s.pools}, comments ${s.comments}, refused ${s.refused.length}` +
+        (s.tagsDropped.length > 0 ? `, posts with tags dropped ${s.tagsDropped.length}` : ''),
     );
   for (const bad of s.refused) out(`  refused ${bad.file}: ${bad.reason}`);
+  for (const { file, tags } of s.tagsDropped)
+    out(`  tags dropped from ${file} (a post holds at most ${MAX_TAGS}): ${tags.join(' ')}`);
 }

@@ -16,7 +16,7 @@ const MAX_BATCH = 32;
  * and go together when one comes back (group commit): under load the batches grow by themselves, at
  * no cost to a lone search, which goes at the end of its turn as before. Two keep the engine's search
  * threads busy (each `_msearch` runs several of its searches at once) while one batch's answers
- * travel back.
+ * travel back. Not src/util/limit.ts: what waits here is folded into the next request, not run alone.
  */
 const MAX_IN_FLIGHT = 2;
 

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { OutboxRelay } from '../elasticsearch/outbox-relay.ts';
 import type { PostRepository } from '../kernel/post-repository.ts';
+import { TaskGroup } from '../util/limit.ts';
 import { silentProgress, type Progress } from '../util/progress.ts';
 import { IndexRetirement } from './retirement.ts';
 
@@ -112,30 +113,20 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     progress.phase('loading');
     let posts = 0;
     // A couple of bulk requests in flight: SQLite reads and document building overlap indexing.
-    const inflight = new Set<Promise<void>>();
-    let failed: unknown;
+    const requests = new TaskGroup(opts.concurrency ?? 2);
     for (const records of postRepository.batches(batch)) {
       // The robust descriptors come with their batch (one statement), so the new index carries their terms.
       const robust = postRepository.robust.ofSeqs(records.map((r) => r.seq));
-      const p = postsIndex
-        .apply(
+      await requests.start(async () => {
+        await postsIndex.apply(
           records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) })),
           { targets: [index] },
-        )
-        .then(
-          () => {
-            posts += records.length;
-            progress.update(posts, Math.max(total, posts));
-          },
-          (err: unknown) => void (failed ??= err),
-        )
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-      if (inflight.size >= (opts.concurrency ?? 2)) await Promise.race(inflight);
-      if (failed) break;
+        );
+        posts += records.length;
+        progress.update(posts, Math.max(total, posts));
+      });
     }
-    await Promise.all(inflight);
-    if (failed) throw failed;
+    await requests.all();
     progress.done();
 
     await es.indices.putSettings({ index, settings: replicaSettings(postsIndex.replicas) });

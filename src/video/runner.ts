@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { AppError } from '../errors.ts';
+import { Limit } from '../util/limit.ts';
 
 /**
  * Runs ffprobe and ffmpeg on untrusted files as child processes held to a time limit, an address-space
@@ -24,32 +25,14 @@ export interface RunResult {
 const STDERR_KEEP = 16 * 1024;
 
 export class MediaRunner {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly places: Limit;
 
-  constructor(readonly limits: RunnerLimits) {}
-
-  async run(command: string, args: string[], maxOutputBytes = this.limits.maxOutputBytes ?? 64 * 1024 * 1024) {
-    await this.acquire();
-    try {
-      return await this.spawnOnce(command, args, maxOutputBytes);
-    } finally {
-      this.release();
-    }
+  constructor(readonly limits: RunnerLimits) {
+    this.places = new Limit(limits.inFlight);
   }
 
-  private acquire(): Promise<void> {
-    if (this.running < this.limits.inFlight) {
-      this.running++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.running--;
+  run(command: string, args: string[], maxOutputBytes = this.limits.maxOutputBytes ?? 64 * 1024 * 1024) {
+    return this.places.run(() => this.spawnOnce(command, args, maxOutputBytes));
   }
 
   private spawnOnce(command: string, args: string[], maxOutputBytes: number): Promise<RunResult> {

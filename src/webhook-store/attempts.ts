@@ -23,6 +23,13 @@ export const DeliveryAttempt = z
 
 export type AttemptRow = z.infer<typeof DeliveryAttempt>;
 
+/**
+ * A successful attempt as a batch of results writes it (AttemptTable.insertSuccesses and
+ * DeliveryTable.deliveredAll read the same JSON array of these): [delivery seq, attempted at,
+ * delivery id, webhook id, event, post id, response status, duration ms].
+ */
+export type SettledSuccess = [number, string, string, string, string, string, number | null, number];
+
 export class AttemptTable {
   constructor(
     private readonly db: Db,
@@ -44,6 +51,18 @@ export class AttemptTable {
       a.durationMs,
       a.attemptedAt,
     );
+  }
+
+  /**
+   * Inserts the attempts of a batch of successes (a JSON array of SettledSuccess, in the order they
+   * happened): one statement for the batch rather than one per attempt.
+   */
+  insertSuccesses(json: string): void {
+    this.stmt(
+      `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, post_id, outcome, response_status, error, duration_ms, attempted_at)
+         SELECT value ->> 2, value ->> 3, value ->> 4, value ->> 5, 'success', value ->> 6, NULL, value ->> 7, value ->> 1
+         FROM json_each(?) ORDER BY key`,
+    ).run(json);
   }
 
   latest(webhookId: string, limit = 50): AttemptRow[] {

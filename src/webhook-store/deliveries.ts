@@ -166,6 +166,18 @@ export class DeliveryTable {
     ).run(at, seq);
   }
 
+  /**
+   * Marks a batch of successes delivered, each at its attempt's time (a JSON array of
+   * SettledSuccess, see attempts.ts): one statement for the batch, as delivered() does for one.
+   */
+  deliveredAll(json: string): void {
+    this.stmt(
+      `UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, finished_at = j.value ->> 1,
+         claimed_by = NULL, claimed_until = NULL
+       FROM json_each(?) AS j WHERE webhook_deliveries.seq = j.value ->> 0`,
+    ).run(json);
+  }
+
   /** The delivery failed for good, and everything else queued for its webhook is dropped. */
   failedAndDropRest(seq: number, webhookId: string, at: string): void {
     this.stmt(

@@ -4,7 +4,7 @@
  * one transaction per batch.
  */
 import type { Db } from '../db/sqlite.ts';
-import type { AttemptRow, AttemptTable } from './attempts.ts';
+import type { AttemptRow, AttemptTable, SettledSuccess } from './attempts.ts';
 import type { DeliveryRow, DeliveryTable } from './deliveries.ts';
 import type { SubscriptionTable, WebhookState } from './subscriptions.ts';
 
@@ -40,23 +40,75 @@ export class ResultRecorder {
    * (undefined for releases and deleted webhooks).
    */
   record(results: readonly DeliveryResult[], claimant: string, opts: RecordOptions): (WebhookState | undefined)[] {
-    const { subscriptions, deliveries } = this.tables;
+    const { subscriptions, deliveries, attempts } = this.tables;
     return this.db
       .transaction(() => {
         // Each webhook's row is read once and written once per batch, with its state after the
         // last of its attempts: nothing else reads it inside the transaction, so the outcome is
         // that of writing it after every attempt.
         const hooks = new Map<string, HookTally | null>();
+        // Successes, the common case, are written together (one statement for their attempts, one
+        // for their deliveries) before anything else is: the order of what touches the same rows is kept.
+        const successes: SettledSuccess[] = [];
+        const flush = () => {
+          if (successes.length === 0) return;
+          const json = JSON.stringify(successes);
+          attempts.insertSuccesses(json);
+          deliveries.deliveredAll(json);
+          successes.length = 0;
+        };
         const states = results.map((r) => {
-          if (r.kind === 'attempt') return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
+          if (r.kind === 'attempt') {
+            if (r.attempt.outcome === 'success') return this.applySuccess(r.delivery, r.attempt, hooks, successes);
+            flush();
+            return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
+          }
+          flush();
           if (r.kind === 'hold') deliveries.hold(r.seq, claimant, r.until);
           else deliveries.release(r.seq, claimant);
           return undefined;
         });
+        flush();
         for (const [id, h] of hooks) if (h) subscriptions.writeTally(id, h);
         return states;
       })
       .immediate();
+  }
+
+  /** The webhook's tally as a batch of results leaves it; null when the webhook is gone (deleted meanwhile). */
+  private hookOf(webhookId: string, hooks: Map<string, HookTally | null>): HookTally | null {
+    let hook = hooks.get(webhookId);
+    if (hook === undefined) {
+      const row = this.tables.subscriptions.tally(webhookId);
+      hook = row ? { ...row, lastDeliveryAt: null, lastResponseStatus: null } : null;
+      hooks.set(webhookId, hook);
+    }
+    return hook;
+  }
+
+  /** A success, as applyAttempt would record it, queued in `successes` for the batch's next flush. */
+  private applySuccess(
+    d: DeliveryRow,
+    a: AttemptRow,
+    hooks: Map<string, HookTally | null>,
+    successes: SettledSuccess[],
+  ): WebhookState | undefined {
+    const hook = this.hookOf(d.webhookId, hooks);
+    if (!hook) return undefined;
+    hook.failureCount = 0;
+    hook.lastDeliveryAt = a.attemptedAt;
+    hook.lastResponseStatus = a.responseStatus;
+    successes.push([
+      d.seq,
+      a.attemptedAt,
+      a.deliveryId,
+      d.webhookId,
+      a.event,
+      a.postId,
+      a.responseStatus,
+      a.durationMs,
+    ]);
+    return hook.state;
   }
 
   /**
@@ -72,13 +124,8 @@ export class ResultRecorder {
     opts: RecordOptions,
     hooks: Map<string, HookTally | null>,
   ): WebhookState | undefined {
-    const { subscriptions, deliveries, attempts } = this.tables;
-    let hook = hooks.get(d.webhookId);
-    if (hook === undefined) {
-      const row = subscriptions.tally(d.webhookId);
-      hook = row ? { ...row, lastDeliveryAt: null, lastResponseStatus: null } : null;
-      hooks.set(d.webhookId, hook);
-    }
+    const { deliveries, attempts } = this.tables;
+    const hook = this.hookOf(d.webhookId, hooks);
     if (!hook) return undefined; // deleted meanwhile, with its deliveries
     const now = a.attemptedAt;
     attempts.insert(d.webhookId, a);

@@ -60,7 +60,14 @@ const fromRaw = (r: RawWebhook): WebhookRow => ({
   updatedAt: r.updated_at,
 });
 
+/** Delivery targets kept between changes to the database (see SubscriptionTable.target). */
+const MAX_TARGETS = 4096;
+
 export class SubscriptionTable {
+  private readonly targets = new Map<string, DeliveryTarget | undefined>();
+  private targetsVersion = -1;
+  private targetsChanges = -1;
+
   constructor(
     private readonly db: Db,
     /** shared with the other webhook tables: the dispatcher reads a target for every delivery */
@@ -109,11 +116,31 @@ export class SubscriptionTable {
     return r && fromRaw(r);
   }
 
-  /** What sending to a webhook needs, read for every delivery (so edits apply at once): no more. */
+  /**
+   * What sending to a webhook needs, asked before every delivery (so an edit, a suspension or a
+   * deletion applies to the next one): no more. The rows read are kept until the database changes:
+   * `PRAGMA data_version` moves when another connection (another process: the CLI; another
+   * thread) commits, and `total_changes()` when this connection writes anything at all (a
+   * cascade included, since the statement that causes it counts). One small query per delivery
+   * instead of a row read and a new object.
+   */
   target(id: string): DeliveryTarget | undefined {
-    return this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as
-      | DeliveryTarget
-      | undefined;
+    // Two statements: a single query of both was slower.
+    const version = this.stmt('PRAGMA data_version').pluck().get() as number;
+    const changes = this.stmt('SELECT total_changes()').pluck().get() as number;
+    if (version !== this.targetsVersion || changes !== this.targetsChanges || this.targets.size >= MAX_TARGETS) {
+      this.targets.clear();
+      this.targetsVersion = version;
+      this.targetsChanges = changes;
+    }
+    let t = this.targets.get(id);
+    if (t === undefined && !this.targets.has(id)) {
+      t = this.stmt('SELECT id, url, secret, template, state FROM webhooks WHERE id = ?').get(id) as
+        | DeliveryTarget
+        | undefined;
+      this.targets.set(id, t);
+    }
+    return t;
   }
 
   /** Only the owner's: anyone else's webhook is as good as absent. */

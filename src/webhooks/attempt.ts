@@ -56,11 +56,17 @@ export interface AttemptContext {
   agents: TargetAgents;
   /** The HTTP client (send.ts's http.request POST unless the dispatcher was given another). */
   send: PostWebhook;
-  /** Until response headers arrive. */
-  timeoutMs: number;
+  /** Until response headers arrive; read at each send (the dispatcher's configure() changes it). */
+  timeoutMs(): number;
   /** Read at send time: a change applies to the next attempt. */
   config: { webhookAllowPrivate: boolean; mediaUrl: string };
 }
+
+const failure = (error: string, responseStatus: number | null = null): Outcome => ({
+  outcome: 'failure',
+  responseStatus,
+  error: clip(error),
+});
 
 export async function attemptDelivery(
   ctx: AttemptContext,
@@ -69,11 +75,6 @@ export async function attemptDelivery(
   d: DeliveryRow,
   signal: AbortSignal,
 ): Promise<Outcome | typeof INTERRUPTED> {
-  const failure = (error: string, responseStatus: number | null = null): Outcome => ({
-    outcome: 'failure',
-    responseStatus,
-    error: clip(error),
-  });
   let body: string;
   try {
     // Rendered now, with the template as it is now: an edited template applies to queued events.
@@ -94,7 +95,7 @@ export async function attemptDelivery(
     const status = await ctx.send(url, {
       body,
       agent: ctx.agents.forUrl(url),
-      timeoutMs: ctx.timeoutMs,
+      timeoutMs: ctx.timeoutMs(),
       signal,
       headers: {
         'Content-Type': 'application/json',

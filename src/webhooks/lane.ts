@@ -3,10 +3,7 @@
  * here one after another over a kept-alive connection, each only after the one before it succeeded.
  */
 import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
-import type { EventBodies } from './event-bodies.ts';
 import type { ResultWriter } from './result-writer.ts';
-import type { PostWebhook } from './send.ts';
-import type { TargetAgents } from './ssrf.ts';
 import type { AttemptRow, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
 
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
@@ -20,15 +17,10 @@ export interface Lane {
 }
 
 /** What sending a lane needs of its dispatcher; the time-out is read at each send (configure() changes it). */
-export interface LaneContext {
+export interface LaneContext extends AttemptContext {
   repo: WebhookRepository;
-  events: EventBodies;
-  agents: TargetAgents;
-  send: PostWebhook;
-  config: AttemptContext['config'];
   writer: ResultWriter;
   stats: { sent: number; delivered: number; failed: number };
-  timeoutMs(): number;
 }
 
 /**
@@ -68,26 +60,22 @@ async function deliver(ctx: LaneContext, d: DeliveryRow, signal: AbortSignal): P
   }
 
   const started = Date.now();
-  const context = {
-    events: ctx.events,
-    agents: ctx.agents,
-    send: ctx.send,
-    timeoutMs: ctx.timeoutMs(),
-    config: ctx.config,
-  };
-  const result = await attemptDelivery(context, hook, row, d, signal);
+  const result = await attemptDelivery(ctx, hook, row, d, signal);
   if (result === INTERRUPTED) {
     // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
     ctx.writer.release(d.seq);
     return false;
   }
+  const now = Date.now();
   const attempt: AttemptRow = {
     deliveryId: d.id,
     event: row.event,
     postId: row.postId,
-    ...result,
-    durationMs: Date.now() - started,
-    attemptedAt: new Date().toISOString(),
+    outcome: result.outcome,
+    responseStatus: result.responseStatus,
+    error: result.error,
+    durationMs: now - started,
+    attemptedAt: new Date(now).toISOString(),
   };
   ctx.stats.sent++;
   if (result.outcome === 'success') ctx.stats.delivered++;

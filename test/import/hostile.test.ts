@@ -3,6 +3,7 @@
  * file, an absurd date, a 100,000-tag post, a tag name with control characters, links leading out of DIR:
  * each reported with its reason and skipped, the rest imported. The same import again adds nothing; a
  * near-duplicate of a post here enriches it (its tags, the origin) in one version instead of being stored.
+ * A post over the board's tag limit, made or enriched, keeps what it can hold and the report lists the rest.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -173,3 +174,86 @@ test.serial(
     t.is(again.alreadyImported, 4);
   },
 );
+
+test.serial('an imported or enriched post holds at most 64 tags; the report lists the ones dropped', async (t) => {
+  const dir = tempDir('imgpost-tag-limit');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const user = await createUser(app);
+  const picture = await randomImage(71_600, 20, 15);
+  const has = Array.from({ length: 60 }, (_, i) => `had_${i}`);
+  const res = await app.request('/api/post/', {
+    method: 'POST',
+    headers: user.headers,
+    body: uploadForm({ image: picture, metadata: { tags: has, rating: 'none' } }),
+  });
+  const hereId = ((await res.json()) as { id: string }).id;
+  const versionBefore = app.services.postRepository.getById(hereId)!.version;
+  const danbooru = (id: number, tags: Record<string, string[]>) => ({
+    ...meta(id),
+    category: 'limitbooru',
+    tag_string: Object.values(tags).flat().join(' '),
+    tag_string_general: '',
+    ...Object.fromEntries(Object.entries(tags).map(([c, names]) => [`tag_string_${c}`, names.join(' ')])),
+  });
+  const general = Array.from({ length: 60 }, (_, i) => `g_${String(i).padStart(2, '0')}`);
+  const metaTags = ['m_a', 'm_b', 'm_c', 'm_d', 'm_e'];
+  // 70 tags (Danbooru's reader gives the general ones first): artists, copyrights and characters are kept first.
+  const over = danbooru(1, {
+    meta: metaTags,
+    general,
+    character: ['ch_a', 'ch_b'],
+    copyright: ['co_a'],
+    artist: ['ar_a', 'ar_b'],
+  });
+  fs.writeFileSync(path.join(dir, 'over.png'), await randomImage(71_601, 20, 15));
+  fs.writeFileSync(path.join(dir, 'over.png.json'), JSON.stringify(over));
+  // The post here (60 tags) as a near-duplicate: room for four of its origin's eight others.
+  const same = danbooru(2, {
+    general: ['had_0', 'new_a', 'new_b', 'new_c', 'new_d', 'new_e'],
+    meta: ['new_meta'],
+    artist: ['their_artist'],
+  });
+  fs.writeFileSync(path.join(dir, 'same.png'), picture);
+  fs.writeFileSync(path.join(dir, 'same.png.json'), JSON.stringify(same));
+
+  const r = await imgpost(app, 'import', dir, '--json');
+  t.is(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  t.is(s.imported, 1);
+  t.is(s.merged, 1);
+  t.deepEqual(s.refused, []);
+  const dropped = Object.fromEntries(
+    (s.tagsDropped as { file: string; tags: string[] }[]).map((d) => [path.relative(dir, d.file), d.tags]),
+  );
+  t.deepEqual(dropped, {
+    'over.png': ['g_59', ...metaTags],
+    'same.png': ['new_d', 'new_e', 'new_meta'],
+  });
+  t.true(r.stderr.includes(`tags dropped from ${path.join(dir, 'over.png')} (a post holds at most 64): g_59 m_a`));
+
+  const made = [...app.services.postRepository.batches(100)]
+    .flat()
+    .find((p) => p.origins.some((o) => o.site === 'limitbooru' && o.id === '1'))!;
+  t.is(made.tags.length, 64);
+  t.deepEqual(
+    made.tags.filter((x) => x.category !== 'general').map((x) => [x.name, x.category]),
+    [
+      ['ar_a', 'artist'],
+      ['ar_b', 'artist'],
+      ['co_a', 'copyright'],
+      ['ch_a', 'character'],
+      ['ch_b', 'character'],
+    ],
+  );
+  const enriched = app.services.postRepository.getById(hereId)!;
+  t.is(enriched.tags.length, 64);
+  t.is(enriched.version, versionBefore + 1);
+  t.deepEqual(
+    enriched.tags.filter((x) => !x.name.startsWith('had_')).map((x) => x.name),
+    ['their_artist', 'new_a', 'new_b', 'new_c'],
+  );
+  t.deepEqual(
+    enriched.origins.map((o) => o.id),
+    ['2'],
+  );
+});

@@ -5,6 +5,7 @@
  * a receiver drops them nor outlive the address policy they were opened under.
  * Real SQLite, real loopback receivers, the dispatcher driven directly.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ import { seedPosts } from '../../tools/seed/seed.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { WebhookRepository } from '../../src/webhook-store/webhook-repository.ts';
 import { tempDir } from '../helpers/app.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 import { eventually, loopbackHostsName, signatureValid, startReceiver } from './receiver.ts';
 
 function setup(t: ExecutionContext) {
@@ -70,7 +72,7 @@ function setup(t: ExecutionContext) {
     });
     return other;
   };
-  return { repo, dispatcher, config, addHook, update, second };
+  return { dir, seed, repo, dispatcher, config, addHook, update, second };
 }
 
 const textOf = (body: string): string =>
@@ -197,6 +199,53 @@ test("a template edited while a lane is being sent applies to the lane's remaini
     '{"v": 2, "n": "n3"}',
     '{"v": 2, "n": "n4"}',
   ]);
+});
+
+test('an edit from another connection and a deletion by the CLI (another process) apply to the next send of a claimed lane', async (t) => {
+  const { dir, seed, repo, dispatcher, addHook, update } = setup(t);
+  const bodies: string[] = [];
+  const held: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString());
+      // The first and third answers wait for the test's change from elsewhere.
+      if (bodies.length === 1 || bodies.length === 3) held.push(() => res.writeHead(204).end());
+      else res.writeHead(204).end();
+    });
+  });
+  const answerHeld = () => held.shift()!();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, '{"v": 1, "n": {{json .Text}}}');
+  for (let i = 0; i < 6; i++) update(i);
+  dispatcher.start(); // all six are claimed together, before either change
+  await eventually(() => held.length === 1);
+
+  // The template edited through another connection to the database, as the server's API does while the
+  // dispatcher runs on a thread of its own.
+  const db2 = openDatabase(dir);
+  t.teardown(() => db2.close());
+  new WebhookRepository(db2).update(hook.id, { template: '{"v": 2, "n": {{json .Text}}}' });
+  answerHeld();
+  await eventually(() => held.length === 1);
+
+  // The owner removed by the CLI, a process of its own: the webhook goes with the account.
+  const removed = await new Promise<{ code: number; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      [CLI_JS, 'user', 'remove', '--name', seed.users[0].name],
+      { env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir } },
+      (err, _stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
+    ),
+  );
+  t.is(removed.code, 0, removed.stderr);
+  answerHeld();
+  await dispatcher.whenIdle();
+  t.deepEqual(bodies, ['{"v": 1, "n": "n0"}', '{"v": 2, "n": "n1"}', '{"v": 2, "n": "n2"}']);
+  t.is(repo.get(hook.id), undefined);
+  t.deepEqual(repo.deliveryCounts(hook.id), {});
 });
 
 test('a receiver that drops every connection after answering costs no failed attempts', async (t) => {
