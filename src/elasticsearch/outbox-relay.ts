@@ -27,7 +27,8 @@ export class OutboxRelay {
    * Rows a waiting writer's group has queued or is applying. The loop leaves them to it: under a
    * steady stream of writes there is nearly always one in flight, and applying it again costs a second
    * bulk request and, as its version has just landed (a conflict), a second refresh. A group that
-   * fails hands its rows back (kick), and a crash leaves them unindexed in the outbox for the next pass.
+   * fails (the client's request timeout bounds a hung one) hands its rows back (kick), and a crash
+   * leaves them unindexed in the outbox for the next pass.
    */
   private readonly inFlight = new Set<number>();
   readonly stats = { applied: 0, failed: 0 };
