@@ -77,7 +77,7 @@ const VERDICT: Record<Row['verdict'], Met> = {
 
 const withCorpus = (figure: string, corpus: string) =>
   corpus === '—' || corpus === '' ? figure : `${figure} (${corpus}${/^\d+(\.\d+)?[kM]$/.test(corpus) ? ' posts' : ''})`;
-const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+export const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 const MB = 2 ** 20 / 1e6;
 
 /** A report row's cells as the dashboard shows them. */
@@ -300,6 +300,7 @@ const ORDER = [
   'facets',
   'tag-autocomplete',
   'upload',
+  'import',
   'reindex',
   'page-views',
   'server-rss',

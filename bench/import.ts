@@ -7,7 +7,8 @@
  * before the import and during its chunks. Each import is the command's own function (importArchive, as
  * `imgpost import` calls it) in this process, so no process start-up is counted.
  *
- * Usage: npx tsx bench/import.ts [--posts N] [--chunk N] [--keep]
+ * Usage: npx tsx bench/import.ts [--posts N] [--chunk N] [--keep] [--record]
+ *   --record   add the row to bench/recorded.json (date, commit) and rewrite bench/RESULTS.md
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,8 +21,10 @@ import { tempDir } from './lib/env.ts';
 import { closedLoop } from './lib/http-load.ts';
 import { headerOf, numberArg, parseCli, runIfMain } from './lib/cli.ts';
 import { imageSearch } from './lib/requests.ts';
+import { recordRows, sizeLabel, writeDashboard, type DashboardRow } from './dashboard.ts';
+import { gitCommit } from './lib/env.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
-import { fmt, nowMs, summarize } from './lib/stats.ts';
+import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
 
 const CATEGORIES = ['general', 'artist', 'copyright', 'character', 'meta'] as const;
 
@@ -101,16 +104,56 @@ function isAlive(pid: number | undefined): boolean {
   }
 }
 
+export interface ImportBenchResult {
+  posts: number;
+  chunk: number;
+  /** seconds spent importing, summed over the chunks */
+  metaSeconds: number;
+  bareSeconds: number;
+  before: LatencySummary;
+  during: LatencySummary;
+  searchErrors: number;
+}
+
+/** The dashboard's row for a run (bench/RESULTS.md). */
+export function importRow(r: ImportBenchResult, date: string, commit: string): DashboardRow {
+  const meta = r.posts / r.metaSeconds;
+  const bare = r.posts / r.bareSeconds;
+  const corpus = sizeLabel(r.posts);
+  return {
+    key: `import@${corpus}`,
+    figure: `Import of a gallery-dl archive with Danbooru metadata, chunks of ${r.chunk.toLocaleString('en-US')} in turns with the anchor (${corpus} posts)`,
+    ours:
+      `${fmt(meta)} posts/s (${fmt(r.metaSeconds)} s); /image/search meanwhile (1 client) p50 ${fmt(r.during.p50)} ms, ` +
+      `p99 ${fmt(r.during.p99)} ms, ${r.searchErrors} errors`,
+    anchor:
+      `the same files without metadata (bare posts): ${fmt(bare)} posts/s (${fmt(r.bareSeconds)} s); ` +
+      `/image/search before the import p50 ${fmt(r.before.p50)} ms, p99 ${fmt(r.before.p99)} ms`,
+    ratio: `${fmt(meta / bare)}× the bare import; search p99 ${fmt(r.during.p99 / r.before.p99)}× before`,
+    goal: 'none stated (issue 48 asks for the figure at 100,000 posts)',
+    met: 'none',
+    date,
+    commit,
+    notes: 'notes/import.md',
+  };
+}
+
 const OPTIONS = { force: false, dryRun: false, mapUsers: false, progress: () => silentProgress };
 
 async function main(): Promise<void> {
   const { values } = parseCli({
     usage: headerOf(import.meta.url),
-    options: { posts: { type: 'string' }, chunk: { type: 'string' }, keep: { type: 'boolean' } },
+    options: {
+      posts: { type: 'string' },
+      chunk: { type: 'string' },
+      keep: { type: 'boolean' },
+      record: { type: 'boolean' },
+    },
   });
   const posts = numberArg(values.posts, 100_000);
   const chunk = numberArg(values.chunk, 1000);
   const root = tempDir('import-archive');
+  const measuredAt = new Date().toISOString();
   try {
     await standalone('import-meta', Boolean(values.keep), async (withMeta: Standalone) => {
       await standalone('import-bare', Boolean(values.keep), async (bare: Standalone) => {
@@ -177,6 +220,20 @@ async function main(): Promise<void> {
         console.log(`  /image/search p50/p99 before: ${fmt(b.p50)}/${fmt(b.p99)} ms (${before?.length ?? 0} requests)`);
         console.log(`  /image/search p50/p99 during: ${fmt(d.p50)}/${fmt(d.p99)} ms (${during.length} requests)`);
         console.log(`  /image/search errors during: ${searchErrors}`);
+        const result: ImportBenchResult = {
+          posts,
+          chunk,
+          metaSeconds: timed.meta / 1000,
+          bareSeconds: timed.bare / 1000,
+          before: b,
+          during: d,
+          searchErrors,
+        };
+        console.log(JSON.stringify(result));
+        if (values.record) {
+          recordRows([importRow(result, measuredAt, gitCommit())]);
+          writeDashboard();
+        }
       });
     });
   } finally {
