@@ -8,7 +8,7 @@ import path from 'node:path';
 import { TaskGroup } from '../util/limit.ts';
 import { readMetadata, scanArchive } from './archive.ts';
 import type { ImportDeps, ImportItem, ImportOptions } from './deps.ts';
-import { checked } from './fit.ts';
+import { checked, withinTagLimit } from './fit.ts';
 import { importBare, importPost } from './import-post.ts';
 import { linkImported } from './link.ts';
 import { recordOf, Refusal, type ImportRecord } from './sources/index.ts';
@@ -44,7 +44,11 @@ export async function importItems(
     await underWay.get(key);
     const { ended } = await tasks.start(async () => {
       if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
-      else if (!opts.dryRun) {
+      else if (opts.dryRun) {
+        // What a new post would drop (a near-duplicate's merge is known only once the picture is hashed).
+        const { dropped } = withinTagLimit([], record.tags);
+        if (dropped.length > 0) summary.tagsDropped.push({ file: label, tags: dropped });
+      } else {
         const outcome = await importPost(deps, record, file, opts);
         if (typeof outcome === 'string') summary.refused.push({ file: label, reason: outcome });
         else {

@@ -216,6 +216,18 @@ test.serial('an imported or enriched post holds at most 64 tags; the report list
   fs.writeFileSync(path.join(dir, 'same.png'), picture);
   fs.writeFileSync(path.join(dir, 'same.png.json'), JSON.stringify(same));
 
+  // The dry run names the tags a new post would drop, and changes nothing.
+  const dry = await imgpost(app, 'import', dir, '--dry-run', '--json');
+  t.is(dry.code, 0, dry.stderr);
+  t.deepEqual(
+    (JSON.parse(dry.stdout).tagsDropped as { file: string; tags: string[] }[]).map((d) => [
+      path.relative(dir, d.file),
+      d.tags,
+    ]),
+    [['over.png', ['g_59', ...metaTags]]],
+  );
+  t.is(app.services.postRepository.getById(hereId)!.version, versionBefore);
+
   const r = await imgpost(app, 'import', dir, '--json');
   t.is(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
