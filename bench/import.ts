@@ -23,6 +23,7 @@ import { headerOf, numberArg, parseCli, runIfMain } from './lib/cli.ts';
 import { imageSearch } from './lib/requests.ts';
 import { recordRows, sizeLabel, writeDashboard, type DashboardRow } from './dashboard.ts';
 import { gitCommit } from './lib/env.ts';
+import { alive } from './lib/server-process.ts';
 import { standalone, type Standalone } from './lib/standalone.ts';
 import { fmt, nowMs, summarize, type LatencySummary } from './lib/stats.ts';
 
@@ -94,16 +95,6 @@ const depsOf = (s: ToolJob): ImportDeps => ({
   tmpDir: s.images.tmpDir,
 });
 
-function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export interface ImportBenchResult {
   posts: number;
   chunk: number;
@@ -171,7 +162,8 @@ async function main(): Promise<void> {
             return nowMs() - t0;
           } catch (err) {
             searchErrors++;
-            if (!isAlive(withMeta.serverPid())) throw err;
+            const pid = withMeta.serverPid();
+            if (pid === undefined || !alive(pid)) throw err;
             return undefined;
           }
         };

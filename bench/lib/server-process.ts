@@ -19,7 +19,8 @@ export interface ServerProcess {
 
 const START_TIMEOUT_MS = 180_000;
 
-function alive(pid: number): boolean {
+/** Whether the process `pid` still runs. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
