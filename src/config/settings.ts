@@ -86,6 +86,15 @@ export const SETTINGS = {
       ),
     }),
   },
+  indexGroupGapMs: elasticsearch({
+    env: 'INDEX_GROUP_GAP_MS',
+    type: wholeNumber(0, 1000),
+    default: '100',
+    doc:
+      'while uploads are in their image work, the least time between two refreshes made for writes that answer ' +
+      'once searchable: the writes arriving meanwhile share one (an answer waits up to this much longer, a ' +
+      'refresh costs the index far more than a document); `0` refreshes for each group at once',
+  }),
   searchTotalBound: elasticsearch({
     env: 'SEARCH_TOTAL_BOUND',
     type: wholeNumber(1, 1_000_000_000),

@@ -23,6 +23,10 @@ export class OutboxRelay {
   private readonly loop: Loop;
   private readonly nowQueue: { row: OutboxRow; resolve: (applied: boolean) => void }[] = [];
   private nowFlushing = false;
+  /** When the last group of waiting writers went to the index (performance.now()). */
+  private lastGroupAt = Number.NEGATIVE_INFINITY;
+  private readonly groupGapMs: number;
+  private readonly moreComing: () => boolean;
   /**
    * Rows a waiting writer's group has queued or is applying. The loop leaves them to it: under a
    * steady stream of writes there is nearly always one in flight, and applying it again costs a second
@@ -31,16 +35,25 @@ export class OutboxRelay {
    * leaves them unindexed in the outbox for the next pass.
    */
   private readonly inFlight = new Set<number>();
-  readonly stats = { applied: 0, failed: 0 };
+  /** `groups`: the bulk requests (each with its refresh) made for writers waiting on their answer */
+  readonly stats = { applied: 0, failed: 0, groups: 0 };
 
   constructor(
     private readonly outbox: Outbox,
     private readonly posts: PostRepository,
     private readonly index: PostsIndex,
     private readonly log: Logger,
-    opts: { maxBackoffMs?: number } = {},
+    opts: {
+      maxBackoffMs?: number;
+      /** INDEX_GROUP_GAP_MS: the least time between two groups while more waiting writers are on their way */
+      groupGapMs?: number;
+      /** whether more writes that will wait for the index are on their way (uploads still in their image work) */
+      moreComing?: () => boolean;
+    } = {},
   ) {
     const maxBackoffMs = opts.maxBackoffMs ?? MAX_BACKOFF_MS;
+    this.groupGapMs = opts.groupGapMs ?? 0;
+    this.moreComing = opts.moreComing ?? (() => false);
     this.loop = new Loop({
       // A batch applied: look again at once; none pending: poll.
       pass: async () => ((await this.applyPending()) > 0 ? 0 : undefined),
@@ -91,6 +104,13 @@ export class OutboxRelay {
    * arrive together are group-committed: one bulk request with an explicit refresh for all of them,
    * while the next group gathers. An explicit refresh answers in milliseconds, where waiting for the
    * periodic one (refresh=wait_for) held every write for half the 1 s refresh interval on average.
+   *
+   * A refresh costs Elasticsearch far more CPU than indexing the document it makes searchable, and
+   * concurrent uploads finish their image work one by one, so groups of one were the rule. So while
+   * more waiting writes are on their way (`moreComing`: uploads still in their image work), a group
+   * starts no sooner than `groupGapMs` after the previous one and takes every write that arrived
+   * meanwhile: one refresh for several, each answer still after its post is searchable. A writer with
+   * no company (one client writing one thing after another, an edit) is applied at once, as before.
    */
   applyNow(row: OutboxRow): Promise<boolean> {
     return new Promise((resolve) => {
@@ -112,7 +132,12 @@ export class OutboxRelay {
   private async flushNow(): Promise<void> {
     this.nowFlushing = true;
     while (this.nowQueue.length > 0) {
+      const wait = this.lastGroupAt + this.groupGapMs - performance.now();
+      if (wait > 0 && this.nowQueue.length < BATCH && this.moreComing())
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lastGroupAt = performance.now();
       const group = this.nowQueue.splice(0, BATCH);
+      this.stats.groups++;
       let ok = true;
       try {
         await this.apply(

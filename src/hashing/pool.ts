@@ -45,6 +45,8 @@ export interface HashPool {
    */
   robust(path: string, priority?: PoolPriority): Promise<RobustResult>;
   readonly queueSize: number;
+  /** urgent tasks given and not settled yet (running or queued): uploads in their image work */
+  readonly urgentTasks: number;
   readonly utilization: number;
   /** workers running now (fewer than configured while idle, see `idleMs`) */
   readonly threads: number;
@@ -136,6 +138,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
   const first = lane(elastic ? { min: 1, max: 1 } : { min: opts.workers, max: opts.workers }, maxQueue);
   const overflow = elastic ? lane({ min: 0, max: opts.workers - 1 }, maxQueue, opts.idleMs) : undefined;
   const lanes = overflow ? [first, overflow] : [first];
+  let urgentTasks = 0;
 
   /**
    * Runs a task on its lane. A refusal of the worker's (INVALID_PREFIX) becomes a 400 where `as.invalid`
@@ -150,6 +153,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
   ): Promise<unknown> => {
     const to = overflow && priority === 'urgent' && first.load >= OVERFLOW_AT ? overflow : first;
     to.load++;
+    if (priority === 'urgent') urgentTasks++;
     try {
       const result = to.pool.run(task, options);
       to.watch();
@@ -165,6 +169,7 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
       throw err;
     } finally {
       to.load--;
+      if (priority === 'urgent') urgentTasks--;
     }
   };
   const ANALYSIS = { busy: 'image analysis is busy, try again', invalid: true };
@@ -200,6 +205,9 @@ export function createHashPool(opts: { workers: number; maxQueue?: number; idleM
     },
     get queueSize() {
       return lanes.reduce((n, l) => n + l.pool.queueSize, 0);
+    },
+    get urgentTasks() {
+      return urgentTasks;
     },
     get utilization() {
       // Each pool's share of its own capacity, weighed by that capacity.

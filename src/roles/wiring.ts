@@ -83,11 +83,14 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   // What exists: the kernel, the outside systems, then the features, each from what is above it.
   const posts = wirePosts(db, log);
   const { postRepository, outbox, versions, webhookRepository, thumbnailQueue, unitOfWork } = posts;
-  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log, {
-    maxBackoffMs: config.relayMaxBackoffMs,
-  });
   const files = wireImages(config, log, posts, true);
   const { images, hashPool } = files;
+  const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log, {
+    maxBackoffMs: config.relayMaxBackoffMs,
+    groupGapMs: config.indexGroupGapMs,
+    // Uploads in their image work will wait for the index next (docs/decisions.md §4).
+    moreComing: () => hashPool.urgentTasks > 0,
+  });
   const video = wireVideo(config, db, hashPool);
   const descriptors = wireDescriptors(config, log, posts, files);
   const thumbnailer = wireThumbnailer(

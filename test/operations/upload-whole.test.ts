@@ -2,6 +2,8 @@
  * An upload is whole at its answer (docs/decisions.md §4), under load too: during a burst of 40
  * uploads from 8 clients at once, each post's thumbnails and robust descriptor are there when its
  * 201 comes, and a 7 %-cropped copy of its picture is found by `similar?robust=1` within 5 s of it.
+ * Each answer also means searchable (read-your-writes): the post is found by a search for its own tag made
+ * straight after its 201, with no retry, while the other uploads share the index's refreshes.
  * The pictures are photograph-like (shaded shapes, soft edges, grain), made here by sharp.
  */
 import fs from 'node:fs';
@@ -106,6 +108,18 @@ test(`a burst of ${UPLOADS} uploads at ${CLIENTS} clients: each is whole at its 
   const descriptorOf = (id: string) =>
     app.services.db.prepare('SELECT robust FROM posts WHERE id = ?').pluck().get(id) as Buffer | null;
 
+  const searchable = async (id: string, tag: string) => {
+    const res = await app.request('/api/post/search', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ filter: [{ type: 'tag', op: 'include', value: tag }] }),
+    });
+    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { data: { id: string }[] }).data.some((p) => p.id === id);
+  };
+
+  const unsearchable: string[] = [];
+  const groupsBefore = app.services.relay.stats.groups;
   const checks: Promise<{ id: string; afterMs: number | undefined; whole: boolean }>[] = [];
   let next = 0;
   const client = async () => {
@@ -113,11 +127,12 @@ test(`a burst of ${UPLOADS} uploads at ${CLIENTS} clients: each is whole at its 
       const res = await app.request('/api/post/', {
         method: 'POST',
         headers: user.headers,
-        body: uploadForm({ image: images[i], force: '1' }),
+        body: uploadForm({ image: images[i], force: '1', metadata: { tags: [`burst${i}`] } }),
       });
       const answeredAt = Date.now();
       if (res.status !== 201) throw new Error(`upload ${i} answered ${res.status}: ${await res.text()}`);
       const { id } = (await res.json()) as { id: string };
+      if (!(await searchable(id, `burst${i}`))) unsearchable.push(id);
       // What the answer promises, looked at straight away: the thumbnails and the descriptor.
       const whole =
         THUMBNAIL_SIZES.every((size) => fs.existsSync(app.services.images.pathOf(thumbnailName(id, size)))) &&
@@ -143,6 +158,10 @@ test(`a burst of ${UPLOADS} uploads at ${CLIENTS} clients: each is whole at its 
     [],
     'posts without their thumbnails or descriptor at the answer',
   );
+  t.deepEqual(unsearchable, [], 'posts not found by a search for their tag straight after their answer');
+  // Searchable at each answer although uploads arriving close together shared a refresh.
+  const groups = app.services.relay.stats.groups - groupsBefore;
+  t.true(groups < UPLOADS, `${groups} index refreshes for ${UPLOADS} uploads`);
   t.deepEqual(
     // Found by a lookup that also answered within the time: its own latency counts.
     results.filter((r) => r.afterMs === undefined || r.afterMs > WITHIN_MS).map((r) => r.id),
@@ -150,5 +169,6 @@ test(`a burst of ${UPLOADS} uploads at ${CLIENTS} clients: each is whole at its 
     `posts whose cropped copy was not found within ${WITHIN_MS} ms`,
   );
   t.is(app.services.thumbnailQueue.size(), 0, 'no thumbnail work left for later');
+  t.log(`${groups} index refreshes for ${UPLOADS} uploads`);
   t.log(`found after ${Math.max(...results.map((r) => r.afterMs ?? Infinity))} ms at most`);
 });
