@@ -72,6 +72,8 @@ export interface UploadResult {
   concurrency: number;
   /** the pictures uploaded in turn: how many, and the seed they were made from (`generateImages`) */
   pictures: { distinct: number; seed: number };
+  /** CPU of the floor's image work per picture, each window (the load generator's process: its pool's threads) */
+  floorCpuPerImageMs?: number[];
   /** the posts index's own counters over the upload window (Elasticsearch's index stats, primaries) */
   index?: IndexCounters;
   /** milliseconds of CPU per upload during the upload window, by process (self: the load generator) */
@@ -211,8 +213,10 @@ export async function benchUpload(
     while (pending.size > 0) await new Promise((r) => setTimeout(r, 100));
     toWhole.length = 0;
 
-    const floor = async () =>
-      check(
+    const floorCpuPerImageMs: number[] = [];
+    const floor = async () => {
+      const spentOnFloor = cpuWindow({});
+      const r = check(
         await closedLoop({
           concurrency: opts.concurrency,
           durationMs: opts.floorMs,
@@ -220,7 +224,11 @@ export async function benchUpload(
           task: imageWork,
         }),
         'floor',
-      ).rps;
+      );
+      // This process's CPU, its pool's threads included: what the image work alone costs per picture.
+      floorCpuPerImageMs.push((1000 * spentOnFloor().self) / r.requests);
+      return r.rps;
+    };
     const floors = [await floor()];
     const counters0 = await indexCounters(services);
     const spent = cpuWindow({ server: processes.serverPid, elasticsearch: processes.esPid });
@@ -257,6 +265,7 @@ export async function benchUpload(
       toWhole: summarize(toWhole),
       notWholeAtEnd,
       index,
+      floorCpuPerImageMs,
       sustainSeconds: seconds,
       concurrency: opts.concurrency,
       pictures: { distinct: UPLOAD_PICTURES, seed },
