@@ -91,7 +91,7 @@ export const SETTINGS = {
     type: wholeNumber(0, 1000),
     default: '100',
     doc:
-      'while uploads are in their image work, the least time between two refreshes made for writes that answer ' +
+      'while the hash pool has urgent work (uploads in their image work), the least time between two refreshes made for writes that answer ' +
       'once searchable: the writes arriving meanwhile share one (an answer waits up to this much longer, a ' +
       'refresh costs the index far more than a document); `0` refreshes for each group at once',
   }),

@@ -88,7 +88,8 @@ export function wireCore(config: Config, log: Logger, db: Db, search: SearchPart
   const relay = new OutboxRelay(outbox, postRepository, search.postsIndex, log, {
     maxBackoffMs: config.relayMaxBackoffMs,
     groupGapMs: config.indexGroupGapMs,
-    // Uploads in their image work will wait for the index next (docs/decisions.md §4).
+    // Urgent pool work is mostly uploads in their image work, whose writes wait for the index next (a
+    // similar-image lookup's hash is too, and only makes a group wait up to the gap: docs/decisions.md §6).
     moreComing: () => hashPool.urgentTasks > 0,
   });
   const video = wireVideo(config, db, hashPool);
