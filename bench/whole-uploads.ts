@@ -67,6 +67,9 @@ async function main(): Promise<void> {
       serverPid: server.pid,
       esPid: await elasticsearchPid(esUrl),
     });
+    // A failed upload is the server's to explain (its last log lines; a server gone shows as no CPU).
+    if (r.errors > 0)
+      log(`${r.errors} uploads failed (first: ${r.firstError}); the server's last lines:\n${server.tail()}`);
     const measuredAt = new Date().toISOString();
     process.stdout.write(`${JSON.stringify({ posts, measuredAt, ...r }, null, 2)}\n`);
     if (values.record) {
