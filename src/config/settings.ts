@@ -89,7 +89,7 @@ export const SETTINGS = {
   indexGroupGapMs: elasticsearch({
     env: 'INDEX_GROUP_GAP_MS',
     type: wholeNumber(0, 1000),
-    default: '100',
+    default: '200',
     doc:
       'while the hash pool has urgent work (uploads in their image work), the least time between two refreshes made for writes that answer ' +
       'once searchable: the writes arriving meanwhile share one (an answer waits up to this much longer, a ' +
