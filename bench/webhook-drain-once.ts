@@ -32,6 +32,7 @@ console.log(
     ours: each(r.oursRuns, (x) => x.perSecond),
     anchor: each(r.anchorRuns, (x) => x.perSecond),
     oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
+    oursMainThreadCpuUs: each(r.oursRuns, (x) => x.mainThreadCpuMsPerDelivery * 1000),
     anchorCpuUs: each(r.anchorRuns, (x) => x.cpuMsPerDelivery * 1000),
     recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),
     correct: r.correct,

@@ -40,7 +40,7 @@ import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
-import { cpuWindow } from './lib/cpu.ts';
+import { cpuSeconds, cpuWindow } from './lib/cpu.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
 
@@ -73,6 +73,11 @@ export interface DrainRun {
   perSecond: number;
   /** CPU milliseconds of this (the sending) process per delivery */
   cpuMsPerDelivery: number;
+  /**
+   * CPU milliseconds of this process's main thread per delivery: the dispatcher's own thread when it
+   * runs on it (the default), without the threads it hands work to
+   */
+  mainThreadCpuMsPerDelivery: number;
   /** share of the wall time this process's main event loop was busy (the dispatcher's, when it runs on it) */
   eventLoopUtilization: number;
   /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
@@ -192,14 +197,17 @@ async function measure(
   const elu0 = performance.eventLoopUtilization();
   // `self` is this process: the dispatcher (or the plain loop) under test.
   const closeWindow = cpuWindow({ receivers: receivers.pid });
+  const main0 = cpuSeconds(process.pid, process.pid);
   await Promise.all([send(), receivers.done()]);
   const cpu = closeWindow();
+  const main = cpuSeconds(process.pid, process.pid) - main0;
   const elu = performance.eventLoopUtilization(elu0);
   await unwatch?.();
   return {
     seconds: cpu.wallS,
     perSecond: n / cpu.wallS,
     cpuMsPerDelivery: (cpu.self * 1000) / n,
+    mainThreadCpuMsPerDelivery: (main * 1000) / n,
     eventLoopUtilization: elu.utilization,
     receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n,
     check: await receivers.report(),
@@ -295,7 +303,13 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       if (threaded && !send) return threadOnce(count);
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
       const dispatcher = new WebhookDispatcher(
-        { repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } },
+        {
+          repo,
+          dataDir,
+          outbox,
+          log: createLogger('warn'),
+          config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL },
+        },
         { send },
       );
       let result: Awaited<ReturnType<typeof measure>>;

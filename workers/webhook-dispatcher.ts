@@ -3,7 +3,8 @@
  * src/webhooks/dispatcher-thread.ts for why and for the messages). Opens its own connection to the
  * DATA_DIR's database; the server that started it has already brought the schema up to date.
  */
-import { parentPort } from 'node:worker_threads';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { redact, type Logger, type LogFields, type LogLevel } from '../src/log.ts';
 import { Outbox } from '../src/kernel/outbox.ts';
@@ -14,6 +15,9 @@ import { WebhookRepository } from '../src/webhook-store/webhook-repository.ts';
 const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
+/** The result thread's worker is the file beside this one, compiled or not (src/webhooks/result-thread.ts). */
+const entry = (workerData as { entry: string }).entry;
+const resultsWorker = path.join(path.dirname(entry), `webhook-results${path.extname(entry)}`);
 
 // Lines go to the server's logger, which writes them where it writes its own; those below its level
 // are dropped here, not sent over (a drain logs a debug line per delivery).
@@ -51,7 +55,7 @@ port.on('message', (m: ToWorker) => {
       minLevel = LEVELS.indexOf(m.logLevel);
       db = openDatabase(m.dataDir);
       dispatcher = new WebhookDispatcher(
-        { repo: new WebhookRepository(db), outbox: new Outbox(db), log, config },
+        { repo: new WebhookRepository(db), dataDir: m.dataDir, resultsWorker, outbox: new Outbox(db), log, config },
         m.options,
       );
       return;

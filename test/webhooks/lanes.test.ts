@@ -33,7 +33,7 @@ function setup(t: ExecutionContext) {
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher(
-    { repo, outbox, log: createLogger('error'), config },
+    { repo, dataDir: dir, outbox, log: createLogger('error'), config },
     { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 },
   );
   const events = new KernelEvents();
@@ -63,7 +63,7 @@ function setup(t: ExecutionContext) {
   const second = () => {
     const db2 = openDatabase(dir);
     const other = new WebhookDispatcher(
-      { repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config },
+      { repo: new WebhookRepository(db2), dataDir: dir, outbox: new Outbox(db2), log: createLogger('error'), config },
       { pollMs: 20, timeoutMs: 3000 },
     );
     t.teardown(async () => {
