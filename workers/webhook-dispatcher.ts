@@ -9,15 +9,16 @@ import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { redact, type Logger, type LogFields, type LogLevel } from '../src/log.ts';
 import { Outbox } from '../src/kernel/outbox.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import type { WorkerFiles } from '../src/webhooks/helper-thread.ts';
 import type { FromWorker, LiveConfig, ToWorker } from '../src/webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../src/webhook-store/webhook-repository.ts';
 
 const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
-/** The result thread's worker is the file beside this one, compiled or not (src/webhooks/result-thread.ts). */
+/** The dispatcher's helper threads run the files beside this one, compiled or not (src/webhooks/helper-thread.ts). */
 const entry = (workerData as { entry: string }).entry;
-const resultsWorker = path.join(path.dirname(entry), `webhook-results${path.extname(entry)}`);
+const workerFiles: WorkerFiles = (name) => path.join(path.dirname(entry), `${name}${path.extname(entry)}`);
 
 // Lines go to the server's logger, which writes them where it writes its own; those below its level
 // are dropped here, not sent over (a drain logs a debug line per delivery).
@@ -55,7 +56,7 @@ port.on('message', (m: ToWorker) => {
       minLevel = LEVELS.indexOf(m.logLevel);
       db = openDatabase(m.dataDir);
       dispatcher = new WebhookDispatcher(
-        { repo: new WebhookRepository(db), dataDir: m.dataDir, resultsWorker, outbox: new Outbox(db), log, config },
+        { repo: new WebhookRepository(db), dataDir: m.dataDir, workerFiles, outbox: new Outbox(db), log, config },
         m.options,
       );
       return;

@@ -19,20 +19,23 @@
  *
  * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
  * and what a shutdown hands back. Sending a lane is lane.ts; one attempt's HTTP side is attempt.ts
- * (and send.ts); writing the results is result-writer.ts (and result-thread.ts).
+ * (and send.ts); writing the results is result-writer.ts (and result-thread.ts); rendering bodies
+ * ahead of the sends is body-thread.ts.
  */
 import crypto from 'node:crypto';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
 import type { AttemptContext } from './attempt.ts';
+import { BodiesAhead } from './body-thread.ts';
 import { EventBodies } from './event-bodies.ts';
 import { type Lane, type LaneContext, runLane } from './lane.ts';
 import type { DeliveryResult, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
-import { ResultThread } from './result-thread.ts';
+import { resultThread, type ResultThread } from './result-thread.ts';
 import { ResultWriter } from './result-writer.ts';
 import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
+import { sourceWorkerFiles, type WorkerFiles } from './helper-thread.ts';
 
 export interface DispatcherOptions {
   /** Per invocation, until response headers arrive (docs/decisions.md §8: 30 s). */
@@ -72,8 +75,8 @@ export interface DispatcherDeps {
   repo: WebhookRepository;
   /** The database's directory: the result thread opens its own connection to it. */
   dataDir: string;
-  /** The result thread's worker file, when not the TypeScript one (see result-thread.ts). */
-  resultsWorker?: string;
+  /** The helper threads' worker files, when not the TypeScript ones (see helper-thread.ts). */
+  workerFiles?: WorkerFiles;
   outbox: Outbox;
   log: Logger;
   /** Read at send time. */
@@ -109,6 +112,7 @@ export class WebhookDispatcher {
   private readonly loop: Loop;
   private readonly writer: ResultWriter;
   private readonly results: ResultThread;
+  private readonly ahead: BodiesAhead;
   /** A pass is under way (it waits for the result writes before it claims). */
   private pumping = false;
   private idleWaiters: (() => void)[] = [];
@@ -130,7 +134,9 @@ export class WebhookDispatcher {
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
-    this.results = new ResultThread(deps.dataDir, deps.resultsWorker);
+    const workerFiles = deps.workerFiles ?? sourceWorkerFiles;
+    this.results = resultThread(workerFiles('webhook-results'), deps.dataDir);
+    this.ahead = new BodiesAhead(workerFiles('webhook-bodies'), deps.dataDir);
     this.writer = new ResultWriter({
       results: this.results,
       claimant: this.claimant,
@@ -143,6 +149,7 @@ export class WebhookDispatcher {
     this.lane = {
       repo: deps.repo,
       events: this.events,
+      ahead: this.ahead,
       agents: this.agents,
       send: this.send,
       config: deps.config,
@@ -177,6 +184,7 @@ export class WebhookDispatcher {
 
   start(): void {
     this.results.start();
+    this.ahead.start();
     this.loop.start();
   }
 
@@ -191,7 +199,7 @@ export class WebhookDispatcher {
     await loopStopped;
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
     await this.writer.write();
-    await this.results.close();
+    await Promise.all([this.results.close(), this.ahead.close()]);
     this.agents.destroy();
     await this.resolveIdle();
   }
@@ -278,7 +286,12 @@ export class WebhookDispatcher {
     for (const lane of lanes) {
       const webhookId = lane[0].webhookId;
       const abort = new AbortController();
-      const state: Lane = { deliveries: lane, next: 0, leaseEndsAt: Date.now() + leaseMs };
+      const state: Lane = {
+        deliveries: lane,
+        next: 0,
+        leaseEndsAt: Date.now() + leaseMs,
+        bodies: { ready: new Map(), askedUpTo: 0 },
+      };
       const promise = runLane(this.lane, state, abort.signal)
         .catch((err) => this.deps.log.error('webhook delivery crashed', { deliveryId: lane[0].id, err }))
         .finally(() => {

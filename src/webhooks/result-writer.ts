@@ -12,8 +12,8 @@
  * with the same id.
  */
 import type { Logger } from '../log.ts';
-import type { DeliveryResult, WebhookState } from '../webhook-store/webhook-repository.ts';
-import type { ResultThread } from './result-thread.ts';
+import type { DeliveryResult } from '../webhook-store/webhook-repository.ts';
+import type { RecordedStates, ResultThread } from './result-thread.ts';
 
 export const SUSPEND_AFTER_FAILURES = 3;
 
@@ -92,9 +92,9 @@ export class ResultWriter {
     const logs = this.logAfterWrite;
     this.results = [];
     this.logAfterWrite = [];
-    let states: (WebhookState | undefined)[];
+    let states: RecordedStates;
     try {
-      states = await this.deps.results.record({
+      states = await this.deps.results.call({
         results,
         claimant: this.deps.claimant,
         suspendAfter: SUSPEND_AFTER_FAILURES,
