@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../src/db/sqlite.ts';
 import { Outbox } from '../src/kernel/outbox.ts';
 import type { BodiesRequest, PreparedBodies } from '../src/webhooks/body-thread.ts';
+import { signBody } from '../src/webhooks/attempt.ts';
 import { EventBodies } from '../src/webhooks/event-bodies.ts';
 import { serveHelper } from '../src/webhooks/helper-thread.ts';
 
@@ -16,13 +17,14 @@ const events = new EventBodies(new Outbox(db));
 
 serveHelper<BodiesRequest, PreparedBodies>(
   parentPort,
-  ({ template, mediaUrl, items }) =>
+  ({ template, secret, mediaUrl, items }) =>
     items.map(([outboxId, initiatorName]) => {
       const row = events.row(outboxId);
       // Not sent (the sending thread releases it), or gone: the sending thread sees for itself.
       if (!row || row.event === 'reindex') return null;
       try {
-        return { event: row.event, postId: row.postId, body: events.body(row, initiatorName, template, mediaUrl) };
+        const body = events.body(row, initiatorName, template, mediaUrl);
+        return { event: row.event, postId: row.postId, body, signature: signBody(body, secret) };
       } catch {
         // A template error is reported by the sending thread, which renders it again.
         return null;

@@ -68,9 +68,8 @@ const failure = (error: string, responseStatus: number | null = null): Outcome =
 export async function attemptDelivery(
   ctx: AttemptContext,
   hook: DeliveryTarget,
-  event: PostEventKind,
-  /** The body, or why the template could not render it. */
-  body: string | Error,
+  /** The body (or why the template could not render it), and its signature when it was made ahead with the body. */
+  { event, body, signature }: { event: PostEventKind; body: string | Error; signature?: string },
   d: DeliveryRow,
   signal: AbortSignal,
 ): Promise<Outcome | typeof INTERRUPTED> {
@@ -93,7 +92,7 @@ export async function attemptDelivery(
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,
-        'X-Signature': signBody(body, hook.secret),
+        'X-Signature': signature ?? signBody(body, hook.secret),
         'X-Webhook-Event': event,
         'X-Webhook-Delivery': d.id,
       },

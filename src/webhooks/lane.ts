@@ -6,7 +6,13 @@ import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts'
 import type { BodiesAhead, LaneBodies } from './body-thread.ts';
 import type { EventBodies } from './event-bodies.ts';
 import type { ResultWriter } from './result-writer.ts';
-import type { AttemptRow, DeliveryRow, PostEventKind, WebhookRepository } from '../webhook-store/webhook-repository.ts';
+import type {
+  AttemptRow,
+  DeliveryRow,
+  DeliveryTarget,
+  PostEventKind,
+  WebhookRepository,
+} from '../webhook-store/webhook-repository.ts';
 
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
 const LEASE_MARGIN_MS = 5_000;
@@ -63,14 +69,14 @@ async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: Abo
     ctx.writer.release(d.seq);
     return false;
   }
-  const row = eventAndBody(ctx, lane, d, hook.template);
+  const row = eventAndBody(ctx, lane, d, hook);
   if (!row) {
     ctx.writer.release(d.seq);
     return false;
   }
 
   const started = Date.now();
-  const result = await attemptDelivery(ctx, hook, row.event, row.body, d, signal);
+  const result = await attemptDelivery(ctx, hook, row, d, signal);
   if (result === INTERRUPTED) {
     // Shutdown, not the receiver's fault: leave no trace, the delivery stays pending.
     ctx.writer.release(d.seq);
@@ -108,18 +114,19 @@ async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: Abo
 
 /**
  * The delivery's event, post and body, the body rendered with the template as it is now (an edited
- * template applies to queued events): made ahead with it on the other thread, or here. Undefined
- * when the event is not to be sent (gone, or not a post event).
+ * template applies to queued events): made ahead with it (and signed with the secret as it is now)
+ * on the other thread, or here. Undefined when the event is not to be sent (gone, or not a post event).
  */
 function eventAndBody(
   ctx: LaneContext,
   lane: Lane,
   d: DeliveryRow,
-  template: string | null,
-): { event: PostEventKind; postId: string; body: string | Error } | undefined {
+  hook: DeliveryTarget,
+): { event: PostEventKind; postId: string; body: string | Error; signature?: string } | undefined {
+  const { template } = hook;
   const mediaUrl = ctx.config.mediaUrl;
-  ctx.ahead.ahead(lane, template, mediaUrl);
-  const made = ctx.ahead.take(lane.bodies, d, template, mediaUrl);
+  ctx.ahead.ahead(lane, hook, mediaUrl);
+  const made = ctx.ahead.take(lane.bodies, d, hook, mediaUrl);
   if (made) return made;
   const row = ctx.events.row(d.outboxId);
   if (!row || row.event === 'reindex') return undefined;
