@@ -47,7 +47,7 @@ setInterval(() => {
 }, 500).unref();
 
 const done = (id: number) =>
-  post({ type: 'done', id, stats: { ...(dispatcher?.stats ?? { sent: 0, delivered: 0, failed: 0 }) } });
+  post({ type: 'done', id, stats: { ...(dispatcher?.stats ?? { sent: 0, delivered: 0, failed: 0, madeAhead: 0 }) } });
 
 port.on('message', (m: ToWorker) => {
   Object.assign(config, m.config);

@@ -117,7 +117,8 @@ export class WebhookDispatcher {
   private pumping = false;
   private idleWaiters: (() => void)[] = [];
   private readonly lane: LaneContext;
-  readonly stats = { sent: 0, delivered: 0, failed: 0 };
+  /** Attempts made, succeeded and failed; madeAhead: attempts whose body was made ahead (body-thread.ts). */
+  readonly stats = { sent: 0, delivered: 0, failed: 0, madeAhead: 0 };
 
   constructor(
     private readonly deps: DispatcherDeps,

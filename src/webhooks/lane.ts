@@ -32,7 +32,7 @@ export interface LaneContext extends AttemptContext {
   events: EventBodies;
   ahead: BodiesAhead;
   writer: ResultWriter;
-  stats: { sent: number; delivered: number; failed: number };
+  stats: { sent: number; delivered: number; failed: number; madeAhead: number };
 }
 
 /**
@@ -127,7 +127,10 @@ function eventAndBody(
   const mediaUrl = ctx.config.mediaUrl;
   ctx.ahead.ahead(lane, hook, mediaUrl);
   const made = ctx.ahead.take(lane.bodies, d, hook, mediaUrl);
-  if (made) return made;
+  if (made) {
+    ctx.stats.madeAhead++;
+    return made;
+  }
   const row = ctx.events.row(d.outboxId);
   if (!row || row.event === 'reindex') return undefined;
   let body: string | Error;

@@ -6,6 +6,7 @@
  * Real SQLite, real loopback receivers, the dispatcher driven directly.
  */
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -167,38 +168,59 @@ test('dispatchers sharing the webhooks (one per thread) split a backlog between 
   t.is(dispatcher.stats.sent, 2 * events);
   t.is(other.stats.sent, 2 * events);
 });
-test("a template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
+test("a secret or template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
-  const bodies: string[] = [];
-  let release: () => void = () => {};
-  const firstHeld = new Promise<void>((resolve) => (release = resolve));
+  const got: { body: string; signature: string }[] = [];
+  const held: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString());
-      // The first answer waits until the test has edited the template.
-      if (bodies.length === 1) void firstHeld.then(() => res.writeHead(204).end());
+      got.push({ body: Buffer.concat(chunks).toString(), signature: String(req.headers['x-signature']) });
+      // Once the thread that makes bodies ahead is under way (below), the first and third answers
+      // wait until the test has edited the webhook: the bodies after them are made ahead meanwhile,
+      // with what the webhook was.
+      if (warm && (got.length === 1 || got.length === 3)) held.push(() => res.writeHead(204).end());
       else res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, '{"v": 1, "n": {{json .Text}}}');
-  for (let i = 0; i < 5; i++) update(i);
-  dispatcher.start(); // all five are claimed together, before the edit
-  await eventually(() => bodies.length === 1);
+  // Lanes of three until one is sent with a body made ahead: that thread has started.
+  dispatcher.start();
+  let warm = false;
+  for (let i = 100; dispatcher.stats.madeAhead === 0; i += 3) {
+    for (let k = i; k < i + 3; k++) update(k);
+    await dispatcher.whenIdle();
+  }
+  got.length = 0;
+  warm = true;
+  for (let i = 0; i < 6; i++) update(i); // all six are claimed together, before the edits
+  await eventually(() => held.length === 1);
+  repo.update(hook.id, { secret: 'lane-secret-2' });
+  held.shift()!();
+  await eventually(() => held.length === 1);
   repo.update(hook.id, { template: '{"v": 2, "n": {{json .Text}}}' });
-  release();
-  await eventually(() => bodies.length === 5);
+  held.shift()!();
+  await eventually(() => got.length === 6);
   await dispatcher.whenIdle();
-  t.deepEqual(bodies, [
-    '{"v": 1, "n": "n0"}',
-    '{"v": 2, "n": "n1"}',
-    '{"v": 2, "n": "n2"}',
-    '{"v": 2, "n": "n3"}',
-    '{"v": 2, "n": "n4"}',
-  ]);
+  t.deepEqual(
+    got.map((g) => g.body),
+    [
+      '{"v": 1, "n": "n0"}',
+      '{"v": 1, "n": "n1"}',
+      '{"v": 1, "n": "n2"}',
+      '{"v": 2, "n": "n3"}',
+      '{"v": 2, "n": "n4"}',
+      '{"v": 2, "n": "n5"}',
+    ],
+  );
+  const sign = (body: string, secret: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
+  t.deepEqual(
+    got.map((g) => g.signature),
+    got.map((g, i) => sign(g.body, i === 0 ? 'lane-secret' : 'lane-secret-2')),
+  );
 });
 
 test('an edit from another connection and a deletion by the CLI (another process) apply to the next send of a claimed lane', async (t) => {
