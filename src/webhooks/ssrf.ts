@@ -270,8 +270,13 @@ export interface TargetAgents {
  * Keep-Alive timeout). Certificates are verified (tls.connect's default).
  */
 export function createTargetAgents(opts: { allowPrivate: () => boolean; resolver?: Resolver }): TargetAgents {
-  const filtered = new DeliveryConnections(buildConnector({ lookup: filteringLookup(opts.resolver) }), IDLE_SOCKET_MS);
-  const open = new DeliveryConnections(buildConnector({}), IDLE_SOCKET_MS);
+  // No connect time-out of undici's own (timeout 0): send.ts's time-out until headers counts from the call, connecting
+  // included, and is the one the attempt log names.
+  const filtered = new DeliveryConnections(
+    buildConnector({ lookup: filteringLookup(opts.resolver), timeout: 0 }),
+    IDLE_SOCKET_MS,
+  );
+  const open = new DeliveryConnections(buildConnector({ timeout: 0 }), IDLE_SOCKET_MS);
   return {
     forUrl: () => (opts.allowPrivate() ? open : filtered),
     destroy() {
