@@ -33,6 +33,7 @@ console.log(
     anchorClient: r.anchorClient,
     ours: each(r.oursRuns, (x) => x.perSecond),
     oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
+    oursEluPct: each(r.oursRuns, (x) => x.eventLoopUtilization * 100),
     ...Object.fromEntries(
       Object.entries(r.anchors ?? {}).flatMap(([c, a]) => [
         [`anchor ${c}`, each(a.runs, (x) => x.perSecond)],

@@ -85,8 +85,6 @@ export class DeliveryConnections {
       pipelining: 1,
     }) as Connection;
     made.on('disconnect', onDisconnect);
-    // A failed connect is reported to the request as well; this listener only keeps it from being unhandled.
-    made.on('connectionError', ignore);
     made.pool = this;
     this.all.add(made);
     if (this.closed) this.discard(made);
