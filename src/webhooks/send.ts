@@ -78,7 +78,11 @@ export class DeliveryConnections {
     }
     const made = new Client(origin, {
       connect: this.connect,
+      // Idle for at most idleMs, sooner when the receiver announces a shorter Keep-Alive timeout (then a second
+      // before it, as node:http's Agent does).
       keepAliveTimeout: this.idleMs,
+      keepAliveMaxTimeout: this.idleMs,
+      keepAliveTimeoutThreshold: 1000,
       // Our own timers: until headers from the call on (connecting included), and the bounded drain.
       headersTimeout: 0,
       bodyTimeout: 0,
