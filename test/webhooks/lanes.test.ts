@@ -2,14 +2,19 @@
  * The dispatcher's throughput machinery (issue 16) keeps docs/decisions.md §8's guarantees: deliveries
  * claimed in lanes still go out in order and read the webhook as it is at send time; results
  * written in batches are all on record; kept-alive connections neither cost failed attempts when
- * a receiver drops them nor outlive the address policy they were opened under.
+ * a receiver drops them nor outlive the address policy they were opened under; a stop ends the
+ * requests under way at once; https receivers are reached only with a certificate that verifies.
  * Real SQLite, real loopback receivers, the dispatcher driven directly.
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
@@ -342,4 +347,51 @@ test('a connection kept alive while private targets were allowed is not reused o
   t.regex(attempt.error ?? '', /^refused: .*loopback/);
   t.is(receiver.received.length, 1, 'nothing more reached the loopback receiver');
   t.is(receiver.connections, 1);
+});
+
+test('stopping ends a request under way at once and hands its delivery back unsent', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const receiver = await startReceiver('hang');
+  t.teardown(() => receiver.close());
+  const hook = addHook(receiver.url);
+  update(0);
+  dispatcher.start();
+  await receiver.waitFor(1);
+  const started = Date.now();
+  await dispatcher.stop();
+  // The dispatcher's time-out is 3 s: stop() did not wait for it.
+  t.true(Date.now() - started < 1500, `stop took ${Date.now() - started} ms`);
+  t.is(dispatcher.stats.failed, 0);
+  t.deepEqual(repo.deliveryCounts(hook.id), { pending: 1 });
+  t.deepEqual(repo.latestAttempts(hook.id), []);
+});
+
+test('an https receiver is reached only with a certificate that verifies', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-tls-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A self-signed certificate for 127.0.0.1, made by openssl now: nothing this process trusts signed it.
+  await promisify(execFile)('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+    ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`],
+  ]);
+  let requests = 0;
+  const server = https.createServer(
+    { key: fs.readFileSync(`${dir}/key.pem`), cert: fs.readFileSync(`${dir}/cert.pem`) },
+    (req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(200).end();
+    },
+  );
+  server.on('tlsClientError', () => {}); // the dispatcher hangs up on our certificate
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+  update(0);
+  dispatcher.start();
+  const attempt = (await eventually(() => repo.latestAttempts(hook.id)[0]))!;
+  t.is(attempt.outcome, 'failure');
+  t.regex(attempt.error ?? '', /self-signed certificate/);
+  t.is(requests, 0);
 });
