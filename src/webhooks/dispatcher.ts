@@ -73,7 +73,7 @@ export interface DispatcherOptions {
 
 export interface DispatcherDeps {
   repo: WebhookRepository;
-  /** The database's directory: the result thread opens its own connection to it. */
+  /** The database's directory: each helper thread opens its own connection to it. */
   dataDir: string;
   /** The helper threads' worker files, when not the TypeScript ones (see helper-thread.ts). */
   workerFiles?: WorkerFiles;
