@@ -27,6 +27,7 @@ export const COMMANDS: Record<string, string> = {
   'robust-lookup': 'the robust lookup against a scan of every descriptor (POSTS QUERIES)',
   'webhook-client-profile': 'where the dispatcher spends its CPU with each HTTP client',
   'webhook-drain-once': 'one webhook drain as one JSON line, for comparing runtimes or commits',
+  'webhook-send-loop': 'CPU per webhook POST for each HTTP client, without a dispatcher',
   // Loads.
   'load/corpus': 'builds (or resumes) a kept corpus: --dir DIR --posts N',
   'load/page-views': 'the page-view load: simulated people browsing the gallery',

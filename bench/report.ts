@@ -74,7 +74,9 @@ export function rowsFor(results: RunResults): Row[] {
       figure: `Webhook backlog drain (${d.deliveries.toLocaleString('en-US')} deliveries, ${d.receivers} loopback receivers)${alone ? ' ²' : ''}`,
       corpus: '—',
       ours: `${rep(d.ours, 'deliveries/s')}${d.correct ? '' : '; **not all delivered once, in order, signed**'}`,
-      anchors: `plain signed-POST loop (keep-alive, 1 in flight per receiver): ${rep(d.anchor, 'deliveries/s')}`,
+      anchors: d.anchors
+        ? `plain signed-POST loop (keep-alive, 1 in flight per receiver), the faster of node:http ${rep(d.anchors['node:http'].drains, 'deliveries/s')} and undici ${rep(d.anchors.undici.drains, 'deliveries/s')}`
+        : `plain signed-POST loop (keep-alive, 1 in flight per receiver): ${rep(d.anchor, 'deliveries/s')}`,
       ratio: pct(d.ratio),
       goal: drainGoal,
       verdict: d.correct && d.ours.median >= 2000 && d.ratio >= 0.5 ? 'met' : 'missed',
@@ -83,7 +85,7 @@ export function rowsFor(results: RunResults): Row[] {
       const cpu = (runs: { cpuMsPerDelivery: number }[]) => median(runs.map((r) => r.cpuMsPerDelivery));
       rows.push({
         key: `webhook-client-${d.compared.label}`,
-        figure: `Webhook drain: the dispatcher's http.request client (ours) against ${d.compared.label}, same dispatcher${alone ? ' ²' : ''}`,
+        figure: `Webhook drain: the dispatcher's ${d.anchors ? 'undici' : 'http.request'} client (ours) against ${d.compared.label}, same dispatcher${alone ? ' ²' : ''}`,
         corpus: '—',
         ours: `${rep(d.ours, 'deliveries/s')}; ${(cpu(d.oursRuns) * 1000).toFixed(0)} µs sender CPU per delivery`,
         anchors: `${d.compared.label}, alternating: ${rep(d.compared.drains, 'deliveries/s')}; ${(cpu(d.compared.runs) * 1000).toFixed(0)} µs per delivery`,

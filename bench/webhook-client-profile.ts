@@ -1,11 +1,11 @@
 /**
  * Where the dispatcher's CPU goes with each HTTP client: the webhook drain (webhook-drain.ts) with
- * the http.request client (ours) and node-fetch alternating, a V8 CPU profile taken of each
+ * the undici client (ours, src/webhooks/send.ts) and node-fetch alternating, a V8 CPU profile taken of each
  * counted drain alone (the dispatcher runs on the bench's main thread; the anchors, warm-ups and
  * setup are not profiled). Prints, per client, the CPU per delivery and the top self-time frames
  * and groups; writes the .cpuprofile files (open them in Chrome's DevTools) to --out.
  *
- * With --ours-only, only the http.request client is drained (no node-fetch drains): to compare
+ * With --ours-only, only our client is drained (no node-fetch drains): to compare
  * one client across runtimes, run it under each (`npx tsx` for the pinned Node, `/usr/bin/node
  * --import tsx` for the system's) and compare the printed groups.
  *
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     const line = ([k, ms]: [string, number]) =>
       `  ${((ms / t.total) * 100).toFixed(1).padStart(5)} %  ${((ms * 1000) / n).toFixed(1).padStart(6)} µs/delivery  ${k}`;
     console.log(
-      `\n## ${label === 'ours' ? 'http.request (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`,
+      `\n## ${label === 'ours' ? 'undici (ours)' : label}: ${rate.toFixed(0)} deliveries/s, ${(cpu * 1000).toFixed(0)} µs CPU per delivery (mean of ${runs.length} drains, profiled)`,
     );
     console.log(
       `profiled ${(t.total / 1000).toFixed(2)} s over ${n} deliveries (${((t.total * 1000) / n).toFixed(0)} µs wall per delivery)\ngroups:`,
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     for (const f of t.frames) console.log(line(f));
   }
   console.log(
-    `\n${process.version}; anchor (plain loop, not profiled) ${result.anchorRuns.map((r) => Math.round(r.perSecond)).join(', ')} deliveries/s`,
+    `\n${process.version}; anchor (the faster plain loop, ${result.anchorClient}, not profiled) ${result.anchorRuns.map((r) => Math.round(r.perSecond)).join(', ')} deliveries/s`,
   );
   console.log(`profiles in ${out}; every drain correct: ${result.correct}`);
   session.disconnect();

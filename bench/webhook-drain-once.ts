@@ -1,5 +1,6 @@
 /**
- * One webhook drain (webhook-drain.ts: ours between anchors, checked at the receivers) printed as
+ * One webhook drain (webhook-drain.ts: ours between both plain loops, node:http and undici, the
+ * ratio against the faster; checked at the receivers) printed as
  * one JSON line, without rewriting RESULTS.md or results.json: for comparing runtimes or commits
  * by alternating runs of it from each tree (issue 28, bench/notes/node24.md), e.g.
  *
@@ -29,10 +30,17 @@ console.log(
     oursMedian: Math.round(r.ours.median),
     anchorMedian: Math.round(r.anchor.median),
     ratio: +r.ratio.toFixed(3),
+    anchorClient: r.anchorClient,
     ours: each(r.oursRuns, (x) => x.perSecond),
-    anchor: each(r.anchorRuns, (x) => x.perSecond),
     oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
-    anchorCpuUs: each(r.anchorRuns, (x) => x.cpuMsPerDelivery * 1000),
+    oursMainThreadCpuUs: each(r.oursRuns, (x) => x.mainThreadCpuMsPerDelivery * 1000),
+    oursEluPct: each(r.oursRuns, (x) => x.eventLoopUtilization * 100),
+    ...Object.fromEntries(
+      Object.entries(r.anchors ?? {}).flatMap(([c, a]) => [
+        [`anchor ${c}`, each(a.runs, (x) => x.perSecond)],
+        [`anchor ${c} cpuUs`, each(a.runs, (x) => x.cpuMsPerDelivery * 1000)],
+      ]),
+    ),
     recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),
     correct: r.correct,
   }),

@@ -10,12 +10,18 @@
  *   has it.
  * - The anchor: the same bodies (rendered from the same events with the same templates before
  *   the clock starts), HMAC-SHA256 signed per request, POSTed with the same headers over a
- *   keep-alive agent, one request in flight per receiver: the concurrency the dispatcher allows
- *   (one webhook's events go out one at a time, in order).
+ *   kept-alive connection, one request in flight per receiver: the concurrency the dispatcher allows
+ *   (one webhook's events go out one at a time, in order). Two plain loops, one per HTTP client:
+ *   node:http (`http.request` with a keep-alive Agent) and undici (a `Client` per receiver and
+ *   `dispatch` with a handler object, the cheapest way undici sends), and **the ratio is against
+ *   the faster of the two**. The rule: the plain loop always includes the client the product sends
+ *   with (src/webhooks/send.ts, undici since issue 50) and the one it used before, so the figure
+ *   can never improve only because the reference stayed on a slower client; a client the product
+ *   moves to joins the anchors rather than replacing them.
  * - The receivers run in a child process (bench/lib/drain-receivers.ts) and check every
- *   signature and the order of events per receiver, for both.
- * After an uncounted warm-up of both, the order is anchor, ours, anchor, ours, ..., anchor, so
- * drift in the box's load hits both.
+ *   signature and the order of events per receiver, for all of them.
+ * After an uncounted warm-up of each, the order is both anchors, ours, both anchors, ours, ...,
+ * both anchors (the two anchors in alternating order), so drift in the box's load hits all three.
  * Needs no Elasticsearch: the dispatcher reads only SQLite.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -24,6 +30,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Client, type Dispatcher } from 'undici';
 import { UserRepository } from '../src/accounts/user-repository.ts';
 import { openDatabase } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
@@ -40,7 +47,7 @@ import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
-import { cpuWindow } from './lib/cpu.ts';
+import { cpuSeconds, cpuWindow } from './lib/cpu.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
 
@@ -73,12 +80,21 @@ export interface DrainRun {
   perSecond: number;
   /** CPU milliseconds of this (the sending) process per delivery */
   cpuMsPerDelivery: number;
+  /**
+   * CPU milliseconds of this process's main thread per delivery: the dispatcher's own thread when it
+   * runs on it (the default), without the threads it hands work to
+   */
+  mainThreadCpuMsPerDelivery: number;
   /** share of the wall time this process's main event loop was busy (the dispatcher's, when it runs on it) */
   eventLoopUtilization: number;
   /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
   receiverCpuMsPerDelivery: number;
   check: ReceiversReport;
 }
+
+/** The plain loop's HTTP clients (see the header: the ratio is against the faster). */
+export type AnchorClient = 'node:http' | 'undici';
+export const ANCHOR_CLIENTS: AnchorClient[] = ['node:http', 'undici'];
 
 export interface WebhookDrainResult {
   deliveries: number;
@@ -89,11 +105,17 @@ export interface WebhookDrainResult {
   dispatcherThreads: number;
   meanBodyBytes: number;
   ours: Repeated;
+  /** the faster plain loop's rate (anchorClient's) */
   anchor: Repeated;
-  /** ours (median) ÷ anchor (median) */
+  /** which plain loop was the faster (by median); absent in results from before issue 50's undici anchor */
+  anchorClient?: AnchorClient;
+  /** ours (median) ÷ anchor (median): against the faster plain loop */
   ratio: number;
   oursRuns: DrainRun[];
+  /** the faster plain loop's runs */
   anchorRuns: DrainRun[];
+  /** each plain loop, measured alternately in the same run */
+  anchors?: Record<AnchorClient, { drains: Repeated; runs: DrainRun[] }>;
   /** the dispatcher with the `compare` client, when one was given; ratio: ours (median) ÷ its drains (median) */
   compared?: { label: string; drains: Repeated; runs: DrainRun[]; ratio: number };
   /** every run delivered every event once, in order, correctly signed */
@@ -110,6 +132,30 @@ const CUSTOM_TEMPLATE =
   '"tags": [{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{json $t}}{{end}}], "url": {{json .ImageURL}}' +
   '{{with .Initiator}}, "by": {{json .Username}}{{end}}{{if .Changes}}, "changes": {{json .Changes}}{{end}}}';
 const MEDIA_URL = 'http://127.0.0.1:9/media';
+
+/** undici's plain loop: the status at the headers, the (empty) body read to its end, then the next POST. */
+class PlainHandler implements Dispatcher.DispatchHandlers {
+  status = 0;
+  constructor(
+    private readonly resolve: () => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+  onConnect(): void {}
+  onHeaders(status: number): boolean {
+    this.status = status;
+    return true;
+  }
+  onData(): boolean {
+    return true;
+  }
+  onComplete(): void {
+    if (this.status === 204) this.resolve();
+    else this.reject(new Error(`anchor: HTTP ${this.status}`));
+  }
+  onError(err: Error): void {
+    this.reject(err);
+  }
+}
 
 interface Receivers {
   ports: number[];
@@ -192,14 +238,17 @@ async function measure(
   const elu0 = performance.eventLoopUtilization();
   // `self` is this process: the dispatcher (or the plain loop) under test.
   const closeWindow = cpuWindow({ receivers: receivers.pid });
+  const main0 = cpuSeconds(process.pid, process.pid);
   await Promise.all([send(), receivers.done()]);
   const cpu = closeWindow();
+  const main = cpuSeconds(process.pid, process.pid) - main0;
   const elu = performance.eventLoopUtilization(elu0);
   await unwatch?.();
   return {
     seconds: cpu.wallS,
     perSecond: n / cpu.wallS,
     cpuMsPerDelivery: (cpu.self * 1000) / n,
+    mainThreadCpuMsPerDelivery: (main * 1000) / n,
     eventLoopUtilization: elu.utilization,
     receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n,
     check: await receivers.report(),
@@ -218,10 +267,15 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   const receivers = await startReceivers(secrets);
   const db = openDatabase(dataDir);
   const agent = new http.Agent({ keepAlive: true });
+  // undici's plain loop: one kept-alive connection (a Client) per receiver.
+  const undiciClients = receivers.ports.map(
+    (port) => new Client(`http://127.0.0.1:${port}`, { keepAliveTimeout: 60_000 }),
+  );
   const threads = opts.threads ?? 1;
   // A compared client or a profile needs the dispatcher in this process, on this thread.
   const threaded = opts.threads !== undefined && !opts.compare && !opts.onDrain;
   let stopThread = async () => {};
+  const dispatchers = new Map<PostWebhook | undefined, WebhookDispatcher>();
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
     const posts = postRepositoryOn(db, new UserRepository(db)).list(0, perHook);
@@ -253,71 +307,104 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     );
     const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
 
-    const anchorOnce = (count = perHook) =>
+    const headersFor = (h: WebhookRow, body: string) => ({
+      'Content-Type': 'application/json',
+      'User-Agent': 'imgpost-webhooks/1',
+      'X-Signature': signBody(body, h.secret),
+      'X-Webhook-Event': 'update',
+      'X-Webhook-Delivery': crypto.randomUUID(),
+    });
+    const postHttp = (url: URL, h: WebhookRow, body: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent,
+            headers: {
+              'Content-Type': 'application/json',
+              'Content-Length': Buffer.byteLength(body),
+              'User-Agent': 'imgpost-webhooks/1',
+              'X-Signature': signBody(body, h.secret),
+              'X-Webhook-Event': 'update',
+              'X-Webhook-Delivery': crypto.randomUUID(),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              res.statusCode === 204 ? resolve() : reject(new Error(`anchor: HTTP ${res.statusCode}`)),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const postUndici = (client: Client, url: URL, h: WebhookRow, body: string) =>
+      new Promise<void>((resolve, reject) => {
+        client.dispatch(
+          { path: url.pathname, method: 'POST', headers: headersFor(h, body), body },
+          new PlainHandler(resolve, reject),
+        );
+      });
+    const anchorOnce = (client: AnchorClient, count = perHook) =>
       measure(receivers, count * hooks.length, async () => {
         await Promise.all(
           hooks.map(async (h, i) => {
             const url = new URL(h.url);
             for (const body of bodies[i].slice(0, count)) {
-              await new Promise<void>((resolve, reject) => {
-                const req = http.request(
-                  {
-                    host: url.hostname,
-                    port: url.port,
-                    path: url.pathname,
-                    method: 'POST',
-                    agent,
-                    headers: {
-                      'Content-Type': 'application/json',
-                      'Content-Length': Buffer.byteLength(body),
-                      'User-Agent': 'imgpost-webhooks/1',
-                      'X-Signature': signBody(body, h.secret),
-                      'X-Webhook-Event': 'update',
-                      'X-Webhook-Delivery': crypto.randomUUID(),
-                    },
-                  },
-                  (res) => {
-                    res.resume();
-                    res.on('end', () =>
-                      res.statusCode === 204 ? resolve() : reject(new Error(`anchor: HTTP ${res.statusCode}`)),
-                    );
-                  },
-                );
-                req.on('error', reject);
-                req.end(body);
-              });
+              if (client === 'undici') await postUndici(undiciClients[i], url, h, body);
+              else await postHttp(url, h, body);
             }
           }),
         );
       });
 
+    /**
+     * One dispatcher per client on this thread, started by the warm-up's drain and kept across the
+     * drains as the server keeps its own (its helper threads' start-up is not a drain's cost); kicked,
+     * not polled, so none of a backlog is sent while it is being queued.
+     */
+    const dispatcherFor = (send?: PostWebhook) => {
+      let dispatcher = dispatchers.get(send);
+      if (!dispatcher) {
+        dispatcher = new WebhookDispatcher(
+          {
+            repo,
+            dataDir,
+            outbox,
+            log: createLogger('warn'),
+            config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL },
+          },
+          { send, pollMs: 3_600_000 },
+        );
+        dispatchers.set(send, dispatcher);
+      }
+      return dispatcher;
+    };
     const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
       if (threaded && !send) return threadOnce(count);
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
-      const dispatcher = new WebhookDispatcher(
-        { repo, outbox, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } },
-        { send },
+      const dispatcher = dispatcherFor(send);
+      const { delivered, failed } = dispatcher.stats;
+      const result = await measure(
+        receivers,
+        count * hooks.length,
+        async () => {
+          dispatcher.start();
+          dispatcher.kick();
+          // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
+          while (dispatcher.stats.delivered - delivered < count * hooks.length) {
+            if (dispatcher.stats.failed > failed)
+              throw new Error(`the dispatcher recorded ${dispatcher.stats.failed - failed} failed attempts`);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          await dispatcher.whenIdle(); // every result written
+        },
+        label && opts.onDrain ? () => opts.onDrain!(label) : undefined,
       );
-      let result: Awaited<ReturnType<typeof measure>>;
-      try {
-        result = await measure(
-          receivers,
-          count * hooks.length,
-          async () => {
-            dispatcher.start();
-            // Drained when nothing is pending any more; the dispatcher's own counter is read without a query.
-            while (dispatcher.stats.delivered < count * hooks.length) {
-              if (dispatcher.stats.failed > 0)
-                throw new Error(`the dispatcher recorded ${dispatcher.stats.failed} failed attempts`);
-              await new Promise((r) => setTimeout(r, 5));
-            }
-            await dispatcher.whenIdle(); // every result written
-          },
-          label && opts.onDrain ? () => opts.onDrain!(label) : undefined,
-        );
-      } finally {
-        await dispatcher.stop();
-      }
       const left = db
         .prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
         .pluck()
@@ -363,11 +450,18 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
 
     // Warm-up, not counted: JIT compilation, first connections, SQLite's page cache.
     const warm = Math.min(perHook, 1000);
-    await anchorOnce(warm);
+    for (const c of ANCHOR_CLIENTS) await anchorOnce(c, warm);
     await oursOnce(warm);
     if (opts.compare) await oursOnce(warm, opts.compare.send);
 
-    const anchorRuns: DrainRun[] = [];
+    const anchorRunsBy: Record<AnchorClient, DrainRun[]> = { 'node:http': [], undici: [] };
+    /** Both plain loops, in alternating order (r: the round). */
+    const anchorsOnce = async (r: number) => {
+      for (const c of r % 2 === 0 ? ANCHOR_CLIENTS : [...ANCHOR_CLIENTS].reverse()) {
+        anchorRunsBy[c].push(await anchorOnce(c));
+        log(`webhook drain: anchor (${c}) ${Math.round(anchorRunsBy[c].at(-1)!.perSecond)} deliveries/s`);
+      }
+    };
     const oursRuns: DrainRun[] = [];
     const comparedRuns: DrainRun[] = [];
     const drainOurs = async () => {
@@ -383,19 +477,26 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       );
     };
     for (let r = 0; r < opts.reps; r++) {
-      anchorRuns.push(await anchorOnce());
-      log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s; ours, ${total} deliveries`);
+      await anchorsOnce(r);
+      log(`webhook drain: ours, ${total} deliveries`);
       if (opts.compare && r % 2 === 1) await drainCompared(opts.compare);
       await drainOurs();
       if (opts.compare && r % 2 === 0) await drainCompared(opts.compare);
     }
-    anchorRuns.push(await anchorOnce());
-    log(`webhook drain: anchor ${Math.round(anchorRuns.at(-1)!.perSecond)} deliveries/s`);
+    await anchorsOnce(opts.reps);
 
     const ours = repeated(oursRuns.map((r) => r.perSecond));
-    const anchor = repeated(anchorRuns.map((r) => r.perSecond));
+    const anchors = Object.fromEntries(
+      ANCHOR_CLIENTS.map((c) => [
+        c,
+        { drains: repeated(anchorRunsBy[c].map((r) => r.perSecond)), runs: anchorRunsBy[c] },
+      ]),
+    ) as NonNullable<WebhookDrainResult['anchors']>;
+    const anchorClient = ANCHOR_CLIENTS.reduce((a, b) => (anchors[b].drains.median > anchors[a].drains.median ? b : a));
+    const anchor = anchors[anchorClient].drains;
+    const anchorRuns = anchors[anchorClient].runs;
     const compared = opts.compare && comparedRuns.length ? repeated(comparedRuns.map((r) => r.perSecond)) : undefined;
-    const correct = [...oursRuns, ...comparedRuns, ...anchorRuns].every(
+    const correct = [...oursRuns, ...comparedRuns, ...anchorRunsBy['node:http'], ...anchorRunsBy.undici].every(
       (r) =>
         r.check.received === total &&
         r.check.badSignatures === 0 &&
@@ -410,9 +511,11 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       meanBodyBytes,
       ours,
       anchor,
+      anchorClient,
       ratio: ours.median / anchor.median,
       oursRuns,
       anchorRuns,
+      anchors,
       compared: compared && {
         label: opts.compare!.label,
         drains: compared,
@@ -423,8 +526,10 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       measuredAt: new Date().toISOString(),
     };
   } finally {
+    for (const dispatcher of dispatchers.values()) await dispatcher.stop();
     await stopThread();
     agent.destroy();
+    await Promise.all(undiciClients.map((c) => c.destroy()));
     receivers.stop();
     db.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * The compiled JavaScript the server and the CLI run as (docs/operations/runtime.md): esbuild bundles of
- * src/main.ts (server.js), src/cli/main.ts (cli.js) and the two worker threads (workers/*.js), npm
+ * src/main.ts (server.js), src/cli/main.ts (cli.js) and the worker threads (workers/*.js), npm
  * packages left as imports. Measured against tsx at run time, the CLI starts with less than half the
  * CPU and the server holds less memory (bench/notes/code-figures.md).
  *
@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-const WORKERS = ['hash-worker', 'webhook-dispatcher'];
+const WORKERS = ['hash-worker', 'webhook-dispatcher', 'webhook-results', 'webhook-bodies'];
 const KEEP_BUILDS = 3;
 
 /**

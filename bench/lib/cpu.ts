@@ -7,10 +7,11 @@ import fs from 'node:fs';
  */
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux this runs on
 
-export function cpuSeconds(pid: number): number {
+/** A process's CPU seconds so far, or one of its threads' (`tid`; the main thread's is the pid). */
+export function cpuSeconds(pid: number, tid?: number): number {
   try {
     // Fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {

@@ -1,12 +1,17 @@
 /**
  * The webhook POST on node-fetch 3 (the client the design card names), with the guarantees of
- * src/webhooks/send.ts: the same address-checking keep-alive agents (node-fetch hands the agent
- * to http.request), a time-out until headers, a bounded drain of the response, one retry on a
- * reset. Delivery uses http.request, since this costs about twice the CPU per delivery (issue 28,
- * bench/notes/image-search.md); the drain bench runs it beside ours in the same run (`--drain-node-fetch`) so
- * the difference stays measured, e.g. on a newer Node.js or node-fetch.
+ * src/webhooks/send.ts: keep-alive node:http agents that connect only to checked addresses (the
+ * same filteringLookup; node-fetch hands the agent to http.request), a time-out until headers, a
+ * bounded drain of the response, one retry on a reset. Delivery does not use it, since this costs
+ * about twice the CPU per delivery of node:http's own request (issue 28,
+ * bench/notes/image-search.md), itself about twice undici's (bench/notes/webhook-drain.md); the drain
+ * bench runs it beside ours in the same run (`--drain-node-fetch`) so the difference stays measured,
+ * e.g. on a newer Node.js or node-fetch.
  */
+import http from 'node:http';
+import https from 'node:https';
 import fetch, { FetchError } from 'node-fetch';
+import { filteringLookup } from '../../src/webhooks/ssrf.ts';
 import {
   MAX_DRAIN_BYTES,
   MAX_DRAIN_MS,
@@ -62,6 +67,10 @@ function drain(body: NodeJS.ReadableStream & { destroy(): void }, empty: boolean
  * CPU (the cheap fixes tried in issue 28). A controller is replaced once it fired, and once a response was cut off
  * (node-fetch leaves its abort listener on the signal when a response does not end).
  */
+/** The bench sends to 127.0.0.1, which never reaches `lookup`; names would be checked as delivery checks them. */
+const pool = { keepAlive: true, timeout: 4_000, scheduling: 'lifo', lookup: filteringLookup() } as const;
+const agents = { http: new http.Agent(pool as http.AgentOptions), https: new https.Agent(pool as https.AgentOptions) };
+
 const controllers = new WeakMap<AbortSignal, AbortController>();
 
 function controllerFor(shutdown: AbortSignal): AbortController {
@@ -86,7 +95,7 @@ async function once(url: URL, o: SendOptions): Promise<number> {
     // compress: false sends no Accept-Encoding (the body is thrown away); redirects are reported, not followed.
     const res = await fetch(url, {
       method: 'POST',
-      agent: o.agent,
+      agent: url.protocol === 'https:' ? agents.https : agents.http,
       headers: o.headers,
       body: o.body,
       signal: controller.signal,

@@ -138,7 +138,8 @@ export const SETTINGS = {
     default: '1',
     doc:
       'threads sending webhook deliveries; several share the webhooks with deliveries due between them (each ' +
-      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare",
+      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare. Each " +
+      'has two helper threads while it sends (result writes, bodies rendered ahead)',
   }),
   rateLimit: {
     writesPerMinute: server({

@@ -1,13 +1,11 @@
 /**
- * One attempt at a delivery: the event's body rendered with the webhook's template as it is now,
+ * One attempt at a delivery: its body (rendered by the lane with the webhook's template as it is now),
  * the target URL checked against the address policy, a signed POST (send.ts), and the outcome as
  * the owner will read it in the attempt log. It never throws: every way of failing is an outcome,
  * except a shutdown, which is INTERRUPTED (not the receiver's fault, so nothing is recorded).
  */
 import crypto from 'node:crypto';
-import type { OutboxRow } from '../kernel/outbox.ts';
-import type { EventBodies } from './event-bodies.ts';
-import type { DeliveryRow, DeliveryTarget } from '../webhook-store/webhook-repository.ts';
+import type { DeliveryRow, DeliveryTarget, PostEventKind } from '../webhook-store/webhook-repository.ts';
 import { SendTimeoutError, type PostWebhook } from './send.ts';
 import { checkUrlShape, type TargetAgents } from './ssrf.ts';
 
@@ -52,7 +50,6 @@ export interface Outcome {
 export const INTERRUPTED = Symbol('interrupted');
 
 export interface AttemptContext {
-  events: EventBodies;
   agents: TargetAgents;
   /** The HTTP client (send.ts's http.request POST unless the dispatcher was given another). */
   send: PostWebhook;
@@ -71,17 +68,12 @@ const failure = (error: string, responseStatus: number | null = null): Outcome =
 export async function attemptDelivery(
   ctx: AttemptContext,
   hook: DeliveryTarget,
-  row: OutboxRow,
+  /** The body (or why the template could not render it), and its signature when it was made ahead with the body. */
+  { event, body, signature }: { event: PostEventKind; body: string | Error; signature?: string },
   d: DeliveryRow,
   signal: AbortSignal,
 ): Promise<Outcome | typeof INTERRUPTED> {
-  let body: string;
-  try {
-    // Rendered now, with the template as it is now: an edited template applies to queued events.
-    body = ctx.events.body(row, d.initiatorName, hook.template, ctx.config.mediaUrl);
-  } catch (err) {
-    return failure(`template: ${(err as Error).message.replace(/^template: /, '')}`);
-  }
+  if (body instanceof Error) return failure(`template: ${body.message.replace(/^template: /, '')}`);
   let url: URL;
   try {
     // IP literals never reach the agent's lookup, so the policy is applied to them here.
@@ -100,8 +92,8 @@ export async function attemptDelivery(
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,
-        'X-Signature': signBody(body, hook.secret),
-        'X-Webhook-Event': row.event,
+        'X-Signature': signature ?? signBody(body, hook.secret),
+        'X-Webhook-Event': event,
         'X-Webhook-Delivery': d.id,
       },
     });

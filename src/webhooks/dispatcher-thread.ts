@@ -73,7 +73,7 @@ export type FromWorker =
 
 export class DispatcherThread implements Dispatcher {
   /** The threads' counters, summed. */
-  readonly stats: Stats = { sent: 0, delivered: 0, failed: 0 };
+  readonly stats: Stats = { sent: 0, delivered: 0, failed: 0, madeAhead: 0 };
   /** The running workers by slot (0 … threads - 1), and each one's counters. */
   private readonly workers = new Map<number, Worker>();
   private readonly workerStats = new Map<number, Stats>();
@@ -168,11 +168,12 @@ export class DispatcherThread implements Dispatcher {
     if (m.type === 'log') this.deps.log[m.level](m.msg, m.fields);
     else {
       this.workerStats.set(slot, m.stats);
-      const sum: Stats = { sent: 0, delivered: 0, failed: 0 };
+      const sum: Stats = { sent: 0, delivered: 0, failed: 0, madeAhead: 0 };
       for (const s of this.workerStats.values()) {
         sum.sent += s.sent;
         sum.delivered += s.delivered;
         sum.failed += s.failed;
+        sum.madeAhead += s.madeAhead;
       }
       Object.assign(this.stats, sum);
       if (m.type === 'done') {

@@ -6,8 +6,8 @@
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
  *   (a "lane") and sent back to back over a kept-alive connection; results are written in
- *   batches, a few milliseconds behind the sends. Webhooks are independent: each lane runs on
- *   its own, so a slow receiver delays no other.
+ *   batches, a few milliseconds behind the sends, on a thread of their own. Webhooks are
+ *   independent: each lane runs on its own, so a slow receiver delays no other.
  * - A failure (3xx, 4xx, 5xx, time-out, network error, refused address, template error) is retried
  *   with backoff; every attempt counts toward the webhook's consecutive failures, and the third
  *   suspends it: that delivery ends `failed`, everything else queued for it is `dropped`, and no
@@ -19,19 +19,23 @@
  *
  * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
  * and what a shutdown hands back. Sending a lane is lane.ts; one attempt's HTTP side is attempt.ts
- * (and send.ts); writing the results is result-writer.ts.
+ * (and send.ts); writing the results is result-writer.ts (and result-thread.ts); rendering bodies
+ * ahead of the sends is body-thread.ts.
  */
 import crypto from 'node:crypto';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
 import type { AttemptContext } from './attempt.ts';
+import { BodiesAhead } from './body-thread.ts';
 import { EventBodies } from './event-bodies.ts';
 import { type Lane, type LaneContext, runLane } from './lane.ts';
 import type { DeliveryResult, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
+import { resultThread, type ResultThread } from './result-thread.ts';
 import { ResultWriter } from './result-writer.ts';
 import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
+import { sourceWorkerFiles, type WorkerFiles } from './helper-thread.ts';
 
 export interface DispatcherOptions {
   /** Per invocation, until response headers arrive (docs/decisions.md §8: 30 s). */
@@ -69,6 +73,10 @@ export interface DispatcherOptions {
 
 export interface DispatcherDeps {
   repo: WebhookRepository;
+  /** The database's directory: each helper thread opens its own connection to it. */
+  dataDir: string;
+  /** The helper threads' worker files, when not the TypeScript ones (see helper-thread.ts). */
+  workerFiles?: WorkerFiles;
   outbox: Outbox;
   log: Logger;
   /** Read at send time. */
@@ -103,9 +111,14 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; lane: Lane }>();
   private readonly loop: Loop;
   private readonly writer: ResultWriter;
+  private readonly results: ResultThread;
+  private readonly ahead: BodiesAhead;
+  /** A pass is under way (it waits for the result writes before it claims). */
+  private pumping = false;
   private idleWaiters: (() => void)[] = [];
   private readonly lane: LaneContext;
-  readonly stats = { sent: 0, delivered: 0, failed: 0 };
+  /** Attempts made, succeeded and failed; madeAhead: attempts whose body was made ahead (body-thread.ts). */
+  readonly stats = { sent: 0, delivered: 0, failed: 0, madeAhead: 0 };
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -122,11 +135,14 @@ export class WebhookDispatcher {
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
+    const workerFiles = deps.workerFiles ?? sourceWorkerFiles;
+    this.results = resultThread(workerFiles('webhook-results'), deps.dataDir);
+    this.ahead = new BodiesAhead(workerFiles('webhook-bodies'), deps.dataDir);
     this.writer = new ResultWriter({
-      repo: deps.repo,
+      results: this.results,
       claimant: this.claimant,
       log: deps.log,
-      retryDelayMs: (n) => this.retryDelaysMs[Math.min(n, this.retryDelaysMs.length) - 1],
+      retryDelaysMs: () => this.retryDelaysMs,
       holds: () => this.holds(),
       // A failure scheduled a retry (or a suspension dropped a queue): look again.
       onFailureRecorded: () => this.kick(),
@@ -134,6 +150,7 @@ export class WebhookDispatcher {
     this.lane = {
       repo: deps.repo,
       events: this.events,
+      ahead: this.ahead,
       agents: this.agents,
       send: this.send,
       config: deps.config,
@@ -167,6 +184,8 @@ export class WebhookDispatcher {
   }
 
   start(): void {
+    this.results.start();
+    this.ahead.start();
     this.loop.start();
   }
 
@@ -177,10 +196,13 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     const loopStopped = this.loop.stop();
     for (const { abort } of this.inFlight.values()) abort.abort(new Error('dispatcher stopping'));
-    await Promise.allSettled([loopStopped, ...[...this.inFlight.values()].map((f) => f.promise)]);
-    this.writer.write();
+    // A pass under way ends without claiming (see pump()), so the lanes running now are all there are.
+    await loopStopped;
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
+    await this.writer.write();
+    await Promise.all([this.results.close(), this.ahead.close()]);
     this.agents.destroy();
-    this.resolveIdle();
+    await this.resolveIdle();
   }
 
   /** Looks for due deliveries soon (after pumpDelayMs); cheap to call often (calls coalesce). */
@@ -193,16 +215,21 @@ export class WebhookDispatcher {
    * due.
    */
   whenIdle(): Promise<void> {
-    if (this.inFlight.size === 0 && !this.loop.due) {
-      this.writer.write();
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    void this.resolveIdle();
+    return idle;
   }
 
-  private resolveIdle(): void {
-    if (this.inFlight.size > 0 || this.loop.due) return;
-    this.writer.write();
+  private get busy(): boolean {
+    return this.inFlight.size > 0 || this.loop.due || this.pumping;
+  }
+
+  /** Answers the idle waiters once nothing is in flight or due and every result is written. */
+  private async resolveIdle(): Promise<void> {
+    if (this.busy) return;
+    await this.writer.write();
+    // Work may have started meanwhile: what ends it answers them.
+    if (this.busy) return;
     const waiters = this.idleWaiters.splice(0);
     for (const w of waiters) w();
   }
@@ -226,9 +253,21 @@ export class WebhookDispatcher {
    * concurrency, and starts them. Answers the wait until the earliest retry falls due (waking
    * exactly then rather than at the next poll), or nothing for the poll.
    */
-  private pump(): number | undefined {
-    // What finished lanes sent must be on record before their webhooks are claimed again.
-    this.writer.write();
+  private async pump(): Promise<number | undefined> {
+    this.pumping = true;
+    try {
+      // What finished lanes sent must be on record before their webhooks are claimed again; the
+      // running lanes go on meanwhile.
+      await this.writer.write();
+      if (!this.loop.running) return undefined; // stopped meanwhile
+      return this.claim();
+    } finally {
+      this.pumping = false;
+      void this.resolveIdle();
+    }
+  }
+
+  private claim(): number | undefined {
     let lanes: DeliveryRow[][] = [];
     const leaseMs = this.leaseMs();
     try {
@@ -248,17 +287,21 @@ export class WebhookDispatcher {
     for (const lane of lanes) {
       const webhookId = lane[0].webhookId;
       const abort = new AbortController();
-      const state: Lane = { deliveries: lane, next: 0, leaseEndsAt: Date.now() + leaseMs };
+      const state: Lane = {
+        deliveries: lane,
+        next: 0,
+        leaseEndsAt: Date.now() + leaseMs,
+        bodies: { ready: new Map(), askedUpTo: 0 },
+      };
       const promise = runLane(this.lane, state, abort.signal)
         .catch((err) => this.deps.log.error('webhook delivery crashed', { deliveryId: lane[0].id, err }))
         .finally(() => {
           this.inFlight.delete(webhookId);
           this.kick(); // this webhook's next events, or a webhook waiting for a free slot
-          this.resolveIdle();
+          void this.resolveIdle();
         });
       this.inFlight.set(webhookId, { promise, abort, lane: state });
     }
-    this.resolveIdle();
     const at = this.deps.repo.nextRetryAt();
     return at === undefined
       ? undefined

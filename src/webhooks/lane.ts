@@ -3,8 +3,16 @@
  * here one after another over a kept-alive connection, each only after the one before it succeeded.
  */
 import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
+import type { BodiesAhead, LaneBodies } from './body-thread.ts';
+import type { EventBodies } from './event-bodies.ts';
 import type { ResultWriter } from './result-writer.ts';
-import type { AttemptRow, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
+import type {
+  AttemptRow,
+  DeliveryRow,
+  DeliveryTarget,
+  PostEventKind,
+  WebhookRepository,
+} from '../webhook-store/webhook-repository.ts';
 
 /** A lane starts no new send that could outlast its claim's lease by less than this. */
 const LEASE_MARGIN_MS = 5_000;
@@ -14,13 +22,17 @@ export interface Lane {
   deliveries: DeliveryRow[];
   next: number;
   leaseEndsAt: number;
+  /** Its next deliveries' bodies, rendered ahead on another thread (body-thread.ts). */
+  bodies: LaneBodies;
 }
 
 /** What sending a lane needs of its dispatcher; the time-out is read at each send (configure() changes it). */
 export interface LaneContext extends AttemptContext {
   repo: WebhookRepository;
+  events: EventBodies;
+  ahead: BodiesAhead;
   writer: ResultWriter;
-  stats: { sent: number; delivered: number; failed: number };
+  stats: { sent: number; delivered: number; failed: number; madeAhead: number };
 }
 
 /**
@@ -34,7 +46,7 @@ export async function runLane(ctx: LaneContext, lane: Lane, signal: AbortSignal)
     while (lane.next < deliveries.length && !signal.aborted) {
       // Under a slow receiver, stop before the lease could run out mid-send; the rest is claimed afresh.
       if (Date.now() + ctx.timeoutMs() + LEASE_MARGIN_MS > lane.leaseEndsAt && lane.next > 0) break;
-      const succeeded = await deliver(ctx, deliveries[lane.next], signal);
+      const succeeded = await deliver(ctx, lane, deliveries[lane.next], signal);
       if (!succeeded) {
         lane.next = deliveries.length; // its result (or release) is queued; nothing further is held
         break;
@@ -50,11 +62,15 @@ export async function runLane(ctx: LaneContext, lane: Lane, signal: AbortSignal)
 }
 
 /** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
-async function deliver(ctx: LaneContext, d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
+async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
   // Read per delivery, not per lane: an edited template or a suspension applies at once.
   const hook = ctx.repo.target(d.webhookId);
-  const row = ctx.events.row(d.outboxId);
-  if (!hook || hook.state !== 'active' || !row || row.event === 'reindex') {
+  if (!hook || hook.state !== 'active') {
+    ctx.writer.release(d.seq);
+    return false;
+  }
+  const row = eventAndBody(ctx, lane, d, hook);
+  if (!row) {
     ctx.writer.release(d.seq);
     return false;
   }
@@ -94,4 +110,34 @@ async function deliver(ctx: LaneContext, d: DeliveryRow, signal: AbortSignal): P
   );
   ctx.writer.schedule();
   return result.outcome === 'success';
+}
+
+/**
+ * The delivery's event, post and body, the body rendered with the template as it is now (an edited
+ * template applies to queued events): made ahead with it (and signed with the secret as it is now)
+ * on the other thread, or here. Undefined when the event is not to be sent (gone, or not a post event).
+ */
+function eventAndBody(
+  ctx: LaneContext,
+  lane: Lane,
+  d: DeliveryRow,
+  hook: DeliveryTarget,
+): { event: PostEventKind; postId: string; body: string | Error; signature?: string } | undefined {
+  const { template } = hook;
+  const mediaUrl = ctx.config.mediaUrl;
+  ctx.ahead.ahead(lane, hook, mediaUrl);
+  const made = ctx.ahead.take(lane.bodies, d, hook, mediaUrl);
+  if (made) {
+    ctx.stats.madeAhead++;
+    return made;
+  }
+  const row = ctx.events.row(d.outboxId);
+  if (!row || row.event === 'reindex') return undefined;
+  let body: string | Error;
+  try {
+    body = ctx.events.body(row, d.initiatorName, template, mediaUrl);
+  } catch (err) {
+    body = err as Error;
+  }
+  return { event: row.event, postId: row.postId, body };
 }

@@ -1,19 +1,23 @@
 /**
- * The dispatcher's delivery results, written in batches a few milliseconds behind the sends.
+ * The dispatcher's delivery results, written in batches a few milliseconds behind the sends, on a
+ * thread of their own (result-thread.ts).
  *
  * Why batched: a lane sends a webhook's deliveries back to back, and one write transaction per
  * send took the database's one write lock hundreds of times a second under load. Results are
- * kept in the order they happened and written together, WRITE_DELAY_MS after the first of them,
- * or at once when the dispatcher needs them on record (before claiming again, when idle, when
- * stopping). A crash loses only the last few milliseconds of results, which delivery at least
- * once allows: those deliveries are sent again with the same id.
+ * kept in the order they happened and handed over together, WRITE_DELAY_MS after the first of
+ * them, or at once when the dispatcher needs them on record (before claiming again, when idle, when
+ * stopping: write() resolves once everything handed over before it is written). One batch is
+ * written at a time, so batches are recorded in the order they were made. A crash loses only the
+ * results not yet committed, which delivery at least once allows: those deliveries are sent again
+ * with the same id.
  */
 import type { Logger } from '../log.ts';
-import type { DeliveryResult, WebhookRepository } from '../webhook-store/webhook-repository.ts';
+import type { DeliveryResult } from '../webhook-store/webhook-repository.ts';
+import type { RecordedStates, ResultThread } from './result-thread.ts';
 
 export const SUSPEND_AFTER_FAILURES = 3;
 
-/** Results are written together, this long after the first of them (or at once when the dispatcher idles or stops). */
+/** Results are handed over together, this long after the first of them (or at once when they must be on record). */
 const WRITE_DELAY_MS = 50;
 /** After a write that found the database locked, the next try. */
 const RETRY_WRITE_MS = 1000;
@@ -22,12 +26,12 @@ const RETRY_WRITE_MS = 1000;
 export type AttemptLog = Record<string, unknown> & { outcome: 'success' | 'failure' };
 
 export interface ResultWriterDeps {
-  repo: WebhookRepository;
+  results: ResultThread;
   /** The dispatcher's claimant id: results of deliveries it no longer holds are not written. */
   claimant: string;
   log: Logger;
-  /** Delay before retry n (1-based, = consecutive failures so far); read at every write. */
-  retryDelayMs: (failures: number) => number;
+  /** Delays before retry n (1-based, = consecutive failures so far; the last repeats); read at every write. */
+  retryDelaysMs: () => number[];
   /** The leases of the lanes still sending, written along with the results (see write()). */
   holds: () => DeliveryResult[];
   /** A write recorded a failure: a retry was scheduled (or a suspension dropped a queue). */
@@ -40,6 +44,8 @@ export class ResultWriter {
   /** One entry per 'attempt' result above, in the same order. */
   private logAfterWrite: AttemptLog[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** The batch being written, if any. */
+  private writing: Promise<void> | undefined;
 
   constructor(private readonly deps: ResultWriterDeps) {}
 
@@ -59,37 +65,54 @@ export class ResultWriter {
     if (this.timer || this.results.length === 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.write();
+      void this.write();
     }, WRITE_DELAY_MS);
   }
 
-  /** Writes every pending result in one transaction, in the order they happened. */
-  write(): void {
+  /**
+   * Writes every pending result in one transaction, in the order they happened, after the batch
+   * being written (if any). Resolves once they are written, or kept for a retry when they could
+   * not be (it never rejects).
+   */
+  async write(): Promise<void> {
+    while (this.writing) await this.writing;
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.results.length === 0) return;
+    this.writing = this.writeBatch();
+    await this.writing;
+    this.writing = undefined;
+  }
+
+  private async writeBatch(): Promise<void> {
     // Each running lane's lease moves on to the delivery it is sending or about to send, in the
     // same transaction that records the ones before it: the webhook's head is always leased.
     this.results.push(...this.deps.holds());
     const results = this.results;
     const logs = this.logAfterWrite;
-    let states: ReturnType<WebhookRepository['recordResults']>;
+    this.results = [];
+    this.logAfterWrite = [];
+    let states: RecordedStates;
     try {
-      states = this.deps.repo.recordResults(results, this.deps.claimant, {
+      states = await this.deps.results.call({
+        results,
+        claimant: this.deps.claimant,
         suspendAfter: SUSPEND_AFTER_FAILURES,
-        retryDelayMs: this.deps.retryDelayMs,
+        retryDelaysMs: this.deps.retryDelaysMs(),
       });
     } catch (err) {
-      // Another process holds the write lock past the busy timeout: keep them and try again.
+      // Another process holds the write lock past the busy timeout: keep them, ahead of what came
+      // meanwhile, and try again.
       this.deps.log.warn('webhook dispatcher could not record delivery results yet', {
         err: (err as Error).message,
         results: results.length,
       });
-      this.timer = setTimeout(() => this.write(), RETRY_WRITE_MS);
+      this.results = results.concat(this.results);
+      this.logAfterWrite = logs.concat(this.logAfterWrite);
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.write(), RETRY_WRITE_MS);
       return;
     }
-    this.results = [];
-    this.logAfterWrite = [];
     let failures = false;
     for (const [i, r] of results.entries()) {
       if (r.kind !== 'attempt') continue;

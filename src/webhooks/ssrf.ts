@@ -2,14 +2,14 @@
  * Keeps webhooks from reaching into our own network (SSRF): webhook URLs are user-supplied and the
  * service POSTs to them. Checked twice (docs/decisions.md §8): when a webhook is saved (every address the
  * name resolves to must be public) and at every delivery, against the address actually connected
- * to, through an http(s) Agent whose `lookup` refuses private answers. The second check is what
+ * to, through a connector whose `lookup` refuses private answers. The second check is what
  * makes DNS rebinding useless: a name that resolved to a public address on save but to 127.0.0.1
  * now is refused at connect time, and no other lookup happens between the check and the connect.
  */
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
+import { buildConnector } from 'undici';
+import { DeliveryConnections } from './send.ts';
 
 export type AddressFamily = 4 | 6;
 export interface ResolvedAddress {
@@ -249,47 +249,39 @@ export function filteringLookup(resolver: Resolver = systemResolver) {
 const IDLE_SOCKET_MS = 4_000;
 
 export interface TargetAgents {
-  http: http.Agent;
-  https: https.Agent;
-  /** The agent for a URL. */
-  forUrl(url: URL): http.Agent;
+  /** The connections for a URL (the setting is read per request). */
+  forUrl(url: URL): DeliveryConnections;
   destroy(): void;
 }
 
 /**
- * Agents for delivery. With `allowPrivate` off, every name is resolved through filteringLookup;
- * IP literals never reach `lookup` (Node connects to them directly), so callers check those with
+ * Connections for delivery (send.ts). With `allowPrivate` off, every name is resolved through
+ * filteringLookup, which undici's connector hands to net.connect and tls.connect; IP literals
+ * never reach `lookup` (Node connects to them directly), so callers check those with
  * checkUrlShape before sending.
  *
  * Keep-alive: a reused connection goes to the address that was checked when it was opened (the
  * check is on the address connected to, not on the name), so reuse cannot reach anything the
  * check refused, and a name that rebinds later is checked again on its next new connection.
  * Connecting afresh per delivery cost a TCP handshake each and capped a backlog's drain
- * (bench/webhook-drain.ts). Filtered and unfiltered connections live in separate agents, so a
+ * (bench/webhook-drain.ts). Filtered and unfiltered connections live in separate pools, so a
  * connection opened while private targets were allowed is never reused once they are not.
  * Idle connections close after a few seconds (sooner if the receiver announces a shorter
- * Keep-Alive timeout).
+ * Keep-Alive timeout). Certificates are verified (tls.connect's default).
  */
 export function createTargetAgents(opts: { allowPrivate: () => boolean; resolver?: Resolver }): TargetAgents {
-  const lookup = filteringLookup(opts.resolver);
-  const pool = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' } as const;
-  const filtered = {
-    http: new http.Agent({ ...pool, lookup } as http.AgentOptions),
-    https: new https.Agent({ ...pool, lookup } as https.AgentOptions),
-  };
-  const open = { http: new http.Agent(pool), https: new https.Agent(pool) };
-  // The setting is read per request, so a test (or an operator reloading config) can flip it.
-  const pick = () => (opts.allowPrivate() ? open : filtered);
+  // No connect time-out of undici's own (timeout 0): send.ts's time-out until headers counts from the call, connecting
+  // included, and is the one the attempt log names.
+  const filtered = new DeliveryConnections(
+    buildConnector({ lookup: filteringLookup(opts.resolver), timeout: 0 }),
+    IDLE_SOCKET_MS,
+  );
+  const open = new DeliveryConnections(buildConnector({ timeout: 0 }), IDLE_SOCKET_MS);
   return {
-    get http() {
-      return pick().http;
-    },
-    get https() {
-      return pick().https;
-    },
-    forUrl: (url) => (url.protocol === 'https:' ? pick().https : pick().http),
+    forUrl: () => (opts.allowPrivate() ? open : filtered),
     destroy() {
-      for (const a of [filtered.http, filtered.https, open.http, open.https]) a.destroy();
+      filtered.destroy();
+      open.destroy();
     },
   };
 }

@@ -2,13 +2,19 @@
  * The dispatcher's throughput machinery (issue 16) keeps docs/decisions.md §8's guarantees: deliveries
  * claimed in lanes still go out in order and read the webhook as it is at send time; results
  * written in batches are all on record; kept-alive connections neither cost failed attempts when
- * a receiver drops them nor outlive the address policy they were opened under.
+ * a receiver drops them nor outlive the address policy they were opened under; a stop ends the
+ * requests under way at once; https receivers are reached only with a certificate that verifies.
  * Real SQLite, real loopback receivers, the dispatcher driven directly.
  */
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { UserRepository } from '../../src/accounts/user-repository.ts';
 import { openDatabase } from '../../src/db/sqlite.ts';
@@ -33,7 +39,7 @@ function setup(t: ExecutionContext) {
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher(
-    { repo, outbox, log: createLogger('error'), config },
+    { repo, dataDir: dir, outbox, log: createLogger('error'), config },
     { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000 },
   );
   const events = new KernelEvents();
@@ -63,7 +69,7 @@ function setup(t: ExecutionContext) {
   const second = () => {
     const db2 = openDatabase(dir);
     const other = new WebhookDispatcher(
-      { repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config },
+      { repo: new WebhookRepository(db2), dataDir: dir, outbox: new Outbox(db2), log: createLogger('error'), config },
       { pollMs: 20, timeoutMs: 3000 },
     );
     t.teardown(async () => {
@@ -167,38 +173,59 @@ test('dispatchers sharing the webhooks (one per thread) split a backlog between 
   t.is(dispatcher.stats.sent, 2 * events);
   t.is(other.stats.sent, 2 * events);
 });
-test("a template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
+test("a secret or template edited while a lane is being sent applies to the lane's remaining deliveries", async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
-  const bodies: string[] = [];
-  let release: () => void = () => {};
-  const firstHeld = new Promise<void>((resolve) => (release = resolve));
+  const got: { body: string; signature: string }[] = [];
+  const held: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString());
-      // The first answer waits until the test has edited the template.
-      if (bodies.length === 1) void firstHeld.then(() => res.writeHead(204).end());
+      got.push({ body: Buffer.concat(chunks).toString(), signature: String(req.headers['x-signature']) });
+      // Once the thread that makes bodies ahead is under way (below), the first and third answers
+      // wait until the test has edited the webhook: the bodies after them are made ahead meanwhile,
+      // with what the webhook was.
+      if (warm && (got.length === 1 || got.length === 3)) held.push(() => res.writeHead(204).end());
       else res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   const hook = addHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, '{"v": 1, "n": {{json .Text}}}');
-  for (let i = 0; i < 5; i++) update(i);
-  dispatcher.start(); // all five are claimed together, before the edit
-  await eventually(() => bodies.length === 1);
+  // Lanes of three until one is sent with a body made ahead: that thread has started.
+  dispatcher.start();
+  let warm = false;
+  for (let i = 100; dispatcher.stats.madeAhead === 0; i += 3) {
+    for (let k = i; k < i + 3; k++) update(k);
+    await dispatcher.whenIdle();
+  }
+  got.length = 0;
+  warm = true;
+  for (let i = 0; i < 6; i++) update(i); // all six are claimed together, before the edits
+  await eventually(() => held.length === 1);
+  repo.update(hook.id, { secret: 'lane-secret-2' });
+  held.shift()!();
+  await eventually(() => held.length === 1);
   repo.update(hook.id, { template: '{"v": 2, "n": {{json .Text}}}' });
-  release();
-  await eventually(() => bodies.length === 5);
+  held.shift()!();
+  await eventually(() => got.length === 6);
   await dispatcher.whenIdle();
-  t.deepEqual(bodies, [
-    '{"v": 1, "n": "n0"}',
-    '{"v": 2, "n": "n1"}',
-    '{"v": 2, "n": "n2"}',
-    '{"v": 2, "n": "n3"}',
-    '{"v": 2, "n": "n4"}',
-  ]);
+  t.deepEqual(
+    got.map((g) => g.body),
+    [
+      '{"v": 1, "n": "n0"}',
+      '{"v": 1, "n": "n1"}',
+      '{"v": 1, "n": "n2"}',
+      '{"v": 2, "n": "n3"}',
+      '{"v": 2, "n": "n4"}',
+      '{"v": 2, "n": "n5"}',
+    ],
+  );
+  const sign = (body: string, secret: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
+  t.deepEqual(
+    got.map((g) => g.signature),
+    got.map((g, i) => sign(g.body, i === 0 ? 'lane-secret' : 'lane-secret-2')),
+  );
 });
 
 test('an edit from another connection and a deletion by the CLI (another process) apply to the next send of a claimed lane', async (t) => {
@@ -320,4 +347,51 @@ test('a connection kept alive while private targets were allowed is not reused o
   t.regex(attempt.error ?? '', /^refused: .*loopback/);
   t.is(receiver.received.length, 1, 'nothing more reached the loopback receiver');
   t.is(receiver.connections, 1);
+});
+
+test('stopping ends a request under way at once and hands its delivery back unsent', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const receiver = await startReceiver('hang');
+  t.teardown(() => receiver.close());
+  const hook = addHook(receiver.url);
+  update(0);
+  dispatcher.start();
+  await receiver.waitFor(1);
+  const started = Date.now();
+  await dispatcher.stop();
+  // The dispatcher's time-out is 3 s: stop() did not wait for it.
+  t.true(Date.now() - started < 1500, `stop took ${Date.now() - started} ms`);
+  t.is(dispatcher.stats.failed, 0);
+  t.deepEqual(repo.deliveryCounts(hook.id), { pending: 1 });
+  t.deepEqual(repo.latestAttempts(hook.id), []);
+});
+
+test('an https receiver is reached only with a certificate that verifies', async (t) => {
+  const { repo, dispatcher, addHook, update } = setup(t);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-tls-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A self-signed certificate for 127.0.0.1, made by openssl now: nothing this process trusts signed it.
+  await promisify(execFile)('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+    ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`],
+  ]);
+  let requests = 0;
+  const server = https.createServer(
+    { key: fs.readFileSync(`${dir}/key.pem`), cert: fs.readFileSync(`${dir}/cert.pem`) },
+    (req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(200).end();
+    },
+  );
+  server.on('tlsClientError', () => {}); // the dispatcher hangs up on our certificate
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const hook = addHook(`https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+  update(0);
+  dispatcher.start();
+  const attempt = (await eventually(() => repo.latestAttempts(hook.id)[0]))!;
+  t.is(attempt.outcome, 'failure');
+  t.regex(attempt.error ?? '', /self-signed certificate/);
+  t.is(requests, 0);
 });

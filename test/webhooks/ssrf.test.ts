@@ -1,4 +1,3 @@
-import http from 'node:http';
 import test from 'ava';
 import {
   checkUrlOnSave,
@@ -9,6 +8,7 @@ import {
   ForbiddenTargetError,
   type Resolver,
 } from '../../src/webhooks/ssrf.ts';
+import { postWebhook } from '../../src/webhooks/send.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -153,7 +153,7 @@ test('connect-time lookup refuses private answers, whatever the name resolved to
   ]);
 });
 
-test('the delivery agent never connects to a name that resolves to loopback', async (t) => {
+test('the delivery connections never reach a name that resolves to loopback, over http or https', async (t) => {
   const receiver = await startReceiver(200);
   t.teardown(() => receiver.close());
   let allowPrivate = false;
@@ -162,24 +162,23 @@ test('the delivery agent never connects to a name that resolves to loopback', as
     resolver: fixed({ 'hook.test': ['127.0.0.1'] }),
   });
   t.teardown(() => agents.destroy());
-  const get = () =>
-    new Promise<number | Error>((resolve) => {
-      const req = http.request(
-        { host: 'hook.test', port: receiver.port, path: '/hook', method: 'POST', agent: agents.http },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on('error', resolve);
-      req.end('{}');
-    });
-  const refused = await get();
-  t.true(refused instanceof ForbiddenTargetError, String(refused));
+  const signal = new AbortController().signal;
+  const post = (raw: string) => {
+    const url = new URL(raw);
+    return postWebhook(url, { body: '{}', headers: {}, agent: agents.forUrl(url), timeoutMs: 5000, signal }).catch(
+      (err: Error) => err,
+    );
+  };
+  for (const scheme of ['http', 'https']) {
+    const refused = await post(`${scheme}://hook.test:${receiver.port}/hook`);
+    t.true(refused instanceof ForbiddenTargetError, `${scheme}: ${String(refused)}`);
+  }
   await sleep(50);
   t.is(receiver.received.length, 0);
-  allowPrivate = true; // the unfiltered agent uses the system resolver, which does not know hook.test
-  t.true((await get()) instanceof Error);
+  t.is(receiver.connections, 0);
+  allowPrivate = true; // the unfiltered connections use the system resolver, which does not know hook.test
+  t.true((await post(`http://hook.test:${receiver.port}/hook`)) instanceof Error);
+  t.is(await post(`http://127.0.0.1:${receiver.port}/hook`), 200);
 });
 
 test.serial('with WEBHOOK_ALLOW_PRIVATE off, private targets are refused on save and at send time', async (t) => {
