@@ -78,8 +78,36 @@ export function signatureOf(head: Buffer): Signature | undefined {
 export function polyglotOf(head: Buffer, tail: Buffer): string | undefined {
   const text = head.toString('latin1').toLowerCase();
   if (/<(html|script|svg|body|iframe|!doctype)/.test(text)) return 'HTML';
-  if (tail.includes(Buffer.from([0x50, 0x4b, 0x05, 0x06]))) return 'a zip archive';
+  if (hasZipEnd(tail)) return 'a zip archive';
   return undefined;
+}
+
+const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+const ZIP_DIRECTORY_ENTRY = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+/** The end record's fixed part; a comment of up to 64 KiB may follow it. */
+const ZIP_END_LENGTH = 22;
+
+/**
+ * Whether the tail holds a zip's end record that a zip reader would take: the four signature
+ * bytes alone turn up by chance in the compressed data of some pictures, and such a photograph
+ * must not be refused. A record counts when the central directory it names is there (its first
+ * entry's signature right before the record, as zip tools write it, even behind other bytes), when
+ * it names an empty archive, or, for a directory longer than the tail, when the record and its
+ * comment end exactly where the file does.
+ */
+function hasZipEnd(tail: Buffer): boolean {
+  for (let at = tail.lastIndexOf(ZIP_END); at >= 0; at = at > 0 ? tail.lastIndexOf(ZIP_END, at - 1) : -1) {
+    if (at + ZIP_END_LENGTH > tail.length) continue;
+    const entries = tail.readUInt16LE(at + 10);
+    const directoryBytes = tail.readUInt32LE(at + 12);
+    const commentBytes = tail.readUInt16LE(at + 20);
+    if (entries === 0 && directoryBytes === 0) return true;
+    const directory = at - directoryBytes;
+    if (directory >= 0) {
+      if (tail.subarray(directory, directory + 4).equals(ZIP_DIRECTORY_ENTRY)) return true;
+    } else if (at + ZIP_END_LENGTH + commentBytes === tail.length) return true;
+  }
+  return false;
 }
 
 interface ProbeStream {

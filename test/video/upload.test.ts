@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
@@ -93,6 +95,48 @@ test.serial('each moving picture is stored byte for byte, with its media facts a
   const still = fs.readFileSync(await ffmpegClip('one.gif', [...lavfi(picture(0.1, 10)), '-frames:v', '1']));
   const one = await (await upload(still, 'image/gif')).json();
   t.like(one.media, { kind: 'image', mime: 'image/gif', duration: null, frames: null, hasAudio: false });
+});
+
+test.serial('a zip end signature by chance inside a photograph is no archive; a real zip after one is', async (t) => {
+  // Zip's end-record signature inside the picture's own data (an EXIF text, written by the encoder), followed by
+  // bytes that name no central directory: what the signature alone looks like when it turns up in compressed data.
+  const picture = (seed: number) =>
+    sharp({ create: { width: 96, height: 64, channels: 3, background: { r: seed, g: 90, b: 200 - seed } } })
+      .composite([
+        { input: { create: { width: 32, height: 32, channels: 3, background: '#fff' } }, left: seed % 60, top: 8 },
+      ])
+      .jpeg();
+  const byChance = await picture(40)
+    .withExif({ IFD0: { ImageDescription: 'PK\x05\x06zzzzzzzzzzzzzzzzzzzzzz' } })
+    .toBuffer();
+  t.true(byChance.includes(Buffer.from('PK\x05\x06')), 'the signature is in the file');
+  const accepted = await upload(byChance, 'image/jpeg');
+  t.is(accepted.status, 201, await accepted.text());
+
+  // The same kind of picture with a zip made by Python's zipfile after it, alone and with bytes behind the zip.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-polyglot-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'note.txt'), 'hidden');
+    execFileSync('python3', ['-m', 'zipfile', '-c', path.join(dir, 'a.zip'), path.join(dir, 'note.txt')]);
+    const zip = fs.readFileSync(path.join(dir, 'a.zip'));
+    const before = await fingerprint();
+    for (const [what, bytes] of [
+      ['a zip after the picture', Buffer.concat([await picture(70).toBuffer(), zip])],
+      [
+        'a zip and more bytes after the picture',
+        Buffer.concat([await picture(100).toBuffer(), zip, Buffer.alloc(40, 7)]),
+      ],
+    ] as const) {
+      const res = await upload(bytes, 'image/jpeg');
+      const body = await res.json();
+      t.is(res.status, 400, `${what}: ${JSON.stringify(body)}`);
+      t.like(body[0], { code: 'unsupported_media', path: ['image'] }, what);
+      t.regex(body[0].message, /zip/, what);
+    }
+    t.deepEqual(await fingerprint(), before, 'nothing stored');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.serial('hostile and unsupported files are refused with a clear 400 and nothing stored', async (t) => {
