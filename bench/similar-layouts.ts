@@ -112,59 +112,37 @@ async function load(hashes: string[]): Promise<void> {
 
 type Layout = (q: string, d: number) => Promise<string[]>;
 
+/**
+ * A lookup over `fields` (one per segment, `segments` splitting the query), `required` of them within
+ * ⌊d/3⌋ bits, the candidates' hash from `_source` or from doc values, the exact distance in process.
+ */
+function layout(fields: string, segments: (h: string) => string[], required: number, docValues: boolean): Layout {
+  return async (q, d) => {
+    const r = Math.floor(d / 3);
+    const res = await client.search<{ hash: string }>({
+      index,
+      size: 10000,
+      ...(docValues ? { _source: false, docvalue_fields: ['hash'] } : { _source: ['hash'] }),
+      query: {
+        bool: {
+          should: segments(q).map((s, i) => ({ terms: { [`${fields}${i}`]: neighbours(s, r) } })),
+          minimum_should_match: required,
+        },
+      },
+    });
+    const out: string[] = [];
+    for (const h of res.hits.hits) {
+      const hash = docValues ? (h.fields as { hash: string[] }).hash[0] : h._source!.hash;
+      if (distance(q, hash) <= d) out.push(h._id!);
+    }
+    return out;
+  };
+}
+
 const layouts: Record<string, Layout> = {
-  async '4x16-2of4'(q, d) {
-    const r = Math.floor(d / 3);
-    const res = await client.search<{ hash: string }>({
-      index,
-      size: 10000,
-      _source: ['hash'],
-      query: {
-        bool: {
-          should: seg4(q).map((s, i) => ({ terms: { [`hash_s${i}`]: neighbours(s, r) } })),
-          minimum_should_match: 2,
-        },
-      },
-    });
-    const out: string[] = [];
-    for (const h of res.hits.hits) if (distance(q, h._source!.hash) <= d) out.push(h._id!);
-    return out;
-  },
-  async '3x22-1of3'(q, d) {
-    const r = Math.floor(d / 3);
-    const res = await client.search<{ hash: string }>({
-      index,
-      size: 10000,
-      _source: ['hash'],
-      query: {
-        bool: {
-          should: seg3(q).map((s, i) => ({ terms: { [`hash_t${i}`]: neighbours(s, r) } })),
-          minimum_should_match: 1,
-        },
-      },
-    });
-    const out: string[] = [];
-    for (const h of res.hits.hits) if (distance(q, h._source!.hash) <= d) out.push(h._id!);
-    return out;
-  },
-  async '3x22-1of3-docvalues'(q, d) {
-    const r = Math.floor(d / 3);
-    const res = await client.search({
-      index,
-      size: 10000,
-      _source: false,
-      docvalue_fields: ['hash'],
-      query: {
-        bool: {
-          should: seg3(q).map((s, i) => ({ terms: { [`hash_t${i}`]: neighbours(s, r) } })),
-          minimum_should_match: 1,
-        },
-      },
-    });
-    const out: string[] = [];
-    for (const h of res.hits.hits) if (distance(q, (h.fields as { hash: string[] }).hash[0]) <= d) out.push(h._id!);
-    return out;
-  },
+  '4x16-2of4': layout('hash_s', seg4, 2, false),
+  '3x22-1of3': layout('hash_t', seg3, 1, false),
+  '3x22-1of3-docvalues': layout('hash_t', seg3, 1, true),
 };
 
 function distance(a: string, b: string): number {

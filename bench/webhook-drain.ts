@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, type Dispatcher } from 'undici';
+import { Client } from 'undici';
 import { UserRepository } from '../src/accounts/user-repository.ts';
 import { openDatabase } from '../src/db/sqlite.ts';
 import { createLogger } from '../src/log.ts';
@@ -48,6 +48,7 @@ import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
 import { cpuSeconds, cpuWindow } from './lib/cpu.ts';
+import { StatusHandler } from './lib/undici-status.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
 
@@ -132,30 +133,6 @@ const CUSTOM_TEMPLATE =
   '"tags": [{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{json $t}}{{end}}], "url": {{json .ImageURL}}' +
   '{{with .Initiator}}, "by": {{json .Username}}{{end}}{{if .Changes}}, "changes": {{json .Changes}}{{end}}}';
 const MEDIA_URL = 'http://127.0.0.1:9/media';
-
-/** undici's plain loop: the status at the headers, the (empty) body read to its end, then the next POST. */
-class PlainHandler implements Dispatcher.DispatchHandlers {
-  status = 0;
-  constructor(
-    private readonly resolve: () => void,
-    private readonly reject: (err: Error) => void,
-  ) {}
-  onConnect(): void {}
-  onHeaders(status: number): boolean {
-    this.status = status;
-    return true;
-  }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
-    if (this.status === 204) this.resolve();
-    else this.reject(new Error(`anchor: HTTP ${this.status}`));
-  }
-  onError(err: Error): void {
-    this.reject(err);
-  }
-}
 
 interface Receivers {
   ports: number[];
@@ -343,10 +320,10 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         req.end(body);
       });
     const postUndici = (client: Client, url: URL, h: WebhookRow, body: string) =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<number>((resolve, reject) => {
         client.dispatch(
           { path: url.pathname, method: 'POST', headers: headersFor(h, body), body },
-          new PlainHandler(resolve, reject),
+          new StatusHandler(resolve, reject, 204),
         );
       });
     const anchorOnce = (client: AnchorClient, count = perHook) =>

@@ -18,13 +18,14 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Agent, Client, type Dispatcher } from 'undici';
+import { Agent, Client } from 'undici';
 import { signBody } from '../src/webhooks/attempt.ts';
 import { postWebhook } from '../src/webhooks/send.ts';
 import { createTargetAgents } from '../src/webhooks/ssrf.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
 import { headerOf, numberArg, parseCli } from './lib/cli.ts';
 import { ROOT } from './lib/env.ts';
+import { StatusHandler } from './lib/undici-status.ts';
 
 const { positionals: args } = parseCli({ usage: headerOf(import.meta.url), positionals: true });
 const perLane = numberArg(args[0], 3000);
@@ -61,28 +62,6 @@ const headersFor = (body: string, i: number) => ({
   'X-Webhook-Event': 'update',
   'X-Webhook-Delivery': crypto.randomUUID(),
 });
-
-class StatusHandler implements Dispatcher.DispatchHandlers {
-  status = 0;
-  constructor(
-    private readonly resolve: (status: number) => void,
-    private readonly reject: (err: Error) => void,
-  ) {}
-  onConnect(): void {}
-  onHeaders(status: number): boolean {
-    this.status = status;
-    return true;
-  }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
-    this.resolve(this.status);
-  }
-  onError(err: Error): void {
-    this.reject(err);
-  }
-}
 
 type Send = (i: number, body: string) => Promise<number>;
 const httpAgent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
