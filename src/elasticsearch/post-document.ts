@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { hashSegments } from '../hashing/hamming.ts';
 import { MIN_QUALITY } from '../robust/descriptor.ts';
 import { decodeDescriptor } from '../robust/format.ts';
@@ -55,6 +56,12 @@ export interface PostDocument {
   /** its cells' terms (cells.ts): those of quality ≥ CELL_QUALITY */
   robust_cell: string[];
   /**
+   * The three fields above are indexed but left out of `_source` (SOURCE_EXCLUDES; docs/decisions.md §16): they
+   * were most of a document's bytes on disk. This digest of the descriptor they come from stays in `_source`, so
+   * `imgpost verify` still sees a document whose terms are not the stored descriptor's. null: no terms.
+   */
+  robust_digest: string | null;
+  /**
    * docs/decisions.md §19: the source lower-cased (sourceContains), the parent's number (childOf), the
    * pools (the `pool` condition) and the post's position in each (nested: orderBy pool sorts on the
    * position of the one pool asked for)
@@ -92,16 +99,30 @@ export function trigrams(lowered: string): string[] {
   return grams;
 }
 
-/** The index terms of a stored descriptor (posts.robust); none when it is absent or cannot match. */
+/** The fields of the document that are indexed but not kept in `_source` (es-mappings/posts.json). */
+export const SOURCE_EXCLUDES: readonly (keyof PostDocument)[] = ['robust_full', 'robust_any', 'robust_cell'];
+
+/** What an index of the current mapping keeps of a document in `_source`: all but SOURCE_EXCLUDES. */
+export function keptSource(doc: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...doc };
+  for (const field of SOURCE_EXCLUDES) delete out[field];
+  return out;
+}
+
+/** The index terms of a stored descriptor (posts.robust) and its digest; none when it is absent or cannot match. */
 export function robustTerms(robust: Uint8Array | undefined): {
   robust_full: string[];
   robust_any: string[];
   robust_cell: string[];
+  robust_digest: string | null;
 } {
   const d = decodeDescriptor(robust);
-  if (!d || d.quality < MIN_QUALITY || d.hashes.length === 0)
-    return { robust_full: [], robust_any: [], robust_cell: [] };
-  return storedTerms(d.hashes, SEGMENT_BITS, d.cells);
+  if (!robust || !d || d.quality < MIN_QUALITY || d.hashes.length === 0)
+    return { robust_full: [], robust_any: [], robust_cell: [], robust_digest: null };
+  return {
+    ...storedTerms(d.hashes, SEGMENT_BITS, d.cells),
+    robust_digest: createHash('sha1').update(robust).digest('base64url').slice(0, 16),
+  };
 }
 
 /**

@@ -16,7 +16,7 @@
  * bench/robust/check-index.ts measures how many true matches share at least s terms and how many
  * unrelated posts do.
  */
-import { cellTerms, type Cells } from './cells.ts';
+import { CELL_COUNT, CELL_QUALITY, CELL_WORDS, cellTerms, type Cells } from './cells.ts';
 import { probes } from './rule.ts';
 
 export function segmentCount(bits: number): number {
@@ -51,6 +51,7 @@ export function storedTerms(
   bits = 8,
   cells?: Cells,
 ): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
+  if (bits === 16) return storedTerms16(words, cells);
   const any = new Set<string>();
   for (let h = 0; h < words.length / 8; h++) for (const t of hashTerms(words, h, bits)) any.add(t);
   return {
@@ -58,6 +59,56 @@ export function storedTerms(
     robust_any: [...any],
     robust_cell: cells ? cellTerms(cells).flat() : [],
   };
+}
+
+/** `<segment>:` for segments 0..15 */
+const SEGMENT_PREFIX = Array.from({ length: 16 }, (_, s) => `${s.toString(16)}:`);
+/** `<cell><segment>:` for cells 0..15 and their segments 0..3 (cells.ts `cellTerms`) */
+const CELL_PREFIX = Array.from({ length: CELL_COUNT * 4 }, (_, i) => `${(i >> 2).toString(16)}${i & 3}:`);
+let hex4: string[] | undefined;
+let seen: Int32Array | undefined;
+let stamp = 0;
+/** four hex digits of each 16-bit value, made on first use */
+const HEX4 = (): string[] => (hex4 ??= Array.from({ length: 65536 }, (_, v) => v.toString(16).padStart(4, '0')));
+
+/**
+ * storedTerms for 16-bit segments, the rule's: the same terms in the same order, made from tables. Every
+ * document of a reindex makes some 400 of them, and building each from `toString`, `padStart` and a Set of
+ * strings cost Node more than the rest of the document (bench/notes/scale.md).
+ */
+function storedTerms16(
+  words: Uint32Array,
+  cells?: Cells,
+): { robust_full: string[]; robust_any: string[]; robust_cell: string[] } {
+  const hex = HEX4();
+  const full: string[] = [];
+  const any: string[] = [];
+  // A term already taken for this document carries its stamp (a table of every segment and value, reused).
+  seen ??= new Int32Array(16 * 65536);
+  stamp = (stamp + 1) | 0 || 1;
+  for (let h = 0; h < words.length / 8; h++)
+    for (let s = 0; s < 16; s++) {
+      const v = (words[h * 8 + (s >> 1)] >>> (s & 1 ? 0 : 16)) & 0xffff;
+      const key = (s << 16) | v;
+      if (h === 0) full.push(SEGMENT_PREFIX[s] + hex[v]);
+      if (seen[key] === stamp) continue;
+      seen[key] = stamp;
+      any.push(SEGMENT_PREFIX[s] + hex[v]);
+    }
+  const cell: string[] = [];
+  if (cells)
+    for (let k = 0; k < CELL_COUNT; k++) {
+      if (cells.quality[k] < CELL_QUALITY) continue;
+      const a = cells.words[k * CELL_WORDS],
+        b = cells.words[k * CELL_WORDS + 1];
+      cell.push(
+        CELL_PREFIX[k * 4] + hex[a >>> 16],
+        CELL_PREFIX[k * 4 + 1] + hex[a & 0xffff],
+        CELL_PREFIX[k * 4 + 2] + hex[b >>> 16],
+        CELL_PREFIX[k * 4 + 3] + hex[b & 0xffff],
+      );
+    }
+  return { robust_full: full, robust_any: any, robust_cell: cell };
 }
 
 /** What a lookup asks: its full hash's terms in `robust_any`, its windows' terms in `robust_full`. */

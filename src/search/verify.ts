@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { toPostDocument } from '../elasticsearch/post-document.ts';
+import { keptSource, toPostDocument } from '../elasticsearch/post-document.ts';
 import type { PostsIndex } from '../elasticsearch/posts-index.ts';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { PostRecord } from '../kernel/post-record.ts';
@@ -70,10 +70,11 @@ async function fetchDocs(postsIndex: PostsIndex, index: string, ids: string[]): 
 
 function compare(post: PostRecord, robust: Uint8Array | undefined, doc: EsDoc | undefined): Drift | undefined {
   if (!doc?.found) return { kind: 'missing', postId: post.id };
-  const expected = toPostDocument(post, robust) as unknown as Record<string, unknown>;
-  const fields = Object.keys({ ...expected, ...doc.source }).filter(
-    (k) => !isDeepStrictEqual(expected[k], doc.source?.[k]),
-  );
+  // Fields the index does not keep in _source are compared through robust_digest (post-document.ts); an index of
+  // an older mapping that still keeps them is compared the same way.
+  const expected = keptSource(toPostDocument(post, robust) as unknown as Record<string, unknown>);
+  const source = keptSource(doc.source ?? {});
+  const fields = Object.keys({ ...expected, ...source }).filter((k) => !isDeepStrictEqual(expected[k], source[k]));
   const reasons = [...(doc.version !== post.version ? [`version ${doc.version} != ${post.version}`] : []), ...fields];
   return reasons.length ? { kind: 'stale', postId: post.id, reason: reasons.join(', ') } : undefined;
 }

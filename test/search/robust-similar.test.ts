@@ -7,7 +7,9 @@ import sharp from 'sharp';
 import test from 'ava';
 import { TRANSFORMS } from '../../bench/robust/transforms.ts';
 import { encodeDescriptor } from '../../src/robust/format.ts';
+import { toPostDocument } from '../../src/elasticsearch/post-document.ts';
 import { reindex } from '../../src/search/reindex.ts';
+import { verify } from '../../src/search/verify.ts';
 import { descriptorsSettled, startTestApp, type TestApp } from '../helpers/app.ts';
 import { uploadForm } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
@@ -233,6 +235,29 @@ test.serial('a rebuilt index (what `imgpost reindex` runs) carries the robust te
     4,
     'the three photographs and the captioned copy; the flat and the tiny picture have no terms at all',
   );
+  // The terms are indexed, not kept in _source; their descriptor's digest is, and verify compares it.
+  const es = app.services.postsIndex.client;
+  const source = async (id: string) =>
+    (await es.get({ index: app.services.postsIndex.alias, id }))._source as Record<string, unknown>;
+  const kept = await source(posts.coffee);
+  t.false('robust_any' in kept || 'robust_full' in kept || 'robust_cell' in kept);
+  t.regex(String(kept.robust_digest), /^[\w-]{16}$/);
+  t.is((await source(posts.flat)).robust_digest, null, 'a flat picture: no terms, no digest');
+  t.deepEqual((await verify(app.services)).drift, []);
+  // A document written without the descriptor's terms (as before its descriptor was computed) is drift, and
+  // verify's repair brings them back.
+  const post = app.services.postRepository.getById(posts.motorcycle)!;
+  await app.services.postsIndex.apply([{ postId: post.id, version: post.version + 1, doc: toPostDocument(post) }], {
+    targets: [result.index],
+    refresh: true,
+  });
+  const drift = (await verify(app.services, { recheckMs: 0 })).drift;
+  t.deepEqual(drift, [
+    { kind: 'stale', postId: post.id, reason: `version ${post.version + 1} != ${post.version}, robust_digest` },
+  ]);
+  t.true((await verify(app.services, { recheckMs: 0, repair: true })).repaired > 0);
+  t.deepEqual((await verify(app.services)).drift, []);
+  t.regex(String((await source(posts.motorcycle)).robust_digest), /^[\w-]{16}$/);
 });
 
 test('/metrics reports the posts still waiting for their descriptor', async (t) => {
