@@ -46,6 +46,13 @@ const WRITE_WAIT = '5s';
 const BULK_ANSWER = ['errors', 'items.*.status', 'items.*.error', 'items.*.result'];
 
 /**
+ * How long one request of a bulk load (`imgpost reindex`) may take. The client's 10 s suit a user's write; a
+ * thousand documents with a robust descriptor each took longer than that on a loaded node, and the load failed
+ * after a whole index's work (bench/notes/scale.md). A load is a job of its own: it waits.
+ */
+export const BULK_LOAD_TIMEOUT_MS = 300_000;
+
+/**
  * How long the list of write targets is trusted; `imgpost reindex` lets more than this pass between
  * creating its index and its final catch-up, and between closing the previous index and deleting it.
  */
@@ -181,7 +188,13 @@ export class PostsIndex {
   /** Applies changes with one bulk request; version conflicts (a newer change already there) are success. */
   async apply(
     changes: IndexChange[],
-    opts: { refresh?: boolean | 'wait_for'; targets?: string[]; retried?: boolean } = {},
+    opts: {
+      refresh?: boolean | 'wait_for';
+      targets?: string[];
+      retried?: boolean;
+      /** how long the request may take (default: the client's); a bulk load's are long (BULK_LOAD_TIMEOUT_MS) */
+      requestTimeout?: number;
+    } = {},
   ): Promise<void> {
     if (changes.length === 0) return;
     const targets = opts.targets ?? (await this.writeTargets());
@@ -204,12 +217,15 @@ export class PostsIndex {
     }
     // Only what is read below comes back: a full item is ~10 fields, so a 1,000-document bulk answered
     // ~170 KB for the client to parse, on the thread that builds the next batch (reindex, relay).
-    const res = await this.client.bulk({
-      operations,
-      refresh: opts.refresh ?? false,
-      timeout: WRITE_WAIT,
-      filter_path: BULK_ANSWER,
-    });
+    const res = await this.client.bulk(
+      {
+        operations,
+        refresh: opts.refresh ?? false,
+        timeout: WRITE_WAIT,
+        filter_path: BULK_ANSWER,
+      },
+      opts.requestTimeout ? { requestTimeout: opts.requestTimeout } : {},
+    );
     if (!res.errors) return;
     const items = res.items.map((item) => Object.values(item)[0]);
     // A version conflict answers at once, without waiting for the refresh the caller asked for, while the

@@ -1,5 +1,10 @@
 import { toPostDocument } from '../elasticsearch/post-document.ts';
-import { replicaSettings, TARGETS_TTL_MS, type PostsIndex } from '../elasticsearch/posts-index.ts';
+import {
+  BULK_LOAD_TIMEOUT_MS,
+  replicaSettings,
+  TARGETS_TTL_MS,
+  type PostsIndex,
+} from '../elasticsearch/posts-index.ts';
 import type { Db } from '../db/sqlite.ts';
 import type { Logger } from '../log.ts';
 import type { Outbox } from '../kernel/outbox.ts';
@@ -120,7 +125,7 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
       await requests.start(async () => {
         await postsIndex.apply(
           records.map((r) => ({ postId: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) })),
-          { targets: [index] },
+          { targets: [index], requestTimeout: BULK_LOAD_TIMEOUT_MS },
         );
         posts += records.length;
         progress.update(posts, Math.max(total, posts));
@@ -130,7 +135,8 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     progress.done();
 
     await es.indices.putSettings({ index, settings: replicaSettings(postsIndex.replicas) });
-    await es.indices.refresh({ index });
+    // The first refresh after a load writes the last of it: as long as a bulk request may take.
+    await es.indices.refresh({ index }, { requestTimeout: BULK_LOAD_TIMEOUT_MS });
     // Swap only once the new index is as safe as the old one: its replicas copied. A count the
     // cluster cannot place (2 replicas on 2 nodes) never turns green, so that only delays the swap.
     const wait = Math.max(1, Math.round((opts.replicaWaitMs ?? 60_000) / 1000));
@@ -156,12 +162,12 @@ export async function reindex(deps: ReindexDeps, opts: ReindexOptions = {}): Pro
     for (let after = mark, rows = outbox.since(after, 500); rows.length > 0; rows = outbox.since(after, 500)) {
       await postsIndex.apply(
         rows.map((r) => deps.relay.changeFor(r)),
-        { targets: [index] },
+        { targets: [index], requestTimeout: BULK_LOAD_TIMEOUT_MS },
       );
       caughtUp += rows.length;
       after = rows[rows.length - 1].id;
     }
-    await es.indices.refresh({ index });
+    await es.indices.refresh({ index }, { requestTimeout: BULK_LOAD_TIMEOUT_MS });
 
     // Recorded before the swap: a kill right after it still leaves the previous indices to retire.
     retirement.schedule(previous);
