@@ -34,6 +34,14 @@ console.log(
     ours: each(r.oursRuns, (x) => x.perSecond),
     oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
     oursMainThreadCpuUs: each(r.oursRuns, (x) => x.mainThreadCpuMsPerDelivery * 1000),
+    oursThreadsCpuUs: r.oursRuns
+      .map((x) =>
+        Object.entries(x.threadCpuMsPerDelivery ?? {})
+          .filter(([, ms]) => ms >= 0.0005)
+          .map(([name, ms]) => `${name.replace('Thread', '')} ${Math.round(ms * 1000)}`)
+          .join(', '),
+      )
+      .join(' | '),
     oursEluPct: each(r.oursRuns, (x) => x.eventLoopUtilization * 100),
     ...Object.fromEntries(
       Object.entries(r.anchors ?? {}).flatMap(([c, a]) => [
