@@ -47,6 +47,7 @@ console.log(
       Object.entries(r.anchors ?? {}).flatMap(([c, a]) => [
         [`anchor ${c}`, each(a.runs, (x) => x.perSecond)],
         [`anchor ${c} cpuUs`, each(a.runs, (x) => x.cpuMsPerDelivery * 1000)],
+        [`anchor ${c} recvCpuUs`, each(a.runs, (x) => x.receiverCpuMsPerDelivery * 1000)],
       ]),
     ),
     recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),
