@@ -130,11 +130,11 @@ export interface WebhookDrainResult {
 }
 
 /** A template of one's own for some webhooks, so rendering is not only the default's one `json` call per field. */
-const CUSTOM_TEMPLATE =
+export const CUSTOM_TEMPLATE =
   '{"kind": {{json .Event}}, "id": {{.ImageID}}, "text": {{json .Text}}, "rating": {{json .Rating}}, ' +
   '"tags": [{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{json $t}}{{end}}], "url": {{json .ImageURL}}' +
   '{{with .Initiator}}, "by": {{json .Username}}{{end}}{{if .Changes}}, "changes": {{json .Changes}}{{end}}}';
-const MEDIA_URL = 'http://127.0.0.1:9/media';
+export const MEDIA_URL = 'http://127.0.0.1:9/media';
 
 interface Receivers {
   ports: number[];
