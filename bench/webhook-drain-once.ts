@@ -34,11 +34,20 @@ console.log(
     ours: each(r.oursRuns, (x) => x.perSecond),
     oursCpuUs: each(r.oursRuns, (x) => x.cpuMsPerDelivery * 1000),
     oursMainThreadCpuUs: each(r.oursRuns, (x) => x.mainThreadCpuMsPerDelivery * 1000),
+    oursThreadsCpuUs: r.oursRuns
+      .map((x) =>
+        Object.entries(x.threadCpuMsPerDelivery ?? {})
+          .filter(([, ms]) => ms >= 0.0005)
+          .map(([name, ms]) => `${name.replace('Thread', '')} ${Math.round(ms * 1000)}`)
+          .join(', '),
+      )
+      .join(' | '),
     oursEluPct: each(r.oursRuns, (x) => x.eventLoopUtilization * 100),
     ...Object.fromEntries(
       Object.entries(r.anchors ?? {}).flatMap(([c, a]) => [
         [`anchor ${c}`, each(a.runs, (x) => x.perSecond)],
         [`anchor ${c} cpuUs`, each(a.runs, (x) => x.cpuMsPerDelivery * 1000)],
+        [`anchor ${c} recvCpuUs`, each(a.runs, (x) => x.receiverCpuMsPerDelivery * 1000)],
       ]),
     ),
     recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),

@@ -47,7 +47,7 @@ import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
-import { cpuSeconds, cpuWindow } from './lib/cpu.ts';
+import { cpuSeconds, cpuWindow, threadCpuSeconds, threadCpuSpent } from './lib/cpu.ts';
 import { StatusHandler } from './lib/undici-status.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
@@ -86,6 +86,8 @@ export interface DrainRun {
    * runs on it (the default), without the threads it hands work to
    */
   mainThreadCpuMsPerDelivery: number;
+  /** the same for each of this process's threads (by name; worker threads busiest first, see threadCpuSpent) */
+  threadCpuMsPerDelivery?: Record<string, number>;
   /** share of the wall time this process's main event loop was busy (the dispatcher's, when it runs on it) */
   eventLoopUtilization: number;
   /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
@@ -128,11 +130,11 @@ export interface WebhookDrainResult {
 }
 
 /** A template of one's own for some webhooks, so rendering is not only the default's one `json` call per field. */
-const CUSTOM_TEMPLATE =
+export const CUSTOM_TEMPLATE =
   '{"kind": {{json .Event}}, "id": {{.ImageID}}, "text": {{json .Text}}, "rating": {{json .Rating}}, ' +
   '"tags": [{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{json $t}}{{end}}], "url": {{json .ImageURL}}' +
   '{{with .Initiator}}, "by": {{json .Username}}{{end}}{{if .Changes}}, "changes": {{json .Changes}}{{end}}}';
-const MEDIA_URL = 'http://127.0.0.1:9/media';
+export const MEDIA_URL = 'http://127.0.0.1:9/media';
 
 interface Receivers {
   ports: number[];
@@ -216,9 +218,11 @@ async function measure(
   // `self` is this process: the dispatcher (or the plain loop) under test.
   const closeWindow = cpuWindow({ receivers: receivers.pid });
   const main0 = cpuSeconds(process.pid, process.pid);
+  const threads0 = threadCpuSeconds(process.pid);
   await Promise.all([send(), receivers.done()]);
   const cpu = closeWindow();
   const main = cpuSeconds(process.pid, process.pid) - main0;
+  const threads = threadCpuSpent(threads0, threadCpuSeconds(process.pid));
   const elu = performance.eventLoopUtilization(elu0);
   await unwatch?.();
   return {
@@ -226,6 +230,7 @@ async function measure(
     perSecond: n / cpu.wallS,
     cpuMsPerDelivery: (cpu.self * 1000) / n,
     mainThreadCpuMsPerDelivery: (main * 1000) / n,
+    threadCpuMsPerDelivery: Object.fromEntries(threads.map(([name, s]) => [name, (s * 1000) / n])),
     eventLoopUtilization: elu.utilization,
     receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n,
     check: await receivers.report(),

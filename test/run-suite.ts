@@ -12,7 +12,8 @@
  * it does not name first of all, as they may be slow): ava starts files in the order given, three at
  * a time, and a minute-long file started last would run on alone at the end. Each worker records its
  * file's wall time (test/tools/file-times.ts); the slowest are printed at the end, and
- * IMGPOST_UPDATE_DURATIONS=1 writes them all to test/durations.json after a full run that passed.
+ * IMGPOST_UPDATE_DURATIONS=1 writes them all to test/durations.json after a full run that passed. With
+ * IMGPOST_FILE_TIMES already set the records (wall and CPU seconds of every file) go there and stay.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +25,8 @@ import { readFileTimes } from './tools/file-times.ts';
 const args = process.argv.slice(2);
 const given = process.env.IMGPOST_RECORD_RESPONSES;
 const dir = given ?? fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-responses-'));
-const timesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-file-times-'));
+const givenTimes = process.env.IMGPOST_FILE_TIMES;
+const timesDir = givenTimes ?? fs.mkdtempSync(path.join(os.tmpdir(), 'imgpost-file-times-'));
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATIONS = path.join(ROOT, 'test', 'durations.json');
 
@@ -101,7 +103,7 @@ if (report.violations.length > 0) {
   );
 }
 const times = readFileTimes(timesDir);
-fs.rmSync(timesDir, { recursive: true, force: true });
+if (!givenTimes) fs.rmSync(timesDir, { recursive: true, force: true });
 if (times.length > 1) {
   process.stdout.write(`slowest test files (wall time, ${times.length} files):\n`);
   for (const { file, seconds, cpu } of times.slice(0, 10))

@@ -19,6 +19,36 @@ export function cpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/** Each thread's name (its `comm`) and CPU seconds so far, by thread id: where a process's CPU went. */
+export function threadCpuSeconds(pid: number): Map<number, { name: string; s: number }> {
+  const out = new Map<number, { name: string; s: number }>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`).map(Number)) {
+    const s = cpuSeconds(pid, tid);
+    if (Number.isNaN(s)) continue; // ended meanwhile
+    out.set(tid, { name: fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), s });
+  }
+  return out;
+}
+
+/**
+ * CPU seconds per thread between two threadCpuSeconds readings, summed by thread name (V8's and
+ * libuv's pools each under one name) except worker threads, which are listed one by one, busiest first.
+ */
+export function threadCpuSpent(
+  before: Map<number, { name: string; s: number }>,
+  after: Map<number, { name: string; s: number }>,
+): [string, number][] {
+  const byName = new Map<string, number>();
+  const workers: number[] = [];
+  for (const [tid, { name, s }] of after) {
+    const spent = s - (before.get(tid)?.s ?? 0);
+    if (name === 'WorkerThread') workers.push(spent);
+    else byName.set(name, (byName.get(name) ?? 0) + spent);
+  }
+  workers.sort((a, b) => b - a);
+  return [...byName, ...workers.map((s, i): [string, number] => [`WorkerThread#${i + 1}`, s])];
+}
+
 export async function elasticsearchPid(esUrl: string): Promise<number | undefined> {
   try {
     const res = await fetch(`${esUrl}/_nodes/_local/process?filter_path=nodes.*.process.id`);

@@ -13,6 +13,11 @@ import { T, indirectInterface, isTrue, val, type RV, type Value } from './types.
 const MISSING: unique symbol = Symbol('missing');
 type Final = RV | typeof MISSING;
 
+/** The type of a function's i-th parameter (a variadic one's last type repeats). */
+function paramType(fn: (typeof FUNCTIONS)[string], i: number): ParamType {
+  return fn.variadic && i >= fn.params.length - 1 ? fn.params[fn.params.length - 1] : fn.params[i];
+}
+
 export class Evaluator {
   /** Offset of the node being evaluated, for error positions (Go's state.at). */
   protected pos = 0;
@@ -193,11 +198,9 @@ export class Evaluator {
       if (final !== MISSING) v = this.validateType(final, 'value') as RV;
       return v;
     }
-    const paramType = (i: number): ParamType =>
-      fn.variadic && i >= fn.params.length - 1 ? fn.params[fn.params.length - 1] : fn.params[i];
     const argv: (RV | string)[] = [];
-    for (let i = 0; i < argNodes.length; i++) argv.push(this.evalArg(dot, paramType(i), argNodes[i]));
-    if (final !== MISSING) argv.push(this.validateType(final, paramType(numIn - 1)));
+    for (let i = 0; i < argNodes.length; i++) argv.push(this.evalArg(dot, paramType(fn, i), argNodes[i]));
+    if (final !== MISSING) argv.push(this.validateType(final, paramType(fn, numIn - 1)));
     // Work on long strings is paid for, so a loop of cheap-looking calls stays bounded.
     let cost = 1;
     for (const a of argv)

@@ -109,29 +109,31 @@ class State extends Evaluator {
       const piped = this.evalPipeline(dot, node.pipe);
       const value = piped === null ? null : indirect(piped)[0];
       const mark = this.vars.length;
-      const one = (index: RV, elem: RV): Signal => {
-        this.at(node.pos);
-        if (++this.iterations > TEMPLATE_LIMITS.maxRangeIterations) {
-          fail(`range iterations exceed ${TEMPLATE_LIMITS.maxRangeIterations}`);
-        }
-        if (node.pipe.decl.length > 0) this.vars[this.vars.length - 1].value = elem;
-        if (node.pipe.decl.length > 1) this.vars[this.vars.length - 2].value = index;
-        const signal = this.walkList(elem, node.list);
-        this.vars.length = mark;
-        return signal;
-      };
       let items: [RV, RV][] = [];
       if (value !== null) {
         if (value.t.kind === 'slice') items = sliceItems(value).map((e, i) => [val(T.int, BigInt(i)), e]);
         else if (value.t.kind === 'map') items = sortedMapEntries(value);
         else fail(`range can't iterate over ${sprint([value])}`);
       }
-      for (const [index, elem] of items) if (one(index, elem) === 'break') break;
+      for (const [index, elem] of items) if (this.rangeOnce(node, mark, index, elem) === 'break') break;
       if (items.length === 0 && node.elseList) return this.walkList(dot, node.elseList);
       return null;
     } finally {
       this.vars.length = outer;
     }
+  }
+
+  /** One iteration of a {{range}}: its variables set, its body walked (`mark`: the variables before the body's). */
+  private rangeOnce(node: RangeNode, mark: number, index: RV, elem: RV): Signal {
+    this.at(node.pos);
+    if (++this.iterations > TEMPLATE_LIMITS.maxRangeIterations) {
+      fail(`range iterations exceed ${TEMPLATE_LIMITS.maxRangeIterations}`);
+    }
+    if (node.pipe.decl.length > 0) this.vars[this.vars.length - 1].value = elem;
+    if (node.pipe.decl.length > 1) this.vars[this.vars.length - 2].value = index;
+    const signal = this.walkList(elem, node.list);
+    this.vars.length = mark;
+    return signal;
   }
 
   private walkTemplate(dot: RV, node: Extract<Node, { kind: 'template' }>): Signal {

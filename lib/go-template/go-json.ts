@@ -109,9 +109,17 @@ const HEX = '0123456789abcdef';
 /** Bytes json writes as they are: printable ASCII but for " \\ < > &. */
 const PLAIN = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7f]*$/;
 
+/**
+ * Byte strings json writes as they are: PLAIN's bytes and well-formed UTF-8 sequences, but for
+ * U+2028 and U+2029 (E2 80 A8/A9, which json escapes). Checked in one pass, so text in other
+ * scripts does not take the byte-by-byte path below.
+ */
+const PLAIN_UTF8 =
+  /^(?:[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7f]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|\xe2(?:\x80[\x80-\xa7\xaa-\xbf]|[\x81-\xbf][\x80-\xbf])|[\xe1\xe3-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})*$/;
+
 /** encodeState.string with escapeHTML. */
 export function quoteJSON(s: string): string {
-  if (PLAIN.test(s)) return '"' + s + '"';
+  if (PLAIN.test(s) || PLAIN_UTF8.test(s)) return '"' + s + '"';
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; ) {

@@ -4,16 +4,18 @@
  */
 export const RUNE_ERROR = 0xfffd;
 
+/** A continuation byte's six bits, or -1 when the byte at i is not one. */
+function cont(s: string, i: number): number {
+  const b = s.charCodeAt(i);
+  return b >= 0x80 && b <= 0xbf ? b & 0x3f : -1;
+}
+
 /** utf8.DecodeRuneInString at i: [rune, size]; an invalid encoding is [RUNE_ERROR, 1]. */
 export function decodeRune(s: string, i: number): [number, number] {
   const b0 = s.charCodeAt(i);
   if (b0 < 0x80) return [b0, 1];
-  const cont = (k: number) => {
-    const b = s.charCodeAt(i + k);
-    return b >= 0x80 && b <= 0xbf ? b & 0x3f : -1;
-  };
   if (b0 >= 0xc2 && b0 <= 0xdf) {
-    const c1 = cont(1);
+    const c1 = cont(s, i + 1);
     return c1 < 0 ? [RUNE_ERROR, 1] : [((b0 & 0x1f) << 6) | c1, 2];
   }
   if (b0 >= 0xe0 && b0 <= 0xef) {
@@ -21,7 +23,7 @@ export function decodeRune(s: string, i: number): [number, number] {
     const lo = b0 === 0xe0 ? 0xa0 : 0x80;
     const hi = b0 === 0xed ? 0x9f : 0xbf;
     if (!(b1 >= lo && b1 <= hi)) return [RUNE_ERROR, 1];
-    const c2 = cont(2);
+    const c2 = cont(s, i + 2);
     return c2 < 0 ? [RUNE_ERROR, 1] : [((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | c2, 3];
   }
   if (b0 >= 0xf0 && b0 <= 0xf4) {
@@ -29,8 +31,8 @@ export function decodeRune(s: string, i: number): [number, number] {
     const lo = b0 === 0xf0 ? 0x90 : 0x80;
     const hi = b0 === 0xf4 ? 0x8f : 0xbf;
     if (!(b1 >= lo && b1 <= hi)) return [RUNE_ERROR, 1];
-    const c2 = cont(2);
-    const c3 = cont(3);
+    const c2 = cont(s, i + 2);
+    const c3 = cont(s, i + 3);
     if (c2 < 0 || c3 < 0) return [RUNE_ERROR, 1];
     return [((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | (c2 << 6) | c3, 4];
   }

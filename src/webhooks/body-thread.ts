@@ -18,7 +18,7 @@ import type { DeliveryRow, PostEventKind } from '../webhook-store/webhook-reposi
 import { HelperThread } from './helper-thread.ts';
 
 /** Deliveries asked for at a time, per lane; the next window is asked for when half of this one is sent. */
-const WINDOW = 64;
+const WINDOW = 128;
 
 /** What the other thread is asked: a lane's next deliveries, rendered with one template and signed with one secret. */
 export interface BodiesRequest {
@@ -29,26 +29,35 @@ export interface BodiesRequest {
   items: [number, string | null][];
 }
 
-/** Per delivery asked for: its event, its post and its body, or null when the sending thread must see for itself. */
-export type PreparedBodies = ({ event: PostEventKind; postId: string; body: string; signature: string } | null)[];
-
-/** A body made ahead, with what it was made with. */
+/** A body made ahead: its event, its post, the body and its signature. */
 export interface Prepared {
   event: PostEventKind;
   postId: string;
   body: string;
   signature: string;
-  /** What it was made with */
+}
+
+/** Per delivery asked for: its body made ahead, or null when the sending thread must see for itself. */
+export type PreparedBodies = (Prepared | null)[];
+
+/** One window's answer, with what its bodies were made with. */
+interface Window {
+  /** The lane's index of its first delivery, and one past its last */
+  from: number;
+  to: number;
   template: string | null;
   secret: string;
   mediaUrl: string;
+  items: PreparedBodies;
 }
 
-/** A lane's share of it: the bodies arrived and not yet used, and how far it has asked. */
+/** A lane's share of it: the windows arrived and not yet used up (in lane order), and how far it has asked. */
 export interface LaneBodies {
-  ready: Map<number, Prepared>;
+  windows: Window[];
   askedUpTo: number;
 }
+
+export const laneBodies = (): LaneBodies => ({ windows: [], askedUpTo: 0 });
 
 export class BodiesAhead {
   private readonly thread: HelperThread<BodiesRequest, PreparedBodies>;
@@ -80,28 +89,33 @@ export class BodiesAhead {
     const to = Math.min(deliveries.length, from + WINDOW);
     if (from >= to) return;
     bodies.askedUpTo = to;
-    const items = deliveries.slice(from, to).map((d): [number, string | null] => [d.outboxId, d.initiatorName]);
+    const items: [number, string | null][] = [];
+    for (let i = from; i < to; i++) items.push([deliveries[i].outboxId, deliveries[i].initiatorName]);
     const { template, secret } = hook;
     this.thread.call({ template, secret, mediaUrl, items }).then(
-      (prepared) => {
-        for (const [i, p] of prepared.entries())
-          if (p) bodies.ready.set(deliveries[from + i].seq, { ...p, template, secret, mediaUrl });
-      },
+      // Answered in the order asked, so the windows stay in lane order.
+      (prepared) => bodies.windows.push({ from, to, template, secret, mediaUrl, items: prepared }),
       // The thread is gone (stopping, or it died): the sending thread renders these itself.
       () => {},
     );
   }
 
-  /** The body made ahead for `d`, if made with the webhook's template and secret as they are now and this media URL. */
+  /**
+   * The body made ahead for the lane's delivery at `index`, if made with the webhook's template
+   * and secret as they are now and this media URL. Windows before it are let go.
+   */
   take(
     bodies: LaneBodies,
-    d: DeliveryRow,
+    index: number,
     hook: { template: string | null; secret: string },
     mediaUrl: string,
   ): Prepared | undefined {
-    const p = bodies.ready.get(d.seq);
+    const { windows } = bodies;
+    while (windows.length > 0 && windows[0].to <= index) windows.shift();
+    const w = windows[0];
+    if (!w || index < w.from) return undefined;
+    const p = w.items[index - w.from];
     if (!p) return undefined;
-    bodies.ready.delete(d.seq);
-    return p.template === hook.template && p.secret === hook.secret && p.mediaUrl === mediaUrl ? p : undefined;
+    return w.template === hook.template && w.secret === hook.secret && w.mediaUrl === mediaUrl ? p : undefined;
   }
 }

@@ -27,7 +27,7 @@ import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
 import type { AttemptContext } from './attempt.ts';
-import { BodiesAhead } from './body-thread.ts';
+import { BodiesAhead, laneBodies } from './body-thread.ts';
 import { EventBodies } from './event-bodies.ts';
 import { type Lane, type LaneContext, runLane } from './lane.ts';
 import type { DeliveryResult, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
@@ -291,7 +291,7 @@ export class WebhookDispatcher {
         deliveries: lane,
         next: 0,
         leaseEndsAt: Date.now() + leaseMs,
-        bodies: { ready: new Map(), askedUpTo: 0 },
+        bodies: laneBodies(),
       };
       const promise = runLane(this.lane, state, abort.signal)
         .catch((err) => this.deps.log.error('webhook delivery crashed', { deliveryId: lane[0].id, err }))

@@ -126,7 +126,7 @@ function eventAndBody(
   const { template } = hook;
   const mediaUrl = ctx.config.mediaUrl;
   ctx.ahead.ahead(lane, hook, mediaUrl);
-  const made = ctx.ahead.take(lane.bodies, d, hook, mediaUrl);
+  const made = ctx.ahead.take(lane.bodies, lane.next, hook, mediaUrl);
   if (made) {
     ctx.stats.madeAhead++;
     return made;

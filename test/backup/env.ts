@@ -2,26 +2,18 @@
 import fs from 'node:fs';
 import type { ExecutionContext } from 'ava';
 import { tempDir } from '../helpers/app.ts';
-import { childDataDir, cli, ES_URL, freePort } from '../reliability/child-server.ts';
+import { childEnv, cli } from '../reliability/child-server.ts';
 import { sharedS3Env } from '../helpers/s3.ts';
 
 export async function isolatedEnv(t: ExecutionContext, label: string): Promise<Record<string, string>> {
-  const { dataDir, prefix } = childDataDir(t, label);
-  // An empty DATA_DIR for restore: the directory must not exist or be empty.
-  fs.rmSync(dataDir, { recursive: true });
-  return {
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
+  const { env, dataDir } = await childEnv(t, label, {
     HASH_WORKERS: '2',
-    RATE_LIMIT_WRITES_PER_MINUTE: '0',
-    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     // IMGPOST_TEST_MEDIA_STORE=s3 (npm run test:s3): a fresh bucket on the suite's S3Proxy, as test apps get.
     ...(process.env.IMGPOST_TEST_MEDIA_STORE === 's3' ? await sharedS3Env() : {}),
-  };
+  });
+  // An empty DATA_DIR for restore: the directory must not exist or be empty.
+  fs.rmSync(dataDir, { recursive: true });
+  return env;
 }
 
 /** A backup destination, removed after the test. */

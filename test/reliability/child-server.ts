@@ -178,3 +178,29 @@ export function childDataDir(t: ExecutionContext, label: string): { dataDir: str
   });
   return { dataDir, prefix };
 }
+
+/**
+ * What a child server of the test's own runs with: a DATA_DIR and an index prefix of its own
+ * (childDataDir, removed when the test ends), a free port on loopback, the suite's Elasticsearch,
+ * warnings and errors only in its log, and no rate limits (the tests that start children storm
+ * them). `extra` adds settings or overrides these.
+ */
+export async function childEnv(
+  t: ExecutionContext,
+  label: string,
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; dataDir: string }> {
+  const { dataDir, prefix } = childDataDir(t, label);
+  const env = {
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    ELASTICSEARCH_URL: ES_URL,
+    ELASTICSEARCH_INDEX_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_WRITES_PER_MINUTE: '0',
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
+    ...extra,
+  };
+  return { env, dataDir };
+}

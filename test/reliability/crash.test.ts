@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import test from 'ava';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { eventually, startReceiver } from '../webhooks/receiver.ts';
-import { childDataDir, cli, cliUser, ES_URL, freePort, startChild, type ChildServer } from './child-server.ts';
+import { childEnv, cli, cliUser, startChild, type ChildServer } from './child-server.ts';
 import { listFiles } from './fingerprint.ts';
 
 const CLIENTS = 8;
@@ -28,21 +28,12 @@ interface Sent {
 
 test('kill -9 mid-storm: intact database, every acknowledged write kept, files = rows, outbox drained, index and webhooks caught up', async (t) => {
   t.timeout(240_000);
-  const { dataDir, prefix } = childDataDir(t, 'crash');
-  const env = {
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
+  const { env, dataDir } = await childEnv(t, 'crash', {
     WEBHOOK_ALLOW_PRIVATE: '1',
     HASH_WORKERS: '2',
-    RATE_LIMIT_WRITES_PER_MINUTE: '0',
-    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     // What the killed process had claimed is sent again once its claim runs out: 3 s, not the 60 s default.
     WEBHOOK_CLAIM_LEASE_MS: '3000',
-  };
+  });
   const receiver = await startReceiver(200);
   let server: ChildServer | undefined;
   t.teardown(async () => {

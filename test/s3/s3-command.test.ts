@@ -15,10 +15,9 @@ import test from 'ava';
 import { s3StoreConfigFromEnv } from '../../src/config.ts';
 import { S3MediaStore } from '../../src/media-store/s3-store.ts';
 import { ensureJar, jarPath, s3Home } from '../../tools/dev-services/s3proxy/distribution.ts';
+import { CLI_JS } from '../helpers/compiled.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// Not yet a command of src/cli/main.ts: its module is run directly, as main.ts would.
-const RUN = `import(${JSON.stringify(path.join(ROOT, 'src/cli/s3-command.ts'))}).then(async (m) => { process.exitCode = await m.run(process.argv.slice(1)); })`;
 
 interface Result {
   code: number;
@@ -31,7 +30,8 @@ function s3cli(home: string, ...args: string[]): Promise<Result> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', '-e', RUN, '--', ...args],
+      // The compiled CLI, as an operator runs it (test/helpers/compiled.ts).
+      [CLI_JS, 's3', ...args],
       { cwd: ROOT, env: { ...process.env, IMGPOST_S3_HOME: home, IMGPOST_S3_PORT: '' }, timeout: 120_000 },
       (err, stdout, stderr) => {
         resolve({

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import test from 'ava';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
-import { childDataDir, cliUser, ES_URL, freePort, startChild, type ChildServer } from '../reliability/child-server.ts';
+import { childEnv, cliUser, startChild, type ChildServer } from '../reliability/child-server.ts';
 import { eventually, startReceiver, type Receiver } from './receiver.ts';
 
 const CLIENTS = 4;
@@ -44,20 +44,11 @@ const idsAt = (r: Receiver) => r.received.map((x) => String(x.headers['x-webhook
 
 test('kill -9 mid-drain: deliveries on record were received and are not sent again; the rest arrive after the restart, in order', async (t) => {
   t.timeout(120_000);
-  const { dataDir, prefix } = childDataDir(t, 'webhook-crash');
-  const env = {
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    ELASTICSEARCH_URL: ES_URL,
-    ELASTICSEARCH_INDEX_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
+  const { env, dataDir } = await childEnv(t, 'webhook-crash', {
     WEBHOOK_ALLOW_PRIVATE: '1',
-    RATE_LIMIT_WRITES_PER_MINUTE: '0',
-    RATE_LIMIT_UPLOADS_PER_MINUTE: '0',
     // What the killed process had claimed is sent again once its claim runs out: 2 s, not the default.
     WEBHOOK_CLAIM_LEASE_MS: '2000',
-  };
+  });
   const receivers = [await startReceiver(200), await startReceiver(200)];
   let server: ChildServer | undefined;
   t.teardown(async () => {

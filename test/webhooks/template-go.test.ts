@@ -111,6 +111,12 @@ const CASES: [string, 'create' | 'update' | 'delete', string, string | typeof RE
     '"\\ufffd\\u003c\\u0026\\u003e\\u2028"|"\\xff"|6|195|h�|c3',
   ],
   [
+    'json writes well-formed UTF-8 as it is but for U+2028/9, and each byte of a malformed sequence as \\ufffd',
+    'update',
+    '{{json "москва İstanbul"}}|{{json "a\\u2029b\\u2028"}}|{{json "\\xed\\xa0\\x80"}}|{{json "\\xc0\\x80é"}}|{{json "日本\\xf4\\x90\\x80\\x80"}}|{{json "\\xe2\\x80\\xa7\\xe2\\x80\\xaa\\xef\\xbf\\xbd\\xf0\\x9f\\x98\\x80"}}',
+    '"москва İstanbul"|"a\\u2029b\\u2028"|"\\ufffd\\ufffd\\ufffd"|"\\ufffd\\ufffdé"|"日本\\ufffd\\ufffd\\ufffd\\ufffd"|"\u2027\u202a\ufffd😀"',
+  ],
+  [
     'slicing up to capacity beyond it is refused',
     'update',
     '{{slice .Tags 0 3}}|{{printf "%q" (slice .Changes.tags.Old 1 3)}}|{{slice .Tags 1 1 4 | len}}',
