@@ -15,6 +15,13 @@
  *  - `text-nosrc`: `text`, left out of `_source`.
  *  - `split`: the posts without robust terms in one index, the terms (`text-nosrc`'s fields and `seq`) in a
  *    second, both loaded at once (a second index filled in parallel).
+ *  - `keyword-r30`, `keyword-nosrc-r30`: those two with a refresh every 30 s instead of every second.
+ *  - `long-nosrc`: each term as one number (segment and value) in a `long` field (points, no doc values).
+ *  - `lowcard-nosrc` (a diagnostic, not a usable index): as many terms with 8-bit values, 256 times fewer distinct.
+ *  - `nowindows-nosrc`: `robust_any` with the full hash's terms only (no window's).
+ *  - `w10+20`, `w10`: `robust_any` with the full hash's, the caption band window's and only those windows' terms
+ *    (the 10 % and 20 % ones, or the 10 % ones), left out of `_source`: bench/robust/evaluate.ts --indexed-windows
+ *    measures what they would cost the rule's recall.
  * Bodies are built before the clock starts (the building is timed on its own: `build ms/1000`); a variant's
  * figure is the wall time of its load, 1,000 posts a request, two requests in flight (as `imgpost reindex`),
  * then a refresh. `--disk`: after the load, a flush and a merge to one segment, and the index's size.
@@ -25,6 +32,9 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { readPostsMapping } from '../../src/elasticsearch/posts-index.ts';
 import { toPostDocument, type PostDocument } from '../../src/elasticsearch/post-document.ts';
+import { decodeDescriptor } from '../../src/robust/format.ts';
+import { storedTerms } from '../../src/robust/index-terms.ts';
+import { SEGMENT_BITS } from '../../src/robust/rule.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob } from '../../src/roles/jobs.ts';
 import { TaskGroup } from '../../src/util/limit.ts';
@@ -58,12 +68,13 @@ const ROBUST = ['robust_full', 'robust_any', 'robust_cell'] as const;
 type Doc = Record<string, unknown>;
 
 // The documents, once (the reindex's own path: records, their descriptors, toPostDocument).
-const docs: { id: string; version: number; doc: PostDocument }[] = [];
+const docs: { id: string; version: number; doc: PostDocument; robust?: Buffer }[] = [];
 let buildMs = 0;
 for (const records of job.postRepository.batches(BATCH)) {
   const t0 = performance.now();
   const robust = job.postRepository.robust.ofSeqs(records.map((r) => r.seq));
-  for (const r of records) docs.push({ id: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)) });
+  for (const r of records)
+    docs.push({ id: r.id, version: r.version, doc: toPostDocument(r, robust.get(r.seq)), robust: robust.get(r.seq) });
   buildMs += performance.now() - t0;
   if (docs.length >= POSTS) break;
 }
@@ -92,7 +103,7 @@ interface Target {
   mappings: Record<string, unknown>;
   /** index settings over the posts mapping's */
   settings?: Record<string, unknown>;
-  doc: (d: PostDocument) => Doc;
+  doc: (d: PostDocument, entry: { doc: PostDocument; robust?: Buffer }) => Doc;
 }
 // The posts mapping's fields; whether `_source` keeps the robust terms is the variant's.
 const { _source: _kept, ...plain } = base.mappings;
@@ -120,8 +131,27 @@ const lowCard = (d: Doc): Doc => {
   for (const f of ROBUST) out[f] = (d[f] as string[]).map((t) => t.slice(0, -2)).join(' ');
   return out;
 };
+/**
+ * `robust_any` with the terms of some windows only (w20 indices, 5 per fraction: left, top, right, bottom, centred),
+ * the full hash's and the caption band window's always: bench/robust/evaluate.ts's `indexed-*` rules.
+ */
+const someWindows =
+  (keep: number[]) =>
+  (d: { doc: PostDocument; robust?: Buffer }): Doc => {
+    const desc = decodeDescriptor(d.robust);
+    if (!desc || desc.hashes.length === 0) return d.doc as unknown as Doc;
+    const n = desc.hashes.length / 8;
+    const picks = [0, ...keep.map((i) => 1 + i), ...(n > 21 ? [21] : [])];
+    const words = new Uint32Array(picks.length * 8);
+    picks.forEach((p, i) => words.set(desc.hashes.subarray(p * 8, p * 8 + 8), i * 8));
+    return { ...(d.doc as unknown as Doc), robust_any: storedTerms(words, SEGMENT_BITS).robust_any };
+  };
 const longProps = Object.fromEntries(ROBUST.map((f) => [f, { type: 'long', doc_values: false }]));
 const VARIANTS: Record<string, Target[]> = {
+  'w10+20': [
+    { suffix: 'p', mappings: mapping({}, NOSRC), doc: (_, e) => someWindows([5, 6, 7, 8, 9, 15, 16, 17, 18, 19])(e) },
+  ],
+  w10: [{ suffix: 'p', mappings: mapping({}, NOSRC), doc: (_, e) => someWindows([5, 6, 7, 8, 9])(e) }],
   'long-nosrc': [{ suffix: 'p', mappings: mapping(longProps, NOSRC), doc: (d) => numbers(d as unknown as Doc) }],
   'lowcard-nosrc': [{ suffix: 'p', mappings: mapping(textProps, NOSRC), doc: (d) => lowCard(d as unknown as Doc) }],
   'nowindows-nosrc': [
@@ -167,7 +197,7 @@ function bodies(t: Target, index: string): { body: string; bytes: number }[] {
     const lines: string[] = [];
     for (const d of docs.slice(i, i + BATCH)) {
       lines.push(JSON.stringify({ index: { _index: index, _id: d.id, version: d.version, version_type: 'external' } }));
-      lines.push(JSON.stringify(t.doc(d.doc)));
+      lines.push(JSON.stringify(t.doc(d.doc, d)));
     }
     const body = `${lines.join('\n')}\n`;
     out.push({ body, bytes: Buffer.byteLength(body) });
