@@ -5,10 +5,11 @@
  * more), every acknowledged image and thumbnail is served afterwards, and everything is searchable.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestApp, tempDir } from '../helpers/app.ts';
+import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
 import { randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { imgpost, type CliResult } from '../cli/run-cli.ts';
@@ -47,6 +48,55 @@ async function largeImage(seed: number): Promise<Buffer> {
     .toBuffer();
 }
 
+/**
+ * An upload whose body stops halfway until `finish()`: resolved once the server has written the part
+ * it has to a temporary file under DATA_DIR/tmp, so the file is on disk while the caller does something else.
+ */
+async function heldUpload(
+  app: TestApp,
+  headers: Record<string, string>,
+  image: Buffer,
+): Promise<{ finish(): Promise<{ status: number; body: { id?: string; imageURL?: string } }> }> {
+  const encoded = new Response(uploadForm({ image, type: 'image/jpeg', metadata: { tags: ['held'] } }));
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const tmp = path.join(app.dataDir, 'tmp');
+  const before = new Set(fs.readdirSync(tmp));
+  let end = () => {};
+  const answer = new Promise<{ status: number; body: { id?: string; imageURL?: string } }>((resolve, reject) => {
+    const req = http.request(new URL('/api/post/', app.url), {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': encoded.headers.get('content-type')!, 'Content-Length': body.length },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on('error', reject);
+    req.write(body.subarray(0, body.length >> 1));
+    end = () => req.end(body.subarray(body.length >> 1));
+  });
+  // Only reported if the test fails first (finish() hands the answer on).
+  answer.catch(() => {});
+  // The request's own directory (multipart.ts), with the image part begun in it: the storm is paused meanwhile.
+  const begun = (dir: string) => {
+    try {
+      return fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).size > 0);
+    } catch {
+      return false; // not a directory (a thumbnail being written), or gone already
+    }
+  };
+  const written = () =>
+    fs.readdirSync(tmp).some((d) => /^upload-[^.]+$/.test(d) && !before.has(d) && begun(path.join(tmp, d)));
+  while (!written()) await new Promise((r) => setTimeout(r, 10));
+  return {
+    finish: () => {
+      end();
+      return answer;
+    },
+  };
+}
+
 interface Acked {
   id: string;
   image: Buffer;
@@ -75,12 +125,17 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   let seed = 40_000;
   let storming = true;
   let slowest = 0;
+  // Set while a held upload starts, so its temporary directory is the only new one (see heldUpload).
+  let pause: Promise<void> | undefined;
+  let inFlight = false;
   const storm = Promise.all(
     [...Array(CLIENTS)].map(async () => {
       let next = largeImage(seed++);
       while (storming) {
         const image = await next;
         next = largeImage(seed++);
+        if (pause) await pause;
+        inFlight = true;
         let res;
         const started = Date.now();
         try {
@@ -94,6 +149,8 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
             `no response after ${Date.now() - started} ms: ${String((err as { cause?: unknown }).cause ?? err)}`,
           );
           continue;
+        } finally {
+          inFlight = false;
         }
         const body = await res.json();
         slowest = Math.max(slowest, Date.now() - started);
@@ -111,12 +168,29 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   };
   await waitForUploads(CLIENTS);
   const jobs: Record<string, CliResult> = {};
+  const held: { job: string; image: Buffer; status: number; body: { id?: string; imageURL?: string } }[] = [];
   for (const args of [['verify'], ['reindex'], ['import', importDir], ['rethumb']]) {
+    const image = await largeImage(60_000 + held.length);
+    let resume = () => {};
+    pause = new Promise((r) => (resume = r));
+    while (inFlight) await new Promise((r) => setTimeout(r, 10));
+    const upload = await heldUpload(app, user.headers, image);
+    pause = undefined;
+    resume();
     jobs[args[0]] = await imgpost(app, ...args);
+    held.push({ job: args[0], image, ...(await upload.finish()) });
     await waitForUploads(acked.length + refused.length + CLIENTS);
   }
   storming = false;
   await storm;
+
+  // The uploads held open across each job: answered 201, stored as sent.
+  for (const h of held) {
+    t.is(h.status, 201, `the upload held open across ${h.job}: ${JSON.stringify(h.body)}`);
+    if (h.status !== 201) continue;
+    const stored = await fetch(h.body.imageURL!);
+    t.true(Buffer.from(await stored.arrayBuffer()).equals(h.image), `the upload held open across ${h.job}`);
+  }
 
   t.deepEqual(refused, [], 'every upload of the storm is 201');
   t.log(`${acked.length} uploads during the jobs; slowest ${slowest} ms`);
@@ -166,7 +240,7 @@ test('verify, reindex, import and rethumb as CLI processes during an upload stor
   t.is(storm2.count, acked.length);
   t.true(acked.every((p) => storm2.ids.has(p.id)));
   const all = await searchAll({});
-  t.is(all.count, acked.length + IMPORTED);
+  t.is(all.count, acked.length + IMPORTED + held.length);
   t.is(all.count, app.services.postRepository.count());
 
   // And the index agrees with SQLite once the storm is over.
