@@ -100,6 +100,14 @@ export async function openCorpus(o: { dir: string; posts: number; esUrl: string;
   return corpus;
 }
 
+/** A tool job on a corpus kept in `dir` (its corpus.json's environment), for the studies that read one as it is. */
+export async function keptCorpusJob(
+  dir: string,
+): Promise<{ corpus: Corpus; job: Awaited<ReturnType<typeof openToolJob>> }> {
+  const corpus = JSON.parse(fs.readFileSync(path.join(dir, 'corpus.json'), 'utf8')) as Corpus;
+  return { corpus, job: await openToolJob(loadConfig(corpus.env), createLogger('warn')) };
+}
+
 /** Records that the corpus's index is built (by the caller's reindex). */
 export function markIndexed(corpus: Corpus): void {
   corpus.indexed = true;

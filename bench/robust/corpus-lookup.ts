@@ -6,13 +6,9 @@
  *
  *   npx tsx bench/robust/corpus-lookup.ts --corpus DIR [--samples 300] [--scans 10]
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/log.ts';
-import { openToolJob } from '../../src/roles/jobs.ts';
 import { benchRobustScale } from '../scale-figures.ts';
 import { headerOf, parseCli } from '../lib/cli.ts';
+import { keptCorpusJob } from '../load/corpus.ts';
 
 const { values } = parseCli({
   usage: headerOf(import.meta.url),
@@ -23,10 +19,7 @@ const { values } = parseCli({
   },
 });
 if (!values.corpus) throw new Error('--corpus DIR is required');
-const corpus = JSON.parse(fs.readFileSync(path.join(values.corpus, 'corpus.json'), 'utf8')) as {
-  env: Record<string, string>;
-};
-const job = await openToolJob(loadConfig(corpus.env), createLogger('warn'));
+const { job } = await keptCorpusJob(values.corpus);
 try {
   const index = await job.postsIndex.aliasTarget();
   if (!index) throw new Error('the corpus has no posts index');

@@ -27,18 +27,14 @@
  * then a refresh. `--disk`: after the load, a flush and a merge to one segment, and the index's size.
  */
 import { performance } from 'node:perf_hooks';
-import fs from 'node:fs';
-import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
 import { readPostsMapping } from '../../src/elasticsearch/posts-index.ts';
 import { toPostDocument, type PostDocument } from '../../src/elasticsearch/post-document.ts';
 import { decodeDescriptor } from '../../src/robust/format.ts';
 import { storedTerms } from '../../src/robust/index-terms.ts';
 import { SEGMENT_BITS } from '../../src/robust/rule.ts';
-import { createLogger } from '../../src/log.ts';
-import { openToolJob } from '../../src/roles/jobs.ts';
 import { TaskGroup } from '../../src/util/limit.ts';
 import { headerOf, parseCli } from '../lib/cli.ts';
+import { keptCorpusJob } from '../load/corpus.ts';
 import { fmt, median } from '../lib/stats.ts';
 
 const { values } = parseCli({
@@ -57,10 +53,7 @@ const ROUNDS = Number(values.rounds);
 const BATCH = 1000;
 const log = (line: string) => process.stderr.write(`[index-cost ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-const corpus = JSON.parse(fs.readFileSync(path.join(values.corpus, 'corpus.json'), 'utf8')) as {
-  env: Record<string, string>;
-};
-const job = await openToolJob(loadConfig(corpus.env), createLogger('warn'));
+const { corpus, job } = await keptCorpusJob(values.corpus);
 const es = job.postsIndex.client;
 const esUrl = corpus.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
 
