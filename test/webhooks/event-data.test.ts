@@ -1,5 +1,6 @@
 import test from 'ava';
 import { buildEventData, DEFAULT_TEMPLATE, type EventFacts } from '../../src/webhooks/event-data.ts';
+import { checkRenderedBody, renderBody } from '../../src/webhooks/service.ts';
 import { compileTemplate, fromBytes, TemplateError } from '../../lib/go-template/index.ts';
 
 const post: EventFacts['post'] = {
@@ -84,5 +85,29 @@ test('field access: Data fields at the root too; unknown fields are errors with 
   ]) {
     const err = t.throws(() => render(src, f), { instanceOf: TemplateError }, src);
     t.true(err!.line >= 1 && err!.column >= 1, src);
+  }
+});
+
+/**
+ * renderBody checks only the size of a default body, not that it parses (service.ts): that holds
+ * while DEFAULT_TEMPLATE is fixed JSON text around `json` actions alone. This pins both halves.
+ */
+test('the default template is fixed JSON text around json actions only, so its bodies are JSON whatever the post holds', (t) => {
+  const actions = DEFAULT_TEMPLATE.match(/\{\{[^}]*\}\}/g) ?? [];
+  t.true(actions.length > 0);
+  for (const a of actions) t.regex(a, /^\{\{json \.[A-Za-z]+\}\}$/, a);
+  t.notThrows(() => JSON.parse(DEFAULT_TEMPLATE.replace(/\{\{[^}]*\}\}/g, 'null')));
+
+  const awkward = ['"quoted" \\ back', 'line\nbreak\ttab\u0000nul', '</script><b>x</b>', 'é ✓ 😀 \u2028\u2029', ''];
+  for (const text of awkward) {
+    const f = facts({
+      event: 'update',
+      post: { ...post, text, tags: [{ name: text || 'x' }], uploaderName: text },
+      previous: { text: `${text}!`, rating: 'none', tags: [text] },
+      initiator: { id: 7, name: text },
+    });
+    const body = renderBody(null, buildEventData(f));
+    t.is(checkRenderedBody(body), undefined, JSON.stringify(text));
+    t.like(JSON.parse(body), { event: 'update', data: { text }, initiator: { id: 7, username: text } });
   }
 });
