@@ -31,10 +31,23 @@ export const segmentRadius = (maxDiff: number): number => Math.floor(maxDiff / 3
  * candidates are fetched (search_after over the id), so nothing is lost to a page size.
  */
 export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: number): Promise<SimilarMatch[]> {
+  const matches: SimilarMatch[] = [];
+  await scanCandidates(postsIndex, segmentsQuery(hash, checkedRadius(maxDiff)), (id, found, createdAt) => {
+    const diff = hammingDistance(hash, found);
+    if (diff <= maxDiff) matches.push({ id, hash: found, diff, createdAt });
+  });
+  return matches.sort(byCloseness);
+}
+
+function checkedRadius(maxDiff: number): number {
   if (!Number.isInteger(maxDiff) || maxDiff < 0 || maxDiff > MAX_DIFF)
     throw new RangeError(`maxDiff must be 0..${MAX_DIFF}`);
-  const radius = segmentRadius(maxDiff);
-  const query = {
+  return segmentRadius(maxDiff);
+}
+
+/** A post with at least SEGMENTS_REQUIRED of its four segments within `radius` of `hash`'s. */
+function segmentsQuery(hash: string, radius: number) {
+  return {
     bool: {
       should: hashSegments(hash).map((segment, i) => ({
         terms: { [`hash_s${i}`]: segmentNeighbours(segment, radius) },
@@ -42,23 +55,24 @@ export async function findWithin(postsIndex: PostsIndex, hash: string, maxDiff: 
       minimum_should_match: SEGMENTS_REQUIRED,
     },
   };
-  const matches: SimilarMatch[] = [];
+}
+
+/** Every post the query matches (search_after over the id, so nothing is lost to a page size). */
+async function scanCandidates(
+  postsIndex: PostsIndex,
+  query: Record<string, unknown>,
+  each: (id: string, hash: string, createdAt: string) => void,
+): Promise<void> {
   try {
     const pages = scanAll<{ hash: string; created_at: string }>(postsIndex.client, {
       index: postsIndex.alias,
       query,
       source: ['hash', 'created_at'],
     });
-    for await (const hits of pages) {
-      for (const h of hits) {
-        const diff = hammingDistance(hash, h.source.hash);
-        if (diff <= maxDiff) matches.push({ id: h.id, hash: h.source.hash, diff, createdAt: h.source.created_at });
-      }
-    }
+    for await (const hits of pages) for (const h of hits) each(h.id, h.source.hash, h.source.created_at);
   } catch (err) {
     translateEsError(err);
   }
-  return matches.sort(byCloseness);
 }
 
 /** closest first, then newest, then by id */
@@ -81,13 +95,19 @@ export async function findWithinDihedral(
   hashes: Record<Transform, string>,
   maxDiff: number,
 ): Promise<TransformedMatch[]> {
-  const perTransform = await Promise.all(TRANSFORMS.map((t) => findWithin(postsIndex, hashes[t], maxDiff)));
-  const best = new Map<string, TransformedMatch>();
-  TRANSFORMS.forEach((transform, i) => {
-    for (const m of perTransform[i]) {
-      const seen = best.get(m.id);
-      if (!seen || m.diff < seen.diff) best.set(m.id, { ...m, transform });
+  // One search for the eight (a post a candidate under any of them), not eight: a post page asks this on
+  // every view, and each search has its fixed cost in the engine and a round trip. Each candidate's
+  // closest symmetry is then found here, exactly as eight lookups would (pigeonhole, as findWithin).
+  const radius = checkedRadius(maxDiff);
+  const query = { bool: { should: TRANSFORMS.map((t) => segmentsQuery(hashes[t], radius)), minimum_should_match: 1 } };
+  const matches: TransformedMatch[] = [];
+  await scanCandidates(postsIndex, query, (id, hash, createdAt) => {
+    let best: { diff: number; transform: Transform } | undefined;
+    for (const transform of TRANSFORMS) {
+      const diff = hammingDistance(hashes[transform], hash);
+      if (diff <= maxDiff && (!best || diff < best.diff)) best = { diff, transform };
     }
+    if (best) matches.push({ id, hash, diff: best.diff, createdAt, transform: best.transform });
   });
-  return [...best.values()].sort(byCloseness);
+  return matches.sort(byCloseness);
 }

@@ -33,17 +33,16 @@ export class SimilarService {
     if (moving) {
       // A moving picture asked about: its poster's hash, and its frames against the stored ones.
       const { poster, frames } = moving.hashes;
-      const found = await findWithin(postsIndex, poster.hash, maxDiff);
       const query = robust === '1' ? [poster, ...frames] : undefined;
-      return this.answer(poster.hash, found, undefined, limit, new Set(), query);
+      return this.answer(poster.hash, findWithin(postsIndex, poster.hash, maxDiff), undefined, limit, new Set(), query);
     }
     const dihedral = transforms === 'dihedral';
     const info = await hashPool.analyse(file, { dihedral });
     // Only after analyse accepted the bytes: the robust task decodes without the format checks.
     const descriptor = robust === '1' ? await hashPool.robust(file, 'urgent') : undefined;
-    const found: (SimilarMatch | TransformedMatch)[] = dihedral
-      ? await findWithinDihedral(postsIndex, info.dihedral!, maxDiff)
-      : await findWithin(postsIndex, info.hash, maxDiff);
+    const found: Promise<(SimilarMatch | TransformedMatch)[]> = dihedral
+      ? findWithinDihedral(postsIndex, info.dihedral!, maxDiff)
+      : findWithin(postsIndex, info.hash, maxDiff);
     const frames = robust === '1' ? [{ at: 0, hash: info.hash, blank: false }] : undefined;
     return this.answer(info.hash, found, descriptor, limit, new Set(), frames);
   }
@@ -51,10 +50,6 @@ export class SimilarService {
   /** The same for a stored post (its own hash and descriptor); the post itself is left out. */
   async findForPost(ref: string, { maxDiff, limit, robust, transforms }: PostSimilarQuery): Promise<SimilarAnswer> {
     const post = this.deps.findPost(ref);
-    const found =
-      transforms === 'dihedral'
-        ? await this.dihedralOf(post, maxDiff)
-        : await findWithin(this.deps.postsIndex, post.hash, maxDiff);
     // A post whose descriptor is not computed yet (just uploaded, or the backfill has not reached it) has no robust
     // matches yet.
     const descriptor =
@@ -67,6 +62,8 @@ export class SimilarService {
     const own = this.deps.moving?.frames.of([post.seq]).get(post.seq);
     const frames =
       robust === '1' ? (own ? [own.poster, ...own.frames] : [{ at: 0, hash: post.hash, blank: false }]) : undefined;
+    const found =
+      transforms === 'dihedral' ? this.dihedralOf(post, maxDiff) : findWithin(this.deps.postsIndex, post.hash, maxDiff);
     return this.answer(post.hash, found, descriptor, limit, new Set([post.id]), frames);
   }
 
@@ -83,7 +80,7 @@ export class SimilarService {
 
   private async answer(
     hash: string,
-    found: (SimilarMatch | TransformedMatch)[],
+    lookup: Promise<(SimilarMatch | TransformedMatch)[]>,
     descriptor: Descriptor | undefined,
     limit: number,
     exclude: Set<string>,
@@ -91,6 +88,11 @@ export class SimilarService {
     frames?: FrameHash[],
   ): Promise<SimilarAnswer> {
     const { postsIndex, postRepository, config } = this.deps;
+    // The robust lookup needs nothing of the similar one: both go to the engine at once.
+    const robustFound = descriptor ? findRobust(postsIndex, postRepository.robust, descriptor) : undefined;
+    // Handled here too, so a similar lookup that fails first leaves no unhandled rejection behind.
+    robustFound?.catch(() => {});
+    const found = await lookup;
     const matches = found.filter((m) => !exclude.has(m.id)).slice(0, limit);
     const posts = new Map(postRepository.getManyById(matches.map((m) => m.id)).map((p) => [p.id, p]));
     const similar = matches.flatMap((m) => {
@@ -101,10 +103,8 @@ export class SimilarService {
     if (!descriptor && !frames) return { hash, similar };
     // docs/decisions.md §16: robust matches not already in `similar`, best first, at most `limit`.
     const shown = new Set([...exclude, ...similar.map((s) => s.id)]);
-    const byDescriptor = descriptor
-      ? (await findRobust(postsIndex, postRepository.robust, descriptor)).map((m) =>
-          toRobustItem(m, config.mediaUrl, m.score, m.kind),
-        )
+    const byDescriptor = robustFound
+      ? (await robustFound).map((m) => toRobustItem(m, config.mediaUrl, m.score, m.kind))
       : [];
     const byFrames = frames ? this.framesMatches(frames, shown) : [];
     const seen = new Set(byDescriptor.map((m) => m.id));
