@@ -86,8 +86,8 @@ export interface TransformedMatch extends SimilarMatch {
 }
 
 /**
- * `findWithin` for each of the eight hashes of the upload's symmetries (src/hashing/dihedral.ts),
- * so exact in the same way. A post found under several symmetries is reported once, with its
+ * The posts within maxDiff of any of the eight hashes of a picture's symmetries (src/hashing/dihedral.ts),
+ * exact in the same way as findWithin. A post near several symmetries is reported once, with its
  * smallest diff; on a tie the earlier name in TRANSFORMS wins (`none` first).
  */
 export async function findWithinDihedral(
