@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
-import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { encodedUploadForm, randomImage } from '../helpers/fixtures.ts';
 import { childDataDir, cliUser, ES_URL, freePort } from '../reliability/child-server.ts';
 import { SERVER_JS } from '../helpers/compiled.ts';
 
@@ -113,11 +113,7 @@ function rawRequest(port: number, head: string) {
 }
 
 async function uploadBytes(seed: number): Promise<{ type: string; body: Buffer }> {
-  const request = new Request('http://x/', {
-    method: 'POST',
-    body: uploadForm({ image: await randomImage(seed, 400, 300), metadata: { text: `in flight ${seed}` } }),
-  });
-  return { type: request.headers.get('content-type')!, body: Buffer.from(await request.arrayBuffer()) };
+  return encodedUploadForm({ image: await randomImage(seed, 400, 300), metadata: { text: `in flight ${seed}` } });
 }
 
 const parse = (raw: string) => {

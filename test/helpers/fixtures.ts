@@ -61,3 +61,9 @@ export function uploadForm(o: UploadOptions): FormData {
   if (o.force !== undefined) form.append('force', o.force);
   return form;
 }
+
+/** uploadForm as the bytes on the wire and its Content-Type, for tests that send the body themselves. */
+export async function encodedUploadForm(o: UploadOptions): Promise<{ type: string; body: Buffer }> {
+  const encoded = new Response(uploadForm(o));
+  return { type: encoded.headers.get('content-type')!, body: Buffer.from(await encoded.arrayBuffer()) };
+}

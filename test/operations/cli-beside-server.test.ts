@@ -10,7 +10,7 @@ import path from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import { startTestApp, tempDir, type TestApp } from '../helpers/app.ts';
-import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { encodedUploadForm, randomImage, uploadForm } from '../helpers/fixtures.ts';
 import { createUser } from '../helpers/users.ts';
 import { imgpost, type CliResult } from '../cli/run-cli.ts';
 
@@ -57,15 +57,14 @@ async function heldUpload(
   headers: Record<string, string>,
   image: Buffer,
 ): Promise<{ finish(): Promise<{ status: number; body: { id?: string; imageURL?: string } }> }> {
-  const encoded = new Response(uploadForm({ image, type: 'image/jpeg', metadata: { tags: ['held'] } }));
-  const body = Buffer.from(await encoded.arrayBuffer());
+  const { type, body } = await encodedUploadForm({ image, type: 'image/jpeg', metadata: { tags: ['held'] } });
   const tmp = path.join(app.dataDir, 'tmp');
   const before = new Set(fs.readdirSync(tmp));
   let end = () => {};
   const answer = new Promise<{ status: number; body: { id?: string; imageURL?: string } }>((resolve, reject) => {
     const req = http.request(new URL('/api/post/', app.url), {
       method: 'POST',
-      headers: { ...headers, 'Content-Type': encoded.headers.get('content-type')!, 'Content-Length': body.length },
+      headers: { ...headers, 'Content-Type': type, 'Content-Length': body.length },
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import test from 'ava';
 import { startTestApp, thumbnailsSettled, type TestApp } from '../helpers/app.ts';
-import { randomImage, uploadForm } from '../helpers/fixtures.ts';
+import { encodedUploadForm, randomImage } from '../helpers/fixtures.ts';
 import { createUser, type TestUser } from '../helpers/users.ts';
 
 // One token back every 10 s. An upload takes about half a second (it waits until the post is
@@ -33,11 +33,7 @@ interface Reply {
 
 /** An upload from a chosen loopback source address (every 127/8 address reaches 127.0.0.1 on Linux). */
 async function upload(user: TestUser, localAddress: string): Promise<Reply> {
-  const request = new Request('http://x/', {
-    method: 'POST',
-    body: uploadForm({ image: await randomImage(seed++), metadata: { text: 'limit' } }),
-  });
-  const body = Buffer.from(await request.arrayBuffer());
+  const { type, body } = await encodedUploadForm({ image: await randomImage(seed++), metadata: { text: 'limit' } });
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -48,7 +44,7 @@ async function upload(user: TestUser, localAddress: string): Promise<Reply> {
         localAddress,
         headers: {
           ...user.headers,
-          'Content-Type': request.headers.get('content-type')!,
+          'Content-Type': type,
           'Content-Length': String(body.length),
         },
       },
