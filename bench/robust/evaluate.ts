@@ -40,6 +40,7 @@ import { phashOfBox } from '../../src/hashing/phash-box.ts';
 import { greyRaster, sourceRaster } from '../../src/robust/raster.ts';
 import { trimBorders } from '../../src/robust/trim.ts';
 import { DERIVED, HASH_DIR, MANIFEST, ORIGINALS, RESULTS, type Manifest } from './paths.ts';
+import { INDEXED_WINDOWS, keptWindows } from './indexed-windows.ts';
 import { TRANSFORMS } from './transforms.ts';
 import { headerOf, parseCli } from '../lib/cli.ts';
 
@@ -196,12 +197,6 @@ const CELLS_KEY = `trim+pdq+w20+band+cells${GRID}x${GRID}+seg16x${MIN_SHARED}r${
  * condition 3 still uses every window (read from SQLite)? `keep`: indices into w20 (5 per fraction: left, top,
  * right, bottom, centred).
  */
-const INDEXED_WINDOWS: { key: string; keep: number[]; describe: string }[] = [
-  { key: 'w10', keep: [5, 6, 7, 8, 9], describe: 'the five 10 % windows' },
-  { key: 'w10+20', keep: [5, 6, 7, 8, 9, 15, 16, 17, 18, 19], describe: 'the 10 % and 20 % windows' },
-  { key: 'w5+15', keep: [0, 1, 2, 3, 4, 10, 11, 12, 13, 14], describe: 'the 5 % and 15 % windows' },
-  { key: 'none', keep: [], describe: 'no window (the band window only)' },
-];
 const indexedKey = (key: string) => `${CELLS_KEY}+indexed-${key}`;
 const indexedOnly = new Map<string, Map<Hashes, Descriptor>>();
 /** the stored side as the index would see it: the full hash, the kept windows, the band window */
@@ -211,10 +206,7 @@ function indexedSide(h: Hashes, keep: number[], key: string): Descriptor {
   let v = m.get(h);
   if (!v) {
     const d = served(h);
-    const picks = [0, ...keep.map((i) => 1 + i), ...(d.hashes.length / 8 > 21 ? [21] : [])];
-    const hashes = new Uint32Array(picks.length * 8);
-    picks.forEach((p, i) => hashes.set(d.hashes.subarray(p * 8, p * 8 + 8), i * 8));
-    m.set(h, (v = { ...d, hashes }));
+    m.set(h, (v = { ...d, hashes: keptWindows(d.hashes, keep) }));
   }
   return v;
 }

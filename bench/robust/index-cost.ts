@@ -35,6 +35,7 @@ import { SEGMENT_BITS } from '../../src/robust/rule.ts';
 import { TaskGroup } from '../../src/util/limit.ts';
 import { headerOf, parseCli } from '../lib/cli.ts';
 import { keptCorpusJob } from '../load/corpus.ts';
+import { INDEXED_WINDOWS, keptWindows } from './indexed-windows.ts';
 import { fmt, median } from '../lib/stats.ts';
 
 const { values } = parseCli({
@@ -125,26 +126,24 @@ const lowCard = (d: Doc): Doc => {
   return out;
 };
 /**
- * `robust_any` with the terms of some windows only (w20 indices, 5 per fraction: left, top, right, bottom, centred),
- * the full hash's and the caption band window's always: bench/robust/evaluate.ts's `indexed-*` rules.
+ * `robust_any` with the terms of one of indexed-windows.ts's variants only (the full hash's and the caption band
+ * window's always): bench/robust/evaluate.ts's `indexed-*` rules.
  */
-const someWindows =
-  (keep: number[]) =>
-  (d: { doc: PostDocument; robust?: Buffer }): Doc => {
-    const desc = decodeDescriptor(d.robust);
-    if (!desc || desc.hashes.length === 0) return d.doc as unknown as Doc;
-    const n = desc.hashes.length / 8;
-    const picks = [0, ...keep.map((i) => 1 + i), ...(n > 21 ? [21] : [])];
-    const words = new Uint32Array(picks.length * 8);
-    picks.forEach((p, i) => words.set(desc.hashes.subarray(p * 8, p * 8 + 8), i * 8));
-    return { ...(d.doc as unknown as Doc), robust_any: storedTerms(words, SEGMENT_BITS).robust_any };
+const someWindows = (key: string): Target['doc'] => {
+  const { keep } = INDEXED_WINDOWS.find((w) => w.key === key)!;
+  return (doc, { robust }) => {
+    const desc = decodeDescriptor(robust);
+    if (!desc || desc.hashes.length === 0) return doc as unknown as Doc;
+    return {
+      ...(doc as unknown as Doc),
+      robust_any: storedTerms(keptWindows(desc.hashes, keep), SEGMENT_BITS).robust_any,
+    };
   };
+};
 const longProps = Object.fromEntries(ROBUST.map((f) => [f, { type: 'long', doc_values: false }]));
 const VARIANTS: Record<string, Target[]> = {
-  'w10+20': [
-    { suffix: 'p', mappings: mapping({}, NOSRC), doc: (_, e) => someWindows([5, 6, 7, 8, 9, 15, 16, 17, 18, 19])(e) },
-  ],
-  w10: [{ suffix: 'p', mappings: mapping({}, NOSRC), doc: (_, e) => someWindows([5, 6, 7, 8, 9])(e) }],
+  'w10+20': [{ suffix: 'p', mappings: mapping({}, NOSRC), doc: someWindows('w10+20') }],
+  w10: [{ suffix: 'p', mappings: mapping({}, NOSRC), doc: someWindows('w10') }],
   'long-nosrc': [{ suffix: 'p', mappings: mapping(longProps, NOSRC), doc: (d) => numbers(d as unknown as Doc) }],
   'lowcard-nosrc': [{ suffix: 'p', mappings: mapping(textProps, NOSRC), doc: (d) => lowCard(d as unknown as Doc) }],
   'nowindows-nosrc': [
