@@ -28,6 +28,10 @@ const IMPORTS_IN_FLIGHT = 16;
  * Imports the items (in origin order), a few at once, counting into the summary. A post's parent, when
  * it is among the items and under way, is waited for: the child then names it at once instead of in an
  * edit afterwards; the same origin post twice (mirrored by a search and by a pool) goes one after the other.
+ * The child waits in its own place, not the loop: the items after it start meanwhile (waiting in the
+ * loop emptied the pipeline at every parent; an archive where one post in ten has its parent just
+ * before it imported at a third of the rate). A task waits only on tasks started before it, which
+ * never wait on it, so the waits cannot go round in a circle.
  */
 export async function importItems(
   deps: ImportDeps,
@@ -40,9 +44,13 @@ export async function importItems(
   const underWay = new Map<string, Promise<void>>();
   for (const { record, file, label = file } of items) {
     const key = `${record.site}\0${record.id}`;
-    if (record.parent !== null) await underWay.get(`${record.site}\0${record.parent}`);
-    await underWay.get(key);
+    // `ended` promises never reject.
+    const before = [
+      underWay.get(key),
+      record.parent === null ? undefined : underWay.get(`${record.site}\0${record.parent}`),
+    ];
     const { ended } = await tasks.start(async () => {
+      await Promise.all(before);
       if (deps.posts.origins.find(record.site, record.id)) summary.alreadyImported++;
       else if (opts.dryRun) {
         // What a new post would drop (a near-duplicate's merge is known only once the picture is hashed).

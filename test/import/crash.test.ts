@@ -73,6 +73,8 @@ test('kill -9 in the middle, then again: exactly 2,000 posts, each origin once, 
   const s = JSON.parse(again.stdout);
   t.is(s.alreadyImported + s.imported, POSTS);
   t.is(s.alreadyImported, killedAt);
+  // Each child waited for its parent (one post in ten names the one before it), so named it at insert.
+  t.is(s.parentsSet, 0);
   t.is(app.services.postRepository.count(), POSTS);
   const posts = [...app.services.postRepository.batches(500)].flat();
   const origins = posts.flatMap((p) => p.origins.map((o) => `${o.site}/${o.id}`));
