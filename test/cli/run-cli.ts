@@ -29,8 +29,14 @@ export interface CliResult {
 function cliEnv(app: TestApp | undefined): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    // Beside a server, a command reads the server's configuration, as both read one environment in
+    // production: the test app's descriptors setting too (off unless the test is about them).
     ...(app
-      ? { DATA_DIR: app.dataDir, ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix }
+      ? {
+          DATA_DIR: app.dataDir,
+          ELASTICSEARCH_INDEX_PREFIX: app.services.config.elasticsearch.indexPrefix,
+          ROBUST_DESCRIPTORS: app.services.config.robustDescriptors.enabled ? '1' : '0',
+        }
       : {}),
     ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277',
     LOG_LEVEL: 'warn',
