@@ -29,9 +29,8 @@ const IMPORTS_IN_FLIGHT = 16;
  * it is among the items and under way, is waited for: the child then names it at once instead of in an
  * edit afterwards; the same origin post twice (mirrored by a search and by a pool) goes one after the other.
  * The child waits in its own place, not the loop: the items after it start meanwhile (waiting in the
- * loop emptied the pipeline at every parent; an archive where one post in ten has its parent just
- * before it imported at a third of the rate). A task waits only on tasks started before it, which
- * never wait on it, so the waits cannot go round in a circle.
+ * loop emptied the places at every parent; bench/notes/import.md measures the difference). A task
+ * waits only on tasks started before it, which never wait on it, so the waits cannot go round in a circle.
  */
 export async function importItems(
   deps: ImportDeps,
