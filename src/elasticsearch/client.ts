@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import Module, { createRequire } from 'node:module';
 import type { Client } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
 
@@ -11,7 +11,44 @@ export type EsClient = Client;
 type EsModule = typeof import('@elastic/elasticsearch');
 const load = createRequire(import.meta.url);
 let esModule: EsModule | undefined;
-const library = (): EsModule => (esModule ??= load('@elastic/elasticsearch') as EsModule);
+const library = (): EsModule => {
+  if (!esModule) {
+    deferArrow();
+    esModule = load('@elastic/elasticsearch') as EsModule;
+  }
+  return esModule;
+};
+
+/**
+ * The client's helpers require apache-arrow as they load, for the ES|QL Arrow helpers alone: a third of
+ * the modules and the largest single share of the CPU of loading the library, in every process that makes
+ * a client (each test file, each CLI command). Nothing here uses those helpers (clients from 9.0 on load
+ * it on first use). Its place in the module cache is taken by a stand-in that loads it at the first
+ * property read, which is all the helpers do with it (`Arrow_node_1.tableFromIPC(…)` at call time).
+ */
+function deferArrow(): void {
+  const fromClient = createRequire(load.resolve('@elastic/elasticsearch'));
+  let file: string;
+  try {
+    file = fromClient.resolve('apache-arrow/Arrow.node');
+  } catch {
+    return; // a client without it: nothing to defer
+  }
+  if (fromClient.cache[file]) return;
+  let arrow: Record<string | symbol, unknown> | undefined;
+  const real = () => {
+    if (!arrow) {
+      delete fromClient.cache[file];
+      arrow = fromClient(file) as Record<string | symbol, unknown>;
+    }
+    return arrow;
+  };
+  const standIn = new Module(file);
+  standIn.filename = file;
+  standIn.loaded = true;
+  standIn.exports = new Proxy({}, { get: (_target, key) => real()[key] });
+  fromClient.cache[file] = standIn;
+}
 
 /** The client library's error classes. */
 export const esErrors = (): EsModule['errors'] => library().errors;
