@@ -12,7 +12,7 @@ const fromTest = createRequire(import.meta.url);
 const arrowFiles = () => Object.keys(fromTest.cache).filter((f) => f.includes('/node_modules/apache-arrow/'));
 
 test('a client is made without loading apache-arrow; the helpers get the real module at first use', (t) => {
-  const es = createEsClient({ url: 'http://127.0.0.1:9' });
+  const es = createEsClient({ url: 'http://127.0.0.1:9', indexPrefix: 'client-test' });
   t.truthy(es.helpers);
   t.is(arrowFiles().length, 1, 'only the stand-in');
 
