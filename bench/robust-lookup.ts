@@ -30,7 +30,7 @@ import { encodeDescriptor, FORMAT } from '../src/robust/format.ts';
 import { MAX_CANDIDATES, type Descriptor, type IndexCondition } from '../src/robust/rule.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
+import { benchElasticsearchUrl } from './lib/elasticsearch.ts';
 import { reindex } from '../src/search/reindex.ts';
 import { candidateRequest, findRobust, scanRobust, type RobustHit } from '../src/search/similar/robust-lookup.ts';
 import { Random } from '../tools/seed/random.ts';
@@ -57,7 +57,7 @@ const { real, copies } = realDescriptors();
 log(`${real.length} real descriptors from ${DIR}`);
 const unrelated = (d: Descriptor) => unrelatedOf(rnd, d);
 
-const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
+const esUrl = await benchElasticsearchUrl('warn');
 const keep = process.env.ROBUST_LOOKUP_KEEP;
 const dataDir = keep ?? tempDir('robust-lookup');
 const prefix = keep ? `bench-keep-${posts}-robust` : `bench-${process.pid}-robust`;

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openToolJob, type ToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
+import { benchElasticsearchUrl } from './lib/elasticsearch.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { benchHashing } from './hashing.ts';
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
 
   // The managed node (started if need be) or ELASTICSEARCH_URL, resolved once: this process and the
   // server process both use it.
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('info')));
+  const esUrl = await benchElasticsearchUrl('info');
   const results: RunResults = {
     mode: quick ? 'quick' : 'full',
     // --corpus-root names a directory of this machine: the reports say DIR.

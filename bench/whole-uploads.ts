@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { openToolJob, type ToolJob } from '../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../src/roles/search-parts.ts';
+import { benchElasticsearchUrl } from './lib/elasticsearch.ts';
 import { recordRows, uploadRows, writeDashboard } from './dashboard.ts';
 import { openCorpus } from './load/corpus.ts';
 import { numberArg, parseCli, runIfMain } from './lib/cli.ts';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   };
   const log = (line: string) =>
     process.stderr.write(`[bench upload ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
+  const esUrl = await benchElasticsearchUrl('warn');
   const root = values['corpus-root'];
   const dir = root ? path.join(path.resolve(root), String(posts)) : tempDir(`upload-corpus-${posts}`);
   let services: ToolJob | undefined;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { openToolJob, type ToolJob } from '../../src/roles/jobs.ts';
-import { resolveElasticsearchUrl } from '../../src/roles/search-parts.ts';
+import { benchElasticsearchUrl } from './elasticsearch.ts';
 import { benchEnv, tempDir } from './env.ts';
 import { startServerProcess } from './server-process.ts';
 
@@ -22,7 +22,7 @@ export interface Standalone {
  * removed when `body` ends (unless `keep`), with the server process stopped first.
  */
 export async function standalone(name: string, keep: boolean, body: (s: Standalone) => Promise<void>): Promise<void> {
-  const esUrl = process.env.ELASTICSEARCH_URL || (await resolveElasticsearchUrl(loadConfig({}), createLogger('warn')));
+  const esUrl = await benchElasticsearchUrl('warn');
   const dataDir = tempDir(name);
   const prefix = `bench-${process.pid}-${name}`;
   const env = benchEnv({ dataDir, prefix, esUrl });

@@ -20,6 +20,10 @@ The first start fetches it with Maven (needs a Java 17+ JDK and Maven) into a ca
 
 Commands:
   start    start the node unless one already answers; prints its URL (progress on stderr)
+  start --quick
+           the same, its JVM compiling with C1 only: about half the node's CPU over a
+           test run of minutes (\`npm test\` starts it so), below full speed in a long
+           one; a node that already answers is kept as it runs (\`es status\` says which)
   start --nodes N [--port P]
            start a local cluster of N (2-9) nodes instead, on HTTP ports P … P+N-1 (default
            ${DEFAULT_CLUSTER_PORT}), each with its own directory under the cache; prints the nodes' URLs
@@ -63,10 +67,15 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   let cluster: ReturnType<typeof clusterArgs>;
+  // `--quick` once, for one node; what is left is --nodes/--port or nothing.
+  const quick = command === 'start' && rest.includes('--quick');
+  const shape = rest.filter((a) => a !== '--quick');
   try {
     if (!['start', 'stop', 'status'].includes(command ?? '') || (command !== 'start' && rest.length > 0))
       throw new Error(`unknown arguments: ${args.join(' ')}`);
-    cluster = command === 'start' ? clusterArgs(rest) : undefined;
+    if (quick && rest.length - shape.length > 1) throw new Error(`unknown arguments: ${args.join(' ')}`);
+    cluster = command === 'start' ? clusterArgs(shape) : undefined;
+    if (quick && cluster) throw new Error('--quick is for one node, not a local cluster');
   } catch (err) {
     process.stderr.write(command === undefined ? USAGE : `imgpost es: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -86,7 +95,9 @@ export async function run(args: string[]): Promise<number> {
         process.stdout.write(`${status.url}\n`);
         return 0;
       }
-      const node = await startManagedNode({ log: progress });
+      const node = await startManagedNode({ log: progress, quickStart: quick });
+      if (node.quickStart !== undefined && node.quickStart !== quick)
+        progress(`the node already answering compiles ${node.quickStart ? 'with C1 only' : 'fully'}; kept as it is`);
       process.stdout.write(`${node.url}\n`);
       return 0;
     }

@@ -22,6 +22,7 @@ test('es status and es status --json: the same parseable JSON on stdout, exit st
     if (!process.env.ELASTICSEARCH_URL) {
       t.true(status.running, r.stdout);
       t.is(typeof status.pid, 'number');
+      t.is(typeof status.quickStart, 'boolean', 'says how the answering node compiles');
     }
   }
   t.deepEqual(JSON.parse(json.stdout), JSON.parse(plain.stdout));
@@ -35,6 +36,27 @@ test('--json is for status only: es start --json is a usage error, not a start',
   t.is(r.code, 2, r.stderr);
   t.regex(r.stderr, /Usage: imgpost es/);
   t.is(r.stdout, '');
+});
+
+test('es start --quick keeps the node that answers and prints its URL; --quick twice or with --nodes is a usage error', async (t) => {
+  const bad = await Promise.all([
+    imgpost(undefined, 'es', 'start', '--quick', '--quick'),
+    imgpost(undefined, 'es', 'start', '--quick', '--nodes', '3'),
+  ]);
+  t.is(bad[0].code, 2, bad[0].stderr);
+  t.regex(bad[0].stderr, /unknown arguments: start --quick --quick/);
+  t.is(bad[1].code, 2, bad[1].stderr);
+  t.regex(bad[1].stderr, /--quick is for one node/);
+  for (const r of bad) t.is(r.stdout, '');
+  // Only where the suite's managed node answers: elsewhere this would start one.
+  if (process.env.ELASTICSEARCH_URL) return;
+  const status = JSON.parse((await imgpost(undefined, 'es', 'status')).stdout);
+  const r = await imgpost(undefined, 'es', 'start', '--quick');
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, `${status.url}\n`);
+  // A node started fully is not restarted, only named as such.
+  t.is(/compiles fully; kept as it is/.test(r.stderr), status.quickStart === false, r.stderr);
+  t.deepEqual(JSON.parse((await imgpost(undefined, 'es', 'status')).stdout).pid, status.pid, 'the same node');
 });
 
 test('es start --nodes: bad shapes are usage errors that start nothing', async (t) => {

@@ -194,7 +194,13 @@ export async function managedNodeStatus(opts: ManagedNodeOptions = {}): Promise<
   if (status === undefined) return { running: false, ...base, pid: managedPid(l) };
   // The node may have been started by another checkout or by hand: report what actually answers.
   const info = await localNodeInfo(l.url);
-  return { running: true, ...base, pid: managedPid(l) ?? info?.pid, version: info?.version ?? MANAGED_ES_VERSION };
+  return {
+    running: true,
+    ...base,
+    pid: managedPid(l) ?? info?.pid,
+    version: info?.version ?? MANAGED_ES_VERSION,
+    ...(info?.jvmArguments ? { quickStart: info.jvmArguments.includes(QUICK_START_JVM_OPTIONS) } : {}),
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ManagedNodeStatus {
   pid?: number;
   version: string;
   home: string;
+  /** When it answers: whether it compiles with C1 only (started with `quickStart`, `es start --quick`). */
+  quickStart?: boolean;
 }
 
 /**
@@ -29,9 +31,11 @@ export interface ManagedNodeOptions {
   heap?: string;
   cluster?: ClusterMembership;
   /**
-   * A node that lives a few minutes (a test's own): its JVMs compile with C1 only, which about halves
-   * the CPU of a start (~11 s to ~6 s of the server's on a 2-core box) at the cost of a peak speed such
-   * a node never reaches. Never for the cache's node, which serves a whole test suite or a developer.
+   * A node that lives minutes, not days (a test's own, or the cache's node started for a test suite by
+   * `imgpost es start --quick`): its JVMs compile with C1 only. That about halves the CPU of a start (~11
+   * s to ~6 s on a 2-core box) and of a whole `npm test`, where C2 compiled for as much CPU as the node
+   * spent serving (docs/operations/elasticsearch.md). The price is a peak speed that a benchmark or a developer's
+   * long-lived node wants, so it is never the default.
    */
   quickStart?: boolean;
 }
@@ -91,7 +95,7 @@ export function layout(opts: ManagedNodeOptions = {}) {
     port,
     url: `http://127.0.0.1:${port}`,
     cluster: node ? opts.cluster : undefined,
-    quickStart: node !== undefined && opts.quickStart === true,
+    quickStart: opts.quickStart === true,
     startTimeoutMs: opts.cluster ? CLUSTER_START_TIMEOUT_MS : START_TIMEOUT_MS,
   };
 }

@@ -18,11 +18,23 @@ export const isReady = (status: string | undefined) => status === 'green' || sta
 
 export async function localNodeInfo(
   url: string,
-): Promise<{ pid?: number; version?: string; home?: string } | undefined> {
-  type Node = { version?: string; process?: { id?: number }; settings?: { path?: { home?: string } } };
-  const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home';
+): Promise<{ pid?: number; version?: string; home?: string; jvmArguments?: string[] } | undefined> {
+  type Node = {
+    version?: string;
+    process?: { id?: number };
+    settings?: { path?: { home?: string } };
+    jvm?: { input_arguments?: string[] };
+  };
+  const q = 'filter_path=nodes.*.version,nodes.*.process.id,nodes.*.settings.path.home,nodes.*.jvm.input_arguments';
   const node = Object.values(
     (await getJson<{ nodes?: Record<string, Node> }>(`${url}/_nodes/_local?${q}`))?.nodes ?? {},
   )[0];
-  return node && { pid: node.process?.id, version: node.version, home: node.settings?.path?.home };
+  return (
+    node && {
+      pid: node.process?.id,
+      version: node.version,
+      home: node.settings?.path?.home,
+      jvmArguments: node.jvm?.input_arguments,
+    }
+  );
 }
