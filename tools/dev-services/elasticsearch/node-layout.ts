@@ -32,10 +32,10 @@ export interface ManagedNodeOptions {
   cluster?: ClusterMembership;
   /**
    * A node that lives minutes, not days (a test's own, or the cache's node started for a test suite by
-   * `imgpost es start --quick`): its JVMs compile with C1 only. That about halves the CPU of a start (~11
-   * s to ~6 s on a 2-core box) and of a whole `npm test`, where C2 compiled for as much CPU as the node
-   * spent serving (docs/operations/elasticsearch.md). The price is a peak speed that a benchmark or a developer's
-   * long-lived node wants, so it is never the default.
+   * `imgpost es start --quick`): its JVMs compile with C1 only. That about halves the CPU of a start, and
+   * of the node over a whole `npm test`, where C2 compiled for as much CPU as the node spent serving
+   * (bench/notes/test-suite.md). The price is a peak speed that a benchmark or a developer's long-lived
+   * node wants, so it is never the default.
    */
   quickStart?: boolean;
 }
