@@ -21,6 +21,7 @@ import { reindex } from '../../src/search/reindex.ts';
 import { buildChunks } from './corpus-build.ts';
 import { benchEnv, tempDir } from '../lib/env.ts';
 import { headerOf, parseCli, runIfMain } from '../lib/cli.ts';
+import { benchElasticsearchUrl } from '../lib/elasticsearch.ts';
 
 export interface Corpus {
   dir: string;
@@ -157,7 +158,7 @@ runIfMain(import.meta.url, async () => {
     },
   });
   if (!values.dir) throw new Error('--dir DIR is required');
-  const esUrl = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+  const esUrl = await benchElasticsearchUrl();
   const c = await openCorpus({
     dir: path.resolve(values.dir),
     posts: Number(values.posts.replace(/_/g, '')),

@@ -29,6 +29,7 @@ import { DEFAULT_MIX, Person, PAGE_VIEWS, type ActionKind, type World } from './
 import { queryUniverse, Zipf } from './queries.ts';
 import { renderPageViews, writePageViews, type MinuteRow, type PageViewRun } from './page-views-report.ts';
 import { commandLine, headerOf, parseCli } from '../lib/cli.ts';
+import { benchElasticsearchUrl } from '../lib/elasticsearch.ts';
 
 const { values: a } = parseCli({
   usage: headerOf(import.meta.url),
@@ -57,7 +58,7 @@ for (const [name, v] of [
   ['posts', POSTS],
 ] as const)
   if (!Number.isFinite(v) || v < 0) throw new Error(`--${name}: expected a number ≥ 0`);
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+const ES_URL = await benchElasticsearchUrl();
 const log = (line: string) => process.stderr.write(`[page-views ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const KINDS: ActionKind[] = [...PAGE_VIEWS, 'edit', 'upload'];
 

@@ -30,6 +30,7 @@ import { maxOf, percentile } from '../lib/stats.ts';
 import { readRss } from '../memory.ts';
 import { renderLoad, type LoadReport } from './report.ts';
 import { parseCli } from '../lib/cli.ts';
+import { benchElasticsearchUrl } from '../lib/elasticsearch.ts';
 
 const USAGE = `Usage: npx tsx bench/load/run.ts [--seconds 300] [--clients 50] [--posts 100000] [--webhooks 5] [--no-append] [--keep]
 
@@ -57,7 +58,7 @@ const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const POSTS = Number(args.posts);
 const WEBHOOKS = Number(args.webhooks);
-const ES_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9277';
+const ES_URL = await benchElasticsearchUrl();
 const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
 
 /** The mix, by weight: mostly reads, as an image board's traffic is. */
