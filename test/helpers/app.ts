@@ -33,6 +33,17 @@ export function tempDir(label = 'imgpost-test'): string {
 export const uniquePrefix = () => `t${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
 
 /**
+ * Removes every index (and with it every alias) of a test's prefix, with a client of its own: the
+ * server that made them may be closed, or a child process already gone. Missing ones and an
+ * unreachable node are not errors.
+ */
+export async function deleteTestIndices(url: string, prefix: string): Promise<void> {
+  const es = createEsClient({ url, indexPrefix: prefix });
+  await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
+  await es.close();
+}
+
+/**
  * Starts the real app (real SQLite file in a temp dir, real Elasticsearch with its own index prefix)
  * on an ephemeral port. `env` overrides configuration.
  */
@@ -88,16 +99,7 @@ export async function startTestApp(
       // check between the delete and the stop left an index behind (about one a suite run).
       await services.close();
       const url = await esUrl;
-      if (url !== undefined) {
-        const es = createEsClient({ ...services.config.elasticsearch, url });
-        await es.indices
-          .delete(
-            { index: `${services.config.elasticsearch.indexPrefix}-*`, expand_wildcards: 'all' },
-            { ignore: [404], maxRetries: 0, requestTimeout: 10_000 },
-          )
-          .catch(() => {});
-        await es.close();
-      }
+      if (url !== undefined) await deleteTestIndices(url, services.config.elasticsearch.indexPrefix);
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

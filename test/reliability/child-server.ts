@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import type { ExecutionContext } from 'ava';
-import { createEsClient } from '../../src/elasticsearch/client.ts';
 import { childRecorderArgs } from '../ecosystem/response-recorder.ts';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
+import { deleteTestIndices, tempDir, uniquePrefix } from '../helpers/app.ts';
 import { TEST_PASSWORD_HASH_COST } from '../helpers/users.ts';
 import { SERVER_JS, CLI_JS } from '../helpers/compiled.ts';
 
@@ -171,9 +170,7 @@ export function childDataDir(t: ExecutionContext, label: string): { dataDir: str
   const dataDir = tempDir(`imgpost-${label}`);
   const prefix = uniquePrefix();
   t.teardown(async () => {
-    const es = createEsClient({ url: ES_URL, indexPrefix: prefix });
-    await es.indices.delete({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] }).catch(() => {});
-    await es.close();
+    await deleteTestIndices(ES_URL, prefix);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   return { dataDir, prefix };
