@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { tempDir, uniquePrefix } from '../helpers/app.ts';
+import { deleteTestIndices, tempDir, uniquePrefix } from '../helpers/app.ts';
 import { freePort } from '../reliability/child-server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -64,6 +64,8 @@ test('npm start runs the server on the same node and says which in its "listenin
     }
     await exited;
     fs.rmSync(dataDir, { recursive: true, force: true });
+    // The server made its posts index at start; nothing else removes it.
+    await deleteTestIndices(ES_URL, env.ELASTICSEARCH_INDEX_PREFIX);
   });
   let stderr = '';
   const listening = await new Promise<{ node?: string; port?: number; pid?: number }>((resolve, reject) => {
