@@ -96,7 +96,7 @@ export async function startTestApp(
     async close() {
       await server.close(1000);
       // Its loops stop first: the cluster watcher creates the posts index again when it finds it gone, so a
-      // check between the delete and the stop left an index behind (about one a suite run).
+      // check falling between the delete and the stop would leave an index behind.
       await services.close();
       const url = await esUrl;
       if (url !== undefined) await deleteTestIndices(url, services.config.elasticsearch.indexPrefix);
