@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, string> = {
   'image-search-profile': 'a CPU profile of the server under /image/search',
   'robust-lookup': 'the robust lookup against a scan of every descriptor (POSTS QUERIES)',
   'webhook-client-profile': 'where the dispatcher spends its CPU with each HTTP client',
+  'webhook-drain-ab': "this checkout's dispatcher against another checkout's, drained in turns in one process",
   'webhook-drain-once': 'one webhook drain as one JSON line, for comparing runtimes or commits',
   'webhook-send-loop': 'CPU per webhook POST for each HTTP client, without a dispatcher',
   // Loads.

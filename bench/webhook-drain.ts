@@ -58,11 +58,13 @@ export interface WebhookDrainOptions {
   /** drains of ours; the anchor runs once more (before, between and after) */
   reps: number;
   /**
-   * Another HTTP client for the dispatcher (node-fetch, bench/lib/send-node-fetch.ts): drained as
-   * often as ours, alternating with it (ours first in odd repetitions, it first in even ones),
-   * between the same anchors.
+   * Another dispatcher, drained as often as ours, alternating with it (ours first in odd repetitions,
+   * it first in even ones), between the same anchors: ours with another HTTP client (`send`: node-fetch's,
+   * bench/lib/send-node-fetch.ts), or the dispatcher of another checkout of this repository (`root`: its
+   * directory, with its own threads and client; bench/webhook-drain-ab.ts), to compare two versions in
+   * one process, where the host's changes of speed hit both alike.
    */
-  compare?: { label: string; send: PostWebhook };
+  compare?: { label: string; send: PostWebhook } | { label: string; root: string };
   /**
    * Called as each counted drain of a dispatcher starts (label "ours" or the compared client's);
    * what it returns is awaited as that drain ends. bench/webhook-client-profile.ts profiles with it.
@@ -257,7 +259,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
   // A compared client or a profile needs the dispatcher in this process, on this thread.
   const threaded = opts.threads !== undefined && !opts.compare && !opts.onDrain;
   let stopThread = async () => {};
-  const dispatchers = new Map<PostWebhook | undefined, WebhookDispatcher>();
+  const dispatchers = new Map<'ours' | 'compared', WebhookDispatcher>();
   try {
     const seed = seedPosts(db, { count: perHook, seed: 1, users: 5 });
     const posts = postRepositoryOn(db, new UserRepository(db)).list(0, perHook);
@@ -284,19 +286,20 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     log(`webhook drain: rendering ${total} bodies for the anchor`);
     const sample = queueEvents(unitOfWork, posts, initiator);
     db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
+    // As UTF-8, as the dispatcher's sending thread gets them from the thread that renders them.
     const bodies = hooks.map((h) =>
-      sample.map((row) => renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL))),
+      sample.map((row) => Buffer.from(renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL)))),
     );
-    const meanBodyBytes = bodies.flat().reduce((s, b) => s + Buffer.byteLength(b), 0) / total;
+    const meanBodyBytes = bodies.flat().reduce((s, b) => s + b.length, 0) / total;
 
-    const headersFor = (h: WebhookRow, body: string) => ({
+    const headersFor = (h: WebhookRow, body: Buffer) => ({
       'Content-Type': 'application/json',
       'User-Agent': 'imgpost-webhooks/1',
       'X-Signature': signBody(body, h.secret),
       'X-Webhook-Event': 'update',
       'X-Webhook-Delivery': crypto.randomUUID(),
     });
-    const postHttp = (url: URL, h: WebhookRow, body: string) =>
+    const postHttp = (url: URL, h: WebhookRow, body: Buffer) =>
       new Promise<void>((resolve, reject) => {
         const req = http.request(
           {
@@ -307,7 +310,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
             agent,
             headers: {
               'Content-Type': 'application/json',
-              'Content-Length': Buffer.byteLength(body),
+              'Content-Length': body.length,
               'User-Agent': 'imgpost-webhooks/1',
               'X-Signature': signBody(body, h.secret),
               'X-Webhook-Event': 'update',
@@ -324,7 +327,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
         req.on('error', reject);
         req.end(body);
       });
-    const postUndici = (client: Client, url: URL, h: WebhookRow, body: string) =>
+    const postUndici = (client: Client, url: URL, h: WebhookRow, body: Buffer) =>
       new Promise<number>((resolve, reject) => {
         client.dispatch(
           { path: url.pathname, method: 'POST', headers: headersFor(h, body), body },
@@ -345,31 +348,40 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
       });
 
     /**
-     * One dispatcher per client on this thread, started by the warm-up's drain and kept across the
-     * drains as the server keeps its own (its helper threads' start-up is not a drain's cost); kicked,
-     * not polled, so none of a backlog is sent while it is being queued.
+     * Ours and the compared one (another client, or another checkout's), on this thread, each started
+     * by the warm-up's drain and kept across the drains as the server keeps its own (its helper threads'
+     * start-up is not a drain's cost); kicked, not polled, so none of a backlog is sent while it is being
+     * queued.
      */
-    const dispatcherFor = (send?: PostWebhook) => {
-      let dispatcher = dispatchers.get(send);
-      if (!dispatcher) {
-        dispatcher = new WebhookDispatcher(
-          {
-            repo,
-            dataDir,
-            outbox,
-            log: createLogger('warn'),
-            config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL },
-          },
-          { send, pollMs: 3_600_000 },
-        );
-        dispatchers.set(send, dispatcher);
+    const deps = { dataDir, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } };
+    const dispatcherFor = async (which: 'ours' | 'compared') => {
+      let dispatcher = dispatchers.get(which);
+      if (dispatcher) return dispatcher;
+      const c = opts.compare;
+      if (which === 'compared' && c && 'root' in c) {
+        // The other checkout's own modules, on the same database (its schema is assumed the same).
+        const from = (file: string) => import(path.join(path.resolve(c.root), file));
+        const [{ WebhookDispatcher: Theirs }, { WebhookRepository: TheirRepo }, { Outbox: TheirOutbox }] =
+          await Promise.all([
+            from('src/webhooks/dispatcher.ts'),
+            from('src/webhook-store/webhook-repository.ts'),
+            from('src/kernel/outbox.ts'),
+          ]);
+        dispatcher = new Theirs(
+          { ...deps, repo: new TheirRepo(db), outbox: new TheirOutbox(db) },
+          { pollMs: 3_600_000 },
+        ) as WebhookDispatcher;
+      } else {
+        const send = which === 'compared' && c && 'send' in c ? c.send : undefined;
+        dispatcher = new WebhookDispatcher({ ...deps, repo, outbox }, { send, pollMs: 3_600_000 });
       }
+      dispatchers.set(which, dispatcher);
       return dispatcher;
     };
-    const oursOnce = async (count = perHook, send?: PostWebhook, label?: string) => {
-      if (threaded && !send) return threadOnce(count);
+    const oursOnce = async (count = perHook, which: 'ours' | 'compared' = 'ours', label?: string) => {
+      if (threaded && which === 'ours') return threadOnce(count);
       queueEvents(unitOfWork, posts.slice(0, count), initiator);
-      const dispatcher = dispatcherFor(send);
+      const dispatcher = await dispatcherFor(which);
       const { delivered, failed } = dispatcher.stats;
       const result = await measure(
         receivers,
@@ -434,7 +446,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const warm = Math.min(perHook, 1000);
     for (const c of ANCHOR_CLIENTS) await anchorOnce(c, warm);
     await oursOnce(warm);
-    if (opts.compare) await oursOnce(warm, opts.compare.send);
+    if (opts.compare) await oursOnce(warm, 'compared');
 
     const anchorRunsBy: Record<AnchorClient, DrainRun[]> = { 'node:http': [], undici: [] };
     /** Both plain loops, in alternating order (r: the round). */
@@ -447,13 +459,13 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     const oursRuns: DrainRun[] = [];
     const comparedRuns: DrainRun[] = [];
     const drainOurs = async () => {
-      oursRuns.push(await oursOnce(perHook, undefined, 'ours'));
+      oursRuns.push(await oursOnce(perHook, 'ours', 'ours'));
       log(
         `webhook drain: ours ${Math.round(oursRuns.at(-1)!.perSecond)} deliveries/s, ${oursRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`,
       );
     };
     const drainCompared = async (b: NonNullable<WebhookDrainOptions['compare']>) => {
-      comparedRuns.push(await oursOnce(perHook, b.send, b.label));
+      comparedRuns.push(await oursOnce(perHook, 'compared', b.label));
       log(
         `webhook drain: ${b.label} ${Math.round(comparedRuns.at(-1)!.perSecond)} deliveries/s, ${comparedRuns.at(-1)!.cpuMsPerDelivery.toFixed(3)} ms CPU per delivery`,
       );

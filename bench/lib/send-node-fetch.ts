@@ -97,7 +97,7 @@ async function once(url: URL, o: SendOptions): Promise<number> {
       method: 'POST',
       agent: url.protocol === 'https:' ? agents.https : agents.http,
       headers: o.headers,
-      body: o.body,
+      body: typeof o.body === 'string' ? o.body : Buffer.from(o.body.buffer, o.body.byteOffset, o.body.byteLength),
       signal: controller.signal,
       compress: false,
       redirect: 'manual',

@@ -7,9 +7,10 @@
  * tsx programmatically.
  *
  * V8 heap flags (scripts/start.sh runs `node --max-semi-space-size=8 --heap-growing-percent=30`) are left out: a Worker
- * refuses them in its execArgv, and they are process-wide, so the worker's isolate has them already.
+ * refuses them in its execArgv, and they are process-wide, so the worker's isolate has them already. So is
+ * `--perf-basic-prof-only-functions`, for profiling a drain with its helper threads under `perf`.
  */
-const V8_HEAP_FLAG = /^--(max-(semi|old)-space-size|heap-growing-percent)(=|$)/;
+const V8_HEAP_FLAG = /^--(max-(semi|old)-space-size|heap-growing-percent|perf-basic-prof-only-functions)(=|$)/;
 
 export function workerExecArgv(workerFile: string | URL): string[] {
   const inherited = process.execArgv.filter((arg) => !V8_HEAP_FLAG.test(arg));

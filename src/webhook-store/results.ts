@@ -8,11 +8,28 @@ import type { AttemptRow, AttemptTable, SettledSuccess } from './attempts.ts';
 import type { DeliveryRow, DeliveryTable } from './deliveries.ts';
 import type { SubscriptionTable, WebhookState } from './subscriptions.ts';
 
-/** What the dispatcher hands back after sending: an attempt to record, or a claim to give back unsent. */
+/**
+ * What the dispatcher hands back after sending: an attempt to record, a run of successes, or a claim
+ * to give back unsent.
+ */
 export type DeliveryResult =
   | { kind: 'attempt'; delivery: DeliveryRow; attempt: AttemptRow }
+  | SuccessRun
   | { kind: 'release'; seq: number }
   | { kind: 'hold'; seq: number; until: string };
+
+/**
+ * Successes in a row, the common case, as the text the batch's two statements read (a JSON array
+ * of SettledSuccess, see attempts.ts): the dispatcher writes it as it sends, so a batch crosses to
+ * the result thread as one string rather than an object per delivery. `hooks`: each webhook's last
+ * success in the run ([id, attempted at, response status]), for its tally.
+ */
+export interface SuccessRun {
+  kind: 'successes';
+  json: string;
+  count: number;
+  hooks: [string, string, number | null][];
+}
 
 export interface RecordOptions {
   suspendAfter: number;
@@ -40,35 +57,23 @@ export class ResultRecorder {
    * (undefined for releases and deleted webhooks).
    */
   record(results: readonly DeliveryResult[], claimant: string, opts: RecordOptions): (WebhookState | undefined)[] {
-    const { subscriptions, deliveries, attempts } = this.tables;
+    const { subscriptions, deliveries } = this.tables;
     return this.db
       .transaction(() => {
         // Each webhook's row is read once and written once per batch, with its state after the
         // last of its attempts: nothing else reads it inside the transaction, so the outcome is
         // that of writing it after every attempt.
         const hooks = new Map<string, HookTally | null>();
-        // Successes, the common case, are written together (one statement for their attempts, one
-        // for their deliveries) before anything else is: the order of what touches the same rows is kept.
-        const successes: SettledSuccess[] = [];
-        const flush = () => {
-          if (successes.length === 0) return;
-          const json = JSON.stringify(successes);
-          attempts.insertSuccesses(json);
-          deliveries.deliveredAll(json);
-          successes.length = 0;
-        };
         const states = results.map((r) => {
-          if (r.kind === 'attempt') {
-            if (r.attempt.outcome === 'success') return this.applySuccess(r.delivery, r.attempt, hooks, successes);
-            flush();
-            return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
+          if (r.kind === 'successes') {
+            this.applySuccessRun(r, hooks);
+            return undefined;
           }
-          flush();
+          if (r.kind === 'attempt') return this.applyAttempt(r.delivery, r.attempt, opts, hooks);
           if (r.kind === 'hold') deliveries.hold(r.seq, claimant, r.until);
           else deliveries.release(r.seq, claimant);
           return undefined;
         });
-        flush();
         for (const [id, h] of hooks) if (h) subscriptions.writeTally(id, h);
         return states;
       })
@@ -86,29 +91,31 @@ export class ResultRecorder {
     return hook;
   }
 
-  /** A success, as applyAttempt would record it, queued in `successes` for the batch's next flush. */
-  private applySuccess(
-    d: DeliveryRow,
-    a: AttemptRow,
-    hooks: Map<string, HookTally | null>,
-    successes: SettledSuccess[],
-  ): WebhookState | undefined {
-    const hook = this.hookOf(d.webhookId, hooks);
-    if (!hook) return undefined;
-    hook.failureCount = 0;
-    hook.lastDeliveryAt = a.attemptedAt;
-    hook.lastResponseStatus = a.responseStatus;
-    successes.push([
-      d.seq,
-      a.attemptedAt,
-      a.deliveryId,
-      d.webhookId,
-      a.event,
-      a.postId,
-      a.responseStatus,
-      a.durationMs,
-    ]);
-    return hook.state;
+  /**
+   * A run of successes, the common case, in one statement for their attempts and one for their
+   * deliveries, as applyAttempt would record each. A webhook deleted meanwhile (its deliveries with
+   * it) gets no attempts: the run is read and written again without them, which is rare.
+   */
+  private applySuccessRun(run: SuccessRun, hooks: Map<string, HookTally | null>): void {
+    const gone = new Set<string>();
+    for (const [webhookId, at, status] of run.hooks) {
+      const hook = this.hookOf(webhookId, hooks);
+      if (!hook) {
+        gone.add(webhookId);
+        continue;
+      }
+      hook.failureCount = 0;
+      hook.lastDeliveryAt = at;
+      hook.lastResponseStatus = status;
+    }
+    let json = run.json;
+    if (gone.size > 0) {
+      const kept = (JSON.parse(json) as SettledSuccess[]).filter((s) => !gone.has(s[3]));
+      if (kept.length === 0) return;
+      json = JSON.stringify(kept);
+    }
+    this.tables.attempts.insertSuccesses(json);
+    this.tables.deliveries.deliveredAll(json);
   }
 
   /**

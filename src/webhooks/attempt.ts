@@ -19,8 +19,8 @@ const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  * private slot and catching the TypeError, two thrown errors per signature (several times the cost
  * of the HMAC itself; issue 28, bench/notes/node24.md). A string skips both checks.
  */
-export const signBody = (body: string, secret: string): string =>
-  crypto.createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+export const signBody = (body: string | Uint8Array, secret: string): string =>
+  crypto.createHmac('sha256', secret).update(body).digest('hex');
 
 /**
  * checkUrlShape's answers that passed, per policy: it depends on nothing but the URL's text and
@@ -69,7 +69,7 @@ export async function attemptDelivery(
   ctx: AttemptContext,
   hook: DeliveryTarget,
   /** The body (or why the template could not render it), and its signature when it was made ahead with the body. */
-  { event, body, signature }: { event: PostEventKind; body: string | Error; signature?: string },
+  { event, body, signature }: { event: PostEventKind; body: string | Uint8Array | Error; signature?: string },
   d: DeliveryRow,
   signal: AbortSignal,
 ): Promise<Outcome | typeof INTERRUPTED> {

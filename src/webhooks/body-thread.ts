@@ -29,16 +29,33 @@ export interface BodiesRequest {
   items: [number, string | null][];
 }
 
-/** A body made ahead: its event, its post, the body and its signature. */
+/** A body made ahead: its event, its post, the body (UTF-8) and its signature. */
 export interface Prepared {
   event: PostEventKind;
   postId: string;
-  body: string;
+  body: Uint8Array;
   signature: string;
 }
 
-/** Per delivery asked for: its body made ahead, or null when the sending thread must see for itself. */
-export type PreparedBodies = (Prepared | null)[];
+/**
+ * A window's bodies as the other thread answers: one byte array and a few lists for the whole window
+ * rather than an object and four strings per delivery, which cost both threads more to pass over than
+ * the rest of a body's handling (bench/notes/webhook-drain.md).
+ */
+export interface PreparedBodies {
+  /** every body made, as UTF-8, back to back */
+  bytes: Uint8Array;
+  /** delivery i's body is bytes[offsets[i], offsets[i + 1]) */
+  offsets: Int32Array;
+  /** SIGNATURE_CHARS per delivery, in order (blank for one not made) */
+  signatures: string;
+  /** per delivery: its event, or null when not made (the sending thread must see for itself) */
+  events: (PostEventKind | null)[];
+  postIds: (string | null)[];
+}
+
+/** An HMAC-SHA256 signature in hex. */
+export const SIGNATURE_CHARS = 64;
 
 /** One window's answer, with what its bodies were made with. */
 interface Window {
@@ -48,7 +65,7 @@ interface Window {
   template: string | null;
   secret: string;
   mediaUrl: string;
-  items: PreparedBodies;
+  made: PreparedBodies;
 }
 
 /** A lane's share of it: the windows arrived and not yet used up (in lane order), and how far it has asked. */
@@ -94,7 +111,7 @@ export class BodiesAhead {
     const { template, secret } = hook;
     this.thread.call({ template, secret, mediaUrl, items }).then(
       // Answered in the order asked, so the windows stay in lane order.
-      (prepared) => bodies.windows.push({ from, to, template, secret, mediaUrl, items: prepared }),
+      (made) => bodies.windows.push({ from, to, template, secret, mediaUrl, made }),
       // The thread is gone (stopping, or it died): the sending thread renders these itself.
       () => {},
     );
@@ -114,8 +131,16 @@ export class BodiesAhead {
     while (windows.length > 0 && windows[0].to <= index) windows.shift();
     const w = windows[0];
     if (!w || index < w.from) return undefined;
-    const p = w.items[index - w.from];
-    if (!p) return undefined;
-    return w.template === hook.template && w.secret === hook.secret && w.mediaUrl === mediaUrl ? p : undefined;
+    const i = index - w.from;
+    const { made } = w;
+    const event = made.events[i];
+    if (!event) return undefined;
+    if (w.template !== hook.template || w.secret !== hook.secret || w.mediaUrl !== mediaUrl) return undefined;
+    return {
+      event,
+      postId: made.postIds[i]!,
+      body: made.bytes.subarray(made.offsets[i], made.offsets[i + 1]),
+      signature: made.signatures.slice(i * SIGNATURE_CHARS, (i + 1) * SIGNATURE_CHARS),
+    };
   }
 }

@@ -83,31 +83,44 @@ async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: Abo
     return false;
   }
   const now = Date.now();
-  const attempt: AttemptRow = {
-    deliveryId: d.id,
-    event: row.event,
-    postId: row.postId,
-    outcome: result.outcome,
-    responseStatus: result.responseStatus,
-    error: result.error,
-    durationMs: now - started,
-    attemptedAt: new Date(now).toISOString(),
-  };
   ctx.stats.sent++;
-  if (result.outcome === 'success') ctx.stats.delivered++;
-  else ctx.stats.failed++;
-  ctx.writer.attempt(
-    { kind: 'attempt', delivery: d, attempt },
-    {
-      webhookId: hook.id,
+  if (result.outcome === 'success') {
+    ctx.stats.delivered++;
+    ctx.writer.success({
+      seq: d.seq,
+      deliveryId: d.id,
+      webhookId: d.webhookId,
+      event: row.event,
+      postId: row.postId,
+      status: result.responseStatus!,
+      durationMs: now - started,
+      at: now,
+    });
+  } else {
+    ctx.stats.failed++;
+    const attempt: AttemptRow = {
       deliveryId: d.id,
       event: row.event,
+      postId: row.postId,
       outcome: result.outcome,
-      status: result.responseStatus,
+      responseStatus: result.responseStatus,
       error: result.error,
-      ms: attempt.durationMs,
-    },
-  );
+      durationMs: now - started,
+      attemptedAt: new Date(now).toISOString(),
+    };
+    ctx.writer.attempt(
+      { kind: 'attempt', delivery: d, attempt },
+      {
+        webhookId: hook.id,
+        deliveryId: d.id,
+        event: row.event,
+        outcome: result.outcome,
+        status: result.responseStatus,
+        error: result.error,
+        ms: attempt.durationMs,
+      },
+    );
+  }
   ctx.writer.schedule();
   return result.outcome === 'success';
 }
@@ -122,7 +135,7 @@ function eventAndBody(
   lane: Lane,
   d: DeliveryRow,
   hook: DeliveryTarget,
-): { event: PostEventKind; postId: string; body: string | Error; signature?: string } | undefined {
+): { event: PostEventKind; postId: string; body: string | Uint8Array | Error; signature?: string } | undefined {
   const { template } = hook;
   const mediaUrl = ctx.config.mediaUrl;
   ctx.ahead.ahead(lane, hook, mediaUrl);

@@ -38,9 +38,31 @@ export interface ResultWriterDeps {
   onFailureRecorded: () => void;
 }
 
+/** A success as the lane hands it over. */
+export interface Success {
+  seq: number;
+  deliveryId: string;
+  webhookId: string;
+  event: string;
+  postId: string;
+  status: number;
+  durationMs: number;
+  /** when it was attempted (ms since the epoch) */
+  at: number;
+}
+
 export class ResultWriter {
-  /** Results not yet written, in the order they happened. */
+  /** Results not yet written, in the order they happened; the run of successes after them is `run`. */
   private results: DeliveryResult[] = [];
+  /**
+   * The successes since the last other result, as the JSON text the batch's statements read
+   * (SuccessRun): appending to a string costs the sending thread less than an object per delivery,
+   * and the run crosses to the result thread as one string.
+   */
+  private run = '';
+  private runCount = 0;
+  /** Each webhook's last success in `run` (its tally after the run). */
+  private runHooks = new Map<string, [string, string, number | null]>();
   /** One entry per 'attempt' result above, in the same order. */
   private logAfterWrite: AttemptLog[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -51,18 +73,43 @@ export class ResultWriter {
 
   /** A delivery handed back unsent: it stays pending, with no attempt on record. */
   release(seq: number): void {
+    this.endRun();
     this.results.push({ kind: 'release', seq });
   }
 
-  /** An attempt's result, and what to log about it once written. */
+  /** A successful attempt (logged at debug level, a line per batch, once written). */
+  success(s: Success): void {
+    const at = new Date(s.at).toISOString();
+    // Every value is a number or a string that needs no escaping (ids, an event name, an ISO time).
+    this.runCount++;
+    this.run += `${this.run ? ',' : ''}[${s.seq},"${at}","${s.deliveryId}","${s.webhookId}","${s.event}","${s.postId}",${s.status},${s.durationMs}]`;
+    this.runHooks.set(s.webhookId, [s.webhookId, at, s.status]);
+  }
+
+  /** An attempt that did not succeed (success() takes those), and what to log about it once written. */
   attempt(result: Extract<DeliveryResult, { kind: 'attempt' }>, log: AttemptLog): void {
+    this.endRun();
     this.results.push(result);
     this.logAfterWrite.push(log);
   }
 
+  /** Closes the run of successes: what comes next goes after it. */
+  private endRun(): void {
+    if (!this.run) return;
+    this.results.push({
+      kind: 'successes',
+      json: `[${this.run}]`,
+      count: this.runCount,
+      hooks: [...this.runHooks.values()],
+    });
+    this.run = '';
+    this.runCount = 0;
+    this.runHooks.clear();
+  }
+
   /** Writes soon, with whatever else comes in meanwhile. */
   schedule(): void {
-    if (this.timer || this.results.length === 0) return;
+    if (this.timer || (this.results.length === 0 && !this.run)) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.write();
@@ -78,6 +125,7 @@ export class ResultWriter {
     while (this.writing) await this.writing;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.endRun();
     if (this.results.length === 0) return;
     this.writing = this.writeBatch();
     await this.writing;
@@ -87,6 +135,7 @@ export class ResultWriter {
   private async writeBatch(): Promise<void> {
     // Each running lane's lease moves on to the delivery it is sending or about to send, in the
     // same transaction that records the ones before it: the webhook's head is always leased.
+    this.endRun();
     this.results.push(...this.deps.holds());
     const results = this.results;
     const logs = this.logAfterWrite;
@@ -114,7 +163,9 @@ export class ResultWriter {
       return;
     }
     let failures = false;
+    let delivered = 0;
     for (const [i, r] of results.entries()) {
+      if (r.kind === 'successes') delivered += r.count;
       if (r.kind !== 'attempt') continue;
       const fields = logs.shift()!;
       if (fields.outcome === 'success') this.deps.log.debug('webhook delivered', fields);
@@ -122,6 +173,7 @@ export class ResultWriter {
       else this.deps.log.info('webhook delivery failed; will retry', fields);
       failures ||= fields.outcome === 'failure';
     }
+    if (delivered > 0) this.deps.log.debug('webhook deliveries recorded', { delivered });
     if (failures) this.deps.onFailureRecorded();
   }
 }

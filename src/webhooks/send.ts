@@ -21,7 +21,8 @@
 import { Client, type buildConnector, type Dispatcher } from 'undici';
 
 export interface SendOptions {
-  body: string;
+  /** a string is sent as UTF-8 */
+  body: string | Uint8Array;
   headers: Record<string, string>;
   /** The connections to send over (ssrf.ts picks them by the address policy). */
   agent: DeliveryConnections;

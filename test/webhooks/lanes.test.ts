@@ -275,6 +275,64 @@ test('an edit from another connection and a deletion by the CLI (another process
   t.deepEqual(repo.deliveryCounts(hook.id), {});
 });
 
+/** A receiver that holds the answers `hold` picks (n counts requests from 1) until the test answers them. */
+async function holdingReceiver(t: ExecutionContext, hold: (n: number) => boolean) {
+  let count = 0;
+  const held: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (hold(++count)) held.push(() => res.writeHead(204).end());
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    received: () => count,
+    held: () => held.length,
+    answer: () => held.shift()!(),
+  };
+}
+
+test("a webhook deleted while its delivery is answered leaves the other webhooks' results written with it intact", async (t) => {
+  const { dir, seed, repo, dispatcher, addHook, update } = setup(t);
+  const gone = await holdingReceiver(t, (n) => n === 1);
+  const kept = await holdingReceiver(t, (n) => n === 1);
+  const a = addHook(gone.url);
+  const b = repo.insertWithin(10, {
+    ownerId: seed.users[1].id,
+    label: null,
+    url: kept.url,
+    secret: 'lane-secret',
+    events: ['update'],
+    template: null,
+  })!;
+  const events = 6;
+  for (let i = 0; i < events; i++) update(i);
+  dispatcher.start();
+  await eventually(() => gone.held() === 1 && kept.held() === 1);
+
+  // Deleted through another connection, as the server's API does while the dispatcher runs on its own thread.
+  const db2 = openDatabase(dir);
+  t.teardown(() => db2.close());
+  t.true(new WebhookRepository(db2).delete(a.id));
+  // The kept webhook's first success is in before the deleted one's, so both are written together: the
+  // deleted webhook's success must not cost the other's results.
+  kept.answer();
+  await eventually(() => kept.received() >= 2);
+  gone.answer();
+  await eventually(() => kept.received() === events);
+  await dispatcher.whenIdle();
+
+  t.is(gone.received(), 1);
+  t.is(repo.get(a.id), undefined);
+  t.deepEqual(repo.deliveryCounts(b.id), { delivered: events });
+  t.is(repo.latestAttempts(b.id).length, events);
+  t.like(repo.get(b.id), { state: 'active', failureCount: 0, lastResponseStatus: 204 });
+});
+
 test('a receiver that drops every connection after answering costs no failed attempts', async (t) => {
   const { repo, dispatcher, addHook, update } = setup(t);
   const ids: string[] = [];
