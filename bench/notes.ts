@@ -56,7 +56,7 @@ function drainNote(results: RunResults): string {
   const elu = avg(d.oursRuns.map((r) => r.eventLoopUtilization));
   return (
     `- **Webhook drain.** ${n(d.deliveries)} deliveries queued as the service queues them (update events appended to the outbox in transactions, fanned out to ${d.receivers} webhooks, ${d.customTemplates} of them with a template of their own, the others with the default body; ${fmt(d.meanBodyBytes)} bytes per body on average), then a dispatcher started: the clock runs until every delivery is recorded as delivered. ` +
-    "The anchor POSTs the same bodies (rendered before its clock starts), each signed with HMAC-SHA256, with the same headers, over kept-alive connections, one request in flight per receiver: what the dispatcher allows, since a webhook's events go out one at a time, in order. " +
+    "The anchor POSTs the same bodies (rendered and encoded as UTF-8 before its clock starts), each signed with HMAC-SHA256, with the same headers, over kept-alive connections, one request in flight per receiver: what the dispatcher allows, since a webhook's events go out one at a time, in order. " +
     (d.anchors
       ? `It runs twice per round, on node:http (${n(Math.round(d.anchors['node:http'].drains.median))}/s) and on undici (${n(Math.round(d.anchors.undici.drains.median))}/s), the client the dispatcher sends with; the ratio is against the faster (${d.anchorClient}), so it cannot improve only because the reference stayed on a slower client. `
       : '') +
@@ -65,7 +65,7 @@ function drainNote(results: RunResults): string {
       ? `The dispatcher ran as the server runs it, on ${d.dispatcherThreads} threads sharing the webhooks; the sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery (all its threads) draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, which is bound by round trips on its one thread. `
       : `The sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery (all its threads: the sending thread, the body and result threads, V8's) draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, and the sending thread's event loop was busy ${fmt(elu * 100)} % of the drain: that thread is not the bound, the two cores it shares with the receivers are (see webhook-drain.md); the plain loop is bound by its round trips to the receivers. `) +
     (d.ratio < 0.5 || d.ours.median < 2000
-      ? 'The HTTP requests are the same in both; the difference is what the guarantees cost per delivery: the webhook read at send time (so an edit or a suspension applies at once), the outbox row and the body (shared between webhooks with the same template, validated as JSON), and the durable record (an attempt row inserted and the delivery row updated, written in batched transactions behind the sends, with the lease moved along), plus the garbage they make. See "Webhook drain: before and after" below for the profile.'
+      ? 'The HTTP requests are the same in both; the difference is what the guarantees cost per delivery: the webhook read at send time (so an edit or a suspension applies at once), the outbox row and the body (rendered ahead on another thread, once per event and template), and the durable record (an attempt row inserted and the delivery row updated, written in batched transactions behind the sends on another thread, with the lease moved along), plus the garbage they make. See "Webhook drain: before and after" below for the profile.'
       : 'Both goals are met.')
   );
 }
