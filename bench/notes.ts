@@ -54,6 +54,16 @@ function drainNote(results: RunResults): string {
   const oursCpu = avg(d.oursRuns.map((r) => r.cpuMsPerDelivery));
   const anchorCpu = avg(d.anchorRuns.map((r) => r.cpuMsPerDelivery));
   const elu = avg(d.oursRuns.map((r) => r.eventLoopUtilization));
+  // Runnable but waiting for a core (results from before session 36 have no such reading).
+  const wait = (runs: typeof d.oursRuns) =>
+    runs.every((r) => r.runQueueWaitMsPerDelivery)
+      ? avg(runs.map((r) => r.runQueueWaitMsPerDelivery!.sender + r.runQueueWaitMsPerDelivery!.receivers))
+      : undefined;
+  const [oursWait, anchorWait] = [wait(d.oursRuns), wait(d.anchorRuns)];
+  const waits =
+    oursWait === undefined || anchorWait === undefined
+      ? ''
+      : `Its sending thread and the receivers' waited ${fmt(oursWait * 1000)} µs a delivery between them for a core (runnable, not running), against ${fmt(anchorWait * 1000)} µs in the plain loop, whose two busy threads have a core each. `;
   return (
     `- **Webhook drain.** ${n(d.deliveries)} deliveries queued as the service queues them (update events appended to the outbox in transactions, fanned out to ${d.receivers} webhooks, ${d.customTemplates} of them with a template of their own, the others with the default body; ${fmt(d.meanBodyBytes)} bytes per body on average), then a dispatcher started: the clock runs until every delivery is recorded as delivered. ` +
     "The anchor POSTs the same bodies (rendered and encoded as UTF-8 before its clock starts), each signed with HMAC-SHA256, with the same headers, over kept-alive connections, one request in flight per receiver: what the dispatcher allows, since a webhook's events go out one at a time, in order. " +
@@ -63,7 +73,7 @@ function drainNote(results: RunResults): string {
     `The receivers run in a child process and check every signature and the order of events at each receiver: ${d.correct ? 'every run delivered every event once, in order, correctly signed' : '**some run did not deliver every event once, in order, correctly signed**'}. After a warm-up of both, the anchor ran ${d.anchorRuns.length} times around ${d.oursRuns.length} drain${d.oursRuns.length > 1 ? 's' : ''}. ` +
     (d.dispatcherThreads > 1
       ? `The dispatcher ran as the server runs it, on ${d.dispatcherThreads} threads sharing the webhooks; the sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery (all its threads) draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, which is bound by round trips on its one thread. `
-      : `The sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery (all its threads: the sending thread, the body and result threads, V8's) draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, and the sending thread's event loop was busy ${fmt(elu * 100)} % of the drain: that thread is not the bound, the two cores it shares with the receivers are (see webhook-drain.md); the plain loop is bound by its round trips to the receivers. `) +
+      : `The sending process spent ${fmt(oursCpu * 1000)} µs of CPU per delivery (all its threads: the sending thread, the body and result threads, V8's) draining against ${fmt(anchorCpu * 1000)} µs in the plain loop, and the sending thread's event loop was busy ${fmt(elu * 100)} % of the drain: that thread is not the bound, the two cores it shares with the receivers are (see webhook-drain.md); the plain loop is bound by its round trips to the receivers. ${waits}`) +
     (d.ratio < 0.5 || d.ours.median < 2000
       ? 'The HTTP requests are the same in both; the difference is what the guarantees cost per delivery: the webhook read at send time (so an edit or a suspension applies at once), the outbox row and the body (rendered ahead on another thread, once per event and template), and the durable record (an attempt row inserted and the delivery row updated, written in batched transactions behind the sends on another thread, with the lease moved along), plus the garbage they make. See "Webhook drain: before and after" below for the profile.'
       : 'Both goals are met.')

@@ -61,6 +61,10 @@ console.log(
     oursThreadsCpuUs: threads(r.oursRuns),
     theirsThreadsCpuUs: threads(theirs.runs),
     anchor: each(r.anchorRuns, (x) => x.perSecond),
+    // Runnable but waiting for a core, µs per delivery: each drain's sending thread and receivers.
+    oursWaitUs: each(r.oursRuns, (x) => (x.runQueueWaitMsPerDelivery?.sender ?? Number.NaN) * 1000),
+    theirsWaitUs: each(theirs.runs, (x) => (x.runQueueWaitMsPerDelivery?.sender ?? Number.NaN) * 1000),
+    anchorWaitUs: each(r.anchorRuns, (x) => (x.runQueueWaitMsPerDelivery?.sender ?? Number.NaN) * 1000),
     correct: r.correct,
   }),
 );

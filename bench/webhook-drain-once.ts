@@ -51,6 +51,11 @@ console.log(
       ]),
     ),
     recvCpuOursUs: each(r.oursRuns, (x) => x.receiverCpuMsPerDelivery * 1000),
+    // Runnable but waiting for a core, per delivery: the sending thread's and the receivers' (ours, then the anchor's).
+    waitUs: each(r.oursRuns, (x) => (x.runQueueWaitMsPerDelivery?.sender ?? Number.NaN) * 1000),
+    recvWaitUs: each(r.oursRuns, (x) => (x.runQueueWaitMsPerDelivery?.receivers ?? Number.NaN) * 1000),
+    anchorWaitUs: each(r.anchorRuns, (x) => (x.runQueueWaitMsPerDelivery?.sender ?? Number.NaN) * 1000),
+    anchorRecvWaitUs: each(r.anchorRuns, (x) => (x.runQueueWaitMsPerDelivery?.receivers ?? Number.NaN) * 1000),
     correct: r.correct,
   }),
 );

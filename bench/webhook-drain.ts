@@ -47,7 +47,7 @@ import { eventDataFromOutbox } from '../src/webhooks/event-data.ts';
 import { WebhookRepository, type WebhookRow } from '../src/webhook-store/webhook-repository.ts';
 import { renderBody } from '../src/webhooks/service.ts';
 import type { ReceiversReport } from './lib/drain-receivers.ts';
-import { cpuSeconds, cpuWindow, threadCpuSeconds, threadCpuSpent } from './lib/cpu.ts';
+import { cpuSeconds, cpuWindow, runQueueWaitSeconds, threadCpuSeconds, threadCpuSpent } from './lib/cpu.ts';
 import { StatusHandler } from './lib/undici-status.ts';
 import { ROOT, tempDir } from './lib/env.ts';
 import { repeated, type Repeated } from './lib/stats.ts';
@@ -94,6 +94,11 @@ export interface DrainRun {
   eventLoopUtilization: number;
   /** CPU of the receivers' process per delivery (the same work for both: a floor shared by both) */
   receiverCpuMsPerDelivery: number;
+  /**
+   * Milliseconds per delivery that the sending process's main thread (the dispatcher's, or the plain
+   * loop's) and the receivers' main thread spent runnable but waiting for a core (runQueueWaitSeconds).
+   */
+  runQueueWaitMsPerDelivery?: { sender: number; receivers: number };
   check: ReceiversReport;
 }
 
@@ -221,7 +226,9 @@ async function measure(
   const closeWindow = cpuWindow({ receivers: receivers.pid });
   const main0 = cpuSeconds(process.pid, process.pid);
   const threads0 = threadCpuSeconds(process.pid);
+  const waits0 = [runQueueWaitSeconds(process.pid), runQueueWaitSeconds(receivers.pid)];
   await Promise.all([send(), receivers.done()]);
+  const waits = [runQueueWaitSeconds(process.pid) - waits0[0], runQueueWaitSeconds(receivers.pid) - waits0[1]];
   const cpu = closeWindow();
   const main = cpuSeconds(process.pid, process.pid) - main0;
   const threads = threadCpuSpent(threads0, threadCpuSeconds(process.pid));
@@ -235,6 +242,7 @@ async function measure(
     threadCpuMsPerDelivery: Object.fromEntries(threads.map(([name, s]) => [name, (s * 1000) / n])),
     eventLoopUtilization: elu.utilization,
     receiverCpuMsPerDelivery: (cpu.receivers * 1000) / n,
+    runQueueWaitMsPerDelivery: { sender: (waits[0] * 1000) / n, receivers: (waits[1] * 1000) / n },
     check: await receivers.report(),
   };
 }

@@ -19,6 +19,20 @@ export function cpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/**
+ * Seconds a thread has spent runnable but waiting for a core, so far (the second field of
+ * /proc/<pid>/task/<tid>/schedstat; the main thread's tid is the pid). NaN where the kernel keeps no
+ * schedstats. Two busy threads on two cores wait almost never; more runnable threads than cores
+ * wait in turn, which a throughput loses as latency on top of its CPU.
+ */
+export function runQueueWaitSeconds(pid: number, tid = pid): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Each thread's name (its `comm`) and CPU seconds so far, by thread id: where a process's CPU went. */
 export function threadCpuSeconds(pid: number): Map<number, { name: string; s: number }> {
   const out = new Map<number, { name: string; s: number }>();
