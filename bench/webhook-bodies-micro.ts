@@ -2,9 +2,9 @@
  * The body work of one event, each part in a plain loop (no threads, no HTTP): reading its outbox
  * row, building its template data, rendering the default body and the drain's own template
  * (bench/webhook-drain.ts), and signing one body. The drain does the first four once per event
- * and the signature once per delivery (five deliveries an event there), on the body thread.
- * CPU per call, the best of seven rounds: the figures to compare code with, on a box whose other
- * load only ever adds to them.
+ * and the signature once per delivery (five deliveries an event there), in the window of bodies made ahead
+ * (src/webhooks/bodies-ahead.ts). CPU per call, the best of seven rounds: the figures to compare code with, on a box
+ * whose other load only ever adds to them.
  *
  *   npx tsx bench/webhook-bodies-micro.ts [events, 4000]
  */

@@ -357,11 +357,11 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
 
     /**
      * Ours and the compared one (another client, or another checkout's), on this thread, each started
-     * by the warm-up's drain and kept across the drains as the server keeps its own (its helper threads'
-     * start-up is not a drain's cost); kicked, not polled, so none of a backlog is sent while it is being
+     * by the warm-up's drain and kept across the drains as the server keeps its own (its start-up is
+     * not a drain's cost); kicked, not polled, so none of a backlog is sent while it is being
      * queued.
      */
-    const deps = { dataDir, log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } };
+    const deps = { log: createLogger('warn'), config: { webhookAllowPrivate: true, mediaUrl: MEDIA_URL } };
     const dispatcherFor = async (which: 'ours' | 'compared') => {
       let dispatcher = dispatchers.get(which);
       if (dispatcher) return dispatcher;
@@ -376,7 +376,8 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
             from('src/kernel/outbox.ts'),
           ]);
         dispatcher = new Theirs(
-          { ...deps, repo: new TheirRepo(db), outbox: new TheirOutbox(db) },
+          // dataDir: a checkout from before session 36 opens its helper threads' connections with it.
+          { ...deps, dataDir, repo: new TheirRepo(db), outbox: new TheirOutbox(db) },
           { pollMs: 3_600_000 },
         ) as WebhookDispatcher;
       } else {

@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-const WORKERS = ['hash-worker', 'webhook-dispatcher', 'webhook-results', 'webhook-bodies'];
+const WORKERS = ['hash-worker', 'webhook-dispatcher'];
 const KEEP_BUILDS = 3;
 
 /**

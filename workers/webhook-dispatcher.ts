@@ -3,22 +3,17 @@
  * src/webhooks/dispatcher-thread.ts for why and for the messages). Opens its own connection to the
  * DATA_DIR's database; the server that started it has already brought the schema up to date.
  */
-import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../src/db/sqlite.ts';
 import { redact, type Logger, type LogFields, type LogLevel } from '../src/log.ts';
 import { Outbox } from '../src/kernel/outbox.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
-import type { WorkerFiles } from '../src/webhooks/helper-thread.ts';
 import type { FromWorker, LiveConfig, ToWorker } from '../src/webhooks/dispatcher-thread.ts';
 import { WebhookRepository } from '../src/webhook-store/webhook-repository.ts';
 
 const port = parentPort;
 if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
-/** The dispatcher's helper threads run the files beside this one, compiled or not (src/webhooks/helper-thread.ts). */
-const entry = (workerData as { entry: string }).entry;
-const workerFiles: WorkerFiles = (name) => path.join(path.dirname(entry), `${name}${path.extname(entry)}`);
 
 // Lines go to the server's logger, which writes them where it writes its own; those below its level
 // are dropped here, not sent over (a drain logs a debug line per delivery).
@@ -56,7 +51,7 @@ port.on('message', (m: ToWorker) => {
       minLevel = LEVELS.indexOf(m.logLevel);
       db = openDatabase(m.dataDir);
       dispatcher = new WebhookDispatcher(
-        { repo: new WebhookRepository(db), dataDir: m.dataDir, workerFiles, outbox: new Outbox(db), log, config },
+        { repo: new WebhookRepository(db), outbox: new Outbox(db), log, config },
         m.options,
       );
       return;

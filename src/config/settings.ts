@@ -138,8 +138,7 @@ export const SETTINGS = {
     default: '1',
     doc:
       'threads sending webhook deliveries; several share the webhooks with deliveries due between them (each ' +
-      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare. Each " +
-      'has two helper threads while it sends (result writes, bodies rendered ahead)',
+      "webhook's events still go out one at a time, in order); more than one only pays with cores to spare",
   }),
   rateLimit: {
     writesPerMinute: server({

@@ -6,7 +6,7 @@
  * - Per webhook, deliveries go out one at a time in queue order, each only after the one before
  *   it succeeded: events arrive in order. A webhook's next few deliveries are claimed together
  *   (a "lane") and sent back to back over a kept-alive connection; results are written in
- *   batches, a few milliseconds behind the sends, on a thread of their own. Webhooks are
+ *   batches, a few milliseconds behind the sends. Webhooks are
  *   independent: each lane runs on its own, so a slow receiver delays no other.
  * - A failure (3xx, 4xx, 5xx, time-out, network error, refused address, template error) is retried
  *   with backoff; every attempt counts toward the webhook's consecutive failures, and the third
@@ -19,23 +19,22 @@
  *
  * This file schedules: passes over due deliveries (on the background loop, util/loop.ts), lanes,
  * and what a shutdown hands back. Sending a lane is lane.ts; one attempt's HTTP side is attempt.ts
- * (and send.ts); writing the results is result-writer.ts (and result-thread.ts); rendering bodies
- * ahead of the sends is body-thread.ts.
+ * (and send.ts); writing the results is result-writer.ts; making bodies ahead of the sends is
+ * bodies-ahead.ts. All of it runs on one thread (the server gives the dispatcher a thread of its own,
+ * dispatcher-thread.ts).
  */
 import crypto from 'node:crypto';
 import type { Outbox } from '../kernel/outbox.ts';
 import type { Logger } from '../log.ts';
 import { Loop } from '../util/loop.ts';
 import type { AttemptContext } from './attempt.ts';
-import { BodiesAhead, laneBodies } from './body-thread.ts';
+import { BodiesAhead, laneBodies } from './bodies-ahead.ts';
 import { EventBodies } from './event-bodies.ts';
 import { type Lane, type LaneContext, runLane } from './lane.ts';
 import type { DeliveryResult, DeliveryRow, WebhookRepository } from '../webhook-store/webhook-repository.ts';
-import { resultThread, type ResultThread } from './result-thread.ts';
-import { ResultWriter } from './result-writer.ts';
+import { ResultWriter, SUSPEND_AFTER_FAILURES } from './result-writer.ts';
 import { postWebhook, type PostWebhook } from './send.ts';
 import { createTargetAgents, type Resolver, type TargetAgents } from './ssrf.ts';
-import { sourceWorkerFiles, type WorkerFiles } from './helper-thread.ts';
 
 export interface DispatcherOptions {
   /** Per invocation, until response headers arrive (docs/decisions.md §8: 30 s). */
@@ -75,10 +74,6 @@ export interface DispatcherOptions {
 
 export interface DispatcherDeps {
   repo: WebhookRepository;
-  /** The database's directory: each helper thread opens its own connection to it. */
-  dataDir: string;
-  /** The helper threads' worker files, when not the TypeScript ones (see helper-thread.ts). */
-  workerFiles?: WorkerFiles;
   outbox: Outbox;
   log: Logger;
   /** Read at send time. */
@@ -119,13 +114,12 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; lane: Lane }>();
   private readonly loop: Loop;
   private readonly writer: ResultWriter;
-  private readonly results: ResultThread;
   private readonly ahead: BodiesAhead;
   /** A pass is under way (it waits for the result writes before it claims). */
   private pumping = false;
   private idleWaiters: (() => void)[] = [];
   private readonly lane: LaneContext;
-  /** Attempts made, succeeded and failed; madeAhead: attempts whose body was made ahead (body-thread.ts). */
+  /** Attempts made, succeeded and failed; madeAhead: attempts whose body was made ahead (bodies-ahead.ts). */
   readonly stats = { sent: 0, delivered: 0, failed: 0, madeAhead: 0 };
 
   constructor(
@@ -144,14 +138,14 @@ export class WebhookDispatcher {
     this.events = new EventBodies(deps.outbox);
     this.send = opts.send ?? postWebhook;
     this.agents = createTargetAgents({ allowPrivate: () => deps.config.webhookAllowPrivate, resolver: opts.resolver });
-    const workerFiles = deps.workerFiles ?? sourceWorkerFiles;
-    this.results = resultThread(workerFiles('webhook-results'), deps.dataDir);
-    this.ahead = new BodiesAhead(workerFiles('webhook-bodies'), deps.dataDir);
+    this.ahead = new BodiesAhead(this.events);
     this.writer = new ResultWriter({
-      results: this.results,
-      claimant: this.claimant,
+      record: (results) =>
+        deps.repo.recordResults(results, this.claimant, {
+          suspendAfter: SUSPEND_AFTER_FAILURES,
+          retryDelayMs: (n) => this.retryDelaysMs[Math.min(n, this.retryDelaysMs.length) - 1],
+        }),
       log: deps.log,
-      retryDelaysMs: () => this.retryDelaysMs,
       holds: () => this.holds(),
       // A failure scheduled a retry (or a suspension dropped a queue): look again.
       onFailureRecorded: () => this.kick(),
@@ -193,8 +187,6 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    this.results.start();
-    this.ahead.start();
     this.loop.start();
   }
 
@@ -209,7 +201,6 @@ export class WebhookDispatcher {
     await loopStopped;
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.promise));
     await this.writer.write();
-    await Promise.all([this.results.close(), this.ahead.close()]);
     this.agents.destroy();
     await this.resolveIdle();
   }

@@ -3,7 +3,7 @@
  * here one after another over a kept-alive connection, each only after the one before it succeeded.
  */
 import { attemptDelivery, INTERRUPTED, type AttemptContext } from './attempt.ts';
-import type { BodiesAhead, LaneBodies } from './body-thread.ts';
+import type { BodiesAhead, LaneBodies } from './bodies-ahead.ts';
 import type { EventBodies } from './event-bodies.ts';
 import type { ResultWriter } from './result-writer.ts';
 import type {
@@ -22,7 +22,7 @@ export interface Lane {
   deliveries: DeliveryRow[];
   next: number;
   leaseEndsAt: number;
-  /** Its next deliveries' bodies, rendered ahead on another thread (body-thread.ts). */
+  /** Its next deliveries' bodies, made ahead a window at a time (bodies-ahead.ts). */
   bodies: LaneBodies;
 }
 
@@ -128,7 +128,8 @@ async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: Abo
 /**
  * The delivery's event, post and body, the body rendered with the template as it is now (an edited
  * template applies to queued events): made ahead with it (and signed with the secret as it is now)
- * on the other thread, or here. Undefined when the event is not to be sent (gone, or not a post event).
+ * in the lane's window (bodies-ahead.ts), or here. Undefined when the event is not to be sent (gone,
+ * or not a post event).
  */
 function eventAndBody(
   ctx: LaneContext,
@@ -138,8 +139,7 @@ function eventAndBody(
 ): { event: PostEventKind; postId: string; body: string | Uint8Array | Error; signature?: string } | undefined {
   const { template } = hook;
   const mediaUrl = ctx.config.mediaUrl;
-  ctx.ahead.ahead(lane, hook, mediaUrl);
-  const made = ctx.ahead.take(lane.bodies, lane.next, hook, mediaUrl);
+  const made = ctx.ahead.take(lane, hook, mediaUrl);
   if (made) {
     ctx.stats.madeAhead++;
     return made;

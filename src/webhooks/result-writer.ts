@@ -1,19 +1,18 @@
 /**
- * The dispatcher's delivery results, written in batches a few milliseconds behind the sends, on a
- * thread of their own (result-thread.ts).
+ * The dispatcher's delivery results, written in batches a few milliseconds behind the sends, one
+ * transaction per batch on the dispatcher's own connection.
  *
  * Why batched: a lane sends a webhook's deliveries back to back, and one write transaction per
  * send took the database's one write lock hundreds of times a second under load. Results are
- * kept in the order they happened and handed over together, WRITE_DELAY_MS after the first of
- * them, or at once when the dispatcher needs them on record (before claiming again, when idle, when
- * stopping: write() resolves once everything handed over before it is written). One batch is
- * written at a time, so batches are recorded in the order they were made. A crash loses only the
- * results not yet committed, which delivery at least once allows: those deliveries are sent again
- * with the same id.
+ * kept in the order they happened and written together, WRITE_DELAY_MS after the first of them, or
+ * at once when the dispatcher needs them on record (before claiming again, when idle, when
+ * stopping), so batches are recorded in the order they were made. A crash loses only the results
+ * not yet committed, which delivery at least once allows: those deliveries are sent again with the
+ * same id. (Sessions 30 to 35 wrote them on a thread of their own; on one thread the drain went
+ * faster, see bodies-ahead.ts.)
  */
 import type { Logger } from '../log.ts';
-import type { DeliveryResult } from '../webhook-store/webhook-repository.ts';
-import type { RecordedStates, ResultThread } from './result-thread.ts';
+import type { DeliveryResult, WebhookState } from '../webhook-store/webhook-repository.ts';
 
 export const SUSPEND_AFTER_FAILURES = 3;
 
@@ -26,12 +25,13 @@ const RETRY_WRITE_MS = 1000;
 export type AttemptLog = Record<string, unknown> & { outcome: 'success' | 'failure' };
 
 export interface ResultWriterDeps {
-  results: ResultThread;
-  /** The dispatcher's claimant id: results of deliveries it no longer holds are not written. */
-  claimant: string;
+  /**
+   * Writes a batch in one transaction (WebhookRepository.recordResults, with the dispatcher's claim
+   * and retry delays) and answers the webhook's state after each attempt; throws when the database
+   * stays locked.
+   */
+  record: (results: DeliveryResult[]) => (WebhookState | undefined)[];
   log: Logger;
-  /** Delays before retry n (1-based, = consecutive failures so far; the last repeats); read at every write. */
-  retryDelaysMs: () => number[];
   /** The leases of the lanes still sending, written along with the results (see write()). */
   holds: () => DeliveryResult[];
   /** A write recorded a failure: a retry was scheduled (or a suspension dropped a queue). */
@@ -56,8 +56,8 @@ export class ResultWriter {
   private results: DeliveryResult[] = [];
   /**
    * The successes since the last other result, as the JSON text the batch's statements read
-   * (SuccessRun): appending to a string costs the sending thread less than an object per delivery,
-   * and the run crosses to the result thread as one string.
+   * (SuccessRun): appending to a string costs less than an object per delivery, and the statements
+   * take the text as it is.
    */
   private run = '';
   private runCount = 0;
@@ -66,8 +66,6 @@ export class ResultWriter {
   /** One entry per 'attempt' result above, in the same order. */
   private logAfterWrite: AttemptLog[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** The batch being written, if any. */
-  private writing: Promise<void> | undefined;
 
   constructor(private readonly deps: ResultWriterDeps) {}
 
@@ -117,22 +115,18 @@ export class ResultWriter {
   }
 
   /**
-   * Writes every pending result in one transaction, in the order they happened, after the batch
-   * being written (if any). Resolves once they are written, or kept for a retry when they could
-   * not be (it never rejects).
+   * Writes every pending result in one transaction, in the order they happened. Resolves once they
+   * are written, or kept for a retry when they could not be (it never rejects).
    */
   async write(): Promise<void> {
-    while (this.writing) await this.writing;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.endRun();
     if (this.results.length === 0) return;
-    this.writing = this.writeBatch();
-    await this.writing;
-    this.writing = undefined;
+    this.writeBatch();
   }
 
-  private async writeBatch(): Promise<void> {
+  private writeBatch(): void {
     // Each running lane's lease moves on to the delivery it is sending or about to send, in the
     // same transaction that records the ones before it: the webhook's head is always leased.
     this.endRun();
@@ -141,14 +135,9 @@ export class ResultWriter {
     const logs = this.logAfterWrite;
     this.results = [];
     this.logAfterWrite = [];
-    let states: RecordedStates;
+    let states: (WebhookState | undefined)[];
     try {
-      states = await this.deps.results.call({
-        results,
-        claimant: this.deps.claimant,
-        suspendAfter: SUSPEND_AFTER_FAILURES,
-        retryDelaysMs: this.deps.retryDelaysMs(),
-      });
+      states = this.deps.record(results);
     } catch (err) {
       // Another process holds the write lock past the busy timeout: keep them, ahead of what came
       // meanwhile, and try again.

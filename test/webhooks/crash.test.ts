@@ -1,6 +1,6 @@
 /**
- * kill -9 of the server while its dispatcher thread sends and its result thread writes
- * (src/webhooks/result-thread.ts), then a restart on the same DATA_DIR: every delivery on record as
+ * kill -9 of the server while its dispatcher thread sends and writes results in batches
+ * (src/webhooks/result-writer.ts), then a restart on the same DATA_DIR: every delivery on record as
  * delivered at the kill had reached its receiver and is not sent again; everything else arrives after
  * the restart, at least once and in order per webhook; every delivery ends with one successful
  * attempt on record. The real server and CLI as child processes, real receivers.

@@ -39,7 +39,7 @@ function setup(t: ExecutionContext) {
   const repo = new WebhookRepository(db);
   const config = { webhookAllowPrivate: true, mediaUrl: 'http://127.0.0.1:9/media' };
   const dispatcher = new WebhookDispatcher(
-    { repo, dataDir: dir, outbox, log: createLogger('error'), config },
+    { repo, outbox, log: createLogger('error'), config },
     // Lanes of 100, so a backlog of a few hundred ends and claims lanes again.
     { retryDelaysMs: [30], pollMs: 100, timeoutMs: 3000, laneSize: 100 },
   );
@@ -70,7 +70,7 @@ function setup(t: ExecutionContext) {
   const second = () => {
     const db2 = openDatabase(dir);
     const other = new WebhookDispatcher(
-      { repo: new WebhookRepository(db2), dataDir: dir, outbox: new Outbox(db2), log: createLogger('error'), config },
+      { repo: new WebhookRepository(db2), outbox: new Outbox(db2), log: createLogger('error'), config },
       { pollMs: 20, timeoutMs: 3000, laneSize: 100 },
     );
     t.teardown(async () => {
