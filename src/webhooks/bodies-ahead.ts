@@ -6,7 +6,7 @@
  * loop over its neighbours (the template interpreter, the outbox rows and the HMAC stay warm).
  * Why on the dispatcher's thread: on a thread of their own (sessions 29 to 35) the bodies crossed
  * between threads, and that thread, the result writes' and V8's kept the sending thread and the
- * receivers waiting for a core; drained on one thread the same work went about 15 % faster
+ * receivers waiting for a core; drained on one thread the same work went about 11 % faster
  * (bench/notes/webhook-drain.md, session 36).
  *
  * It changes nothing the sends promise: the webhook is still read at each send, and a body made

@@ -129,7 +129,6 @@ export class ResultWriter {
   private writeBatch(): void {
     // Each running lane's lease moves on to the delivery it is sending or about to send, in the
     // same transaction that records the ones before it: the webhook's head is always leased.
-    this.endRun();
     this.results.push(...this.deps.holds());
     const results = this.results;
     const logs = this.logAfterWrite;
