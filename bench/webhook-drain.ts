@@ -294,7 +294,7 @@ export async function benchWebhookDrain(opts: WebhookDrainOptions): Promise<Webh
     log(`webhook drain: rendering ${total} bodies for the anchor`);
     const sample = queueEvents(unitOfWork, posts, initiator);
     db.prepare("UPDATE webhook_deliveries SET status = 'dropped' WHERE status = 'pending'").run();
-    // As UTF-8, as the dispatcher's sending thread gets them from the thread that renders them.
+    // As UTF-8, as the dispatcher holds the bodies it makes ahead (src/webhooks/bodies-ahead.ts).
     const bodies = hooks.map((h) =>
       sample.map((row) => Buffer.from(renderBody(h.template, eventDataFromOutbox(row, initiator.name, MEDIA_URL)))),
     );

@@ -8,12 +8,12 @@
  *
  * V8 heap flags (scripts/start.sh runs `node --max-semi-space-size=8 --heap-growing-percent=30`) are left out: a Worker
  * refuses them in its execArgv, and they are process-wide, so the worker's isolate has them already. So is
- * `--perf-basic-prof-only-functions`, for profiling a drain with its helper threads under `perf`.
+ * `--perf-basic-prof-only-functions`, for profiling under `perf` a process that starts workers.
  */
-const V8_HEAP_FLAG = /^--(max-(semi|old)-space-size|heap-growing-percent|perf-basic-prof-only-functions)(=|$)/;
+const PROCESS_WIDE_FLAG = /^--(max-(semi|old)-space-size|heap-growing-percent|perf-basic-prof-only-functions)(=|$)/;
 
 export function workerExecArgv(workerFile: string | URL): string[] {
-  const inherited = process.execArgv.filter((arg) => !V8_HEAP_FLAG.test(arg));
+  const inherited = process.execArgv.filter((arg) => !PROCESS_WIDE_FLAG.test(arg));
   if (String(workerFile).endsWith('.js') || inherited.some((arg) => /tsx|^--experimental-transform-types$/.test(arg)))
     return inherited;
   return [...inherited, '--import', import.meta.resolve('tsx')];

@@ -21,8 +21,8 @@ export type DeliveryResult =
 /**
  * Successes in a row, the common case, as the text the batch's two statements read (a JSON array
  * of SettledSuccess, see attempts.ts): the dispatcher writes it as it sends, one string for the run
- * rather than an object per delivery. `hooks`: each webhook's last
- * success in the run ([id, attempted at, response status]), for its tally.
+ * rather than an object per delivery. `hooks`: each webhook's last success in the run ([id,
+ * attempted at, response status]), for its tally.
  */
 export interface SuccessRun {
   kind: 'successes';

@@ -21,8 +21,8 @@ const WRITE_DELAY_MS = 50;
 /** After a write that found the database locked, the next try. */
 const RETRY_WRITE_MS = 1000;
 
-/** What is logged about an attempt once its result is on record. */
-export type AttemptLog = Record<string, unknown> & { outcome: 'success' | 'failure' };
+/** What is logged about a failed attempt once its result is on record. */
+export type AttemptLog = Record<string, unknown> & { outcome: 'failure' };
 
 export interface ResultWriterDeps {
   /**
@@ -84,7 +84,7 @@ export class ResultWriter {
     this.runHooks.set(s.webhookId, [s.webhookId, at, s.status]);
   }
 
-  /** An attempt that did not succeed (success() takes those), and what to log about it once written. */
+  /** An attempt that failed (success() takes the others), and what to log about it once written. */
   attempt(result: Extract<DeliveryResult, { kind: 'attempt' }>, log: AttemptLog): void {
     this.endRun();
     this.results.push(result);
@@ -156,10 +156,9 @@ export class ResultWriter {
       if (r.kind === 'successes') delivered += r.count;
       if (r.kind !== 'attempt') continue;
       const fields = logs.shift()!;
-      if (fields.outcome === 'success') this.deps.log.debug('webhook delivered', fields);
-      else if (states[i] === 'suspended') this.deps.log.warn('webhook suspended after consecutive failures', fields);
+      if (states[i] === 'suspended') this.deps.log.warn('webhook suspended after consecutive failures', fields);
       else this.deps.log.info('webhook delivery failed; will retry', fields);
-      failures ||= fields.outcome === 'failure';
+      failures = true;
     }
     if (delivered > 0) this.deps.log.debug('webhook deliveries recorded', { delivered });
     if (failures) this.deps.onFailureRecorded();
