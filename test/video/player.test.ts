@@ -116,8 +116,13 @@ for (const store of ['local', 's3'] as const) {
           });
           await page.locator('.preview video').waitFor();
           await page.locator('.preview p', { hasText: 'video 0:04' }).waitFor();
-          // The lookup reads the clip with ffmpeg (probe, nine frames) on a box the suite keeps busy.
-          await page.locator(`.possible-duplicates .grid a[href="/post/${post.id}"]`).waitFor({ timeout: 60_000 });
+          // The lookup sends the poster frame the browser made (or the clip itself, which the server reads with
+          // ffmpeg, if the browser could not) on a box the suite keeps busy.
+          // The page says how its lookup ended (data-lookup: found, none, or why it failed).
+          const possible = page.locator('.possible-duplicates[data-lookup]');
+          await possible.waitFor({ state: 'attached', timeout: 60_000 });
+          t.is(await possible.getAttribute('data-lookup'), 'found');
+          await possible.locator(`.grid a[href="/post/${post.id}"]`).waitFor();
         }
         t.deepEqual(session.takeErrors(), []);
       } finally {

@@ -28,12 +28,28 @@ const when = (video: HTMLVideoElement, event: string, ready: () => boolean) =>
     video.addEventListener('error', () => reject(new Error('the video cannot be played here')), { once: true });
   });
 
+/**
+ * How long the poster frame may take to read and seek to: a browser that never finishes (seen once under a
+ * busy box) would otherwise leave the lookup waiting for good. Past it the lookup sends the file itself.
+ */
+const POSTER_WAIT_MS = 5_000;
+
+const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the poster frame took too long')), ms);
+    work.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+
 async function posterOf(video: HTMLVideoElement): Promise<Blob | undefined> {
-  await when(video, 'loadedmetadata', () => video.readyState >= 1);
-  const at = Math.min(1, video.duration * 0.1);
-  const seeked = when(video, 'seeked', () => false);
-  video.currentTime = at;
-  await seeked;
+  await within(
+    POSTER_WAIT_MS,
+    (async () => {
+      await when(video, 'loadedmetadata', () => video.readyState >= 1);
+      const seeked = when(video, 'seeked', () => false);
+      video.currentTime = Math.min(1, video.duration * 0.1);
+      await seeked;
+    })(),
+  );
   const canvas = h('canvas', { width: video.videoWidth, height: video.videoHeight });
   canvas.getContext('2d')?.drawImage(video, 0, 0);
   return new Promise((resolve) => canvas.toBlob((b) => resolve(b ?? undefined), 'image/png'));

@@ -15,6 +15,9 @@ import { postFields } from './post-edit.ts';
 
 type Duplicates = Schemas['DuplicateMatches'];
 
+/** A possible-duplicates lookup refused as busy is tried once more after this long. */
+const LOOKUP_RETRY_MS = 2_000;
+
 export async function uploadPage(): Promise<void> {
   const self = await currentUser();
   if (!self) {
@@ -45,6 +48,7 @@ export async function uploadPage(): Promise<void> {
   drop.onChange(() => {
     duplicates.replaceChildren();
     possible.replaceChildren();
+    delete possible.dataset.lookup;
     msg.clear();
     const file = drop.file();
     if (file) void showPossibleDuplicates(file, ++chosen);
@@ -55,8 +59,15 @@ export async function uploadPage(): Promise<void> {
       // A video is looked up by its poster frame (the server reads a moving picture's frames too, but
       // a video is larger than the lookup's body cap).
       const poster = await drop.poster();
-      const { similar, robust } = await findPossibleDuplicates(poster ?? file, poster ? 'poster.png' : file.name);
+      const lookup = () => findPossibleDuplicates(poster ?? file, poster ? 'poster.png' : file.name);
+      // A busy server refuses a lookup with 503 (its image pool is full); one more try a moment later.
+      const { similar, robust } = await lookup().catch(async (err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 503)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, LOOKUP_RETRY_MS));
+        return lookup();
+      });
       if (turn !== chosen) return;
+      possible.dataset.lookup = similar.length || robust.length ? 'found' : 'none';
       if (!similar.length && !robust.length) return;
       replace(
         possible,
@@ -69,8 +80,10 @@ export async function uploadPage(): Promise<void> {
         similar.length ? similarGrid(similar, 'Near-duplicates by the image hash') : null,
         robust.length ? robustGrid(robust, 'Possible duplicates') : null,
       );
-    } catch {
-      // A hint only: the upload itself reports real problems.
+    } catch (err) {
+      // A hint only: the upload itself reports real problems. How the lookup ended is kept on the
+      // section (data-lookup: found, none, or why it failed) for whoever inspects the page, not shown.
+      if (turn === chosen) possible.dataset.lookup = `failed: ${errorText(err)}`;
     }
   }
 
