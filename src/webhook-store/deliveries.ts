@@ -167,8 +167,8 @@ export class DeliveryTable {
   }
 
   /**
-   * Marks a batch of successes delivered, each at its attempt's time (a JSON array of
-   * SettledSuccess, see attempts.ts): one statement for the batch, as delivered() does for one.
+   * Marks a batch of successes delivered, each at its attempt's time (a JSON array of [delivery seq,
+   * attempted at], see SuccessRun): one statement for the batch, as delivered() does for one.
    */
   deliveredAll(json: string): void {
     this.stmt(

@@ -4,7 +4,7 @@
  * one transaction per batch.
  */
 import type { Db } from '../db/sqlite.ts';
-import type { AttemptRow, AttemptTable, SettledSuccess } from './attempts.ts';
+import type { AttemptRow, AttemptTable, SuccessRunOfHook } from './attempts.ts';
 import type { DeliveryRow, DeliveryTable } from './deliveries.ts';
 import type { SubscriptionTable, WebhookState } from './subscriptions.ts';
 
@@ -19,16 +19,15 @@ export type DeliveryResult =
   | { kind: 'hold'; seq: number; until: string };
 
 /**
- * Successes in a row, the common case, as the text the batch's two statements read (a JSON array
- * of SettledSuccess, see attempts.ts): the dispatcher writes it as it sends, one string for the run
- * rather than an object per delivery. `hooks`: each webhook's last success in the run ([id,
- * attempted at, response status]), for its tally.
+ * Successes in a row, the common case, as the dispatcher builds them while it sends (text rather
+ * than an object per delivery): the deliveries to settle, as the JSON text deliveredAll reads
+ * (an array of [delivery seq, attempted at]), and each webhook's run, stored as one attempt row.
  */
 export interface SuccessRun {
   kind: 'successes';
-  json: string;
+  delivered: string;
   count: number;
-  hooks: [string, string, number | null][];
+  hooks: SuccessRunOfHook[];
 }
 
 export interface RecordOptions {
@@ -92,30 +91,20 @@ export class ResultRecorder {
   }
 
   /**
-   * A run of successes, the common case, in one statement for their attempts and one for their
-   * deliveries, as applyAttempt would record each. A webhook deleted meanwhile (its deliveries with
-   * it) gets no attempts: the run is read and written again without them, which is rare.
+   * A run of successes, the common case: one statement settles its deliveries, and each webhook's
+   * attempts are one row. A webhook deleted meanwhile (its deliveries with it) gets no row, and the
+   * statement finds none of its deliveries.
    */
   private applySuccessRun(run: SuccessRun, hooks: Map<string, HookTally | null>): void {
-    const gone = new Set<string>();
-    for (const [webhookId, at, status] of run.hooks) {
-      const hook = this.hookOf(webhookId, hooks);
-      if (!hook) {
-        gone.add(webhookId);
-        continue;
-      }
+    for (const r of run.hooks) {
+      const hook = this.hookOf(r.webhookId, hooks);
+      if (!hook) continue;
       hook.failureCount = 0;
-      hook.lastDeliveryAt = at;
-      hook.lastResponseStatus = status;
+      hook.lastDeliveryAt = r.last.at;
+      hook.lastResponseStatus = r.last.status;
+      this.tables.attempts.insertRun(r);
     }
-    let json = run.json;
-    if (gone.size > 0) {
-      const kept = (JSON.parse(json) as SettledSuccess[]).filter((s) => !gone.has(s[3]));
-      if (kept.length === 0) return;
-      json = JSON.stringify(kept);
-    }
-    this.tables.attempts.insertSuccesses(json);
-    this.tables.deliveries.deliveredAll(json);
+    this.tables.deliveries.deliveredAll(run.delivered);
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/sqlite.ts';
 import { statementCache } from '../db/statements.ts';
-import { AttemptTable, type AttemptRow } from './attempts.ts';
+import { AttemptTable, type AttemptRow, type SuccessRunOfHook } from './attempts.ts';
 import { DeliveryTable, type ChangeToDeliver, type DeliveryRow } from './deliveries.ts';
 import { ResultRecorder, type DeliveryResult, type RecordOptions } from './results.ts';
 import {
@@ -25,6 +25,7 @@ export type {
   DeliveryTarget,
   NewWebhook,
   RecordOptions,
+  SuccessRunOfHook,
   WebhookPatch,
   WebhookRow,
   WebhookState,

@@ -12,7 +12,7 @@
  * faster, see bodies-ahead.ts.)
  */
 import type { Logger } from '../log.ts';
-import type { DeliveryResult, WebhookState } from '../webhook-store/webhook-repository.ts';
+import type { DeliveryResult, SuccessRunOfHook, WebhookState } from '../webhook-store/webhook-repository.ts';
 
 export const SUSPEND_AFTER_FAILURES = 3;
 
@@ -51,18 +51,33 @@ export interface Success {
   at: number;
 }
 
+/**
+ * A webhook's run of successes while it is being built: the last one kept as it came, the ones before
+ * it already as text (see SuccessRunOfHook).
+ */
+interface HookRunBuilding {
+  webhookId: string;
+  last: SuccessRunOfHook['last'];
+  earlier: string;
+  count: number;
+}
+
+/**
+ * A run's row holds at most this many successes of a webhook: a batch is normally a few hundred, but results held
+ * back while the database is locked keep coming, and owners read the latest 50 from one row.
+ */
+const MAX_RUN = 1000;
+
 export class ResultWriter {
   /** Results not yet written, in the order they happened; the run of successes after them is `run`. */
   private results: DeliveryResult[] = [];
   /**
-   * The successes since the last other result, as the JSON text the batch's statements read
-   * (SuccessRun): appending to a string costs less than an object per delivery, and the statements
-   * take the text as it is.
+   * The successes since the last other result, as text (SuccessRun): appending to strings costs less
+   * than an object per delivery, and the statements take the text as it is.
    */
-  private run = '';
+  private delivered = '';
   private runCount = 0;
-  /** Each webhook's last success in `run` (its tally after the run). */
-  private runHooks = new Map<string, [string, string, number | null]>();
+  private runHooks = new Map<string, HookRunBuilding>();
   /** One entry per 'attempt' result above, in the same order. */
   private logAfterWrite: AttemptLog[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -78,10 +93,26 @@ export class ResultWriter {
   /** A successful attempt (logged at debug level, a line per batch, once written). */
   success(s: Success): void {
     const at = new Date(s.at).toISOString();
-    // Every value is a number or a string that needs no escaping (ids, an event name, an ISO time).
+    // Every string is one that needs no escaping (ids, an event name, an ISO time).
     this.runCount++;
-    this.run += `${this.run ? ',' : ''}[${s.seq},"${at}","${s.deliveryId}","${s.webhookId}","${s.event}","${s.postId}",${s.status},${s.durationMs}]`;
-    this.runHooks.set(s.webhookId, [s.webhookId, at, s.status]);
+    this.delivered += `${this.delivered ? ',' : ''}[${s.seq},"${at}"]`;
+    const last = {
+      deliveryId: s.deliveryId,
+      event: s.event,
+      postId: s.postId,
+      status: s.status,
+      durationMs: s.durationMs,
+      at,
+    };
+    const run = this.runHooks.get(s.webhookId);
+    if (!run) {
+      this.runHooks.set(s.webhookId, { webhookId: s.webhookId, last, earlier: '', count: 1 });
+      return;
+    }
+    const p = run.last;
+    run.earlier += `${run.earlier ? ',' : ''}["${p.deliveryId}","${p.event}","${p.postId}",${p.status},${p.durationMs},"${p.at}"]`;
+    run.last = last;
+    if (++run.count >= MAX_RUN) this.endRun();
   }
 
   /** An attempt that failed (success() takes the others), and what to log about it once written. */
@@ -93,21 +124,21 @@ export class ResultWriter {
 
   /** Closes the run of successes: what comes next goes after it. */
   private endRun(): void {
-    if (!this.run) return;
+    if (!this.delivered) return;
     this.results.push({
       kind: 'successes',
-      json: `[${this.run}]`,
+      delivered: `[${this.delivered}]`,
       count: this.runCount,
       hooks: [...this.runHooks.values()],
     });
-    this.run = '';
+    this.delivered = '';
     this.runCount = 0;
-    this.runHooks.clear();
+    this.runHooks = new Map();
   }
 
   /** Writes soon, with whatever else comes in meanwhile. */
   schedule(): void {
-    if (this.timer || (this.results.length === 0 && !this.run)) return;
+    if (this.timer || (this.results.length === 0 && !this.delivered)) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.write();

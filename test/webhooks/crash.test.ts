@@ -31,7 +31,7 @@ function deliveriesOnRecord(dataDir: string): DeliveryOnRecord[] {
     return db
       .prepare(
         `SELECT d.id, d.seq, d.webhook_id AS webhookId, d.status,
-                (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.outcome = 'success') AS successes
+                (SELECT count(*) FROM webhook_attempts_each a WHERE a.delivery_id = d.id AND a.outcome = 'success') AS successes
          FROM webhook_deliveries d ORDER BY d.seq`,
       )
       .all() as DeliveryOnRecord[];
