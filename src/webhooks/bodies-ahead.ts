@@ -87,6 +87,9 @@ export class BodiesAhead {
     mediaUrl: string,
   ): Window {
     const to = Math.min(deliveries.length, from + WINDOW);
+    const ids: number[] = [];
+    for (let i = from; i < to; i++) ids.push(deliveries[i].outboxId);
+    this.events.prefetch(ids);
     const items: (Prepared | null)[] = [];
     for (let i = from; i < to; i++) {
       const d = deliveries[i];
@@ -97,7 +100,7 @@ export class BodiesAhead {
       }
       let body: Buffer;
       try {
-        body = Buffer.from(this.events.body(row, d.initiatorName, template, mediaUrl));
+        body = this.events.body(row, d.initiatorName, template, mediaUrl);
       } catch {
         // A template error is reported by the lane, which renders it again.
         items.push(null);

@@ -11,32 +11,46 @@ import { eventDataFromOutbox, type EventPayload } from './event-data.ts';
 import { renderBody } from './service.ts';
 
 const MAX_ROWS = 1024;
-const MAX_BODY_CHARS = 4 * 1024 * 1024;
+/** Bodies kept at most, in bytes of body plus characters of key and template. */
+const MAX_KEPT_SIZE = 4 * 1024 * 1024;
 
 export class EventBodies {
   private readonly rows = new Map<number, OutboxRow>();
-  /** Rendered bodies by template (null: the default), then by event data (see body()). */
-  private readonly bodies = new Map<string | null, Map<string, string>>();
+  /** Rendered bodies (UTF-8) by template (null: the default), then by event data (see body()). */
+  private readonly bodies = new Map<string | null, Map<string, Buffer>>();
   /** The bodies kept, oldest first, to evict by size. */
   private readonly order: { template: string | null; dataKey: string; size: number }[] = [];
-  private bodyChars = 0;
+  private keptSize = 0;
   private readonly payloads = new Map<string, EventPayload>();
 
   constructor(private readonly outbox: Outbox) {}
+
+  /** Reads the rows of these ids not kept yet in one statement, so that row() finds them (a window's worth). */
+  prefetch(ids: readonly number[]): void {
+    const missing = [...new Set(ids.filter((id) => !this.rows.has(id)))];
+    for (const row of this.outbox.getMany(missing.slice(0, MAX_ROWS))) this.keep(row);
+  }
 
   row(id: number): OutboxRow | undefined {
     let row = this.rows.get(id);
     if (row) return row;
     row = this.outbox.get(id);
     if (!row) return undefined;
-    // Oldest first out: Maps iterate in insertion order.
-    if (this.rows.size >= MAX_ROWS) this.rows.delete(this.rows.keys().next().value!);
-    this.rows.set(id, row);
+    this.keep(row);
     return row;
   }
 
-  /** renderBody for this event as the webhook would see it; throws as renderBody does. */
-  body(row: OutboxRow, initiatorName: string | null, template: string | null, mediaUrl: string): string {
+  private keep(row: OutboxRow): void {
+    // Oldest first out: Maps iterate in insertion order.
+    if (this.rows.size >= MAX_ROWS) this.rows.delete(this.rows.keys().next().value!);
+    this.rows.set(row.id, row);
+  }
+
+  /**
+   * renderBody for this event as the webhook would see it, as the UTF-8 bytes sent (made once for
+   * every webhook with the template); throws as renderBody does.
+   */
+  body(row: OutboxRow, initiatorName: string | null, template: string | null, mediaUrl: string): Buffer {
     // Everything the body depends on: the template, and the event's data (one key; \u0000 cannot
     // occur in the parts it separates). Kept per template rather than in the key, so a long
     // template is not copied into a new key for every delivery.
@@ -44,19 +58,19 @@ export class EventBodies {
     let perTemplate = this.bodies.get(template);
     let body = perTemplate?.get(dataKey);
     if (body !== undefined) return body;
-    body = renderBody(template, this.data(row, dataKey, initiatorName, mediaUrl));
+    body = Buffer.from(renderBody(template, this.data(row, dataKey, initiatorName, mediaUrl)));
     const size = body.length + dataKey.length + (template?.length ?? 0);
-    if (size > MAX_BODY_CHARS) return body;
+    if (size > MAX_KEPT_SIZE) return body;
     if (!perTemplate) this.bodies.set(template, (perTemplate = new Map()));
     perTemplate.set(dataKey, body);
     this.order.push({ template, dataKey, size });
-    this.bodyChars += size;
-    while (this.bodyChars > MAX_BODY_CHARS) {
+    this.keptSize += size;
+    while (this.keptSize > MAX_KEPT_SIZE) {
       const oldest = this.order.shift()!;
       const map = this.bodies.get(oldest.template)!;
       map.delete(oldest.dataKey);
       if (map.size === 0) this.bodies.delete(oldest.template);
-      this.bodyChars -= oldest.size;
+      this.keptSize -= oldest.size;
     }
     return body;
   }

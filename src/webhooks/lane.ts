@@ -146,7 +146,7 @@ function eventAndBody(
   }
   const row = ctx.events.row(d.outboxId);
   if (!row || row.event === 'reindex') return undefined;
-  let body: string | Error;
+  let body: Buffer | Error;
   try {
     body = ctx.events.body(row, d.initiatorName, template, mediaUrl);
   } catch (err) {
