@@ -65,7 +65,11 @@ const failure = (error: string, responseStatus: number | null = null): Outcome =
   error: clip(error),
 });
 
-export async function attemptDelivery(
+/**
+ * Not an async function: the send's promise is mapped with one `then` rather than awaited in a frame of its
+ * own, one promise and one turn of the microtask queue less per delivery on the dispatcher's thread.
+ */
+export function attemptDelivery(
   ctx: AttemptContext,
   hook: DeliveryTarget,
   /** The body (or why the template could not render it), and its signature when it was made ahead with the body. */
@@ -73,18 +77,18 @@ export async function attemptDelivery(
   d: DeliveryRow,
   signal: AbortSignal,
 ): Promise<Outcome | typeof INTERRUPTED> {
-  if (body instanceof Error) return failure(`template: ${body.message.replace(/^template: /, '')}`);
+  if (body instanceof Error) return Promise.resolve(failure(`template: ${body.message.replace(/^template: /, '')}`));
   let url: URL;
   try {
     // IP literals never reach the agent's lookup, so the policy is applied to them here.
     url = checkedUrl(hook.url, ctx.config.webhookAllowPrivate);
   } catch (err) {
-    return failure(`refused: ${(err as Error).message}`);
+    return Promise.resolve(failure(`refused: ${(err as Error).message}`));
   }
 
-  if (signal.aborted) return INTERRUPTED;
-  try {
-    const status = await ctx.send(url, {
+  if (signal.aborted) return Promise.resolve(INTERRUPTED);
+  return ctx
+    .send(url, {
       body,
       agent: ctx.agents.forUrl(url),
       timeoutMs: ctx.timeoutMs(),
@@ -96,15 +100,21 @@ export async function attemptDelivery(
         'X-Webhook-Event': event,
         'X-Webhook-Delivery': d.id,
       },
+    })
+    .then(outcomeOf, (err: unknown) => {
+      if (signal.aborted) return INTERRUPTED;
+      if (err instanceof SendTimeoutError) return failure(err.message);
+      return failure(describeNetworkError(err as Error & { code?: string }));
     });
-    if (status >= 200 && status < 300) return { outcome: 'success', responseStatus: status, error: null };
-    if (status >= 300 && status < 400) return failure(`redirect (HTTP ${status}) not followed`, status);
-    return failure(`HTTP ${status}`, status);
-  } catch (err) {
-    if (signal.aborted) return INTERRUPTED;
-    if (err instanceof SendTimeoutError) return failure(err.message);
-    return failure(describeNetworkError(err as Error & { code?: string }));
-  }
+}
+
+const SUCCESS: Outcome[] = [];
+
+function outcomeOf(status: number): Outcome {
+  if (status >= 200 && status < 300)
+    return (SUCCESS[status - 200] ??= Object.freeze({ outcome: 'success', responseStatus: status, error: null }));
+  if (status >= 300 && status < 400) return failure(`redirect (HTTP ${status}) not followed`, status);
+  return failure(`HTTP ${status}`, status);
 }
 
 /** The socket error (or our refusal) is what the owner needs to see. */

@@ -81,6 +81,9 @@ export class ResultWriter {
   /** One entry per 'attempt' result above, in the same order. */
   private logAfterWrite: AttemptLog[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** The last success's time, and its ISO text. */
+  private isoOf = Number.NaN;
+  private iso = '';
 
   constructor(private readonly deps: ResultWriterDeps) {}
 
@@ -92,7 +95,12 @@ export class ResultWriter {
 
   /** A successful attempt (logged at debug level, a line per batch, once written). */
   success(s: Success): void {
-    const at = new Date(s.at).toISOString();
+    // Many successes share a millisecond under a backlog.
+    if (s.at !== this.isoOf) {
+      this.isoOf = s.at;
+      this.iso = new Date(s.at).toISOString();
+    }
+    const at = this.iso;
     // Every string is one that needs no escaping (ids, an event name, an ISO time).
     this.runCount++;
     this.delivered += `${this.delivered ? ',' : ''}[${s.seq},"${at}"]`;

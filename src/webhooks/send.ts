@@ -191,7 +191,11 @@ class Sending implements Dispatcher.DispatchHandlers {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.status = statusCode;
-    this.drainTimer = setTimeout(onDrainTimeout, MAX_DRAIN_MS, this);
+    // A receiver's few bytes of body come with the headers, and undici hands them over and completes in the
+    // same turn: the drain's timer is only needed if the body is still to come once that turn's callbacks are done.
+    queueMicrotask(() => {
+      if (!this.settled) this.drainTimer = setTimeout(onDrainTimeout, MAX_DRAIN_MS, this);
+    });
     return true;
   }
 

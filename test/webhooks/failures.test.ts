@@ -170,3 +170,33 @@ test.serial('a failure is retried in order: the next event waits, a success rese
     ]),
   );
 });
+
+test.serial(
+  'a receiver that answers 200 and dawdles over its body: a success, its connection dropped within the drain limit, the next event sent on a new one',
+  async (t) => {
+    const r = await startReceiver((n) => (n === 1 ? 'dawdle' : 200));
+    t.teardown(() => r.close());
+    const id = await addHook(r);
+    const first = await upload();
+    const second = await upload();
+    const got = await r.waitFor(2);
+    t.deepEqual(
+      got.map((x) => x.body),
+      [first, second].map((s) => `{"id": ${s}}`),
+    );
+    // The status decides (docs/decisions.md §8); the body is read for at most MAX_DRAIN_MS (1 s, src/webhooks/send.ts).
+    t.true(got[1].at - got[0].at < 3_000, `the second came ${got[1].at - got[0].at} ms after the first`);
+    t.is(r.connections, 2, 'the dawdling connection was not reused');
+    const attempts = await eventually(async () => {
+      const list = await (await api(`/api/webhook/${id}/deliveries`)).json();
+      return list.length >= 2 && list;
+    });
+    t.deepEqual(
+      attempts.map((a: { outcome: string; responseStatus: number }) => [a.outcome, a.responseStatus]),
+      [
+        ['success', 200],
+        ['success', 200],
+      ],
+    );
+  },
+);

@@ -14,12 +14,16 @@ export interface Received {
   at: number;
 }
 
-/** 'hang': read the request, never answer. A function picks per request (n counts from 1). */
+/**
+ * 'hang': read the request, never answer. 'dawdle': answer 200 with a 100-byte body, send two bytes of it and never
+ * the rest. A function picks per request (n counts from 1).
+ */
 export type Mode =
   | number
   | 'hang'
+  | 'dawdle'
   | { status: number; headers: Record<string, string> }
-  | ((n: number) => number | 'hang');
+  | ((n: number) => number | 'hang' | 'dawdle');
 
 export interface Receiver {
   url: string;
@@ -52,7 +56,11 @@ export async function startReceiver(mode: Mode = 200, host = '127.0.0.1'): Promi
       });
       waiters = waiters.filter((w) => (received.length >= w.n ? (w.resolve(), false) : true));
       const m = typeof receiver.mode === 'function' ? receiver.mode(received.length) : receiver.mode;
-      if (m === 'hang') {
+      if (m === 'hang' || m === 'dawdle') {
+        if (m === 'dawdle') {
+          res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
+          res.write('ok');
+        }
         hanging.add(res);
         return;
       }
