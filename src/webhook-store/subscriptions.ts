@@ -117,16 +117,21 @@ export class SubscriptionTable {
   }
 
   /**
+   * SQLite's `data_version`: it moves when another connection (another thread; another process, such
+   * as the CLI) commits. Reading it begins a read transaction, the cost of a small query.
+   */
+  dataVersion(): number {
+    return this.stmt('PRAGMA data_version').pluck().get() as number;
+  }
+
+  /**
    * What sending to a webhook needs, asked before every delivery (so an edit, a suspension or a
    * deletion applies to the next one): no more. The rows read are kept until the database changes:
-   * `PRAGMA data_version` moves when another connection (another process: the CLI; another
-   * thread) commits, and `total_changes()` when this connection writes anything at all (a
-   * cascade included, since the statement that causes it counts). One small query per delivery
-   * instead of a row read and a new object.
+   * `version` is dataVersion() as the caller read it (the dispatcher reads it once per turn of its
+   * event loop, see lane.ts), and `total_changes()` moves when this connection writes anything at all
+   * (a cascade included, since the statement that causes it counts).
    */
-  target(id: string): DeliveryTarget | undefined {
-    // Two statements: a single query of both was slower.
-    const version = this.stmt('PRAGMA data_version').pluck().get() as number;
+  target(id: string, version: number): DeliveryTarget | undefined {
     const changes = this.stmt('SELECT total_changes()').pluck().get() as number;
     if (version !== this.targetsVersion || changes !== this.targetsChanges || this.targets.size >= MAX_TARGETS) {
       this.targets.clear();

@@ -70,7 +70,8 @@ export class WebhookRepository {
   latestAttempts = (webhookId: string, limit?: number): AttemptRow[] => this.attempts.latest(webhookId, limit);
 
   // ---- dispatch (src/webhooks/dispatcher.ts) ----
-  target = (id: string): DeliveryTarget | undefined => this.subscriptions.target(id);
+  dataVersion = (): number => this.subscriptions.dataVersion();
+  target = (id: string, version: number): DeliveryTarget | undefined => this.subscriptions.target(id, version);
   hasPending = (): boolean => this.deliveries.hasPending();
   claimLanes = (opts: Parameters<DeliveryTable['claimLanes']>[0]): DeliveryRow[][] => this.deliveries.claimLanes(opts);
   nextRetryAt = (): number | undefined => this.deliveries.nextRetryAt();

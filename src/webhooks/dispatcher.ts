@@ -159,6 +159,7 @@ export class WebhookDispatcher {
       config: deps.config,
       writer: this.writer,
       stats: this.stats,
+      dataVersion: () => this.dataVersion(),
       timeoutMs: () => this.timeoutMs,
     };
     this.loop = new Loop({
@@ -233,6 +234,27 @@ export class WebhookDispatcher {
     const waiters = this.idleWaiters.splice(0);
     for (const w of waiters) w();
   }
+
+  /**
+   * SQLite's data_version (other connections' commits), read once per turn of this thread's event loop, by
+   * the first delivery the turn starts. Each lane starts at most one delivery a turn (the next waits for
+   * this one's answer, a later turn), and undici writes every request a turn starts at that turn's end
+   * (its check phase): a commit while a turn runs reaches each lane's next delivery, as it did when each
+   * delivery read it for itself, a few microseconds later in the same turn (docs/decisions.md §8). Half
+   * as many reads under a backlog, about two deliveries a turn.
+   */
+  private dataVersion(): number {
+    if (this.turnVersion === undefined) {
+      this.turnVersion = this.deps.repo.dataVersion();
+      setImmediate(this.endTurn);
+    }
+    return this.turnVersion;
+  }
+
+  private turnVersion: number | undefined;
+  private readonly endTurn = (): void => {
+    this.turnVersion = undefined;
+  };
 
   /** Each running lane's lease, moved on to the delivery it is sending or about to send. */
   private holds(): DeliveryResult[] {

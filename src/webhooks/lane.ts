@@ -33,6 +33,8 @@ export interface LaneContext extends AttemptContext {
   ahead: BodiesAhead;
   writer: ResultWriter;
   stats: { sent: number; delivered: number; failed: number; madeAhead: number };
+  /** SQLite's data_version for the webhook-row check, as the dispatcher reads it (once per turn of its loop). */
+  dataVersion: () => number;
 }
 
 /**
@@ -63,8 +65,8 @@ export async function runLane(ctx: LaneContext, lane: Lane, signal: AbortSignal)
 
 /** Sends one delivery and queues its result; true when it succeeded (the lane goes on). */
 async function deliver(ctx: LaneContext, lane: Lane, d: DeliveryRow, signal: AbortSignal): Promise<boolean> {
-  // Read per delivery, not per lane: an edited template or a suspension applies at once.
-  const hook = ctx.repo.target(d.webhookId);
+  // Read per delivery, not per lane: an edited template or a suspension applies to the next one.
+  const hook = ctx.repo.target(d.webhookId, ctx.dataVersion());
   if (!hook || hook.state !== 'active') {
     ctx.writer.release(d.seq);
     return false;
