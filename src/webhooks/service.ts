@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { PostEventKind } from '../kernel/outbox.ts';
 import { UUID_PATTERN } from '../util/uuid.ts';
+import { defaultBody } from './default-body.ts';
 import { DEFAULT_TEMPLATE, sampleEventData, type EventPayload } from './event-data.ts';
 import type { AttemptRow, WebhookPatch, WebhookRepository, WebhookRow } from '../webhook-store/webhook-repository.ts';
 import type { CreateWebhook, PatchWebhook, PreviewWebhook, WebhookView } from './schemas.ts';
@@ -87,16 +88,26 @@ export function renderTemplate(source: string, data: Value): string {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** At most 3 UTF-8 bytes a character: this many are within TEMPLATE_LIMITS.maxOutputBytes (262,144 bytes). */
+const DEFAULT_BODY_FAST_MAX_CHARS = 65_536;
+
 /** Go's unicode.IsSpace: an all-space template is no template, as strings.TrimSpace made it in the original. */
 const ALL_SPACE = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /**
- * Renders `template` (or the default) with `data`, with the one engine previews, saves and
- * deliveries all use; returns the body or throws TemplateError for parse and runtime errors, or
- * RenderedBodyError for a body that is not sendable JSON (or not UTF-8, which Go would have sent).
+ * Renders `template` (or the default) with `data`, the one way previews, saves and deliveries all
+ * render (the default's body written without the engine, the same bytes: default-body.ts); returns
+ * the body or throws TemplateError for parse and runtime errors, or RenderedBodyError for a body
+ * that is not sendable JSON (or not UTF-8, which Go would have sent).
  */
 export function renderBody(template: string | null | undefined, data: EventPayload): string {
   const source = template == null || ALL_SPACE.test(template) ? DEFAULT_TEMPLATE : template;
+  if (source === DEFAULT_TEMPLATE) {
+    // The same bytes without the engine (default-body.ts); a body this size is within every limit of the
+    // engine's, and a larger one is left to it, so its limits and their errors are the ones that apply.
+    const body = defaultBody(data.json);
+    if (body.length <= DEFAULT_BODY_FAST_MAX_CHARS) return body;
+  }
   const out = renderTemplate(source, data.value);
   let body = out;
   if (!ASCII.test(out)) {
