@@ -23,7 +23,8 @@ export { payloadRating, type PayloadRating };
 /** The payload of one event: its JSON form (the original's json tags) and the value templates see. */
 export interface EventPayload {
   json: PayloadJSON;
-  value: Value;
+  /** The value templates see; made on first use. */
+  readonly value: Value;
 }
 
 /** The facts about one event that the data is built from; what an outbox row plus user names give. */
@@ -81,7 +82,14 @@ export function payloadJSON(f: EventFacts): PayloadJSON {
 
 export function buildEventData(f: EventFacts): EventPayload {
   const json = payloadJSON(f);
-  return { json, value: payloadValue(json) };
+  // Made when a template asks for it: the default's body is written from the JSON form (default-body.ts).
+  let value: Value | undefined;
+  return {
+    json,
+    get value() {
+      return (value ??= payloadValue(json));
+    },
+  };
 }
 
 /** Template data for an outbox row; the initiator's name is the one recorded when the event was queued. */
