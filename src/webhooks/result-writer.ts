@@ -69,7 +69,10 @@ interface HookRunBuilding {
 const MAX_RUN = 1000;
 
 export class ResultWriter {
-  /** Results not yet written, in the order they happened; the run of successes after them is `run`. */
+  /**
+   * Results not yet written, in the order they happened; the run of successes after them is in `delivered` and
+   * `runHooks`.
+   */
   private results: DeliveryResult[] = [];
   /**
    * The successes since the last other result, as text (SuccessRun): appending to strings costs less
