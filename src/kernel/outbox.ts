@@ -88,8 +88,9 @@ export class Outbox {
     };
   }
 
-  /** Prepared once: the webhook dispatcher reads a row per delivery. */
+  /** Prepared once: the webhook dispatcher reads rows for every window of deliveries it sends. */
   private getStatement: Statement | undefined;
+  private getManyStatement: Statement | undefined;
 
   get(id: number): OutboxRow | undefined {
     this.getStatement ??= this.db.prepare('SELECT * FROM outbox WHERE id = ?');
@@ -99,15 +100,13 @@ export class Outbox {
 
   /**
    * The rows of these ids that exist, in one statement: the dispatcher reads a window of deliveries'
-   * rows at a time, and one read each cost a read transaction each.
+   * rows at a time, and reading them one by one cost a read transaction each.
    */
   getMany(ids: readonly number[]): OutboxRow[] {
     if (ids.length === 0) return [];
     this.getManyStatement ??= this.db.prepare('SELECT * FROM outbox WHERE id IN (SELECT value FROM json_each(?))');
     return (this.getManyStatement.all(JSON.stringify(ids)) as RawRow[]).map(fromRaw);
   }
-
-  private getManyStatement: Statement | undefined;
 
   pending(limit: number): OutboxRow[] {
     return (

@@ -128,7 +128,7 @@ export class SubscriptionTable {
    * What sending to a webhook needs, asked before every delivery (so an edit, a suspension or a
    * deletion applies to the next one): no more. The rows read are kept until the database changes:
    * `version` is dataVersion() as the caller read it (the dispatcher reads it once per turn of its
-   * event loop, see lane.ts), and `total_changes()` moves when this connection writes anything at all
+   * event loop, see dispatcher.ts), and `total_changes()` moves when this connection writes anything at all
    * (a cascade included, since the statement that causes it counts).
    */
   target(id: string, version: number): DeliveryTarget | undefined {
