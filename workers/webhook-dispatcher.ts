@@ -16,7 +16,7 @@ if (!port) throw new Error('workers/webhook-dispatcher.ts runs as a worker threa
 const post = (m: FromWorker) => port.postMessage(m);
 
 // Lines go to the server's logger, which writes them where it writes its own; those below its level
-// are dropped here, not sent over (a drain logs a debug line per delivery).
+// are dropped here, not sent over (a drain logs a debug line per batch of results).
 const LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 let minLevel = 0;
 const emit = (level: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: LogFields) => {

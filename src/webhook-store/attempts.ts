@@ -118,7 +118,7 @@ export class AttemptTable {
       }
       if (out.length >= limit) break;
     }
-    return out.slice(0, limit);
+    return out;
   }
 
   /**

@@ -58,7 +58,7 @@ export type ToWorker =
       dataDir: string;
       config: LiveConfig;
       options: Omit<DispatcherOptions, 'resolver' | 'send'>;
-      /** Lines below it are dropped in the worker rather than sent over (one per delivery at debug). */
+      /** Lines below it are dropped in the worker rather than sent over (at debug, one per batch of results). */
       logLevel: LogLevel;
     }
   | { type: 'kick' | 'start'; config: LiveConfig }
